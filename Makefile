@@ -1,0 +1,58 @@
+# The two commands: `make run` and `make test`. The rest is named in the README.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+MANAGE := $(PY) manage.py
+IIBENCH := runner/iibench/iibench
+
+.PHONY: run test bench setup services lint format check-migrations demo worker web clean
+
+run: setup
+	mkdir -p var
+	$(MANAGE) migrate --noinput
+	$(MANAGE) load_demo
+	@echo "Serving http://127.0.0.1:8000 (web + rerun worker; Ctrl-C stops both)"
+	$(VENV)/bin/honcho start -f Procfile
+
+test: setup services
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	DJANGO_SETTINGS_MODULE=iibench_site.settings.test $(MANAGE) check
+	DJANGO_SETTINGS_MODULE=iibench_site.settings.test $(MANAGE) makemigrations --check --dry-run
+	$(MAKE) -C runner/iibench test asan-test PYTHON=$(abspath $(PY))
+	$(PY) -m pytest
+
+bench: setup services
+	$(PY) bench/run_all.py
+	$(MAKE) -C runner/iibench bench PYTHON=$(abspath $(PY))
+
+setup: var/.system-packages $(VENV)/.installed $(IIBENCH)
+
+var/.system-packages: scripts/system-packages.sh
+	mkdir -p var
+	scripts/system-packages.sh
+	touch $@
+
+$(VENV)/.installed: requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -r requirements.txt
+	touch $@
+
+$(IIBENCH): var/.system-packages $(wildcard runner/iibench/*.c runner/iibench/*.h runner/iibench/Makefile)
+	$(MAKE) -C runner/iibench
+
+services:
+	scripts/services.sh
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: setup
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+clean:
+	rm -rf var staticfiles .pytest_cache
+	$(MAKE) -C runner/iibench clean

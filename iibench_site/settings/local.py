@@ -1,0 +1,8 @@
+"""`make run`: the embedded default (SQLite under var/, filesystem broker) unless the
+environment names a database or Redis."""
+
+from .base import *  # noqa: F403
+from .base import env
+
+DEBUG = env.bool("DJANGO_DEBUG", default=True)
+SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="local-development-only-not-secret")

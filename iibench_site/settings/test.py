@@ -1,0 +1,16 @@
+"""`make test`: the real PostgreSQL, as in production."""
+
+from .base import *  # noqa: F403
+from .base import env
+
+SECRET_KEY = "test-only-not-secret"  # noqa: S105
+DATABASES = {
+    "default": env.db(
+        "TEST_DATABASE_URL", default="postgresql://postgres@127.0.0.1:5432/iibench"
+    ),
+}
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}

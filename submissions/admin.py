@@ -1,0 +1,55 @@
+from django.contrib import admin, messages
+
+from submissions import services
+from submissions.models import Contest, Submission
+
+
+@admin.register(Contest)
+class ContestAdmin(admin.ModelAdmin):
+    list_display = ("title", "slug", "workload", "target_rows", "deadline", "results_published_at")
+    prepopulated_fields = {"slug": ("title",)}
+    actions = ["recheck_entries"]
+    fieldsets = (
+        (None, {"fields": ("title", "slug", "workload", "description")}),
+        (
+            "Run rules",
+            {
+                "fields": (
+                    "target_rows",
+                    "rows_per_commit",
+                    "max_rows_per_insert",
+                    "report_every_rows",
+                    "indexes_from_start",
+                    "terminal_window_rows",
+                )
+            },
+        ),
+        (
+            "Hardware caps",
+            {"fields": ("max_sockets", "max_cores", "max_memory_gb", "max_drives", "require_direct_attached", "raid_allowed")},
+        ),
+        ("Software", {"fields": ("required_mysql_version", "preferred_os")}),
+        ("Dates", {"fields": ("deadline", "timezone", "results_published_at")}),
+        ("Verification", {"fields": ("rerun_tolerance",)}),
+    )
+
+    @admin.action(description="Re-check all entries against the current rules")
+    def recheck_entries(self, request, queryset):
+        for contest in queryset:
+            count = services.contest_recheck(contest=contest)
+            self.message_user(request, f"{contest.title}: {count} entries re-checked.", messages.SUCCESS)
+
+
+@admin.register(Submission)
+class SubmissionAdmin(admin.ModelAdmin):
+    list_display = ("id", "contest", "entrant_name", "storage_engine", "rows", "eligible", "submitted_at")
+    list_filter = ("contest", "eligible", "drive_kind", "storage_engine")
+    search_fields = ("entrant_name", "email", "storage_engine", "cpu_model")
+    list_select_related = ("contest", "owner")
+    readonly_fields = (
+        "log_name", "log_sha256", "log_size", "log_format", "log_format_label", "parameters", "rows",
+        "elapsed_seconds", "average_rate", "terminal_rate", "terminal_window_rows",
+        "terminal_window_start_row", "seconds_to_target", "estimated", "verdicts", "eligible",
+        "ineligible_reason", "checked_at",
+    )  # fmt: skip
+    raw_id_fields = ("owner",)

@@ -1,0 +1,202 @@
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.urls import reverse
+from django.utils import timezone
+
+
+class Workload(models.TextChoices):
+    CLASSIC = "classic", "Indexed insertion (the classic run)"
+    FIFO = "fifo", "Insert + delete (FIFO)"
+    QUERY = "query", "Query scalability"
+    PK_TYPES = "pk_types", "Primary-key types"
+    BULK_LOAD = "bulk_load", "Bulk loading"
+    CRASH_RECOVERY = "crash_recovery", "Crash recovery"
+
+
+class Contest(models.Model):
+    """A contest and its ground rules. The rules are data: organizers edit them in the admin and
+    re-check the entries; the rule functions in `rules.py` read them."""
+
+    slug = models.SlugField(unique=True)
+    title = models.CharField(max_length=200)
+    description = models.TextField(blank=True, help_text="Markdown.")
+    workload = models.CharField(max_length=20, choices=Workload.choices, default=Workload.CLASSIC)
+
+    target_rows = models.PositiveBigIntegerField(default=1_000_000_000)
+    rows_per_commit = models.PositiveIntegerField(default=1_000)
+    max_rows_per_insert = models.PositiveIntegerField(default=1_000)
+    report_every_rows = models.PositiveIntegerField(default=1_000_000)
+    indexes_from_start = models.BooleanField(
+        default=True, help_text="Rows must be inserted with the indexes in place (no bulk load + ALTER)."
+    )
+    terminal_window_rows = models.PositiveBigIntegerField(
+        null=True,
+        blank=True,
+        help_text="Rows in the terminal-rate window. Empty: 10M rows, or the last 1% of a shorter run.",
+    )
+
+    max_sockets = models.PositiveSmallIntegerField(null=True, blank=True, default=2)
+    max_cores = models.PositiveSmallIntegerField(null=True, blank=True, default=8)
+    max_memory_gb = models.FloatField(null=True, blank=True, default=16)
+    max_drives = models.PositiveSmallIntegerField(null=True, blank=True, default=8)
+    require_direct_attached = models.BooleanField(default=True)
+    raid_allowed = models.BooleanField(default=True)
+    required_mysql_version = models.CharField(
+        max_length=20, blank=True, default="5.1", help_text="A version prefix such as 5.1; empty: any."
+    )
+    preferred_os = models.CharField(
+        max_length=100, blank=True, default="CentOS 5", help_text="A note for comparison, never a failure."
+    )
+
+    deadline = models.DateTimeField(null=True, blank=True)
+    timezone = models.CharField(max_length=64, default="America/New_York")
+    results_published_at = models.DateTimeField(
+        null=True, blank=True, help_text="Until then the leaderboard and entries are organizers-only."
+    )
+    rerun_tolerance = models.FloatField(
+        default=0.25,
+        validators=[MinValueValidator(0.0), MaxValueValidator(10.0)],
+        help_text="A rerun reproduces a claim when its rate is within this fraction of the claimed rate.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return reverse("contest_detail", args=[self.slug])
+
+    def is_open(self, now=None) -> bool:
+        return self.deadline is None or (now or timezone.now()) <= self.deadline
+
+    def results_are_public(self, now=None) -> bool:
+        published = self.results_published_at
+        return published is not None and (now or timezone.now()) >= published
+
+
+class DriveKind(models.TextChoices):
+    HDD = "hdd", "HDD"
+    SSD = "ssd", "SSD"
+    NVME = "nvme", "NVMe"
+
+
+def log_upload_path(submission: Submission, filename: str) -> str:
+    # The stored name never comes from the client: only a safe suffix survives.
+    suffix = ".gz" if PurePath(filename).suffix.lower() == ".gz" else ".log"
+    return f"logs/{submission.contest.slug}/{submission.log_sha256}{suffix}"
+
+
+class Submission(models.Model):
+    """One entry: what the entrant declared, the log as uploaded and what the registry found."""
+
+    contest = models.ForeignKey(Contest, on_delete=models.PROTECT, related_name="submissions")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submissions"
+    )
+    submitted_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    entrant_name = models.CharField(max_length=200)
+    email = models.EmailField()
+    publish = models.BooleanField(
+        default=False, help_text="Show my name with my result. Otherwise: 'Anonymous entrant'."
+    )
+
+    cpu_model = models.CharField(max_length=200)
+    sockets = models.PositiveSmallIntegerField(validators=[MinValueValidator(1), MaxValueValidator(64)])
+    cores = models.PositiveSmallIntegerField(
+        help_text="Cores in total.", validators=[MinValueValidator(1), MaxValueValidator(4096)]
+    )
+    cpu_ghz = models.FloatField(
+        "CPU GHz", validators=[MinValueValidator(0.1), MaxValueValidator(10.0)]
+    )
+    memory_gb = models.FloatField(
+        "memory (GB)", validators=[MinValueValidator(0.01), MaxValueValidator(1_048_576)]
+    )
+    drives = models.PositiveSmallIntegerField(validators=[MinValueValidator(0), MaxValueValidator(1024)])
+    drive_kind = models.CharField(max_length=10, choices=DriveKind.choices)
+    raid_level = models.CharField(max_length=40, blank=True, help_text="e.g. RAID 5 on 6 drives; empty: none.")
+    direct_attached = models.BooleanField(default=True)
+
+    os = models.CharField("OS and version", max_length=200)
+    mysql_version = models.CharField("MySQL version", max_length=100)
+    storage_engine = models.CharField(max_length=100)
+    storage_engine_version = models.CharField(max_length=100, blank=True)
+
+    solution_description = models.TextField(max_length=50_000, help_text="Markdown.")
+    server_config = models.TextField(
+        "server configuration", max_length=200_000, blank=True, help_text="my.cnf, optional."
+    )
+
+    log = models.FileField(upload_to=log_upload_path, max_length=300)
+    log_name = models.CharField(max_length=255, help_text="The file name as sent, for display only.")
+    log_sha256 = models.CharField(max_length=64)
+    log_size = models.PositiveBigIntegerField()
+
+    # What the registry found: written by services.submission_check, never by a form.
+    log_format = models.CharField(max_length=40, blank=True)
+    log_format_label = models.CharField(max_length=100, blank=True)
+    parameters = models.JSONField(default=dict, blank=True)
+    rows = models.PositiveBigIntegerField(default=0)
+    elapsed_seconds = models.FloatField(default=0)
+    average_rate = models.FloatField(default=0)
+    terminal_rate = models.FloatField(null=True, blank=True)
+    terminal_window_rows = models.PositiveBigIntegerField(default=0)
+    terminal_window_start_row = models.PositiveBigIntegerField(default=0)
+    seconds_to_target = models.FloatField(
+        null=True, blank=True, help_text="Elapsed time to the target rows; extrapolated when estimated."
+    )
+    estimated = models.BooleanField(default=False)
+    verdicts = models.JSONField(default=list, blank=True)
+    eligible = models.BooleanField(default=False)
+    ineligible_reason = models.CharField(max_length=500, blank=True)
+    checked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-submitted_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["contest", "log_sha256"], name="one_entry_per_log_per_contest"),
+        ]
+        indexes = [
+            models.Index(fields=["contest", "eligible", "seconds_to_target"], name="leaderboard_idx"),
+            models.Index(fields=["owner", "-submitted_at"], name="owner_entries_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Entry #{self.pk} ({self.storage_engine}, {self.contest.slug})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("submission_detail", args=[self.pk])
+
+    @property
+    def public_name(self) -> str:
+        return self.entrant_name if self.publish else "Anonymous entrant"
+
+    @property
+    def hardware_summary(self) -> str:
+        raid = f", {self.raid_level}" if self.raid_level else ""
+        return (
+            f"{self.sockets}x {self.cpu_model}, {self.cores} cores, {self.memory_gb:g} GB, "
+            f"{self.drives}x {self.get_drive_kind_display()}{raid}"
+        )
+
+
+class SampleSeries(models.Model):
+    """The parsed samples of a log, kept apart from the entry so lists never load them.
+    `columns` holds the full series (compressed numpy arrays); `preview` the downsampled curve
+    the entry page plots, computed once at submission."""
+
+    submission = models.OneToOneField(
+        Submission, on_delete=models.CASCADE, primary_key=True, related_name="series"
+    )
+    count = models.PositiveIntegerField()
+    columns = models.BinaryField()
+    preview = models.JSONField(default=dict)

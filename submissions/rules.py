@@ -1,0 +1,543 @@
+"""The contest's ground rules as data: each rule is an id, a sentence a person reads and one
+small function that returns a verdict with its evidence. No Django here: the web, the API and
+the rerun worker all call `check_entry`.
+
+Adding a rule is adding one `Rule(...)` entry to RULES.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from zoneinfo import ZoneInfo
+
+import numpy as np
+
+from submissions.figures import Figures
+from submissions.logparse.model import ParsedLog
+
+
+class Status(StrEnum):
+    PASS = "pass"
+    FAIL = "fail"
+    WARN = "warn"
+    UNVERIFIED = "unverified"
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """A contest's rules, as plain values. None means no limit."""
+
+    target_rows: int
+    rows_per_commit: int
+    max_rows_per_insert: int
+    report_every_rows: int
+    indexes_from_start: bool = True
+    max_sockets: int | None = None
+    max_cores: int | None = None
+    max_memory_gb: float | None = None
+    max_drives: int | None = None
+    require_direct_attached: bool = False
+    raid_allowed: bool = True
+    required_mysql_version: str = ""
+    preferred_os: str = ""
+    deadline: datetime | None = None
+    timezone: str = "UTC"
+
+
+@dataclass(frozen=True)
+class DeclaredSetup:
+    """What the entrant declared about the machine and the software."""
+
+    sockets: int
+    cores: int
+    memory_gb: float
+    drives: int
+    raid_level: str
+    direct_attached: bool
+    os: str
+    mysql_version: str
+    storage_engine: str
+
+
+@dataclass(frozen=True)
+class Entry:
+    log: ParsedLog
+    figures: Figures
+    setup: DeclaredSetup
+    submitted_at: datetime
+
+
+@dataclass(frozen=True)
+class Verdict:
+    rule: str
+    status: Status
+    message: str
+    line: int | None = None
+    value: str | None = None
+    limit: str | None = None
+
+    def as_dict(self) -> dict:
+        return {
+            "rule": self.rule,
+            "status": str(self.status),
+            "message": self.message,
+            "line": self.line,
+            "value": self.value,
+            "limit": self.limit,
+        }
+
+
+@dataclass(frozen=True)
+class Rule:
+    """`sentence` is a template over RuleSet fields, so it always states this contest's limits."""
+
+    id: str
+    sentence: str
+    check: Callable[[Entry, RuleSet], Verdict]
+
+    def describe(self, rules: RuleSet) -> str:
+        values = {}
+        for name in re.findall(r"{(\w+)}", self.sentence):
+            value = getattr(rules, name)
+            if value is None or value == "":
+                return f"{self.sentence.split(':')[0]}: no limit in this contest."
+            values[name] = _n(value) if isinstance(value, int | float) else value
+        return self.sentence.format(**values)
+
+
+def _n(value: float) -> str:
+    """Numbers as people read them in evidence: 1,000,000 and 2.5."""
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.1f}"
+
+
+# --- the log's own parameters -------------------------------------------------------------
+
+
+def check_target_rows(entry: Entry, rules: RuleSet) -> Verdict:
+    series = entry.log.series
+    rows = entry.figures.rows
+    line = int(series.line[-1]) if len(series) else None
+    value, limit = _n(rows), _n(rules.target_rows)
+    if rows >= rules.target_rows:
+        return Verdict("target_rows", Status.PASS, f"The run reached {value} rows.", line, value, limit)
+    return Verdict(
+        "target_rows",
+        Status.FAIL,
+        f"The run stopped at {value} rows of the {limit} required.",
+        line,
+        value,
+        limit,
+    )
+
+
+def _stated_limit(rule_id: str, key: str, what: str, limit: str, exact: bool):
+    def check(entry: Entry, rules: RuleSet) -> Verdict:
+        bound = getattr(rules, limit)
+        stated = entry.log.parameters.get(key)
+        if stated is None:
+            return Verdict(
+                rule_id,
+                Status.UNVERIFIED,
+                f"Unverified: declared by entrant. The log does not state its {what}.",
+                limit=_n(bound),
+            )
+        value = int(stated.value)
+        ok = value == bound if exact else value <= bound
+        relation = "" if exact else "at most "
+        status = Status.PASS if ok else Status.FAIL
+        message = f"The log states {_n(value)} {what}; the rule is {relation}{_n(bound)}."
+        return Verdict(rule_id, status, message, stated.line, _n(value), _n(bound))
+
+    return check
+
+
+def check_report_interval(entry: Entry, rules: RuleSet) -> Verdict:
+    log, every = entry.log, rules.report_every_rows
+    per_seconds = log.parameters.get("report_every_seconds")
+    if per_seconds is not None:
+        return Verdict(
+            "report_interval",
+            Status.WARN,
+            f"The log reports every {_n(float(per_seconds.value))} s, not every {_n(every)} rows: "
+            "the curve is still drawn from its samples.",
+            per_seconds.line,
+            f"{per_seconds.value} s",
+            _n(every),
+        )
+    rows = np.frombuffer(log.series.rows, dtype=np.int64)
+    if len(rows) == 0:
+        return Verdict("report_interval", Status.FAIL, "The log has no report lines.", limit=_n(every))
+    steps = np.diff(rows, prepend=0)
+    # The last report may close a run that ends between two report points.
+    odd = np.flatnonzero(steps[:-1] != every)
+    if len(odd):
+        i = int(odd[0])
+        return Verdict(
+            "report_interval",
+            Status.FAIL,
+            f"A report every {_n(every)} rows is required; this one comes {_n(int(steps[i]))} rows "
+            "after the previous one.",
+            int(log.series.line[i]),
+            _n(int(steps[i])),
+            _n(every),
+        )
+    return Verdict(
+        "report_interval",
+        Status.PASS,
+        f"Every report comes {_n(every)} rows after the previous one.",
+        int(log.series.line[-1]),
+        _n(every),
+        _n(every),
+    )
+
+
+def check_indexes_from_start(entry: Entry, rules: RuleSet) -> Verdict:
+    log = entry.log
+    if not rules.indexes_from_start:
+        return Verdict("indexes_from_start", Status.PASS, "This contest allows building indexes later.")
+    after = [m for m in log.markers if m.kind == "indexes_created_after_load"]
+    if after:
+        return Verdict(
+            "indexes_from_start",
+            Status.FAIL,
+            f"The secondary indexes were built after the load ('{after[0].text.strip()[:120]}'): "
+            "bulk load followed by ALTER TABLE is not allowed.",
+            after[0].line,
+            "after the load",
+            "in place from the start",
+        )
+    late = [index for index in log.indexes if index.created == "after_load"]
+    if late:
+        return Verdict(
+            "indexes_from_start",
+            Status.FAIL,
+            f"Index {late[0].name} was created after the load.",
+            late[0].line,
+            "after the load",
+            "in place from the start",
+        )
+    if log.indexes:
+        secondary = [index.name for index in log.indexes if index.name.upper() != "PRIMARY"]
+        return Verdict(
+            "indexes_from_start",
+            Status.PASS,
+            f"The log lists {len(secondary)} secondary indexes ({', '.join(secondary)}) created "
+            "before the first row.",
+            log.indexes[0].line,
+            "before the load",
+            "in place from the start",
+        )
+    if log.format.startswith("python-iibench"):
+        # The Python iibench prints "Created secondary indexes in ..." whenever it builds them
+        # after the load (--secondary_at_end); without that line they came with the table.
+        return Verdict(
+            "indexes_from_start",
+            Status.PASS,
+            "No 'Created secondary indexes' line: the Python iibench created them with the table.",
+        )
+    return Verdict(
+        "indexes_from_start",
+        Status.UNVERIFIED,
+        "Unverified: declared by entrant. The log does not say when the indexes were created.",
+    )
+
+
+# --- the log adds up ----------------------------------------------------------------------
+
+# Logs print rates with one or two decimals and times with a few: agreement is judged with a
+# relative tolerance plus the printing precision of a single unit.
+RATE_TOLERANCE = 0.02
+
+
+def _first_disagreement(stated: np.ndarray, computed: np.ndarray) -> int | None:
+    bad = np.abs(stated - computed) > RATE_TOLERANCE * np.abs(computed) + 1.0
+    found = np.flatnonzero(bad)
+    return int(found[0]) if len(found) else None
+
+
+def check_cumulative_rate(entry: Entry, rules: RuleSet) -> Verdict:
+    series = entry.log.series
+    rows = np.frombuffer(series.rows, dtype=np.int64).astype(np.float64)
+    seconds = np.frombuffer(series.seconds, dtype=np.float64)
+    stated = np.frombuffer(series.cumulative_rate, dtype=np.float64)
+    usable = seconds > 0
+    computed = np.divide(rows, seconds, out=np.zeros_like(rows), where=usable)
+    i = _first_disagreement(stated[usable], computed[usable])
+    if i is None:
+        return Verdict(
+            "cumulative_rate",
+            Status.PASS,
+            "Every cumulative rate agrees with rows / elapsed seconds.",
+            limit=f"within {RATE_TOLERANCE:.0%}",
+        )
+    i = int(np.flatnonzero(usable)[i])
+    return Verdict(
+        "cumulative_rate",
+        Status.FAIL,
+        f"The log says {_n(stated[i])} rows/s, but {_n(rows[i])} rows in {seconds[i]:,.1f} s is "
+        f"{_n(computed[i])} rows/s.",
+        int(series.line[i]),
+        _n(stated[i]),
+        _n(computed[i]),
+    )
+
+
+def check_interval_rate(entry: Entry, rules: RuleSet) -> Verdict:
+    series = entry.log.series
+    rows = np.frombuffer(series.rows, dtype=np.int64).astype(np.float64)
+    seconds = np.frombuffer(series.seconds, dtype=np.float64)
+    stated = np.frombuffer(series.interval_rate, dtype=np.float64)
+    d_rows = np.diff(rows, prepend=0.0)
+    d_seconds = np.diff(seconds, prepend=0.0)
+    usable = d_seconds > 0
+    computed = np.divide(d_rows, d_seconds, out=np.zeros_like(d_rows), where=usable)
+    # Printed times are rounded, so a short interval's rate is only known roughly: allow for a
+    # 0.05 s rounding of each interval.
+    slack = np.divide(d_rows * 0.05, d_seconds**2, out=np.zeros_like(d_rows), where=usable)
+    bad = np.abs(stated - computed) > RATE_TOLERANCE * np.abs(computed) + slack + 1.0
+    found = np.flatnonzero(bad & usable)
+    if not len(found):
+        return Verdict(
+            "interval_rate",
+            Status.PASS,
+            "Every interval rate agrees with the rows and seconds between two reports.",
+            limit=f"within {RATE_TOLERANCE:.0%}",
+        )
+    i = int(found[0])
+    return Verdict(
+        "interval_rate",
+        Status.FAIL,
+        f"The log says {_n(stated[i])} rows/s for this interval, but {_n(d_rows[i])} rows in "
+        f"{d_seconds[i]:,.1f} s is {_n(computed[i])} rows/s.",
+        int(series.line[i]),
+        _n(stated[i]),
+        _n(computed[i]),
+    )
+
+
+def check_no_missing_report(entry: Entry, rules: RuleSet) -> Verdict:
+    series = entry.log.series
+    if "report_every_seconds" in entry.log.parameters or len(series) < 2:
+        seconds = np.frombuffer(series.seconds, dtype=np.float64)
+        return _no_time_gap(entry, seconds)
+    rows = np.frombuffer(series.rows, dtype=np.int64)
+    steps = np.diff(rows)
+    every = int(np.median(steps)) if len(steps) else 0
+    gaps = np.flatnonzero(steps[:-1] > every) if every else []
+    if len(gaps):
+        i = int(gaps[0]) + 1
+        return Verdict(
+            "no_missing_report",
+            Status.FAIL,
+            f"A report is missing between {_n(rows[i - 1])} and {_n(rows[i])} rows.",
+            int(series.line[i]),
+            _n(int(steps[i - 1])),
+            _n(every),
+        )
+    return Verdict("no_missing_report", Status.PASS, "No report is missing.")
+
+
+def _no_time_gap(entry: Entry, seconds: np.ndarray) -> Verdict:
+    steps = np.diff(seconds)
+    if len(steps) < 2:
+        return Verdict("no_missing_report", Status.PASS, "No report is missing.")
+    typical = float(np.median(steps))
+    gaps = np.flatnonzero(steps[:-1] > 2.5 * typical + 1.0)
+    if len(gaps):
+        i = int(gaps[0]) + 1
+        return Verdict(
+            "no_missing_report",
+            Status.FAIL,
+            f"A report is missing: {steps[i - 1]:,.1f} s passed between two reports that come "
+            f"every {typical:,.1f} s.",
+            int(entry.log.series.line[i]),
+            f"{steps[i - 1]:.1f} s",
+            f"{typical:.1f} s",
+        )
+    return Verdict("no_missing_report", Status.PASS, "No report is missing.")
+
+
+def check_totals_agree(entry: Entry, rules: RuleSet) -> Verdict:
+    totals, series = entry.log.totals, entry.log.series
+    if totals is None or totals.rows is None:
+        return Verdict("totals_agree", Status.PASS, "The log has no summary line to compare.")
+    last_rows = int(series.rows[-1]) if len(series) else 0
+    if totals.rows < last_rows:
+        return Verdict(
+            "totals_agree",
+            Status.FAIL,
+            f"The summary says {_n(totals.rows)} rows, fewer than the {_n(last_rows)} reported.",
+            totals.line,
+            _n(totals.rows),
+            _n(last_rows),
+        )
+    return Verdict(
+        "totals_agree",
+        Status.PASS,
+        f"The summary's {_n(totals.rows)} rows agree with the reports.",
+        totals.line,
+    )
+
+
+# --- the declared machine and software ----------------------------------------------------
+
+
+def _hardware_cap(rule_id: str, field: str, limit: str, unit: str):
+    def check(entry: Entry, rules: RuleSet) -> Verdict:
+        bound = getattr(rules, limit)
+        value = getattr(entry.setup, field)
+        if bound is None:
+            return Verdict(rule_id, Status.PASS, f"No limit on {unit}.", value=_n(value))
+        status = Status.PASS if value <= bound else Status.FAIL
+        relation = "within" if status == Status.PASS else "over"
+        return Verdict(
+            rule_id,
+            status,
+            f"Declared {_n(value)} {unit}: {relation} the limit of {_n(bound)}.",
+            value=_n(value),
+            limit=_n(bound),
+        )
+
+    return check
+
+
+def check_direct_attached(entry: Entry, rules: RuleSet) -> Verdict:
+    attached = "direct attached" if entry.setup.direct_attached else "not direct attached"
+    if rules.require_direct_attached and not entry.setup.direct_attached:
+        return Verdict(
+            "direct_attached",
+            Status.FAIL,
+            "Declared storage that is not direct attached; the rule requires direct-attached drives.",
+            value=attached,
+            limit="direct attached",
+        )
+    return Verdict("direct_attached", Status.PASS, f"Declared drives {attached}.", value=attached)
+
+
+def check_raid(entry: Entry, rules: RuleSet) -> Verdict:
+    raid = entry.setup.raid_level.strip()
+    no_raid = raid.lower() in ("", "none", "no", "jbod")
+    if raid and not no_raid and not rules.raid_allowed:
+        return Verdict("raid", Status.FAIL, f"Declared {raid}; this contest does not allow RAID.", value=raid)
+    return Verdict("raid", Status.PASS, f"Declared {raid or 'no RAID'}.", value=raid or "none")
+
+
+def check_mysql_version(entry: Entry, rules: RuleSet) -> Verdict:
+    required = rules.required_mysql_version.strip()
+    declared = entry.setup.mysql_version.strip()
+    stated = entry.log.parameters.get("server_version")
+    if not required:
+        return Verdict("mysql_version", Status.PASS, "Any server version is allowed.", value=declared)
+    if stated is not None and not _version_matches(str(stated.value), required):
+        return Verdict(
+            "mysql_version",
+            Status.FAIL,
+            f"The log shows server {stated.value}; the rule requires MySQL {required}.x.",
+            stated.line,
+            str(stated.value),
+            f"{required}.x",
+        )
+    if not _version_matches(declared, required):
+        return Verdict(
+            "mysql_version",
+            Status.FAIL,
+            f"Declared MySQL {declared}; the rule requires MySQL {required}.x.",
+            value=declared,
+            limit=f"{required}.x",
+        )
+    source = f"The log shows {stated.value}" if stated is not None else f"Declared MySQL {declared}"
+    line = stated.line if stated is not None else None
+    return Verdict("mysql_version", Status.PASS, f"{source}: MySQL {required}.x.", line, declared, f"{required}.x")
+
+
+def _version_matches(version: str, required: str) -> bool:
+    # "5.1.25-rc" matches "5.1"; "5.10" must not, and MariaDB's "10.11.19-MariaDB" is not MySQL.
+    if "mariadb" in version.lower():
+        return False
+    core = version.strip().lstrip("vV")
+    return core == required or core.startswith(required + ".") or core.startswith(required + "-")
+
+
+def check_preferred_os(entry: Entry, rules: RuleSet) -> Verdict:
+    preferred = rules.preferred_os.strip()
+    declared = entry.setup.os.strip()
+    if not preferred or preferred.lower() in declared.lower():
+        return Verdict("preferred_os", Status.PASS, f"Declared {declared}.", value=declared)
+    return Verdict(
+        "preferred_os",
+        Status.WARN,
+        f"Declared {declared}; {preferred} is preferred for easy comparison (a note, not a failure).",
+        value=declared,
+        limit=preferred,
+    )
+
+
+def check_deadline(entry: Entry, rules: RuleSet) -> Verdict:
+    if rules.deadline is None:
+        return Verdict("deadline", Status.PASS, "This contest has no deadline.")
+    zone = ZoneInfo(rules.timezone)
+    when = entry.submitted_at.astimezone(zone).strftime("%d %b %Y %H:%M %Z")
+    due = rules.deadline.astimezone(zone).strftime("%d %b %Y %H:%M %Z")
+    if entry.submitted_at <= rules.deadline:
+        return Verdict("deadline", Status.PASS, f"Submitted {when}, before the deadline {due}.", value=when, limit=due)
+    return Verdict(
+        "deadline", Status.FAIL, f"Submitted {when}, after the deadline {due}.", value=when, limit=due
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("target_rows", "The run inserts {target_rows} rows.", check_target_rows),
+    Rule(
+        "rows_per_commit",
+        "A commit every {rows_per_commit} rows.",
+        _stated_limit("rows_per_commit", "rows_per_commit", "rows per commit", "rows_per_commit", True),
+    ),
+    Rule(
+        "rows_per_insert",
+        "At most {max_rows_per_insert} rows per INSERT statement.",
+        _stated_limit("rows_per_insert", "rows_per_insert", "rows per INSERT", "max_rows_per_insert", False),
+    ),
+    Rule("report_interval", "A report every {report_every_rows} rows.", check_report_interval),
+    Rule(
+        "indexes_from_start",
+        "Rows are inserted with the indexes in place: bulk load followed by ALTER TABLE is not allowed.",
+        check_indexes_from_start,
+    ),
+    Rule("cumulative_rate", "The log adds up: cumulative rates agree with rows / elapsed.", check_cumulative_rate),
+    Rule("interval_rate", "The log adds up: interval rates agree with the deltas.", check_interval_rate),
+    Rule("no_missing_report", "The log adds up: no report is missing.", check_no_missing_report),
+    Rule("totals_agree", "The log adds up: its summary agrees with its reports.", check_totals_agree),
+    Rule("sockets", "Hardware: at most {max_sockets} sockets.", _hardware_cap("sockets", "sockets", "max_sockets", "sockets")),
+    Rule("cores", "Hardware: at most {max_cores} cores in total.", _hardware_cap("cores", "cores", "max_cores", "cores")),
+    Rule(
+        "memory",
+        "Hardware: at most {max_memory_gb} GB of memory.",
+        _hardware_cap("memory", "memory_gb", "max_memory_gb", "GB of memory"),
+    ),
+    Rule("drives", "Hardware: at most {max_drives} drives.", _hardware_cap("drives", "drives", "max_drives", "drives")),
+    Rule("direct_attached", "Hardware: drives are direct attached.", check_direct_attached),
+    Rule("raid", "Hardware: RAID is allowed.", check_raid),
+    Rule("mysql_version", "Software: MySQL {required_mysql_version}.x.", check_mysql_version),
+    Rule("preferred_os", "Software: {preferred_os} preferred, for comparison (never a failure).", check_preferred_os),
+    Rule("deadline", "Submitted before the deadline.", check_deadline),
+)
+
+RULES_BY_ID = {rule.id: rule for rule in RULES}
+
+
+def check_entry(entry: Entry, rules: RuleSet, rule_list: tuple[Rule, ...] = RULES) -> list[Verdict]:
+    return [rule.check(entry, rules) for rule in rule_list]
+
+
+def is_eligible(verdicts: list[Verdict]) -> bool:
+    return not any(v.status == Status.FAIL for v in verdicts)
+
+
+def first_failure(verdicts: list[Verdict]) -> Verdict | None:
+    return next((v for v in verdicts if v.status == Status.FAIL), None)

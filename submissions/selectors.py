@@ -1,0 +1,51 @@
+"""Reads of the registry, with who may see what in one place."""
+
+from __future__ import annotations
+
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from submissions.models import Contest, Submission
+
+# Never needed by lists: the long text fields stay in the database.
+LIST_DEFERRED = ("solution_description", "server_config", "verdicts", "parameters")
+
+
+def is_organizer(user) -> bool:
+    return bool(user and user.is_authenticated and user.is_staff)
+
+
+def published_q(now=None) -> Q:
+    """Entries whose contest has published its results."""
+    return Q(contest__results_published_at__lte=now or timezone.now())
+
+
+def submissions_visible_to(user) -> QuerySet[Submission]:
+    """Organizers see everything; others the published entries and their own drafts."""
+    entries = Submission.objects.select_related("contest")
+    if is_organizer(user):
+        return entries
+    visible = published_q()
+    if user and user.is_authenticated:
+        visible |= Q(owner=user)
+    return entries.filter(visible)
+
+
+def submission_visible(submission: Submission, user) -> bool:
+    return (
+        is_organizer(user)
+        or submission.contest.results_are_public()
+        or (user.is_authenticated and submission.owner_id == user.id)
+    )
+
+
+def submission_editable(submission: Submission, user) -> bool:
+    return user.is_authenticated and submission.owner_id == user.id and submission.contest.is_open()
+
+
+def contests_open_for_entries() -> QuerySet[Contest]:
+    return Contest.objects.filter(Q(deadline__isnull=True) | Q(deadline__gte=timezone.now()))
+
+
+def user_submissions(user) -> QuerySet[Submission]:
+    return Submission.objects.filter(owner=user).select_related("contest").defer(*LIST_DEFERRED)

@@ -1,0 +1,93 @@
+from django.conf import settings
+from rest_framework import serializers
+
+from submissions.models import Contest, Submission
+from submissions.services import DECLARED_FIELDS
+
+
+class ContestSerializer(serializers.ModelSerializer):
+    rules = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Contest
+        fields = ("slug", "title", "workload", "deadline", "results_published_at", "rules")
+
+    def get_rules(self, contest: Contest) -> dict:
+        return {
+            "target_rows": contest.target_rows,
+            "rows_per_commit": contest.rows_per_commit,
+            "max_rows_per_insert": contest.max_rows_per_insert,
+            "report_every_rows": contest.report_every_rows,
+            "indexes_from_start": contest.indexes_from_start,
+            "max_sockets": contest.max_sockets,
+            "max_cores": contest.max_cores,
+            "max_memory_gb": contest.max_memory_gb,
+            "max_drives": contest.max_drives,
+            "require_direct_attached": contest.require_direct_attached,
+            "raid_allowed": contest.raid_allowed,
+            "required_mysql_version": contest.required_mysql_version,
+            "preferred_os": contest.preferred_os,
+            "timezone": contest.timezone,
+        }
+
+
+class DeclarationSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Submission
+        fields = DECLARED_FIELDS
+
+
+class SubmissionCreateSerializer(DeclarationSerializer):
+    contest = serializers.SlugRelatedField(slug_field="slug", queryset=Contest.objects.all())
+    log = serializers.FileField(allow_empty_file=False)
+
+    class Meta(DeclarationSerializer.Meta):
+        fields = ("contest", *DECLARED_FIELDS, "log")
+
+    def validate_log(self, log):
+        if log.size > settings.LOG_UPLOAD_MAX_BYTES:
+            raise UploadTooLarge(log.size)
+        return log
+
+
+class UploadTooLarge(serializers.ValidationError):
+    status_code = 413
+
+    def __init__(self, size: int):
+        from submissions.middleware import too_large_message
+
+        super().__init__(too_large_message(size))
+
+
+class VerdictSerializer(serializers.Serializer):
+    rule = serializers.CharField()
+    status = serializers.ChoiceField(choices=["pass", "fail", "warn", "unverified"])
+    message = serializers.CharField()
+    line = serializers.IntegerField(allow_null=True)
+
+
+class SummarySerializer(serializers.Serializer):
+    format = serializers.CharField(source="log_format")
+    rows = serializers.IntegerField()
+    elapsed_seconds = serializers.FloatField()
+    average_rate = serializers.FloatField()
+    terminal_rate = serializers.FloatField(allow_null=True)
+    terminal_window_rows = serializers.IntegerField()
+    estimated_seconds_to_target = serializers.FloatField(source="seconds_to_target", allow_null=True)
+    estimated = serializers.BooleanField()
+
+
+class SubmissionSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField()
+    contest = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    summary = SummarySerializer(source="*", read_only=True)
+    verdicts = VerdictSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Submission
+        fields = ("id", "url", "contest", "eligible", "summary", "verdicts")
+
+    def get_url(self, submission: Submission) -> str:
+        request = self.context.get("request")
+        path = submission.get_absolute_url()
+        return request.build_absolute_uri(path) if request else path

@@ -1,0 +1,55 @@
+"""Storing a parsed series compactly and turning it into what a page plots. Pure: numpy only."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import fields
+
+import numpy as np
+from tsdownsample import MinMaxLTTBDownsampler
+
+from submissions.logparse.model import Series
+
+# Per plotted series; a 2,000,000-sample run still sends at most this many points.
+MAX_PLOT_POINTS = 5_000
+
+
+def series_columns(series: Series) -> dict[str, np.ndarray]:
+    """The series as numpy arrays sharing the array module's buffers (no copy)."""
+    columns = {}
+    for field in fields(series):
+        column = getattr(series, field.name)
+        if column is not None:
+            dtype = np.int64 if column.typecode == "q" else np.float64
+            columns[field.name] = np.frombuffer(column, dtype=dtype)
+    return columns
+
+
+def pack_columns(columns: dict[str, np.ndarray]) -> bytes:
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **columns)
+    return buffer.getvalue()
+
+
+def unpack_columns(blob: bytes) -> dict[str, np.ndarray]:
+    with np.load(io.BytesIO(bytes(blob)), allow_pickle=False) as archive:
+        return {name: archive[name] for name in archive.files}
+
+
+def downsample(x: np.ndarray, y: np.ndarray, points: int = MAX_PLOT_POINTS) -> tuple[list, list]:
+    """Keep the curve's shape (MinMax-LTTB keeps every extreme) in at most `points` points."""
+    if len(x) <= points:
+        return x.tolist(), y.tolist()
+    keep = MinMaxLTTBDownsampler().downsample(x.astype(np.float64), y.astype(np.float64), n_out=points)
+    return x[keep].tolist(), y[keep].tolist()
+
+
+def plot_preview(columns: dict[str, np.ndarray], points: int = MAX_PLOT_POINTS) -> dict:
+    """The curves an entry page draws: x = rows inserted, y = rows/s."""
+    rows = columns["rows"]
+    preview = {"count": int(len(rows))}
+    for name in ("interval_rate", "cumulative_rate", "interval_delete_rate", "interval_query_rate"):
+        if name in columns:
+            x, y = downsample(rows, columns[name], points)
+            preview[name] = {"x": x, "y": y}
+    return preview

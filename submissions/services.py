@@ -1,0 +1,276 @@
+"""Writes of the registry. Views, the API, admin actions and tasks parse input and call these."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import PurePath
+from typing import IO
+
+from django.conf import settings
+from django.core.files import File
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from submissions.figures import Figures, compute_figures
+from submissions.logparse import LogError, ParsedLog, parse_log
+from submissions.models import Contest, SampleSeries, Submission
+from submissions.rules import (
+    DeclaredSetup,
+    Entry,
+    RuleSet,
+    Verdict,
+    check_entry,
+    first_failure,
+    is_eligible,
+)
+from submissions.series import pack_columns, plot_preview, series_columns
+
+logger = logging.getLogger(__name__)
+
+# What an entrant fills in; everything else on a Submission is computed.
+DECLARED_FIELDS = (
+    "entrant_name",
+    "email",
+    "publish",
+    "cpu_model",
+    "sockets",
+    "cores",
+    "cpu_ghz",
+    "memory_gb",
+    "drives",
+    "drive_kind",
+    "raid_level",
+    "direct_attached",
+    "os",
+    "mysql_version",
+    "storage_engine",
+    "storage_engine_version",
+    "solution_description",
+    "server_config",
+)
+
+
+class SubmissionRefused(Exception):
+    """A submission the registry will not store; `field` names the form field to blame."""
+
+    def __init__(self, message: str, field: str = "log"):
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+class DuplicateLog(SubmissionRefused):
+    def __init__(self, existing: Submission):
+        super().__init__(
+            f"This log was already submitted to this contest as entry #{existing.pk}.", "log"
+        )
+        self.existing = existing
+
+
+class ContestClosed(SubmissionRefused):
+    def __init__(self, contest: Contest):
+        due = timezone.localtime(contest.deadline).strftime("%d %b %Y %H:%M %Z")
+        super().__init__(f"{contest.title} closed on {due}; it takes no more entries.", "contest")
+
+
+@dataclass(frozen=True)
+class CheckedLog:
+    parsed: ParsedLog
+    figures: Figures
+    verdicts: list[Verdict]
+
+
+def contest_rule_set(contest: Contest) -> RuleSet:
+    return RuleSet(
+        target_rows=contest.target_rows,
+        rows_per_commit=contest.rows_per_commit,
+        max_rows_per_insert=contest.max_rows_per_insert,
+        report_every_rows=contest.report_every_rows,
+        indexes_from_start=contest.indexes_from_start,
+        max_sockets=contest.max_sockets,
+        max_cores=contest.max_cores,
+        max_memory_gb=contest.max_memory_gb,
+        max_drives=contest.max_drives,
+        require_direct_attached=contest.require_direct_attached,
+        raid_allowed=contest.raid_allowed,
+        required_mysql_version=contest.required_mysql_version,
+        preferred_os=contest.preferred_os,
+        deadline=contest.deadline,
+        timezone=contest.timezone,
+    )
+
+
+def declared_setup(declared: dict) -> DeclaredSetup:
+    return DeclaredSetup(
+        sockets=declared["sockets"],
+        cores=declared["cores"],
+        memory_gb=declared["memory_gb"],
+        drives=declared["drives"],
+        raid_level=declared.get("raid_level", ""),
+        direct_attached=declared["direct_attached"],
+        os=declared["os"],
+        mysql_version=declared["mysql_version"],
+        storage_engine=declared["storage_engine"],
+    )
+
+
+def log_check(
+    *, contest: Contest, declared: dict, log_file: IO[bytes], submitted_at: datetime
+) -> CheckedLog:
+    """Parse a log, compute its figures and judge it against the contest's rules."""
+    log_file.seek(0)
+    try:
+        parsed = parse_log(log_file, max_expanded_bytes=settings.LOG_EXPANDED_MAX_BYTES)
+    except LogError as error:
+        raise SubmissionRefused(str(error), "log") from error
+    figures = compute_figures(
+        parsed.series, target_rows=contest.target_rows, window_rows=contest.terminal_window_rows
+    )
+    entry = Entry(log=parsed, figures=figures, setup=declared_setup(declared), submitted_at=submitted_at)
+    return CheckedLog(parsed, figures, check_entry(entry, contest_rule_set(contest)))
+
+
+def file_sha256(fileobj: IO[bytes]) -> str:
+    digest = hashlib.sha256()
+    fileobj.seek(0)
+    for chunk in iter(lambda: fileobj.read(1 << 20), b""):
+        digest.update(chunk)
+    fileobj.seek(0)
+    return digest.hexdigest()
+
+
+def display_name(name: str) -> str:
+    """The client's file name, for display only: no directories, no control characters."""
+    base = PurePath(name.replace("\\", "/")).name
+    cleaned = "".join(ch for ch in base if ch.isprintable()).strip()
+    return cleaned[:200] or "log"
+
+
+def _apply_check(submission: Submission, checked: CheckedLog) -> None:
+    parsed, figures, verdicts = checked.parsed, checked.figures, checked.verdicts
+    submission.log_format = parsed.format
+    submission.log_format_label = parsed.format_label
+    submission.parameters = {name: stated.value for name, stated in parsed.parameters.items()}
+    submission.rows = figures.rows
+    submission.elapsed_seconds = figures.elapsed_seconds
+    submission.average_rate = figures.average_rate
+    submission.terminal_rate = figures.terminal_rate
+    submission.terminal_window_rows = figures.terminal_window_rows
+    submission.terminal_window_start_row = figures.terminal_window_start_row
+    submission.seconds_to_target = figures.estimated_seconds_to_target
+    submission.estimated = figures.estimated
+    submission.verdicts = [verdict.as_dict() for verdict in verdicts]
+    submission.eligible = is_eligible(verdicts)
+    failure = first_failure(verdicts)
+    submission.ineligible_reason = failure.message[:500] if failure else ""
+    submission.checked_at = timezone.now()
+
+
+def _store_series(submission: Submission, parsed: ParsedLog) -> None:
+    columns = series_columns(parsed.series)
+    SampleSeries.objects.update_or_create(
+        submission=submission,
+        defaults={
+            "count": len(parsed.series),
+            "columns": pack_columns(columns),
+            "preview": plot_preview(columns),
+        },
+    )
+
+
+def submission_create(
+    *,
+    contest: Contest,
+    owner,
+    declared: dict,
+    log_file: File,
+    submitted_at: datetime | None = None,
+    enforce_deadline: bool = True,
+) -> Submission:
+    """Store a new entry with its log, figures and verdicts, or nothing at all."""
+    submitted_at = submitted_at or timezone.now()
+    if enforce_deadline and not contest.is_open(submitted_at):
+        raise ContestClosed(contest)
+    sha256 = file_sha256(log_file)
+    existing = Submission.objects.filter(contest=contest, log_sha256=sha256).first()
+    if existing:
+        raise DuplicateLog(existing)
+    checked = log_check(contest=contest, declared=declared, log_file=log_file, submitted_at=submitted_at)
+    submission = Submission(
+        contest=contest,
+        owner=owner,
+        submitted_at=submitted_at,
+        log_name=display_name(log_file.name or "log"),
+        log_sha256=sha256,
+        log_size=log_file.size,
+        **{name: declared[name] for name in DECLARED_FIELDS if name in declared},
+    )
+    _apply_check(submission, checked)
+    try:
+        with transaction.atomic():
+            log_file.seek(0)
+            submission.log.save(submission.log_name, log_file, save=False)
+            submission.save()
+            _store_series(submission, checked.parsed)
+    except IntegrityError:
+        _discard_file(submission)
+        # Two uploads of the same file raced past the check above; the constraint decided.
+        raise DuplicateLog(Submission.objects.get(contest=contest, log_sha256=sha256)) from None
+    except BaseException:
+        _discard_file(submission)
+        raise
+    return submission
+
+
+def _discard_file(submission: Submission) -> None:
+    if submission.log.name:
+        submission.log.storage.delete(submission.log.name)
+
+
+def submission_update(*, submission: Submission, declared: dict) -> Submission:
+    """Change what the entrant declared and judge the entry again with the new declaration."""
+    if not submission.contest.is_open():
+        raise ContestClosed(submission.contest)
+    for name in DECLARED_FIELDS:
+        if name in declared:
+            setattr(submission, name, declared[name])
+    return submission_check(submission=submission)
+
+
+@transaction.atomic
+def submission_check(*, submission: Submission) -> Submission:
+    """Judge an entry again from its stored log (after its declaration or its rules changed)."""
+    declared = {name: getattr(submission, name) for name in DECLARED_FIELDS}
+    with submission.log.open("rb") as log_file:
+        checked = log_check(
+            contest=submission.contest,
+            declared=declared,
+            log_file=log_file,
+            submitted_at=submission.submitted_at,
+        )
+    _apply_check(submission, checked)
+    submission.save()
+    _store_series(submission, checked.parsed)
+    return submission
+
+
+def contest_recheck(*, contest: Contest) -> int:
+    """Judge every entry of a contest again, e.g. after its rules changed. Returns the count."""
+    count = 0
+    for submission in contest.submissions.select_related("contest").iterator(chunk_size=100):
+        submission_check(submission=submission)
+        count += 1
+    return count
+
+
+def submission_delete(*, submission: Submission) -> None:
+    if not submission.contest.is_open():
+        raise ContestClosed(submission.contest)
+    name = submission.log.name
+    storage = submission.log.storage
+    with transaction.atomic():
+        submission.delete()
+        transaction.on_commit(lambda: storage.delete(name))
