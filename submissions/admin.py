@@ -26,7 +26,16 @@ class ContestAdmin(admin.ModelAdmin):
         ),
         (
             "Hardware caps",
-            {"fields": ("max_sockets", "max_cores", "max_memory_gb", "max_drives", "require_direct_attached", "raid_allowed")},
+            {
+                "fields": (
+                    "max_sockets",
+                    "max_cores",
+                    "max_memory_gb",
+                    "max_drives",
+                    "require_direct_attached",
+                    "raid_allowed",
+                )
+            },
         ),
         ("Software", {"fields": ("required_mysql_version", "preferred_os")}),
         ("Dates", {"fields": ("deadline", "timezone", "results_published_at")}),
@@ -37,12 +46,22 @@ class ContestAdmin(admin.ModelAdmin):
     def recheck_entries(self, request, queryset):
         for contest in queryset:
             count = services.contest_recheck(contest=contest)
-            self.message_user(request, f"{contest.title}: {count} entries re-checked.", messages.SUCCESS)
+            self.message_user(
+                request, f"{contest.title}: {count} entries re-checked.", messages.SUCCESS
+            )
 
 
 @admin.register(Submission)
 class SubmissionAdmin(admin.ModelAdmin):
-    list_display = ("id", "contest", "entrant_name", "storage_engine", "rows", "eligible", "submitted_at")
+    list_display = (
+        "id",
+        "contest",
+        "entrant_name",
+        "storage_engine",
+        "rows",
+        "eligible",
+        "submitted_at",
+    )
     list_filter = ("contest", "eligible", "drive_kind", "storage_engine")
     search_fields = ("entrant_name", "email", "storage_engine", "cpu_model")
     list_select_related = ("contest", "owner")

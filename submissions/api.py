@@ -42,7 +42,10 @@ class SubmissionListCreate(APIView):
         data = dict(serializer.validated_data)
         try:
             submission = services.submission_create(
-                contest=data.pop("contest"), owner=request.user, declared=data, log_file=data.pop("log")
+                contest=data.pop("contest"),
+                owner=request.user,
+                declared=data,
+                log_file=data.pop("log"),
             )
         except services.DuplicateLog as duplicate:
             url = request.build_absolute_uri(duplicate.existing.get_absolute_url())
@@ -69,7 +72,9 @@ class SubmissionDetail(APIView):
     def patch(self, request: Request, pk: int) -> Response:
         submission = self._get(request, pk)
         if not selectors.submission_editable(submission, request.user):
-            raise PermissionDenied("Only the entrant can change an entry, and only until the deadline.")
+            raise PermissionDenied(
+                "Only the entrant can change an entry, and only until the deadline."
+            )
         serializer = DeclarationSerializer(submission, data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         submission.refresh_from_db()
@@ -79,6 +84,8 @@ class SubmissionDetail(APIView):
     def delete(self, request: Request, pk: int) -> Response:
         submission = self._get(request, pk)
         if not selectors.submission_editable(submission, request.user):
-            raise PermissionDenied("Only the entrant can delete an entry, and only until the deadline.")
+            raise PermissionDenied(
+                "Only the entrant can delete an entry, and only until the deadline."
+            )
         services.submission_delete(submission=submission)
         return Response(status=status.HTTP_204_NO_CONTENT)

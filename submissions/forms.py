@@ -23,9 +23,18 @@ class DeclarationForm(forms.ModelForm):
         ("You", ("entrant_name", "email", "publish")),
         (
             "Hardware",
-            ("cpu_model", "sockets", "cores", "cpu_ghz", "memory_gb", "drives", "drive_kind",
-             "raid_level", "direct_attached"),
-        ),  # fmt: skip
+            (
+                "cpu_model",
+                "sockets",
+                "cores",
+                "cpu_ghz",
+                "memory_gb",
+                "drives",
+                "drive_kind",
+                "raid_level",
+                "direct_attached",
+            ),
+        ),
         ("Software", ("os", "mysql_version", "storage_engine", "storage_engine_version")),
         ("Solution", ("solution_description", "server_config")),
         ("iiBench output", ("log",)),

@@ -32,7 +32,8 @@ class Contest(models.Model):
     max_rows_per_insert = models.PositiveIntegerField(default=1_000)
     report_every_rows = models.PositiveIntegerField(default=1_000_000)
     indexes_from_start = models.BooleanField(
-        default=True, help_text="Rows must be inserted with the indexes in place (no bulk load + ALTER)."
+        default=True,
+        help_text="Rows must be inserted with the indexes in place (no bulk load + ALTER).",
     )
     terminal_window_rows = models.PositiveBigIntegerField(
         null=True,
@@ -47,16 +48,24 @@ class Contest(models.Model):
     require_direct_attached = models.BooleanField(default=True)
     raid_allowed = models.BooleanField(default=True)
     required_mysql_version = models.CharField(
-        max_length=20, blank=True, default="5.1", help_text="A version prefix such as 5.1; empty: any."
+        max_length=20,
+        blank=True,
+        default="5.1",
+        help_text="A version prefix such as 5.1; empty: any.",
     )
     preferred_os = models.CharField(
-        max_length=100, blank=True, default="CentOS 5", help_text="A note for comparison, never a failure."
+        max_length=100,
+        blank=True,
+        default="CentOS 5",
+        help_text="A note for comparison, never a failure.",
     )
 
     deadline = models.DateTimeField(null=True, blank=True)
     timezone = models.CharField(max_length=64, default="America/New_York")
     results_published_at = models.DateTimeField(
-        null=True, blank=True, help_text="Until then the leaderboard and entries are organizers-only."
+        null=True,
+        blank=True,
+        help_text="Until then the leaderboard and entries are organizers-only.",
     )
     rerun_tolerance = models.FloatField(
         default=0.25,
@@ -111,7 +120,9 @@ class Submission(models.Model):
     )
 
     cpu_model = models.CharField(max_length=200)
-    sockets = models.PositiveSmallIntegerField(validators=[MinValueValidator(1), MaxValueValidator(64)])
+    sockets = models.PositiveSmallIntegerField(
+        validators=[MinValueValidator(1), MaxValueValidator(64)]
+    )
     cores = models.PositiveSmallIntegerField(
         help_text="Cores in total.", validators=[MinValueValidator(1), MaxValueValidator(4096)]
     )
@@ -121,9 +132,13 @@ class Submission(models.Model):
     memory_gb = models.FloatField(
         "memory (GB)", validators=[MinValueValidator(0.01), MaxValueValidator(1_048_576)]
     )
-    drives = models.PositiveSmallIntegerField(validators=[MinValueValidator(0), MaxValueValidator(1024)])
+    drives = models.PositiveSmallIntegerField(
+        validators=[MinValueValidator(0), MaxValueValidator(1024)]
+    )
     drive_kind = models.CharField(max_length=10, choices=DriveKind.choices)
-    raid_level = models.CharField(max_length=40, blank=True, help_text="e.g. RAID 5 on 6 drives; empty: none.")
+    raid_level = models.CharField(
+        max_length=40, blank=True, help_text="e.g. RAID 5 on 6 drives; empty: none."
+    )
     direct_attached = models.BooleanField(default=True)
 
     os = models.CharField("OS and version", max_length=200)
@@ -137,7 +152,9 @@ class Submission(models.Model):
     )
 
     log = models.FileField(upload_to=log_upload_path, max_length=300)
-    log_name = models.CharField(max_length=255, help_text="The file name as sent, for display only.")
+    log_name = models.CharField(
+        max_length=255, help_text="The file name as sent, for display only."
+    )
     log_sha256 = models.CharField(max_length=64)
     log_size = models.PositiveBigIntegerField()
 
@@ -152,7 +169,9 @@ class Submission(models.Model):
     terminal_window_rows = models.PositiveBigIntegerField(default=0)
     terminal_window_start_row = models.PositiveBigIntegerField(default=0)
     seconds_to_target = models.FloatField(
-        null=True, blank=True, help_text="Elapsed time to the target rows; extrapolated when estimated."
+        null=True,
+        blank=True,
+        help_text="Elapsed time to the target rows; extrapolated when estimated.",
     )
     estimated = models.BooleanField(default=False)
     verdicts = models.JSONField(default=list, blank=True)
@@ -163,10 +182,14 @@ class Submission(models.Model):
     class Meta:
         ordering = ["-submitted_at"]
         constraints = [
-            models.UniqueConstraint(fields=["contest", "log_sha256"], name="one_entry_per_log_per_contest"),
+            models.UniqueConstraint(
+                fields=["contest", "log_sha256"], name="one_entry_per_log_per_contest"
+            ),
         ]
         indexes = [
-            models.Index(fields=["contest", "eligible", "seconds_to_target"], name="leaderboard_idx"),
+            models.Index(
+                fields=["contest", "eligible", "seconds_to_target"], name="leaderboard_idx"
+            ),
             models.Index(fields=["owner", "-submitted_at"], name="owner_entries_idx"),
         ]
 
@@ -200,3 +223,6 @@ class SampleSeries(models.Model):
     count = models.PositiveIntegerField()
     columns = models.BinaryField()
     preview = models.JSONField(default=dict)
+
+    def __str__(self) -> str:
+        return f"{self.count:,} samples of entry #{self.submission_id}"

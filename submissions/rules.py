@@ -21,7 +21,7 @@ from submissions.logparse.model import ParsedLog
 
 
 class Status(StrEnum):
-    PASS = "pass"
+    PASS = "pass"  # noqa: S105 - a verdict, not a password
     FAIL = "fail"
     WARN = "warn"
     UNVERIFIED = "unverified"
@@ -125,7 +125,9 @@ def check_target_rows(entry: Entry, rules: RuleSet) -> Verdict:
     line = int(series.line[-1]) if len(series) else None
     value, limit = _n(rows), _n(rules.target_rows)
     if rows >= rules.target_rows:
-        return Verdict("target_rows", Status.PASS, f"The run reached {value} rows.", line, value, limit)
+        return Verdict(
+            "target_rows", Status.PASS, f"The run reached {value} rows.", line, value, limit
+        )
     return Verdict(
         "target_rows",
         Status.FAIL,
@@ -172,7 +174,9 @@ def check_report_interval(entry: Entry, rules: RuleSet) -> Verdict:
         )
     rows = np.frombuffer(log.series.rows, dtype=np.int64)
     if len(rows) == 0:
-        return Verdict("report_interval", Status.FAIL, "The log has no report lines.", limit=_n(every))
+        return Verdict(
+            "report_interval", Status.FAIL, "The log has no report lines.", limit=_n(every)
+        )
     steps = np.diff(rows, prepend=0)
     # The last report may close a run that ends between two report points.
     odd = np.flatnonzero(steps[:-1] != every)
@@ -200,7 +204,9 @@ def check_report_interval(entry: Entry, rules: RuleSet) -> Verdict:
 def check_indexes_from_start(entry: Entry, rules: RuleSet) -> Verdict:
     log = entry.log
     if not rules.indexes_from_start:
-        return Verdict("indexes_from_start", Status.PASS, "This contest allows building indexes later.")
+        return Verdict(
+            "indexes_from_start", Status.PASS, "This contest allows building indexes later."
+        )
     after = [m for m in log.markers if m.kind == "indexes_created_after_load"]
     if after:
         return Verdict(
@@ -424,7 +430,9 @@ def check_raid(entry: Entry, rules: RuleSet) -> Verdict:
     raid = entry.setup.raid_level.strip()
     no_raid = raid.lower() in ("", "none", "no", "jbod")
     if raid and not no_raid and not rules.raid_allowed:
-        return Verdict("raid", Status.FAIL, f"Declared {raid}; this contest does not allow RAID.", value=raid)
+        return Verdict(
+            "raid", Status.FAIL, f"Declared {raid}; this contest does not allow RAID.", value=raid
+        )
     return Verdict("raid", Status.PASS, f"Declared {raid or 'no RAID'}.", value=raid or "none")
 
 
@@ -433,7 +441,9 @@ def check_mysql_version(entry: Entry, rules: RuleSet) -> Verdict:
     declared = entry.setup.mysql_version.strip()
     stated = entry.log.parameters.get("server_version")
     if not required:
-        return Verdict("mysql_version", Status.PASS, "Any server version is allowed.", value=declared)
+        return Verdict(
+            "mysql_version", Status.PASS, "Any server version is allowed.", value=declared
+        )
     if stated is not None and not _version_matches(str(stated.value), required):
         return Verdict(
             "mysql_version",
@@ -453,7 +463,14 @@ def check_mysql_version(entry: Entry, rules: RuleSet) -> Verdict:
         )
     source = f"The log shows {stated.value}" if stated is not None else f"Declared MySQL {declared}"
     line = stated.line if stated is not None else None
-    return Verdict("mysql_version", Status.PASS, f"{source}: MySQL {required}.x.", line, declared, f"{required}.x")
+    return Verdict(
+        "mysql_version",
+        Status.PASS,
+        f"{source}: MySQL {required}.x.",
+        line,
+        declared,
+        f"{required}.x",
+    )
 
 
 def _version_matches(version: str, required: str) -> bool:
@@ -485,9 +502,19 @@ def check_deadline(entry: Entry, rules: RuleSet) -> Verdict:
     when = entry.submitted_at.astimezone(zone).strftime("%d %b %Y %H:%M %Z")
     due = rules.deadline.astimezone(zone).strftime("%d %b %Y %H:%M %Z")
     if entry.submitted_at <= rules.deadline:
-        return Verdict("deadline", Status.PASS, f"Submitted {when}, before the deadline {due}.", value=when, limit=due)
+        return Verdict(
+            "deadline",
+            Status.PASS,
+            f"Submitted {when}, before the deadline {due}.",
+            value=when,
+            limit=due,
+        )
     return Verdict(
-        "deadline", Status.FAIL, f"Submitted {when}, after the deadline {due}.", value=when, limit=due
+        "deadline",
+        Status.FAIL,
+        f"Submitted {when}, after the deadline {due}.",
+        value=when,
+        limit=due,
     )
 
 
@@ -496,12 +523,16 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "rows_per_commit",
         "A commit every {rows_per_commit} rows.",
-        _stated_limit("rows_per_commit", "rows_per_commit", "rows per commit", "rows_per_commit", True),
+        _stated_limit(
+            "rows_per_commit", "rows_per_commit", "rows per commit", "rows_per_commit", True
+        ),
     ),
     Rule(
         "rows_per_insert",
         "At most {max_rows_per_insert} rows per INSERT statement.",
-        _stated_limit("rows_per_insert", "rows_per_insert", "rows per INSERT", "max_rows_per_insert", False),
+        _stated_limit(
+            "rows_per_insert", "rows_per_insert", "rows per INSERT", "max_rows_per_insert", False
+        ),
     ),
     Rule("report_interval", "A report every {report_every_rows} rows.", check_report_interval),
     Rule(
@@ -509,22 +540,48 @@ RULES: tuple[Rule, ...] = (
         "Rows are inserted with the indexes in place: bulk load followed by ALTER TABLE is not allowed.",
         check_indexes_from_start,
     ),
-    Rule("cumulative_rate", "The log adds up: cumulative rates agree with rows / elapsed.", check_cumulative_rate),
-    Rule("interval_rate", "The log adds up: interval rates agree with the deltas.", check_interval_rate),
+    Rule(
+        "cumulative_rate",
+        "The log adds up: cumulative rates agree with rows / elapsed.",
+        check_cumulative_rate,
+    ),
+    Rule(
+        "interval_rate",
+        "The log adds up: interval rates agree with the deltas.",
+        check_interval_rate,
+    ),
     Rule("no_missing_report", "The log adds up: no report is missing.", check_no_missing_report),
-    Rule("totals_agree", "The log adds up: its summary agrees with its reports.", check_totals_agree),
-    Rule("sockets", "Hardware: at most {max_sockets} sockets.", _hardware_cap("sockets", "sockets", "max_sockets", "sockets")),
-    Rule("cores", "Hardware: at most {max_cores} cores in total.", _hardware_cap("cores", "cores", "max_cores", "cores")),
+    Rule(
+        "totals_agree", "The log adds up: its summary agrees with its reports.", check_totals_agree
+    ),
+    Rule(
+        "sockets",
+        "Hardware: at most {max_sockets} sockets.",
+        _hardware_cap("sockets", "sockets", "max_sockets", "sockets"),
+    ),
+    Rule(
+        "cores",
+        "Hardware: at most {max_cores} cores in total.",
+        _hardware_cap("cores", "cores", "max_cores", "cores"),
+    ),
     Rule(
         "memory",
         "Hardware: at most {max_memory_gb} GB of memory.",
         _hardware_cap("memory", "memory_gb", "max_memory_gb", "GB of memory"),
     ),
-    Rule("drives", "Hardware: at most {max_drives} drives.", _hardware_cap("drives", "drives", "max_drives", "drives")),
+    Rule(
+        "drives",
+        "Hardware: at most {max_drives} drives.",
+        _hardware_cap("drives", "drives", "max_drives", "drives"),
+    ),
     Rule("direct_attached", "Hardware: drives are direct attached.", check_direct_attached),
     Rule("raid", "Hardware: RAID is allowed.", check_raid),
     Rule("mysql_version", "Software: MySQL {required_mysql_version}.x.", check_mysql_version),
-    Rule("preferred_os", "Software: {preferred_os} preferred, for comparison (never a failure).", check_preferred_os),
+    Rule(
+        "preferred_os",
+        "Software: {preferred_os} preferred, for comparison (never a failure).",
+        check_preferred_os,
+    ),
     Rule("deadline", "Submitted before the deadline.", check_deadline),
 )
 

@@ -73,7 +73,9 @@ class SummarySerializer(serializers.Serializer):
     average_rate = serializers.FloatField()
     terminal_rate = serializers.FloatField(allow_null=True)
     terminal_window_rows = serializers.IntegerField()
-    estimated_seconds_to_target = serializers.FloatField(source="seconds_to_target", allow_null=True)
+    estimated_seconds_to_target = serializers.FloatField(
+        source="seconds_to_target", allow_null=True
+    )
     estimated = serializers.BooleanField()
 
 

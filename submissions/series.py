@@ -40,14 +40,16 @@ def downsample(x: np.ndarray, y: np.ndarray, points: int = MAX_PLOT_POINTS) -> t
     """Keep the curve's shape (MinMax-LTTB keeps every extreme) in at most `points` points."""
     if len(x) <= points:
         return x.tolist(), y.tolist()
-    keep = MinMaxLTTBDownsampler().downsample(x.astype(np.float64), y.astype(np.float64), n_out=points)
+    keep = MinMaxLTTBDownsampler().downsample(
+        x.astype(np.float64), y.astype(np.float64), n_out=points
+    )
     return x[keep].tolist(), y[keep].tolist()
 
 
 def plot_preview(columns: dict[str, np.ndarray], points: int = MAX_PLOT_POINTS) -> dict:
     """The curves an entry page draws: x = rows inserted, y = rows/s."""
     rows = columns["rows"]
-    preview = {"count": int(len(rows))}
+    preview = {"count": len(rows)}
     for name in ("interval_rate", "cumulative_rate", "interval_delete_rate", "interval_query_rate"):
         if name in columns:
             x, y = downsample(rows, columns[name], points)

@@ -129,7 +129,9 @@ def log_check(
     figures = compute_figures(
         parsed.series, target_rows=contest.target_rows, window_rows=contest.terminal_window_rows
     )
-    entry = Entry(log=parsed, figures=figures, setup=declared_setup(declared), submitted_at=submitted_at)
+    entry = Entry(
+        log=parsed, figures=figures, setup=declared_setup(declared), submitted_at=submitted_at
+    )
     return CheckedLog(parsed, figures, check_entry(entry, contest_rule_set(contest)))
 
 
@@ -198,7 +200,9 @@ def submission_create(
     existing = Submission.objects.filter(contest=contest, log_sha256=sha256).first()
     if existing:
         raise DuplicateLog(existing)
-    checked = log_check(contest=contest, declared=declared, log_file=log_file, submitted_at=submitted_at)
+    checked = log_check(
+        contest=contest, declared=declared, log_file=log_file, submitted_at=submitted_at
+    )
     submission = Submission(
         contest=contest,
         owner=owner,

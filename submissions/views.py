@@ -43,7 +43,10 @@ def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
         declared = {name: form.cleaned_data[name] for name in services.DECLARED_FIELDS}
         try:
             submission = services.submission_create(
-                contest=contest, owner=request.user, declared=declared, log_file=form.cleaned_data["log"]
+                contest=contest,
+                owner=request.user,
+                declared=declared,
+                log_file=form.cleaned_data["log"],
             )
         except services.DuplicateLog as duplicate:
             link = format_html(
@@ -76,13 +79,17 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     submission = _visible_submission(request, pk)
     rule_set = services.contest_rule_set(submission.contest)
     sentences = {rule.id: rule.describe(rule_set) for rule in RULES}
-    verdicts = [dict(verdict, sentence=sentences.get(verdict["rule"], "")) for verdict in submission.verdicts]
+    verdicts = [
+        dict(verdict, sentence=sentences.get(verdict["rule"], ""))
+        for verdict in submission.verdicts
+    ]
     context = {
         "submission": submission,
         "verdicts": verdicts,
         "is_owner": request.user.is_authenticated and submission.owner_id == request.user.id,
         "editable": selectors.submission_editable(submission, request.user),
-        "show_name": submission.publish or selectors.is_organizer(request.user)
+        "show_name": submission.publish
+        or selectors.is_organizer(request.user)
         or submission.owner_id == request.user.id,
     }
     return render(request, "submissions/submission_detail.html", context)
@@ -116,7 +123,9 @@ def submission_edit(request: HttpRequest, pk: int) -> HttpResponse:
         services.submission_update(submission=submission, declared=declared)
         messages.success(request, "Saved, and checked against the rules again.")
         return redirect(submission)
-    return render(request, "submissions/submission_edit.html", {"form": form, "submission": submission})
+    return render(
+        request, "submissions/submission_edit.html", {"form": form, "submission": submission}
+    )
 
 
 @login_required

@@ -5,9 +5,7 @@ from .base import env
 
 SECRET_KEY = "test-only-not-secret"  # noqa: S105
 DATABASES = {
-    "default": env.db(
-        "TEST_DATABASE_URL", default="postgresql://postgres@127.0.0.1:5432/iibench"
-    ),
+    "default": env.db("TEST_DATABASE_URL", default="postgresql://postgres@127.0.0.1:5432/iibench"),
 }
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 STORAGES = {

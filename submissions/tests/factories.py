@@ -1,0 +1,89 @@
+"""factory_boy factories for the registry. Submissions made here skip the parser: use
+`services.submission_create` (with `logs.python_log`) when a test is about checking a log."""
+
+import hashlib
+from datetime import timedelta
+
+import factory
+from django.contrib.auth import get_user_model
+from django.core.files.base import ContentFile
+from django.utils import timezone
+from factory.django import DjangoModelFactory
+
+from submissions.models import Contest, DriveKind, Submission
+
+PASSWORD = "a-long-test-password-42"
+
+
+class UserFactory(DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+        django_get_or_create = ("username",)
+        skip_postgeneration_save = True
+
+    username = factory.Sequence(lambda n: f"entrant{n}")
+    email = factory.LazyAttribute(lambda user: f"{user.username}@example.org")
+    password = factory.PostGenerationMethodCall("set_password", PASSWORD)
+
+    @factory.post_generation
+    def save_password(obj, create, extracted, **kwargs):
+        if create:
+            obj.save()
+
+
+class StaffFactory(UserFactory):
+    username = factory.Sequence(lambda n: f"organizer{n}")
+    is_staff = True
+
+
+class ContestFactory(DjangoModelFactory):
+    """An open contest with the 2008 rules whose results are public."""
+
+    class Meta:
+        model = Contest
+
+    slug = factory.Sequence(lambda n: f"contest-{n}")
+    title = factory.Sequence(lambda n: f"iiBench contest {n}")
+    results_published_at = factory.LazyFunction(lambda: timezone.now() - timedelta(days=1))
+
+
+class SubmissionFactory(DjangoModelFactory):
+    """An entry as the registry stores it after checking: a finished 1B-row run."""
+
+    class Meta:
+        model = Submission
+
+    contest = factory.SubFactory(ContestFactory)
+    owner = factory.SubFactory(UserFactory)
+    entrant_name = factory.Sequence(lambda n: f"Entrant {n}")
+    email = factory.Sequence(lambda n: f"entrant{n}@example.org")
+    publish = True
+    cpu_model = "Xeon X5460"
+    sockets = 2
+    cores = 8
+    cpu_ghz = 3.16
+    memory_gb = 16
+    drives = 8
+    drive_kind = DriveKind.HDD
+    raid_level = "RAID 5"
+    direct_attached = True
+    os = "CentOS 5.1"
+    mysql_version = "5.1.25-rc"
+    storage_engine = "InnoDB"
+    solution_description = "Stock settings."
+    log_name = "iibench.log"
+    log_sha256 = factory.Sequence(lambda n: hashlib.sha256(f"log {n}".encode()).hexdigest())
+    log_size = 16
+    log = factory.LazyAttribute(lambda entry: ContentFile(b"placeholder log\n", name="iibench.log"))
+    log_format = "python-iibench-2009-04"
+    rows = 1_000_000_000
+    elapsed_seconds = 19.6 * 86400
+    average_rate = factory.LazyAttribute(lambda entry: entry.rows / entry.elapsed_seconds)
+    terminal_rate = 404.0
+    terminal_window_rows = 10_000_000
+    terminal_window_start_row = 990_000_000
+    seconds_to_target = factory.LazyAttribute(lambda entry: entry.elapsed_seconds)
+    estimated = False
+    eligible = True
+    verdicts = factory.LazyFunction(list)
+    checked_at = factory.LazyFunction(timezone.now)
