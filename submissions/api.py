@@ -1,13 +1,16 @@
+from django.conf import settings
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from submissions import selectors, services
+from submissions.middleware import too_large_message
 from submissions.models import Contest, Submission
 from submissions.serializers import (
     ContestSerializer,
@@ -27,8 +30,6 @@ class SubmissionListCreate(APIView):
 
     @extend_schema(responses=SubmissionSerializer(many=True))
     def get(self, request: Request) -> Response:
-        from rest_framework.pagination import PageNumberPagination
-
         entries = selectors.submissions_visible_to(request.user).defer(*selectors.LIST_DEFERRED[:2])
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(entries.order_by("-submitted_at"), request, view=self)
@@ -37,6 +38,10 @@ class SubmissionListCreate(APIView):
 
     @extend_schema(request=SubmissionCreateSerializer, responses={201: SubmissionSerializer})
     def post(self, request: Request) -> Response:
+        log = request.FILES.get("log")
+        if log is not None and log.size > settings.LOG_UPLOAD_MAX_BYTES:
+            # Checked before validation: DRF would fold it into a 400 with the other fields.
+            return Response({"log": [too_large_message(log.size)]}, status=413)
         serializer = SubmissionCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = dict(serializer.validated_data)

@@ -1,4 +1,3 @@
-from django.conf import settings
 from rest_framework import serializers
 
 from submissions.models import Contest, Submission
@@ -43,20 +42,6 @@ class SubmissionCreateSerializer(DeclarationSerializer):
 
     class Meta(DeclarationSerializer.Meta):
         fields = ("contest", *DECLARED_FIELDS, "log")
-
-    def validate_log(self, log):
-        if log.size > settings.LOG_UPLOAD_MAX_BYTES:
-            raise UploadTooLarge(log.size)
-        return log
-
-
-class UploadTooLarge(serializers.ValidationError):
-    status_code = 413
-
-    def __init__(self, size: int):
-        from submissions.middleware import too_large_message
-
-        super().__init__(too_large_message(size))
 
 
 class VerdictSerializer(serializers.Serializer):

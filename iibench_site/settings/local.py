@@ -6,3 +6,7 @@ from .base import env
 
 DEBUG = env.bool("DJANGO_DEBUG", default=True)
 SECRET_KEY = env.str("DJANGO_SECRET_KEY", default="local-development-only-not-secret")
+
+# Static files come from the finders in development; only production collects them.
+STATIC_ROOT = None
+WHITENOISE_USE_FINDERS = True

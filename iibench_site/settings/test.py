@@ -12,3 +12,7 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+
+# Static files come from the finders in development; only production collects them.
+STATIC_ROOT = None
+WHITENOISE_USE_FINDERS = True

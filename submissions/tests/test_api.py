@@ -1,0 +1,167 @@
+"""The REST contract clients depend on: names, shapes and status codes."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from submissions.models import Submission
+from submissions.tests.conftest import upload
+from submissions.tests.factories import PASSWORD, ContestFactory, SubmissionFactory, UserFactory
+from submissions.tests.logs import python_log
+
+pytestmark = pytest.mark.django_db
+
+
+def token_client(user) -> APIClient:
+    client = APIClient()
+    token, _ = Token.objects.get_or_create(user=user)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+def post_entry(client, contest, declared, log=None):
+    return client.post(
+        "/api/submissions/",
+        {"contest": contest.slug, **declared, "log": log or upload()},
+        format="multipart",
+    )
+
+
+def test_a_token_comes_from_username_and_password(entrant):
+    response = APIClient().post(
+        "/api/auth/token/", {"username": entrant.username, "password": PASSWORD}
+    )
+    assert response.status_code == 200
+    assert response.json()["token"] == Token.objects.get(user=entrant).key
+
+
+def test_a_wrong_password_gets_no_token(entrant):
+    response = APIClient().post(
+        "/api/auth/token/", {"username": entrant.username, "password": "nope"}
+    )
+    assert response.status_code == 400
+
+
+def test_posting_a_run_returns_201_with_the_contract(contest, entrant, declared):
+    response = post_entry(token_client(entrant), contest, declared)
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert set(body) == {"id", "url", "contest", "eligible", "summary", "verdicts"}
+    assert body["contest"] == contest.slug
+    assert body["url"].endswith(f"/entries/{body['id']}/")
+    assert body["url"].startswith("http")
+    assert set(body["summary"]) == {
+        "format",
+        "rows",
+        "elapsed_seconds",
+        "average_rate",
+        "terminal_rate",
+        "terminal_window_rows",
+        "estimated_seconds_to_target",
+        "estimated",
+    }
+    assert body["summary"]["rows"] == 5_000_000
+    assert body["eligible"] is True
+    assert {"rule", "status", "message", "line"} <= set(body["verdicts"][0])
+
+
+def test_it_answers_401_without_a_token(contest, declared):
+    response = post_entry(APIClient(), contest, declared)
+    assert response.status_code == 401
+    assert Submission.objects.count() == 0
+
+
+def test_a_bad_log_is_a_400_naming_the_line(contest, entrant, declared):
+    response = post_entry(
+        token_client(entrant), contest, declared, upload(b"<html>\n<body>hi</body>\n")
+    )
+    assert response.status_code == 400
+    assert response.json()["log"][0].startswith("line 1")
+    assert Submission.objects.count() == 0
+
+
+def test_missing_and_invalid_fields_are_a_400_per_field(contest, entrant, declared):
+    del declared["cpu_model"]
+    declared["sockets"] = 0
+    response = post_entry(token_client(entrant), contest, declared)
+    assert response.status_code == 400
+    body = response.json()
+    assert "cpu_model" in body
+    assert "sockets" in body
+
+
+def test_an_unknown_contest_is_a_400(entrant, declared, db):
+    response = token_client(entrant).post(
+        "/api/submissions/",
+        {"contest": "no-such-contest", **declared, "log": upload()},
+        format="multipart",
+    )
+    assert response.status_code == 400
+    assert "contest" in response.json()
+
+
+def test_a_duplicate_log_is_a_400_linking_the_existing_entry(contest, entrant, declared):
+    client = token_client(entrant)
+    first = post_entry(client, contest, declared).json()
+    response = post_entry(client, contest, declared)
+    assert response.status_code == 400
+    assert first["url"] in response.json()["log"][0]
+
+
+def test_an_upload_over_the_cap_is_a_413(contest, entrant, declared, settings):
+    settings.LOG_UPLOAD_MAX_BYTES = 100
+    response = post_entry(token_client(entrant), contest, declared, upload(python_log()))
+    assert response.status_code == 413
+    assert "limited to 100 bytes" in response.json()["log"][0]
+    assert Submission.objects.count() == 0
+
+
+def test_an_entry_reads_back_with_the_same_body(contest, entrant, declared):
+    client = token_client(entrant)
+    created = post_entry(client, contest, declared).json()
+    response = client.get(f"/api/submissions/{created['id']}/")
+    assert response.status_code == 200
+    assert response.json() == created
+
+
+def test_someone_elses_unpublished_draft_is_a_403(entrant):
+    embargoed = ContestFactory(results_published_at=timezone.now() + timedelta(days=3))
+    draft = SubmissionFactory(contest=embargoed, owner=entrant)
+    response = token_client(UserFactory()).get(f"/api/submissions/{draft.pk}/")
+    assert response.status_code == 403
+
+
+def test_the_owner_and_organizers_read_a_draft(entrant):
+    embargoed = ContestFactory(results_published_at=None)
+    draft = SubmissionFactory(contest=embargoed, owner=entrant)
+    staff = UserFactory(username="organizer", is_staff=True)
+    assert token_client(entrant).get(f"/api/submissions/{draft.pk}/").status_code == 200
+    assert token_client(staff).get(f"/api/submissions/{draft.pk}/").status_code == 200
+
+
+def test_anyone_reads_a_published_entry(contest):
+    entry = SubmissionFactory(contest=contest)
+    assert APIClient().get(f"/api/submissions/{entry.pk}/").status_code == 200
+
+
+def test_the_contest_list_carries_its_rules(db):
+    ContestFactory(slug="iibench-2008", deadline=None)
+    body = APIClient().get("/api/contests/").json()
+    contest = next(c for c in body["results"] if c["slug"] == "iibench-2008")
+    assert contest["deadline"] is None
+    assert contest["workload"] == "classic"
+    assert contest["rules"]["rows_per_commit"] == 1000
+    assert contest["rules"]["target_rows"] == 1_000_000_000
+
+
+def test_the_openapi_schema_and_docs_are_served(db):
+    client = APIClient()
+    schema = client.get("/api/schema/")
+    assert schema.status_code == 200
+    assert b"/api/submissions/" in schema.content
+    docs = client.get("/api/docs/")
+    assert docs.status_code == 200
+    assert b"cdn." not in docs.content  # Swagger UI comes from our own static files

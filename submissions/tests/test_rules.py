@@ -1,0 +1,213 @@
+"""Each ground rule, passing and failing, judged on logs as the implementations print them."""
+
+import io
+from dataclasses import replace
+from datetime import UTC, datetime
+
+import pytest
+
+from submissions.figures import compute_figures
+from submissions.logparse import parse_log
+from submissions.rules import RULES, DeclaredSetup, Entry, RuleSet, Status, check_entry, is_eligible
+from submissions.tests.logs import c_log, python_log
+
+RULES_2008 = RuleSet(
+    target_rows=5_000_000,
+    rows_per_commit=1_000,
+    max_rows_per_insert=1_000,
+    report_every_rows=1_000_000,
+    max_sockets=2,
+    max_cores=8,
+    max_memory_gb=16,
+    max_drives=8,
+    require_direct_attached=True,
+    raid_allowed=True,
+    required_mysql_version="5.1",
+    preferred_os="CentOS 5",
+    deadline=datetime(2009, 1, 1, 5, 0, tzinfo=UTC),
+    timezone="America/New_York",
+)
+SUN_X4150 = DeclaredSetup(
+    sockets=2,
+    cores=8,
+    memory_gb=16,
+    drives=8,
+    raid_level="RAID 5",
+    direct_attached=True,
+    os="CentOS 5.1",
+    mysql_version="5.1.25-rc",
+    storage_engine="InnoDB",
+)
+IN_TIME = datetime(2008, 12, 20, tzinfo=UTC)
+
+
+def judge(log: bytes, rules: RuleSet = RULES_2008, setup: DeclaredSetup = SUN_X4150, at=IN_TIME):
+    parsed = parse_log(io.BytesIO(log))
+    figures = compute_figures(parsed.series, target_rows=rules.target_rows)
+    verdicts = check_entry(Entry(parsed, figures, setup, at), rules)
+    return {verdict.rule: verdict for verdict in verdicts}
+
+
+def test_every_rule_has_a_sentence_naming_the_contest_limits():
+    sentences = {rule.id: rule.describe(RULES_2008) for rule in RULES}
+    assert sentences["rows_per_commit"] == "A commit every 1,000 rows."
+    assert sentences["sockets"] == "Hardware: at most 2 sockets."
+    assert sentences["target_rows"] == "The run inserts 5,000,000 rows."
+
+
+def test_a_rule_without_a_limit_says_so():
+    rule = next(rule for rule in RULES if rule.id == "sockets")
+    assert "no limit" in rule.describe(replace(RULES_2008, max_sockets=None))
+
+
+def test_a_clean_run_passes_every_rule():
+    verdicts = judge(python_log(rows=5_000_000))
+    failed = [v for v in verdicts.values() if v.status == Status.FAIL]
+    assert failed == []
+    assert is_eligible(list(verdicts.values()))
+
+
+def test_it_fails_a_run_short_of_the_target_and_names_the_last_report():
+    verdict = judge(python_log(rows=3_000_000))["target_rows"]
+    assert verdict.status == Status.FAIL
+    assert verdict.message == "The run stopped at 3,000,000 rows of the 5,000,000 required."
+    assert verdict.line == 4
+
+
+def test_rows_per_commit_is_unverified_when_the_log_does_not_say():
+    verdict = judge(python_log())["rows_per_commit"]
+    assert verdict.status == Status.UNVERIFIED
+    assert verdict.message.startswith("Unverified: declared by entrant.")
+
+
+def test_rows_per_commit_and_insert_pass_when_the_log_states_the_contest_values():
+    verdicts = judge(c_log(rows=5_000_000))
+    assert verdicts["rows_per_commit"].status == Status.PASS
+    assert verdicts["rows_per_insert"].status == Status.PASS
+    assert verdicts["rows_per_commit"].line is not None
+
+
+def test_it_fails_more_rows_per_commit_than_the_rule_with_the_line():
+    verdict = judge(c_log(rows=5_000_000, rows_per_commit=5_000, rows_per_insert=1_000))[
+        "rows_per_commit"
+    ]
+    assert verdict.status == Status.FAIL
+    assert verdict.value == "5,000"
+    assert verdict.limit == "1,000"
+    assert verdict.line == 5
+
+
+def test_it_fails_more_than_1000_rows_per_insert():
+    verdict = judge(c_log(rows=5_000_000, rows_per_commit=5_000, rows_per_insert=5_000))[
+        "rows_per_insert"
+    ]
+    assert verdict.status == Status.FAIL
+    assert "at most 1,000" in verdict.message
+
+
+def test_it_fails_a_report_interval_other_than_1m_rows():
+    verdict = judge(python_log(rows=5_000_000, every=500_000))["report_interval"]
+    assert verdict.status == Status.FAIL
+    assert "500,000 rows after the previous one" in verdict.message
+
+
+def test_it_fails_indexes_built_after_the_load_at_the_line_that_says_so():
+    log = python_log(rows=5_000_000).replace(
+        b"Totals:", b"Created secondary indexes in 2.3 seconds\nTotals:"
+    )
+    verdict = judge(log)["indexes_from_start"]
+    assert verdict.status == Status.FAIL
+    assert verdict.line == 7
+    assert "not allowed" in verdict.message
+
+
+def test_it_passes_indexes_listed_before_the_load_in_the_c_header():
+    verdict = judge(c_log(rows=5_000_000))["indexes_from_start"]
+    assert verdict.status == Status.PASS
+    assert "marketsegment" in verdict.message
+
+
+def test_it_fails_a_cumulative_rate_that_does_not_match_rows_over_time():
+    log = python_log(rows=5_000_000)
+    lines = log.decode().splitlines()
+    fields = lines[3].split()
+    fields[3] = "99999.0"  # cum_ips of the third report
+    lines[3] = " ".join(fields)
+    verdict = judge(("\n".join(lines) + "\n").encode())["cumulative_rate"]
+    assert verdict.status == Status.FAIL
+    assert verdict.line == 4
+    assert "99,999" in verdict.message
+
+
+def test_it_fails_an_interval_rate_that_does_not_match_the_deltas():
+    lines = python_log(rows=5_000_000).decode().splitlines()
+    fields = lines[2].split()
+    fields[5] = "12345.0"  # last_ips of the second report
+    lines[2] = " ".join(fields)
+    verdict = judge(("\n".join(lines) + "\n").encode())["interval_rate"]
+    assert verdict.status == Status.FAIL
+    assert verdict.line == 3
+
+
+def test_it_fails_a_missing_report_naming_the_rows_around_the_gap():
+    lines = python_log(rows=5_000_000, trailer=False).decode().splitlines()
+    del lines[3]  # the 3,000,000-row report
+    verdict = judge(("\n".join(lines) + "\n").encode())["no_missing_report"]
+    assert verdict.status == Status.FAIL
+    assert "between 2,000,000 and 4,000,000 rows" in verdict.message
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "rule"),
+    [
+        ("sockets", 4, "sockets"),
+        ("cores", 16, "cores"),
+        ("memory_gb", 32, "memory"),
+        ("drives", 12, "drives"),
+        ("direct_attached", False, "direct_attached"),
+    ],
+)
+def test_it_fails_hardware_over_the_caps(field, value, rule):
+    verdict = judge(python_log(), setup=replace(SUN_X4150, **{field: value}))[rule]
+    assert verdict.status == Status.FAIL
+
+
+def test_it_passes_hardware_at_the_caps():
+    verdicts = judge(python_log())
+    for rule in ("sockets", "cores", "memory", "drives", "direct_attached", "raid"):
+        assert verdicts[rule].status == Status.PASS, rule
+
+
+def test_it_fails_raid_where_the_contest_forbids_it():
+    verdict = judge(python_log(), rules=replace(RULES_2008, raid_allowed=False))["raid"]
+    assert verdict.status == Status.FAIL
+
+
+@pytest.mark.parametrize("version", ["5.0.67", "5.10.1", "10.11.19-MariaDB", "8.0.36"])
+def test_it_fails_a_server_other_than_mysql_5_1(version):
+    verdict = judge(python_log(), setup=replace(SUN_X4150, mysql_version=version))["mysql_version"]
+    assert verdict.status == Status.FAIL
+
+
+def test_the_server_version_in_the_log_outranks_the_declaration():
+    verdict = judge(c_log(rows=5_000_000, server="10.11.19-MariaDB-0+deb12u1"))["mysql_version"]
+    assert verdict.status == Status.FAIL
+    assert "10.11.19-MariaDB" in verdict.message
+    assert verdict.line is not None
+
+
+def test_another_os_is_a_note_never_a_failure():
+    verdicts = judge(python_log(rows=5_000_000), setup=replace(SUN_X4150, os="Debian 12"))
+    assert verdicts["preferred_os"].status == Status.WARN
+    assert is_eligible(list(verdicts.values()))
+
+
+def test_it_fails_an_entry_after_the_deadline_in_the_contest_time_zone():
+    late = datetime(2009, 1, 1, 5, 0, 1, tzinfo=UTC)
+    verdict = judge(python_log(), at=late)["deadline"]
+    assert verdict.status == Status.FAIL
+    assert "01 Jan 2009 00:00 EST" in verdict.message
+
+
+def test_it_passes_an_entry_before_the_deadline():
+    assert judge(python_log())["deadline"].status == Status.PASS
