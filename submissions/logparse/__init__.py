@@ -1,0 +1,36 @@
+"""Parse the logs iiBench implementations print: pure Python, no Django.
+
+    from submissions.logparse import parse_log, LogError
+    with open("run.log.gz", "rb") as upload:
+        parsed = parse_log(upload)
+"""
+
+from .errors import LogError
+from .model import (
+    FORMAT_LABELS,
+    IndexInfo,
+    KeyTypeRun,
+    LoadSummary,
+    Marker,
+    MeterReading,
+    ParsedLog,
+    Series,
+    Stated,
+    Totals,
+)
+from .parse import parse_log
+
+__all__ = [
+    "FORMAT_LABELS",
+    "IndexInfo",
+    "KeyTypeRun",
+    "LoadSummary",
+    "LogError",
+    "Marker",
+    "MeterReading",
+    "ParsedLog",
+    "Series",
+    "Stated",
+    "Totals",
+    "parse_log",
+]

@@ -1,0 +1,260 @@
+"""The bundled C benchmark's own format (runner/iibench/FORMAT.md, format 1).
+
+`# ` lines are the header and trailer, then a TAB separated column header and report lines.
+Unknown `# ` lines and unknown key=value pairs are tolerated, as the format asks.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Iterable
+
+import numpy as np
+
+from .common import LogParse, to_float, to_int, trim_series
+from .errors import LogError, num, quote
+from .model import IndexInfo, LoadSummary, Totals
+
+FORMAT_VERSION = "1"
+COLUMNS = (
+    "rows",
+    "seconds",
+    "interval_ips",
+    "cumulative_ips",
+    "deleted",
+    "interval_dps",
+    "queries",
+    "interval_qps",
+)
+# `# param` name -> (parameter key, type)
+PARAMS = {
+    "mode": ("mode", str),
+    "rows": ("target_rows", int),
+    "rows_per_commit": ("rows_per_commit", int),
+    "rows_per_insert": ("rows_per_insert", int),
+    "report_every": ("report_every_rows", int),
+    "max_rate": ("max_rate", int),
+    "seed": ("seed", int),
+    "engine": ("engine", str),
+    "pk": ("pk", str),
+    "writers": ("writers", int),
+    "readers": ("readers", int),
+    "query_threads": ("query_threads", int),
+    "delete_after": ("delete_after", int),
+    "keys": ("keys", int),
+    "row_length": ("row_length", int),
+}
+
+
+def key_values(text: str) -> dict[str, str]:
+    return dict(word.partition("=")[::2] for word in text.split() if "=" in word)
+
+
+class CFormatParse(LogParse):
+    def parse(self, blocks: Iterable[list[str]]) -> None:
+        self.column_words.update(
+            {
+                "interval_rate": "interval_ips",
+                "cumulative_rate": "cumulative_ips",
+                "interval_delete_rate": "interval_dps",
+                "interval_query_rate": "interval_qps",
+            }
+        )
+        self.columns: dict[str, int] | None = None
+        self.summary_line: int | None = None
+        self.extras = (array("q"), array("d"), array("q"), array("d"))
+        first = 1
+        for block in blocks:
+            self._block(first, block)
+            first += len(block)
+        self._finish()
+
+    def _block(self, first: int, block: list[str]) -> None:
+        series = self.series
+        prev_rows = series.rows[-1] if len(series) else -1
+        prev_seconds = series.seconds[-1] if len(series) else -math.inf
+        deleted, delete_rate, queries, query_rate = self.extras
+        for line, text in enumerate(block, first):
+            if not text or text[0] == "#" or self.columns is None:
+                self._other(line, text)
+                continue
+            if not text.strip():
+                continue
+            fields = text.split("\t")
+            if len(fields) != self.ncols:
+                if self.is_cut_off(line):
+                    continue
+                raise self.fail(
+                    f"a report line with {len(fields)} columns where the column header "
+                    f"(line {num(self.columns_line)}) has {self.ncols}: was the log cut or edited?",
+                    line,
+                )
+            if self.summary_line is not None:
+                raise self.fail(
+                    f"a report after the summary (line {num(self.summary_line)}): "
+                    "upload one run per log",
+                    line,
+                )
+            c = self.columns
+            try:
+                rows, seconds = int(fields[c["rows"]]), float(fields[c["seconds"]])
+                if rows <= prev_rows or seconds < prev_seconds:
+                    error = self.order_error(line, rows, seconds, grows=True)
+                    if error:
+                        raise error
+                series.rows.append(rows)
+                series.seconds.append(seconds)
+                series.interval_rate.append(float(fields[c["interval_ips"]]))
+                series.cumulative_rate.append(float(fields[c["cumulative_ips"]]))
+                deleted.append(int(fields[c["deleted"]]))
+                delete_rate.append(float(fields[c["interval_dps"]]))
+                queries.append(int(fields[c["queries"]]))
+                query_rate.append(float(fields[c["interval_qps"]]))
+                series.line.append(line)
+            except (ValueError, OverflowError):
+                self._trim()
+                if self.is_cut_off(line):
+                    continue
+                raise self._bad_report(line, fields) from None
+            prev_rows, prev_seconds = rows, seconds
+
+    def _trim(self) -> None:
+        trim_series(self.series)
+        for values in self.extras:
+            del values[len(self.series.line) :]
+
+    def _bad_report(self, line: int, fields: list[str]) -> LogError:
+        for name in COLUMNS:
+            text = fields[self.columns[name]]
+            try:
+                if name in ("rows", "deleted", "queries"):
+                    to_int(text, name, line)
+                else:
+                    to_float(text, name, line)
+            except LogError as error:
+                return self.fail(error.message, line)
+        return self.fail("a report line this parser cannot read", line)
+
+    # -- `# ` lines ---------------------------------------------------------------------------
+
+    def _other(self, line: int, text: str) -> None:
+        stripped = text.strip()
+        if not stripped:
+            return
+        if not stripped.startswith("#"):
+            self._column_header(line, stripped)
+            return
+        word, _, rest = stripped[1:].strip().partition(" ")
+        handler = {
+            "iibench-c": self._version,
+            "param": self._param,
+            "backend": lambda line, rest: self.state("backend", rest.strip(), line),
+            "server": lambda line, rest: self.state("server_version", rest.strip(), line),
+            "index": self._index,
+            "summary": self._summary,
+        }.get(word)
+        if handler:
+            handler(line, rest)
+
+    def _version(self, line: int, rest: str) -> None:
+        pairs = key_values(rest)
+        if pairs.get("format") != FORMAT_VERSION:
+            raise LogError(
+                f"iibench-c output format {pairs.get('format', '(none)')}; this registry reads "
+                f"format {FORMAT_VERSION}: rerun with the iibench-c this registry ships",
+                line=line,
+            )
+        if "version" in pairs:
+            self.state("benchmark_version", pairs["version"], line)
+
+    def _param(self, line: int, rest: str) -> None:
+        name, _, value = rest.strip().partition("=")
+        if name not in PARAMS:
+            return
+        key, kind = PARAMS[name]
+        try:
+            self.state(key, kind(value), line)
+        except ValueError:
+            raise LogError(f"param {name}={quote(value)} is not a whole number", line=line) from None
+
+    def _index(self, line: int, rest: str) -> None:
+        name, _, described = rest.strip().partition(" ")
+        pairs = key_values(described)
+        created = pairs.get("created", "before_load")
+        if created not in ("before_load", "after_load"):
+            raise LogError(f"index {name}: created={quote(created)} is not known", line=line)
+        columns = tuple(c for c in pairs.get("columns", "").split(",") if c)
+        self.indexes.append(IndexInfo(name, columns, pairs.get("unique") == "yes", created, line))
+        if created == "after_load":
+            self.mark("indexes_created_after_load", line, f"index {name} was created after the load")
+
+    def _column_header(self, line: int, stripped: str) -> None:
+        if self.columns is not None:
+            raise self.fail(f"expected a report line, found {quote(stripped)}", line)
+        names = stripped.split()
+        if set(COLUMNS) - set(names):
+            raise LogError(
+                f"expected '# ' header lines or the column header "
+                f"'{' '.join(COLUMNS)}', found {quote(stripped)}",
+                line=line,
+            )
+        self.columns = {name: names.index(name) for name in COLUMNS}
+        self.ncols = len(names)
+        self.columns_line = line
+
+    def _summary(self, line: int, rest: str) -> None:
+        self.summary_line = line
+        pairs_text, _, error = rest.partition("error=")
+        pairs = key_values(pairs_text)
+        status = pairs.get("status", "")
+        if status not in ("completed", "stopped", "failed"):
+            raise LogError(f"summary status={quote(status)} is not known", line=line)
+
+        def number(name: str, kind: type) -> int | float | None:
+            if name not in pairs:
+                return None
+            return to_int(pairs[name], name, line) if kind is int else to_float(pairs[name], name, line)
+
+        if status == "stopped":
+            self.mark("stopped", line, f"stopped by {pairs.get('reason', 'a signal')}")
+        elif status == "failed":
+            self.mark("failed", line, error.strip() or "failed")
+        if pairs.get("mode") == "load" and status == "completed":
+            self.load = LoadSummary(
+                rows=number("rows", int),
+                keys=number("keys", int),
+                row_length=number("row_length", int),
+                seconds=number("seconds", float),
+                rows_per_s=number("rows_per_s", float),
+                kv_pairs_per_s=number("kv_pairs_per_s", float),
+                mb_per_s=number("mb_per_s", float),
+                line=line,
+            )
+            if None in (self.load.rows, self.load.seconds, self.load.keys, self.load.rows_per_s):
+                raise LogError("the load summary lacks rows, keys, seconds or rows_per_s", line=line)
+            rate = number("rows_per_s", float)
+        else:
+            rate = number("average_ips", float)
+        self.totals = Totals(number("rows", int), number("seconds", float), rate, status, line)
+
+    # -- the end ----------------------------------------------------------------------------
+
+    def _finish(self) -> None:
+        series = self.series
+        deleted, delete_rate, queries, query_rate = self.extras
+        if np.frombuffer(deleted, dtype=np.int64).any():
+            series.deleted, series.interval_delete_rate = deleted, delete_rate
+        if np.frombuffer(queries, dtype=np.int64).any():
+            series.queries, series.interval_query_rate = queries, query_rate
+        secondary = [index for index in self.indexes if index.name.upper() != "PRIMARY"]
+        if self.indexes:
+            self.state("secondary_indexes", len(secondary), self.indexes[0].line)
+            late = [index for index in self.indexes if index.created == "after_load"]
+            self.state("indexes_after_load", bool(late), (late or self.indexes)[-1].line)
+        mode = self.parameters.get("mode")
+        ended_early = self.totals is not None and self.totals.status in ("failed", "stopped")
+        is_load = mode is not None and mode.value == "load"
+        if is_load and self.load is None and not ended_early:
+            raise LogError("the load run has no '# summary' line: it did not finish")
+        self.check_series(allow_empty=is_load or ended_early)

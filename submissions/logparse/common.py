@@ -1,0 +1,267 @@
+"""What every format parser shares: collecting parameters and markers, building the result,
+the numbers people type, and the checks every series must pass."""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+from .errors import LogError, num, quote
+from .model import (
+    FORMAT_LABELS,
+    IndexInfo,
+    KeyTypeRun,
+    LoadSummary,
+    Marker,
+    ParsedLog,
+    Series,
+    Stated,
+    Totals,
+)
+from .reader import LogReader
+
+INT64_MAX = (1 << 63) - 1
+
+# Series fields and how people call them in messages, unless a format names its columns.
+FIELD_WORDS = {
+    "rows": "rows",
+    "seconds": "seconds",
+    "interval_rate": "the interval rate",
+    "cumulative_rate": "the cumulative rate",
+    "deleted": "rows deleted",
+    "interval_delete_rate": "the delete rate",
+    "queries": "queries",
+    "interval_query_rate": "the query rate",
+}
+
+
+@dataclass
+class Detection:
+    """What the first meaningful lines say the log is."""
+
+    format: str  # a slug, or a family the parser refines ("python-iibench")
+    header_line: int  # 1-based line of the header (or first line) of that format
+    header: str  # that line's text
+    parameters: dict[str, Stated] = field(default_factory=dict)  # from a command line echo
+    markdown: bool = False  # metrics console inside the seed's markdown write-up
+
+
+class LogParse:
+    """One parse of one log: subclasses read lines, this keeps what they find."""
+
+    def __init__(self, reader: LogReader, detection: Detection, declared: Mapping[str, int]):
+        self.reader = reader
+        self.detection = detection
+        self.declared = declared
+        self.format = detection.format
+        self.parameters: dict[str, Stated] = dict(detection.parameters)
+        self.markers: list[Marker] = []
+        self.series = Series()
+        self.totals: Totals | None = None
+        self.indexes: list[IndexInfo] = []
+        self.load: LoadSummary | None = None
+        self.key_type_runs: list[KeyTypeRun] = []
+        self.cut_off_last_line = False
+        # How this format names the series' columns, for messages.
+        self.column_words: dict[str, str] = dict(FIELD_WORDS)
+
+    # -- to be written by each format -------------------------------------------------------
+
+    def parse(self, blocks: Iterable[list[str]]) -> None:
+        """Read every line, from line 1 (the detection's header line is among them)."""
+        raise NotImplementedError
+
+    # -- shared -----------------------------------------------------------------------------
+
+    def state(self, key: str, value: int | float | str | bool, line: int) -> None:
+        """Record a parameter the log states; the first statement of a key wins."""
+        self.parameters.setdefault(key, Stated(value, line))
+
+    def mark(self, kind: str, line: int, text: str) -> None:
+        self.markers.append(Marker(kind, line, text))
+
+    def is_cut_off(self, line: int) -> bool:
+        """True (and remembered) when `line` is a last line without its newline."""
+        if line == self.reader.unterminated_line:
+            self.cut_off_last_line = True
+            return True
+        return False
+
+    def result(self) -> ParsedLog:
+        return ParsedLog(
+            format=self.format,
+            format_label=FORMAT_LABELS[self.format],
+            parameters=self.parameters,
+            series=self.series,
+            totals=self.totals,
+            markers=self.markers,
+            indexes=self.indexes,
+            load=self.load,
+            key_type_runs=self.key_type_runs,
+            line_count=self.reader.line_count,
+            cut_off_last_line=self.cut_off_last_line,
+        )
+
+    def fail(self, message: str, line: int | None) -> LogError:
+        """An error for `line`, unless an earlier report already holds a bad number."""
+        earlier = first_bad_value(self.series, self.column_words, before=line)
+        return earlier or LogError(message, line=line)
+
+    def order_error(self, line: int, rows: int, seconds: float, grows: bool) -> LogError | None:
+        """Why a report cannot follow the previous one, or None when it may.
+
+        `grows` says the format prints a report every N rows, so equal rows mean a repeat;
+        formats that report every N seconds may show the same rows through a stall.
+        """
+        series = self.series
+        if not len(series):
+            return None
+        prev_rows, prev_seconds, prev_line = series.rows[-1], series.seconds[-1], series.line[-1]
+        if rows < prev_rows:
+            return self.fail(
+                f"rows went down from {num(prev_rows)} to {num(rows)} (line {num(prev_line)}): "
+                "upload one run per log, as the benchmark printed it",
+                line,
+            )
+        if seconds < prev_seconds:
+            return self.fail(
+                f"time went down from {num(prev_seconds)} s to {num(seconds)} s "
+                f"(line {num(prev_line)}): upload one run per log, as the benchmark printed it",
+                line,
+            )
+        if rows == prev_rows and (grows or seconds == prev_seconds):
+            return self.fail(
+                f"this report repeats line {num(prev_line)} ({num(rows)} rows at "
+                f"{num(seconds)} s): remove the repeated line",
+                line,
+            )
+        return None
+
+    def check_series(self, *, allow_empty: bool = False) -> None:
+        """Every value finite and not negative, and at least one report."""
+        bad = first_bad_value(self.series, self.column_words)
+        if bad:
+            raise bad
+        if not len(self.series) and not allow_empty:
+            raise LogError(
+                f"the log has no report lines (it has {num(self.reader.line_count)} lines): "
+                "upload the output of a run that reached its first report"
+            )
+
+
+def numbered(blocks: Iterable[list[str]], start: int = 1) -> Iterator[tuple[int, str]]:
+    """(line number, text) pairs over blocks of lines; for the formats that are not hot."""
+    line = start - 1
+    for block in blocks:
+        for text in block:
+            line += 1
+            yield line, text
+
+
+def first_bad_value(
+    series: Series, words: Mapping[str, str], before: int | None = None
+) -> LogError | None:
+    """The earliest report holding NaN, infinity or a negative number, as an error."""
+    worst: tuple[int, str, float] | None = None
+    n = len(series.line)
+    for item in fields(series):
+        column = getattr(series, item.name)
+        if column is None or item.name == "line" or not len(column):
+            continue
+        values = np.frombuffer(column, dtype=np.int64 if column.typecode == "q" else np.float64)
+        values = values[:n]
+        bad = (values < 0) if column.typecode == "q" else ~(np.isfinite(values) & (values >= 0))
+        hits = np.flatnonzero(bad)
+        if len(hits) and (worst is None or hits[0] < worst[0]):
+            worst = (int(hits[0]), item.name, values[hits[0]].item())
+    if worst is None:
+        return None
+    index, name, value = worst
+    line = int(series.line[index])
+    if before is not None and line >= before:
+        return None
+    shown = num(value) if math.isfinite(value) else str(value)
+    return LogError(
+        f"{words.get(name, name)} is {shown}: a report holds finite numbers that are not "
+        "negative; was the line edited?",
+        line=line,
+    )
+
+
+def trim_series(series: Series) -> None:
+    """Cut every array to the number of complete reports (after an append failed midway)."""
+    n = len(series.line)
+    for item in fields(series):
+        column: array | None = getattr(series, item.name)
+        if column is not None and len(column) > n:
+            del column[n:]
+
+
+def to_int(text: str, what: str, line: int) -> int:
+    """An integer the log prints; too large for 64 bits is an error a person can read."""
+    try:
+        value = int(text)
+    except ValueError:
+        try:
+            as_float = float(text)
+        except ValueError:
+            raise LogError(f"{what} {quote(text)} is not a number", line=line) from None
+        if not as_float.is_integer():
+            raise LogError(f"{what} {quote(text)} is not a whole number", line=line) from None
+        value = int(as_float)
+    if value > INT64_MAX:
+        raise LogError(
+            f"{what} {num(value)} is larger than a 64-bit integer: was the line edited?",
+            line=line,
+        )
+    return value
+
+
+def to_float(text: str, what: str, line: int) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise LogError(f"{what} {quote(text)} is not a number", line=line) from None
+
+
+OPTION_KEYS = {
+    # Python iibench flags, sysbench-iibench options (dashes read as underscores).
+    "max_rows": ("target_rows", int),
+    "table_size": ("target_rows", int),
+    "rows_per_commit": ("rows_per_commit", int),
+    "rows_per_report": ("report_every_rows", int),
+    "secs_per_report": ("report_every_seconds", int),
+    "report_interval": ("report_every_seconds", int),
+    "query_threads": ("query_threads", int),
+    "insert_threads": ("writers", int),
+    "engine": ("engine", str),
+    "mysql_storage_engine": ("engine", str),
+    "dbms": ("backend", str),
+    "db_driver": ("backend", str),
+    "num_secondary_indexes": ("secondary_indexes", int),
+    "inserts_per_second": ("max_rate", int),
+    "seed": ("seed", int),
+}
+
+
+def command_parameters(text: str, line: int) -> dict[str, Stated]:
+    """Parameters from an echoed command line (`python iibench.py --max_rows=...`)."""
+    found: dict[str, Stated] = {}
+    for word in text.split():
+        if not word.startswith("--"):
+            continue
+        name, _, value = word[2:].partition("=")
+        name = name.replace("-", "_")
+        if name == "secondary_at_end" and value.lower() not in ("0", "false", "off", "no"):
+            found["indexes_after_load"] = Stated(True, line)
+        elif name in OPTION_KEYS and value:
+            key, kind = OPTION_KEYS[name]
+            try:
+                found.setdefault(key, Stated(kind(value), line))
+            except ValueError:
+                continue
+    return found

@@ -1,0 +1,290 @@
+"""Java iibench (tmcallaghan/iibench-mysql, iibench-mongodb): its console and its TSV file.
+
+Every console line starts with `Thread.currentThread()` ("Thread[main,5,main]", Java 19+
+"Thread[#1,main,5,main]"), some builds add a timestamp ("2023-01-04 20:15:32 UTC | ").
+Numbers are printed with `%,d` and `%,.2f` in the JVM's default locale, so 99,950.05 (en),
+99.950,05 (de), 99 950,05 (fr) and, in the TSV, 26288,39 all occur.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from .common import INT64_MAX, LogParse, numbered
+from .errors import LogError, num, quote
+from .model import Totals
+
+PREFIX = re.compile(
+    r"^\s*(?:Thread\[[^\]]*\])?"
+    r"(?:\s*\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:\s*(?:[A-Z]{2,5}|[+-]\d\d:?\d\d|Z))?"
+    r"\s*\|\s?)?"
+    r"(?:Thread\[[^\]]*\])?"
+)
+# What may separate groups of digits: comma, dot, apostrophe, (narrow) no-break space, space.
+GROUPING = str.maketrans("", "", ",.'\u00a0\u202f ")
+
+PARAMETER_LINES = (
+    (re.compile(r"^(\S+) writer thread\(s\)$"), "writers", int),
+    (re.compile(r"^(\S+) (?:rows per table|documents per collection)$"), "target_rows", int),
+    (re.compile(r"^(\S+) secondary indexes$"), "secondary_indexes", int),
+    (re.compile(r"^(?:Rows|Documents) Per Insert = (\S+)$"), "rows_per_insert", int),
+    (re.compile(r"^Maximum of (\S+) insert\(s\) per second$"), "max_rate", int),
+    (re.compile(r"^Feedback every (\S+) seconds\(s\)$"), "report_every_seconds", int),
+    (re.compile(r"^Feedback every (\S+) inserts\(s\)$"), "report_every_rows", int),
+    (re.compile(r"^(\S+) queryAndMeasureElapsed thread\(s\)$"), "query_threads", int),
+    (re.compile(r"^MySQL Storage Engine\s*=\s*(\S+)$"), "engine", str),
+    (re.compile(r"^index technology = (\S+)$"), "backend", str),
+)
+ZERO_MEANS_OFF = ("report_every_seconds", "report_every_rows", "max_rate")
+
+
+def grouped_int(text: str) -> int:
+    """An integer printed with %,d in any locale: 1,000,000 / 1.000.000 / 1 000 000."""
+    digits = text.strip().translate(GROUPING)
+    if not digits.isdigit():
+        raise ValueError(text)
+    return int(digits)
+
+
+def grouped_float(text: str) -> float:
+    """A number printed with %,.2f in any locale.
+
+    Java always prints two decimals, so the separator before the last two digits is the
+    decimal one and every other separator groups thousands: 99,950.05 and 99.950,05 are the
+    same number, and 26288,39 is 26288.39.
+    """
+    text = text.strip()
+    if len(text) > 3 and text[-3] in ",." and text[-2:].isdigit():
+        whole, decimals = text[:-3], text[-2:]
+    else:
+        whole, decimals = text, "0"
+    digits = whole.translate(GROUPING)
+    if digits.startswith("-"):
+        raise ValueError(text)  # negative: reported as such by the caller
+    if not digits.isdigit():
+        # NaN, Infinity, "∞": float() reads or refuses them, the series check reports them.
+        return float(text.replace("∞", "inf"))
+    return float(f"{digits}.{decimals}")
+
+
+def read_int(parse: LogParse, text: str, what: str, line: int) -> int:
+    try:
+        value = grouped_int(text)
+    except ValueError:
+        raise parse.fail(f"{what} {quote(text.strip())} is not a whole number", line) from None
+    if value > INT64_MAX:
+        raise parse.fail(f"{what} {num(value)} is larger than a 64-bit integer", line)
+    return value
+
+
+def read_float(parse: LogParse, text: str, what: str, line: int) -> float:
+    try:
+        return grouped_float(text)
+    except ValueError:
+        raise parse.fail(f"{what} {quote(text.strip())} is not a number", line) from None
+
+
+def body_of(text: str) -> str:
+    """The message logMe printed, without its thread and timestamp prefix."""
+    return text[PREFIX.match(text).end() :].strip()
+
+
+class JavaConsoleParse(LogParse):
+    def parse(self, blocks: Iterable[list[str]]) -> None:
+        self.column_words.update(
+            {"seconds": "seconds", "interval_rate": "int ips", "cumulative_rate": "cum ips"}
+        )
+        self.done_line: int | None = None
+        self.repeat_line: int | None = None
+        self.exceptions = 0
+        for line, text in numbered(blocks):
+            if line < self.detection.header_line:
+                continue
+            body = body_of(text)
+            if not body:
+                continue
+            if " inserts : " in body:
+                self._report(line, body)
+            elif body == "Done!":
+                self.done_line = line
+            else:
+                self._other(line, body)
+        self._finish()
+
+    def _report(self, line: int, body: str) -> None:
+        head, _, rest = body.partition(" inserts : ")
+        values: dict[str, str] = {}
+        for part in rest.split(" : "):
+            name, sep, value = part.partition("=")
+            if sep:
+                values[name.strip()] = value.strip()
+            elif part.strip().endswith("seconds"):
+                values["seconds"] = part.strip()[: -len("seconds")]
+        missing = [name for name in ("seconds", "cum ips", "int ips") if name not in values]
+        if missing:
+            if self.is_cut_off(line):
+                return
+            raise self.fail(
+                f"a report line without {', '.join(missing)}: was the log cut or edited?", line
+            )
+        try:
+            rows = self._int(head, "inserts", line)
+            seconds = float(self._int(values["seconds"], "seconds", line))
+            cumulative = self._float(values["cum ips"], "cum ips", line)
+            interval = self._float(values["int ips"], "int ips", line)
+            query_rate = self._query_rate(values, line)
+            exceptions = self._int(values["exceptions"], "exceptions", line) if (
+                "exceptions" in values
+            ) else None
+        except LogError:
+            if self.is_cut_off(line):
+                return
+            raise
+        self._add(line, rows, seconds, interval, cumulative, query_rate)
+        if exceptions and not self.exceptions:
+            self.mark("insert_exceptions", line, f"{num(exceptions)} insert exceptions so far")
+        self.exceptions = max(self.exceptions, exceptions or 0)
+
+    def _query_rate(self, values: dict[str, str], line: int) -> float | None:
+        if "int avg qps" in values:
+            return self._float(values["int avg qps"], "int avg qps", line)
+        if "int avg qpm" in values:
+            return self._float(values["int avg qpm"], "int avg qpm", line) / 60.0
+        return None
+
+    def _add(
+        self,
+        line: int,
+        rows: int,
+        seconds: float,
+        interval: float,
+        cumulative: float,
+        query_rate: float | None,
+    ) -> None:
+        series = self.series
+        if self.repeat_line is not None:
+            # Only the closing report, printed after the last periodic one, may repeat it.
+            raise self.fail(
+                f"this report repeats line {num(int(series.line[-1]))}: remove the repeated line",
+                self.repeat_line,
+            )
+        if len(series) and rows == series.rows[-1] and seconds == series.seconds[-1]:
+            self.repeat_line = line
+            return
+        error = self.order_error(line, rows, seconds, grows=False)
+        if error:
+            raise error
+        series.rows.append(rows)
+        series.seconds.append(seconds)
+        series.interval_rate.append(interval)
+        series.cumulative_rate.append(cumulative)
+        if query_rate is not None:
+            if series.interval_query_rate is None:
+                series.interval_query_rate = type(series.seconds)("d", [0.0] * (len(series) - 1))
+            series.interval_query_rate.append(query_rate)
+        series.line.append(line)
+
+    def _int(self, text: str, what: str, line: int) -> int:
+        return read_int(self, text, what, line)
+
+    def _float(self, text: str, what: str, line: int) -> float:
+        return read_float(self, text, what, line)
+
+    def _other(self, line: int, body: str) -> None:
+        for pattern, key, kind in PARAMETER_LINES:
+            match = pattern.match(body)
+            if match:
+                value = grouped_int(match[1]) if kind is int else match[1]
+                if key == "backend":
+                    value = {"mongo": "mongodb"}.get(value.lower(), value.lower())
+                if not (key in ZERO_MEANS_OFF and value == 0):
+                    self.state(key, value, line)
+                return
+        if body.startswith("MySQL Server"):
+            self.state("backend", "mysql", line)
+        elif body == "NO queries, insert only benchmark":
+            self.state("query_threads", 0, line)
+        elif body.startswith(("SQLException:", "*** ERROR")):
+            self.mark("error", line, body)
+
+    def _finish(self) -> None:
+        if self.done_line is not None and len(self.series):
+            series = self.series
+            self.totals = Totals(
+                int(series.rows[-1]),
+                float(series.seconds[-1]),
+                float(series.cumulative_rate[-1]),
+                "completed",
+                self.done_line,
+            )
+        if self.series.interval_query_rate is not None and not any(
+            self.series.interval_query_rate
+        ):
+            self.series.interval_query_rate = None
+        self.check_series()
+
+
+class JavaTsvParse(LogParse):
+    """The file iibench writes next to its console: one header, TAB separated reports.
+
+    The last line, written after the run, has no `exceptions` column: it is accepted there.
+    """
+
+    REQUIRED = ("tot_inserts", "elap_secs", "cum_ips", "int_ips")
+
+    def parse(self, blocks: Iterable[list[str]]) -> None:
+        names = self.detection.header.split()
+        missing = [name for name in self.REQUIRED if name not in names]
+        if missing:
+            raise LogError(
+                f"the TSV header lacks {', '.join(missing)}", line=self.detection.header_line
+            )
+        self.column_words.update(
+            {"seconds": "elap_secs", "interval_rate": "int_ips", "cumulative_rate": "cum_ips"}
+        )
+        column = {name: i for i, name in enumerate(names)}
+        short_line: int | None = None
+        for line, text in numbered(blocks):
+            if line <= self.detection.header_line or not text.strip():
+                continue
+            fields = text.strip("\n").split("\t")
+            if short_line is not None:
+                raise self.fail(
+                    f"{len(names) - 1} columns where the header has {len(names)}; only the last "
+                    "line may lack the exceptions column",
+                    short_line,
+                )
+            if len(fields) != len(names):
+                if len(fields) == len(names) - 1 and names[-1] == "exceptions":
+                    short_line = line
+                elif self.is_cut_off(line):
+                    continue
+                else:
+                    raise self.fail(
+                        f"a report line with {len(fields)} columns where the header "
+                        f"(line {num(self.detection.header_line)}) has {len(names)}: "
+                        "was the file cut or edited?",
+                        line,
+                    )
+            try:
+                rows = read_int(self, fields[column["tot_inserts"]], "tot_inserts", line)
+                seconds = float(read_int(self, fields[column["elap_secs"]], "elap_secs", line))
+                cumulative = read_float(self, fields[column["cum_ips"]], "cum_ips", line)
+                interval = read_float(self, fields[column["int_ips"]], "int_ips", line)
+            except LogError:
+                if self.is_cut_off(line):
+                    continue
+                raise
+            error = self.order_error(line, rows, seconds, grows=False)
+            if error:
+                if short_line == line and rows == self.series.rows[-1]:
+                    continue  # the closing line repeats the last report
+                raise error
+            series = self.series
+            series.rows.append(rows)
+            series.seconds.append(seconds)
+            series.interval_rate.append(interval)
+            series.cumulative_rate.append(cumulative)
+            series.line.append(line)
+        self.check_series()

@@ -1,0 +1,150 @@
+"""What a parsed iiBench log is: plain dataclasses, no behaviour beyond a length."""
+
+from __future__ import annotations
+
+from array import array
+from dataclasses import dataclass, field
+
+
+def int_array() -> array:
+    return array("q")
+
+
+def float_array() -> array:
+    return array("d")
+
+
+@dataclass
+class Series:
+    """Columnar samples, one index per report line; arrays from the `array` module.
+
+    Every array that is not None has one entry per report line. The optional ones are set
+    only when the log has that quantity (some deletes or queries); Java logs state a query
+    rate but no query count, so there `interval_query_rate` can be set while `queries` is None.
+    """
+
+    rows: array = field(default_factory=int_array)  # 'q' cumulative rows inserted
+    seconds: array = field(default_factory=float_array)  # 'd' elapsed seconds since the start
+    interval_rate: array = field(default_factory=float_array)  # 'd' rows/s over the interval
+    cumulative_rate: array = field(default_factory=float_array)  # 'd' rows/s since the start
+    line: array = field(default_factory=int_array)  # 'q' 1-based line number of the report
+    deleted: array | None = None  # 'q' cumulative rows deleted, when the log has deletes
+    interval_delete_rate: array | None = None  # 'd'
+    queries: array | None = None  # 'q' cumulative queries, when the log has queries
+    interval_query_rate: array | None = None  # 'd' queries/s over the interval
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+
+@dataclass(frozen=True)
+class Stated:
+    """A value the log states, with the line that states it."""
+
+    value: int | float | str | bool
+    line: int
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A notable line: kind is e.g. "indexes_created_after_load", "stopped", "failed",
+    "assumption", "insert_exceptions"."""
+
+    kind: str
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class IndexInfo:
+    """An index as the C benchmark's header lists it."""
+
+    name: str
+    columns: tuple[str, ...]
+    unique: bool
+    created: str  # "before_load" | "after_load"
+    line: int
+
+
+@dataclass(frozen=True)
+class Totals:
+    """The log's own summary line (Python "Totals:", C "# summary", Java's last report before
+    "Done!", sysbench's "SQL statistics")."""
+
+    rows: int | None
+    seconds: float | None
+    rate: float | None
+    status: str  # completed | stopped | failed
+    line: int
+
+
+@dataclass(frozen=True)
+class LoadSummary:
+    """The C benchmark's `mode=load` summary (seed 003's bulk load)."""
+
+    rows: int
+    keys: int
+    row_length: int
+    seconds: float
+    rows_per_s: float
+    kv_pairs_per_s: float
+    mb_per_s: float
+    line: int
+
+
+@dataclass(frozen=True)
+class MeterReading:
+    """A metrics-console meter: events and their rates in events/second."""
+
+    count: int
+    mean_rate: float
+    rate_1m: float
+    rate_5m: float
+    rate_15m: float
+
+
+@dataclass(frozen=True)
+class KeyTypeRun:
+    """One table of seed 004 (BASELINE / UUID_CHAR / UUID_OPTIMIZED).
+
+    `group` is the heading of the test the run belongs to when the log is the seed's markdown
+    write-up (several tests, three tables each); it is "" for a plain console capture.
+    """
+
+    name: str
+    minutes: float
+    rows: int
+    reads: MeterReading | None
+    writes: MeterReading | None
+    line: int
+    group: str = ""
+
+
+@dataclass
+class ParsedLog:
+    format: str  # slug, e.g. "python-iibench-2023"
+    format_label: str  # for people: "Python iibench (2023 to now)"
+    parameters: dict[str, Stated]  # normalized keys, only what the log states
+    series: Series
+    totals: Totals | None
+    markers: list[Marker]
+    indexes: list[IndexInfo]
+    load: LoadSummary | None
+    key_type_runs: list[KeyTypeRun]
+    line_count: int
+    cut_off_last_line: bool  # the last line had no newline and was not a complete report
+
+
+FORMAT_LABELS = {
+    "python-iibench-2009-03": "Python iibench (March 2009)",
+    "python-iibench-2009-03b": "Python iibench (spring 2009, with table_size)",
+    "python-iibench-2009-04": "Python iibench (2009 to 2019)",
+    "python-iibench-2020-06": "Python iibench (mid 2020)",
+    "python-iibench-2020-09": "Python iibench (2020 to 2022)",
+    "python-iibench-2023": "Python iibench (2023 to now)",
+    "java-iibench": "Java iibench (console)",
+    "java-iibench-tsv": "Java iibench (TSV file)",
+    "sysbench-iibench": "sysbench iibench (Lua)",
+    "iibench-c": "iibench-c (this project's C benchmark)",
+    "metrics-console": "Metrics console (primary-key types)",
+}

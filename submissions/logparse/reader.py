@@ -1,0 +1,254 @@
+"""Turn an uploaded file object into blocks of text lines, streaming.
+
+The upload is read in blocks of about a megabyte; a .gz is recognised by its magic bytes and
+decompressed as it is read. Nothing holds more than one block plus one unfinished line, so a
+log of any length costs the same memory. Each block is decoded once and split into lines:
+the per-line work is left to the format parsers, which is where the time goes.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator
+from typing import BinaryIO
+
+from .errors import LogError, num
+
+BLOCK_BYTES = 1 << 20
+GZIP_MAGIC = b"\x1f\x8b"
+
+# Files people upload by mistake, recognised by their first bytes.
+NOT_TEXT_MAGIC = (
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF87a", "a GIF image"),
+    (b"GIF89a", "a GIF image"),
+    (b"%PDF-", "a PDF document"),
+    (b"PK\x03\x04", "a ZIP archive; upload the log itself or a .gz of it"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive; upload the log itself or a .gz of it"),
+    (b"\xfd7zXZ\x00", "xz-compressed; only gzip (.gz) is accepted"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed; only gzip (.gz) is accepted"),
+    (b"BZh", "bzip2-compressed; only gzip (.gz) is accepted"),
+    (b"\x7fELF", "a program (ELF executable)"),
+)
+UTF_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32"),
+    (b"\x00\x00\xfe\xff", "UTF-32"),
+    (b"\xff\xfe", "UTF-16"),
+    (b"\xfe\xff", "UTF-16"),
+)
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+class _GzipTruncated(Exception):
+    pass
+
+
+class _GzipDamaged(Exception):
+    pass
+
+
+class LogReader:
+    """Blocks of lines from a binary upload.
+
+    After `blocks()` is exhausted, `line_count` is the number of lines and
+    `unterminated_line` the number of a last line that had no newline (else None).
+    """
+
+    def __init__(self, source: BinaryIO, *, max_expanded_bytes: int, max_line_chars: int) -> None:
+        self.source = source
+        self.max_expanded_bytes = max_expanded_bytes
+        self.max_line_chars = max_line_chars
+        self.is_gzip = False
+        self.line_count = 0
+        self.unterminated_line: int | None = None
+        self._bytes_seen = 0
+
+    # -- bytes ------------------------------------------------------------------------------
+
+    def _read_start(self) -> bytes:
+        """The first bytes, enough to recognise a magic number (short reads are allowed)."""
+        start = b""
+        while len(start) < 64:
+            chunk = self.source.read(BLOCK_BYTES)
+            if not chunk:
+                break
+            start += chunk
+        return start
+
+    def _raw_pieces(self, start: bytes) -> Iterator[bytes]:
+        if start:
+            yield start
+        while chunk := self.source.read(BLOCK_BYTES):
+            yield chunk
+
+    def _gunzip(self, start: bytes) -> Iterator[bytes]:
+        """Decompressed pieces of at most BLOCK_BYTES each, member after member."""
+        compressed = self._raw_pieces(start)
+        inflater = zlib.decompressobj(31)
+        pending = b""
+        while True:
+            if not pending:
+                pending = next(compressed, b"")
+                if not pending:
+                    break
+            try:
+                out = inflater.decompress(pending, BLOCK_BYTES)
+            except zlib.error as error:
+                raise _GzipDamaged(str(error)) from error
+            pending = inflater.unconsumed_tail
+            if out:
+                yield out
+            if inflater.eof:
+                pending = inflater.unused_data + pending
+                # Padding with zeros after the last member is harmless (tape and tar habits).
+                if not pending.strip(b"\x00"):
+                    pending = b""
+                    if not any(p.strip(b"\x00") for p in compressed):
+                        return
+                    raise _GzipDamaged("data after the end of the compressed stream")
+                if not pending.startswith(GZIP_MAGIC):
+                    raise _GzipDamaged("data after the end of the compressed stream")
+                inflater = zlib.decompressobj(31)
+        tail = inflater.flush()
+        if tail:
+            yield tail
+        if not inflater.eof:
+            raise _GzipTruncated()
+
+    def _counted(self, pieces: Iterator[bytes]) -> Iterator[bytes]:
+        limit = self.max_expanded_bytes
+        for piece in pieces:
+            self._bytes_seen += len(piece)
+            if self._bytes_seen > limit:
+                if self.is_gzip:
+                    raise LogError(
+                        f"the log expands past {num(limit)} bytes: upload only this run's output"
+                    )
+                raise LogError(
+                    f"the log is larger than {num(limit)} bytes: upload only this run's output"
+                )
+            yield piece
+
+    # -- text -------------------------------------------------------------------------------
+
+    def blocks(self) -> Iterator[list[str]]:
+        """Lists of lines (no line ends), about a megabyte of text each."""
+        start = self._read_start()
+        if start.startswith(GZIP_MAGIC):
+            self.is_gzip = True
+            pieces = self._gunzip(start)
+        else:
+            pieces = self._raw_pieces(start)
+        try:
+            yield from self._split(self._counted(pieces))
+        except _GzipTruncated:
+            raise LogError(
+                f"the .gz file is truncated after line {num(self.line_count)}: "
+                "upload the complete file"
+            ) from None
+        except _GzipDamaged as error:
+            raise LogError(
+                f"the .gz file is damaged after line {num(self.line_count)} ({error}): "
+                "compress the log again and upload it"
+            ) from None
+
+    def _checked_start(self, pieces: Iterator[bytes]) -> Iterator[bytes]:
+        """The pieces again, the first one at least 64 bytes long and checked."""
+        start = b""
+        for piece in pieces:
+            start += piece
+            if len(start) >= 64:
+                break
+        if not start:
+            raise LogError("the log is empty")
+        yield self._check_start(start)
+        yield from pieces
+
+    def _split(self, pieces: Iterator[bytes]) -> Iterator[list[str]]:
+        carry = b""
+        for piece in self._checked_start(pieces):
+            data = carry + piece if carry else piece
+            held_cr = b""
+            if b"\r" in data:
+                # A CR at the very end may be half of a CRLF split across two pieces.
+                if data.endswith(b"\r"):
+                    held_cr, data = b"\r", data[:-1]
+                data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+            end = data.rfind(b"\n")
+            if end < 0:
+                carry = data + held_cr
+                self._check_unfinished(carry)
+                continue
+            carry = data[end + 1 :] + held_cr
+            self._check_unfinished(carry)
+            yield self._decode(data[:end])
+        if carry.endswith(b"\r"):  # the file's last byte was a CR: a complete last line
+            if len(carry) > 1:
+                yield self._decode(carry[:-1])
+        elif carry:
+            block = self._decode(carry)
+            self.unterminated_line = self.line_count
+            yield block
+
+    def _check_start(self, data: bytes) -> bytes:
+        """Refuse what is not UTF-8 text by its first bytes; drop a UTF-8 byte order mark."""
+        for magic, what in NOT_TEXT_MAGIC:
+            if data.startswith(magic):
+                raise LogError(f"not text ({what}): upload the benchmark's text output", line=1)
+        for bom, encoding in UTF_BOMS:
+            if data.startswith(bom):
+                raise self._wide_text_error(encoding)
+        if data.startswith(UTF8_BOM):
+            return data[len(UTF8_BOM) :]
+        head = data[:4096]
+        if head.count(b"\x00") > len(head) // 4:
+            # ASCII written as UTF-16 has every other byte zero.
+            raise self._wide_text_error("UTF-16" if head.count(b"\x00\x00") < 2 else "UTF-32")
+        return data
+
+    def _wide_text_error(self, encoding: str) -> LogError:
+        return LogError(
+            f"not UTF-8 text: the file is {encoding} (Windows calls it 'Unicode'); "
+            f"save it as UTF-8 and upload it again (e.g. iconv -f {encoding} -t UTF-8)",
+            line=1,
+        )
+
+    def _check_unfinished(self, carry: bytes) -> None:
+        """A line still without its newline must not grow past the limit."""
+        limit = self.max_line_chars
+        if len(carry) > limit and len(carry.decode("utf-8", "ignore")) > limit:
+            raise LogError(
+                f"longer than {num(limit)} characters: is this the benchmark's output?",
+                line=self.line_count + 1,
+            )
+
+    def _decode(self, data: bytes) -> list[str]:
+        """Lines of one block; checks NUL bytes, UTF-8 and line length."""
+        if b"\x00" in data:
+            at = data.index(b"\x00")
+            line = self.line_count + data.count(b"\n", 0, at) + 1
+            raise LogError("not text (NUL byte): upload the benchmark's text output", line=line)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise self._not_utf8(data, error.start) from None
+        lines = text.split("\n")
+        if len(data) > self.max_line_chars and max(map(len, lines)) > self.max_line_chars:
+            at = next(i for i, line in enumerate(lines) if len(line) > self.max_line_chars)
+            raise LogError(
+                f"longer than {num(self.max_line_chars)} characters: "
+                "is this the benchmark's output?",
+                line=self.line_count + at + 1,
+            )
+        self.line_count += len(lines)
+        return lines
+
+    def _not_utf8(self, data: bytes, at: int) -> LogError:
+        line_start = data.rfind(b"\n", 0, at) + 1
+        line = self.line_count + data.count(b"\n", 0, at) + 1
+        return LogError(
+            f"not UTF-8 text (byte 0x{data[at]:02X} at byte {at - line_start + 1} of the line): "
+            "save the log as UTF-8 and upload it again",
+            line=line,
+        )
