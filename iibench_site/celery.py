@@ -1,9 +1,35 @@
 import os
+from pathlib import Path
 
 from celery import Celery
+from celery.signals import worker_process_init, worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "iibench_site.settings.local")
 
 app = Celery("iibench_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+@app.on_after_configure.connect
+def _make_filesystem_broker_folders(sender, **kwargs):
+    # kombu's filesystem transport needs its folders; it is the broker of the embedded default.
+    options = sender.conf.broker_transport_options or {}
+    for key in ("data_folder_in", "data_folder_out", "processed_folder"):
+        if key in options:
+            Path(options[key]).mkdir(parents=True, exist_ok=True)
+
+
+@worker_process_init.connect
+def _die_with_the_worker(**kwargs):
+    # A pool process must not outlive a worker killed with SIGKILL: it would keep a benchmark
+    # running that nobody watches. The benchmark in turn dies with the pool process.
+    from runner.process import die_with_parent
+
+    die_with_parent()
+
+
+@worker_ready.connect
+def _sweep_on_start(sender, **kwargs):
+    # Runs left "running" by a worker that died are finished at once when a worker starts.
+    sender.app.send_task("runner.tasks.sweep_stuck_runs")

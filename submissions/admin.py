@@ -1,5 +1,6 @@
 from django.contrib import admin, messages
 
+from runner.admin import start_reruns
 from submissions import services
 from submissions.models import Contest, Submission
 
@@ -72,3 +73,4 @@ class SubmissionAdmin(admin.ModelAdmin):
         "ineligible_reason", "checked_at",
     )  # fmt: skip
     raw_id_fields = ("owner",)
+    actions = [start_reruns]

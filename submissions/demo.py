@@ -141,7 +141,7 @@ def demo_entries() -> list[DemoEntry]:
 
 def synthetic_rates(reports: int, start: float, end: float, seed: int) -> list[float]:
     """Rates that fall from `start` to `end` like a B-tree outgrowing memory, with noise."""
-    rng = random.Random(seed)
+    rng = random.Random(seed)  # noqa: S311 - demo noise, not security
     rates = []
     for i in range(reports):
         share = i / max(reports - 1, 1)
@@ -169,8 +169,12 @@ def python_iibench_log(rates: list[float], every: int = 1_000_000, trailer: bool
 
 
 SYNTHETIC_LOGS = {
-    "synthetic-innodb-plugin-1b.log": lambda: python_iibench_log(synthetic_rates(1000, 42_000, 880, 1)),
-    "synthetic-fractal-tree-1b.log": lambda: python_iibench_log(synthetic_rates(1000, 21_000, 15_800, 2)),
+    "synthetic-innodb-plugin-1b.log": lambda: python_iibench_log(
+        synthetic_rates(1000, 42_000, 880, 1)
+    ),
+    "synthetic-fractal-tree-1b.log": lambda: python_iibench_log(
+        synthetic_rates(1000, 21_000, 15_800, 2)
+    ),
     "synthetic-myisam-300m.log": lambda: python_iibench_log(
         synthetic_rates(300, 30_000, 95, 3), trailer=False
     ),

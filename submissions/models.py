@@ -178,6 +178,8 @@ class Submission(models.Model):
     eligible = models.BooleanField(default=False)
     ineligible_reason = models.CharField(max_length=500, blank=True)
     checked_at = models.DateTimeField(null=True, blank=True)
+    # Set by the rerun service when an organizer's verification rerun reproduced the claim.
+    verified = models.BooleanField(default=False, db_index=True)
 
     class Meta:
         ordering = ["-submitted_at"]

@@ -122,12 +122,58 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
+# Verification reruns: named target databases, configured here and never taken from an entry.
+# Each target has its own queue (rerun.<name>), so a verification host runs a worker bound to
+# the database it owns. The sqlite target makes a fresh file per run.
+IIBENCH_BINARY = env.path(
+    "IIBENCH_BINARY", default=str(BASE_DIR / "runner" / "iibench" / "iibench")
+)
+RERUN_WORK_DIR = env.path("RERUN_WORK_DIR", default=str(VAR_DIR / "reruns"))
+RERUN_TARGETS = {
+    "sqlite": {
+        "url": "sqlite:///{work_dir}/rerun-{run_id}.db",
+        "time_limit": env.int("RERUN_SQLITE_TIME_LIMIT", default=2 * 3600),
+        "max_rows": env.int("RERUN_SQLITE_MAX_ROWS", default=100_000_000),
+        "engines": [],
+    },
+    "mariadb": {
+        "url": env.str(
+            "RERUN_TARGET_MARIADB_URL", default="mysql://root@127.0.0.1:3306/iibench_rerun"
+        ),
+        "time_limit": env.int("RERUN_MARIADB_TIME_LIMIT", default=6 * 3600),
+        "max_rows": env.int("RERUN_MARIADB_MAX_ROWS", default=1_000_000_000),
+        "engines": ["InnoDB", "MyISAM", "Aria", "BLACKHOLE"],
+    },
+    "postgresql": {
+        "url": env.str(
+            "RERUN_TARGET_POSTGRESQL_URL",
+            default="postgresql://postgres@127.0.0.1:5432/iibench_rerun",
+        ),
+        "time_limit": env.int("RERUN_POSTGRESQL_TIME_LIMIT", default=6 * 3600),
+        "max_rows": env.int("RERUN_POSTGRESQL_MAX_ROWS", default=1_000_000_000),
+        "engines": [],
+    },
+}
+RERUN_LONGEST_SECONDS = max(target["time_limit"] for target in RERUN_TARGETS.values())
+# A running rerun writes a heartbeat every RERUN_HEARTBEAT_SECONDS. The sweep, every
+# RERUN_SWEEP_SECONDS, fails a run whose heartbeat is older than RERUN_HEARTBEAT_TIMEOUT: a run
+# whose worker was killed is finished within TIMEOUT + SWEEP seconds (90 s by default).
+RERUN_HEARTBEAT_SECONDS = env.int("RERUN_HEARTBEAT_SECONDS", default=5)
+RERUN_HEARTBEAT_TIMEOUT = env.int("RERUN_HEARTBEAT_TIMEOUT", default=60)
+RERUN_SWEEP_SECONDS = env.int("RERUN_SWEEP_SECONDS", default=30)
+# Cancelling sends SIGTERM (the benchmark prints a last report) and SIGKILL after this grace.
+RERUN_KILL_GRACE_SECONDS = 5
+
 # Celery: Redis when REDIS_URL is set, else kombu's filesystem transport (no server needed).
 REDIS_URL = env.str("REDIS_URL", default="")
-CELERY_BROKER_DIR = VAR_DIR / "celery"
+CELERY_BROKER_DIR = Path(env.str("CELERY_BROKER_DIR", default=str(VAR_DIR / "celery")))
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict = {}
+    # Redis redelivers an unacknowledged task after the visibility timeout: it must outlast
+    # the longest run a target allows, or a long rerun would be started a second time.
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict = {
+        "visibility_timeout": int(RERUN_LONGEST_SECONDS * 1.2) + 600,
+    }
 else:
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -144,6 +190,14 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stuck-reruns": {
+        "task": "runner.tasks.sweep_stuck_runs",
+        "schedule": RERUN_SWEEP_SECONDS,
+    },
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 LOGGING = {
     "version": 1,

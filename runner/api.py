@@ -1,0 +1,76 @@
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.permissions import IsAdminUser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from runner import selectors, services
+from runner.models import VerificationRun
+from runner.serializers import RerunRequestSerializer, RerunSampleSerializer, RerunSerializer
+from submissions.models import Submission
+
+
+def _visible_run(request: Request, pk: int) -> VerificationRun:
+    run = get_object_or_404(VerificationRun.objects.select_related("submission__contest"), pk=pk)
+    if not selectors.run_visible(run, request.user):
+        raise PermissionDenied("You cannot see this rerun.")
+    return run
+
+
+class RerunStart(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(request=RerunRequestSerializer, responses={202: RerunSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        submission = get_object_or_404(Submission, pk=pk)
+        serializer = RerunRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            run = services.rerun_start(
+                submission=submission, requested_by=request.user, **serializer.validated_data
+            )
+        except services.RerunRefused as refused:
+            raise ValidationError({refused.field: [refused.message]}) from None
+        body = RerunSerializer(run, context={"request": request}).data
+        return Response(
+            {"id": body["id"], "url": body["url"], "status": body["status"]}, status=202
+        )
+
+
+class RerunDetail(APIView):
+    @extend_schema(responses=RerunSerializer)
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(
+            RerunSerializer(_visible_run(request, pk), context={"request": request}).data
+        )
+
+
+class RerunCancel(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(request=None, responses={202: RerunSerializer})
+    def post(self, request: Request, pk: int) -> Response:
+        run = services.rerun_cancel(run=get_object_or_404(VerificationRun, pk=pk))
+        return Response(
+            RerunSerializer(run, context={"request": request}).data, status=status.HTTP_202_ACCEPTED
+        )
+
+
+class RerunSamples(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("after", int, description="Only samples past this many rows.")
+        ],
+        responses=RerunSampleSerializer(many=True),
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        run = _visible_run(request, pk)
+        try:
+            after = int(request.query_params.get("after", 0))
+        except ValueError:
+            raise ValidationError({"after": ["A whole number of rows."]}) from None
+        samples = run.samples.filter(rows__gt=after)[:5_000]
+        return Response(RerunSampleSerializer(samples, many=True).data)

@@ -1,0 +1,10 @@
+from django.urls import path
+
+from runner import api
+
+urlpatterns = [
+    path("submissions/<int:pk>/reruns/", api.RerunStart.as_view(), name="api_rerun_start"),
+    path("reruns/<int:pk>/", api.RerunDetail.as_view(), name="api_rerun"),
+    path("reruns/<int:pk>/cancel/", api.RerunCancel.as_view(), name="api_rerun_cancel"),
+    path("reruns/<int:pk>/samples/", api.RerunSamples.as_view(), name="api_rerun_samples"),
+]

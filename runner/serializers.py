@@ -1,0 +1,53 @@
+from django.urls import reverse
+from rest_framework import serializers
+
+from runner.models import RerunSample, VerificationRun
+
+
+class RerunRequestSerializer(serializers.Serializer):
+    rows = serializers.IntegerField(min_value=1_000)
+    target = serializers.CharField(max_length=40)
+
+
+class RerunSerializer(serializers.ModelSerializer):
+    verdict = serializers.SerializerMethodField()
+    log_url = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = VerificationRun
+        fields = (
+            "id",
+            "url",
+            "submission",
+            "target",
+            "status",
+            "rows_done",
+            "rows_target",
+            "rate",
+            "started_at",
+            "finished_at",
+            "verdict",
+            "ratio",
+            "message",
+            "log_url",
+        )
+
+    def get_verdict(self, run: VerificationRun) -> str | None:
+        return run.verdict or None
+
+    def _absolute(self, path: str) -> str:
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request else path
+
+    def get_log_url(self, run: VerificationRun) -> str:
+        return self._absolute(reverse("rerun_log", args=[run.pk]))
+
+    def get_url(self, run: VerificationRun) -> str:
+        return self._absolute(reverse("api_rerun", args=[run.pk]))
+
+
+class RerunSampleSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = RerunSample
+        fields = ("rows", "seconds", "interval_rate", "cumulative_rate")

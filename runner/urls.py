@@ -1,0 +1,10 @@
+from django.urls import path
+
+from runner import views
+
+urlpatterns = [
+    path("entries/<int:pk>/reruns/", views.rerun_start, name="rerun_start"),
+    path("reruns/<int:pk>/", views.rerun_detail, name="rerun_detail"),
+    path("reruns/<int:pk>/cancel/", views.rerun_cancel, name="rerun_cancel"),
+    path("reruns/<int:pk>/log/", views.rerun_log, name="rerun_log"),
+]

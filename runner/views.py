@@ -1,0 +1,50 @@
+from django.contrib import messages
+from django.contrib.admin.views.decorators import staff_member_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.views.decorators.http import require_POST
+
+from runner import selectors, services
+from runner.forms import RerunForm
+from runner.models import VerificationRun
+from submissions.models import Submission
+
+
+@staff_member_required
+@require_POST
+def rerun_start(request: HttpRequest, pk: int) -> HttpResponse:
+    submission = get_object_or_404(Submission, pk=pk)
+    form = RerunForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "; ".join(e for errors in form.errors.values() for e in errors))
+        return redirect(submission)
+    try:
+        run = services.rerun_start(
+            submission=submission, requested_by=request.user, **form.cleaned_data
+        )
+    except services.RerunRefused as refused:
+        messages.error(request, refused.message)
+        return redirect(submission)
+    messages.success(request, f"Rerun #{run.pk} is queued on {run.target}.")
+    return redirect(f"{submission.get_absolute_url()}#rerun-{run.pk}")
+
+
+@staff_member_required
+@require_POST
+def rerun_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+    run = services.rerun_cancel(run=get_object_or_404(VerificationRun, pk=pk))
+    messages.success(request, f"Rerun #{run.pk}: cancel requested.")
+    return redirect(f"{run.submission.get_absolute_url()}#rerun-{run.pk}")
+
+
+def rerun_log(request: HttpRequest, pk: int) -> HttpResponse:
+    run = get_object_or_404(VerificationRun.objects.select_related("submission__contest"), pk=pk)
+    if not selectors.run_visible(run, request.user):
+        raise PermissionDenied("You cannot see this rerun.")
+    return HttpResponse(run.log, content_type="text/plain; charset=utf-8")
+
+
+def rerun_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    run = get_object_or_404(VerificationRun, pk=pk)
+    return redirect(f"{run.submission.get_absolute_url()}#rerun-{run.pk}")
