@@ -35,4 +35,11 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
     echo "error: Redis is down and not installed here" >&2; status=1
   fi
 fi
+# The scratch databases the default rerun targets write to (the benchmark drops and creates
+# its own tables in them).
+if [ $status -eq 0 ]; then
+  mariadb -h 127.0.0.1 -u root -e "CREATE DATABASE IF NOT EXISTS iibench_rerun" || status=1
+  psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='iibench_rerun'" \
+    | grep -q 1 || createdb -h 127.0.0.1 -U postgres iibench_rerun || status=1
+fi
 exit $status

@@ -1,0 +1,147 @@
+"""The rerun service against the real C benchmark and real databases, without a worker."""
+
+import subprocess
+import threading
+import time
+from datetime import timedelta
+
+import pytest
+from django.db import connections
+from django.utils import timezone
+
+from runner import services
+from runner.models import RerunStatus, VerificationRun
+
+pytestmark = pytest.mark.django_db
+
+
+def start(entry, organizer, rows=20_000, target="sqlite"):
+    run = services.rerun_start(submission=entry, target=target, rows=rows, requested_by=organizer)
+    assert services.rerun_claim(run_id=run.pk, worker="test")
+    return run
+
+
+def benchmark_processes(run) -> str:
+    found = subprocess.run(["pgrep", "-af", f"rerun-{run.pk}.db"], capture_output=True, text=True)
+    return found.stdout.strip()
+
+
+def execute_and_close(run_id: int) -> None:
+    try:
+        services.rerun_execute(run_id=run_id)
+    finally:
+        connections.close_all()  # a thread's connection would keep the test database open
+
+
+def test_a_sqlite_rerun_reproduces_a_modest_claim(entry, organizer, iibench_binary, rerun_dir):
+    run = start(entry, organizer)
+    run = services.rerun_execute(run_id=run.pk)
+    assert run.status == RerunStatus.SUCCEEDED, run.message
+    assert run.verdict == "reproduced"
+    assert run.rows_done == 20_000
+    assert run.ratio > 1
+    assert run.samples.count() == 20  # a report every 1,000 rows
+    assert "# summary status=completed rows=20000" in run.log
+    entry.refresh_from_db()
+    assert entry.verified is True
+
+
+def test_the_scratch_database_is_removed_after_the_run(
+    entry, organizer, iibench_binary, rerun_dir, tmp_path
+):
+    run = start(entry, organizer)
+    services.rerun_execute(run_id=run.pk)
+    assert list((tmp_path / "reruns").glob("*.db*")) == []
+
+
+def test_a_run_delivered_twice_is_claimed_once(entry, organizer):
+    run = services.rerun_start(
+        submission=entry, target="sqlite", rows=1_000, requested_by=organizer
+    )
+    assert services.rerun_claim(run_id=run.pk, worker="first") is True
+    assert services.rerun_claim(run_id=run.pk, worker="second") is False
+    run.refresh_from_db()
+    assert run.worker == "first"
+
+
+def test_an_unknown_target_or_absurd_rows_are_refused(entry, organizer):
+    with pytest.raises(services.RerunRefused, match="Unknown target 'oracle'"):
+        services.rerun_start(submission=entry, target="oracle", rows=1_000, requested_by=organizer)
+    with pytest.raises(services.RerunRefused, match="at most"):
+        services.rerun_start(submission=entry, target="sqlite", rows=10**15, requested_by=organizer)
+    assert VerificationRun.objects.count() == 0
+
+
+def test_a_target_whose_database_is_down_fails_with_the_servers_message(
+    entry, organizer, iibench_binary, rerun_dir, settings
+):
+    settings.RERUN_TARGETS = {
+        **settings.RERUN_TARGETS,
+        "mariadb": {
+            **settings.RERUN_TARGETS["mariadb"],
+            "url": "mysql://root@127.0.0.1:1/iibench_rerun",
+        },
+    }
+    run = start(entry, organizer, target="mariadb")
+    run = services.rerun_execute(run_id=run.pk)
+    assert run.status == RerunStatus.FAILED
+    assert "cannot connect" in run.message.lower()
+    assert "127.0.0.1" in run.message
+
+
+def test_a_time_out_stops_the_benchmark(entry, organizer, iibench_binary, rerun_dir, settings):
+    settings.RERUN_TARGETS = {
+        **settings.RERUN_TARGETS,
+        "sqlite": {**settings.RERUN_TARGETS["sqlite"], "time_limit": 1},
+    }
+    run = start(entry, organizer, rows=50_000_000)
+    began = time.monotonic()
+    run = services.rerun_execute(run_id=run.pk)
+    assert run.status == RerunStatus.TIMED_OUT
+    assert "Timed out after 1 s" in run.message
+    assert time.monotonic() - began < 10
+    assert "status=stopped" in run.log  # SIGTERM let the benchmark print its last report
+    assert benchmark_processes(run) == ""
+
+
+def test_cancelling_a_queued_run_needs_no_worker(entry, organizer):
+    run = services.rerun_start(
+        submission=entry, target="sqlite", rows=1_000, requested_by=organizer
+    )
+    run = services.rerun_cancel(run=run)
+    assert run.status == RerunStatus.CANCELLED
+    assert services.rerun_claim(run_id=run.pk, worker="late") is False
+
+
+@pytest.mark.django_db(transaction=True)
+def test_cancelling_a_running_run_stops_its_benchmark(
+    entry, organizer, iibench_binary, rerun_dir, settings
+):
+    settings.RERUN_HEARTBEAT_SECONDS = 0.2
+    run = start(entry, organizer, rows=50_000_000)
+    worker = threading.Thread(target=execute_and_close, args=[run.pk])
+    worker.start()
+    deadline = time.monotonic() + 20
+    while not run.samples.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    services.rerun_cancel(run=run)
+    worker.join(timeout=20)
+    run.refresh_from_db()
+    assert run.status == RerunStatus.CANCELLED
+    assert "Cancelled by an organizer" in run.message
+    assert benchmark_processes(run) == ""
+
+
+def test_the_sweep_fails_runs_whose_heartbeat_stopped(entry, organizer, settings):
+    settings.RERUN_HEARTBEAT_TIMEOUT = 60
+    stuck = start(entry, organizer)
+    alive = start(entry, organizer)
+    VerificationRun.objects.filter(pk=stuck.pk).update(
+        heartbeat_at=timezone.now() - timedelta(seconds=61)
+    )
+    assert services.reruns_sweep() == 1
+    stuck.refresh_from_db()
+    alive.refresh_from_db()
+    assert stuck.status == RerunStatus.FAILED
+    assert "no heartbeat for more than 60 s" in stuck.message
+    assert alive.status == RerunStatus.RUNNING
