@@ -14,9 +14,12 @@ run: setup
 	@echo "Serving http://127.0.0.1:8000 (web + rerun worker; Ctrl-C stops both)"
 	$(VENV)/bin/honcho start -f Procfile
 
+BANDIT := $(VENV)/bin/bandit -q -r submissions runner iibench_site -x "*/tests/*,*/migrations/*"
+
 test: setup services
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(BANDIT)
 	DJANGO_SETTINGS_MODULE=iibench_site.settings.test $(MANAGE) check
 	DJANGO_SETTINGS_MODULE=iibench_site.settings.test $(MANAGE) makemigrations --check --dry-run
 	$(MAKE) -C runner/iibench test asan-test PYTHON=$(abspath $(PY))
@@ -48,6 +51,7 @@ services:
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(BANDIT)
 
 format: setup
 	$(VENV)/bin/ruff check --fix .

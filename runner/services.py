@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import logging
 import selectors
-import subprocess
+import subprocess  # only for the Popen type; process.py starts the benchmark  # nosec B404
 import time
 from dataclasses import dataclass
 from datetime import timedelta

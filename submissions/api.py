@@ -2,6 +2,7 @@ from django.conf import settings
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
+from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -18,6 +19,25 @@ from submissions.serializers import (
     SubmissionCreateSerializer,
     SubmissionSerializer,
 )
+from submissions.throttle import too_many_message, upload_allowed
+
+
+class TokenObtain(ObtainAuthToken):
+    """`POST {username, password}` -> `{"token"}`. Locked out like the log-in page after too many
+    wrong passwords (django-axes marks the request; DRF would otherwise answer a bare 400)."""
+
+    def post(self, request: Request, *args, **kwargs) -> Response:
+        try:
+            return super().post(request, *args, **kwargs)
+        except ValidationError:
+            if getattr(request, "axes_locked_out", False):
+                return Response(
+                    {
+                        "detail": "Too many failed log-ins: this account is locked for a while from your address."
+                    },
+                    status=429,
+                )
+            raise
 
 
 class ContestList(generics.ListAPIView):
@@ -38,6 +58,10 @@ class SubmissionListCreate(APIView):
 
     @extend_schema(request=SubmissionCreateSerializer, responses={201: SubmissionSerializer})
     def post(self, request: Request) -> Response:
+        allowed, retry_after = upload_allowed(request.user)
+        if not allowed:
+            body = {"detail": too_many_message(retry_after)}
+            return Response(body, status=429, headers={"Retry-After": str(retry_after)})
         log = request.FILES.get("log")
         if log is not None and log.size > settings.LOG_UPLOAD_MAX_BYTES:
             # Checked before validation: DRF would fold it into a 400 with the other fields.
@@ -86,6 +110,7 @@ class SubmissionDetail(APIView):
         services.submission_update(submission=submission, declared=dict(serializer.validated_data))
         return Response(SubmissionSerializer(submission, context={"request": request}).data)
 
+    @extend_schema(responses={204: None})
     def delete(self, request: Request, pk: int) -> Response:
         submission = self._get(request, pk)
         if not selectors.submission_editable(submission, request.user):

@@ -1,10 +1,9 @@
 from django.urls import path
-from rest_framework.authtoken.views import obtain_auth_token
 
 from submissions import api
 
 urlpatterns = [
-    path("auth/token/", obtain_auth_token, name="api_token"),
+    path("auth/token/", api.TokenObtain.as_view(), name="api_token"),
     path("contests/", api.ContestList.as_view(), name="api_contests"),
     path("submissions/", api.SubmissionListCreate.as_view(), name="api_submissions"),
     path("submissions/<int:pk>/", api.SubmissionDetail.as_view(), name="api_submission"),

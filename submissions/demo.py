@@ -141,7 +141,7 @@ def demo_entries() -> list[DemoEntry]:
 
 def synthetic_rates(reports: int, start: float, end: float, seed: int) -> list[float]:
     """Rates that fall from `start` to `end` like a B-tree outgrowing memory, with noise."""
-    rng = random.Random(seed)  # noqa: S311 - demo noise, not security
+    rng = random.Random(seed)  # noqa: S311 - demo noise, not security  # nosec B311
     rates = []
     for i in range(reports):
         share = i / max(reports - 1, 1)

@@ -11,6 +11,7 @@ from submissions import selectors, services
 from submissions.forms import DeclarationForm, SignupForm, SubmissionForm
 from submissions.models import Contest, Submission
 from submissions.rules import RULES
+from submissions.throttle import too_many_message, upload_allowed
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -39,6 +40,18 @@ def contest_detail(request: HttpRequest, slug: str) -> HttpResponse:
 def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
     contest = get_object_or_404(Contest, slug=slug)
     form = SubmissionForm(request.POST or None, request.FILES or None)
+    if request.method == "POST":
+        allowed, retry_after = upload_allowed(request.user)
+        if not allowed:
+            context = {
+                "form": SubmissionForm(),
+                "contest": contest,
+                "closed": False,
+                "refusal": too_many_message(retry_after),
+            }
+            response = render(request, "submissions/submission_form.html", context, status=429)
+            response["Retry-After"] = str(retry_after)
+            return response
     if request.method == "POST" and form.is_valid():
         declared = {name: form.cleaned_data[name] for name in services.DECLARED_FIELDS}
         try:

@@ -1,5 +1,6 @@
 """Settings shared by every environment; everything that varies comes from the environment."""
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -26,6 +27,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "submissions",
     "runner",
 ]
@@ -40,7 +42,23 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "iibench_site.middleware.ContentSecurityPolicyMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into its lockout response.
+    "axes.middleware.AxesMiddleware",
 ]
+
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# Log-in brute force: after 5 failures for a username from an address, that pair is locked out
+# for 15 minutes (the web form, the admin and the API token endpoint alike).
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_VERBOSE = False
 
 ROOT_URLCONF = "iibench_site.urls"
 WSGI_APPLICATION = "iibench_site.wsgi.application"
@@ -97,10 +115,23 @@ MEDIA_URL = "/media/"
 # Uploads: the compressed or plain log as sent, and what a .gz may expand to.
 LOG_UPLOAD_MAX_BYTES = env.int("LOG_UPLOAD_MAX_BYTES", default=256 * 1024 * 1024)
 LOG_EXPANDED_MAX_BYTES = env.int("LOG_EXPANDED_MAX_BYTES", default=1024 * 1024 * 1024)
+# Uploads a user may send per hour, through the form and the API together.
+UPLOADS_PER_HOUR = env.int("UPLOADS_PER_HOUR", default=30)
 # Large uploads go to a temporary file, not memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 FILE_UPLOAD_TEMP_DIR = env.str("FILE_UPLOAD_TEMP_DIR", default=None)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+# What a page may load: only this site. Plotly draws SVG traces ('scatter', never WebGL, which
+# would need eval) and sets inline styles.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; object-src 'none'; "
+    "base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -182,6 +213,12 @@ else:
         "processed_folder": str(CELERY_BROKER_DIR / "processed"),
         "store_processed": False,
     }
+# The upload rate limit counts in the cache: Redis when there is one, shared by every process.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    if REDIS_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True

@@ -3,7 +3,7 @@
 from .base import *  # noqa: F403
 from .base import env
 
-SECRET_KEY = "test-only-not-secret"  # noqa: S105
+SECRET_KEY = "test-only-not-secret"  # noqa: S105 - the test settings only  # nosec B105
 DATABASES = {
     "default": env.db("TEST_DATABASE_URL", default="postgresql://postgres@127.0.0.1:5432/iibench"),
 }

@@ -4,7 +4,7 @@
 
   function trace(series, name, color, dash) {
     return {
-      x: series.x, y: series.y, name: name, type: "scattergl", mode: "lines",
+      x: series.x, y: series.y, name: name, type: "scatter", mode: "lines",
       line: { color: color, width: 1.5, dash: dash || "solid" },
       hovertemplate: "%{x:,} rows<br>%{y:,.0f} rows/s<extra>" + name + "</extra>",
     };

@@ -1,0 +1,127 @@
+"""Brute force, upload rate, security headers and the production checks."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+from django.conf import settings
+from django.core.cache import cache
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from submissions.models import Submission
+from submissions.tests.conftest import upload
+from submissions.tests.factories import PASSWORD
+from submissions.tests.logs import python_log
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    cache.clear()
+
+
+def test_log_in_is_locked_after_five_wrong_passwords(client, entrant):
+    for _ in range(5):
+        client.post(reverse("login"), {"username": entrant.username, "password": "wrong"})
+    response = client.post(reverse("login"), {"username": entrant.username, "password": PASSWORD})
+    assert response.status_code == 429
+    assert "Too many failed log-ins" in response.content.decode()
+
+
+def test_the_token_endpoint_is_locked_too(entrant):
+    client = APIClient()
+    for _ in range(5):
+        client.post("/api/auth/token/", {"username": entrant.username, "password": "wrong"})
+    response = client.post("/api/auth/token/", {"username": entrant.username, "password": PASSWORD})
+    assert response.status_code == 429
+
+
+def test_uploads_are_limited_per_user_per_hour_across_form_and_api(
+    client, contest, entrant, declared, settings
+):
+    settings.UPLOADS_PER_HOUR = 2
+    client.force_login(entrant)
+    data = {**declared, "publish": "on", "direct_attached": "on"}
+    for rows in (2_000_000, 3_000_000):
+        client.post(
+            reverse("submission_create", args=[contest.slug]),
+            {**data, "log": upload(python_log(rows))},
+        )
+    api = APIClient()
+    api.force_authenticate(entrant)
+    response = api.post(
+        "/api/submissions/",
+        {"contest": contest.slug, **declared, "log": upload(python_log(4_000_000))},
+        format="multipart",
+    )
+    assert response.status_code == 429
+    assert int(response["Retry-After"]) > 0
+    assert "2 logs this hour" in response.json()["detail"]
+    page = client.post(
+        reverse("submission_create", args=[contest.slug]),
+        {**data, "log": upload(python_log(5_000_000))},
+    )
+    assert page.status_code == 429
+    assert Submission.objects.count() == 2
+
+
+def test_pages_carry_the_security_headers(client):
+    response = client.get("/")
+    assert "default-src 'self'" in response["Content-Security-Policy"]
+    assert "frame-ancestors 'none'" in response["Content-Security-Policy"]
+    assert response["X-Frame-Options"] == "DENY"
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert response["Referrer-Policy"] == "same-origin"
+
+
+def test_every_form_carries_a_csrf_token(client, contest, entrant):
+    pages = [reverse("login"), reverse("signup")]
+    for page in pages:
+        assert 'name="csrfmiddlewaretoken"' in client.get(page).content.decode(), page
+    client.force_login(entrant)
+    assert (
+        'name="csrfmiddlewaretoken"'
+        in client.get(reverse("submission_create", args=[contest.slug])).content.decode()
+    )
+
+
+def test_a_post_without_csrf_token_is_refused(contest, entrant, declared):
+    from django.test import Client
+
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(entrant)
+    response = strict.post(
+        reverse("submission_create", args=[contest.slug]), {**declared, "log": upload()}
+    )
+    assert response.status_code == 403
+    assert Submission.objects.count() == 0
+
+
+def test_the_production_settings_pass_the_deploy_checks():
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "iibench_site.settings.production",
+        "DJANGO_SECRET_KEY": "x" * 60 + "-Ab3$",
+    }
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=settings.BASE_DIR, env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_production_settings_refuse_to_start_without_a_secret_key():
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SECRET_KEY"}
+    env["DJANGO_SETTINGS_MODULE"] = "iibench_site.settings.production"
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=settings.BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode != 0
+    assert "DJANGO_SECRET_KEY" in result.stderr
