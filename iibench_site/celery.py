@@ -15,7 +15,7 @@ app.autodiscover_tasks()
 def _make_filesystem_broker_folders(sender, **kwargs):
     # kombu's filesystem transport needs its folders; it is the broker of the embedded default.
     options = sender.conf.broker_transport_options or {}
-    for key in ("data_folder_in", "data_folder_out", "processed_folder"):
+    for key in ("data_folder_in", "data_folder_out", "processed_folder", "control_folder"):
         if key in options:
             Path(options[key]).mkdir(parents=True, exist_ok=True)
 

@@ -81,13 +81,14 @@ def broker_settings(settings, tmp_path):
             app.conf.broker_transport_options = {"visibility_timeout": 3600}
         else:
             folder = tmp_path / "broker"
-            for sub in ("queue", "processed"):
+            for sub in ("queue", "processed", "control"):
                 (folder / sub).mkdir(parents=True, exist_ok=True)
             app.conf.broker_url = "filesystem://"
             app.conf.broker_transport_options = {
                 "data_folder_in": str(folder / "queue"),
                 "data_folder_out": str(folder / "queue"),
                 "processed_folder": str(folder / "processed"),
+                "control_folder": str(folder / "control"),
             }
         reset_connections(app)
 
