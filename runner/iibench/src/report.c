@@ -135,10 +135,9 @@ void progress_init(struct progress *p, uint64_t report_every, double t0)
 }
 
 /* Caller holds p->lock. */
-static void print_report(struct progress *p, double now)
+static void print_report(struct progress *p, double now, uint64_t queries)
 {
 	double seconds = report_seconds(now - p->t0, p->rows);
-	uint64_t queries = atomic_load(&p->queries);
 	double interval = seconds - p->last_seconds;
 	emit("%llu\t%.3f\t%.1f\t%.1f\t%llu\t%.1f\t%llu\t%.1f\n", (unsigned long long)p->rows,
 	     seconds, rate(p->rows - p->last_rows, interval), rate(p->rows, seconds),
@@ -156,19 +155,20 @@ void progress_commit(struct progress *p, uint64_t rows, uint64_t deleted)
 	pthread_mutex_lock(&p->lock);
 	p->rows += rows;
 	p->deleted += deleted;
+	p->last_commit_at = clock_now();
 	if (p->rows >= p->next_report) {
-		print_report(p, clock_now());
+		print_report(p, p->last_commit_at, atomic_load(&p->queries));
 		while (p->next_report <= p->rows)
 			p->next_report += p->report_every;
 	}
 	pthread_mutex_unlock(&p->lock);
 }
 
-void progress_final_line(struct progress *p, double t_end)
+void progress_final_line(struct progress *p, double t_end, uint64_t queries)
 {
 	pthread_mutex_lock(&p->lock);
 	if (!p->printed_any || p->rows != p->last_rows)
-		print_report(p, t_end);
+		print_report(p, t_end, queries);
 	pthread_mutex_unlock(&p->lock);
 }
 

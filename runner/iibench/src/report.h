@@ -41,13 +41,15 @@ struct progress {
 	uint64_t last_rows, last_deleted, last_queries;
 	double last_seconds;
 	bool printed_any;
+	double last_commit_at;          /* the run's end once the writers stop */
 };
 
 void progress_init(struct progress *p, uint64_t report_every, double t0);
 /* Called by a writer after each commit; prints the report lines due. */
 void progress_commit(struct progress *p, uint64_t rows, uint64_t deleted);
-/* The last report line at t_end, unless one was printed at this row count. */
-void progress_final_line(struct progress *p, double t_end);
+/* The last report line at t_end (with the query count of that moment),
+ * unless one was printed at this row count. */
+void progress_final_line(struct progress *p, double t_end, uint64_t queries);
 
 enum run_status { RUN_COMPLETED, RUN_STOPPED, RUN_FAILED };
 

@@ -144,10 +144,10 @@ static void flush_tables(struct run *r)
 		report_comment("flushed tables in %.3f s", clock_now() - start);
 }
 
-static int finish(struct run *r, double t_end)
+static int finish(struct run *r, double t_end, uint64_t queries)
 {
 	struct progress *p = &r->progress;
-	progress_final_line(p, t_end);
+	progress_final_line(p, t_end, queries);
 	/* A stop (SIGTERM) still flushes: it ends the run cleanly. */
 	if (!run_failed())
 		flush_tables(r);
@@ -156,7 +156,7 @@ static int finish(struct run *r, double t_end)
 		.status = run_failed() ? RUN_FAILED : stop_signal() ? RUN_STOPPED : RUN_COMPLETED,
 		.rows = p->rows,
 		.deleted = p->deleted,
-		.queries = atomic_load(&p->queries),
+		.queries = queries,
 		.seconds = t_end - p->t0,
 		.signal = stop_signal(),
 		.error = run_failure_message(),
@@ -203,9 +203,12 @@ static int execute(struct run *r)
 	start_threads(r);
 	for (unsigned i = 0; i < r->options->writers; i++)
 		pthread_join(r->writers[i].thread, NULL);
-	double t_end = clock_now();
+	/* The run ends with its last commit, not when the threads are joined. */
+	double t_end = r->progress.rows ? r->progress.last_commit_at : clock_now();
+	/* The summary counts the queries done while rows were inserted. */
+	uint64_t queries = atomic_load(&r->progress.queries);
 	readers_stop(r->readers, r->reader_count);
-	return finish(r, t_end);
+	return finish(r, t_end, queries);
 }
 
 int run_insert_benchmark(int argc, char **argv, const struct run_options *o)

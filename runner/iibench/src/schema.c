@@ -269,7 +269,10 @@ void sql_secondary_query(struct textbuf *b, enum db_kind dialect, unsigned which
 
 void sql_range_scan(struct textbuf *b, enum db_kind dialect)
 {
+	/* Seed 004's "id < (SELECT MAX(id) ...)", written with ORDER BY because
+	 * PostgreSQL has no MAX(bytea). */
 	textbuf_printf(b, "SELECT COUNT(*), SUM(price) FROM " PURCHASES_TABLE "%s "
-			  "WHERE transactionid < (SELECT MAX(transactionid) FROM " PURCHASES_TABLE ")",
+			  "WHERE transactionid < (SELECT transactionid FROM " PURCHASES_TABLE
+			  " ORDER BY transactionid DESC LIMIT 1)",
 		       index_hint(dialect, "PRIMARY"));
 }

@@ -207,8 +207,13 @@ void copy_one_line(char *dst, size_t dstlen, const char *src)
 	if (dstlen == 0)
 		return;
 	size_t n = 0;
-	for (; src && *src && n + 1 < dstlen; src++)
-		dst[n++] = (*src == '\n' || *src == '\r' || *src == '\t') ? ' ' : *src;
+	for (; src && *src && n + 1 < dstlen; src++) {
+		char c = (*src == '\n' || *src == '\r' || *src == '\t') ? ' ' : *src;
+		/* "failed:\n\tIs the server running" reads as one sentence. */
+		if (c == ' ' && (n == 0 || dst[n - 1] == ' '))
+			continue;
+		dst[n++] = c;
+	}
 	while (n > 0 && dst[n - 1] == ' ')
 		n--;
 	dst[n] = '\0';
