@@ -42,7 +42,8 @@ static int insert_block(struct writer *w, struct purchase_row *rows, uint64_t fi
 		/* Another thread failed: leave this transaction uncommitted. */
 		if (run_failed())
 			return -1;
-		throttle(w->plan, first + done);
+		if (done)
+			throttle(w->plan, first + done);
 		purchase_generator_fill(&w->plan->generator, first + done, rows, n);
 		if (be->insert_purchases(w->conn, rows, n) != 0)
 			return -1;
@@ -56,6 +57,9 @@ static int write_block(struct writer *w, struct purchase_row *rows, uint64_t fir
 	const struct backend *be = w->conn->backend;
 	uint64_t due = fifo_deletes_due(first, count, w->plan->options->delete_after);
 	uint64_t deleted = 0;
+	/* Wait before BEGIN: no lock is held while throttled (SQLite's write
+	 * lock would block every other writer). */
+	throttle(w->plan, first);
 	if (be->begin(w->conn) != 0 || insert_block(w, rows, first, count) != 0
 	    || (due && be->delete_oldest(w->conn, due, &deleted) != 0) || be->commit(w->conn) != 0)
 		return -1;
