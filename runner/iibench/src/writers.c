@@ -24,12 +24,18 @@ uint64_t fifo_deletes_due(uint64_t first, uint64_t count, uint64_t fifo_rows)
 	return to > from ? to - from : 0;
 }
 
-/* --max-rate: row r may not be sent before t0 + r / rate. */
-static void throttle(const struct insert_plan *plan, uint64_t row)
+/* --max-rate: a statement ending with row r (exclusive) may not be sent
+ * before t0 + r / rate, so that no interval ever exceeds the rate. */
+static void throttle(const struct insert_plan *plan, uint64_t end_row)
 {
 	uint64_t rate = plan->options->max_rate;
 	if (rate && !stop_requested())
-		clock_sleep_until(plan->t0 + (double)row / (double)rate);
+		clock_sleep_until(plan->t0 + (double)end_row / (double)rate);
+}
+
+static uint64_t statement_rows(const struct run_options *o, uint64_t done, uint64_t count)
+{
+	return count - done < o->rows_per_insert ? count - done : o->rows_per_insert;
 }
 
 static int insert_block(struct writer *w, struct purchase_row *rows, uint64_t first,
@@ -38,12 +44,12 @@ static int insert_block(struct writer *w, struct purchase_row *rows, uint64_t fi
 	const struct run_options *o = w->plan->options;
 	const struct backend *be = w->conn->backend;
 	for (uint64_t done = 0; done < count; done += o->rows_per_insert) {
-		uint64_t n = count - done < o->rows_per_insert ? count - done : o->rows_per_insert;
+		uint64_t n = statement_rows(o, done, count);
 		/* Another thread failed: leave this transaction uncommitted. */
 		if (run_failed())
 			return -1;
 		if (done)
-			throttle(w->plan, first + done);
+			throttle(w->plan, first + done + n);
 		purchase_generator_fill(&w->plan->generator, first + done, rows, n);
 		if (be->insert_purchases(w->conn, rows, n) != 0)
 			return -1;
@@ -59,7 +65,10 @@ static int write_block(struct writer *w, struct purchase_row *rows, uint64_t fir
 	uint64_t deleted = 0;
 	/* Wait before BEGIN: no lock is held while throttled (SQLite's write
 	 * lock would block every other writer). */
-	throttle(w->plan, first);
+	throttle(w->plan, first + statement_rows(w->plan->options, 0, count));
+	/* Stopped while waiting: nothing of this block was sent, drop it. */
+	if (stop_requested())
+		return run_failed() ? -1 : 0;
 	if (be->begin(w->conn) != 0 || insert_block(w, rows, first, count) != 0
 	    || (due && be->delete_oldest(w->conn, due, &deleted) != 0) || be->commit(w->conn) != 0)
 		return -1;
