@@ -71,3 +71,10 @@ void connect_error_message(const char *url_text, const char *err, char *out, siz
 	db_url_masked(url_text, masked, sizeof masked);
 	snprintf(out, outlen, "cannot connect to %s: %s", masked, err);
 }
+
+void report_missing_backend(enum db_kind kind)
+{
+	fprintf(stderr, "iibench: error: this iibench was built without %s support "
+			"(install %s and rebuild); it supports: %s\n", db_kind_name(kind),
+		kind == DB_MYSQL ? "libmariadb-dev" : "libpq-dev", backends_built());
+}

@@ -53,8 +53,9 @@ struct backend {
 	int (*commit)(struct db_conn *c);
 	/* Runs a SELECT and reads its result; *rows = rows returned. */
 	int (*query)(struct db_conn *c, const char *sql, uint64_t *rows);
-	/* Writes the table out (MySQL: FLUSH TABLES); *flushed = false when the
-	 * backend has nothing of the kind. */
+	/* Writes the table out (MySQL: FLUSH TABLES). *flushed = false when
+	 * it was skipped: c->error then says why, or is empty when the backend
+	 * has nothing of the kind. */
 	int (*flush)(struct db_conn *c, const char *table, bool *flushed);
 	/* Bulk-loads a '|'-separated file: LOAD DATA LOCAL INFILE, COPY FROM
 	 * STDIN, or one SQLite transaction of prepared INSERTs. */
@@ -75,6 +76,9 @@ void connect_error_message(const char *url_text, const char *err, char *out, siz
 
 /* NULL when this build lacks the backend (its client library was missing). */
 const struct backend *backend_for(enum db_kind kind);
+
+/* Prints on stderr that this build lacks the backend, and how to get it. */
+void report_missing_backend(enum db_kind kind);
 
 /* "sqlite,mysql,postgresql" or a subset. */
 const char *backends_built(void);

@@ -132,8 +132,7 @@ int run_load_benchmark(int argc, char **argv, const struct load_options *o)
 		return EXIT_USAGE;
 	}
 	if (!(r.backend = backend_for(r.url.kind))) {
-		fprintf(stderr, "iibench: error: this iibench was built without %s support; "
-				"it supports: %s\n", db_kind_name(r.url.kind), backends_built());
+		report_missing_backend(r.url.kind);
 		return EXIT_USAGE;
 	}
 	report_begin(argc, argv);

@@ -238,17 +238,20 @@ static int apply_run_option(int id, const char *arg, struct run_options *o)
 	return -1;
 }
 
+#define HELP_HINT "Try 'iibench --help' for more information.\n"
+
 static int check_run_options(const struct run_options *o)
 {
 	if (o->rows_per_insert > o->rows_per_commit) {
 		fprintf(stderr, "iibench: error: --rows-per-insert (%llu) cannot exceed "
-				"--rows-per-commit (%llu): an INSERT never spans two commits\n",
+				"--rows-per-commit (%llu): an INSERT never spans two commits\n" HELP_HINT,
 			(unsigned long long)o->rows_per_insert, (unsigned long long)o->rows_per_commit);
 		return -1;
 	}
 	if (o->delete_after && o->pk == PK_UUID_CHAR) {
 		fputs("iibench: error: --delete-after needs a primary key in insertion order "
-		      "(--pk autoinc or uuid-ordered): random UUIDs have no 'oldest' rows\n", stderr);
+		      "(--pk autoinc or uuid-ordered): random UUIDs have no 'oldest' rows\n" HELP_HINT,
+		      stderr);
 		return -1;
 	}
 	return 0;
@@ -339,14 +342,13 @@ static int check_load_options(const struct load_options *o, bool is_load)
 {
 	const char *mode = is_load ? "load" : "loadgen";
 	if (!o->keys || !o->row_length || !o->rows || (!is_load && !o->out_dir)) {
-		fprintf(stderr, "iibench: error: %s needs --keys, --row-length, --rows%s\n"
-				"Try 'iibench --help' for more information.\n",
+		fprintf(stderr, "iibench: error: %s needs --keys, --row-length, --rows%s\n" HELP_HINT,
 			mode, is_load ? "" : " and --out");
 		return -1;
 	}
 	if (o->row_length <= 8 * o->keys) {
 		fprintf(stderr, "iibench: error: --row-length (%u) must exceed 8 bytes per key "
-				"(%u keys: %u bytes) to leave room for the text pad\n",
+				"(%u keys: %u bytes) to leave room for the text pad\n" HELP_HINT,
 			o->row_length, o->keys, 8 * o->keys);
 		return -1;
 	}

@@ -138,10 +138,13 @@ static void flush_tables(struct run *r)
 {
 	bool flushed = false;
 	double start = clock_now();
+	r->control->error[0] = '\0';
 	if (r->backend->flush(r->control, PURCHASES_TABLE, &flushed) != 0)
 		run_fail(r->control->error);
 	else if (flushed)
 		report_comment("flushed tables in %.3f s", clock_now() - start);
+	else if (r->control->error[0])
+		report_comment("flush skipped: %s", r->control->error);
 }
 
 static int finish(struct run *r, double t_end, uint64_t queries)
@@ -223,9 +226,7 @@ int run_insert_benchmark(int argc, char **argv, const struct run_options *o)
 		return EXIT_USAGE;
 	}
 	if (!(r.backend = backend_for(r.url.kind))) {
-		fprintf(stderr, "iibench: error: this iibench was built without %s support "
-				"(install its client library, e.g. libmariadb-dev or libpq-dev, and "
-				"rebuild); it supports: %s\n", db_kind_name(r.url.kind), backends_built());
+		report_missing_backend(r.url.kind);
 		return EXIT_USAGE;
 	}
 	runstate_install_signal_handlers();

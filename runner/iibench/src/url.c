@@ -84,6 +84,12 @@ static int parse_sqlite(const char *rest, struct db_url *out, char *err, size_t 
 		snprintf(err, errlen, "expected sqlite:///relative.db or sqlite:////absolute/path.db");
 		return -1;
 	}
+	/* Each connection would get its own empty in-memory database. */
+	if (strcmp(rest + 1, ":memory:") == 0) {
+		snprintf(err, errlen, "an in-memory SQLite database cannot be shared by the "
+				      "benchmark's connections; use a file");
+		return -1;
+	}
 	if (strlen(rest + 1) >= sizeof out->path) {
 		snprintf(err, errlen, "the SQLite path is too long");
 		return -1;

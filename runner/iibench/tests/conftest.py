@@ -48,11 +48,14 @@ def check_sanitizers(stderr: str) -> None:
         assert mark not in stderr, f"sanitizer report:\n{stderr}"
 
 
-def run_iibench(*args: str, expect: int | None = 0, timeout: float = DEFAULT_TIMEOUT_S) -> Result:
+def run_iibench(
+    *args: str, expect: int | None = 0, timeout: float = DEFAULT_TIMEOUT_S, cwd: Path | None = None
+) -> Result:
     """Runs the binary; by default it must exit 0."""
     assert BINARY.exists(), f"{BINARY} is missing: run `make` in runner/iibench first"
     proc = subprocess.run(
-        [str(BINARY), *args], capture_output=True, text=True, timeout=timeout, check=False
+        [str(BINARY), *args], capture_output=True, text=True, timeout=timeout, check=False,
+        cwd=cwd,
     )
     check_sanitizers(proc.stderr)
     result = Result(proc.returncode, proc.stdout, proc.stderr)
