@@ -1,7 +1,5 @@
 #include "clock.h"
 
-#include <errno.h>
-
 #include "runstate.h"
 
 #define SLEEP_SLICE_S 0.05
@@ -20,7 +18,7 @@ void clock_sleep_until(double deadline)
 			.tv_sec = (time_t)left,
 			.tv_nsec = (long)((left - (double)(time_t)left) * 1e9),
 		};
-		/* EINTR just means a signal arrived: the loop re-checks the stop flag. */
+		/* An interrupted sleep (EINTR: a signal) just re-checks the stop flag. */
 		nanosleep(&ts, NULL);
 	}
 }

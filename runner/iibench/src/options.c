@@ -79,7 +79,9 @@ static const char run_help[] =
 "  --keys K                keys per row, 1..32: val0 is the primary key, val1..\n"
 "                          have secondary indexes valkey1..\n"
 "  --row-length L          bytes per row including the 8-byte keys (> 8*K)\n"
-"  --rows N, --seed S, --db URL, --engine NAME, --out DIR: as above\n"
+"  --out DIR               where the files go (loadgen: required; load: kept there,\n"
+"                          else written to a temporary directory and removed)\n"
+"  --rows N, --seed S, --db URL, --engine NAME: as above\n"
 "\n"
 "See README.md for the schemas per backend and --pk.\n";
 
