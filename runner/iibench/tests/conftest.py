@@ -17,17 +17,12 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-
 from iibench_output import Output, parse
 
 HERE = Path(__file__).resolve().parent
 BINARY = Path(os.environ.get("IIBENCH_BINARY", HERE.parent / "iibench"))
-MYSQL_URL = os.environ.get(
-    "IIBENCH_TEST_MYSQL_URL", "mysql://root@127.0.0.1:3306/iibench_ctest"
-)
-PG_URL = os.environ.get(
-    "IIBENCH_TEST_PG_URL", "postgresql://root@127.0.0.1:5432/iibench_ctest"
-)
+MYSQL_URL = os.environ.get("IIBENCH_TEST_MYSQL_URL", "mysql://root@127.0.0.1:3306/iibench_ctest")
+PG_URL = os.environ.get("IIBENCH_TEST_PG_URL", "postgresql://root@127.0.0.1:5432/iibench_ctest")
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:")
 DEFAULT_TIMEOUT_S = 120
 
@@ -54,7 +49,11 @@ def run_iibench(
     """Runs the binary; by default it must exit 0."""
     assert BINARY.exists(), f"{BINARY} is missing: run `make` in runner/iibench first"
     proc = subprocess.run(
-        [str(BINARY), *args], capture_output=True, text=True, timeout=timeout, check=False,
+        [str(BINARY), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
         cwd=cwd,
     )
     check_sanitizers(proc.stderr)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from conftest import Database, run_iibench
 
 FORMAT_PARAMS = [
@@ -82,8 +81,16 @@ def test_the_header_describes_the_run(db: Database) -> None:
 
 def test_report_lines_and_summary_agree_with_their_own_figures(db: Database) -> None:
     out = run_iibench(
-        "--db", db.url, "--rows", "12500", "--report-every", "5000", "--rows-per-commit", "500",
-        "--rows-per-insert", "250",
+        "--db",
+        db.url,
+        "--rows",
+        "12500",
+        "--report-every",
+        "5000",
+        "--rows-per-commit",
+        "500",
+        "--rows-per-insert",
+        "250",
     ).output
 
     line = re.compile(r"\d+\t\d+\.\d{3}\t\d+\.\d\t\d+\.\d\t\d+\t\d+\.\d\t\d+\t\d+\.\d")

@@ -3,14 +3,31 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import run_iibench
 
 OPTIONS = [
-    "--db", "--engine", "--rows", "--rows-per-commit", "--rows-per-insert", "--report-every",
-    "--max-rate", "--seed", "--start-time", "--delete-after", "--query-threads", "--pk",
-    "--writers", "--readers", "--reader-pause-ms", "--keys", "--row-length", "--out",
-    "--help", "--version", "loadgen", "load",
+    "--db",
+    "--engine",
+    "--rows",
+    "--rows-per-commit",
+    "--rows-per-insert",
+    "--report-every",
+    "--max-rate",
+    "--seed",
+    "--start-time",
+    "--delete-after",
+    "--query-threads",
+    "--pk",
+    "--writers",
+    "--readers",
+    "--reader-pause-ms",
+    "--keys",
+    "--row-length",
+    "--out",
+    "--help",
+    "--version",
+    "loadgen",
+    "load",
 ]
 
 

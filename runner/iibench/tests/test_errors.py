@@ -7,7 +7,6 @@ import subprocess
 import time
 
 import pytest
-
 from conftest import BINARY, Database, check_sanitizers, run_iibench
 
 
@@ -49,8 +48,16 @@ def test_rows_per_insert_above_rows_per_commit_exits_2() -> None:
     assert "--rows-per-insert (2000) cannot exceed --rows-per-commit (1000)" in result.stderr
 
 
-@pytest.mark.parametrize("args", [["--rows", "many"], ["--writers", "0"], ["--pk", "serial"],
-                                  ["--start-time", "2008-13-01T00:00:00"], ["--engine", "x;y"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--rows", "many"],
+        ["--writers", "0"],
+        ["--pk", "serial"],
+        ["--start-time", "2008-13-01T00:00:00"],
+        ["--engine", "x;y"],
+    ],
+)
 def test_bad_values_exit_2(args: list[str]) -> None:
     result = run_iibench(*args, expect=2)
 
@@ -73,9 +80,20 @@ def test_an_unknown_engine_fails_with_the_servers_message(mysql_db: Database) ->
 
 def test_an_sql_error_mid_run_fails_with_the_servers_message(db: Database) -> None:
     proc = subprocess.Popen(
-        [str(BINARY), "--db", db.url, "--rows", "1000000", "--max-rate", "5000",
-         "--report-every", "1000"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            str(BINARY),
+            "--db",
+            db.url,
+            "--rows",
+            "1000000",
+            "--max-rate",
+            "5000",
+            "--report-every",
+            "1000",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert proc.stdout is not None
     for line in proc.stdout:  # wait until rows are going in

@@ -5,13 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import Database, run_iibench
 
 
 def generate(out: Path, keys: int = 3, row_length: int = 64, rows: int = 2000) -> Path:
-    run_iibench("loadgen", "--keys", str(keys), "--row-length", str(row_length),
-                "--rows", str(rows), "--out", str(out))
+    run_iibench(
+        "loadgen",
+        "--keys",
+        str(keys),
+        "--row-length",
+        str(row_length),
+        "--rows",
+        str(rows),
+        "--out",
+        str(out),
+    )
     return out
 
 
@@ -39,9 +47,15 @@ def test_loadgen_writes_the_seed_003_create_table(tmp_path: Path) -> None:
     sql = (generate(tmp_path, keys=3, row_length=256) / "load_table.sql").read_text()
 
     assert "CREATE TABLE load_table (" in sql
-    for column in ("val0 BIGINT UNSIGNED NOT NULL", "val2 BIGINT UNSIGNED NOT NULL",
-                   "pad VARCHAR(232) NOT NULL", "PRIMARY KEY (val0)", "KEY valkey1 (val1)",
-                   "KEY valkey2 (val2)", "ENGINE=InnoDB"):
+    for column in (
+        "val0 BIGINT UNSIGNED NOT NULL",
+        "val2 BIGINT UNSIGNED NOT NULL",
+        "pad VARCHAR(232) NOT NULL",
+        "PRIMARY KEY (val0)",
+        "KEY valkey1 (val1)",
+        "KEY valkey2 (val2)",
+        "ENGINE=InnoDB",
+    ):
         assert column in sql
 
 
@@ -50,8 +64,10 @@ def test_loadgen_output_loads_into_sqlite(tmp_path: Path, sqlite_db: Database) -
     conn = sqlite_db.connect()
     for statement in statements(out / "load_table.sqlite.sql"):
         conn.execute(statement)
-    conn.executemany("INSERT INTO load_table VALUES (?, ?, ?, ?)",
-                     [(int(a), int(b), int(c), pad) for a, b, c, pad in data_lines(out)])
+    conn.executemany(
+        "INSERT INTO load_table VALUES (?, ?, ?, ?)",
+        [(int(a), int(b), int(c), pad) for a, b, c, pad in data_lines(out)],
+    )
     conn.commit()
     conn.close()
 
@@ -66,8 +82,10 @@ def test_loadgen_output_loads_with_load_data(tmp_path: Path, mysql_db: Database)
         cur.execute("DROP TABLE IF EXISTS load_table")
         for statement in statements(out / "load_table.sql"):
             cur.execute(statement)
-        cur.execute(f"LOAD DATA LOCAL INFILE '{out / 'load_table.data'}' INTO TABLE load_table "
-                    "FIELDS TERMINATED BY '|'")
+        cur.execute(
+            f"LOAD DATA LOCAL INFILE '{out / 'load_table.data'}' INTO TABLE load_table "
+            "FIELDS TERMINATED BY '|'"
+        )
         assert cur.rowcount == 2000
         cur.execute("SHOW WARNINGS")
         assert cur.fetchall() == ()
@@ -84,15 +102,18 @@ def test_loadgen_output_loads_with_copy(tmp_path: Path, pg_db: Database) -> None
         conn.execute("DROP TABLE IF EXISTS load_table")
         for statement in statements(out / "load_table.postgresql.sql"):
             conn.execute(statement)
-        with conn.cursor().copy("COPY load_table FROM STDIN WITH (FORMAT text, DELIMITER '|')") as copy:
+        with conn.cursor().copy(
+            "COPY load_table FROM STDIN WITH (FORMAT text, DELIMITER '|')"
+        ) as copy:
             copy.write((out / "load_table.data").read_bytes())
 
     assert pg_db.scalar("SELECT COUNT(*) FROM load_table") == 2000
 
 
 def test_load_times_the_bulk_load_and_prints_its_rates(db: Database) -> None:
-    out = run_iibench("load", "--db", db.url, "--keys", "2", "--row-length", "64",
-                      "--rows", "3000").output
+    out = run_iibench(
+        "load", "--db", db.url, "--keys", "2", "--row-length", "64", "--rows", "3000"
+    ).output
 
     summary = out.summary
     assert summary["status"] == "completed"
@@ -105,14 +126,26 @@ def test_load_times_the_bulk_load_and_prints_its_rates(db: Database) -> None:
     assert db.scalar("SELECT COUNT(*) FROM load_table") == 3000
     assert out.params["mode"] == "load"
     assert [(ix.name, ix.columns, ix.unique) for ix in out.indexes] == [
-        ("PRIMARY", ["val0"], True), ("valkey1", ["val1"], False)
+        ("PRIMARY", ["val0"], True),
+        ("valkey1", ["val1"], False),
     ]
     assert out.lines[-1].startswith("# summary ")
 
 
 def test_load_keeps_its_files_in_out(tmp_path: Path, sqlite_db: Database) -> None:
-    run_iibench("load", "--db", sqlite_db.url, "--keys", "1", "--row-length", "32",
-                "--rows", "100", "--out", str(tmp_path / "files"))
+    run_iibench(
+        "load",
+        "--db",
+        sqlite_db.url,
+        "--keys",
+        "1",
+        "--row-length",
+        "32",
+        "--rows",
+        "100",
+        "--out",
+        str(tmp_path / "files"),
+    )
 
     assert len(data_lines(tmp_path / "files")) == 100
     assert (tmp_path / "files" / "load_table.sql").exists()

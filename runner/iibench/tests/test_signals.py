@@ -7,16 +7,28 @@ import signal
 import subprocess
 
 import pytest
-
 from conftest import BINARY, Database, check_sanitizers
 from iibench_output import parse
 
 
 def stop_after_first_report(db: Database, sig: int) -> tuple[int, str]:
     proc = subprocess.Popen(
-        [str(BINARY), "--db", db.url, "--rows", "100000000", "--max-rate", "10000",
-         "--report-every", "3000", "--query-threads", "1"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            str(BINARY),
+            "--db",
+            db.url,
+            "--rows",
+            "100000000",
+            "--max-rate",
+            "10000",
+            "--report-every",
+            "3000",
+            "--query-threads",
+            "1",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert proc.stdout is not None
     seen = []

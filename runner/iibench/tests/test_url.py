@@ -6,7 +6,6 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from conftest import Database, mysql_params, run_iibench
 
 
@@ -19,8 +18,9 @@ def test_three_slashes_make_a_path_relative_to_the_working_directory(tmp_path: P
 
 
 def test_four_slashes_make_an_absolute_path(tmp_path: Path) -> None:
-    out = run_iibench("--db", f"sqlite:///{tmp_path}/abs.db", "--rows", "1000",
-                      cwd=Path("/")).output
+    out = run_iibench(
+        "--db", f"sqlite:///{tmp_path}/abs.db", "--rows", "1000", cwd=Path("/")
+    ).output
 
     assert (tmp_path / "abs.db").exists()
     assert out.params["db"] == f"sqlite:///{tmp_path}/abs.db"
@@ -51,8 +51,10 @@ def test_a_percent_encoded_password_reaches_the_server(mysql_db: Database) -> No
     mysql_db.execute(f"CREATE USER 'iibench_pw'@'%' IDENTIFIED BY '{password}'")
     mysql_db.execute(f"GRANT ALL ON `{params['database']}`.* TO 'iibench_pw'@'%'")
     try:
-        url = (f"mysql://iibench_pw:p%40ss%3Aw%2Frd%25@{params['host']}:{params['port']}/"
-               f"{params['database']}")
+        url = (
+            f"mysql://iibench_pw:p%40ss%3Aw%2Frd%25@{params['host']}:{params['port']}/"
+            f"{params['database']}"
+        )
         result = run_iibench("--db", url, "--rows", "1000")
     finally:
         mysql_db.execute("DROP USER IF EXISTS 'iibench_pw'@'%'")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from conftest import Database, run_iibench
 
 
@@ -18,7 +17,10 @@ def test_fifo_keeps_the_table_at_n_rows(db: Database) -> None:
     assert db.scalar("SELECT COUNT(*) FROM mypurchases") == 5000
     assert db.scalar("SELECT MIN(transactionid) FROM mypurchases") == 15001
     assert [(r.rows, r.deleted) for r in out.reports] == [
-        (5000, 0), (10000, 5000), (15000, 10000), (20000, 15000)
+        (5000, 0),
+        (10000, 5000),
+        (15000, 10000),
+        (20000, 15000),
     ]
     assert all(r.interval_dps > 0 for r in out.reports[1:])
     assert out.summary["deleted"] == "15000"
@@ -26,8 +28,9 @@ def test_fifo_keeps_the_table_at_n_rows(db: Database) -> None:
 
 
 def test_fifo_deletes_with_the_batch_that_crosses_n(db: Database) -> None:
-    run_iibench("--db", db.url, "--rows", "7500", "--delete-after", "2500",
-                "--rows-per-commit", "1000")
+    run_iibench(
+        "--db", db.url, "--rows", "7500", "--delete-after", "2500", "--rows-per-commit", "1000"
+    )
 
     assert db.scalar("SELECT COUNT(*) FROM mypurchases") == 2500
     assert db.scalar("SELECT MIN(transactionid) FROM mypurchases") == 5001
@@ -35,8 +38,16 @@ def test_fifo_deletes_with_the_batch_that_crosses_n(db: Database) -> None:
 
 def test_query_threads_report_queries(db: Database) -> None:
     out = run_iibench(
-        "--db", db.url, "--rows", "20000", "--max-rate", "20000", "--report-every", "5000",
-        "--query-threads", "2",
+        "--db",
+        db.url,
+        "--rows",
+        "20000",
+        "--max-rate",
+        "20000",
+        "--report-every",
+        "5000",
+        "--query-threads",
+        "2",
     ).output
 
     assert int(out.summary["queries"]) > 0
@@ -48,8 +59,18 @@ def test_query_threads_report_queries(db: Database) -> None:
 
 def test_readers_report_range_scans(db: Database) -> None:
     out = run_iibench(
-        "--db", db.url, "--rows", "20000", "--max-rate", "20000", "--report-every", "5000",
-        "--readers", "2", "--reader-pause-ms", "10",
+        "--db",
+        db.url,
+        "--rows",
+        "20000",
+        "--max-rate",
+        "20000",
+        "--report-every",
+        "5000",
+        "--readers",
+        "2",
+        "--reader-pause-ms",
+        "10",
     ).output
 
     # Two readers pausing 10 ms each for about a second.
@@ -77,7 +98,9 @@ def pk_type(db: Database) -> str:
 
 
 def test_uuid_char_keys_are_random_type_4_uuids(db: Database) -> None:
-    out = run_iibench("--db", db.url, "--rows", "5000", "--pk", "uuid-char", "--writers", "2").output
+    out = run_iibench(
+        "--db", db.url, "--rows", "5000", "--pk", "uuid-char", "--writers", "2"
+    ).output
 
     keys = [row[0] for row in db.query("SELECT transactionid FROM mypurchases")]
     assert len(keys) == len(set(keys)) == 5000
@@ -117,8 +140,16 @@ def test_writers_commit_their_own_batches(db: Database) -> None:
 
 def test_max_rate_throttles_the_inserts(db: Database) -> None:
     out = run_iibench(
-        "--db", db.url, "--rows", "4000", "--max-rate", "4000", "--rows-per-commit", "100",
-        "--rows-per-insert", "100",
+        "--db",
+        db.url,
+        "--rows",
+        "4000",
+        "--max-rate",
+        "4000",
+        "--rows-per-commit",
+        "100",
+        "--rows-per-insert",
+        "100",
     ).output
 
     # The last batch (rows 3900..3999) may not start before 3900/4000 s.
