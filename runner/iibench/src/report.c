@@ -156,8 +156,9 @@ void progress_commit(struct progress *p, uint64_t rows, uint64_t deleted)
 	p->rows += rows;
 	p->deleted += deleted;
 	p->last_commit_at = clock_now();
+	p->queries_at_last_commit = atomic_load(&p->queries);
 	if (p->rows >= p->next_report) {
-		print_report(p, p->last_commit_at, atomic_load(&p->queries));
+		print_report(p, p->last_commit_at, p->queries_at_last_commit);
 		while (p->next_report <= p->rows)
 			p->next_report += p->report_every;
 	}

@@ -42,6 +42,7 @@ struct progress {
 	double last_seconds;
 	bool printed_any;
 	double last_commit_at;          /* the run's end once the writers stop */
+	uint64_t queries_at_last_commit;
 };
 
 void progress_init(struct progress *p, uint64_t report_every, double t0);

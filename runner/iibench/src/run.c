@@ -206,10 +206,11 @@ static int execute(struct run *r)
 	start_threads(r);
 	for (unsigned i = 0; i < r->options->writers; i++)
 		pthread_join(r->writers[i].thread, NULL);
-	/* The run ends with its last commit, not when the threads are joined. */
-	double t_end = r->progress.rows ? r->progress.last_commit_at : clock_now();
-	/* The summary counts the queries done while rows were inserted. */
-	uint64_t queries = atomic_load(&r->progress.queries);
+	/* The run ends with its last commit, not when the threads are joined;
+	 * the summary counts the queries completed by then. */
+	bool any = r->progress.rows > 0;
+	double t_end = any ? r->progress.last_commit_at : clock_now();
+	uint64_t queries = any ? r->progress.queries_at_last_commit : atomic_load(&r->progress.queries);
 	readers_stop(r->readers, r->reader_count);
 	return finish(r, t_end, queries);
 }

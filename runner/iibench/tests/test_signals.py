@@ -53,6 +53,7 @@ def test_a_signal_stops_the_run_cleanly(db: Database, sig: int, name: str) -> No
     rows = int(out.summary["rows"])
     assert out.reports[-1].rows == rows
     assert float(out.summary["seconds"]) == out.reports[-1].seconds
+    assert int(out.summary["queries"]) == out.reports[-1].queries
     assert db.scalar("SELECT COUNT(*) FROM mypurchases") == rows
     assert rows % 1000 == 0  # whole batches only
     assert out.lines[-1].startswith(f"# summary status=stopped reason={name} ")
