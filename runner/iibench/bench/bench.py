@@ -1,0 +1,172 @@
+"""`make bench`: the C iiBench's speed beside the Python iibench figures of
+IIBENCH.md (same kind of machine, 1,000,000 rows, 1,000 rows per commit).
+
+Runs, each on a fresh table in the scratch database `iibench_cbench` (created
+for the bench and dropped after it):
+  1. MariaDB BLACKHOLE (nothing stored: the client's own ceiling):
+     client CPU per row (getrusage, printed by the benchmark) and rows/s;
+  2. MariaDB InnoDB and PostgreSQL: rows/s;
+  3. the same two with --writers 2.
+Fails (exit 1) when the client CPU per row on BLACKHOLE is above 0.5 us.
+The logs go to build/bench/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+ROWS = 1_000_000
+CPU_GOAL_US = 0.3
+CPU_CEILING_US = 0.5
+MYSQL_URL = os.environ.get("IIBENCH_BENCH_MYSQL_URL", "mysql://root@127.0.0.1:3306/iibench_cbench")
+PG_URL = os.environ.get("IIBENCH_BENCH_PG_URL", "postgresql://root@127.0.0.1:5432/iibench_cbench")
+LOG_DIR = Path(__file__).resolve().parent.parent / "build" / "bench"
+
+
+@dataclass
+class Scenario:
+    name: str
+    url: str
+    args: list[str]
+    python_ips: str  # IIBENCH.md, "-" when not measured
+    python_cpu_us: str
+
+
+@dataclass
+class Measurement:
+    rows: int
+    seconds: float
+    average_ips: float
+    cpu_us_per_row: float
+
+
+SCENARIOS = [
+    Scenario("MariaDB BLACKHOLE", MYSQL_URL, ["--engine", "BLACKHOLE"], "200,000", "2.5"),
+    Scenario("MariaDB InnoDB", MYSQL_URL, [], "66,600-71,400", "3.0"),
+    Scenario("PostgreSQL", PG_URL, [], "58,800", "-"),
+    Scenario("MariaDB InnoDB --writers 2", MYSQL_URL, ["--writers", "2"], "-", "-"),
+    Scenario("PostgreSQL --writers 2", PG_URL, ["--writers", "2"], "-", "-"),
+]
+
+
+def mysql_admin(url: str):
+    import pymysql
+
+    parts = urlsplit(url)
+    conn = pymysql.connect(
+        host=parts.hostname or "localhost",
+        port=parts.port or 3306,
+        user=unquote(parts.username or "root"),
+        password=unquote(parts.password or ""),
+        autocommit=True,
+    )
+    return conn, parts.path.lstrip("/")
+
+
+def pg_admin(url: str):
+    import psycopg
+
+    parts = urlsplit(url)
+    params = {
+        "host": parts.hostname or "localhost",
+        "port": parts.port or 5432,
+        "user": unquote(parts.username or "postgres"),
+        "dbname": "postgres",
+    }
+    if parts.password:
+        params["password"] = unquote(parts.password)
+    return psycopg.connect(**params, autocommit=True), parts.path.lstrip("/")
+
+
+def recreate_databases(create: bool) -> None:
+    """A fresh scratch database per bench, dropped afterwards: the 1M-row
+    tables would otherwise sit in the servers' buffer pools."""
+    conn, name = mysql_admin(MYSQL_URL)
+    with conn.cursor() as cur:
+        cur.execute(f"DROP DATABASE IF EXISTS `{name}`")
+        if create:
+            cur.execute(f"CREATE DATABASE `{name}`")
+            cur.execute("SELECT 1 FROM information_schema.engines WHERE engine = 'BLACKHOLE'")
+            if cur.fetchone() is None:
+                cur.execute("INSTALL SONAME 'ha_blackhole'")
+    conn.close()
+    conn, name = pg_admin(PG_URL)
+    with conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        if create:
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def measure(binary: str, scenario: Scenario, slug: str) -> Measurement:
+    command = [binary, "--db", scenario.url, "--rows", str(ROWS), *scenario.args]
+    proc = subprocess.run(command, capture_output=True, text=True, check=False)
+    (LOG_DIR / f"{slug}.log").write_text(proc.stdout + proc.stderr)
+    if proc.returncode != 0:
+        sys.exit(f"bench: {' '.join(command)} exited {proc.returncode}:\n{proc.stderr}")
+    summary = re.search(
+        r"^# summary status=completed rows=(\d+) seconds=([\d.]+) "
+        r"average_ips=([\d.]+)",
+        proc.stdout,
+        re.M,
+    )
+    cpu = re.search(r"^# client_cpu seconds=[\d.]+ .* us_per_row=([\d.]+)", proc.stdout, re.M)
+    if not summary or not cpu:
+        sys.exit(f"bench: no summary in the output of {' '.join(command)}")
+    return Measurement(int(summary[1]), float(summary[2]), float(summary[3]), float(cpu[1]))
+
+
+def print_table(results: list[tuple[Scenario, Measurement]]) -> None:
+    print(f"\niiBench, {ROWS:,} rows, 1,000 rows per INSERT and per commit, indexes in place")
+    header = (
+        f"{'run':<28} {'C rows/s':>10} {'C seconds':>10} {'C CPU us/row':>13}   "
+        f"{'Python rows/s':>14} {'Python CPU us/row':>18}"
+    )
+    print(header)
+    print("-" * len(header))
+    for s, m in results:
+        print(
+            f"{s.name:<28} {m.average_ips:>10,.0f} {m.seconds:>10.3f} {m.cpu_us_per_row:>13.3f}"
+            f"   {s.python_ips:>14} {s.python_cpu_us:>18}"
+        )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--binary", default="./iibench")
+    args = parser.parse_args()
+    LOG_DIR.mkdir(parents=True, exist_ok=True)
+    recreate_databases(create=True)
+    results = []
+    try:
+        for i, scenario in enumerate(SCENARIOS):
+            print(f"bench: {scenario.name} ...", flush=True)
+            slug = f"{i + 1}-{scenario.name}".replace(" ", "_").replace("--", "")
+            results.append((scenario, measure(args.binary, scenario, slug)))
+    finally:
+        recreate_databases(create=False)
+    print_table(results)
+    blackhole = results[0][1].cpu_us_per_row
+    verdict = (
+        "meets the goal"
+        if blackhole <= CPU_GOAL_US
+        else "within the ceiling"
+        if blackhole <= CPU_CEILING_US
+        else "ABOVE THE CEILING"
+    )
+    print(
+        f"\nclient CPU per row on BLACKHOLE: {blackhole:.3f} us (goal {CPU_GOAL_US} us, at most "
+        f"{CPU_CEILING_US} us; Python iibench 2.5 us): {verdict}"
+    )
+    print(f"logs: {LOG_DIR}")
+    return 0 if blackhole <= CPU_CEILING_US else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,119 @@
+"""Reads the output format of FORMAT.md, for the tests' own checks.
+
+This is not the registry's parser (submissions/logparse/): it is small and
+strict on purpose, so that a test fails when the benchmark drifts from the
+format.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+COLUMNS = [
+    "rows",
+    "seconds",
+    "interval_ips",
+    "cumulative_ips",
+    "deleted",
+    "interval_dps",
+    "queries",
+    "interval_qps",
+]
+
+
+@dataclass
+class Report:
+    rows: int
+    seconds: float
+    interval_ips: float
+    cumulative_ips: float
+    deleted: int
+    interval_dps: float
+    queries: int
+    interval_qps: float
+    text: list[str]
+
+
+@dataclass
+class Index:
+    name: str
+    columns: list[str]
+    unique: bool
+    created: str
+
+
+@dataclass
+class Output:
+    lines: list[str]
+    params: dict[str, str] = field(default_factory=dict)
+    indexes: list[Index] = field(default_factory=list)
+    reports: list[Report] = field(default_factory=list)
+    summary: dict[str, str] = field(default_factory=dict)
+    comments: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def column_header_index(self) -> int:
+        return self.lines.index("\t".join(COLUMNS))
+
+
+def parse_pairs(text: str) -> dict[str, str]:
+    """key=value pairs; `error=` takes the rest of the line."""
+    pairs: dict[str, str] = {}
+    rest = text
+    while rest:
+        if rest.startswith("error="):
+            pairs["error"] = rest[len("error=") :]
+            break
+        word, _, rest = rest.partition(" ")
+        key, _, value = word.partition("=")
+        pairs[key] = value
+    return pairs
+
+
+def parse_report(line: str) -> Report:
+    fields = line.split("\t")
+    assert len(fields) == len(COLUMNS), f"report line with {len(fields)} fields: {line!r}"
+    return Report(
+        rows=int(fields[0]),
+        seconds=float(fields[1]),
+        interval_ips=float(fields[2]),
+        cumulative_ips=float(fields[3]),
+        deleted=int(fields[4]),
+        interval_dps=float(fields[5]),
+        queries=int(fields[6]),
+        interval_qps=float(fields[7]),
+        text=fields,
+    )
+
+
+def parse_index(text: str) -> Index:
+    name, _, rest = text.partition(" ")
+    pairs = parse_pairs(rest)
+    return Index(
+        name=name,
+        columns=pairs["columns"].split(","),
+        unique=pairs["unique"] == "yes",
+        created=pairs["created"],
+    )
+
+
+def parse(stdout: str) -> Output:
+    lines = stdout.splitlines()
+    out = Output(lines=lines)
+    seen_columns = False
+    for line in lines:
+        if line.startswith("# param "):
+            key, _, value = line[len("# param ") :].partition("=")
+            out.params[key] = value
+        elif line.startswith("# index "):
+            out.indexes.append(parse_index(line[len("# index ") :]))
+        elif line.startswith("# summary "):
+            out.summary = parse_pairs(line[len("# summary ") :])
+        elif line.startswith("# "):
+            key, _, value = line[2:].partition(" ")
+            out.comments.setdefault(key, value)
+        elif line == "\t".join(COLUMNS):
+            seen_columns = True
+        elif line and seen_columns:
+            out.reports.append(parse_report(line))
+    return out
