@@ -42,7 +42,7 @@ $(VENV)/.installed: requirements.txt
 	$(PY) -m pip install -q -r requirements.txt
 	touch $@
 
-$(IIBENCH): var/.system-packages $(wildcard runner/iibench/*.c runner/iibench/*.h runner/iibench/Makefile)
+$(IIBENCH): var/.system-packages $(wildcard runner/iibench/src/*.c runner/iibench/src/*.h runner/iibench/Makefile)
 	$(MAKE) -C runner/iibench
 
 services:
