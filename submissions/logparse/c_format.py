@@ -176,7 +176,9 @@ class CFormatParse(LogParse):
         try:
             self.state(key, kind(value), line)
         except ValueError:
-            raise LogError(f"param {name}={quote(value)} is not a whole number", line=line) from None
+            raise LogError(
+                f"param {name}={quote(value)} is not a whole number", line=line
+            ) from None
 
     def _index(self, line: int, rest: str) -> None:
         name, _, described = rest.strip().partition(" ")
@@ -187,7 +189,9 @@ class CFormatParse(LogParse):
         columns = tuple(c for c in pairs.get("columns", "").split(",") if c)
         self.indexes.append(IndexInfo(name, columns, pairs.get("unique") == "yes", created, line))
         if created == "after_load":
-            self.mark("indexes_created_after_load", line, f"index {name} was created after the load")
+            self.mark(
+                "indexes_created_after_load", line, f"index {name} was created after the load"
+            )
 
     def _column_header(self, line: int, stripped: str) -> None:
         if self.columns is not None:
@@ -214,7 +218,11 @@ class CFormatParse(LogParse):
         def number(name: str, kind: type) -> int | float | None:
             if name not in pairs:
                 return None
-            return to_int(pairs[name], name, line) if kind is int else to_float(pairs[name], name, line)
+            return (
+                to_int(pairs[name], name, line)
+                if kind is int
+                else to_float(pairs[name], name, line)
+            )
 
         if status == "stopped":
             self.mark("stopped", line, f"stopped by {pairs.get('reason', 'a signal')}")
@@ -232,7 +240,9 @@ class CFormatParse(LogParse):
                 line=line,
             )
             if None in (self.load.rows, self.load.seconds, self.load.keys, self.load.rows_per_s):
-                raise LogError("the load summary lacks rows, keys, seconds or rows_per_s", line=line)
+                raise LogError(
+                    "the load summary lacks rows, keys, seconds or rows_per_s", line=line
+                )
             rate = number("rows_per_s", float)
         else:
             rate = number("average_ips", float)

@@ -134,9 +134,11 @@ class JavaConsoleParse(LogParse):
             cumulative = self._float(values["cum ips"], "cum ips", line)
             interval = self._float(values["int ips"], "int ips", line)
             query_rate = self._query_rate(values, line)
-            exceptions = self._int(values["exceptions"], "exceptions", line) if (
-                "exceptions" in values
-            ) else None
+            exceptions = (
+                self._int(values["exceptions"], "exceptions", line)
+                if ("exceptions" in values)
+                else None
+            )
         except LogError:
             if self.is_cut_off(line):
                 return
@@ -218,9 +220,7 @@ class JavaConsoleParse(LogParse):
                 "completed",
                 self.done_line,
             )
-        if self.series.interval_query_rate is not None and not any(
-            self.series.interval_query_rate
-        ):
+        if self.series.interval_query_rate is not None and not any(self.series.interval_query_rate):
             self.series.interval_query_rate = None
         self.check_series()
 

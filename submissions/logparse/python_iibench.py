@@ -167,7 +167,10 @@ class PythonIibenchParse(LogParse):
 
     def _drop_zero_extras(self) -> None:
         series = self.series
-        for count, rate in (("deleted", "interval_delete_rate"), ("queries", "interval_query_rate")):
+        for count, rate in (
+            ("deleted", "interval_delete_rate"),
+            ("queries", "interval_query_rate"),
+        ):
             values = getattr(series, count)
             if values is not None and not np.frombuffer(values, dtype=np.int64).any():
                 setattr(series, count, None)
@@ -276,8 +279,10 @@ class PythonIibenchParse(LogParse):
         as_total = misfit(sec_b, sec_b - sec_a)
         as_interval = misfit(sec_a + sec_b, sec_b)
         self.seconds_is_interval = as_interval < as_total
-        reading = "the interval since the previous report" if self.seconds_is_interval else (
-            "the total since the start"
+        reading = (
+            "the interval since the previous report"
+            if self.seconds_is_interval
+            else ("the total since the start")
         )
         self.markers.append(
             Marker(
