@@ -132,7 +132,7 @@ class PythonIibenchParse(LogParse):
                     line_add(line)
                 except (ValueError, OverflowError):
                     trim_series(series)
-                    self._bad_report(line, fields)
+                    self._bad_report(line, text, fields)
                     continue
                 prev_rows, prev_seconds = rows, seconds
         self._drop_zero_extras()
@@ -360,8 +360,18 @@ class PythonIibenchParse(LogParse):
         if error:
             raise error
 
-    def _bad_report(self, line: int, fields: list[str]) -> None:
-        """Say which number of a report is wrong; ignore it if it is a cut-off last line."""
+    def _bad_report(self, line: int, text: str, fields: list[str]) -> None:
+        """Say which number of a report is wrong; ignore it if it is a cut-off last line.
+
+        A line of text that merely has as many TABs as a report (a second header) is read
+        as the other lines are.
+        """
+        stripped = text.strip()
+        if not stripped:
+            return
+        if not looks_like_report(stripped):
+            self._trailer(line, stripped)
+            return
         if self.is_cut_off(line):
             return
         column = self.column
