@@ -130,6 +130,8 @@ class PythonIibenchParse(LogParse):
                         extras = self._start_extras()
                         extras(fields)
                     line_add(line)
+                except LogError:
+                    raise
                 except (ValueError, OverflowError):
                     trim_series(series)
                     self._bad_report(line, text, fields)

@@ -153,9 +153,7 @@ def test_it_reads_parameters_from_an_echoed_command_line():
 
 
 def test_it_accepts_a_stall_where_rows_stay_the_same_in_time_based_reports():
-    text = "\n".join(
-        [HEADER_2023, report_2023(10.0, 500_000), report_2023(20.0, 500_000), ""]
-    )
+    text = "\n".join([HEADER_2023, report_2023(10.0, 500_000), report_2023(20.0, 500_000), ""])
     parsed = parse_text(text)
     assert list(parsed.series.rows) == [500_000, 500_000]
 
