@@ -126,7 +126,10 @@ def test_it_rejects_inserts_that_go_down():
 
 
 def test_it_rejects_a_report_without_its_rates():
-    text = "Thread[main,5,main]Application Parameters\nThread[Thread-0,5,main]1,000 inserts : 5 seconds\n"
+    text = (
+        "Thread[main,5,main]Application Parameters\n"
+        "Thread[Thread-0,5,main]1,000 inserts : 5 seconds\n"
+    )
     with pytest.raises(LogError) as error:
         parse_text(text)
     assert str(error.value) == (

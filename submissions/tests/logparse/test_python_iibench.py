@@ -14,7 +14,8 @@ HEADER_2023 = (
 
 def report_2023(seconds: float, rows: int, interval: float = 10.0) -> str:
     rate = rows / seconds
-    return f"{interval:.1f}\t{seconds:.1f}\t{rate:.0f}\t{rate:.0f}\t0\t0\t0\t0\t2\t0\t0\t{rows}\t0\t0\t0\t0\t0"
+    fields = [f"{interval:.1f}", f"{seconds:.1f}", f"{rate:.0f}", f"{rate:.0f}", *["0"] * 4]
+    return "\t".join([*fields, "2", "0", "0", str(rows), *["0"] * 5])
 
 
 def test_it_reads_the_2009_03_era_where_seconds_is_the_total():
