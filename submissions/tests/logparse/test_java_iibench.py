@@ -155,3 +155,29 @@ def test_it_rejects_a_short_tsv_line_in_the_middle():
         "line 3: 8 columns where the header has 9; only the last line may lack the "
         "exceptions column"
     )
+
+
+def test_a_real_console_and_its_tsv_file_agree():
+    console = parse_fixture("java-iibench-real-en.log")
+    tsv = parse_fixture("java-iibench-real-en.tsv")
+    assert len(console.series) == 18
+    assert list(console.series.rows) == list(tsv.series.rows)
+    assert list(console.series.seconds) == list(tsv.series.seconds)
+    assert list(console.series.cumulative_rate) == list(tsv.series.cumulative_rate)
+    assert console.totals == Totals(2_000_000, 89.0, 22427.81, "completed", 48)
+    assert console.parameters["max_rate"].value == 10_000_000
+
+
+def test_a_real_french_console_groups_digits_with_narrow_spaces():
+    parsed = parse_fixture("java-iibench-real-fr.log")
+    assert "1\u202f000\u202f000 inserts" in fixture_text("java-iibench-real-fr.log")
+    assert list(parsed.series.rows) == [205_000, 634_000, 987_000, 1_000_000]
+    assert parsed.series.cumulative_rate[-1] == 65053.34
+    assert parsed.parameters["target_rows"].value == 1_000_000
+    assert parsed.parameters["max_rate"].value == 10_000_000
+
+
+def test_a_real_german_tsv_has_decimal_commas():
+    parsed = parse_fixture("java-iibench-real-de.tsv")
+    assert list(parsed.series.rows) == [392_500, 695_750, 992_000, 1_000_000]
+    assert list(parsed.series.interval_rate) == [77722.77, 60252.33, 59108.14, 39408.87]
