@@ -1,8 +1,8 @@
 """Parse the logs iiBench implementations print: pure Python, no Django.
 
-    from submissions.logparse import parse_log, LogError
-    with open("run.log.gz", "rb") as upload:
-        parsed = parse_log(upload)
+from submissions.logparse import parse_log, LogError
+with open("run.log.gz", "rb") as upload:
+    parsed = parse_log(upload)
 """
 
 from .errors import LogError

@@ -76,10 +76,8 @@ class CFormatParse(LogParse):
         prev_seconds = series.seconds[-1] if len(series) else -math.inf
         deleted, delete_rate, queries, query_rate = self.extras
         for line, text in enumerate(block, first):
-            if not text or text[0] == "#" or self.columns is None:
+            if self.columns is None or not text or not (text[0].isdigit() or text[0] == "-"):
                 self._other(line, text)
-                continue
-            if not text.strip():
                 continue
             fields = text.split("\t")
             if len(fields) != self.ncols:
@@ -112,6 +110,8 @@ class CFormatParse(LogParse):
                 queries.append(int(fields[c["queries"]]))
                 query_rate.append(float(fields[c["interval_qps"]]))
                 series.line.append(line)
+            except LogError:
+                raise
             except (ValueError, OverflowError):
                 self._trim()
                 if self.is_cut_off(line):
@@ -176,7 +176,9 @@ class CFormatParse(LogParse):
         try:
             self.state(key, kind(value), line)
         except ValueError:
-            raise LogError(f"param {name}={quote(value)} is not a whole number", line=line) from None
+            raise LogError(
+                f"param {name}={quote(value)} is not a whole number", line=line
+            ) from None
 
     def _index(self, line: int, rest: str) -> None:
         name, _, described = rest.strip().partition(" ")
@@ -185,9 +187,17 @@ class CFormatParse(LogParse):
         if created not in ("before_load", "after_load"):
             raise LogError(f"index {name}: created={quote(created)} is not known", line=line)
         columns = tuple(c for c in pairs.get("columns", "").split(",") if c)
-        self.indexes.append(IndexInfo(name, columns, pairs.get("unique") == "yes", created, line))
+        unique = pairs.get("unique") == "yes"
+        primary = (
+            name.upper() == "PRIMARY"
+            or name.endswith("_pkey")
+            or (name.startswith("sqlite_autoindex_"))
+        )
+        self.indexes.append(IndexInfo(name, columns, unique, created, line, primary))
         if created == "after_load":
-            self.mark("indexes_created_after_load", line, f"index {name} was created after the load")
+            self.mark(
+                "indexes_created_after_load", line, f"index {name} was created after the load"
+            )
 
     def _column_header(self, line: int, stripped: str) -> None:
         if self.columns is not None:
@@ -214,7 +224,11 @@ class CFormatParse(LogParse):
         def number(name: str, kind: type) -> int | float | None:
             if name not in pairs:
                 return None
-            return to_int(pairs[name], name, line) if kind is int else to_float(pairs[name], name, line)
+            return (
+                to_int(pairs[name], name, line)
+                if kind is int
+                else to_float(pairs[name], name, line)
+            )
 
         if status == "stopped":
             self.mark("stopped", line, f"stopped by {pairs.get('reason', 'a signal')}")
@@ -232,7 +246,9 @@ class CFormatParse(LogParse):
                 line=line,
             )
             if None in (self.load.rows, self.load.seconds, self.load.keys, self.load.rows_per_s):
-                raise LogError("the load summary lacks rows, keys, seconds or rows_per_s", line=line)
+                raise LogError(
+                    "the load summary lacks rows, keys, seconds or rows_per_s", line=line
+                )
             rate = number("rows_per_s", float)
         else:
             rate = number("average_ips", float)
@@ -247,7 +263,7 @@ class CFormatParse(LogParse):
             series.deleted, series.interval_delete_rate = deleted, delete_rate
         if np.frombuffer(queries, dtype=np.int64).any():
             series.queries, series.interval_query_rate = queries, query_rate
-        secondary = [index for index in self.indexes if index.name.upper() != "PRIMARY"]
+        secondary = [index for index in self.indexes if not index.primary]
         if self.indexes:
             self.state("secondary_indexes", len(secondary), self.indexes[0].line)
             late = [index for index in self.indexes if index.created == "after_load"]

@@ -13,29 +13,33 @@ from .model import Stated
 # tables before its first console capture; nothing else needs more than a few lines.
 SCAN_LINES = 2_000
 
-PYTHON_HEADERS = {
-    frozenset("#rows #seconds cum_ips last_ips #queries cum_qps last_qps".split()): (
-        "python-iibench-2009-03"
+# The header line of each era, as iibench.py prints it.
+PYTHON_HEADER_LINES = (
+    ("#rows #seconds cum_ips last_ips #queries cum_qps last_qps", "python-iibench-2009-03"),
+    (
+        "#rows #seconds cum_ips table_size last_ips #queries cum_qps last_qps",
+        "python-iibench-2009-03b",
     ),
-    frozenset("#rows #seconds cum_ips table_size last_ips #queries cum_qps last_qps".split()): (
-        "python-iibench-2009-03b"
+    (
+        "#rows #seconds #total_seconds cum_ips table_size last_ips #queries cum_qps last_qps",
+        "python-iibench-2009-04",
     ),
-    frozenset(
-        "#rows #seconds #total_seconds cum_ips table_size last_ips #queries cum_qps last_qps".split()
-    ): "python-iibench-2009-04",
-    frozenset("i_sec t_sec i_ips t_ips i_qps t_qps max_i max_q t_ins t_query".split()): (
-        "python-iibench-2020-06"
+    (
+        "i_sec\tt_sec\ti_ips\tt_ips\ti_qps\tt_qps\tmax_i\tmax_q\tt_ins\tt_query",
+        "python-iibench-2020-06",
     ),
-    frozenset(
-        "i_sec t_sec i_ips t_ips i_qps t_qps max_i max_q t_ins t_query retry_i retry_q".split()
-    ): "python-iibench-2020-09",
-    frozenset(
-        (
-            "i_sec t_sec i_ips t_ips i_dps t_dps i_qps t_qps max_i max_d max_q "
-            "t_ins t_del t_query retry_i retry_d retry_q"
-        ).split()
-    ): "python-iibench-2023",
-}
+    (
+        "i_sec\tt_sec\ti_ips\tt_ips\ti_qps\tt_qps\tmax_i\tmax_q\tt_ins\tt_query\tretry_i\tretry_q",
+        "python-iibench-2020-09",
+    ),
+    (
+        "i_sec\tt_sec\ti_ips\tt_ips\ti_dps\tt_dps\ti_qps\tt_qps\tmax_i\tmax_d\tmax_q"
+        "\tt_ins\tt_del\tt_query\tretry_i\tretry_d\tretry_q",
+        "python-iibench-2023",
+    ),
+)
+# Matched as a set of names: the columns are picked by name, whatever their order.
+PYTHON_HEADERS = {frozenset(line.split()): fmt for line, fmt in PYTHON_HEADER_LINES}
 PYTHON_HEADER_STARTS = ("#rows", "i_sec")
 
 JAVA_REPORT = re.compile(r"\binserts : .*\bseconds : cum ips=")

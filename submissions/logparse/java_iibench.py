@@ -24,15 +24,17 @@ PREFIX = re.compile(
 # What may separate groups of digits: comma, dot, apostrophe, (narrow) no-break space, space.
 GROUPING = str.maketrans("", "", ",.'\u00a0\u202f ")
 
+# A number as %,d prints it; in fr_FR the groups are split by U+202F, which regex calls space.
+NUMBER = r"(\d[\d.,'\u00a0\u202f ]*)"
 PARAMETER_LINES = (
-    (re.compile(r"^(\S+) writer thread\(s\)$"), "writers", int),
-    (re.compile(r"^(\S+) (?:rows per table|documents per collection)$"), "target_rows", int),
-    (re.compile(r"^(\S+) secondary indexes$"), "secondary_indexes", int),
-    (re.compile(r"^(?:Rows|Documents) Per Insert = (\S+)$"), "rows_per_insert", int),
-    (re.compile(r"^Maximum of (\S+) insert\(s\) per second$"), "max_rate", int),
-    (re.compile(r"^Feedback every (\S+) seconds\(s\)$"), "report_every_seconds", int),
-    (re.compile(r"^Feedback every (\S+) inserts\(s\)$"), "report_every_rows", int),
-    (re.compile(r"^(\S+) queryAndMeasureElapsed thread\(s\)$"), "query_threads", int),
+    (re.compile(rf"^{NUMBER} writer thread\(s\)$"), "writers", int),
+    (re.compile(rf"^{NUMBER} (?:rows per table|documents per collection)$"), "target_rows", int),
+    (re.compile(rf"^{NUMBER} secondary indexes$"), "secondary_indexes", int),
+    (re.compile(rf"^(?:Rows|Documents) Per Insert = {NUMBER}$"), "rows_per_insert", int),
+    (re.compile(rf"^Maximum of {NUMBER} insert\(s\) per second$"), "max_rate", int),
+    (re.compile(rf"^Feedback every {NUMBER} seconds\(s\)$"), "report_every_seconds", int),
+    (re.compile(rf"^Feedback every {NUMBER} inserts\(s\)$"), "report_every_rows", int),
+    (re.compile(rf"^{NUMBER} queryAndMeasureElapsed thread\(s\)$"), "query_threads", int),
     (re.compile(r"^MySQL Storage Engine\s*=\s*(\S+)$"), "engine", str),
     (re.compile(r"^index technology = (\S+)$"), "backend", str),
 )
@@ -134,9 +136,11 @@ class JavaConsoleParse(LogParse):
             cumulative = self._float(values["cum ips"], "cum ips", line)
             interval = self._float(values["int ips"], "int ips", line)
             query_rate = self._query_rate(values, line)
-            exceptions = self._int(values["exceptions"], "exceptions", line) if (
-                "exceptions" in values
-            ) else None
+            exceptions = (
+                self._int(values["exceptions"], "exceptions", line)
+                if ("exceptions" in values)
+                else None
+            )
         except LogError:
             if self.is_cut_off(line):
                 return
@@ -218,9 +222,7 @@ class JavaConsoleParse(LogParse):
                 "completed",
                 self.done_line,
             )
-        if self.series.interval_query_rate is not None and not any(
-            self.series.interval_query_rate
-        ):
+        if self.series.interval_query_rate is not None and not any(self.series.interval_query_rate):
             self.series.interval_query_rate = None
         self.check_series()
 

@@ -128,7 +128,7 @@ class MetricsConsoleParse(LogParse):
         if run is None:
             return
         if run.minutes is None or run.rows is None:
-            missing = "its 'took' line" if run.minutes is None else "its counter"
+            missing = "'took' line" if run.minutes is None else "counter"
             raise LogError(f"the run {run.name} has no {missing}", line=run.line)
         self.key_type_runs.append(
             KeyTypeRun(

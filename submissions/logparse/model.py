@@ -57,13 +57,18 @@ class Marker:
 
 @dataclass(frozen=True)
 class IndexInfo:
-    """An index as the C benchmark's header lists it."""
+    """An index as the C benchmark's header lists it.
+
+    `primary` is read from the name the server gives the primary key: PRIMARY (MySQL),
+    NAME_pkey (PostgreSQL), sqlite_autoindex_* (SQLite).
+    """
 
     name: str
     columns: tuple[str, ...]
     unique: bool
     created: str  # "before_load" | "after_load"
     line: int
+    primary: bool = False
 
 
 @dataclass(frozen=True)

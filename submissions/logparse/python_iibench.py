@@ -130,9 +130,11 @@ class PythonIibenchParse(LogParse):
                         extras = self._start_extras()
                         extras(fields)
                     line_add(line)
+                except LogError:
+                    raise
                 except (ValueError, OverflowError):
                     trim_series(series)
-                    self._bad_report(line, fields)
+                    self._bad_report(line, text, fields)
                     continue
                 prev_rows, prev_seconds = rows, seconds
         self._drop_zero_extras()
@@ -167,7 +169,10 @@ class PythonIibenchParse(LogParse):
 
     def _drop_zero_extras(self) -> None:
         series = self.series
-        for count, rate in (("deleted", "interval_delete_rate"), ("queries", "interval_query_rate")):
+        for count, rate in (
+            ("deleted", "interval_delete_rate"),
+            ("queries", "interval_query_rate"),
+        ):
             values = getattr(series, count)
             if values is not None and not np.frombuffer(values, dtype=np.int64).any():
                 setattr(series, count, None)
@@ -276,8 +281,10 @@ class PythonIibenchParse(LogParse):
         as_total = misfit(sec_b, sec_b - sec_a)
         as_interval = misfit(sec_a + sec_b, sec_b)
         self.seconds_is_interval = as_interval < as_total
-        reading = "the interval since the previous report" if self.seconds_is_interval else (
-            "the total since the start"
+        reading = (
+            "the interval since the previous report"
+            if self.seconds_is_interval
+            else ("the total since the start")
         )
         self.markers.append(
             Marker(
@@ -355,8 +362,18 @@ class PythonIibenchParse(LogParse):
         if error:
             raise error
 
-    def _bad_report(self, line: int, fields: list[str]) -> None:
-        """Say which number of a report is wrong; ignore it if it is a cut-off last line."""
+    def _bad_report(self, line: int, text: str, fields: list[str]) -> None:
+        """Say which number of a report is wrong; ignore it if it is a cut-off last line.
+
+        A line of text that merely has as many TABs as a report (a second header) is read
+        as the other lines are.
+        """
+        stripped = text.strip()
+        if not stripped:
+            return
+        if not looks_like_report(stripped):
+            self._trailer(line, stripped)
+            return
         if self.is_cut_off(line):
             return
         column = self.column
