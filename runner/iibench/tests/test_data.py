@@ -4,6 +4,7 @@ the seed (2008 contest data characteristics)."""
 from __future__ import annotations
 
 import pytest
+
 from conftest import Database, run_iibench
 
 

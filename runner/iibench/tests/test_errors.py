@@ -7,6 +7,7 @@ import subprocess
 import time
 
 import pytest
+
 from conftest import BINARY, Database, check_sanitizers, run_iibench
 
 

@@ -7,8 +7,9 @@ import signal
 import subprocess
 
 import pytest
-from conftest import BINARY, Database, check_sanitizers
 from iibench_output import parse
+
+from conftest import BINARY, Database, check_sanitizers
 
 
 def stop_after_first_report(db: Database, sig: int) -> tuple[int, str]:

@@ -6,6 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+
 from conftest import Database, mysql_params, run_iibench
 
 
