@@ -1,0 +1,72 @@
+"""The registry's parser reads the bundled C benchmark's output to the same figures the
+benchmark printed: every report line, the summary and the header."""
+
+import io
+import subprocess
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from submissions.figures import compute_figures
+from submissions.logparse import parse_log
+
+FIXTURES = Path(settings.BASE_DIR) / "runner" / "iibench" / "tests" / "fixtures"
+TARGETS = {
+    "sqlite": "sqlite:///{tmp}/output.db",
+    "mariadb": "mysql://root@127.0.0.1:3306/iibench_rerun",
+    "postgresql": "postgresql://postgres@127.0.0.1:5432/iibench_rerun",
+}
+
+
+def printed(output: str) -> tuple[list[list[str]], dict[str, str]]:
+    """The report lines and the summary's key=value pairs, read naively from the text."""
+    reports = [line.split("\t") for line in output.splitlines() if line[:1].isdigit()]
+    summary_line = next(line for line in output.splitlines() if line.startswith("# summary "))
+    summary = dict(pair.split("=", 1) for pair in summary_line.split()[2:] if "=" in pair)
+    return reports, summary
+
+
+def assert_same_figures(output: str) -> None:
+    parsed = parse_log(io.BytesIO(output.encode()))
+    reports, summary = printed(output)
+    series = parsed.series
+    assert parsed.format == "iibench-c"
+    assert len(series) == len(reports)
+    for i, report in enumerate(reports):
+        assert series.rows[i] == int(report[0])
+        assert series.seconds[i] == float(report[1])
+        assert series.interval_rate[i] == float(report[2])
+        assert series.cumulative_rate[i] == float(report[3])
+    figures = compute_figures(series, target_rows=int(summary["rows"]))
+    assert figures.rows == int(summary["rows"])
+    assert parsed.totals.rows == int(summary["rows"])
+    assert parsed.totals.seconds == float(summary["seconds"])
+    assert parsed.totals.status == summary["status"]
+    # The summary's average is rows over the run's own clock; the last report's seconds agree to
+    # the printed millisecond.
+    assert figures.average_rate == pytest.approx(float(summary["average_ips"]), rel=2e-3)
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_the_parser_reads_a_fresh_run_to_the_printed_figures(target, iibench_binary, tmp_path):
+    url = TARGETS[target].format(tmp=tmp_path)
+    result = subprocess.run(
+        [iibench_binary, "--db", url, "--rows", "30000", "--report-every", "5000", "--seed", "5"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert_same_figures(result.stdout)
+    parsed = parse_log(io.BytesIO(result.stdout.encode()))
+    assert parsed.parameters["rows_per_commit"].value == 1000
+    assert parsed.parameters["rows_per_insert"].value == 1000
+    assert parsed.parameters["backend"].value == {"sqlite": "sqlite", "mariadb": "mysql"}.get(
+        target, target
+    )
+    assert {index.name for index in parsed.indexes} >= {"marketsegment", "registersegment", "pdc"}
+    assert all(index.created == "before_load" for index in parsed.indexes)
+
+
+@pytest.mark.parametrize("fixture", sorted(path.name for path in FIXTURES.glob("*.log")))
+def test_the_parser_reads_the_shipped_outputs_to_their_printed_figures(fixture):
+    assert_same_figures((FIXTURES / fixture).read_text())
