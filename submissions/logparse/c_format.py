@@ -155,7 +155,11 @@ class CFormatParse(LogParse):
             "summary": self._summary,
         }.get(word)
         if handler:
-            handler(line, rest)
+            try:
+                handler(line, rest)
+            except LogError:
+                if not self.is_cut_off(line):
+                    raise
 
     def _version(self, line: int, rest: str) -> None:
         pairs = key_values(rest)

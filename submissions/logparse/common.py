@@ -231,7 +231,6 @@ def to_float(text: str, what: str, line: int) -> float:
 OPTION_KEYS = {
     # Python iibench flags, sysbench-iibench options (dashes read as underscores).
     "max_rows": ("target_rows", int),
-    "table_size": ("target_rows", int),
     "rows_per_commit": ("rows_per_commit", int),
     "rows_per_report": ("report_every_rows", int),
     "secs_per_report": ("report_every_seconds", int),

@@ -100,7 +100,7 @@ class MetricsConsoleParse(LogParse):
             self.metric = (match[2], match[1])
         elif (match := VALUE.match(stripped)) and self.metric is not None:
             self._value(line, match[1], match[2])
-        else:
+        elif not self.is_cut_off(line):
             raise LogError(
                 f"not part of a metrics console report: {quote(stripped)}; "
                 "upload the console output as it was printed",
@@ -147,6 +147,10 @@ class MetricsConsoleParse(LogParse):
         if not values:
             return None
         missing = [name for name, key in METER_FIELDS.items() if key not in values]
+        if missing and self.cut_off_last_line:
+            # The log ends inside this meter: keep the run, not half a meter.
+            self.mark("cut_off", run.line, f"the {run.name}-{kind} meter is cut off: left out")
+            return None
         if missing:
             raise LogError(f"the {run.name}-{kind} meter has no {missing[0]}", line=run.line)
         return MeterReading(**values)

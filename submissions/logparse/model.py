@@ -48,7 +48,7 @@ class Stated:
 @dataclass(frozen=True)
 class Marker:
     """A notable line: kind is e.g. "indexes_created_after_load", "stopped", "failed",
-    "assumption", "insert_exceptions"."""
+    "assumption", "insert_exceptions", "error", "cut_off"."""
 
     kind: str
     line: int
@@ -137,7 +137,9 @@ class ParsedLog:
     load: LoadSummary | None
     key_type_runs: list[KeyTypeRun]
     line_count: int
-    cut_off_last_line: bool  # the last line had no newline and was not a complete report
+    # The last line had no newline and could not be read (a report or summary cut short):
+    # it was ignored, not refused.
+    cut_off_last_line: bool
 
 
 FORMAT_LABELS = {

@@ -103,7 +103,9 @@ class PythonIibenchParse(LogParse):
         rows_add, seconds_add = series.rows.append, series.seconds.append
         interval_add, cumulative_add = series.interval_rate.append, series.cumulative_rate.append
         line_add = series.line.append
-        extras: Callable[[list[str]], None] | None = None
+        i_qr, i_dr = column["i_qps"], column.get("i_dps", column["i_qps"])
+        # Deletes and queries are zero in most runs: no arrays for them until they start.
+        query_add = query_rate_add = delete_add = delete_rate_add = None
         prev_rows, prev_seconds = -1, -math.inf
         for first, block in blocks_after(blocks, self.detection.header_line):
             for line, text in enumerate(block, first):
@@ -123,12 +125,16 @@ class PythonIibenchParse(LogParse):
                     seconds_add(seconds)
                     interval_add(interval)
                     cumulative_add(cumulative)
-                    # Deletes and queries are zero in most runs: keep no arrays until they start.
-                    if extras is not None:
-                        extras(fields)
-                    elif fields[i_q] != "0" or fields[i_del] != "0":
-                        extras = self._start_extras()
-                        extras(fields)
+                    if query_add is None and (fields[i_q] != "0" or fields[i_del] != "0"):
+                        query_add, query_rate_add, delete_add, delete_rate_add = (
+                            self._start_extras()
+                        )
+                    if query_add is not None:
+                        query_add(int(fields[i_q]))
+                        query_rate_add(float(fields[i_qr]))
+                        if delete_add is not None:
+                            delete_add(int(fields[i_del]))
+                            delete_rate_add(float(fields[i_dr]))
                     line_add(line)
                 except LogError:
                     raise
@@ -139,33 +145,23 @@ class PythonIibenchParse(LogParse):
                 prev_rows, prev_seconds = rows, seconds
         self._drop_zero_extras()
 
-    def _start_extras(self) -> Callable[[list[str]], None]:
-        """Arrays for deletes and queries, zero for the reports before the first nonzero one."""
-        series, column = self.series, self.column
+    def _start_extras(self) -> tuple[Callable, Callable, Callable | None, Callable | None]:
+        """Arrays for deletes and queries, zero for the reports before the first nonzero one;
+        their append methods (None for deletes in the eras without them)."""
+        series = self.series
         zeros = len(series.rows) - 1
         series.queries = array("q", bytes(8 * zeros))
         series.interval_query_rate = array("d", bytes(8 * zeros))
-        query_add, query_rate_add = series.queries.append, series.interval_query_rate.append
-        i_q, i_qr = column["t_query"], column["i_qps"]
-        if "t_del" not in column:
-
-            def add_queries(fields: list[str]) -> None:
-                query_add(int(fields[i_q]))
-                query_rate_add(float(fields[i_qr]))
-
-            return add_queries
+        if "t_del" not in self.column:
+            return series.queries.append, series.interval_query_rate.append, None, None
         series.deleted = array("q", bytes(8 * zeros))
         series.interval_delete_rate = array("d", bytes(8 * zeros))
-        delete_add, delete_rate_add = series.deleted.append, series.interval_delete_rate.append
-        i_del, i_dr = column["t_del"], column["i_dps"]
-
-        def add_both(fields: list[str]) -> None:
-            delete_add(int(fields[i_del]))
-            delete_rate_add(float(fields[i_dr]))
-            query_add(int(fields[i_q]))
-            query_rate_add(float(fields[i_qr]))
-
-        return add_both
+        return (
+            series.queries.append,
+            series.interval_query_rate.append,
+            series.deleted.append,
+            series.interval_delete_rate.append,
+        )
 
     def _drop_zero_extras(self) -> None:
         series = self.series

@@ -142,3 +142,12 @@ def test_it_rejects_text_where_a_report_belongs():
     with pytest.raises(LogError) as error:
         parse_text(text)
     assert str(error.value) == "line 29: expected a report line, found 'flushed tables in 0.021 s'"
+
+
+def test_it_ignores_a_summary_cut_off_without_its_newline():
+    text = fixture_text("iibench-c-completed.log")
+    cut = text[: text.index("status=completed rows=2000000") + len("status=comp")]
+    parsed = parse_text(cut)
+    assert parsed.cut_off_last_line is True
+    assert parsed.totals is None
+    assert list(parsed.series.rows) == [1_000_000, 2_000_000]

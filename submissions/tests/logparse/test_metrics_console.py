@@ -76,3 +76,13 @@ def test_it_rejects_a_run_without_its_took_line():
     with pytest.raises(LogError) as error:
         parse_text(text)
     assert str(error.value) == "line 1: the run BASELINE has no 'took' line"
+
+
+def test_it_ignores_a_last_line_cut_off_without_its_newline():
+    text = fixture_text("metrics-console.log").rstrip()
+    parsed = parse_text(text[: text.rindex("15-minute rate") + len("15-minute ra")])
+    assert parsed.cut_off_last_line is True
+    assert len(parsed.key_type_runs) == 3
+    assert parsed.key_type_runs[2].writes is None
+    assert parsed.key_type_runs[2].reads.count == 27216
+    assert [m.kind for m in parsed.markers] == ["cut_off"]

@@ -84,3 +84,14 @@ def test_it_rejects_time_that_goes_backwards():
     with pytest.raises(LogError) as error:
         parse_text(text)
     assert str(error.value).startswith("line 15: time went down from 2 s to 1 s (line 14)")
+
+
+def test_it_asks_for_report_lines_when_sysbench_printed_none():
+    text = fixture_text("sysbench-iibench.log")
+    without_reports = "\n".join(line for line in text.split("\n") if not line.startswith("["))
+    with pytest.raises(LogError) as error:
+        parse_text(without_reports)
+    assert str(error.value) == (
+        "the log has no report lines: run sysbench with --report-interval=10 "
+        "so that it prints the insert rate every 10 s"
+    )
