@@ -229,7 +229,7 @@ def check_indexes_from_start(entry: Entry, rules: RuleSet) -> Verdict:
             "in place from the start",
         )
     if log.indexes:
-        secondary = [index.name for index in log.indexes if index.name.upper() != "PRIMARY"]
+        secondary = [index.name for index in log.indexes if not index.primary]
         return Verdict(
             "indexes_from_start",
             Status.PASS,
