@@ -48,7 +48,8 @@ def downsample(x: np.ndarray, y: np.ndarray, points: int = MAX_PLOT_POINTS) -> t
     keep = MinMaxLTTBDownsampler().downsample(
         x.astype(np.float64), y.astype(np.float64), n_out=points - 2
     )
-    keep = np.union1d(keep, [int(np.argmin(y)), int(np.argmax(y))])
+    extremes = np.array([np.argmin(y), np.argmax(y)], dtype=np.int64)
+    keep = np.union1d(keep.astype(np.int64), extremes)
     return x[keep].tolist(), y[keep].tolist()
 
 
