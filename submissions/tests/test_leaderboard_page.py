@@ -179,6 +179,18 @@ def test_it_lists_entries_that_are_not_ranked_below_with_their_reason(client):
     ]
 
 
+def test_it_says_an_eligible_entry_without_a_time_is_not_ranked_for_that(client):
+    contest = ContestFactory()
+    entry(contest, entrant_name="Stopped early", seconds_to_target=None)
+
+    ((_, entrant, *_, reason),) = not_ranked_rows(board(client, ranked(contest)))
+
+    assert (entrant, reason) == (
+        "Stopped early",
+        "No time to the target rows could be measured or estimated.",
+    )
+
+
 def test_it_shows_the_storage_engine_hardware_rates_and_verified_badge(client):
     contest = ContestFactory()
     entry(
