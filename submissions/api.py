@@ -116,7 +116,7 @@ class ContestLeaderboard(APIView):
 
     @extend_schema(parameters=LEADERBOARD_PARAMETERS, responses=LeaderboardSerializer)
     def get(self, request: Request, slug: str) -> Response:
-        contest = get_object_or_404(Contest, slug=slug)
+        contest = get_object_or_404(selectors.contest_with_references(), slug=slug)
         if not selectors.leaderboard_visible(contest, request.user):
             raise PermissionDenied(selectors.embargo_notice(contest))
         query = LeaderboardQuery.from_params(request.query_params, max_page_size=API_MAX_PAGE_SIZE)

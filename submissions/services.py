@@ -12,7 +12,7 @@ from typing import IO
 
 from django.conf import settings
 from django.core.files import File
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from submissions.figures import Figures, compute_figures
@@ -307,11 +307,29 @@ def contest_rank(*, contest: Contest) -> int:
         for pk, eligible, seconds, terminal_rate, _ in current
         if eligible and seconds is not None and math.isfinite(seconds)
     )
-    changed = [
-        Submission(pk=pk, rank=ranks.get(pk)) for pk, *_, rank in current if ranks.get(pk) != rank
-    ]
-    Submission.objects.bulk_update(changed, ["rank"], batch_size=1_000)
+    changed = [(pk, ranks.get(pk)) for pk, *_, rank in current if ranks.get(pk) != rank]
+    if changed:
+        _store_ranks(changed)
     return len(changed)
+
+
+def _store_ranks(changed: list[tuple[int, int | None]]) -> None:
+    if connection.vendor != "postgresql":  # the embedded SQLite of `make run`: small boards
+        entries = [Submission(pk=pk, rank=rank) for pk, rank in changed]
+        Submission.objects.bulk_update(entries, ["rank"], batch_size=500)
+        return
+    # One UPDATE from two arrays: a newcomer at the top moves every rank of a 10,000-entry
+    # board in ~0.1 s, where bulk_update's CASE WHEN per row took seconds.
+    ids, ranks = zip(*changed, strict=True)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            UPDATE submissions_submission AS entry SET rank = changed.rank
+            FROM unnest(%s::bigint[], %s::integer[]) AS changed(id, rank)
+            WHERE entry.id = changed.id
+            """,
+            [list(ids), list(ranks)],
+        )
 
 
 @transaction.atomic

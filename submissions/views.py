@@ -39,7 +39,7 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 
 def contest_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    contest = get_object_or_404(Contest, slug=slug)
+    contest = get_object_or_404(selectors.contest_with_references(), slug=slug)
     rule_set = services.contest_rule_set(contest)
     rules = [(rule.id, rule.describe(rule_set)) for rule in RULES]
     context = {"contest": contest, "rules": rules}
@@ -123,7 +123,7 @@ def _without(request: HttpRequest, *names: str) -> str:
 
 
 def _board_contest(request: HttpRequest, slug: str) -> Contest:
-    contest = get_object_or_404(Contest, slug=slug)
+    contest = get_object_or_404(selectors.contest_with_references(), slug=slug)
     if not selectors.leaderboard_visible(contest, request.user):
         raise PermissionDenied(selectors.embargo_notice(contest))
     return contest

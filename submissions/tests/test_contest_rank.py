@@ -122,3 +122,15 @@ def declared_setup() -> dict:
         "solution_description": "Stock settings.",
         "server_config": "",
     }
+
+
+def test_it_unranks_an_entry_that_is_no_longer_eligible():
+    contest = ContestFactory()
+    first = SubmissionFactory(contest=contest, seconds_to_target=DAY)
+    second = SubmissionFactory(contest=contest, seconds_to_target=2 * DAY)
+    services.contest_rank(contest=contest)
+    Submission.objects.filter(pk=first.pk).update(eligible=False)
+
+    services.contest_rank(contest=contest)
+
+    assert ranks_of(first, second) == [None, 1]
