@@ -11,9 +11,10 @@ from dataclasses import dataclass
 DAY = 86_400.0
 BILLION = 1_000_000_000
 
-SUN_X4150 = "Sun Fire x4150, 2x quad-core Xeon X5460 3.16 GHz, 16 GB, 8x 146 GB 10k rpm SAS"
-RAID5_ON_6 = f"{SUN_X4150}, HW RAID 5 on 6 drives; CentOS 5.1, MySQL 5.1.25-rc"
-RAID0_ON_6 = f"{SUN_X4150}, RAID 0 on 6 drives; CentOS 5.1"
+# Sun Fire x4150: 2 sockets, quad-core Xeon X5460 3.16 GHz; CentOS 5.1, MySQL 5.1.25-rc.
+SUN_X4150 = "Sun Fire x4150, 2x Xeon X5460, 8 cores, 16 GB, 8x 146 GB SAS 10k rpm"
+RAID5_ON_6 = f"{SUN_X4150}, RAID 5 on 6"
+RAID0_ON_6 = f"{SUN_X4150}, RAID 0 on 6"
 
 CONTEST_DECK = "Tokutek iiBench contest deck, 24 Nov 2008 (seeds/000)"
 PERFORMANCE_BRIEF = "TokuDB performance brief (seeds/001)"

@@ -14,7 +14,7 @@
       };
     });
     var layout = {
-      margin: { t: 40, r: 20, b: 50, l: 70 },
+      margin: { t: 50, r: 20, b: 50, l: 70 },
       xaxis: { title: { text: "rows inserted" }, tickformat: ",d" },
       yaxis: { title: { text: "rows/s (interval)" }, tickformat: ",d", rangemode: "tozero" },
       legend: { orientation: "h", y: -0.2 },

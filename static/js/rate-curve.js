@@ -43,10 +43,10 @@
     }
     var band = terminalWindow(element);
     var layout = {
-      margin: { t: 50, r: queries ? 70 : 20, b: 50, l: 70 },
+      margin: { t: 50, r: queries ? 70 : 20, b: 90, l: 70 },
       xaxis: { title: { text: "rows inserted" }, tickformat: ",d", hoverformat: ",d" },
       yaxis: { title: { text: "rows/s" }, tickformat: ",d", rangemode: "tozero" },
-      legend: { orientation: "h", x: 0, y: 1.18 },
+      legend: { orientation: "h", x: 0, y: -0.22 },
       shapes: band.shapes,
       annotations: band.annotations,
       hovermode: "x unified",
