@@ -242,6 +242,11 @@ def time_pages(contest: Contest, repeat: int) -> None:
     page_ratio = medians[2] / floor
     verdict = "meets" if page_ratio <= 3 else "misses"
     print(f"\n  leaderboard page / bare view = {page_ratio:.1f}x ({verdict} the 3x goal)")
+    started = time.perf_counter()
+    response = client.get(f"/contests/{contest.slug}/leaderboard.csv")
+    size = sum(len(chunk) for chunk in response.streaming_content)
+    print(f"  whole board as CSV (streamed): {size:,} bytes in "
+          f"{(time.perf_counter() - started) * 1000:.0f} ms")  # fmt: skip
 
 
 def time_long_entry(contest: Contest, repeat: int) -> None:
