@@ -10,9 +10,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from submissions import exports, selectors, services
+from submissions import exports, leaderboard, selectors, services
+from submissions.leaderboard import API_MAX_PAGE_SIZE, LeaderboardQuery
 from submissions.models import Contest, SampleSeries, Submission
-from submissions.selectors import API_MAX_PAGE_SIZE, LeaderboardQuery
 from submissions.serializers import (
     ContestSerializer,
     DeclarationSerializer,
@@ -99,7 +99,7 @@ class SubmissionDetail(APIView):
 
 LEADERBOARD_PARAMETERS = [
     OpenApiParameter(
-        "sort", str, description=f"One of {', '.join(selectors.SORTS)}; -name reverses."
+        "sort", str, description=f"One of {', '.join(leaderboard.SORTS)}; -name reverses."
     ),
     OpenApiParameter("engine", str, description="Storage engine, any case."),
     OpenApiParameter("drive", str, enum=["hdd", "ssd", "nvme"]),
@@ -116,11 +116,11 @@ class ContestLeaderboard(APIView):
 
     @extend_schema(parameters=LEADERBOARD_PARAMETERS, responses=LeaderboardSerializer)
     def get(self, request: Request, slug: str) -> Response:
-        contest = get_object_or_404(selectors.contest_with_references(), slug=slug)
-        if not selectors.leaderboard_visible(contest, request.user):
-            raise PermissionDenied(selectors.embargo_notice(contest))
+        contest = get_object_or_404(leaderboard.contest_with_references(), slug=slug)
+        if not leaderboard.leaderboard_visible(contest, request.user):
+            raise PermissionDenied(leaderboard.embargo_notice(contest))
         query = LeaderboardQuery.from_params(request.query_params, max_page_size=API_MAX_PAGE_SIZE)
-        board = selectors.leaderboard_page(contest=contest, query=query)
+        board = leaderboard.leaderboard_page(contest=contest, query=query)
         # Plain dicts, not a serializer per row: a page holds up to 1,000 rows.
         return Response(
             {

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from submissions.figures import format_duration
-from submissions.selectors import BoardRow
+from submissions.leaderboard import BoardRow
 
 # The API's fields, in order; the CSV adds a few for people reading it in a spreadsheet.
 LEADERBOARD_FIELDS = (

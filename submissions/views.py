@@ -16,11 +16,11 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from submissions import exports, selectors, services
+from submissions import exports, leaderboard, selectors, services
 from submissions.forms import DeclarationForm, SignupForm, SubmissionForm
+from submissions.leaderboard import LeaderboardQuery
 from submissions.models import Contest, DriveKind, SampleSeries, Submission
 from submissions.rules import RULES
-from submissions.selectors import LeaderboardQuery
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -39,35 +39,35 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 
 def contest_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    contest = get_object_or_404(selectors.contest_with_references(), slug=slug)
+    contest = get_object_or_404(leaderboard.contest_with_references(), slug=slug)
     rule_set = services.contest_rule_set(contest)
     rules = [(rule.id, rule.describe(rule_set)) for rule in RULES]
     context = {"contest": contest, "rules": rules}
-    if selectors.leaderboard_visible(contest, request.user):
+    if leaderboard.leaderboard_visible(contest, request.user):
         query = LeaderboardQuery.from_params(request.GET)
-        board = selectors.leaderboard_page(contest=contest, query=query)
+        board = leaderboard.leaderboard_page(contest=contest, query=query)
         context.update(
             board=board,
             query=query,
             ranked_rows=[row for row in board.rows if row.ranked or row.reference],
             unranked_rows=[row for row in board.rows if not (row.ranked or row.reference)],
             columns=board_columns(request, query),
-            engines=selectors.leaderboard_engines(contest=contest),
+            engines=leaderboard.leaderboard_engines(contest=contest),
             drive_kinds=DriveKind.choices,
             embargo_banner=""
             if contest.results_are_public()
-            else selectors.embargo_notice(contest),
+            else leaderboard.embargo_notice(contest),
             export_query=_without(request, "page"),
         )
     else:
-        context["embargo_notice"] = selectors.embargo_notice(contest)
+        context["embargo_notice"] = leaderboard.embargo_notice(contest)
     return render(request, "submissions/contest_detail.html", context)
 
 
 @dataclass(frozen=True)
 class BoardColumn:
     label: str
-    sort: str  # a key of selectors.SORTS
+    sort: str  # a key of leaderboard.SORTS
     numeric: bool = False
     best_first_descending: bool = False  # the first click on a rate shows the highest first
 
@@ -123,16 +123,16 @@ def _without(request: HttpRequest, *names: str) -> str:
 
 
 def _board_contest(request: HttpRequest, slug: str) -> Contest:
-    contest = get_object_or_404(selectors.contest_with_references(), slug=slug)
-    if not selectors.leaderboard_visible(contest, request.user):
-        raise PermissionDenied(selectors.embargo_notice(contest))
+    contest = get_object_or_404(leaderboard.contest_with_references(), slug=slug)
+    if not leaderboard.leaderboard_visible(contest, request.user):
+        raise PermissionDenied(leaderboard.embargo_notice(contest))
     return contest
 
 
 def leaderboard_csv(request: HttpRequest, slug: str) -> StreamingHttpResponse:
     contest = _board_contest(request, slug)
     query = LeaderboardQuery.from_params(request.GET)
-    rows = selectors.leaderboard_rows(contest=contest, query=query)
+    rows = leaderboard.leaderboard_rows(contest=contest, query=query)
     response = StreamingHttpResponse(
         exports.leaderboard_csv_lines(rows), content_type="text/csv; charset=utf-8"
     )
@@ -145,7 +145,7 @@ def leaderboard_json(request: HttpRequest, slug: str) -> JsonResponse:
     query = LeaderboardQuery.from_params(request.GET)
     results = [
         exports.leaderboard_row_data(row)
-        for row in selectors.leaderboard_rows(contest=contest, query=query)
+        for row in leaderboard.leaderboard_rows(contest=contest, query=query)
     ]
     body = {"contest": contest.slug, "count": len(results), "results": results}
     response = JsonResponse(body)
