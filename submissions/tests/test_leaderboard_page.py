@@ -7,6 +7,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from submissions import services
+from submissions.figures import format_duration
 from submissions.tests.factories import (
     ContestFactory,
     ReferenceResultFactory,
@@ -51,7 +52,7 @@ def test_it_ranks_the_entries_by_time_to_the_target_rows(client):
 
     assert column(rows, ENTRANT) == ["Fast", "Middle", "Slow"]
     assert column(rows, RANK) == ["1", "2", "3"]
-    assert rows[2][ELAPSED:AVERAGE] == ["19.6 days", "404"]
+    assert rows[2][ELAPSED:AVERAGE] == [format_duration(19.6 * DAY), "404"]
 
 
 def test_it_breaks_ties_by_terminal_rate_and_shares_ranks_when_equal(client):
@@ -214,7 +215,7 @@ def test_it_shows_the_storage_engine_hardware_rates_and_verified_badge(client):
     assert row[ENGINE:] == [
         "TokuDB",
         "2x Xeon X5460, 8 cores, 16 GB, 6x SSD, RAID 0",
-        "3.0 hours",
+        format_duration(3 * 3600),
         "15,853",
         "92,593",
         "verified",

@@ -7,6 +7,7 @@ import pytest
 from django.utils import timezone
 
 from submissions import services
+from submissions.figures import format_duration
 from submissions.tests.factories import ContestFactory, SubmissionFactory
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +48,8 @@ def test_it_lists_published_results_newest_first(client):
         f"http://testserver/entries/{first.pk}/",
     ]
     assert entries[1]["title"] == (
-        f"Open contest: #{second.pk} InnoDB, rank 1, 19.6 days to 1,000,000,000 rows"
+        f"Open contest: #{second.pk} InnoDB, rank 1, {format_duration(19.6 * 86_400)} "
+        "to 1,000,000,000 rows"
     )
 
 
