@@ -81,7 +81,9 @@ def upload(gz: Path) -> tuple[float, dict]:
     with gz.open("rb") as log:
         start = time.perf_counter()
         response = client.post(
-            "/api/submissions/", {"contest": contest.slug, **DECLARED, "log": log}, format="multipart"
+            "/api/submissions/",
+            {"contest": contest.slug, **DECLARED, "log": log},
+            format="multipart",
         )
         seconds = time.perf_counter() - start
     assert response.status_code == 201, response.content[:500]

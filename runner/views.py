@@ -9,6 +9,17 @@ from runner import selectors, services
 from runner.forms import RerunForm
 from runner.models import VerificationRun
 from submissions.models import Submission
+from submissions.selectors import is_organizer
+
+
+def rerun_panel(submission: Submission, user) -> dict:
+    """What the entry page's rerun section shows this viewer."""
+    organizer = is_organizer(user)
+    return {
+        "reruns": list(selectors.runs_for_entry(submission, user)),
+        "organizer": organizer,
+        "rerun_form": RerunForm() if organizer else None,
+    }
 
 
 @staff_member_required

@@ -2,14 +2,14 @@ from django.contrib import admin, messages
 
 from runner.admin import start_reruns
 from submissions import services
-from submissions.models import Contest, Submission
+from submissions.models import Contest, ReferenceResult, Submission
 
 
 @admin.register(Contest)
 class ContestAdmin(admin.ModelAdmin):
     list_display = ("title", "slug", "workload", "target_rows", "deadline", "results_published_at")
     prepopulated_fields = {"slug": ("title",)}
-    actions = ["recheck_entries"]
+    actions = ["recheck_entries", "add_reference_results"]
     fieldsets = (
         (None, {"fields": ("title", "slug", "workload", "description")}),
         (
@@ -51,6 +51,14 @@ class ContestAdmin(admin.ModelAdmin):
                 request, f"{contest.title}: {count} entries re-checked.", messages.SUCCESS
             )
 
+    @admin.action(description="Add the seeds' published results as reference rows")
+    def add_reference_results(self, request, queryset):
+        for contest in queryset:
+            stored = services.reference_results_create(contest=contest)
+            self.message_user(
+                request, f"{contest.title}: {len(stored)} reference rows.", messages.SUCCESS
+            )
+
 
 @admin.register(Submission)
 class SubmissionAdmin(admin.ModelAdmin):
@@ -61,16 +69,38 @@ class SubmissionAdmin(admin.ModelAdmin):
         "storage_engine",
         "rows",
         "eligible",
+        "rank",
+        "verified",
         "submitted_at",
     )
-    list_filter = ("contest", "eligible", "drive_kind", "storage_engine")
+    list_filter = ("contest", "eligible", "verified", "drive_kind", "storage_engine")
     search_fields = ("entrant_name", "email", "storage_engine", "cpu_model")
     list_select_related = ("contest", "owner")
     readonly_fields = (
         "log_name", "log_sha256", "log_size", "log_format", "log_format_label", "parameters", "rows",
         "elapsed_seconds", "average_rate", "terminal_rate", "terminal_window_rows",
         "terminal_window_start_row", "seconds_to_target", "estimated", "verdicts", "eligible",
-        "ineligible_reason", "checked_at",
+        "ineligible_reason", "checked_at", "rank", "verified",
     )  # fmt: skip
     raw_id_fields = ("owner",)
     actions = [start_reruns]
+
+    # Deleting here bypasses services.submission_delete: rank the contests again afterwards.
+    def delete_model(self, request, obj):
+        contest = obj.contest
+        super().delete_model(request, obj)
+        services.contest_rank(contest=contest)
+
+    def delete_queryset(self, request, queryset):
+        contests = list(Contest.objects.filter(submissions__in=queryset).distinct())
+        super().delete_queryset(request, queryset)
+        for contest in contests:
+            services.contest_rank(contest=contest)
+
+
+@admin.register(ReferenceResult)
+class ReferenceResultAdmin(admin.ModelAdmin):
+    list_display = (
+        "label", "contest", "storage_engine", "elapsed_seconds", "terminal_rate", "source",
+    )  # fmt: skip
+    list_filter = ("contest", "storage_engine")

@@ -1,24 +1,30 @@
 from django.conf import settings
+from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.authtoken.views import ObtainAuthToken
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from submissions import selectors, services
+from submissions import exports, leaderboard, selectors, services
+from submissions.leaderboard import API_MAX_PAGE_SIZE, LeaderboardQuery
 from submissions.middleware import too_large_message
-from submissions.models import Contest, Submission
+from submissions.models import Contest, SampleSeries, Submission
 from submissions.serializers import (
     ContestSerializer,
     DeclarationSerializer,
+    LeaderboardSerializer,
     SubmissionCreateSerializer,
     SubmissionSerializer,
 )
+from submissions.series import unpack_columns
 from submissions.throttle import too_many_message, upload_allowed
 
 
@@ -119,3 +125,87 @@ class SubmissionDetail(APIView):
             )
         services.submission_delete(submission=submission)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+LEADERBOARD_PARAMETERS = [
+    OpenApiParameter(
+        "sort", str, description=f"One of {', '.join(leaderboard.SORTS)}; -name reverses."
+    ),
+    OpenApiParameter("engine", str, description="Storage engine, any case."),
+    OpenApiParameter("drive", str, enum=["hdd", "ssd", "nvme"]),
+    OpenApiParameter("verified", bool, description="1: only entries a rerun reproduced."),
+    OpenApiParameter("page", int),
+    OpenApiParameter("page_size", int, description=f"At most {API_MAX_PAGE_SIZE:,}."),
+]
+
+
+class ContestLeaderboard(APIView):
+    """A contest's board: ranked entries with the seeds' reference rows among them
+    (`"reference": true, "rank": null`), then the entries that are not ranked (`"rank": null`).
+    Organizers-only until the contest publishes its results."""
+
+    @extend_schema(parameters=LEADERBOARD_PARAMETERS, responses=LeaderboardSerializer)
+    def get(self, request: Request, slug: str) -> Response:
+        contest = get_object_or_404(leaderboard.contest_with_references(), slug=slug)
+        if not leaderboard.leaderboard_visible(contest, request.user):
+            raise PermissionDenied(leaderboard.embargo_notice(contest))
+        query = LeaderboardQuery.from_params(request.query_params, max_page_size=API_MAX_PAGE_SIZE)
+        board = leaderboard.leaderboard_page(contest=contest, query=query)
+        # Plain dicts, not a serializer per row: a page holds up to 1,000 rows.
+        return Response(
+            {
+                "count": board.count,
+                "next": self._page_link(request, board.page + 1) if board.has_next else None,
+                "previous": self._page_link(request, board.page - 1)
+                if board.has_previous
+                else None,
+                "results": [exports.leaderboard_row_data(row) for row in board.rows],
+            }
+        )
+
+    def _page_link(self, request: Request, page: int) -> str:
+        params = request.query_params.copy()
+        params["page"] = str(page)
+        return request.build_absolute_uri(f"{request.path}?{params.urlencode()}")
+
+
+class CSVRenderer(BaseRenderer):
+    """Lets `?format=csv` (and Accept: text/csv) through content negotiation; the view streams
+    the body itself."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return data
+
+
+class SubmissionSamples(APIView):
+    """Every sample of an entry's series as columns (JSON), or as CSV with `?format=csv`.
+    Streamed: a 2,000,000-sample run is never one string in memory."""
+
+    renderer_classes = [JSONRenderer, CSVRenderer]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("format", str, enum=["json", "csv"])],
+        responses={(200, "application/json"): OpenApiTypes.OBJECT, (200, "text/csv"): str},
+    )
+    def get(self, request: Request, pk: int, format: str | None = None) -> StreamingHttpResponse:
+        submission = get_object_or_404(Submission.objects.select_related("contest"), pk=pk)
+        if not selectors.submission_visible(submission, request.user):
+            raise PermissionDenied("This entry is not published yet.")
+        try:
+            series = SampleSeries.objects.only("columns").get(submission=submission)
+        except SampleSeries.DoesNotExist:
+            raise NotFound("This entry has no sample series.") from None
+        columns = unpack_columns(series.columns)
+        if request.accepted_renderer.format == "csv":
+            response = StreamingHttpResponse(
+                exports.samples_csv_chunks(columns), content_type="text/csv; charset=utf-8"
+            )
+            response["Content-Disposition"] = f'attachment; filename="entry-{pk}-samples.csv"'
+            return response
+        return StreamingHttpResponse(
+            exports.samples_json_chunks(pk, columns), content_type="application/json"
+        )

@@ -97,6 +97,13 @@ class DriveKind(models.TextChoices):
     NVME = "nvme", "NVMe"
 
 
+# What the leaderboard sorts, filters and counts on (see Submission.Meta.indexes).
+BOARD_INDEX_COLUMNS = [
+    "seconds_to_target", "terminal_rate", "average_rate", "verified", "drive_kind",
+    "storage_engine", "cores", "memory_gb", "publish", "entrant_name",
+]  # fmt: skip
+
+
 def log_upload_path(submission: Submission, filename: str) -> str:
     # The stored name never comes from the client: only a safe suffix survives.
     suffix = ".gz" if PurePath(filename).suffix.lower() == ".gz" else ".log"
@@ -178,7 +185,11 @@ class Submission(models.Model):
     eligible = models.BooleanField(default=False)
     ineligible_reason = models.CharField(max_length=500, blank=True)
     checked_at = models.DateTimeField(null=True, blank=True)
-    # Set by the rerun service when an organizer's verification rerun reproduced the claim.
+    # Competition rank within the contest (1, 2, 2, 4), null when not ranked. Written only by
+    # services.contest_rank, so the leaderboard is one indexed query however many entries.
+    rank = models.PositiveIntegerField(null=True, blank=True)
+    # Set by the verification-rerun service (runner app, its VerificationRun verdict) when a
+    # rerun reproduced the claim; the leaderboard's badge and its verified-only filter read it.
     verified = models.BooleanField(default=False, db_index=True)
 
     class Meta:
@@ -189,9 +200,15 @@ class Submission(models.Model):
             ),
         ]
         indexes = [
+            # The board in rank order, and (with the columns it sorts and filters on) the
+            # counts and the sorted pages read from the index alone, never the wide rows.
             models.Index(
-                fields=["contest", "eligible", "seconds_to_target"], name="leaderboard_idx"
+                fields=["contest", "rank", "id"],
+                include=BOARD_INDEX_COLUMNS,
+                name="leaderboard_idx",
             ),
+            # The leaderboard's engine filter lists a contest's engines from this index alone.
+            models.Index(fields=["contest", "storage_engine"], name="contest_engines_idx"),
             models.Index(fields=["owner", "-submitted_at"], name="owner_entries_idx"),
         ]
 
@@ -207,11 +224,31 @@ class Submission(models.Model):
 
     @property
     def hardware_summary(self) -> str:
-        raid = f", {self.raid_level}" if self.raid_level else ""
-        return (
-            f"{self.sockets}x {self.cpu_model}, {self.cores} cores, {self.memory_gb:g} GB, "
-            f"{self.drives}x {self.get_drive_kind_display()}{raid}"
+        return hardware_summary(
+            sockets=self.sockets,
+            cpu_model=self.cpu_model,
+            cores=self.cores,
+            memory_gb=self.memory_gb,
+            drives=self.drives,
+            drive_kind=self.drive_kind,
+            raid_level=self.raid_level,
         )
+
+
+def hardware_summary(
+    *,
+    sockets: int,
+    cpu_model: str,
+    cores: int,
+    memory_gb: float,
+    drives: int,
+    drive_kind: str,
+    raid_level: str,
+) -> str:
+    """One line a leaderboard can show; lists build it from plain values, not instances."""
+    raid = f", {raid_level}" if raid_level else ""
+    kind = DriveKind(drive_kind).label if drive_kind in DriveKind.values else drive_kind
+    return f"{sockets}x {cpu_model}, {cores} cores, {memory_gb:g} GB, {drives}x {kind}{raid}"
 
 
 class SampleSeries(models.Model):
@@ -228,3 +265,33 @@ class SampleSeries(models.Model):
 
     def __str__(self) -> str:
         return f"{self.count:,} samples of entry #{self.submission_id}"
+
+
+class ReferenceResult(models.Model):
+    """A published result from the seeds (Tokutek's deck and briefs), shown on the leaderboard
+    for comparison and never ranked: nobody submitted its log to this registry."""
+
+    contest = models.ForeignKey(Contest, on_delete=models.CASCADE, related_name="references")
+    label = models.CharField(max_length=200, help_text='e.g. "Tokutek InnoDB (2008 contest)".')
+    storage_engine = models.CharField(max_length=100)
+    hardware = models.CharField("hardware summary", max_length=300)
+    drive_kind = models.CharField(max_length=10, choices=DriveKind.choices, blank=True)
+    rows = models.PositiveBigIntegerField(help_text="The rows the figures refer to.")
+    elapsed_seconds = models.FloatField(
+        null=True, blank=True, help_text="Time to the rows; empty when the source does not say."
+    )
+    estimated = models.BooleanField(default=False)
+    terminal_rate = models.FloatField(null=True, blank=True)
+    average_rate = models.FloatField(null=True, blank=True)
+    size_gib = models.FloatField("size (GiB)", null=True, blank=True)
+    source = models.CharField(max_length=300, help_text="Which seed or brief published it.")
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["label"]
+        constraints = [
+            models.UniqueConstraint(fields=["contest", "label"], name="one_reference_per_label"),
+        ]
+
+    def __str__(self) -> str:
+        return self.label

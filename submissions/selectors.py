@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db.models import Q, QuerySet
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from submissions.models import Contest, Submission
@@ -45,6 +46,31 @@ def submission_editable(submission: Submission, user) -> bool:
 
 def contests_open_for_entries() -> QuerySet[Contest]:
     return Contest.objects.filter(Q(deadline__isnull=True) | Q(deadline__gte=timezone.now()))
+
+
+def entries_to_compare(*, ids: list[int], user) -> list[Submission]:
+    """The entries among `ids` the user may see, in the order asked, with their plot previews
+    (never the full series)."""
+    entries = (
+        submissions_visible_to(user)
+        .filter(pk__in=ids)
+        .select_related("series")
+        .defer(*LIST_DEFERRED, "series__columns")
+    )
+    by_id = {entry.pk: entry for entry in entries}
+    return [by_id[pk] for pk in ids if pk in by_id]
+
+
+def published_results(now=None) -> QuerySet[Submission]:
+    """Entries of contests whose results are public, the most recently published first. An
+    entry is published when its contest publishes, or when it arrives after that."""
+    return (
+        Submission.objects.filter(published_q(now))
+        .select_related("contest")
+        .defer(*LIST_DEFERRED)
+        .annotate(published_at=Greatest("contest__results_published_at", "submitted_at"))
+        .order_by("-published_at", "-pk")
+    )
 
 
 def user_submissions(user) -> QuerySet[Submission]:

@@ -78,3 +78,33 @@ class SubmissionSerializer(serializers.ModelSerializer):
         request = self.context.get("request")
         path = submission.get_absolute_url()
         return request.build_absolute_uri(path) if request else path
+
+
+class LeaderboardRowSerializer(serializers.Serializer):
+    """Documents a leaderboard row (the view builds rows as plain dicts, for speed)."""
+
+    rank = serializers.IntegerField(allow_null=True, help_text="Null: a reference or not ranked.")
+    id = serializers.IntegerField(help_text="The entry's id; a reference row's own id.")
+    entrant = serializers.CharField(
+        help_text='The public name, "Anonymous entrant" unless opted in.'
+    )
+    storage_engine = serializers.CharField()
+    elapsed_seconds = serializers.FloatField(
+        allow_null=True, help_text="Time to the contest's target rows."
+    )
+    terminal_rate = serializers.FloatField(allow_null=True)
+    average_rate = serializers.FloatField(allow_null=True)
+    verified = serializers.BooleanField()
+    reference = serializers.BooleanField(help_text="A published result from the seeds.")
+    hardware = serializers.CharField()
+    estimated = serializers.BooleanField(help_text="The elapsed time is extrapolated.")
+    reason = serializers.CharField(
+        help_text="Why an entry is not ranked; a reference row's note.", allow_blank=True
+    )
+
+
+class LeaderboardSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = LeaderboardRowSerializer(many=True)

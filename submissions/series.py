@@ -37,12 +37,19 @@ def unpack_columns(blob: bytes) -> dict[str, np.ndarray]:
 
 
 def downsample(x: np.ndarray, y: np.ndarray, points: int = MAX_PLOT_POINTS) -> tuple[list, list]:
-    """Keep the curve's shape (MinMax-LTTB keeps every extreme) in at most `points` points."""
+    """At most `points` points that keep the curve's shape: MinMax-LTTB, plus the series' own
+    minimum and maximum, which LTTB alone may drop (a one-interval stall is what a reader looks
+    for). Samples that cannot be plotted (NaN, infinities) are left out."""
+    finite = np.isfinite(y)
+    if not finite.all():
+        x, y = x[finite], y[finite]
     if len(x) <= points:
         return x.tolist(), y.tolist()
     keep = MinMaxLTTBDownsampler().downsample(
-        x.astype(np.float64), y.astype(np.float64), n_out=points
+        x.astype(np.float64), y.astype(np.float64), n_out=points - 2
     )
+    extremes = np.array([np.argmin(y), np.argmax(y)], dtype=np.int64)
+    keep = np.union1d(keep.astype(np.int64), extremes)
     return x[keep].tolist(), y[keep].tolist()
 
 

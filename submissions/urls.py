@@ -1,12 +1,16 @@
 from django.urls import path
 
-from submissions import views
+from submissions import feeds, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/signup/", views.signup, name="signup"),
     path("contests/<slug:slug>/", views.contest_detail, name="contest_detail"),
     path("contests/<slug:slug>/submit/", views.submission_create, name="submission_create"),
+    path("contests/<slug:slug>/leaderboard.csv", views.leaderboard_csv, name="leaderboard_csv"),
+    path("contests/<slug:slug>/leaderboard.json", views.leaderboard_json, name="leaderboard_json"),
+    path("compare/", views.compare, name="compare"),
+    path("feeds/results.atom", feeds.PublishedResultsFeed(), name="results_feed"),
     path("entries/mine/", views.my_entries, name="my_entries"),
     path("entries/<int:pk>/", views.submission_detail, name="submission_detail"),
     path("entries/<int:pk>/edit/", views.submission_edit, name="submission_edit"),

@@ -1,15 +1,26 @@
+from dataclasses import dataclass
+
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import FileResponse, HttpRequest, HttpResponse
+from django.http import (
+    FileResponse,
+    HttpRequest,
+    HttpResponse,
+    JsonResponse,
+    StreamingHttpResponse,
+)
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from submissions import selectors, services
+from runner.views import rerun_panel
+from submissions import exports, leaderboard, selectors, services
 from submissions.forms import DeclarationForm, SignupForm, SubmissionForm
-from submissions.models import Contest, Submission
+from submissions.leaderboard import LeaderboardQuery
+from submissions.models import Contest, DriveKind, SampleSeries, Submission
 from submissions.rules import RULES
 from submissions.throttle import too_many_message, upload_allowed
 
@@ -30,10 +41,169 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 
 def contest_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    contest = get_object_or_404(Contest, slug=slug)
+    contest = get_object_or_404(leaderboard.contest_with_references(), slug=slug)
     rule_set = services.contest_rule_set(contest)
     rules = [(rule.id, rule.describe(rule_set)) for rule in RULES]
-    return render(request, "submissions/contest_detail.html", {"contest": contest, "rules": rules})
+    context = {"contest": contest, "rules": rules}
+    if leaderboard.leaderboard_visible(contest, request.user):
+        query = LeaderboardQuery.from_params(request.GET)
+        board = leaderboard.leaderboard_page(contest=contest, query=query)
+        context.update(
+            board=board,
+            query=query,
+            ranked_rows=[row for row in board.rows if row.ranked or row.reference],
+            unranked_rows=[row for row in board.rows if not (row.ranked or row.reference)],
+            columns=board_columns(request, query),
+            engines=leaderboard.leaderboard_engines(contest=contest),
+            drive_kinds=DriveKind.choices,
+            embargo_banner=""
+            if contest.results_are_public()
+            else leaderboard.embargo_notice(contest),
+            export_query=_without(request, "page"),
+        )
+    else:
+        context["embargo_notice"] = leaderboard.embargo_notice(contest)
+    return render(request, "submissions/contest_detail.html", context)
+
+
+@dataclass(frozen=True)
+class BoardColumn:
+    label: str
+    sort: str  # a key of leaderboard.SORTS
+    numeric: bool = False
+    best_first_descending: bool = False  # the first click on a rate shows the highest first
+
+
+BOARD_COLUMNS = (
+    BoardColumn("Rank", "rank", numeric=True),
+    BoardColumn("Entrant", "entrant"),
+    BoardColumn("Storage engine", "engine"),
+    BoardColumn("Hardware", "hardware"),
+    BoardColumn("Elapsed", "elapsed", numeric=True),
+    BoardColumn("Terminal rate", "terminal_rate", numeric=True, best_first_descending=True),
+    BoardColumn("Average rate", "average_rate", numeric=True, best_first_descending=True),
+    BoardColumn("Verified", "verified", best_first_descending=True),
+)
+
+
+def board_columns(request: HttpRequest, query: LeaderboardQuery) -> list[dict]:
+    """Each header's link: a click sorts by it, a second click reverses; filters stay."""
+    columns = []
+    for column in BOARD_COLUMNS:
+        first = f"-{column.sort}" if column.best_first_descending else column.sort
+        active = query.sort.removeprefix("-") == column.sort
+        if active:
+            target = query.sort[1:] if query.sort.startswith("-") else f"-{query.sort}"
+        else:
+            target = first
+        arrow = ("▼" if query.sort.startswith("-") else "▲") if active else ""
+        columns.append(
+            {
+                "label": column.label,
+                "numeric": column.numeric,
+                "url": _with(request, sort=target),
+                "arrow": arrow,
+                "active": active,
+            }
+        )
+    return columns
+
+
+def _with(request: HttpRequest, **changes) -> str:
+    params = request.GET.copy()
+    params.pop("page", None)
+    for name, value in changes.items():
+        params[name] = value
+    return "?" + params.urlencode()
+
+
+def _without(request: HttpRequest, *names: str) -> str:
+    params = request.GET.copy()
+    for name in names:
+        params.pop(name, None)
+    return ("?" + params.urlencode()) if params else ""
+
+
+def _board_contest(request: HttpRequest, slug: str) -> Contest:
+    contest = get_object_or_404(leaderboard.contest_with_references(), slug=slug)
+    if not leaderboard.leaderboard_visible(contest, request.user):
+        raise PermissionDenied(leaderboard.embargo_notice(contest))
+    return contest
+
+
+def leaderboard_csv(request: HttpRequest, slug: str) -> StreamingHttpResponse:
+    contest = _board_contest(request, slug)
+    query = LeaderboardQuery.from_params(request.GET)
+    rows = leaderboard.leaderboard_rows(contest=contest, query=query)
+    response = StreamingHttpResponse(
+        exports.leaderboard_csv_lines(rows), content_type="text/csv; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{contest.slug}-leaderboard.csv"'
+    return response
+
+
+def leaderboard_json(request: HttpRequest, slug: str) -> JsonResponse:
+    contest = _board_contest(request, slug)
+    query = LeaderboardQuery.from_params(request.GET)
+    results = [
+        exports.leaderboard_row_data(row)
+        for row in leaderboard.leaderboard_rows(contest=contest, query=query)
+    ]
+    body = {"contest": contest.slug, "count": len(results), "results": results}
+    response = JsonResponse(body)
+    response["Content-Disposition"] = f'attachment; filename="{contest.slug}-leaderboard.json"'
+    return response
+
+
+# Entries one page overlays; more would not be readable in one plot.
+COMPARE_MAX_ENTRIES = 12
+
+
+def compare(request: HttpRequest) -> HttpResponse:
+    """Overlay the rate curves of chosen entries: /compare/?ids=3,7,12 (shareable)."""
+    asked = _entry_ids(request.GET.getlist("ids"))
+    canonical = ",".join(map(str, asked))
+    if asked and request.GET.getlist("ids") != [canonical]:
+        # The leaderboard's checkboxes send ids=3&ids=7; the address to share reads ids=3,7.
+        return redirect(f"{reverse('compare')}?ids={canonical}")
+    wanted = asked[:COMPARE_MAX_ENTRIES]
+    entries = selectors.entries_to_compare(ids=wanted, user=request.user)
+    found = {entry.pk for entry in entries}
+    curves = [
+        {
+            "id": entry.pk,
+            "label": f"#{entry.pk} {entry.storage_engine} ({entry.public_name})",
+            "interval_rate": entry.series.preview["interval_rate"],
+        }
+        for entry in entries
+        if _has_series(entry) and entry.series.preview.get("interval_rate")
+    ]
+    context = {
+        "entries": entries,
+        "curves": curves,
+        "left_out": [pk for pk in wanted if pk not in found],
+        "beyond_limit": asked[COMPARE_MAX_ENTRIES:],
+        "max_entries": COMPARE_MAX_ENTRIES,
+    }
+    return render(request, "submissions/compare.html", context)
+
+
+def _entry_ids(values: list[str]) -> list[int]:
+    """Entry numbers from ?ids=3,7 or ?ids=3&ids=7, in order, once each; junk is skipped."""
+    ids: list[int] = []
+    for value in values:
+        for part in value.split(","):
+            part = part.strip().lstrip("#")
+            if part.isdigit() and len(part) < 19 and int(part) not in ids:
+                ids.append(int(part))
+    return ids
+
+
+def _has_series(entry: Submission) -> bool:
+    try:
+        return entry.series is not None
+    except SampleSeries.DoesNotExist:
+        return False
 
 
 @login_required
@@ -82,7 +252,9 @@ def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def _visible_submission(request: HttpRequest, pk: int) -> Submission:
-    submission = get_object_or_404(Submission.objects.select_related("contest", "series"), pk=pk)
+    # The page plots the stored preview; the full series (megabytes for long runs) stays put.
+    entries = Submission.objects.select_related("contest", "series").defer("series__columns")
+    submission = get_object_or_404(entries, pk=pk)
     if not selectors.submission_visible(submission, request.user):
         raise PermissionDenied("This entry is not published yet.")
     return submission
@@ -104,6 +276,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "show_name": submission.publish
         or selectors.is_organizer(request.user)
         or submission.owner_id == request.user.id,
+        **rerun_panel(submission, request.user),
     }
     return render(request, "submissions/submission_detail.html", context)
 

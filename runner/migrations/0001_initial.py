@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
     initial = True
 
     dependencies = [
-        ('submissions', '0002_submission_verified'),
+        ('submissions', '0002_leaderboard'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

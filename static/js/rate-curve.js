@@ -2,43 +2,62 @@
 (function () {
   "use strict";
 
-  function trace(series, name, color, dash) {
+  function trace(series, name, color, options) {
+    options = options || {};
     return {
       x: series.x, y: series.y, name: name, type: "scatter", mode: "lines",
-      line: { color: color, width: 1.5, dash: dash || "solid" },
-      hovertemplate: "%{x:,} rows<br>%{y:,.0f} rows/s<extra>" + name + "</extra>",
+      yaxis: options.yaxis || "y",
+      line: { color: color, width: 1.5, dash: options.dash || "solid" },
+      hovertemplate: "%{y:,.0f} " + (options.unit || "rows/s") + "<extra>" + name + "</extra>",
     };
   }
 
-  function terminalBand(element) {
+  function terminalWindow(element) {
     var start = Number(element.dataset.terminalStart), end = Number(element.dataset.terminalEnd);
-    if (!(end > start)) return [];
-    return [{
-      type: "rect", xref: "x", yref: "paper", x0: start, x1: end, y0: 0, y1: 1,
-      fillcolor: "rgba(234, 179, 8, 0.18)", line: { width: 0 }, layer: "below",
-    }];
+    if (!(end > start)) return { shapes: [], annotations: [] };
+    return {
+      shapes: [{
+        type: "rect", xref: "x", yref: "paper", x0: start, x1: end, y0: 0, y1: 1,
+        fillcolor: "rgba(234, 179, 8, 0.22)", line: { width: 0 }, layer: "below",
+      }],
+      annotations: [{
+        x: end, xref: "x", xanchor: "right", y: 1, yref: "paper", yanchor: "bottom",
+        text: "terminal-rate window", showarrow: false, font: { size: 11, color: "#a16207" },
+      }],
+    };
   }
 
   function draw(element, preview) {
     var traces = [];
     if (preview.interval_rate) traces.push(trace(preview.interval_rate, "interval", "#2563eb"));
-    if (preview.cumulative_rate) traces.push(trace(preview.cumulative_rate, "cumulative", "#dc2626", "dot"));
-    if (preview.interval_delete_rate) traces.push(trace(preview.interval_delete_rate, "deletes", "#16a34a"));
+    if (preview.cumulative_rate) {
+      traces.push(trace(preview.cumulative_rate, "cumulative", "#dc2626", { dash: "dot" }));
+    }
+    if (preview.interval_delete_rate) {
+      traces.push(trace(preview.interval_delete_rate, "deletes (interval)", "#16a34a"));
+    }
+    var queries = Boolean(preview.interval_query_rate);
+    if (queries) {
+      traces.push(trace(preview.interval_query_rate, "queries (interval)", "#9333ea",
+        { dash: "dash", yaxis: "y2", unit: "queries/s" }));
+    }
+    var band = terminalWindow(element);
     var layout = {
-      margin: { t: 40, r: 20, b: 50, l: 70 },
-      xaxis: { title: { text: "rows inserted" }, tickformat: ",d" },
+      margin: { t: 50, r: queries ? 70 : 20, b: 90, l: 70 },
+      xaxis: { title: { text: "rows inserted" }, tickformat: ",d", hoverformat: ",d" },
       yaxis: { title: { text: "rows/s" }, tickformat: ",d", rangemode: "tozero" },
-      legend: { orientation: "h", y: 1.12 },
-      shapes: terminalBand(element),
+      legend: { orientation: "h", x: 0, y: -0.22 },
+      shapes: band.shapes,
+      annotations: band.annotations,
       hovermode: "x unified",
-      updatemenus: [{
-        type: "buttons", direction: "right", x: 1, xanchor: "right", y: 1.2, yanchor: "top",
-        buttons: [
-          { label: "linear", method: "relayout", args: [{ "yaxis.type": "linear" }] },
-          { label: "log", method: "relayout", args: [{ "yaxis.type": "log" }] },
-        ],
-      }],
+      updatemenus: [window.IIBenchPlots.scaleButtons(queries ? ["yaxis", "yaxis2"] : ["yaxis"])],
     };
+    if (queries) {
+      layout.yaxis2 = {
+        title: { text: "queries/s" }, overlaying: "y", side: "right", rangemode: "tozero",
+        showgrid: false, tickformat: ",d",
+      };
+    }
     window.Plotly.newPlot(element, traces, layout, { responsive: true, displaylogo: false });
   }
 

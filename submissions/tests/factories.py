@@ -5,12 +5,14 @@ import hashlib
 from datetime import timedelta
 
 import factory
+import numpy as np
 from django.contrib.auth import get_user_model
 from django.core.files.base import ContentFile
 from django.utils import timezone
 from factory.django import DjangoModelFactory
 
-from submissions.models import Contest, DriveKind, Submission
+from submissions.models import Contest, DriveKind, ReferenceResult, SampleSeries, Submission
+from submissions.series import pack_columns, plot_preview
 
 PASSWORD = "a-long-test-password-42"
 
@@ -87,3 +89,57 @@ class SubmissionFactory(DjangoModelFactory):
     eligible = True
     verdicts = factory.LazyFunction(list)
     checked_at = factory.LazyFunction(timezone.now)
+
+
+class ReferenceResultFactory(DjangoModelFactory):
+    """A published result, like the seeds' InnoDB run of the 2008 contest."""
+
+    class Meta:
+        model = ReferenceResult
+
+    contest = factory.SubFactory(ContestFactory)
+    label = factory.Sequence(lambda n: f"Tokutek InnoDB run {n}")
+    storage_engine = "InnoDB"
+    hardware = "Sun Fire x4150, 2x Xeon X5460, 16 GB, 8x SAS, RAID 5"
+    drive_kind = DriveKind.HDD
+    rows = 1_000_000_000
+    elapsed_seconds = 19.6 * 86400
+    terminal_rate = 404.0
+    average_rate = factory.LazyAttribute(
+        lambda ref: ref.rows / ref.elapsed_seconds if ref.elapsed_seconds else None
+    )
+    size_gib = 166.0
+    source = "Tokutek iiBench contest deck (seeds/000)"
+
+
+def rate_columns(samples: int, every: int = 1_000_000, deletes: bool = False) -> dict:
+    """A run's columns as the parser stores them: the rate falls as the table grows."""
+    rows = np.arange(1, samples + 1, dtype=np.int64) * every
+    interval_rate = 100_000.0 / (1.0 + np.arange(samples) / 50.0)
+    seconds = np.cumsum(every / interval_rate)
+    columns = {
+        "rows": rows,
+        "seconds": seconds,
+        "interval_rate": interval_rate,
+        "cumulative_rate": rows / seconds,
+        "line": np.arange(2, samples + 2, dtype=np.int64),
+    }
+    if deletes:
+        columns["deleted"] = np.maximum(rows - rows[len(rows) // 2], 0)
+        columns["interval_delete_rate"] = np.where(columns["deleted"] > 0, interval_rate, 0.0)
+    return columns
+
+
+class SampleSeriesFactory(DjangoModelFactory):
+    """The stored series of an entry: the packed columns and the plot preview built from them."""
+
+    class Meta:
+        model = SampleSeries
+
+    class Params:
+        columns_data = factory.LazyAttribute(lambda series: rate_columns(series.count))
+
+    submission = factory.SubFactory(SubmissionFactory)
+    count = 100
+    columns = factory.LazyAttribute(lambda series: pack_columns(series.columns_data))
+    preview = factory.LazyAttribute(lambda series: plot_preview(series.columns_data))

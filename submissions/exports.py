@@ -1,0 +1,127 @@
+"""What the downloads and the API send: leaderboard rows as plain dicts and CSV lines, and a
+series' samples as JSON or CSV produced in chunks, so 2,000,000 samples never sit in memory as
+one string."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Iterator
+
+import numpy as np
+
+from submissions.figures import format_duration
+from submissions.leaderboard import BoardRow
+
+# The API's fields, in order; the CSV adds a few for people reading it in a spreadsheet.
+LEADERBOARD_FIELDS = (
+    "rank", "id", "entrant", "storage_engine", "elapsed_seconds", "terminal_rate",
+    "average_rate", "verified", "reference",
+)  # fmt: skip
+LEADERBOARD_EXTRA_FIELDS = ("hardware", "estimated", "reason")
+LEADERBOARD_CSV_FIELDS = (
+    "rank", "id", "reference", "entrant", "storage_engine", "hardware", "elapsed_seconds",
+    "elapsed", "estimated", "terminal_rate", "average_rate", "verified", "reason",
+)  # fmt: skip
+
+
+def leaderboard_row_data(row: BoardRow) -> dict:
+    return {
+        "rank": row.rank,
+        "id": row.id,
+        "entrant": row.entrant,
+        "storage_engine": row.storage_engine,
+        "elapsed_seconds": row.elapsed_seconds,
+        "terminal_rate": row.terminal_rate,
+        "average_rate": row.average_rate,
+        "verified": row.verified,
+        "reference": row.reference,
+        "hardware": row.hardware,
+        "estimated": row.estimated,
+        "reason": row.reason,
+    }
+
+
+def _csv_value(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:.6g}" if abs(value) < 1e6 else f"{value:.1f}"
+    text = str(value)
+    # A spreadsheet runs a cell starting with =, +, - or @ as a formula: entrants write these.
+    return "'" + text if text[:1] in FORMULA_STARTS else text
+
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def leaderboard_csv_lines(rows: Iterable[BoardRow]) -> Iterator[str]:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+
+    def line(values) -> str:
+        buffer.seek(0)
+        buffer.truncate()
+        writer.writerow(values)
+        return buffer.getvalue()
+
+    yield line(LEADERBOARD_CSV_FIELDS)
+    for row in rows:
+        data = leaderboard_row_data(row)
+        seconds = row.elapsed_seconds
+        data["elapsed"] = "" if seconds is None else format_duration(seconds, row.estimated)
+        yield line([_csv_value(data[name]) for name in LEADERBOARD_CSV_FIELDS])
+
+
+# Samples ------------------------------------------------------------------------------------
+
+SAMPLE_COLUMN_ORDER = (
+    "rows", "seconds", "interval_rate", "cumulative_rate", "line", "deleted",
+    "interval_delete_rate", "queries", "interval_query_rate",
+)  # fmt: skip
+CHUNK = 50_000
+
+
+def ordered_columns(columns: dict[str, np.ndarray]) -> list[tuple[str, np.ndarray]]:
+    known = [(name, columns[name]) for name in SAMPLE_COLUMN_ORDER if name in columns]
+    extra = [(name, column) for name, column in columns.items() if name not in SAMPLE_COLUMN_ORDER]
+    return known + extra
+
+
+def _texts(column: np.ndarray, missing: str) -> list[str]:
+    """Each value as its shortest exact text; NaN and infinities (which JSON cannot carry)
+    as `missing`."""
+    if column.dtype.kind in "iu":
+        return [str(value) for value in column.tolist()]
+    finite = np.isfinite(column)
+    texts = [repr(value) for value in column.tolist()]
+    if not finite.all():
+        for index in np.flatnonzero(~finite).tolist():
+            texts[index] = missing
+    return texts
+
+
+def samples_json_chunks(entry_id: int, columns: dict[str, np.ndarray]) -> Iterator[str]:
+    """{"id": .., "count": .., "columns": {"rows": [...], ...}}, one chunk at a time."""
+    ordered = ordered_columns(columns)
+    count = len(ordered[0][1]) if ordered else 0
+    yield f'{{"id": {entry_id}, "count": {count}, "columns": {{'
+    for number, (name, column) in enumerate(ordered):
+        yield ("" if number == 0 else ", ") + json.dumps(name) + ": ["
+        for start in range(0, len(column), CHUNK):
+            texts = _texts(column[start : start + CHUNK], "null")
+            yield ("" if start == 0 else ",") + ",".join(texts)
+        yield "]"
+    yield "}}\n"
+
+
+def samples_csv_chunks(columns: dict[str, np.ndarray]) -> Iterator[str]:
+    ordered = ordered_columns(columns)
+    yield ",".join(name for name, _ in ordered) + "\r\n"
+    count = len(ordered[0][1]) if ordered else 0
+    for start in range(0, count, CHUNK):
+        texts = [_texts(column[start : start + CHUNK], "") for _, column in ordered]
+        yield "".join(",".join(values) + "\r\n" for values in zip(*texts, strict=True))

@@ -1,0 +1,55 @@
+"""The Atom feed of newly published results: /feeds/results.atom."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.contrib.syndication.views import Feed
+from django.urls import reverse
+from django.utils.feedgenerator import Atom1Feed
+
+from submissions import selectors
+from submissions.figures import format_duration
+from submissions.models import Submission
+
+FEED_ITEMS = 50
+
+
+class PublishedResultsFeed(Feed):
+    feed_type = Atom1Feed
+    title = "iiBench registry: published results"
+    subtitle = "Entries whose contest has published its results, newest first."
+
+    def link(self) -> str:
+        return reverse("home")
+
+    def items(self):
+        return selectors.published_results()[:FEED_ITEMS]
+
+    def item_title(self, entry: Submission) -> str:
+        if entry.rank is not None and entry.seconds_to_target is not None:
+            elapsed = format_duration(entry.seconds_to_target, estimated=entry.estimated)
+            standing = f"rank {entry.rank}, {elapsed} to {entry.contest.target_rows:,} rows"
+        else:
+            standing = "not ranked"
+        return f"{entry.contest.title}: #{entry.pk} {entry.storage_engine}, {standing}"
+
+    def item_description(self, entry: Submission) -> str:
+        rate = f"{entry.terminal_rate:,.0f} rows/s" if entry.terminal_rate is not None else "—"
+        reason = f" Not ranked: {entry.ineligible_reason}" if entry.rank is None else ""
+        return (
+            f"{entry.public_name}, {entry.hardware_summary}. Terminal rate {rate}, "
+            f"average {entry.average_rate:,.0f} rows/s.{reason}"
+        )
+
+    def item_link(self, entry: Submission) -> str:
+        return entry.get_absolute_url()
+
+    def item_author_name(self, entry: Submission) -> str:
+        return entry.public_name
+
+    def item_pubdate(self, entry: Submission) -> datetime:
+        return entry.published_at
+
+    def item_updateddate(self, entry: Submission) -> datetime:
+        return entry.published_at

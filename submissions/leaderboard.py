@@ -1,0 +1,468 @@
+"""Reads of the leaderboard (selectors): one place feeds the contest page, the API and the
+downloads, so the sort, the filters and the embargo are decided once. Ranks are persisted
+(services.contest_rank): a page is a count, a few reference rows and one indexed slice of
+entries, whatever the board's size. The ordering rules themselves are in ranking.py."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from zoneinfo import ZoneInfo
+
+from django.db import connection
+from django.db.models import (
+    BooleanField,
+    Case,
+    ExpressionWrapper,
+    F,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
+from django.db.models.functions import Lower
+from django.utils import timezone
+
+from submissions.models import (
+    Contest,
+    DriveKind,
+    ReferenceResult,
+    Submission,
+    hardware_summary,
+)
+from submissions.ranking import interleave, page_slots, reference_positions
+from submissions.selectors import is_organizer
+
+DEFAULT_PAGE_SIZE = 50
+PAGE_MAX_PAGE_SIZE = 200
+API_MAX_PAGE_SIZE = 1_000
+ANONYMOUS = "Anonymous entrant"
+
+
+@dataclass(frozen=True)
+class SortPart:
+    """One component of a board order: the entries' column (an expression name on the
+    queryset), the reference rows' attribute (None: references have no such value) and the
+    direction. Missing values go last in both directions."""
+
+    entry_field: str
+    reference_attribute: str | None
+    descending: bool = False
+
+    def reversed(self) -> SortPart:
+        return SortPart(self.entry_field, self.reference_attribute, not self.descending)
+
+    def reference_value(self, reference: ReferenceResult):
+        if self.reference_attribute is None:
+            return None
+        value = getattr(reference, self.reference_attribute)
+        return value.lower() if isinstance(value, str) else value
+
+
+# The URL's `sort` values; `-name` reverses the first part. Ties always fall to the overall
+# rank, then the entry number, so a page boundary never shuffles rows.
+SORTS: dict[str, tuple[SortPart, ...]] = {
+    "rank": (
+        SortPart("rank", None),
+        SortPart("seconds_to_target", "elapsed_seconds"),
+        SortPart("terminal_rate", "terminal_rate", descending=True),
+    ),
+    "elapsed": (
+        SortPart("seconds_to_target", "elapsed_seconds"),
+        SortPart("terminal_rate", "terminal_rate", descending=True),
+    ),
+    "terminal_rate": (SortPart("terminal_rate", "terminal_rate"),),
+    "average_rate": (SortPart("average_rate", "average_rate"),),
+    "entrant": (SortPart("public_name_key", "label"),),
+    "engine": (SortPart("engine_key", "storage_engine"),),
+    "hardware": (SortPart("cores", None), SortPart("memory_gb", None)),
+    "verified": (SortPart("verified", None),),
+}
+DEFAULT_SORT = "rank"
+
+
+def board_sort_parts(sort: str) -> tuple[SortPart, ...]:
+    descending = sort.startswith("-")
+    first, *rest = SORTS[sort.removeprefix("-")]
+    return (first.reversed() if descending else first, *rest)
+
+
+@dataclass(frozen=True)
+class LeaderboardQuery:
+    """What the URL asks of a board: `?sort=-terminal_rate&engine=InnoDB&drive=ssd&verified=1
+    &page=2&page_size=100`. Unknown values fall back to the defaults rather than failing."""
+
+    sort: str = DEFAULT_SORT
+    engine: str = ""
+    drive: str = ""
+    verified: bool = False
+    page: int = 1
+    page_size: int = DEFAULT_PAGE_SIZE
+
+    @classmethod
+    def from_params(cls, params, *, max_page_size: int = PAGE_MAX_PAGE_SIZE) -> LeaderboardQuery:
+        sort = params.get("sort", DEFAULT_SORT)
+        drive = params.get("drive", "")
+        return cls(
+            sort=sort if sort.removeprefix("-") in SORTS else DEFAULT_SORT,
+            engine=params.get("engine", "").strip()[:100],
+            drive=drive if drive in DriveKind.values else "",
+            verified=params.get("verified", "") in ("1", "true", "on", "yes"),
+            page=_positive_int(params.get("page"), 1),
+            page_size=min(_positive_int(params.get("page_size"), DEFAULT_PAGE_SIZE), max_page_size),
+        )
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self.engine or self.drive or self.verified)
+
+
+def _positive_int(text: str | None, default: int) -> int:
+    try:
+        value = int(text or "")
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+@dataclass(slots=True)
+class BoardRow:
+    """One row of a board, an entry or a reference result, as every output shows it."""
+
+    id: int
+    rank: int | None
+    entrant: str
+    storage_engine: str
+    hardware: str
+    elapsed_seconds: float | None
+    estimated: bool
+    terminal_rate: float | None
+    average_rate: float | None
+    verified: bool
+    reference: bool
+    ranked: bool
+    reason: str = ""
+    rows: int | None = None
+    size_gib: float | None = None
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class BoardPage:
+    rows: list[BoardRow]
+    count: int
+    page: int
+    page_size: int
+    ranked_count: int
+    reference_count: int
+
+    @property
+    def num_pages(self) -> int:
+        return max(1, -(-self.count // self.page_size))
+
+    @property
+    def has_previous(self) -> bool:
+        return self.page > 1
+
+    @property
+    def has_next(self) -> bool:
+        return self.page < self.num_pages
+
+
+def contest_with_references() -> QuerySet[Contest]:
+    """Contests whose reference rows the board reads once, however many times it asks."""
+    return Contest.objects.prefetch_related("references")
+
+
+def leaderboard_visible(contest: Contest, user) -> bool:
+    return is_organizer(user) or contest.results_are_public()
+
+
+def embargo_notice(contest: Contest) -> str:
+    """What the public reads instead of an embargoed board."""
+    if contest.results_published_at is None:
+        return "Results are not published yet."
+    local = timezone.localtime(contest.results_published_at, ZoneInfo(contest.timezone))
+    return f"Results are published on {local:%-d %b %Y, %H:%M} {local.tzname()}."
+
+
+BOARD_ENTRY_FIELDS = (
+    "id", "rank", "public_name", "storage_engine", "sockets", "cpu_model", "cores", "memory_gb",
+    "drives", "drive_kind", "raid_level", "seconds_to_target", "estimated", "terminal_rate",
+    "average_rate", "verified", "eligible", "ineligible_reason", "rows",
+)  # fmt: skip
+
+
+def _board_entries(contest: Contest, query: LeaderboardQuery) -> QuerySet[Submission]:
+    entries = Submission.objects.filter(contest=contest)
+    if query.engine:
+        entries = entries.filter(storage_engine__iexact=query.engine)
+    if query.drive:
+        entries = entries.filter(drive_kind=query.drive)
+    if query.verified:
+        entries = entries.filter(verified=True)
+    return entries
+
+
+def _public_name() -> Case:
+    return Case(When(publish=True, then="entrant_name"), default=Value(ANONYMOUS))
+
+
+# Sort columns that are expressions rather than stored columns. They are written out in each
+# query, never annotated: an aggregate over annotations makes Django rewrite every filter
+# (tens of milliseconds per page).
+SORT_EXPRESSIONS = {
+    "public_name_key": lambda: Lower(_public_name()),
+    "engine_key": lambda: Lower("storage_engine"),
+}
+
+
+def _sort_expression(part: SortPart):
+    build = SORT_EXPRESSIONS.get(part.entry_field)
+    return build() if build else F(part.entry_field)
+
+
+def _board_references(contest: Contest, query: LeaderboardQuery, references) -> list:
+    if query.verified:
+        return []  # the registry never re-ran a published result
+    return [
+        reference
+        for reference in references
+        if (not query.engine or reference.storage_engine.lower() == query.engine.lower())
+        and (not query.drive or reference.drive_kind == query.drive)
+    ]
+
+
+def _entry_order(parts: tuple[SortPart, ...]) -> list:
+    order = [] if parts[0].entry_field == "rank" else [_unranked_first_key()]
+    for part in parts:
+        field = _sort_expression(part)
+        order.append(field.desc(nulls_last=True) if part.descending else field.asc(nulls_last=True))
+    return [*order, F("rank").asc(nulls_last=True), "id"]
+
+
+def _unranked_first_key():
+    # Ranked entries (and the references among them) come first; the rest follow, same order.
+    return ExpressionWrapper(Q(rank__isnull=True), output_field=BooleanField()).asc()
+
+
+# A reference row has no rank: it sits where its time, then its terminal rate, would rank it.
+RANK_PLACEMENT = SORTS["elapsed"]
+
+
+def _placement_parts(parts: tuple[SortPart, ...]) -> tuple[SortPart, ...]:
+    placed: list[SortPart] = []
+    for part in parts:
+        if part.entry_field == "rank":
+            placed.extend(p.reversed() if part.descending else p for p in RANK_PLACEMENT)
+        else:
+            placed.append(part)
+    # A column already compared decides nothing more further down (keeps the SQL small).
+    seen: set[str] = set()
+    return tuple(p for p in placed if not (p.entry_field in seen or seen.add(p.entry_field)))
+
+
+def _entries_before_sql(parts: tuple[SortPart, ...], reference: ReferenceResult):
+    """SQL over the `board` columns: a ranked entry comes before this reference row, being
+    earlier in the order or tied with it (a tie goes to the entry). Mirrors `_entry_order`,
+    missing values last. Column names come from SORTS, values are parameters."""
+    sql, params = "TRUE", []  # tied on every part so far: the entry comes first
+    for part in reversed(_placement_parts(parts)):
+        column = f'board."{part.entry_field}"'
+        value = part.reference_value(reference)
+        if value is None:
+            sql = f"({column} IS NOT NULL OR ({column} IS NULL AND {sql}))"
+        else:
+            beats = ">" if part.descending else "<"
+            sql = f"({column} {beats} %s OR ({column} = %s AND {sql}))"
+            params = [value, value, *params]
+    return f"board.rank IS NOT NULL AND {sql}", params
+
+
+def _board_counts(
+    entries: QuerySet[Submission], parts: tuple[SortPart, ...], references: list
+) -> tuple[int, int, list[int]]:
+    """The entries, the ranked ones and, for each reference row, the entries above it: one
+    query. Written as SQL over the ORM's filtered rows because Django's aggregate() takes
+    milliseconds to compile a few filtered counts (it re-hashes every nested condition)."""
+    columns = {part.entry_field for part in _placement_parts(parts)}
+    keys = {name: SORT_EXPRESSIONS[name]() for name in columns if name in SORT_EXPRESSIONS}
+    board_sql, board_params = (
+        entries.order_by().annotate(**keys).values("rank", *sorted(columns)).query.sql_with_params()
+    )
+    counts, params = ["COUNT(*)", "COUNT(*) FILTER (WHERE board.rank IS NOT NULL)"], []
+    for reference in references:
+        condition, condition_params = _entries_before_sql(parts, reference)
+        counts.append(f"COUNT(*) FILTER (WHERE {condition})")
+        params.extend(condition_params)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {', '.join(counts)} FROM ({board_sql}) AS board",  # noqa: S608 - names from SORTS, values as parameters
+            [*params, *board_params],
+        )
+        total, ranked, *before = cursor.fetchone()
+    return total, ranked, before
+
+
+def _sorted_references(parts: tuple[SortPart, ...], references: list) -> list:
+    ordered = list(references)
+    for part in reversed(_placement_parts(parts)):
+        # Stable passes from the last part to the first; missing values last in each.
+        present = [r for r in ordered if part.reference_value(r) is not None]
+        missing = [r for r in ordered if part.reference_value(r) is None]
+        present.sort(key=part.reference_value, reverse=part.descending)
+        ordered = present + missing
+    return ordered
+
+
+def _entry_row(values: dict) -> BoardRow:
+    return BoardRow(
+        id=values["id"],
+        rank=values["rank"],
+        entrant=values["public_name"],
+        storage_engine=values["storage_engine"],
+        hardware=hardware_summary(
+            sockets=values["sockets"],
+            cpu_model=values["cpu_model"],
+            cores=values["cores"],
+            memory_gb=values["memory_gb"],
+            drives=values["drives"],
+            drive_kind=values["drive_kind"],
+            raid_level=values["raid_level"],
+        ),
+        elapsed_seconds=values["seconds_to_target"],
+        estimated=values["estimated"],
+        terminal_rate=values["terminal_rate"],
+        average_rate=values["average_rate"],
+        verified=values["verified"],
+        reference=False,
+        ranked=values["rank"] is not None,
+        reason=_not_ranked_reason(values),
+        rows=values["rows"],
+    )
+
+
+def _not_ranked_reason(values: dict) -> str:
+    if values["rank"] is not None:
+        return ""
+    if not values["eligible"]:
+        return values["ineligible_reason"] or "It breaks a ground rule."
+    return "No time to the target rows could be measured or estimated."
+
+
+def _reference_row(reference: ReferenceResult) -> BoardRow:
+    return BoardRow(
+        id=reference.id,
+        rank=None,
+        entrant=reference.label,
+        storage_engine=reference.storage_engine,
+        hardware=reference.hardware,
+        elapsed_seconds=reference.elapsed_seconds,
+        estimated=reference.estimated,
+        terminal_rate=reference.terminal_rate,
+        average_rate=reference.average_rate,
+        verified=False,
+        reference=True,
+        ranked=False,
+        reason=reference.note,
+        rows=reference.rows,
+        size_gib=reference.size_gib,
+        source=reference.source,
+    )
+
+
+@dataclass(frozen=True)
+class _Board:
+    """A board's order, worked out before any entry row is read."""
+
+    entries: QuerySet[Submission]
+    order: list
+    references: list[BoardRow]
+    positions: list[int]
+    entry_count: int
+    ranked_count: int
+
+    @property
+    def count(self) -> int:
+        return self.entry_count + len(self.references)
+
+
+def _board(contest: Contest, query: LeaderboardQuery) -> _Board:
+    parts = board_sort_parts(query.sort)
+    entries = _board_entries(contest, query)
+    references = _sorted_references(
+        parts, _board_references(contest, query, contest.references.all())
+    )
+    total, ranked, before = _board_counts(entries, parts, references)
+    # Counts follow the order the references were sorted in; a stable sort keeps it exact
+    # where the database's string order and Python's would disagree.
+    placed = sorted(zip(before, references, strict=True), key=lambda pair: pair[0])
+    return _Board(
+        entries=entries.annotate(public_name=_public_name()).values(*BOARD_ENTRY_FIELDS),
+        order=_entry_order(parts),
+        references=[_reference_row(reference) for _, reference in placed],
+        positions=reference_positions([before for before, _ in placed]),
+        entry_count=total,
+        ranked_count=ranked,
+    )
+
+
+def leaderboard_page(*, contest: Contest, query: LeaderboardQuery) -> BoardPage:
+    """One page of a contest's board: ranked entries with the reference rows placed among
+    them, then the entries that are not ranked. Four queries whatever the board's size."""
+    board = _board(contest, query)
+    last_page = max(1, -(-board.count // query.page_size))
+    page = min(query.page, last_page)
+    offset = (page - 1) * query.page_size
+    length = max(0, min(query.page_size, board.count - offset))
+    slots = page_slots(offset, length, board.positions)
+    entries = []
+    if slots.entry_limit > 0:
+        # The page's ids come from the covering index (sorted there, whatever the sort);
+        # only those rows are then read in full.
+        end = slots.entry_offset + slots.entry_limit
+        ids = board.entries.order_by(*board.order).values("pk")[slots.entry_offset : end]
+        entries = board.entries.filter(pk__in=Subquery(ids)).order_by(*board.order)
+    rows = list(interleave(map(_entry_row, entries), board.references, slots, length))
+    return BoardPage(
+        rows=rows,
+        count=board.count,
+        page=page,
+        page_size=query.page_size,
+        ranked_count=board.ranked_count,
+        reference_count=len(board.references),
+    )
+
+
+def leaderboard_rows(*, contest: Contest, query: LeaderboardQuery) -> Iterator[BoardRow]:
+    """The whole board in order, read in chunks: for the downloads."""
+    board = _board(contest, query)
+    entries = board.entries.order_by(*board.order).iterator(chunk_size=2_000)
+    slots = page_slots(0, board.count, board.positions)
+    return interleave(map(_entry_row, entries), board.references, slots, board.count)
+
+
+def leaderboard_engines(*, contest: Contest) -> list[str]:
+    """The storage engines a board can be filtered by, one spelling each."""
+    # A loose index scan (one index probe per distinct engine) instead of DISTINCT, which
+    # reads every entry of the contest.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            WITH RECURSIVE engines(name) AS (
+                SELECT MIN(storage_engine) FROM submissions_submission WHERE contest_id = %s
+                UNION ALL
+                SELECT (SELECT MIN(storage_engine) FROM submissions_submission
+                        WHERE contest_id = %s AND storage_engine > engines.name)
+                FROM engines WHERE engines.name IS NOT NULL
+            )
+            SELECT name FROM engines WHERE name IS NOT NULL
+            """,
+            [contest.pk, contest.pk],
+        )
+        names = [name for (name,) in cursor.fetchall()]
+    found: dict[str, str] = {}
+    for name in [*names, *(reference.storage_engine for reference in contest.references.all())]:
+        found.setdefault(name.lower(), name)
+    return sorted(found.values(), key=str.lower)

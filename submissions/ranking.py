@@ -1,0 +1,95 @@
+"""The leaderboard's rules as plain functions over plain data. No Django here.
+
+Ranking: the entries that qualify are ordered by the time they took to reach the contest's
+target rows, fastest first; a tie on that time goes to the higher terminal rate; entries equal
+on both share a rank and the next rank skips ("standard competition ranking": 1, 2, 2, 4).
+
+Placing reference rows: the seeds' published results are shown among the ranked entries where
+their figures put them, but they are never ranked and only a page of entries is ever loaded.
+`page_slots` works out which entries a page needs and where the reference rows go in it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from itertools import groupby
+from typing import TypeVar
+
+
+@dataclass(frozen=True)
+class Standing:
+    """What ranking needs to know about one entry."""
+
+    entry_id: int
+    seconds_to_target: float
+    terminal_rate: float | None
+
+
+def _order(standing: Standing) -> tuple[float, float]:
+    # A missing terminal rate loses every tie: it is worse than any measured rate.
+    rate = standing.terminal_rate
+    return standing.seconds_to_target, -rate if rate is not None and math.isfinite(
+        rate
+    ) else math.inf
+
+
+def competition_ranks(standings: Iterable[Standing]) -> dict[int, int]:
+    """Rank each entry: {entry_id: rank}, 1 for the fastest, equal entries sharing a rank."""
+    ranks: dict[int, int] = {}
+    position = 1
+    for _, tied in groupby(sorted(standings, key=_order), key=_order):
+        tied = list(tied)
+        for standing in tied:
+            ranks[standing.entry_id] = position
+        position += len(tied)
+    return ranks
+
+
+@dataclass(frozen=True)
+class PageSlots:
+    """How to fill one page of the board.
+
+    `entry_offset` and `entry_limit` slice the ordered entries; `reference_slots` maps a position
+    on the page (0-based) to the index of the reference row shown there. Every other position
+    takes the next entry of the slice, in order."""
+
+    entry_offset: int
+    entry_limit: int
+    reference_slots: dict[int, int]
+
+
+def reference_positions(entries_before: list[int]) -> list[int]:
+    """Where each reference row sits on the whole board, given for each one (in board order)
+    how many entries come before it. The references before it push it down too."""
+    return [before + index for index, before in enumerate(entries_before)]
+
+
+def page_slots(offset: int, limit: int, positions: list[int]) -> PageSlots:
+    """The entries and references of the board rows [offset, offset + limit)."""
+    references_above = sum(1 for position in positions if position < offset)
+    on_page = {
+        position - offset: index
+        for index, position in enumerate(positions)
+        if offset <= position < offset + limit
+    }
+    return PageSlots(offset - references_above, limit - len(on_page), on_page)
+
+
+Row = TypeVar("Row")
+
+
+def interleave(
+    entries: Iterable[Row], references: list[Row], slots: PageSlots, length: int
+) -> Iterator[Row]:
+    """The rows of a page: references at their slots, entries in order everywhere else.
+    Fewer entries than slots (one was deleted between the count and the page) leaves no hole."""
+    entries = iter(entries)
+    for slot in range(length):
+        if slot in slots.reference_slots:
+            yield references[slots.reference_slots[slot]]
+            continue
+        entry = next(entries, None)
+        if entry is not None:
+            yield entry

@@ -1,0 +1,68 @@
+"""Reading pages the way a person does: the text of a table's rows, a link's target."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+
+class _TableReader(HTMLParser):
+    def __init__(self, table_class: str):
+        super().__init__()
+        self.table_class = table_class
+        self.depth = 0  # >0 inside the wanted table
+        self.in_body = False
+        self.rows: list[dict] = []
+        self.cell: list[str] | None = None
+        self.done = False
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "table" and not self.done:
+            if self.depth:
+                self.depth += 1
+            elif self.table_class in (attributes.get("class") or "").split():
+                self.depth = 1
+        if not self.depth:
+            return
+        if tag == "tbody":
+            self.in_body = True
+        elif tag == "tr" and self.in_body:
+            self.rows.append({"class": attributes.get("class") or "", "cells": [], "links": []})
+        elif tag in ("td", "th") and self.in_body and self.rows:
+            self.cell = []
+        elif tag == "a" and self.rows and self.in_body:
+            self.rows[-1]["links"].append(attributes.get("href"))
+        elif tag == "input" and self.rows and self.in_body and attributes.get("name") == "ids":
+            self.rows[-1]["pick"] = attributes.get("value")
+
+    def handle_endtag(self, tag):
+        if not self.depth:
+            return
+        if tag in ("td", "th") and self.cell is not None:
+            self.rows[-1]["cells"].append(" ".join("".join(self.cell).split()))
+            self.cell = None
+        elif tag == "tbody":
+            self.in_body = False
+        elif tag == "table":
+            self.depth -= 1
+            self.done = not self.depth
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def table_rows(html: str, table_class: str) -> list[dict]:
+    """The body rows of the first table with that class: {"class", "cells", "links", "pick"}."""
+    reader = _TableReader(table_class)
+    reader.feed(html)
+    return reader.rows
+
+
+def board_rows(response) -> list[list[str]]:
+    """The ranking table's rows as their cells' text, without the compare checkbox column."""
+    return [row["cells"][1:] for row in table_rows(response.content.decode(), "ranking")]
+
+
+def not_ranked_rows(response) -> list[list[str]]:
+    return [row["cells"][1:] for row in table_rows(response.content.decode(), "not-ranked")]

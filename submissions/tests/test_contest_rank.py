@@ -1,0 +1,136 @@
+"""services.contest_rank: the persisted ranks follow every change to a contest's entries."""
+
+from datetime import timedelta
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
+
+from submissions import services
+from submissions.models import Submission
+from submissions.tests.factories import ContestFactory, SubmissionFactory, UserFactory
+from submissions.tests.logs import python_log
+
+pytestmark = pytest.mark.django_db
+
+DAY = 86_400.0
+
+
+def ranks_of(*entries) -> list[int | None]:
+    return [Submission.objects.get(pk=entry.pk).rank for entry in entries]
+
+
+def test_it_ranks_eligible_entries_by_time_to_target_then_terminal_rate():
+    contest = ContestFactory()
+    slow = SubmissionFactory(contest=contest, seconds_to_target=19.6 * DAY)
+    fast = SubmissionFactory(contest=contest, seconds_to_target=2 * DAY)
+    tied_low = SubmissionFactory(contest=contest, seconds_to_target=5 * DAY, terminal_rate=500)
+    tied_high = SubmissionFactory(contest=contest, seconds_to_target=5 * DAY, terminal_rate=900)
+
+    services.contest_rank(contest=contest)
+
+    assert ranks_of(fast, tied_high, tied_low, slow) == [1, 2, 3, 4]
+
+
+def test_it_gives_equal_entries_the_same_rank():
+    contest = ContestFactory()
+    first = SubmissionFactory(contest=contest, seconds_to_target=DAY, terminal_rate=900)
+    second = SubmissionFactory(contest=contest, seconds_to_target=DAY, terminal_rate=900)
+    third = SubmissionFactory(contest=contest, seconds_to_target=2 * DAY)
+
+    services.contest_rank(contest=contest)
+
+    assert ranks_of(first, second, third) == [1, 1, 3]
+
+
+def test_it_never_ranks_ineligible_entries_or_entries_without_a_time():
+    contest = ContestFactory()
+    ranked = SubmissionFactory(contest=contest, seconds_to_target=9 * DAY)
+    broke_a_rule = SubmissionFactory(
+        contest=contest, seconds_to_target=DAY, eligible=False, ineligible_reason="Too many cores."
+    )
+    no_time = SubmissionFactory(contest=contest, seconds_to_target=None)
+
+    services.contest_rank(contest=contest)
+
+    assert ranks_of(ranked, broke_a_rule, no_time) == [1, None, None]
+
+
+def test_it_ranks_each_contest_on_its_own():
+    contest, other = ContestFactory(), ContestFactory()
+    mine = SubmissionFactory(contest=contest, seconds_to_target=9 * DAY)
+    theirs = SubmissionFactory(contest=other, seconds_to_target=DAY)
+
+    services.contest_rank(contest=contest)
+    services.contest_rank(contest=other)
+
+    assert ranks_of(mine, theirs) == [1, 1]
+
+
+def test_it_writes_only_the_ranks_that_changed():
+    contest = ContestFactory()
+    for days in (1, 2, 3):
+        SubmissionFactory(contest=contest, seconds_to_target=days * DAY)
+    services.contest_rank(contest=contest)
+    SubmissionFactory(contest=contest, seconds_to_target=2.5 * DAY)
+
+    assert services.contest_rank(contest=contest) == 2  # the newcomer and the one it passed
+
+
+def test_it_ranks_an_entry_as_it_is_submitted():
+    contest = ContestFactory(target_rows=4_000_000, deadline=timezone.now() + timedelta(days=1))
+    slow = SubmissionFactory(contest=contest, seconds_to_target=30 * DAY)
+    log = SimpleUploadedFile("iibench.log", python_log(rows=5_000_000))
+
+    entry = services.submission_create(
+        contest=contest, owner=UserFactory(), declared=declared_setup(), log_file=log
+    )
+
+    assert entry.eligible, entry.ineligible_reason
+    assert ranks_of(entry, slow) == [1, 2]
+
+
+def test_it_moves_the_others_up_when_an_entry_is_deleted():
+    contest = ContestFactory(deadline=timezone.now() + timedelta(days=1))
+    first = SubmissionFactory(contest=contest, seconds_to_target=DAY)
+    second = SubmissionFactory(contest=contest, seconds_to_target=2 * DAY)
+    services.contest_rank(contest=contest)
+
+    services.submission_delete(submission=first)
+
+    assert ranks_of(second) == [1]
+
+
+def declared_setup() -> dict:
+    return {
+        "entrant_name": "Ada",
+        "email": "ada@example.org",
+        "publish": True,
+        "cpu_model": "Xeon X5460",
+        "sockets": 2,
+        "cores": 8,
+        "cpu_ghz": 3.16,
+        "memory_gb": 16,
+        "drives": 8,
+        "drive_kind": "hdd",
+        "raid_level": "RAID 5",
+        "direct_attached": True,
+        "os": "CentOS 5.1",
+        "mysql_version": "5.1.25",
+        "storage_engine": "InnoDB",
+        "storage_engine_version": "",
+        "solution_description": "Stock settings.",
+        "server_config": "",
+    }
+
+
+def test_it_unranks_an_entry_that_is_no_longer_eligible():
+    contest = ContestFactory()
+    first = SubmissionFactory(contest=contest, seconds_to_target=DAY)
+    second = SubmissionFactory(contest=contest, seconds_to_target=2 * DAY)
+    services.contest_rank(contest=contest)
+    Submission.objects.filter(pk=first.pk).update(eligible=False)
+
+    services.contest_rank(contest=contest)
+
+    assert ranks_of(first, second) == [None, 1]

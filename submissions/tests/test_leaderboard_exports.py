@@ -1,0 +1,142 @@
+"""The leaderboard downloads: /contests/{slug}/leaderboard.csv and .json."""
+
+import csv
+import io
+import json
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from submissions import services
+from submissions.figures import format_duration
+from submissions.tests.factories import (
+    ContestFactory,
+    ReferenceResultFactory,
+    StaffFactory,
+    SubmissionFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+DAY = 86_400.0
+
+
+def download(client, contest, kind, query=""):
+    return client.get(f"/contests/{contest.slug}/leaderboard.{kind}{query}")
+
+
+def csv_rows(response) -> list[dict]:
+    text = b"".join(response.streaming_content).decode()
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+@pytest.fixture
+def contest():
+    contest = ContestFactory()
+    SubmissionFactory(
+        contest=contest, entrant_name="Grace", seconds_to_target=2 * DAY, terminal_rate=9_000,
+        average_rate=5_787.04, verified=True,
+    )  # fmt: skip
+    SubmissionFactory(
+        contest=contest, entrant_name="Hidden Name", email="hidden@example.org", publish=False,
+        seconds_to_target=25 * DAY, estimated=True,
+    )  # fmt: skip
+    SubmissionFactory(
+        contest=contest,
+        entrant_name="Bulk",
+        eligible=False,
+        ineligible_reason="Bulk load detected.",
+    )
+    ReferenceResultFactory(
+        contest=contest, label="Tokutek InnoDB (2008 contest)", elapsed_seconds=19.6 * DAY,
+        terminal_rate=404, average_rate=590.5,
+    )  # fmt: skip
+    services.contest_rank(contest=contest)
+    return contest
+
+
+def test_it_downloads_the_board_as_csv_with_reference_rows_unranked(client, contest):
+    response = download(client, contest, "csv")
+    rows = csv_rows(response)
+
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    assert f'filename="{contest.slug}-leaderboard.csv"' in response["Content-Disposition"]
+    assert list(rows[0]) == [
+        "rank", "id", "reference", "entrant", "storage_engine", "hardware", "elapsed_seconds",
+        "elapsed", "estimated", "terminal_rate", "average_rate", "verified", "reason",
+    ]  # fmt: skip
+    assert [(row["rank"], row["entrant"], row["reference"]) for row in rows] == [
+        ("1", "Grace", "false"),
+        ("", "Tokutek InnoDB (2008 contest)", "true"),
+        ("2", "Anonymous entrant", "false"),
+        ("", "Bulk", "false"),
+    ]
+    assert rows[0]["elapsed_seconds"] == "172800"
+    assert rows[0]["elapsed"] == format_duration(2 * DAY)
+    assert rows[0]["terminal_rate"] == "9000"
+    assert rows[0]["average_rate"] == "5787.04"
+    assert rows[0]["verified"] == "true"
+    assert rows[2]["estimated"] == "true"
+    assert rows[3]["reason"] == "Bulk load detected."
+
+
+def test_it_never_puts_a_hidden_name_or_an_email_in_a_download(client, contest):
+    csv_text = b"".join(download(client, contest, "csv").streaming_content)
+    json_text = download(client, contest, "json").content
+
+    for body in (csv_text, json_text):
+        assert b"Hidden Name" not in body
+        assert b"@example.org" not in body
+
+
+def test_it_downloads_the_board_as_json_in_the_api_shape(client, contest):
+    response = download(client, contest, "json")
+    body = json.loads(response.content)
+
+    assert f'filename="{contest.slug}-leaderboard.json"' in response["Content-Disposition"]
+    assert body["contest"] == contest.slug
+    assert body["count"] == 4
+    reference = body["results"][1]
+    assert reference["reference"] is True
+    assert reference["rank"] is None
+    assert reference["entrant"] == "Tokutek InnoDB (2008 contest)"
+    assert reference["elapsed_seconds"] == 19.6 * DAY
+
+
+def test_it_applies_the_page_filters_and_sort_to_downloads(client, contest):
+    rows = csv_rows(download(client, contest, "csv", "?verified=1"))
+    by_rate = json.loads(download(client, contest, "json", "?sort=-terminal_rate").content)
+
+    assert [row["entrant"] for row in rows] == ["Grace"]
+    assert by_rate["results"][0]["entrant"] == "Grace"
+    assert by_rate["results"][1]["terminal_rate"] == 404
+
+
+def test_it_refuses_downloads_of_an_embargoed_board_to_the_public(client):
+    contest = ContestFactory(results_published_at=timezone.now() + timedelta(days=1))
+    SubmissionFactory(contest=contest, entrant_name="Early Bird")
+
+    for kind in ("csv", "json"):
+        response = download(client, contest, kind)
+        assert response.status_code == 403
+        assert b"Results are published on" in response.content
+        assert b"Early Bird" not in response.content
+
+
+def test_it_lets_organizers_download_an_embargoed_board(client):
+    contest = ContestFactory(results_published_at=None)
+    SubmissionFactory(contest=contest, entrant_name="Early Bird")
+    services.contest_rank(contest=contest)
+    client.force_login(StaffFactory())
+
+    assert [row["entrant"] for row in csv_rows(download(client, contest, "csv"))] == ["Early Bird"]
+
+
+def test_it_neutralizes_names_a_spreadsheet_would_run_as_formulas(client):
+    contest = ContestFactory()
+    SubmissionFactory(contest=contest, entrant_name='=HYPERLINK("http://evil")')
+
+    (row,) = csv_rows(download(client, contest, "csv"))
+
+    assert row["entrant"] == '\'=HYPERLINK("http://evil")'

@@ -1,0 +1,73 @@
+"""services.reference_results_create: the seeds' published results as a contest's reference rows."""
+
+import pytest
+
+from submissions import services
+from submissions.models import ReferenceResult, Workload
+from submissions.tests.factories import ContestFactory
+
+pytestmark = pytest.mark.django_db
+
+DAY = 86_400.0
+
+
+def figures(contest) -> list[tuple]:
+    return list(
+        ReferenceResult.objects.filter(contest=contest)
+        .order_by("label")
+        .values_list("storage_engine", "elapsed_seconds", "estimated", "terminal_rate", "size_gib")
+    )
+
+
+def test_it_stores_the_2008_contest_results_and_the_terminal_rate_briefs():
+    contest = ContestFactory()
+
+    services.reference_results_create(contest=contest)
+
+    assert sorted(figures(contest), key=repr) == sorted(
+        [
+            ("InnoDB", 19.6 * DAY, False, 404.0, 166.0),
+            ("MyISAM", 121 * DAY, True, 93.0, None),
+            ("InnoDB", None, False, 876.0, None),
+            ("TokuDB", None, False, 15_853.0, None),
+            ("TokuDB", None, False, 11_220.0, None),
+        ],
+        key=repr,
+    )
+    assert ReferenceResult.objects.get(terminal_rate=404).label == "Tokutek InnoDB (2008 contest)"
+
+
+def test_it_updates_the_rows_in_place_when_run_again():
+    contest = ContestFactory()
+    services.reference_results_create(contest=contest)
+    ReferenceResult.objects.filter(terminal_rate=404).update(note="edited by hand")
+
+    services.reference_results_create(contest=contest)
+
+    assert ReferenceResult.objects.filter(contest=contest).count() == 5
+    assert ReferenceResult.objects.get(terminal_rate=404).note.startswith("Elapsed 19.6 days")
+
+
+def test_it_stores_the_fifo_results_for_an_insert_delete_contest():
+    contest = ContestFactory(workload=Workload.FIFO)
+
+    services.reference_results_create(contest=contest)
+
+    assert sorted(rate for *_, rate, _ in figures(contest)) == [204.0, 5_088.0, 7_109.0]
+
+
+def test_it_stores_nothing_for_a_workload_the_seeds_give_no_figures_for():
+    contest = ContestFactory(workload=Workload.BULK_LOAD)
+
+    assert services.reference_results_create(contest=contest) == []
+
+
+def test_it_shows_the_stored_references_on_the_board_unranked(client):
+    contest = ContestFactory()
+    services.reference_results_create(contest=contest)
+
+    body = client.get(f"/api/contests/{contest.slug}/leaderboard/").json()
+
+    assert body["count"] == 5
+    assert all(row["reference"] and row["rank"] is None for row in body["results"])
+    assert body["results"][0]["entrant"] == "Tokutek InnoDB (2008 contest)"

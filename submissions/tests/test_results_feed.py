@@ -1,0 +1,82 @@
+"""/feeds/results.atom: newly published results, newest first, never an embargoed one."""
+
+import xml.etree.ElementTree as ET
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from submissions import services
+from submissions.figures import format_duration
+from submissions.tests.factories import ContestFactory, SubmissionFactory
+
+pytestmark = pytest.mark.django_db
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+
+
+def feed_entries(client) -> list[dict]:
+    response = client.get("/feeds/results.atom")
+    assert response["Content-Type"].startswith("application/atom+xml")
+    root = ET.fromstring(response.content)  # noqa: S314 - our own feed, in a test
+    return [
+        {
+            "title": entry.findtext(f"{ATOM}title"),
+            "link": entry.find(f"{ATOM}link").get("href"),
+            "author": entry.findtext(f"{ATOM}author/{ATOM}name"),
+            "summary": entry.findtext(f"{ATOM}summary"),
+        }
+        for entry in root.iter(f"{ATOM}entry")
+    ]
+
+
+def test_it_lists_published_results_newest_first(client):
+    now = timezone.now()
+    older = ContestFactory(title="2008 contest", results_published_at=now - timedelta(days=30))
+    newer = ContestFactory(title="Open contest", results_published_at=now - timedelta(days=1))
+    first = SubmissionFactory(contest=older, submitted_at=now - timedelta(days=40))
+    second = SubmissionFactory(contest=newer, submitted_at=now - timedelta(days=5))
+    late = SubmissionFactory(contest=older, submitted_at=now - timedelta(hours=2))
+    for contest in (older, newer):
+        services.contest_rank(contest=contest)
+
+    entries = feed_entries(client)
+
+    assert [entry["link"] for entry in entries] == [
+        f"http://testserver/entries/{late.pk}/",
+        f"http://testserver/entries/{second.pk}/",
+        f"http://testserver/entries/{first.pk}/",
+    ]
+    assert entries[1]["title"] == (
+        f"Open contest: #{second.pk} InnoDB, rank 1, {format_duration(19.6 * 86_400)} "
+        "to 1,000,000,000 rows"
+    )
+
+
+def test_it_leaves_out_contests_whose_results_are_not_published(client):
+    SubmissionFactory(contest=ContestFactory(results_published_at=None))
+    SubmissionFactory(
+        contest=ContestFactory(results_published_at=timezone.now() + timedelta(days=1))
+    )
+
+    assert feed_entries(client) == []
+
+
+def test_it_names_only_entrants_who_opted_in(client):
+    SubmissionFactory(entrant_name="Secret Person", email="secret@example.org", publish=False)
+
+    (entry,) = feed_entries(client)
+    body = client.get("/feeds/results.atom").content
+
+    assert entry["author"] == "Anonymous entrant"
+    assert b"Secret Person" not in body
+    assert b"secret@example.org" not in body
+
+
+def test_it_says_why_an_entry_is_not_ranked(client):
+    SubmissionFactory(eligible=False, ineligible_reason="Bulk load detected.")
+
+    (entry,) = feed_entries(client)
+
+    assert entry["title"].endswith("not ranked")
+    assert "Bulk load detected." in entry["summary"]

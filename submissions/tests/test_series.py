@@ -1,0 +1,70 @@
+"""Downsampling a series for the plots: few points, the shape and the extremes kept."""
+
+import numpy as np
+
+from submissions.series import MAX_PLOT_POINTS, downsample, plot_preview
+from submissions.tests.factories import rate_columns
+
+TWO_MILLION = 2_000_000
+
+
+def noisy_run(samples: int, seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    rows = np.arange(1, samples + 1, dtype=np.int64) * 500
+    rate = 99_000 / (1 + np.arange(samples) / 200_000) + rng.normal(0, 800, samples)
+    return rows, rate
+
+
+def test_it_sends_at_most_5000_points_per_series_for_2_million_samples():
+    preview = plot_preview(rate_columns(TWO_MILLION, every=500))
+
+    assert preview["count"] == TWO_MILLION
+    for name in ("interval_rate", "cumulative_rate"):
+        assert len(preview[name]["x"]) == len(preview[name]["y"])
+        assert 4_000 < len(preview[name]["x"]) <= MAX_PLOT_POINTS
+
+
+def test_it_keeps_the_minimum_and_maximum_of_the_series():
+    rows, rate = noisy_run(TWO_MILLION)
+    rate[1_234_567] = 4.0  # a stall of one interval, the thing a reader looks for
+    rate[77] = 250_000.0
+
+    x, y = downsample(rows, rate)
+
+    assert min(y) == 4.0 and x[y.index(4.0)] == rows[1_234_567]
+    assert max(y) == 250_000.0 and x[y.index(250_000.0)] == rows[77]
+
+
+def test_it_keeps_the_extremes_of_pure_noise_too():
+    for seed in range(5):
+        rows, rate = noisy_run(300_000, seed)
+        _, y = downsample(rows, rate)
+        assert (min(y), max(y)) == (rate.min(), rate.max())
+
+
+def test_it_keeps_the_first_and_last_samples_in_order():
+    rows, rate = noisy_run(100_000)
+
+    x, _ = downsample(rows, rate)
+
+    assert x[0] == rows[0] and x[-1] == rows[-1]
+    assert x == sorted(x)
+
+
+def test_it_keeps_a_short_series_whole():
+    rows, rate = noisy_run(1_000)
+
+    assert downsample(rows, rate) == (rows.tolist(), rate.tolist())
+
+
+def test_it_leaves_out_samples_that_cannot_be_plotted():
+    rows = np.array([1, 2, 3, 4], dtype=np.int64)
+    rate = np.array([10.0, np.nan, np.inf, 7.0])
+
+    assert downsample(rows, rate) == ([1, 4], [10.0, 7.0])
+
+
+def test_it_previews_the_delete_rate_when_the_run_deletes():
+    preview = plot_preview(rate_columns(1_000, deletes=True))
+
+    assert set(preview) == {"count", "interval_rate", "cumulative_rate", "interval_delete_rate"}
