@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import io
+import zlib
 from dataclasses import fields
 
 import numpy as np
 from tsdownsample import MinMaxLTTBDownsampler
 
 from submissions.logparse.model import Series
+
+PACK_LEVEL = 1
 
 # Per plotted series; a 2,000,000-sample run still sends at most this many points.
 MAX_PLOT_POINTS = 5_000
@@ -26,14 +29,24 @@ def series_columns(series: Series) -> dict[str, np.ndarray]:
 
 
 def pack_columns(columns: dict[str, np.ndarray]) -> bytes:
+    """The columns as an .npz compressed with zlib level 1. Counting columns (int64: rows,
+    lines, deletes, queries) are stored as differences, which compress far better; level 1 keeps
+    a 2,000,000-sample series under a second to pack (numpy's savez_compressed took five)."""
+    stored = {
+        name: np.diff(column, prepend=column.dtype.type(0)) if column.dtype == np.int64 else column
+        for name, column in columns.items()
+    }
     buffer = io.BytesIO()
-    np.savez_compressed(buffer, **columns)
-    return buffer.getvalue()
+    np.savez(buffer, **stored)
+    return zlib.compress(buffer.getbuffer(), PACK_LEVEL)
 
 
 def unpack_columns(blob: bytes) -> dict[str, np.ndarray]:
-    with np.load(io.BytesIO(bytes(blob)), allow_pickle=False) as archive:
-        return {name: archive[name] for name in archive.files}
+    with np.load(io.BytesIO(zlib.decompress(blob)), allow_pickle=False) as archive:
+        return {
+            name: np.cumsum(archive[name]) if archive[name].dtype == np.int64 else archive[name]
+            for name in archive.files
+        }
 
 
 def downsample(x: np.ndarray, y: np.ndarray, points: int = MAX_PLOT_POINTS) -> tuple[list, list]:

@@ -68,3 +68,20 @@ def test_it_previews_the_delete_rate_when_the_run_deletes():
     preview = plot_preview(rate_columns(1_000, deletes=True))
 
     assert set(preview) == {"count", "interval_rate", "cumulative_rate", "interval_delete_rate"}
+
+
+def test_packed_columns_come_back_exactly():
+    import numpy as np
+
+    from submissions.series import pack_columns, unpack_columns
+
+    columns = {
+        "rows": np.arange(1, 100_001, dtype=np.int64) * 1_000,
+        "seconds": np.cumsum(np.linspace(0.5, 3.0, 100_000)),
+        "deleted": np.zeros(100_000, dtype=np.int64),
+    }
+    unpacked = unpack_columns(pack_columns(columns))
+    assert set(unpacked) == set(columns)
+    for name, column in columns.items():
+        assert unpacked[name].dtype == column.dtype
+        assert np.array_equal(unpacked[name], column)
