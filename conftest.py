@@ -5,3 +5,11 @@ import pytest
 def _media_in_tmp(settings, tmp_path):
     """Uploaded logs go to a per-test folder, never into var/."""
     settings.MEDIA_ROOT = str(tmp_path / "media")
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    """Each test starts with no cached pages and no upload counts."""
+    from django.core.cache import cache
+
+    cache.clear()

@@ -23,6 +23,7 @@ from runner.models import RerunSample, RerunStatus, VerificationRun
 from submissions.logparse import LogError, parse_log
 from submissions.models import Submission
 from submissions.series import unpack_columns
+from submissions.services import contest_board_changed
 
 logger = logging.getLogger(__name__)
 
@@ -312,6 +313,7 @@ def _judge(run: VerificationRun) -> None:
     run.verdict, run.ratio, run.message = comparison.verdict, comparison.ratio, comparison.message
     if comparison.verdict == REPRODUCED:
         Submission.objects.filter(pk=submission.pk).update(verified=True)
+        contest_board_changed(contest_id=submission.contest_id)
 
 
 # --- nothing gets stuck -------------------------------------------------------------------

@@ -146,22 +146,22 @@ class ContestLeaderboard(APIView):
 
     @extend_schema(parameters=LEADERBOARD_PARAMETERS, responses=LeaderboardSerializer)
     def get(self, request: Request, slug: str) -> Response:
-        contest = get_object_or_404(leaderboard.contest_with_references(), slug=slug)
+        contest = get_object_or_404(Contest, slug=slug)
         if not leaderboard.leaderboard_visible(contest, request.user):
             raise PermissionDenied(leaderboard.embargo_notice(contest))
+        key = leaderboard.board_cache_key("api", contest, request)
+        return Response(leaderboard.cached_board(key, lambda: self._body(request, contest)))
+
+    def _body(self, request: Request, contest: Contest) -> dict:
         query = LeaderboardQuery.from_params(request.query_params, max_page_size=API_MAX_PAGE_SIZE)
         board = leaderboard.leaderboard_page(contest=contest, query=query)
         # Plain dicts, not a serializer per row: a page holds up to 1,000 rows.
-        return Response(
-            {
-                "count": board.count,
-                "next": self._page_link(request, board.page + 1) if board.has_next else None,
-                "previous": self._page_link(request, board.page - 1)
-                if board.has_previous
-                else None,
-                "results": [exports.leaderboard_row_data(row) for row in board.rows],
-            }
-        )
+        return {
+            "count": board.count,
+            "next": self._page_link(request, board.page + 1) if board.has_next else None,
+            "previous": self._page_link(request, board.page - 1) if board.has_previous else None,
+            "results": [exports.leaderboard_row_data(row) for row in board.rows],
+        }
 
     def _page_link(self, request: Request, page: int) -> str:
         params = request.query_params.copy()

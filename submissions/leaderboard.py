@@ -5,10 +5,12 @@ entries, whatever the board's size. The ordering rules themselves are in ranking
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
+from django.core.cache import cache
 from django.db import connection
 from django.db.models import (
     BooleanField,
@@ -168,6 +170,30 @@ class BoardPage:
     @property
     def has_next(self) -> bool:
         return self.page < self.num_pages
+
+
+# Rendered boards are cached under the contest's board_version, which every change moves on in
+# the same transaction (services.contest_board_changed): an entry is never served stale, and
+# the time limit only frees memory.
+BOARD_CACHE_SECONDS = 600
+
+
+def board_cache_key(kind: str, contest: Contest, request) -> str:
+    """Everything a rendered board depends on: the data's version, who looks (organizers see
+    embargoed boards), what time made visible (deadline, publication), and the URL."""
+    audience = "organizer" if is_organizer(request.user) else "public"
+    state = f"{contest.is_open():d}{contest.results_are_public():d}"
+    url = f"{request.get_host()}{request.get_full_path()}"
+    digest = hashlib.sha256(url.encode()).hexdigest()[:32]
+    return f"board:{kind}:{contest.pk}:{contest.board_version}:{audience}:{state}:{digest}"
+
+
+def cached_board(key: str, build):
+    value = cache.get(key)
+    if value is None:
+        value = build()
+        cache.set(key, value, BOARD_CACHE_SECONDS)
+    return value
 
 
 def contest_with_references() -> QuerySet[Contest]:

@@ -73,12 +73,25 @@ class Contest(models.Model):
         help_text="A rerun reproduces a claim when its rate is within this fraction of the claimed rate.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # Bumped in the same transaction as every change a contest page shows (an entry, a rank, a
+    # verified badge, a reference row, the contest itself): rendered pages are cached under it,
+    # so a cached page is never one version behind.
+    board_version = models.PositiveBigIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["-created_at"]
 
     def __str__(self) -> str:
         return self.title
+
+    def save(self, *args, **kwargs):
+        # An expression, not +1 in Python: a stale copy saved by the admin must still move the
+        # version forward past anything another process bumped meanwhile.
+        if self.pk is not None:
+            self.board_version = models.F("board_version") + 1
+        super().save(*args, **kwargs)
+        if self.pk is not None and not isinstance(self.board_version, int):
+            self.refresh_from_db(fields=["board_version"])
 
     def get_absolute_url(self) -> str:
         return reverse("contest_detail", args=[self.slug])

@@ -13,6 +13,7 @@ from typing import IO
 from django.conf import settings
 from django.core.files import File
 from django.db import IntegrityError, connection, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from submissions.figures import Figures, compute_figures
@@ -310,7 +311,14 @@ def contest_rank(*, contest: Contest) -> int:
     changed = [(pk, ranks.get(pk)) for pk, *_, rank in current if ranks.get(pk) != rank]
     if changed:
         _store_ranks(changed)
+    contest_board_changed(contest_id=contest.pk)
     return len(changed)
+
+
+def contest_board_changed(*, contest_id: int) -> None:
+    """Move the contest's board version on, inside the caller's transaction: pages cached
+    under the old version are never served again."""
+    Contest.objects.filter(pk=contest_id).update(board_version=F("board_version") + 1)
 
 
 def _store_ranks(changed: list[tuple[int, int | None]]) -> None:

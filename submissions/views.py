@@ -4,6 +4,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db.models import prefetch_related_objects
 from django.http import (
     FileResponse,
     HttpRequest,
@@ -12,6 +13,7 @@ from django.http import (
     StreamingHttpResponse,
 )
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
@@ -41,7 +43,20 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 
 def contest_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    contest = get_object_or_404(leaderboard.contest_with_references(), slug=slug)
+    contest = get_object_or_404(Contest, slug=slug)
+    # The page's body (rules and board) is the same for every visitor of one audience: render
+    # it once per board version. The frame around it (who is logged in) is rendered per request.
+    body = leaderboard.cached_board(
+        leaderboard.board_cache_key("page", contest, request),
+        lambda: render_to_string(
+            "submissions/contest_body.html", _contest_context(request, contest), request=request
+        ),
+    )
+    return render(request, "submissions/contest_detail.html", {"contest": contest, "body": body})
+
+
+def _contest_context(request: HttpRequest, contest: Contest) -> dict:
+    prefetch_related_objects([contest], "references")
     rule_set = services.contest_rule_set(contest)
     rules = [(rule.id, rule.describe(rule_set)) for rule in RULES]
     context = {"contest": contest, "rules": rules}
@@ -63,7 +78,7 @@ def contest_detail(request: HttpRequest, slug: str) -> HttpResponse:
         )
     else:
         context["embargo_notice"] = leaderboard.embargo_notice(contest)
-    return render(request, "submissions/contest_detail.html", context)
+    return context
 
 
 @dataclass(frozen=True)

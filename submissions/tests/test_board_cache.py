@@ -1,0 +1,92 @@
+"""Contest pages are cached per board version: every change a visitor could see shows on the
+very next request, whatever made it."""
+
+import pytest
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from submissions import services
+from submissions.models import ReferenceResult
+from submissions.tests.conftest import DECLARED, upload
+from submissions.tests.factories import SubmissionFactory, UserFactory
+from submissions.tests.logs import python_log
+
+pytestmark = pytest.mark.django_db
+
+
+def board(client, contest) -> str:
+    return client.get(reverse("contest_detail", args=[contest.slug])).content.decode()
+
+
+def api_names(contest) -> list[str]:
+    body = APIClient().get(f"/api/contests/{contest.slug}/leaderboard/").json()
+    return [row["entrant"] for row in body["results"]]
+
+
+def test_a_new_entry_shows_at_once(client, contest):
+    assert "Grace Entrant" not in board(client, contest)
+    assert api_names(contest) == []
+    services.submission_create(
+        contest=contest,
+        owner=UserFactory(),
+        declared={**DECLARED, "entrant_name": "Grace Entrant"},
+        log_file=upload(python_log()),
+    )
+    assert "Grace Entrant" in board(client, contest)
+    assert api_names(contest) == ["Grace Entrant"]
+
+
+def test_an_edit_made_outside_the_services_shows_at_once(client, contest):
+    entry = SubmissionFactory(contest=contest, entrant_name="Named Person", publish=True)
+    assert "Named Person" in board(client, contest)
+    entry.publish = False
+    entry.save()  # as the admin would
+    page = board(client, contest)
+    assert "Named Person" not in page
+    assert "Anonymous entrant" in page
+
+
+def test_a_verified_badge_set_by_a_rerun_shows_at_once(client, contest):
+    from runner.services import contest_board_changed  # what the rerun service calls
+    from submissions.models import Submission
+
+    entry = SubmissionFactory(contest=contest)
+    before = api_names(contest)
+    Submission.objects.filter(pk=entry.pk).update(verified=True)
+    contest_board_changed(contest_id=contest.pk)
+    body = APIClient().get(f"/api/contests/{contest.slug}/leaderboard/").json()
+    assert before == [entry.entrant_name]
+    assert body["results"][0]["verified"] is True
+
+
+def test_a_deleted_entry_disappears_at_once(client, contest):
+    entry = SubmissionFactory(contest=contest, entrant_name="Gone Soon")
+    assert "Gone Soon" in board(client, contest)
+    entry.delete()
+    assert "Gone Soon" not in board(client, contest)
+
+
+def test_a_new_reference_row_and_a_contest_edit_show_at_once(client, contest):
+    board(client, contest)
+    ReferenceResult.objects.create(
+        contest=contest, label="Tokutek InnoDB (2008)", storage_engine="InnoDB",
+        hardware="Sun x4150", rows=1_000_000_000, elapsed_seconds=19.6 * 86400,
+        terminal_rate=404, source="seed 000",
+    )  # fmt: skip
+    assert "Tokutek InnoDB (2008)" in board(client, contest)
+    contest.title = "A renamed contest"
+    contest.save()
+    assert "A renamed contest" in board(client, contest)
+
+
+def test_organizers_and_the_public_get_their_own_page(client, contest):
+    contest.results_published_at = None
+    contest.save()
+    SubmissionFactory(contest=contest, entrant_name="Embargoed Entrant")
+    staff = UserFactory(username="staffer", is_staff=True)
+    client.force_login(staff)
+    assert "Embargoed Entrant" in board(client, contest)
+    client.logout()
+    page = board(client, contest)
+    assert "Embargoed Entrant" not in page
+    assert "Results are not published yet." in page
