@@ -146,11 +146,21 @@ class ContestLeaderboard(APIView):
 
     @extend_schema(parameters=LEADERBOARD_PARAMETERS, responses=LeaderboardSerializer)
     def get(self, request: Request, slug: str) -> Response:
-        contest = get_object_or_404(Contest, slug=slug)
+        stamp = leaderboard.board_stamp(slug)
+        if stamp is None:
+            raise NotFound("No such contest.")
+        key = leaderboard.board_cache_key("api", stamp, request)
+        visible, body = leaderboard.cached_board(
+            key, stamp, lambda c: self._visible_body(request, c)
+        )
+        if not visible:
+            raise PermissionDenied(body)
+        return Response(body)
+
+    def _visible_body(self, request: Request, contest: Contest) -> tuple[bool, dict | str]:
         if not leaderboard.leaderboard_visible(contest, request.user):
-            raise PermissionDenied(leaderboard.embargo_notice(contest))
-        key = leaderboard.board_cache_key("api", contest, request)
-        return Response(leaderboard.cached_board(key, lambda: self._body(request, contest)))
+            return False, leaderboard.embargo_notice(contest)
+        return True, self._body(request, contest)
 
     def _body(self, request: Request, contest: Contest) -> dict:
         query = LeaderboardQuery.from_params(request.query_params, max_page_size=API_MAX_PAGE_SIZE)

@@ -173,26 +173,52 @@ class BoardPage:
 
 
 # Rendered boards are cached under the contest's board_version, which every change moves on in
-# the same transaction (services.contest_board_changed): an entry is never served stale, and
-# the time limit only frees memory.
+# the same transaction (services.contest_board_changed): a board is never served stale. What
+# time changes (the deadline passing, the results being published) is handled by storing each
+# page with the moment it stops being true.
 BOARD_CACHE_SECONDS = 600
 
 
-def board_cache_key(kind: str, contest: Contest, request) -> str:
-    """Everything a rendered board depends on: the data's version, who looks (organizers see
-    embargoed boards), what time made visible (deadline, publication), and the URL."""
+@dataclass(frozen=True)
+class BoardStamp:
+    contest_id: int
+    version: int
+
+
+def board_stamp(slug: str) -> BoardStamp | None:
+    """The contest's id and board version, or None. Plain SQL: on a cached page this lookup is
+    the only database work, and compiling the ORM query cost as much as running it."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT id, board_version FROM submissions_contest WHERE slug = %s", [slug])
+        row = cursor.fetchone()
+    return BoardStamp(*row) if row else None
+
+
+def board_cache_key(kind: str, stamp: BoardStamp, request) -> str:
+    """What a rendered board depends on besides time: the data's version, who looks
+    (organizers see embargoed boards) and the URL."""
     audience = "organizer" if is_organizer(request.user) else "public"
-    state = f"{contest.is_open():d}{contest.results_are_public():d}"
     url = f"{request.get_host()}{request.get_full_path()}"
     digest = hashlib.sha256(url.encode()).hexdigest()[:32]
-    return f"board:{kind}:{contest.pk}:{contest.board_version}:{audience}:{state}:{digest}"
+    return f"board:{kind}:{stamp.contest_id}:{stamp.version}:{audience}:{digest}"
 
 
-def cached_board(key: str, build):
-    value = cache.get(key)
-    if value is None:
-        value = build()
-        cache.set(key, value, BOARD_CACHE_SECONDS)
+def next_state_change(contest: Contest, now):
+    """When the contest next closes or publishes its results, if that is still to come."""
+    moments = [m for m in (contest.deadline, contest.results_published_at) if m and m > now]
+    return min(moments, default=None)
+
+
+def cached_board(key: str, stamp: BoardStamp, build, contest: Contest | None = None):
+    """`build(contest)`'s value for this key, built at most once per board version and state.
+    The contest is read only to build (pass it when the caller has it already)."""
+    now = timezone.now()
+    hit = cache.get(key)
+    if hit is not None and (hit[0] is None or now < hit[0]):
+        return hit[1]
+    contest = contest or Contest.objects.get(pk=stamp.contest_id)
+    value = build(contest)
+    cache.set(key, (next_state_change(contest, now), value), BOARD_CACHE_SECONDS)
     return value
 
 

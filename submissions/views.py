@@ -7,6 +7,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import prefetch_related_objects
 from django.http import (
     FileResponse,
+    Http404,
     HttpRequest,
     HttpResponse,
     JsonResponse,
@@ -43,14 +44,33 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 
 def contest_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    contest = get_object_or_404(Contest, slug=slug)
+    stamp = leaderboard.board_stamp(slug)
+    if stamp is None:
+        raise Http404("No such contest.")
+    if _plain_visit(request):
+        # An anonymous visitor with no message pending sees what every other one sees.
+        key = leaderboard.board_cache_key("visitor", stamp, request)
+        page = leaderboard.cached_board(
+            key, stamp, lambda contest: _contest_page(request, contest, stamp).content
+        )
+        return HttpResponse(page)
+    return _contest_page(request, Contest.objects.get(pk=stamp.contest_id), stamp)
+
+
+def _plain_visit(request: HttpRequest) -> bool:
+    return not request.user.is_authenticated and "messages" not in request.COOKIES
+
+
+def _contest_page(request: HttpRequest, contest: Contest, stamp) -> HttpResponse:
     # The page's body (rules and board) is the same for every visitor of one audience: render
     # it once per board version. The frame around it (who is logged in) is rendered per request.
     body = leaderboard.cached_board(
-        leaderboard.board_cache_key("page", contest, request),
-        lambda: render_to_string(
+        leaderboard.board_cache_key("page", stamp, request),
+        stamp,
+        lambda contest: render_to_string(
             "submissions/contest_body.html", _contest_context(request, contest), request=request
         ),
+        contest,
     )
     return render(request, "submissions/contest_detail.html", {"contest": contest, "body": body})
 

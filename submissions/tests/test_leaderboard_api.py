@@ -144,7 +144,7 @@ def test_it_reads_the_board_in_the_same_few_queries_however_many_entries(
     ReferenceResultFactory.create_batch(2, contest=contest)
     services.contest_rank(contest=contest)
 
-    with django_assert_max_num_queries(4):
+    with django_assert_max_num_queries(5):
         body = leaderboard(client, contest, "?page_size=1000&sort=engine").json()
 
     assert len(body["results"]) == entries + 2
