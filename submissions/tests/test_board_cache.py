@@ -90,3 +90,17 @@ def test_organizers_and_the_public_get_their_own_page(client, contest):
     page = board(client, contest)
     assert "Embargoed Entrant" not in page
     assert "Results are not published yet." in page
+
+
+def test_a_board_cached_before_its_publication_time_shows_once_it_passes(client, contest):
+    import time
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    contest.results_published_at = timezone.now() + timedelta(seconds=1)
+    contest.save()
+    SubmissionFactory(contest=contest, entrant_name="Soon Public")
+    assert "Soon Public" not in board(client, contest)
+    time.sleep(1.2)
+    assert "Soon Public" in board(client, contest)
