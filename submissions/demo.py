@@ -217,6 +217,8 @@ def _ensure_users() -> dict:
 def demo_load() -> dict:
     """Create the demo contests, accounts and entries that are not there yet."""
     contests = {values["slug"]: _ensure_contest(values) for values in (CONTEST_2008, CONTEST_OPEN)}
+    for contest in contests.values():
+        services.reference_results_create(contest=contest)
     users = _ensure_users()
     created = 0
     for entry in demo_entries():
