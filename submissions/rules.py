@@ -261,10 +261,25 @@ def check_indexes_from_start(entry: Entry, rules: RuleSet) -> Verdict:
 RATE_TOLERANCE = 0.02
 
 
-def _first_disagreement(stated: np.ndarray, computed: np.ndarray) -> int | None:
-    bad = np.abs(stated - computed) > RATE_TOLERANCE * np.abs(computed) + 1.0
-    found = np.flatnonzero(bad)
-    return int(found[0]) if len(found) else None
+def time_resolution(seconds: np.ndarray) -> float:
+    """The precision the log printed its times with (1 s, 0.1 s, 0.01 s, 0.001 s), read off the
+    values: a rate recomputed from rounded times is only known to within it."""
+    for decimals in range(4):
+        scaled = seconds * 10**decimals
+        if np.all(np.abs(scaled - np.round(scaled)) < 1e-5):
+            return 10.0**-decimals
+    return 0.001
+
+
+def _disagreements(stated: np.ndarray, rows: np.ndarray, seconds: np.ndarray, error: float):
+    """Where a stated rate lies outside every rate rows / (seconds +- error) allows, give or take
+    the relative tolerance and one unit of printing. Intervals shorter than the error say
+    nothing and are left out."""
+    usable = seconds > error
+    low = np.divide(rows, seconds + error, out=np.zeros_like(rows), where=usable)
+    high = np.divide(rows, seconds - error, out=np.zeros_like(rows), where=usable)
+    margin = RATE_TOLERANCE * np.abs(stated) + 1.0
+    return np.flatnonzero(usable & ((stated < low - margin) | (stated > high + margin)))
 
 
 def check_cumulative_rate(entry: Entry, rules: RuleSet) -> Verdict:
@@ -272,25 +287,25 @@ def check_cumulative_rate(entry: Entry, rules: RuleSet) -> Verdict:
     rows = np.frombuffer(series.rows, dtype=np.int64).astype(np.float64)
     seconds = np.frombuffer(series.seconds, dtype=np.float64)
     stated = np.frombuffer(series.cumulative_rate, dtype=np.float64)
-    usable = seconds > 0
-    computed = np.divide(rows, seconds, out=np.zeros_like(rows), where=usable)
-    i = _first_disagreement(stated[usable], computed[usable])
-    if i is None:
+    # Each printed elapsed time is off by up to half its last digit.
+    found = _disagreements(stated, rows, seconds, time_resolution(seconds) / 2)
+    if not len(found):
         return Verdict(
             "cumulative_rate",
             Status.PASS,
             "Every cumulative rate agrees with rows / elapsed seconds.",
             limit=f"within {RATE_TOLERANCE:.0%}",
         )
-    i = int(np.flatnonzero(usable)[i])
+    i = int(found[0])
+    computed = rows[i] / seconds[i]
     return Verdict(
         "cumulative_rate",
         Status.FAIL,
         f"The log says {_n(stated[i])} rows/s, but {_n(rows[i])} rows in {seconds[i]:,.1f} s is "
-        f"{_n(computed[i])} rows/s.",
+        f"{_n(computed)} rows/s.",
         int(series.line[i]),
         _n(stated[i]),
-        _n(computed[i]),
+        _n(computed),
     )
 
 
@@ -301,13 +316,8 @@ def check_interval_rate(entry: Entry, rules: RuleSet) -> Verdict:
     stated = np.frombuffer(series.interval_rate, dtype=np.float64)
     d_rows = np.diff(rows, prepend=0.0)
     d_seconds = np.diff(seconds, prepend=0.0)
-    usable = d_seconds > 0
-    computed = np.divide(d_rows, d_seconds, out=np.zeros_like(d_rows), where=usable)
-    # Printed times are rounded, so a short interval's rate is only known roughly: allow for a
-    # 0.05 s rounding of each interval.
-    slack = np.divide(d_rows * 0.05, d_seconds**2, out=np.zeros_like(d_rows), where=usable)
-    bad = np.abs(stated - computed) > RATE_TOLERANCE * np.abs(computed) + slack + 1.0
-    found = np.flatnonzero(bad & usable)
+    # An interval is the difference of two printed times: off by up to one last digit.
+    found = _disagreements(stated, d_rows, d_seconds, time_resolution(seconds))
     if not len(found):
         return Verdict(
             "interval_rate",
@@ -316,14 +326,15 @@ def check_interval_rate(entry: Entry, rules: RuleSet) -> Verdict:
             limit=f"within {RATE_TOLERANCE:.0%}",
         )
     i = int(found[0])
+    computed = d_rows[i] / d_seconds[i]
     return Verdict(
         "interval_rate",
         Status.FAIL,
         f"The log says {_n(stated[i])} rows/s for this interval, but {_n(d_rows[i])} rows in "
-        f"{d_seconds[i]:,.1f} s is {_n(computed[i])} rows/s.",
+        f"{d_seconds[i]:,.1f} s is {_n(computed)} rows/s.",
         int(series.line[i]),
         _n(stated[i]),
-        _n(computed[i]),
+        _n(computed),
     )
 
 
@@ -395,6 +406,8 @@ def check_totals_agree(entry: Entry, rules: RuleSet) -> Verdict:
 
 
 def _hardware_cap(rule_id: str, field: str, limit: str, unit: str):
+    singular = unit.replace("drives", "drive").replace("sockets", "socket").replace("cores", "core")
+
     def check(entry: Entry, rules: RuleSet) -> Verdict:
         bound = getattr(rules, limit)
         value = getattr(entry.setup, field)
@@ -405,7 +418,7 @@ def _hardware_cap(rule_id: str, field: str, limit: str, unit: str):
         return Verdict(
             rule_id,
             status,
-            f"Declared {_n(value)} {unit}: {relation} the limit of {_n(bound)}.",
+            f"Declared {_n(value)} {singular if value == 1 else unit}: {relation} the limit of {_n(bound)}.",
             value=_n(value),
             limit=_n(bound),
         )

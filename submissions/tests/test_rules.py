@@ -211,3 +211,43 @@ def test_it_fails_an_entry_after_the_deadline_in_the_contest_time_zone():
 
 def test_it_passes_an_entry_before_the_deadline():
     assert judge(python_log())["deadline"].status == Status.PASS
+
+
+def python_2023_log(lines: list[tuple[float, float, float, float, int]]) -> bytes:
+    """i_sec t_sec i_ips t_ips t_ins rows of the 2023 layout, times with one decimal."""
+    header = "i_sec\tt_sec\ti_ips\tt_ips\ti_dps\tt_dps\ti_qps\tt_qps\tmax_i\tmax_d\tmax_q\tt_ins\tt_del\tt_query\tretry_i\tretry_d\tretry_q"
+    body = [
+        f"{i_sec:.1f}\t{t_sec:.1f}\t{i_ips:.0f}\t{t_ips:.0f}\t0\t0\t0\t0\t100\t0\t0\t{t_ins}\t0\t0\t0\t0\t0"
+        for i_sec, t_sec, i_ips, t_ips, t_ins in lines
+    ]
+    return ("\n".join([header, *body]) + "\n").encode()
+
+
+def test_rates_are_judged_within_the_precision_the_log_prints_times_with():
+    # Real Python iibench: 1.011 s printed as "1.0", then t_sec 40.1 -> 41.2 (1.1 s apart) while
+    # the tool measured 1.011 s for 6,000 rows: 5,935 rows/s is right, though 6,000 / 1.1 is 5,455.
+    log = python_2023_log(
+        [(1.0, 40.1, 40_000, 40_000, 1_604_000), (1.0, 41.2, 5_935, 39_077, 1_610_000)]
+    )
+    verdicts = judge(log)
+    assert verdicts["interval_rate"].status == Status.PASS
+    assert verdicts["cumulative_rate"].status == Status.PASS
+
+
+def test_a_rate_outside_what_rounding_allows_still_fails():
+    log = python_2023_log(
+        [(1.0, 40.1, 40_000, 40_000, 1_604_000), (1.0, 41.2, 9_000, 39_077, 1_610_000)]
+    )
+    verdict = judge(log)["interval_rate"]
+    assert verdict.status == Status.FAIL
+    assert verdict.line == 3
+
+
+def test_the_time_resolution_is_read_off_the_printed_values():
+    import numpy as np
+
+    from submissions.rules import time_resolution
+
+    assert time_resolution(np.array([10.0, 20.0, 35.0])) == 1.0
+    assert time_resolution(np.array([10.1, 20.2, 35.0])) == pytest.approx(0.1)
+    assert time_resolution(np.array([0.051, 0.109])) == pytest.approx(0.001)
