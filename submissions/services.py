@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePath
 from typing import IO
+from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.core.files import File
@@ -76,7 +77,9 @@ class DuplicateLog(SubmissionRefused):
 
 class ContestClosed(SubmissionRefused):
     def __init__(self, contest: Contest):
-        due = timezone.localtime(contest.deadline).strftime("%d %b %Y %H:%M %Z")
+        due = timezone.localtime(contest.deadline, ZoneInfo(contest.timezone)).strftime(
+            "%d %b %Y %H:%M %Z"
+        )
         super().__init__(f"{contest.title} closed on {due}; it takes no more entries.", "contest")
 
 
