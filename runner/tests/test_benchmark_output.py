@@ -12,10 +12,11 @@ from submissions.figures import compute_figures
 from submissions.logparse import parse_log
 
 FIXTURES = Path(settings.BASE_DIR) / "runner" / "iibench" / "tests" / "fixtures"
+# The rerun targets' scratch databases (RERUN_TARGET_*_URL), which `make services` creates.
 TARGETS = {
     "sqlite": "sqlite:///{tmp}/output.db",
-    "mariadb": "mysql://root@127.0.0.1:3306/iibench_rerun",
-    "postgresql": "postgresql://postgres@127.0.0.1:5432/iibench_rerun",
+    "mariadb": settings.RERUN_TARGETS["mariadb"]["url"],
+    "postgresql": settings.RERUN_TARGETS["postgresql"]["url"],
 }
 
 

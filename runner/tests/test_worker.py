@@ -19,7 +19,7 @@ from runner.tasks import run_verification
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
-REDIS_TEST_URL = "redis://127.0.0.1:6379/15"
+REDIS_TEST_URL = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/15")
 ROOT = Path(settings.BASE_DIR)
 
 
