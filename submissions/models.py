@@ -204,6 +204,10 @@ class Submission(models.Model):
     # Set by the verification-rerun service (runner app, its VerificationRun verdict) when a
     # rerun reproduced the claim; the leaderboard's badge and its verified-only filter read it.
     verified = models.BooleanField(default=False, db_index=True)
+    # The figures of the contest's track beyond the classic run (FIFO deletes, query times,
+    # key types, bulk loading, crash recovery), as submissions/tracks.py computes them; the
+    # rerun service compares a rerun with these. Empty for the classic run.
+    track_figures = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-submitted_at"]
