@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from runner.tests.worker import broker_settings, worker  # noqa: F401 - fixtures
 from submissions import services
 from submissions.tests.conftest import DECLARED, upload
 from submissions.tests.factories import ContestFactory, StaffFactory, UserFactory

@@ -21,8 +21,11 @@ def start(entry, organizer, rows=20_000, target="sqlite"):
     return run
 
 
-def benchmark_processes(run) -> str:
-    found = subprocess.run(["pgrep", "-af", f"rerun-{run.pk}.db"], capture_output=True, text=True)
+def benchmark_processes(run, rerun_dir: str) -> str:
+    # The run's database file under this test's folder: other test sessions on the machine
+    # number their reruns from 1 too.
+    pattern = f"{rerun_dir}/rerun-{run.pk}.db"
+    found = subprocess.run(["pgrep", "-af", pattern], capture_output=True, text=True)
     return found.stdout.strip()
 
 
@@ -101,7 +104,7 @@ def test_a_time_out_stops_the_benchmark(entry, organizer, iibench_binary, rerun_
     assert "Timed out after 1 s" in run.message
     assert time.monotonic() - began < 10
     assert "status=stopped" in run.log  # SIGTERM let the benchmark print its last report
-    assert benchmark_processes(run) == ""
+    assert benchmark_processes(run, rerun_dir) == ""
 
 
 def test_cancelling_a_queued_run_needs_no_worker(entry, organizer):
@@ -129,7 +132,7 @@ def test_cancelling_a_running_run_stops_its_benchmark(
     run.refresh_from_db()
     assert run.status == RerunStatus.CANCELLED
     assert "Cancelled by an organizer" in run.message
-    assert benchmark_processes(run) == ""
+    assert benchmark_processes(run, rerun_dir) == ""
 
 
 def test_the_sweep_fails_runs_whose_heartbeat_stopped(entry, organizer, settings):

@@ -3,139 +3,16 @@ transport of the embedded default): the failure cases of a worker's life."""
 
 import os
 import signal
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
-import redis
-from django.conf import settings
-from django.db import connection
 
 from runner import services
-from runner.models import RerunStatus, VerificationRun
+from runner.models import RerunStatus
 from runner.tasks import run_verification
+from runner.tests.worker import finished, wait_for
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
-
-REDIS_TEST_URL = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/15")
-ROOT = Path(settings.BASE_DIR)
-
-
-class Worker:
-    """`celery worker` in a child process, sharing the test database and the broker."""
-
-    def __init__(self, tmp_path: Path, broker: str, **env: str):
-        self.log_path = tmp_path / f"worker-{time.monotonic_ns()}.log"
-        db = connection.settings_dict
-        environment = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "iibench_site.settings.test",
-            "TEST_DATABASE_URL": f"postgresql://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-            "IIBENCH_BINARY": str(settings.IIBENCH_BINARY),
-            "RERUN_WORK_DIR": str(tmp_path / "reruns"),
-            "RERUN_HEARTBEAT_SECONDS": "1",
-            "REDIS_URL": REDIS_TEST_URL if broker == "redis" else "",
-            "CELERY_BROKER_DIR": str(tmp_path / "broker"),
-            **env,
-        }
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "iibench_site", "worker", "--concurrency=1",
-             "--pool=prefork", "--loglevel=INFO", "--without-gossip", "--without-mingle",
-             "-Q", "celery,rerun.sqlite,rerun.mariadb", "-n", f"test-{time.monotonic_ns()}@%h"],
-            cwd=ROOT, env=environment, stdout=self.log_path.open("w"), stderr=subprocess.STDOUT,
-        )  # fmt: skip
-        self.wait_for_log("ready.", timeout=60)
-
-    @property
-    def log(self) -> str:
-        return self.log_path.read_text()
-
-    def wait_for_log(self, text: str, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while text not in self.log:
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(f"worker never logged {text!r}:\n{self.log[-3000:]}")
-            time.sleep(0.2)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-
-@pytest.fixture
-def broker_settings(settings, tmp_path):
-    """The test process sends tasks to the same broker the worker reads."""
-    from iibench_site.celery import app
-
-    def use(broker: str):
-        if broker == "redis":
-            redis.Redis.from_url(REDIS_TEST_URL).flushdb()
-            app.conf.broker_url = REDIS_TEST_URL
-            app.conf.broker_transport_options = {"visibility_timeout": 3600}
-        else:
-            folder = tmp_path / "broker"
-            for sub in ("queue", "processed", "control"):
-                (folder / sub).mkdir(parents=True, exist_ok=True)
-            app.conf.broker_url = "filesystem://"
-            app.conf.broker_transport_options = {
-                "data_folder_in": str(folder / "queue"),
-                "data_folder_out": str(folder / "queue"),
-                "processed_folder": str(folder / "processed"),
-                "control_folder": str(folder / "control"),
-            }
-        reset_connections(app)
-
-    yield use
-    app.conf.broker_url = settings.CELERY_BROKER_URL
-    app.conf.broker_transport_options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
-    reset_connections(app)
-
-
-def reset_connections(app) -> None:
-    # Celery caches its broker connections and producers: drop them so the next task is sent
-    # to the broker configured now.
-    app._pool = None
-    app.amqp._producer_pool = None
-
-
-@pytest.fixture
-def worker(tmp_path, broker_settings, iibench_binary):
-    started = []
-
-    def start(broker: str = "redis", **env: str) -> Worker:
-        broker_settings(broker)
-        started.append(Worker(tmp_path, broker, **env))
-        return started[-1]
-
-    yield start
-    for each in started:
-        each.stop()
-
-
-def wait_for(run: VerificationRun, condition, timeout: float = 60) -> VerificationRun:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        run.refresh_from_db()
-        if condition(run):
-            return run
-        time.sleep(0.2)
-    pytest.fail(f"rerun #{run.pk} stayed {run.status}: {run.message}")
-
-
-def finished(run: VerificationRun) -> bool:
-    return run.finished
-
-
-def benchmark_running(run: VerificationRun) -> bool:
-    found = subprocess.run(["pgrep", "-f", f"rerun-{run.pk}.db"], capture_output=True)
-    return found.returncode == 0
 
 
 @pytest.mark.parametrize("broker", ["redis", "filesystem"])
@@ -165,7 +42,7 @@ def test_the_same_task_delivered_twice_runs_once(worker, entry, organizer):
 
 
 def test_cancel_stops_the_benchmark_on_the_worker(worker, entry, organizer):
-    worker("redis")
+    running = worker("redis")
     run = services.rerun_start(
         submission=entry, target="sqlite", rows=50_000_000, requested_by=organizer
     )
@@ -173,18 +50,18 @@ def test_cancel_stops_the_benchmark_on_the_worker(worker, entry, organizer):
     services.rerun_cancel(run=run)
     run = wait_for(run, finished, timeout=30)
     assert run.status == RerunStatus.CANCELLED
-    assert not benchmark_running(run)
+    assert not running.benchmark_running(run)
 
 
 def test_a_time_out_kills_the_benchmark_and_says_so(worker, entry, organizer, settings):
-    worker("redis", RERUN_SQLITE_TIME_LIMIT="2")
+    running = worker("redis", RERUN_SQLITE_TIME_LIMIT="2")
     run = services.rerun_start(
         submission=entry, target="sqlite", rows=50_000_000, requested_by=organizer
     )
     run = wait_for(run, finished, timeout=60)
     assert run.status == RerunStatus.TIMED_OUT
     assert run.message.startswith("Timed out after 2 s")
-    assert not benchmark_running(run)
+    assert not running.benchmark_running(run)
 
 
 def test_a_target_database_that_is_down_fails_the_run_with_its_message(worker, entry, organizer):
@@ -207,9 +84,9 @@ def test_a_worker_killed_mid_run_does_not_leave_the_run_running(worker, entry, o
     first.process.wait()
     # The pool process and the benchmark die with the worker (PR_SET_PDEATHSIG).
     deadline = time.monotonic() + 10
-    while benchmark_running(run) and time.monotonic() < deadline:
+    while first.benchmark_running(run) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not benchmark_running(run)
+    assert not first.benchmark_running(run)
     run.refresh_from_db()
     assert run.status == RerunStatus.RUNNING  # nobody has noticed yet
     # A new worker sweeps at start: past the heartbeat timeout the run is failed, with why.
