@@ -1,5 +1,8 @@
 import pytest
 
+# The production-like server (gunicorn + whitenoise) for the browser and concurrency tests.
+pytest_plugins = ["submissions.tests.server"]
+
 
 @pytest.fixture(autouse=True)
 def _media_in_tmp(settings, tmp_path):

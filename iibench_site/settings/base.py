@@ -109,6 +109,8 @@ STATICFILES_FINDERS = [
     # plotly.js is served from the copy inside the installed plotly package, never a CDN.
     "iibench_site.staticfinders.PlotlyFinder",
 ]
+# Files browsers ask for at the site's root (/favicon.ico), served by whitenoise from here.
+WHITENOISE_ROOT = BASE_DIR / "static" / "root"
 MEDIA_ROOT = env.path("MEDIA_ROOT", default=str(VAR_DIR / "media"))
 MEDIA_URL = "/media/"
 

@@ -1,0 +1,111 @@
+"""Headless Chromium for tests: Debian's own binary (never a browser download), pages that
+record what a user would call broken (console errors, Content-Security-Policy violations,
+uncaught exceptions, alert/confirm dialogs), and screenshots under var/screenshots/.
+
+Open the browser after the test's data is stored: Playwright's sync API runs an event loop in
+this thread, and Django refuses ORM calls under a running loop."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = Path(settings.BASE_DIR) / "var" / "screenshots"
+
+# Runs in every page before its own scripts: keeps the CSP violations the page causes.
+RECORD_CSP_VIOLATIONS = """
+window.__cspViolations = [];
+document.addEventListener("securitypolicyviolation", (event) => {
+  window.__cspViolations.push(`${event.violatedDirective} blocked ${event.blockedURI || "inline"}`
+    + ` at ${event.sourceFile || document.location.pathname}:${event.lineNumber}`);
+});
+"""
+
+
+class WatchedPage:
+    """A Playwright page and what went wrong on it, as a list of readable lines."""
+
+    def __init__(self, page):
+        self.page = page
+        self.problems: list[str] = []
+        self.dialogs: list[str] = []
+        page.add_init_script(RECORD_CSP_VIOLATIONS)
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.problems.append(f"uncaught: {error}"))
+        page.on("dialog", self._dialog)
+
+    def _console(self, message) -> None:
+        if message.type == "error":
+            source = message.location.get("url") or self.page.url
+            self.problems.append(f"console error on {self.page.url} ({source}): {message.text}")
+
+    def _dialog(self, dialog) -> None:
+        self.dialogs.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    def csp_violations(self) -> list[str]:
+        return self.page.evaluate("window.__cspViolations || []")
+
+    def screenshot(self, name: str) -> Path:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        return path
+
+
+class Browser:
+    def __init__(self, browser, base_url: str):
+        self.browser = browser
+        self.base_url = base_url
+        self.pages: list[WatchedPage] = []
+
+    def new_page(self) -> WatchedPage:
+        """A page in a fresh context: its own cookies, so its own visitor."""
+        context = self.browser.new_context(
+            base_url=self.base_url, viewport={"width": 1280, "height": 900}, accept_downloads=True
+        )
+        watched = WatchedPage(context.new_page())
+        self.pages.append(watched)
+        return watched
+
+
+@contextmanager
+def chromium(base_url: str) -> Iterator[Browser]:
+    """Chromium against `base_url`; fails the test if any page had a problem or a dialog."""
+    from playwright.sync_api import sync_playwright
+
+    if not CHROMIUM:
+        pytest.fail("No Chromium on this machine: scripts/system-packages.sh installs it.")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        browser = Browser(launched, base_url)
+        try:
+            yield browser
+        finally:
+            launched.close()
+    problems = [problem for page in browser.pages for problem in page.problems]
+    dialogs = [dialog for page in browser.pages for dialog in page.dialogs]
+    assert problems == [], "\n".join(problems)
+    assert dialogs == [], "\n".join(dialogs)
+
+
+def log_in(page: WatchedPage, username: str, password: str) -> None:
+    page.page.goto("/accounts/login/")
+    page.page.fill("input[name=username]", username)
+    page.page.fill("input[name=password]", password)
+    page.page.get_by_role("button", name="Log in").click()
+    page.page.wait_for_selector(f"text=Log out {username}")
