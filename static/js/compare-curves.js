@@ -5,12 +5,18 @@
   var COLORS = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2",
                 "#be185d", "#4d7c0f", "#1e293b", "#b45309", "#7c3aed", "#0f766e"];
 
+  // Plotly reads <a href>, <b>, <span style> and entities in trace names as markup: a label
+  // holds what entrants typed, so it is escaped to show as the text it is.
+  function plain(text) {
+    return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  }
+
   function draw(element, curves) {
     var traces = curves.map(function (curve, index) {
       return {
-        x: curve.interval_rate.x, y: curve.interval_rate.y, name: curve.label,
+        x: curve.interval_rate.x, y: curve.interval_rate.y, name: plain(curve.label),
         type: "scatter", mode: "lines", line: { color: COLORS[index % COLORS.length], width: 1.5 },
-        hovertemplate: "%{x:,} rows: %{y:,.0f} rows/s<extra>" + curve.label.replace(/</g, "&lt;") + "</extra>",
+        hovertemplate: "%{x:,} rows: %{y:,.0f} rows/s<extra>" + plain(curve.label) + "</extra>",
       };
     });
     var layout = {
