@@ -1,0 +1,78 @@
+"""An organizer starts a rerun from an entry's page on the production server, in a real
+browser, and watches it progress to its verdict without reloading: gunicorn enqueues it on
+Redis, a real Celery worker runs the C benchmark."""
+
+import time
+
+import pytest
+
+from runner.models import RerunStatus, VerificationRun
+from submissions.tests.browser import chromium, log_in
+from submissions.tests.factories import PASSWORD, StaffFactory
+
+pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+# 6 to 12 s on SQLite on a small machine: a report every 2,000 rows, polled every second.
+RERUN_ROWS = 200_000
+
+CARD_STATE = """card => ({
+    status: card.querySelector('[data-field="status"]').textContent.trim(),
+    done: Number(card.querySelector("progress").value),
+    verdict: card.querySelector('[data-field="verdict"]').hidden
+        ? "" : card.querySelector('[data-field="verdict"]').textContent.trim(),
+    points: document.getElementById(card.querySelector(".rerun-plot").id).data[0].x.length,
+    cancel: card.querySelectorAll(".cancel-form").length,
+    sameDocument: window.__sameDocument === true,
+})"""
+
+
+def watch_card(page, selector: str, timeout: float = 90) -> list[dict]:
+    """The card's state every 200 ms until its run finishes."""
+    states = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = page.eval_on_selector(selector, CARD_STATE)
+        states.append(state)
+        if state["status"] in ("succeeded", "failed", "cancelled", "timed out"):
+            return states
+        page.wait_for_timeout(200)
+    pytest.fail(f"the rerun never finished on the page: {states[-1]}")
+
+
+def test_an_organizer_watches_a_rerun_progress_to_its_verdict_without_a_reload(
+    live_site, worker, entry
+):
+    StaffFactory(username="olga")
+    worker("redis")
+
+    with chromium(live_site.url) as browser:
+        organizer = browser.new_page()
+        page = organizer.page
+        log_in(organizer, "olga", PASSWORD)
+        page.goto(entry.get_absolute_url())
+        page.select_option("select[name=target]", "sqlite")
+        page.fill("input[name=rows]", str(RERUN_ROWS))
+        page.get_by_role("button", name="Start a rerun").click()
+        page.wait_for_selector("article.rerun")
+        queued = page.locator(".messages").inner_text()
+        navigations = []
+        page.on("framenavigated", lambda frame: navigations.append(frame.url))
+        page.evaluate("window.__sameDocument = true")
+        states = watch_card(page, "article.rerun")
+        organizer.screenshot("rerun-finished")
+
+    run = VerificationRun.objects.get(submission=entry)
+    assert queued == f"Rerun #{run.pk} is queued on sqlite."
+    assert navigations == []
+    assert all(state["sameDocument"] for state in states)
+    progress = [state["done"] for state in states]
+    assert progress == sorted(progress)
+    assert any(0 < done < RERUN_ROWS for done in progress), progress  # seen mid-run
+    assert "running" in [state["status"] for state in states]
+    last = states[-1]
+    assert last["status"] == "succeeded"
+    assert last["verdict"] == "reproduced"
+    assert last["done"] == RERUN_ROWS
+    assert last["points"] == run.samples.count() == 100
+    assert last["cancel"] == 0  # the cancel button goes once the run is over
+    assert run.status == RerunStatus.SUCCEEDED
