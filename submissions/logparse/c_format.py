@@ -47,6 +47,24 @@ PARAMS = {
 }
 
 
+# The benchmark's parameters are unsigned 64-bit integers (seeds use the whole range).
+UINT64_MAX = (1 << 64) - 1
+
+
+def _whole_param(name: str, value: str, line: int) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise LogError(f"param {name}={quote(value)} is not a whole number", line=line) from None
+    if not 0 <= number <= UINT64_MAX:
+        raise LogError(
+            f"param {name}={num(number)} is out of the benchmark's range (0 to "
+            f"{num(UINT64_MAX)}): was the line edited?",
+            line=line,
+        )
+    return number
+
+
 def key_values(text: str) -> dict[str, str]:
     return dict(word.partition("=")[::2] for word in text.split() if "=" in word)
 
@@ -177,12 +195,7 @@ class CFormatParse(LogParse):
         if name not in PARAMS:
             return
         key, kind = PARAMS[name]
-        try:
-            self.state(key, kind(value), line)
-        except ValueError:
-            raise LogError(
-                f"param {name}={quote(value)} is not a whole number", line=line
-            ) from None
+        self.state(key, _whole_param(name, value, line) if kind is int else value, line)
 
     def _index(self, line: int, rest: str) -> None:
         name, _, described = rest.strip().partition(" ")

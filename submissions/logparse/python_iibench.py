@@ -71,7 +71,14 @@ def blocks_after(blocks: Iterable[list[str]], header_line: int) -> Iterator[tupl
 
 def looks_like_report(stripped: str) -> bool:
     head = stripped[0]
-    return head.isdigit() or (head in "-+." and len(stripped) > 1 and stripped[1].isdigit())
+    if head.isdigit() or (head in "-+." and len(stripped) > 1 and stripped[1].isdigit()):
+        return True
+    # A report whose first number was edited to NaN or infinity is still a report: the line
+    # is refused with that number, not skipped as noise.
+    return stripped.split(None, 1)[0].lstrip("+-").lower() in NOT_FINITE
+
+
+NOT_FINITE = ("nan", "inf", "infinity")
 
 
 class PythonIibenchParse(LogParse):

@@ -151,3 +151,26 @@ def test_it_ignores_a_summary_cut_off_without_its_newline():
     assert parsed.cut_off_last_line is True
     assert parsed.totals is None
     assert list(parsed.series.rows) == [1_000_000, 2_000_000]
+
+
+def test_it_reads_a_seed_as_large_as_the_benchmark_takes():
+    text = fixture_text("iibench-c-completed.log").replace(
+        "# param seed=42", "# param seed=18446744073709551615"
+    )
+    assert parse_text(text).parameters["seed"].value == 2**64 - 1
+
+
+@pytest.mark.parametrize(
+    ("stated", "shown"),
+    [("-1000", "-1,000"), ("18446744073709551616", "18,446,744,073,709,551,616")],
+)
+def test_it_rejects_a_parameter_the_benchmark_cannot_print(stated, shown):
+    text = fixture_text("iibench-c-completed.log").replace(
+        "# param rows_per_commit=1000", f"# param rows_per_commit={stated}"
+    )
+    with pytest.raises(LogError) as error:
+        parse_text(text)
+    assert str(error.value) == (
+        f"line 5: param rows_per_commit={shown} is out of the benchmark's range "
+        "(0 to 18,446,744,073,709,551,615): was the line edited?"
+    )

@@ -212,3 +212,19 @@ def test_it_reads_the_fixture_the_same_with_crlf_line_ends():
 def test_it_reads_the_totals_line_it_was_given_verbatim():
     assert "Totals: 14.0 secs" in fixture_text("python-2023.log")
     assert parse_fixture("python-2023.log").totals.seconds == 14.0
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-Infinity"])
+def test_it_refuses_a_report_whose_row_count_is_not_finite_rather_than_skipping_it(value):
+    header = "#rows #seconds #total_seconds cum_ips table_size last_ips #queries cum_qps last_qps"
+    text = "\n".join(
+        [
+            header,
+            "1000000 10.0 10.0 100000.0 1000000 100000.0 0 0.0 0.0",
+            f"{value} 10.0 20.0 100000.0 2000000 100000.0 0 0.0 0.0",
+            "",
+        ]
+    )
+    with pytest.raises(LogError) as error:
+        parse_text(text)
+    assert str(error.value) == f"line 3: #rows {value!r} is not a whole number"
