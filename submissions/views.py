@@ -28,13 +28,19 @@ from submissions.rules import RULES
 from submissions.throttle import too_many_message, upload_allowed
 
 
+def _posted(request: HttpRequest):
+    """The form data of a POST, even an empty one: `request.POST or None` would show a POST
+    with no fields (a JSON body, say) the blank form again, without a word."""
+    return request.POST if request.method == "POST" else None
+
+
 def home(request: HttpRequest) -> HttpResponse:
     contests = Contest.objects.all()
     return render(request, "submissions/home.html", {"contests": contests})
 
 
 def signup(request: HttpRequest) -> HttpResponse:
-    form = SignupForm(request.POST or None)
+    form = SignupForm(_posted(request))
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
@@ -244,7 +250,7 @@ def _has_series(entry: Submission) -> bool:
 @login_required
 def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
     contest = get_object_or_404(Contest, slug=slug)
-    form = SubmissionForm(request.POST or None, request.FILES or None)
+    form = SubmissionForm(_posted(request), request.FILES or None)
     if request.method == "POST":
         allowed, retry_after = upload_allowed(request.user)
         if not allowed:
@@ -336,7 +342,7 @@ def _owned_submission(request: HttpRequest, pk: int) -> Submission:
 @login_required
 def submission_edit(request: HttpRequest, pk: int) -> HttpResponse:
     submission = _owned_submission(request, pk)
-    form = DeclarationForm(request.POST or None, instance=submission)
+    form = DeclarationForm(_posted(request), instance=submission)
     if request.method == "POST" and form.is_valid():
         declared = {name: form.cleaned_data[name] for name in services.DECLARED_FIELDS}
         # The form wrote the values onto the instance already; reload so the service starts clean.
