@@ -150,3 +150,18 @@ def test_my_entries_lists_only_mine(client, contest, entrant):
     page = client.get(reverse("my_entries")).content.decode()
     assert f"#{mine.pk}<" in page
     assert f"#{theirs.pk}<" not in page
+
+
+def test_an_upload_over_the_cap_gets_a_page_leading_back_to_the_form(
+    client, contest, entrant, declared, settings
+):
+    settings.LOG_UPLOAD_MAX_BYTES = 1024
+    client.force_login(entrant)
+    url = reverse("submission_create", args=[contest.slug])
+    response = client.post(url, form_data(declared, upload(b"x" * (2 << 20))))
+    page = response.content.decode()
+    assert response.status_code == 413
+    assert "logs are limited to 1,024 bytes" in page
+    # A javascript: link would be blocked by the Content-Security-Policy: a plain one works.
+    assert f'<a href="{url}">Back to the form</a>' in page
+    assert "javascript:" not in page
