@@ -1,7 +1,8 @@
 import pytest
 
-# The production-like server (gunicorn + whitenoise) for the browser and concurrency tests.
-pytest_plugins = ["submissions.tests.server"]
+# Fixtures shared across the apps' tests: the production-like server (gunicorn + whitenoise)
+# for the browser and concurrency tests, and the permission table's world.
+pytest_plugins = ["submissions.tests.server", "submissions.tests.access"]
 
 
 @pytest.fixture(autouse=True)

@@ -49,13 +49,19 @@ def rerun_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect(f"{run.submission.get_absolute_url()}#rerun-{run.pk}")
 
 
-def rerun_log(request: HttpRequest, pk: int) -> HttpResponse:
+def _visible_run(request: HttpRequest, pk: int) -> VerificationRun:
     run = get_object_or_404(VerificationRun.objects.select_related("submission__contest"), pk=pk)
     if not selectors.run_visible(run, request.user):
         raise PermissionDenied("You cannot see this rerun.")
+    return run
+
+
+def rerun_log(request: HttpRequest, pk: int) -> HttpResponse:
+    run = _visible_run(request, pk)
     return HttpResponse(run.log, content_type="text/plain; charset=utf-8")
 
 
 def rerun_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    run = get_object_or_404(VerificationRun, pk=pk)
+    # Checked here too: the redirect alone would tell anyone which entry a draft's rerun is of.
+    run = _visible_run(request, pk)
     return redirect(f"{run.submission.get_absolute_url()}#rerun-{run.pk}")
