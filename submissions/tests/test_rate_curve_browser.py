@@ -9,6 +9,7 @@ import pytest
 
 from submissions import services
 from submissions.series import pack_columns, plot_preview
+from submissions.tests.browser import LAUNCH_ARGS
 from submissions.tests.factories import (
     ContestFactory,
     SampleSeriesFactory,
@@ -29,7 +30,7 @@ def browser_page() -> Iterator:
     if not CHROMIUM:
         pytest.skip("no Chromium on this machine")
     with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
         page = browser.new_page(viewport={"width": 1200, "height": 900})
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))

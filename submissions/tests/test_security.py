@@ -125,3 +125,22 @@ def test_the_production_settings_refuse_to_start_without_a_secret_key():
     )
     assert result.returncode != 0
     assert "DJANGO_SECRET_KEY" in result.stderr
+
+
+def test_the_production_server_sends_the_security_headers(live_site):
+    import urllib.request
+
+    # Behind the TLS proxy (SECURE_PROXY_SSL_HEADER): the request counts as HTTPS.
+    request = urllib.request.Request(  # noqa: S310 - the test's own server on loopback
+        live_site.url + "/", headers={"X-Forwarded-Proto": "https"}
+    )
+    with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310
+        headers = response.headers
+
+    assert headers["Strict-Transport-Security"] == "max-age=31536000; includeSubDomains; preload"
+    assert headers["Content-Security-Policy"] == settings.CONTENT_SECURITY_POLICY
+    assert "script-src 'self';" in headers["Content-Security-Policy"]  # no inline, no eval
+    assert headers["X-Frame-Options"] == "DENY"
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["Referrer-Policy"] == "same-origin"
+    assert headers["Cross-Origin-Opener-Policy"] == "same-origin"
