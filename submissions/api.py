@@ -113,7 +113,12 @@ class SubmissionDetail(APIView):
         serializer = DeclarationSerializer(submission, data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         submission.refresh_from_db()
-        services.submission_update(submission=submission, declared=dict(serializer.validated_data))
+        try:
+            services.submission_update(
+                submission=submission, declared=dict(serializer.validated_data)
+            )
+        except services.SubmissionRefused as refused:
+            raise ValidationError({refused.field: [refused.message]}) from None
         return Response(SubmissionSerializer(submission, context={"request": request}).data)
 
     @extend_schema(responses={204: None})

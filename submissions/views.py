@@ -347,9 +347,15 @@ def submission_edit(request: HttpRequest, pk: int) -> HttpResponse:
         declared = {name: form.cleaned_data[name] for name in services.DECLARED_FIELDS}
         # The form wrote the values onto the instance already; reload so the service starts clean.
         submission.refresh_from_db()
-        services.submission_update(submission=submission, declared=declared)
-        messages.success(request, "Saved, and checked against the rules again.")
-        return redirect(submission)
+        try:
+            services.submission_update(submission=submission, declared=declared)
+        except services.SubmissionRefused as refused:
+            # The stored log no longer passes the parser, or the contest just closed: nothing
+            # was saved.
+            form.add_error(None, refused.message)
+        else:
+            messages.success(request, "Saved, and checked against the rules again.")
+            return redirect(submission)
     return render(
         request, "submissions/submission_edit.html", {"form": form, "submission": submission}
     )

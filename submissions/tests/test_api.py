@@ -165,3 +165,14 @@ def test_the_openapi_schema_and_docs_are_served(db):
     docs = client.get("/api/docs/")
     assert docs.status_code == 200
     assert b"cdn." not in docs.content  # Swagger UI comes from our own static files
+
+
+def test_a_patch_whose_stored_log_no_longer_passes_is_a_400_and_saves_nothing(entrant):
+    entry = SubmissionFactory(owner=entrant, contest=ContestFactory(), entrant_name="Ada")
+    response = token_client(entrant).patch(
+        f"/api/submissions/{entry.pk}/", {"entrant_name": "Eve"}, format="json"
+    )
+    assert response.status_code == 400
+    assert response.json()["log"][0].startswith("line 1: not an iiBench log")
+    entry.refresh_from_db()
+    assert entry.entrant_name == "Ada"

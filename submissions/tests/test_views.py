@@ -165,3 +165,18 @@ def test_an_upload_over_the_cap_gets_a_page_leading_back_to_the_form(
     # A javascript: link would be blocked by the Content-Security-Policy: a plain one works.
     assert f'<a href="{url}">Back to the form</a>' in page
     assert "javascript:" not in page
+
+
+def test_an_edit_whose_stored_log_no_longer_passes_says_why_and_saves_nothing(
+    client, entrant, declared
+):
+    # A log the parser of the day refuses (stricter than when it was stored): here, not a log.
+    entry = SubmissionFactory(owner=entrant, contest=ContestFactory(), entrant_name="Ada")
+    client.force_login(entrant)
+    response = client.post(
+        reverse("submission_edit", args=[entry.pk]), {**form_data(declared), "entrant_name": "Eve"}
+    )
+    assert response.status_code == 200
+    assert "line 1: not an iiBench log" in response.content.decode()
+    entry.refresh_from_db()
+    assert entry.entrant_name == "Ada"
