@@ -18,7 +18,7 @@ from submissions import services
 from submissions.models import SampleSeries, Submission
 from submissions.tests.conftest import DECLARED, upload
 from submissions.tests.factories import ContestFactory, UserFactory
-from submissions.tests.hostile import CORPUS, SCRIPT, Hostile, request_body
+from submissions.tests.hostile import CORPUS, MISSING, SCRIPT, Hostile, request_body
 
 pytestmark = pytest.mark.django_db
 
@@ -122,3 +122,39 @@ def stored_safely(case: Hostile, channel: str, response, client, settings) -> No
         for text in SCRIPT.values():
             assert text not in page
     assert entry.series.count == case.reports
+
+
+EDIT_CASES = [
+    pytest.param(case, channel, id=f"{case.id}-{channel}")
+    for case in CORPUS
+    if case.changes
+    and not case.stored
+    and case.error_field in DECLARED
+    and all(value is not MISSING for value in case.changes.values())
+    for channel in case.channels
+]
+
+
+@pytest.mark.parametrize(("case", "channel"), EDIT_CASES)
+def test_a_hostile_edit_is_refused_and_changes_nothing(case, channel, contests, entrant, client):
+    entry = services.submission_create(
+        contest=contests["open"], owner=entrant, declared=dict(DECLARED), log_file=upload()
+    )
+    before = Submission.objects.values(*DECLARED).get(pk=entry.pk)
+
+    if channel == "api":
+        api = APIClient()
+        api.force_authenticate(entrant)
+        body = {name: str(value) for name, value in case.changes.items()}
+        response = api.patch(f"/api/submissions/{entry.pk}/", body, format="json")
+        refusal = str(response.json().get(case.error_field))
+    else:
+        client.force_login(entrant)
+        data = {name: value for name, value in DECLARED.items() if not isinstance(value, bool)}
+        data.update(publish="on", direct_attached="on", **case.changes)
+        response = client.post(f"/entries/{entry.pk}/edit/", data)
+        refusal = " ".join(response.context["form"].errors.get(case.error_field, []))
+
+    assert response.status_code == (400 if channel == "api" else 200)
+    assert case.phrase(channel) in refusal
+    assert Submission.objects.values(*DECLARED).get(pk=entry.pk) == before
