@@ -233,6 +233,8 @@ TABLE = [
     row("api_submission", "DELETE", "/api/submissions/{published}/", 401, 204, 403, 403, api=True, effect=entry_gone, effect_for=(ENTRANT,)),
     row("api_samples", "GET", "/api/submissions/{published}/samples/", 200, 200, 200, 200, api=True),
     row("api_samples", "GET", "/api/submissions/{draft}/samples/", 403, 200, 403, 200, api=True),
+    row("api_samples", "GET", "/api/submissions/{published}/samples/?format=csv", 200, 200, 200, 200, api=True),
+    row("api_samples", "GET", "/api/submissions/{draft}/samples/?format=csv", 403, 200, 403, 200, api=True),
     # -- reruns: started and cancelled by organizers; a draft's reruns stay with it
     row("rerun_start", "GET", "/entries/{published}/reruns/", ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 405),
     row("rerun_start", "POST", "/entries/{published}/reruns/", ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 302, data={"target": "sqlite", "rows": 20_000}, effect=rerun_queued, effect_for=(STAFF,)),
