@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from submissions.models import Submission
 from submissions.tests.conftest import upload
-from submissions.tests.factories import PASSWORD
+from submissions.tests.factories import PASSWORD, StaffFactory
 from submissions.tests.logs import python_log
 
 pytestmark = pytest.mark.django_db
@@ -144,3 +144,12 @@ def test_the_production_server_sends_the_security_headers(live_site):
     assert headers["X-Content-Type-Options"] == "nosniff"
     assert headers["Referrer-Policy"] == "same-origin"
     assert headers["Cross-Origin-Opener-Policy"] == "same-origin"
+
+
+def test_the_admin_log_in_is_locked_after_five_wrong_passwords(client):
+    organizer = StaffFactory(is_superuser=True)
+    for _ in range(5):
+        client.post("/admin/login/", {"username": organizer.username, "password": "wrong"})
+    response = client.post("/admin/login/", {"username": organizer.username, "password": PASSWORD})
+    assert response.status_code == 429
+    assert not client.get("/admin/").wsgi_request.user.is_authenticated
