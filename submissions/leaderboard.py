@@ -350,7 +350,8 @@ def _board_counts(
         params.extend(condition_params)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT {', '.join(counts)} FROM ({board_sql}) AS board",  # noqa: S608 - names from SORTS, values as parameters
+            # Column names come from SORTS, every value is a parameter.
+            f"SELECT {', '.join(counts)} FROM ({board_sql}) AS board",  # noqa: S608  # nosec B608
             [*params, *board_params],
         )
         total, ranked, *before = cursor.fetchone()
