@@ -282,31 +282,45 @@ def _disagreements(stated: np.ndarray, rows: np.ndarray, seconds: np.ndarray, er
     return np.flatnonzero(usable & ((stated < low - margin) | (stated > high + margin)))
 
 
+def _rate_verdict(
+    rule_id: str,
+    what: str,
+    series,
+    stated: np.ndarray,
+    rows: np.ndarray,
+    seconds: np.ndarray,
+    error: float,
+) -> Verdict:
+    """Pass, or fail at the first report whose stated rate `what` does not add up."""
+    found = _disagreements(stated, rows, seconds, error)
+    if not len(found):
+        return Verdict(
+            rule_id,
+            Status.PASS,
+            f"Every {what} agrees with the rows and seconds it covers.",
+            limit=f"within {RATE_TOLERANCE:.0%}",
+        )
+    i = int(found[0])
+    computed = rows[i] / seconds[i]
+    return Verdict(
+        rule_id,
+        Status.FAIL,
+        f"The log says {_n(stated[i])} rows/s for this {what}, but {_n(rows[i])} rows in "
+        f"{seconds[i]:,.1f} s is {_n(computed)} rows/s.",
+        int(series.line[i]),
+        _n(stated[i]),
+        _n(computed),
+    )
+
+
 def check_cumulative_rate(entry: Entry, rules: RuleSet) -> Verdict:
     series = entry.log.series
     rows = np.frombuffer(series.rows, dtype=np.int64).astype(np.float64)
     seconds = np.frombuffer(series.seconds, dtype=np.float64)
     stated = np.frombuffer(series.cumulative_rate, dtype=np.float64)
     # Each printed elapsed time is off by up to half its last digit.
-    found = _disagreements(stated, rows, seconds, time_resolution(seconds) / 2)
-    if not len(found):
-        return Verdict(
-            "cumulative_rate",
-            Status.PASS,
-            "Every cumulative rate agrees with rows / elapsed seconds.",
-            limit=f"within {RATE_TOLERANCE:.0%}",
-        )
-    i = int(found[0])
-    computed = rows[i] / seconds[i]
-    return Verdict(
-        "cumulative_rate",
-        Status.FAIL,
-        f"The log says {_n(stated[i])} rows/s, but {_n(rows[i])} rows in {seconds[i]:,.1f} s is "
-        f"{_n(computed)} rows/s.",
-        int(series.line[i]),
-        _n(stated[i]),
-        _n(computed),
-    )
+    error = time_resolution(seconds) / 2
+    return _rate_verdict("cumulative_rate", "cumulative rate", series, stated, rows, seconds, error)
 
 
 def check_interval_rate(entry: Entry, rules: RuleSet) -> Verdict:
@@ -314,28 +328,10 @@ def check_interval_rate(entry: Entry, rules: RuleSet) -> Verdict:
     rows = np.frombuffer(series.rows, dtype=np.int64).astype(np.float64)
     seconds = np.frombuffer(series.seconds, dtype=np.float64)
     stated = np.frombuffer(series.interval_rate, dtype=np.float64)
-    d_rows = np.diff(rows, prepend=0.0)
-    d_seconds = np.diff(seconds, prepend=0.0)
     # An interval is the difference of two printed times: off by up to one last digit.
-    found = _disagreements(stated, d_rows, d_seconds, time_resolution(seconds))
-    if not len(found):
-        return Verdict(
-            "interval_rate",
-            Status.PASS,
-            "Every interval rate agrees with the rows and seconds between two reports.",
-            limit=f"within {RATE_TOLERANCE:.0%}",
-        )
-    i = int(found[0])
-    computed = d_rows[i] / d_seconds[i]
-    return Verdict(
-        "interval_rate",
-        Status.FAIL,
-        f"The log says {_n(stated[i])} rows/s for this interval, but {_n(d_rows[i])} rows in "
-        f"{d_seconds[i]:,.1f} s is {_n(computed)} rows/s.",
-        int(series.line[i]),
-        _n(stated[i]),
-        _n(computed),
-    )
+    d_rows, d_seconds = np.diff(rows, prepend=0.0), np.diff(seconds, prepend=0.0)
+    error = time_resolution(seconds)
+    return _rate_verdict("interval_rate", "interval", series, stated, d_rows, d_seconds, error)
 
 
 def check_no_missing_report(entry: Entry, rules: RuleSet) -> Verdict:
