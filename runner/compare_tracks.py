@@ -242,6 +242,7 @@ def compare_bulk_load(*, claimed: dict, rerun: LoadFigures, tolerance: float) ->
 
 @dataclass(frozen=True)
 class RecoveryFigures:
+    engine: str  # the rerun's: InnoDB, MyISAM... on MariaDB, PostgreSQL
     insert_rate: float  # rows/s the throttled run reached before the crash
     rows_at_crash: int  # rows the last report showed when the server was killed
     rows_committed: int  # rows the benchmark knew were committed when it lost the server
@@ -273,6 +274,12 @@ def compare_recovery(*, claimed: dict, rerun: RecoveryFigures, tolerance: float)
         f"recovered in {claimed_seconds:,.1f} s. Ratio {ratio:.2f} (tolerance {tolerance:.0%}): "
         f"{outcome}."
     )
+    claimed_engine = str(claimed.get("engine") or "")
+    if claimed_engine and claimed_engine.lower() != rerun.engine.lower():
+        message += (
+            f" The claim is {claimed_engine}'s; the rerun's server ran {rerun.engine}, so this "
+            "compares the engines as much as the entry."
+        )
     if claimed_rows:
         message += _scale_caveat(
             claimed_rows / max(rerun.rows_at_crash, 1),

@@ -209,10 +209,15 @@ class PrivateServer:
             check=False,
         )
         if done.returncode != 0:
-            tail = (done.stdout + done.stderr).strip().splitlines()[-5:]
+            tail = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+            hint = (
+                f" (the {self._os_user()} user must be able to reach {self.config.base_dir})"
+                if self._os_user() and "Permission denied" in done.stderr
+                else ""
+            )
             raise ServerError(
                 f"Could not {what} the private {self.config.kind} server (exit "
-                f"{done.returncode}): {' | '.join(tail) or 'no message'}"
+                f"{done.returncode}): {' | '.join(tail[-3:]) or 'no message'}{hint}"
             )
 
     def _environment(self) -> dict[str, str]:
