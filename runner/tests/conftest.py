@@ -53,7 +53,8 @@ def recovery_dir(settings):
     """A short folder for the private servers: their Unix sockets live there, and a socket's
     path must stay under about 100 characters (pytest's tmp_path is too deep)."""
     folder = tempfile.mkdtemp(prefix="rr-", dir="/tmp")
-    os.chmod(folder, 0o755)  # PostgreSQL runs as its own user and must reach its directory
+    # PostgreSQL runs as its own user and must reach its directory, as it does in /tmp.
+    os.chmod(folder, 0o755)  # noqa: S103
     settings.RERUN_RECOVERY_DIR = folder
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
