@@ -83,7 +83,7 @@ def key_type_run(parsed: ParsedLog) -> dict:
 
 def key_type_figures(runs: dict, writers: int, readers: int) -> dict:
     ratios = key_type_ratios(runs)
-    parts = [f"{kind} {runs[kind]['minutes'] * 60:,.1f} s" for kind in KEY_TYPES if kind in runs]
+    parts = [f"{kind} {_seconds(runs[kind]['minutes'] * 60)}" for kind in KEY_TYPES if kind in runs]
     shape = ", ".join(f"{kind}/autoinc {ratio:.2f}" for kind, ratio in ratios.items())
     return {
         "runs": runs,
@@ -121,3 +121,7 @@ def load_result(figures: LoadFigures) -> dict:
             f"({figures.kv_pairs_per_s:,.0f} key-value pairs/s, {figures.mb_per_s:,.1f} MB/s)"
         ),
     }
+
+
+def _seconds(value: float) -> str:
+    return f"{value:,.2f} s" if value < 10 else f"{value:,.0f} s"

@@ -707,6 +707,7 @@ def _judge_key_types(run: VerificationRun, outcome: _Outcome) -> Comparison:
         claimed=run.submission.track_figures,
         rerun_ratios=run.result["ratios"],
         tolerance=run.submission.contest.rerun_tolerance,
+        rerun_runs=runs,
     )
 
 

@@ -215,3 +215,14 @@ def test_a_recovery_on_another_engine_says_so():
         claimed={**CRASH, "engine": "TokuDB"}, rerun=recovered(1.0), tolerance=0.25
     )
     assert "The claim is TokuDB's; the rerun's server ran InnoDB" in result.message
+
+
+def test_a_short_key_type_rerun_says_its_ratios_are_soft():
+    rerun_runs = {"autoinc": {"minutes": 0.2 / 60, "rows": 5_000}}
+    claimed = {**SEED_004, "runs": SEED_004["runs"]}
+    result = compare_key_types(
+        claimed=claimed, rerun_ratios={"uuid-char": 1.49, "uuid-ordered": 0.69}, tolerance=0.25,
+        rerun_runs=rerun_runs,
+    )  # fmt: skip
+    assert "The auto-increment table took 0.20 s" in result.message
+    assert "100x smaller" in result.message
