@@ -31,6 +31,8 @@ TABLE_ANSWERS = "SELECT 1 FROM mypurchases LIMIT 1"
 TABLE_ROWS = "SELECT COUNT(*) FROM mypurchases"
 # A probe gives up quickly so the caller can look at the clock and the cancel flag.
 PROBE_TIMEOUT_SECONDS = 2
+# mariadb-install-db and initdb take about a second; past this something is wrong.
+SETUP_TIMEOUT_SECONDS = 300
 
 
 class ServerError(Exception):
@@ -197,17 +199,22 @@ class PrivateServer:
         return ["--user=root"] if os.geteuid() == 0 else []
 
     def _run_to_end(self, arguments: list[str], what: str) -> None:
-        done = subprocess.run(  # noqa: S603 - fixed binaries from settings  # nosec B603
-            arguments,
-            cwd=self.root,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            user=self._os_user(),
-            env=self._environment(),
-            check=False,
-        )
+        try:
+            done = subprocess.run(  # noqa: S603 - fixed binaries from settings  # nosec B603
+                arguments,
+                cwd=self.root,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=SETUP_TIMEOUT_SECONDS,
+                user=self._os_user(),
+                env=self._environment(),
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as error:
+            raise ServerError(
+                f"Could not {what} the private {self.config.kind} server: {error}"
+            ) from None
         if done.returncode != 0:
             tail = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
             hint = (
@@ -322,12 +329,18 @@ class PrivateServer:
         return True
 
     def count_rows(self) -> int:
-        with contextlib.closing(self._connect(DATABASE)) as connection:
-            return int(self._fetch(connection, TABLE_ROWS)[0])
+        try:
+            with contextlib.closing(self._connect(DATABASE)) as connection:
+                return int(self._fetch(connection, TABLE_ROWS)[0])
+        except Exception as error:  # the driver's own errors; the message says what failed
+            raise ServerError(f"The recovered table could not be counted: {error}") from None
 
     def create_database(self) -> None:
-        with contextlib.closing(self._connect(None)) as connection:
-            self._fetch(connection, f"CREATE DATABASE {DATABASE}", rows=False)
+        try:
+            with contextlib.closing(self._connect(None)) as connection:
+                self._fetch(connection, f"CREATE DATABASE {DATABASE}", rows=False)
+        except Exception as error:  # the driver's own errors; the message says what failed
+            raise ServerError(f"Could not create the database {DATABASE}: {error}") from None
 
     def _connect(self, database: str | None):
         if self.config.kind == "mariadb":

@@ -636,6 +636,11 @@ def _judge(run: VerificationRun, outcome: _Outcome) -> None:
         run.status = RerunStatus.FAILED
         run.message = f"The rerun's output could not be read: {error}"
         return
+    except workloads.NotPlannable as error:
+        # The entry's figures changed while the rerun ran (the registry re-checked it).
+        run.status = RerunStatus.FAILED
+        run.message = f"The rerun cannot be compared: {error}"
+        return
     run.verdict, run.ratio, run.message = comparison.verdict, comparison.ratio, comparison.message
     if comparison.verdict == REPRODUCED:
         Submission.objects.filter(pk=submission.pk).update(verified=True)

@@ -152,3 +152,23 @@ def test_leftovers_of_a_killed_worker_are_removed_and_live_ones_kept(recovery_di
     removed = recovery.remove_leftovers(recovery_dir)
     assert [Path(path).name for path in removed] == ["iibench-recovery-r1-gone"]
     assert (Path(recovery_dir) / "iibench-recovery-r2-live").exists()
+
+
+def test_a_time_out_during_crash_recovery_stops_the_benchmark_and_removes_the_server(
+    organizer, iibench_binary, rerun_dir, recovery_dir, settings
+):
+    settings.RERUN_TARGETS = {
+        **settings.RERUN_TARGETS,
+        "recovery-postgresql": {**settings.RERUN_TARGETS["recovery-postgresql"], "time_limit": 4},
+    }
+    entry = track_entry("crash_recovery", CLAIM)
+    run = start(entry, organizer, "recovery-postgresql", rows=7_000)
+    run = services.rerun_execute(run_id=run.pk)
+    assert run.status == RerunStatus.TIMED_OUT, run.message
+    assert run.message == (
+        "Timed out after 4 s; the private postgresql server was stopped and removed."
+    )
+    assert run.step == "insert"
+    folder = server_dir(run)
+    assert processes_using(folder) == ""
+    assert not folder.exists()

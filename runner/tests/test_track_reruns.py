@@ -103,3 +103,23 @@ def test_a_bulk_load_entry_without_a_class_is_refused_at_once(organizer):
     entry = track_entry("bulk_load", {"rows_per_s": 82_000.0})
     with pytest.raises(services.RerunRefused, match="no bulk-load class"):
         services.rerun_start(submission=entry, target="sqlite", rows=20_000, requested_by=organizer)
+
+
+def test_the_time_limit_covers_every_step_and_stops_the_one_running(
+    organizer, iibench_binary, rerun_dir, settings
+):
+    settings.RERUN_TARGETS = {
+        **settings.RERUN_TARGETS,
+        "sqlite": {**settings.RERUN_TARGETS["sqlite"], "time_limit": 2},
+    }
+    entry = track_entry("pk_types", {})
+    run = services.rerun_start(
+        submission=entry, target="sqlite", rows=5_000_000, requested_by=organizer
+    )
+    assert services.rerun_claim(run_id=run.pk, worker="test")
+    run = services.rerun_execute(run_id=run.pk)
+    assert run.status == RerunStatus.TIMED_OUT
+    assert run.step == "autoinc"
+    assert "# rerun step=autoinc (1 of 3)" in run.log
+    assert "status=stopped" in run.log  # SIGTERM let the benchmark print its last report
+    assert "# rerun step=uuid-char" not in run.log  # the later steps never started
