@@ -438,6 +438,16 @@ class _Journal:
 RECOVERY_STEPS = 3
 
 
+@dataclass
+class _Crash:
+    """What the SIGKILL left: where the run was and what it knew was committed."""
+
+    rows_at_crash: int
+    insert_rate: float
+    pids: list[int]
+    rows_committed: int = 0
+
+
 def _execute_recovery(run: VerificationRun, target: Target, spec: workloads.RerunSpec) -> _Outcome:
     crash = workloads.crash_plan(spec.figures, run.rows_target)
     deadline = time.monotonic() + target.time_limit
@@ -479,20 +489,28 @@ def _crash_and_recover(
     return _recover(run, target, server, journal, deadline, crashed)
 
 
-def _insert_until_crash(run, target, spec, crash, server, journal, deadline) -> _Outcome | dict:
+def _insert_until_crash(
+    run: VerificationRun,
+    target: Target,
+    spec: workloads.RerunSpec,
+    crash: workloads.CrashPlan,
+    server: recovery.PrivateServer,
+    journal: _Journal,
+    deadline: float,
+) -> _Outcome | _Crash:
     """The throttled run; SIGKILL to the server once a report reaches the crash row count.
-    Returns what the crash left (rows, rate, pids) or the outcome that ended the rerun."""
+    Returns what the crash left, or the outcome that ended the rerun before it."""
     _begin_step(
         run, "insert", 2, RECOVERY_STEPS,
         f"inserts at {crash.max_rate:,} rows/s; the server is killed at {crash.crash_at_rows:,} rows",
     )  # fmt: skip
-    crashed: dict = {}
+    crashes: list[_Crash] = []
 
     def crash_when_due(report: tuple[int, float, float, float]) -> bool:
         rows, _, _, cumulative_rate = report
-        if crashed or rows < crash.crash_at_rows:
+        if crashes or rows < crash.crash_at_rows:
             return False
-        crashed.update(rows_at_crash=rows, insert_rate=cumulative_rate, pids=server.crash())
+        crashes.append(_Crash(rows, cumulative_rate, server.crash()))
         return True
 
     arguments = workloads.crash_insert_arguments(replace(spec.plan, db_url=server.url), crash)
@@ -507,20 +525,28 @@ def _insert_until_crash(run, target, spec, crash, server, journal, deadline) -> 
     journal.add(outcome.log)
     if outcome.status in (RerunStatus.CANCELLED, RerunStatus.TIMED_OUT):
         return _stopped_recovery(outcome.status, target, journal, server)
-    if not crashed:
+    if not crashes:
         # The benchmark ended before the crash point: its own failure, not the one we caused.
         message = outcome.message or f"The benchmark ended before {crash.crash_at_rows:,} rows."
         return journal.outcome(RerunStatus.FAILED, message)
-    pids = " ".join(str(pid) for pid in crashed["pids"])
+    crashed = crashes[0]
+    pids = " ".join(str(pid) for pid in crashed.pids)
     journal.add(
         f"# rerun crash: SIGKILL to the {server.config.kind} server (pids {pids}) at "
-        f"{crashed['rows_at_crash']:,} rows; the benchmark lost its connection, as expected"
+        f"{crashed.rows_at_crash:,} rows; the benchmark lost its connection, as expected"
     )
-    crashed["rows_committed"] = _summary_rows(outcome.log, default=crashed["rows_at_crash"])
+    crashed.rows_committed = _summary_rows(outcome.log, default=crashed.rows_at_crash)
     return crashed
 
 
-def _recover(run, target, server, journal, deadline, crashed: dict) -> _Outcome:
+def _recover(
+    run: VerificationRun,
+    target: Target,
+    server: recovery.PrivateServer,
+    journal: _Journal,
+    deadline: float,
+    crashed: _Crash,
+) -> _Outcome:
     _begin_step(
         run, "recovery", 3, RECOVERY_STEPS,
         "the server restarts on the same data; timing until the table answers",
@@ -536,12 +562,12 @@ def _recover(run, target, server, journal, deadline, crashed: dict) -> _Outcome:
     result = {
         "server": server.config.kind,
         "engine": _engine_of(journal.text.getvalue(), server.config.kind),
-        "insert_rate": crashed["insert_rate"],
-        "rows_at_crash": crashed["rows_at_crash"],
-        "rows_committed": crashed["rows_committed"],
+        "insert_rate": crashed.insert_rate,
+        "rows_at_crash": crashed.rows_at_crash,
+        "rows_committed": crashed.rows_committed,
         "rows_found": rows_found,
         "recovery_seconds": seconds,
-        "crashed_pids": crashed["pids"],
+        "crashed_pids": crashed.pids,
         "restarted_pid": server.pid,
         "summary": f"recovered in {seconds:,.2f} s, {rows_found:,} rows found",
     }
@@ -553,7 +579,9 @@ def _recover(run, target, server, journal, deadline, crashed: dict) -> _Outcome:
     return journal.outcome(RerunStatus.SUCCEEDED, "", result=result)
 
 
-def _wait_until_answering(run, server, deadline: float, table: bool) -> str | None:
+def _wait_until_answering(
+    run: VerificationRun, server: recovery.PrivateServer, deadline: float, table: bool
+) -> str | None:
     """Polls the server until it answers; returns how the wait was stopped, else None."""
     started = last_beat = time.monotonic()
     while not server.answers(table):
@@ -578,7 +606,9 @@ def _wait_until_answering(run, server, deadline: float, table: bool) -> str | No
     return None
 
 
-def _stopped_recovery(status: str, target: Target, journal: _Journal, server) -> _Outcome:
+def _stopped_recovery(
+    status: str, target: Target, journal: _Journal, server: recovery.PrivateServer
+) -> _Outcome:
     # The caller's `with` removes the server on the way out; the message says it will be.
     outcome = _stopped(
         status, target, "", f"the private {server.config.kind} server was stopped and removed"
