@@ -37,6 +37,25 @@ def _scale_caveat(factor: float, what: str) -> str:
     )
 
 
+def _mapping(value: object) -> dict:
+    """The figures are JSON someone computed or declared: a part that is not an object is
+    treated as absent, never trusted."""
+    return value if isinstance(value, dict) else {}
+
+
+def _pairs(value: object) -> list[tuple[float, float]]:
+    """[[rows, seconds], ...] with both positive numbers; anything else is left out."""
+    if not isinstance(value, list):
+        return []
+    pairs = []
+    for item in value:
+        if isinstance(item, list | tuple) and len(item) == 2:
+            rows, seconds = _number(item[0]), _number(item[1])
+            if rows is not None and seconds is not None:
+                pairs.append((rows, seconds))
+    return sorted(pairs)
+
+
 def _number(value: object) -> float | None:
     try:
         number = float(value)  # type: ignore[arg-type]
@@ -119,9 +138,7 @@ def compare_queries(*, claimed: dict, rerun_points: list, tolerance: float) -> C
             "index walks (LIMIT 10 from a random point), a different query, so the two "
             "cannot be compared.",
         )
-    points = sorted(
-        (float(r), float(s)) for r, s in claimed.get("points") or [] if _number(s) and _number(r)
-    )
+    points = _pairs(claimed.get("points"))
     if not points:
         return Comparison(INCONCLUSIVE, None, "The entry states no query times.")
     if not rerun_points:
@@ -160,12 +177,13 @@ def _seconds(value: float) -> str:
 
 def key_type_ratios(runs: dict) -> dict[str, float]:
     """Each UUID kind's time over the auto-increment key's, for the same rows."""
-    base = _number((runs.get("autoinc") or {}).get("minutes"))
+    runs = _mapping(runs)
+    base = _number(_mapping(runs.get("autoinc")).get("minutes"))
     if base is None:
         return {}
     ratios = {}
     for kind in KEY_TYPES[1:]:
-        minutes = _number((runs.get(kind) or {}).get("minutes"))
+        minutes = _number(_mapping(runs.get(kind)).get("minutes"))
         if minutes is not None:
             ratios[kind] = minutes / base
     return ratios
@@ -179,24 +197,21 @@ SHORT_KEY_TYPE_SECONDS = 10
 def compare_key_types(
     *, claimed: dict, rerun_ratios: dict, tolerance: float, rerun_runs: dict | None = None
 ) -> Comparison:
-    claimed_ratios = {
-        kind: value
-        for kind, value in ((claimed.get("ratios") or {}) or key_type_ratios(claimed.get("runs") or {})).items()
-        if _number(value)
-    }  # fmt: skip
+    stated = _mapping(claimed.get("ratios")) or key_type_ratios(claimed.get("runs"))
+    claimed_ratios = {kind: _number(value) for kind, value in stated.items() if _number(value)}
     kinds = [kind for kind in KEY_TYPES[1:] if kind in claimed_ratios and kind in rerun_ratios]
     if not kinds:
         return Comparison(
             INCONCLUSIVE, None, "The entry states no UUID / auto-increment time ratios."
         )
     # Ratio of ratios: 1.0 when the rerun shows the claim's shape exactly.
-    shape = {kind: rerun_ratios[kind] / float(claimed_ratios[kind]) for kind in kinds}
+    shape = {kind: rerun_ratios[kind] / claimed_ratios[kind] for kind in kinds}
     worst = max(shape.values(), key=lambda value: abs(math.log(value)))
     reproduced = all(abs(value - 1.0) <= tolerance for value in shape.values())
     verdict = REPRODUCED if reproduced else NOT_REPRODUCED
     parts = [
         f"{rerun_ratios[kind]:.2f}x with the {KEY_TYPE_NAMES[kind]} (claim: "
-        f"{float(claimed_ratios[kind]):.2f}x)"
+        f"{claimed_ratios[kind]:.2f}x)"
         for kind in kinds
     ]
     outcome = (
@@ -208,12 +223,12 @@ def compare_key_types(
         f"Relative to the auto-increment key, the rerun took {' and '.join(parts)}. The ratios "
         "are the result's shape, which carries across hardware better than times do; the "
         f"furthest is {worst:.2f} of the claim's (tolerance {tolerance:.0%}): {outcome}."
-    ) + _key_type_caveats(claimed.get("runs") or {}, rerun_runs or {})
+    ) + _key_type_caveats(_mapping(claimed.get("runs")), rerun_runs or {})
     return Comparison(verdict, worst, message)
 
 
 def _key_type_caveats(claimed_runs: dict, rerun_runs: dict) -> str:
-    rerun_base = rerun_runs.get("autoinc") or {}
+    rerun_base = _mapping(rerun_runs.get("autoinc"))
     caveat = ""
     rerun_minutes = _number(rerun_base.get("minutes"))
     if rerun_minutes is not None and rerun_minutes * 60 < SHORT_KEY_TYPE_SECONDS:
@@ -221,7 +236,7 @@ def _key_type_caveats(claimed_runs: dict, rerun_runs: dict) -> str:
             f" The auto-increment table took {rerun_minutes * 60:,.2f} s: a run this short is "
             "timed as much on start-up as on its key, so ask for more rows for a firmer shape."
         )
-    claimed_rows = _number((claimed_runs.get("autoinc") or {}).get("rows"))
+    claimed_rows = _number(_mapping(claimed_runs.get("autoinc")).get("rows"))
     rerun_rows = _number(rerun_base.get("rows"))
     if claimed_rows and rerun_rows:
         caveat += _scale_caveat(claimed_rows / rerun_rows, "a small table's keys fit in memory")

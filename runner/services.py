@@ -76,13 +76,19 @@ def _check_workload(submission: Submission, target: Target, rows: int) -> None:
         raise RerunRefused(f"The {target.name} target runs crash-recovery reruns only.", "target")
     reason = workloads.refusal(
         contest.workload,
-        submission.track_figures or {},
+        _track_figures(submission),
         claimed_rows(submission),
         rows,
         target.time_limit,
     )
     if reason:
         raise RerunRefused(reason)
+
+
+def _track_figures(submission: Submission) -> dict:
+    # JSON the registry computed (or an entrant declared): anything but an object is no figures.
+    figures = submission.track_figures
+    return dict(figures) if isinstance(figures, dict) else {}
 
 
 def _enqueue(run: VerificationRun, target: Target) -> None:
@@ -146,7 +152,7 @@ def rerun_execute(*, run_id: int) -> VerificationRun:
 def _spec(run: VerificationRun, target: Target, work_dir: Path) -> workloads.RerunSpec:
     submission = run.submission
     contest = submission.contest
-    figures = dict(submission.track_figures or {})
+    figures = _track_figures(submission)
     declared_engine = str(figures.get("engine") or submission.storage_engine)
     plan = RunPlan(
         binary=str(settings.IIBENCH_BINARY),

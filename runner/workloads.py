@@ -153,7 +153,7 @@ class FifoScale:
 
 
 def fifo_scale(figures: dict, claimed_rows: int, rows: int) -> FifoScale:
-    claimed_start = int(figures.get("deletes_start_row") or figures.get("delete_after") or 0)
+    claimed_start = _row_count(figures, "deletes_start_row") or _row_count(figures, "delete_after")
     if claimed_start <= 0:
         raise NotPlannable("The entry states no row count at which its deletes start.")
     if claimed_rows <= claimed_start:
@@ -170,11 +170,25 @@ def fifo_scale(figures: dict, claimed_rows: int, rows: int) -> FifoScale:
     # Deletes start on a report boundary so the curve shows where they begin.
     start = round(rows * claimed_start / claimed_rows / interval) * interval
     start = min(max(start, interval), rows - 2 * interval)
-    claimed_window = int(figures.get("terminal_window_rows") or DEFAULT_TERMINAL_WINDOW_ROWS)
+    claimed_window = _row_count(figures, "terminal_window_rows") or DEFAULT_TERMINAL_WINDOW_ROWS
     claimed_window = min(claimed_window, claimed_rows - claimed_start)
     window = math.ceil(rows * claimed_window / claimed_rows / interval) * interval
     window = min(max(window, interval), rows - start)
     return FifoScale(rows, start, window, claimed_rows, claimed_start, claimed_window)
+
+
+def _row_count(figures: dict, key: str) -> int:
+    """A row count the entry states, 0 when it states none."""
+    value = figures.get(key)
+    if value is None or value == "":
+        return 0
+    try:
+        rows = float(value)
+    except (TypeError, ValueError):
+        raise NotPlannable(f"The entry's {key} ({value!r}) is not a row count.") from None
+    if not math.isfinite(rows) or rows < 0:
+        raise NotPlannable(f"The entry's {key} ({value!r}) is not a row count.")
+    return int(rows)
 
 
 # --- bulk loading: seed 003's class ----------------------------------------------------------

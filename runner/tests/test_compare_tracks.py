@@ -226,3 +226,32 @@ def test_a_short_key_type_rerun_says_its_ratios_are_soft():
     )  # fmt: skip
     assert "The auto-increment table took 0.20 s" in result.message
     assert "100x smaller" in result.message
+
+
+@pytest.mark.parametrize(
+    "claimed",
+    [
+        {"points": "lots", "ratios": [1, 2], "runs": {"autoinc": "fast"}},
+        {"points": [[1_000], ["x", 0.1], [2_000, -1], None], "ratios": {"uuid-char": "NaN"}},
+        {"terminal_insert_rate": "quick", "rows_per_s": None, "recovery_seconds": float("inf")},
+    ],
+)
+def test_figures_that_are_not_what_they_should_be_make_a_comparison_inconclusive(claimed):
+    rerun_points = [[1_000, 0.01], [4_000, 0.02]]
+    assert (
+        compare_queries(claimed=claimed, rerun_points=rerun_points, tolerance=0.25).verdict
+        == INCONCLUSIVE
+    )
+    assert (
+        compare_key_types(claimed=claimed, rerun_ratios={"uuid-char": 1.0}, tolerance=0.25).verdict
+        == INCONCLUSIVE
+    )
+    assert compare_bulk_load(claimed=claimed, rerun=LOAD, tolerance=0.25).verdict == INCONCLUSIVE
+    assert (
+        compare_recovery(claimed=claimed, rerun=recovered(1.0), tolerance=0.25).verdict
+        == INCONCLUSIVE
+    )
+    result = compare_fifo(
+        claimed=claimed, scale=SCALE, rerun_terminal_rate=1.0, rerun_deletes_start=1, tolerance=0.25
+    )
+    assert result.verdict == INCONCLUSIVE

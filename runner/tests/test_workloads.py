@@ -123,3 +123,9 @@ def test_a_crash_rerun_without_a_rate_or_past_the_time_limit_is_refused():
     too_long = workloads.refusal("crash_recovery", {"insert_rate": 200}, 0, 1_000_000, 3600)
     assert "take 5,000 s, longer than the target's 3,600 s" in too_long
     assert workloads.refusal("crash_recovery", {"insert_rate": 200}, 0, 4_000, 3600) is None
+
+
+@pytest.mark.parametrize("delete_after", ["soon", -5, float("inf"), [1]])
+def test_a_fifo_delete_point_that_is_not_a_row_count_is_refused(delete_after):
+    reason = workloads.refusal("fifo", {"delete_after": delete_after}, 500_000_000, 20_000, 3600)
+    assert "is not a row count" in reason
