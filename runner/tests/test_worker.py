@@ -251,6 +251,7 @@ def test_a_crash_recovery_rerun_runs_its_steps_live_on_the_worker(worker, organi
     inserting = [rows for step, rows, _ in seen if step == "insert"]
     assert len(set(inserting)) >= 3, seen
     assert {"insert", "recovery"} <= {step for step, _, _ in seen}
+    assert len({beat for _, _, beat in seen}) >= 3  # the heartbeat kept beating
     assert run.result["recovery_seconds"] > 0
     assert run.result["rows_found"] >= run.result["rows_committed"]
     assert run.samples.filter(step="insert").count() >= 6
