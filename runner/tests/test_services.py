@@ -6,6 +6,7 @@ import time
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.db import connections
 from django.utils import timezone
 
@@ -22,7 +23,9 @@ def start(entry, organizer, rows=20_000, target="sqlite"):
 
 
 def benchmark_processes(run) -> str:
-    found = subprocess.run(["pgrep", "-af", f"rerun-{run.pk}.db"], capture_output=True, text=True)
+    # The full path: other checkouts on the same machine run reruns with the same ids.
+    path = f"{settings.RERUN_WORK_DIR}/rerun-{run.pk}.db"
+    found = subprocess.run(["pgrep", "-af", path], capture_output=True, text=True)
     return found.stdout.strip()
 
 
@@ -118,7 +121,7 @@ def test_cancelling_a_running_run_stops_its_benchmark(
     entry, organizer, iibench_binary, rerun_dir, settings
 ):
     settings.RERUN_HEARTBEAT_SECONDS = 0.2
-    run = start(entry, organizer, rows=50_000_000)
+    run = start(entry, organizer, rows=5_000_000)
     worker = threading.Thread(target=execute_and_close, args=[run.pk])
     worker.start()
     deadline = time.monotonic() + 20
