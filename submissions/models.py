@@ -47,9 +47,9 @@ class Contest(models.Model):
         default=dict,
         blank=True,
         help_text=(
-            "The workload's own rule parameters, e.g. FIFO {\"delete_after\": 250000000, "
-            "\"pace_tolerance\": 0.01}, query scalability {\"query_at_rows\": 125000000}, bulk "
-            "loading {\"min_rows\": 100000000}. Empty ({}): the track's defaults. Re-check the "
+            'The workload\'s own rule parameters, e.g. FIFO {"delete_after": 250000000, '
+            '"pace_tolerance": 0.01}, query scalability {"query_at_rows": 125000000}, bulk '
+            'loading {"min_rows": 100000000}. Empty ({}): the track\'s defaults. Re-check the '
             "entries after changing them."
         ),
     )

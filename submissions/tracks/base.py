@@ -93,12 +93,11 @@ class TrackColumn:
             return None
 
     def title(self, rules: RuleSet) -> str:
-        return re.sub(
-            r"{(\w+)}", lambda match: number(rules.track.get(match[1], 0)), self.label
-        )
+        return re.sub(r"{(\w+)}", lambda match: number(rules.track.get(match[1], 0)), self.label)
 
 
 Figures = Callable[[ParsedLog | None, Mapping, RuleSet], dict]
+Refigure = Callable[[Mapping, RuleSet], dict]
 
 
 @dataclass(frozen=True)
@@ -122,6 +121,12 @@ class Track:
     unranked_reason: str = "No time to the target rows could be measured or estimated."
     # Classic contest fields a contest of this track starts from (Contest model field names).
     contest_defaults: Mapping[str, Any] = field(default_factory=dict)
+    # Figures stored without a log (the seeds' reference rows) again under a contest's rules,
+    # for the keys that depend on them (the query time at the contest's table size).
+    refigure: Refigure | None = None
+
+    def figures_under(self, figures: Mapping, rules: RuleSet) -> dict:
+        return self.refigure(figures, rules) if self.refigure else dict(figures)
 
     def rule_list(self) -> tuple[Rule, ...]:
         return tuple(rule for rule in RULES if rule.id in self.classic_rules) + self.rules
@@ -160,7 +165,7 @@ def display(value: Any, style: str) -> str:
     if style == "minutes":
         return f"{value:,.2f} min"
     if style == "ratio":
-        return f"{value:.2f}×"
+        return f"{value:.2f}\N{MULTIPLICATION SIGN}"
     if style == "rows":
         return f"{int(value):,}"
     if style == "mb":

@@ -120,7 +120,9 @@ BULK_LOAD = Track(
     # keys_in_place, and the insert run's rules (1B rows, commits, reports) do not apply.
     classic_rules=SETUP,
     rules=(
-        Rule("load_stated", "The load states its keys per row and its row length.", check_load_stated),
+        Rule(
+            "load_stated", "The load states its keys per row and its row length.", check_load_stated
+        ),
         Rule(
             "keys_in_place",
             "The keys are in place during the load: no index is built afterwards.",

@@ -26,7 +26,7 @@ def rate_class(rate: float) -> int:
     """The insert rate to two significant figures: 198.7 -> 200, 16,384 -> 16,000."""
     if rate <= 0:
         return 0
-    digits = 1 - int(math.floor(math.log10(rate)))
+    digits = 1 - math.floor(math.log10(rate))
     return int(round(rate, digits))
 
 
@@ -65,7 +65,9 @@ def check_recovery_declared(entry: Entry, rules: RuleSet) -> Verdict:
     if seconds is None or not seconds >= 0 or not math.isfinite(seconds):
         problems.append("the recovery time cannot be negative")
     if problems:
-        return Verdict("recovery_declared", Status.FAIL, "Declared figures: " + "; ".join(problems) + ".")
+        return Verdict(
+            "recovery_declared", Status.FAIL, "Declared figures: " + "; ".join(problems) + "."
+        )
     return Verdict(
         "recovery_declared",
         Status.PASS,

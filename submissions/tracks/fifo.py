@@ -28,6 +28,18 @@ def deletes_start(series: Series) -> tuple[int, int] | None:
     return first, int(series.rows[first - 1]) if first else 0
 
 
+def deletes_start_row(series: Series) -> int | None:
+    """Where deletes began: the table's size at the first report that counts deletes (rows
+    inserted minus rows deleted), which is exact when they keep pace one for one, kept within
+    the report interval where they began."""
+    start = deletes_start(series)
+    if start is None:
+        return None
+    index, before = start
+    rows = int(series.rows[index])
+    return min(max(rows - int(series.deleted[index]), before), rows)
+
+
 def stated_delete_after(log: ParsedLog, rules: RuleSet) -> int:
     """The row count after which the run deletes: what the log states, else the contest's."""
     stated = log.parameters.get("delete_after")
@@ -41,11 +53,10 @@ def fifo_figures(log: ParsedLog | None, declared: Mapping, rules: RuleSet) -> di
     figures = compute_figures(
         series, target_rows=rules.target_rows, window_rows=rules.terminal_window_rows
     )
-    start = deletes_start(series)
     deleted = int(series.deleted[-1]) if series.deleted is not None else 0
     return {
         "delete_after": stated_delete_after(log, rules),
-        "deletes_start_row": int(series.rows[start[0]]) if start else None,
+        "deletes_start_row": deletes_start_row(series),
         "terminal_insert_rate": figures.terminal_rate,
         "terminal_window_rows": figures.terminal_window_rows,
         "rows": figures.rows,
@@ -95,7 +106,10 @@ def check_deletes_start(entry: Entry, rules: RuleSet) -> Verdict:
     rows, line = int(series.rows[index]), int(series.line[index])
     between = f"between {number(before)} and {number(rows)} rows"
     if rows <= bound:
-        message, status = f"Deletes began {between}, before the stated {number(bound)}.", Status.FAIL
+        message, status = (
+            f"Deletes began {between}, before the stated {number(bound)}.",
+            Status.FAIL,
+        )
     elif before > bound:
         message = (
             f"Deletes began only {between}: more than one report after the stated "
@@ -103,7 +117,9 @@ def check_deletes_start(entry: Entry, rules: RuleSet) -> Verdict:
         )
         status = Status.FAIL
     else:
-        message = f"Deletes began {between}: in the report interval where {number(bound)} rows were in."
+        message = (
+            f"Deletes began {between}: in the report interval where {number(bound)} rows were in."
+        )
         status = Status.PASS
     return Verdict("deletes_start", status, message, line, number(rows), number(bound))
 
@@ -209,9 +225,7 @@ FIFO = Track(
         TrackColumn("Rows inserted", lambda f: f["rows"], "rows"),
         TrackColumn("Rows deleted", lambda f: f["deleted"], "rows"),
         TrackColumn("Deletes began by", lambda f: f["deletes_start_row"], "rows"),
-        TrackColumn(
-            "Terminal insert rate (rows/s)", lambda f: f["terminal_insert_rate"], "rate"
-        ),
+        TrackColumn("Terminal insert rate (rows/s)", lambda f: f["terminal_insert_rate"], "rate"),
     ),
     plot="fifo_curve",
     ranked_by=(

@@ -116,10 +116,15 @@ def query_figures(log: ParsedLog | None, declared: Mapping, rules: RuleSet) -> d
         points, source = parse_declared_series(text), "declared"
     else:
         points, source = (log_points(log) if log is not None else []), "log"
+    return at_contest_size({"points": points, "source": source}, rules)
+
+
+def at_contest_size(figures: Mapping, rules: RuleSet) -> dict:
+    """The figures with the query time at the contest's table size."""
+    points = figures["points"]
     at_rows = int(rules.track["query_at_rows"])
     return {
-        "points": points,
-        "source": source,
+        **figures,
         "at_rows": at_rows,
         "query_seconds": seconds_at(points, at_rows),
         "max_rows": points[-1][0] if points else None,
@@ -254,6 +259,7 @@ QUERY = Track(
         TrackColumn("Source", lambda f: f["source"], "text"),
     ),
     plot="query_times",
+    refigure=at_contest_size,
     ranked_by="Ranked by the query time at the contest's table size, fastest first.",
     unranked_reason="No query time at the contest's table size.",
     contest_defaults={"target_rows": 202_000_000},
