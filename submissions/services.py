@@ -392,6 +392,17 @@ def contest_recheck(*, contest: Contest) -> int:
     return count
 
 
+def contest_track_defaults_apply(*, contest: Contest) -> Contest:
+    """Give a contest its track's starting rules: the classic fields the track sets (FIFO: 500M
+    rows, a 10M-row terminal window) and the track's own parameters at their defaults."""
+    track = contest.track
+    for name, value in track.contest_defaults.items():
+        setattr(contest, name, value)
+    contest.track_rules = track.default_rules()
+    contest.save()
+    return contest
+
+
 def submission_delete(*, submission: Submission) -> None:
     if not submission.contest.is_open():
         raise ContestClosed(submission.contest)

@@ -381,7 +381,7 @@ def track_panel(submission: Submission, track: tracks.Track, rules: RuleSet) -> 
         for tile in track.tiles
     ]
     declared = [
-        (field.label, submission.track_declared[field.name])
+        (field.label, submission.track_declared[field.name], field.kind == "series")
         for field in track.fields
         if field.name in submission.track_declared
     ]
