@@ -463,7 +463,8 @@ def check_raid(entry: Entry, rules: RuleSet) -> Verdict:
 def check_mysql_version(entry: Entry, rules: RuleSet) -> Verdict:
     required = rules.required_mysql_version.strip()
     declared = entry.setup.mysql_version.strip()
-    stated = entry.log.parameters.get("server_version")
+    # An entry of declared figures may come without a log: then only the declaration speaks.
+    stated = entry.log.parameters.get("server_version") if entry.log is not None else None
     if not required:
         return Verdict(
             "mysql_version", Status.PASS, "Any server version is allowed.", value=declared
