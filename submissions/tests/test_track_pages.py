@@ -107,7 +107,7 @@ def test_the_key_type_entry_page_draws_grouped_bars_with_the_ratios(client):
     assert plot["kind"] == "key_type_bars"
     assert plot["figures"]["ratios"] == {"uuid-char": 1.5, "uuid-ordered": 0.75}
     assert "/static/js/track-plot.js" in html
-    assert "0.75×" in html and "1.50×" in html
+    assert "0.75\N{MULTIPLICATION SIGN}" in html and "1.50\N{MULTIPLICATION SIGN}" in html
     assert entry.track_metric == 0.75
 
 
