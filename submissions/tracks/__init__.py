@@ -70,7 +70,10 @@ def track_rules(track: Track, stored: Mapping[str, Any] | None) -> dict[str, int
     stored = dict(stored or {})
     for name in stored:
         if name not in known:
-            takes = ", ".join(f"{p.name} (default {number(p.default)})" for p in track.parameters)
+            takes = ", ".join(
+                f"{p.name} (default {number(p.default) if p.integer else f'{p.default:g}'})"
+                for p in track.parameters
+            )
             raise TrackInputError(
                 name,
                 f"{track.label} has no rule parameter '{name}'; it takes "
