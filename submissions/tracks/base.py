@@ -132,6 +132,11 @@ class Track:
         return tuple(rule for rule in RULES if rule.id in self.classic_rules) + self.rules
 
     @property
+    def has_target(self) -> bool:
+        """Entries must insert the contest's target rows (classic, FIFO)."""
+        return "target_rows" in self.classic_rules
+
+    @property
     def log_required(self) -> bool:
         return self.log != LOG_OPTIONAL
 
