@@ -335,7 +335,6 @@ def demo_load() -> dict:
         services.reference_results_create(contest=contest)
     users = _ensure_users()
     created = sum(
-        _create_entry(entry, contests[entry.contest], users["entrant"])
-        for entry in demo_entries()
+        _create_entry(entry, contests[entry.contest], users["entrant"]) for entry in demo_entries()
     )
     return {"contests": list(contests), "entries_created": created, "users": DEMO_USERS}

@@ -52,7 +52,9 @@ def test_a_log_that_agrees_with_the_declaration_passes():
     ).verdicts["log_agrees"]
 
     assert verdict.status == Status.PASS
-    assert verdict.message == "The log averages 2,000 rows/s and stops at 250,000 rows, as declared."
+    assert (
+        verdict.message == "The log averages 2,000 rows/s and stops at 250,000 rows, as declared."
+    )
 
 
 def test_a_log_that_stops_far_from_the_declared_crash_fails():

@@ -76,9 +76,7 @@ def test_it_fails_key_types_compared_on_different_rows():
 
 def test_it_fails_c_runs_that_write_in_different_batches():
     log = c_pk_run("autoinc", 60.0) + c_pk_run("uuid-char", 90.0)
-    log += c_pk_run("uuid-ordered", 45.0).replace(
-        b"rows_per_commit=1000", b"rows_per_commit=10000"
-    )
+    log += c_pk_run("uuid-ordered", 45.0).replace(b"rows_per_commit=1000", b"rows_per_commit=10000")
 
     verdict = judge_track("pk_types", log).verdicts["same_work"]
 
