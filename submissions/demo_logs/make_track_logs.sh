@@ -35,6 +35,20 @@ query() {
     run c-query-sqlite-1m.log --db "$SQLITE" --rows 1000000 --report-every 50000 --query-threads 1
 }
 
+# Query scalability with a declared series: seed 004's full primary-key range scan, timed with
+# psql's \timing after runs of 250,000 to 1,000,000 rows on PostgreSQL (each run re-creates the
+# table); prints the "rows, seconds" lines to declare. The entry's log is the last run.
+query_declared() {
+    for rows in 250000 500000 750000 1000000; do
+        "$IIBENCH" --db "$PG" --rows "$rows" --report-every 50000 \
+            >"$OUT/c-query-postgresql-declared-1m.log"
+        ms=$(psql "$PG" -Atq -c '\timing on' -c "SELECT COUNT(*), SUM(price) FROM mypurchases
+            WHERE transactionid < (SELECT MAX(transactionid) FROM mypurchases)" |
+            sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p')
+        echo "$rows, $(awk -v ms="$ms" 'BEGIN { printf "%.4f", ms / 1000 }')"
+    done
+}
+
 # Primary-key types (seed 004): the three key kinds, 500,000 rows as in the seed, 2 writers and
 # 4 readers, the three runs one after another in one file per backend.
 pk_types() {
@@ -63,6 +77,6 @@ bulk_load() {
 }
 
 # ONLY="pk_types bulk_load" re-makes just those.
-for part in ${ONLY:-fifo query pk_types bulk_load}; do
+for part in ${ONLY:-fifo query query_declared pk_types bulk_load}; do
     "$part"
 done
