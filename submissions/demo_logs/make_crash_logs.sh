@@ -13,6 +13,13 @@ PG_PORT=${PG_PORT:-55432}
 MY_PORT=${MY_PORT:-53306}
 WORK=$(mktemp -d)
 SERVER_PID=""
+# PostgreSQL refuses to run as root: then its private server runs as the postgres user.
+AS_PG=""
+if [ "$(id -u)" = 0 ]; then
+    AS_PG="runuser -u postgres --"
+    chmod 755 "$WORK"
+    mkdir "$WORK/pg" && chown postgres "$WORK/pg"
+fi
 
 now() { date +%s.%N; }
 
@@ -26,8 +33,8 @@ trap 'stop_server; rm -rf "$WORK"' EXIT
 
 # --- PostgreSQL: initdb + pg_ctl ------------------------------------------------------------
 pg_start() {
-    "$PGBIN/pg_ctl" -D "$WORK/pg" -l "$WORK/pg.log" -w \
-        -o "-p $PG_PORT -k $WORK -c listen_addresses=127.0.0.1" start >/dev/null
+    $AS_PG "$PGBIN/pg_ctl" -D "$WORK/pg" -l "$WORK/pg/server.log" -w \
+        -o "-p $PG_PORT -k $WORK/pg -c listen_addresses=127.0.0.1" start >/dev/null
     SERVER_PID=$(head -1 "$WORK/pg/postmaster.pid")
 }
 pg_answers() {
@@ -67,7 +74,7 @@ crash_run() {
     echo "$server rate=$rate recovery_seconds=$seconds $summary"
 }
 
-"$PGBIN/initdb" -D "$WORK/pg" -U postgres -A trust >/dev/null
+$AS_PG "$PGBIN/initdb" -D "$WORK/pg" -U postgres -A trust >/dev/null
 pg_start
 createdb -h 127.0.0.1 -p "$PG_PORT" -U postgres crash
 PG_URL="postgresql://postgres@127.0.0.1:$PG_PORT/crash"

@@ -247,13 +247,13 @@ QUERY = Track(
     ),
     columns=(
         TrackColumn(
-            "Query at {query_at_rows} rows", lambda f: f["query_seconds"], "seconds", metric=True
+            "Query at {query_at_rows} rows", lambda f: f["query_seconds"], "latency", metric=True
         ),
         TrackColumn("Largest table", lambda f: f["max_rows"], "rows"),
         TrackColumn("Points", lambda f: f"{len(f['points'])} ({f['source']})", "text"),
     ),
     tiles=(
-        TrackColumn("Query time at {query_at_rows} rows", lambda f: f["query_seconds"], "seconds"),
+        TrackColumn("Query time at {query_at_rows} rows", lambda f: f["query_seconds"], "latency"),
         TrackColumn("Largest table", lambda f: f["max_rows"], "rows"),
         TrackColumn("Points", lambda f: len(f["points"]), "rows"),
         TrackColumn("Source", lambda f: f["source"], "text"),
