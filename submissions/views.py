@@ -380,10 +380,11 @@ def track_panel(submission: Submission, track: tracks.Track, rules: RuleSet) -> 
         (tile.title(rules), tracks.display(tile.value_of(figures), tile.style))
         for tile in track.tiles
     ]
+    # Declared numbers are among the tiles already; a declared series is shown as written.
     declared = [
-        (field.label, submission.track_declared[field.name], field.kind == "series")
+        (field.label, submission.track_declared[field.name])
         for field in track.fields
-        if field.name in submission.track_declared
+        if field.kind == "series" and field.name in submission.track_declared
     ]
     plot = {"kind": track.plot, "figures": figures, "references": []}
     if track.plot in PLOTS_WITH_REFERENCES:

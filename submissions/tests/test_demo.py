@@ -33,7 +33,9 @@ def test_the_demo_has_a_contest_of_every_track_with_ranked_entries_and_reference
         assert all(contest.references.exists() for contest in contests), workload
     # The shipped runs keep to their tracks' rules.
     track_entries = Submission.objects.exclude(contest__workload="classic")
-    assert list(track_entries.filter(eligible=False).values_list("ineligible_reason", flat=True)) == []
+    assert (
+        list(track_entries.filter(eligible=False).values_list("ineligible_reason", flat=True)) == []
+    )
     crash = Submission.objects.filter(contest__workload="crash_recovery")
     assert crash.filter(log_sha256="").exists() and crash.exclude(log_sha256="").exists()
 

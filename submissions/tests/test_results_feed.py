@@ -101,5 +101,5 @@ def test_a_track_entry_is_announced_by_its_tracks_figures(client):
 
     (entry,) = feed_entries(client)
 
-    assert entry["title"].endswith("TokuDB, rank 1, recovery time 2.0 s")
-    assert "Recovery 2.0 s; Insert rate 200; Rows at crash 250,000." in entry["summary"]
+    assert entry["title"].endswith("TokuDB, rank 1, recovery time 2 s")
+    assert "Recovery 2 s; Insert rate 200; Rows at crash 250,000." in entry["summary"]

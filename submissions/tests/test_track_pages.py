@@ -295,4 +295,4 @@ def test_the_board_columns_follow_the_track(client):
 
     for label in ("Class", "Recovery", "Insert rate", "Rows at crash"):
         assert f">{label}" in html
-    assert cells[2:] == ["200 rows/s", "Ada", "InnoDB", cells[5], "2.0 s", "200", "250,000", ""]
+    assert cells[2:] == ["200 rows/s", "Ada", "InnoDB", cells[5], "2 s", "200", "250,000", ""]

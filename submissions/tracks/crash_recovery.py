@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from submissions.logparse.model import ParsedLog
 from submissions.rules import Entry, Rule, RuleSet, Status, Verdict
 
-from .base import LOG_OPTIONAL, SETUP, Ranking, Track, TrackColumn, TrackField, number
+from .base import LOG_OPTIONAL, SETUP, Ranking, Track, TrackColumn, TrackField, display, number
 
 # A rate in the log (stated --max-rate or measured average) agrees with the declared one
 # within this share: the C benchmark holds --max-rate to a statement's worth of rows.
@@ -72,8 +72,8 @@ def check_recovery_declared(entry: Entry, rules: RuleSet) -> Verdict:
         "recovery_declared",
         Status.PASS,
         f"Declared: {number(rate)} rows/s, crash at {number(rows)} rows, recovered in "
-        f"{seconds:,.1f} s.",
-        value=f"{seconds:,.1f} s",
+        f"{display(seconds, 'time')}.",
+        value=display(seconds, "time"),
     )
 
 
@@ -176,12 +176,12 @@ CRASH_RECOVERY = Track(
         class_label=class_label,
     ),
     columns=(
-        TrackColumn("Recovery", lambda f: f["recovery_seconds"], "seconds", metric=True),
+        TrackColumn("Recovery", lambda f: f["recovery_seconds"], "time", metric=True),
         TrackColumn("Insert rate", lambda f: f["insert_rate"], "rate"),
         TrackColumn("Rows at crash", lambda f: f["rows_at_crash"], "rows"),
     ),
     tiles=(
-        TrackColumn("Recovery time", lambda f: f["recovery_seconds"], "seconds"),
+        TrackColumn("Recovery time", lambda f: f["recovery_seconds"], "time"),
         TrackColumn("Insert rate (rows/s)", lambda f: f["insert_rate"], "rate"),
         TrackColumn("Rows at the crash", lambda f: f["rows_at_crash"], "rows"),
     ),

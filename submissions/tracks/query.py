@@ -27,6 +27,7 @@ from .base import (
     TrackColumn,
     TrackField,
     TrackParameter,
+    display,
     number,
 )
 
@@ -183,8 +184,8 @@ def check_query_at_size(entry: Entry, rules: RuleSet) -> Verdict:
         return Verdict(
             "query_at_size",
             Status.PASS,
-            f"Query time at {number(at_rows)} rows: {seconds:,.3g} s.",
-            value=f"{seconds:.3g} s",
+            f"Query time at {number(at_rows)} rows: {display(seconds, 'time')}.",
+            value=display(seconds, "time"),
             limit=number(at_rows),
         )
     if not points:
@@ -247,13 +248,13 @@ QUERY = Track(
     ),
     columns=(
         TrackColumn(
-            "Query at {query_at_rows} rows", lambda f: f["query_seconds"], "latency", metric=True
+            "Query at {query_at_rows} rows", lambda f: f["query_seconds"], "time", metric=True
         ),
         TrackColumn("Largest table", lambda f: f["max_rows"], "rows"),
         TrackColumn("Points", lambda f: f"{len(f['points'])} ({f['source']})", "text"),
     ),
     tiles=(
-        TrackColumn("Query time at {query_at_rows} rows", lambda f: f["query_seconds"], "latency"),
+        TrackColumn("Query time at {query_at_rows} rows", lambda f: f["query_seconds"], "time"),
         TrackColumn("Largest table", lambda f: f["max_rows"], "rows"),
         TrackColumn("Points", lambda f: len(f["points"]), "rows"),
         TrackColumn("Source", lambda f: f["source"], "text"),
