@@ -296,3 +296,25 @@ def test_the_board_columns_follow_the_track(client):
     for label in ("Class", "Recovery", "Insert rate", "Rows at crash"):
         assert f">{label}" in html
     assert cells[2:] == ["200 rows/s", "Ada", "InnoDB", cells[5], "2 s", "200", "250,000", ""]
+
+
+def test_the_api_schema_documents_the_track_fields(client):
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+
+    create = schema["components"]["schemas"]["SubmissionCreate"]["properties"]
+    assert {"query_series", "insert_rate", "rows_at_crash", "recovery_seconds"} <= set(create)
+    assert "track_figures" in schema["components"]["schemas"]["Summary"]["properties"]
+
+
+def test_a_track_board_page_takes_as_few_queries_as_a_classic_one(
+    client, django_assert_max_num_queries
+):
+    contest = ContestFactory(workload=Workload.BULK_LOAD, track_rules={"min_rows": 1}, **OPEN)
+    services.reference_results_create(contest=contest)
+    for keys in (1, 4):
+        submit(contest, c_load_log(keys=keys), name=f"Loader {keys}")
+
+    with django_assert_max_num_queries(6):
+        response = client.get(contest.get_absolute_url())
+
+    assert len(board_rows(response)) == 10
