@@ -24,6 +24,17 @@ def duration(seconds: float | None, estimated: bool = False) -> str:
 
 
 @register.filter
+def track_result(entry) -> str:
+    """What an entry achieved, as its contest's track measures it: the classic time to the
+    target rows, or the track's metric ("recovery time 0.35 s")."""
+    track = entry.contest.track
+    if track.ranking is None:
+        return duration(entry.seconds_to_target, entry.estimated)
+    value = tracks.display(entry.track_metric, track.columns[0].style)
+    return f"{track.ranking.metric_label} {value}"
+
+
+@register.filter
 def rate(value: float | None) -> str:
     if value is None:
         return "—"

@@ -318,3 +318,13 @@ def test_a_track_board_page_takes_as_few_queries_as_a_classic_one(
         response = client.get(contest.get_absolute_url())
 
     assert len(board_rows(response)) == 10
+
+
+def test_my_entries_show_each_entrys_result_as_its_track_measures_it(client):
+    contest = ContestFactory(workload=Workload.CRASH_RECOVERY, **OPEN)
+    entry = submit(contest, None, **CRASH)
+    client.force_login(entry.owner)
+
+    page = client.get(reverse("my_entries")).content.decode()
+
+    assert "recovery time 2 s" in page
