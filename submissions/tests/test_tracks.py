@@ -100,3 +100,14 @@ def test_a_broken_second_run_is_refused_at_its_own_line():
 def test_a_c_run_without_a_key_kind_cannot_be_a_key_type_run():
     with pytest.raises(LogError, match="states no key kind"):
         key_type_log(parse_log_runs(io.BytesIO(c_log() + c_log())))
+
+
+def test_the_tracks_are_pure_python_the_worker_can_import_without_django():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; import submissions.tracks; "
+        "sys.exit(any(name.startswith('django') for name in sys.modules))"
+    )
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
