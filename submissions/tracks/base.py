@@ -116,6 +116,8 @@ class Track:
     ranking: Ranking | None = None  # None: the classic ranking (time to target rows)
     columns: tuple[TrackColumn, ...] = ()  # board columns after the hardware
     tiles: tuple[TrackColumn, ...] = ()  # the entry page's figures
+    # What the entry page draws (static/js): rate_curve, fifo_curve (the rate curve with where
+    # deletes begin), query_times, key_type_bars, load_rates, recovery_bars.
     plot: str = "rate_curve"
     ranked_by: str = ""  # the leaderboard's sentence on how entries rank
     unranked_reason: str = "No time to the target rows could be measured or estimated."
@@ -145,7 +147,6 @@ class Track:
 
 
 ALL_CLASSIC = tuple(rule.id for rule in RULES)
-LOG_ADDS_UP = ("cumulative_rate", "interval_rate", "no_missing_report", "totals_agree")
 SETUP = (
     "sockets", "cores", "memory", "drives", "direct_attached", "raid", "mysql_version",
     "preferred_os", "deadline",

@@ -263,5 +263,4 @@ QUERY = Track(
     refigure=at_contest_size,
     ranked_by="Ranked by the query time at the contest's table size, fastest first.",
     unranked_reason="No query time at the contest's table size.",
-    contest_defaults={"target_rows": 202_000_000},
 )
