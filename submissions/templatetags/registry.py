@@ -68,8 +68,7 @@ VERIFIED_BADGE = mark_safe('<span class="badge verified">verified</span>')
 
 
 TRACK_RANKED_ROW = (
-    '<tr><td class="pick"><input type="checkbox" name="ids" value="{id}" '
-    'aria-label="Compare entry #{id}"></td><td class="num">{rank}</td>{track_class}'
+    '<tr><td class="pick">{pick}</td><td class="num">{rank}</td>{track_class}'
     '<td><a href="{url}">{entrant}</a></td><td>{engine}</td><td class="hardware">{hardware}</td>'
     "{figures}<td>{verified}</td></tr>"
 )
@@ -80,11 +79,21 @@ TRACK_REFERENCE_ROW = (
     "{figures}<td></td></tr>"
 )
 TRACK_UNRANKED_ROW = (
-    '<tr><td class="pick"><input type="checkbox" name="ids" value="{id}" '
-    'aria-label="Compare entry #{id}"></td><td class="num"><a href="{url}">#{id}</a></td>'
+    '<tr><td class="pick">{pick}</td><td class="num"><a href="{url}">#{id}</a></td>'
     '<td>{entrant}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
     '{figures}<td class="reason">{reason}</td></tr>'
 )
+
+
+def _pick(row, track: tracks.Track) -> str:
+    """The compare checkbox, for tracks whose entries have a rate curve to overlay."""
+    if not track.has_curve:
+        return ""
+    return format_html(
+        '<input type="checkbox" name="ids" value="{}" aria-label="Compare entry #{}">',
+        row.id,
+        row.id,
+    )
 
 
 def _figure_cells(row, columns, note: str = ""):
@@ -112,7 +121,7 @@ def _track_board_row(row, track: tracks.Track) -> str:
         return format_html(TRACK_REFERENCE_ROW, source=row.source, figures=figures, **common)
     return format_html(
         TRACK_RANKED_ROW,
-        id=row.id,
+        pick=_pick(row, track),
         rank=row.rank,
         url=reverse("submission_detail", args=[row.id]),
         verified=VERIFIED_BADGE if row.verified else "",
@@ -152,6 +161,7 @@ def unranked_row(row, track: tracks.Track | None = None) -> str:
     if track is not None and track.ranking is not None:
         return format_html(
             TRACK_UNRANKED_ROW,
+            pick=_pick(row, track),
             id=row.id,
             url=reverse("submission_detail", args=[row.id]),
             entrant=row.entrant,

@@ -328,3 +328,16 @@ def test_my_entries_show_each_entrys_result_as_its_track_measures_it(client):
     page = client.get(reverse("my_entries")).content.decode()
 
     assert "recovery time 2 s" in page
+
+
+def test_boards_without_rate_curves_offer_no_compare_checkboxes(client):
+    loads = ContestFactory(workload=Workload.BULK_LOAD, track_rules={"min_rows": 1}, **OPEN)
+    submit(loads, c_load_log())
+    fifo = fifo_contest()
+    submit(fifo, c_fifo_log())
+
+    load_page = client.get(loads.get_absolute_url()).content.decode()
+    fifo_page = client.get(fifo.get_absolute_url()).content.decode()
+
+    assert 'name="ids"' not in load_page and "Compare selected" not in load_page
+    assert 'name="ids"' in fifo_page and "Compare selected" in fifo_page

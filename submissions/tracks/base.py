@@ -134,6 +134,11 @@ class Track:
         return tuple(rule for rule in RULES if rule.id in self.classic_rules) + self.rules
 
     @property
+    def has_curve(self) -> bool:
+        """Entries have a rate curve, which the compare page overlays."""
+        return self.plot in ("rate_curve", "fifo_curve")
+
+    @property
     def has_target(self) -> bool:
         """Entries must insert the contest's target rows (classic, FIFO)."""
         return "target_rows" in self.classic_rules
