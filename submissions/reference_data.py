@@ -131,20 +131,20 @@ def _pk(rows: int, baseline: tuple, uuid_char: tuple, uuid_ordered: tuple) -> di
 
 
 PK_TESTS = (
-    ("test 1", "10 writers, 100 readers, 500k rows in batches of 1k", 500_000,
+    ("test 1", "500k rows, batches of 1k", 500_000,
      (9.718, 75.99), (14.52, 30.89), (6.671, 68.00)),
-    ("test 2", "10 writers, 100 readers, 500k rows in batches of 10k", 500_000,
+    ("test 2", "500k rows, batches of 10k", 500_000,
      (8.059, 107.13), (13.38, 42.21), (11.96, 112.78)),
-    ("test 3", "10 writers, 100 readers, 100k rows in batches of 1k", 100_000,
+    ("test 3", "100k rows, batches of 1k", 100_000,
      (2.206, 219.41), (2.225, 143.61), (1.546, 208.22)),
-    ("test 4", "10 writers, 100 readers, 100k rows in batches of 1k", 100_000,
+    ("test 4", "100k rows, batches of 1k, again", 100_000,
      (2.272, 213.53), (2.285, 142.88), (1.603, 205.52)),
 )  # fmt: skip
 
 PK_RESULTS = tuple(
     PublishedResult(
         workload="pk_types",
-        label=f"Seed 004 {name}: {what}",
+        label=f"Seed 004 {name} ({what})",
         storage_engine="InnoDB",
         hardware="not stated by the write-up",
         drive_kind="",
@@ -155,7 +155,10 @@ PK_RESULTS = tuple(
         average_rate=None,
         size_gib=None,
         source=PK_WRITE_UP,
-        note="Minutes per table from 'NAME took'; read rate: the readers' mean scans/s.",
+        note=(
+            "10 writers, 100 readers. Minutes per table from 'NAME took'; read rate: the "
+            "readers' mean scans/s."
+        ),
         track_figures=_pk(rows, baseline, uuid_char, uuid_ordered),
     )
     for name, what, rows, baseline, uuid_char, uuid_ordered in PK_TESTS

@@ -89,11 +89,11 @@ def test_the_key_type_board_lists_entries_by_ratio_with_the_seeds_tests_among_th
     # The seed's tests 1 to 4 have ratios 0.69, 1.48, 0.70, 0.71.
     assert order == [
         ("Ordered keys win", 0.5),
-        ("Seed 004 test 1:", 0.69),
-        ("Seed 004 test 3:", 0.7),
-        ("Seed 004 test 4:", 0.71),
+        ("Seed 004 test 1 ", 0.69),
+        ("Seed 004 test 3 ", 0.7),
+        ("Seed 004 test 4 ", 0.71),
         ("Ordered keys los", 1.2),
-        ("Seed 004 test 2:", 1.48),
+        ("Seed 004 test 2 ", 1.48),
     ]
     assert [row["rank"] for row in body["results"]] == [1, None, None, None, 2, None]
     assert ranks_of(good, poor) == [1, 2]
