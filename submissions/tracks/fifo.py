@@ -224,7 +224,7 @@ FIFO = Track(
     tiles=(
         TrackColumn("Rows inserted", lambda f: f["rows"], "rows"),
         TrackColumn("Rows deleted", lambda f: f["deleted"], "rows"),
-        TrackColumn("Deletes began by", lambda f: f["deletes_start_row"], "rows"),
+        TrackColumn("Deletes began at (rows)", lambda f: f["deletes_start_row"], "rows"),
         TrackColumn("Terminal insert rate (rows/s)", lambda f: f["terminal_insert_rate"], "rate"),
     ),
     plot="fifo_curve",
