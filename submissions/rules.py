@@ -8,8 +8,8 @@ Adding a rule is adding one `Rule(...)` entry to RULES.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from zoneinfo import ZoneInfo
@@ -46,6 +46,10 @@ class RuleSet:
     preferred_os: str = ""
     deadline: datetime | None = None
     timezone: str = "UTC"
+    terminal_window_rows: int | None = None
+    # The contest's track parameters (Contest.track_rules with the track's defaults filled in),
+    # e.g. {"delete_after": 250_000_000}: track rules read them, sentences name them.
+    track: Mapping[str, int | float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -65,10 +69,17 @@ class DeclaredSetup:
 
 @dataclass(frozen=True)
 class Entry:
-    log: ParsedLog
-    figures: Figures
+    """What is judged. `log` is None for a track whose figures are declared (crash recovery)
+    and none was attached; `figures` is None when the log has no report lines (a bulk load,
+    key-type runs). Only the rules of the contest's track are run, so none meets a None it
+    cannot judge."""
+
+    log: ParsedLog | None
+    figures: Figures | None
     setup: DeclaredSetup
     submitted_at: datetime
+    declared: Mapping = field(default_factory=dict)  # the track's declared fields
+    track_figures: Mapping = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -102,7 +113,7 @@ class Rule:
     def describe(self, rules: RuleSet) -> str:
         values = {}
         for name in re.findall(r"{(\w+)}", self.sentence):
-            value = getattr(rules, name)
+            value = getattr(rules, name) if hasattr(rules, name) else rules.track.get(name)
             if value is None or value == "":
                 return f"{self.sentence.split(':')[0]}: no limit in this contest."
             values[name] = _n(value) if isinstance(value, int | float) else value
@@ -448,7 +459,8 @@ def check_raid(entry: Entry, rules: RuleSet) -> Verdict:
 def check_mysql_version(entry: Entry, rules: RuleSet) -> Verdict:
     required = rules.required_mysql_version.strip()
     declared = entry.setup.mysql_version.strip()
-    stated = entry.log.parameters.get("server_version")
+    # An entry of declared figures may come without a log: then only the declaration speaks.
+    stated = entry.log.parameters.get("server_version") if entry.log is not None else None
     if not required:
         return Verdict(
             "mysql_version", Status.PASS, "Any server version is allowed.", value=declared
