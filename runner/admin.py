@@ -13,6 +13,7 @@ class VerificationRunAdmin(admin.ModelAdmin):
         "submission",
         "target",
         "status",
+        "step",
         "rows_done",
         "rows_target",
         "verdict",

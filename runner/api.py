@@ -62,15 +62,26 @@ class RerunCancel(APIView):
 class RerunSamples(APIView):
     @extend_schema(
         parameters=[
-            OpenApiParameter("after", int, description="Only samples past this many rows.")
+            OpenApiParameter("after", int, description="Only samples past this many rows."),
+            OpenApiParameter(
+                "after_id",
+                int,
+                description="Only samples stored after the one with this id: what a page "
+                "polling a rerun of several steps (whose rows start again) asks for.",
+            ),
         ],
         responses=RerunSampleSerializer(many=True),
     )
     def get(self, request: Request, pk: int) -> Response:
         run = _visible_run(request, pk)
-        try:
-            after = int(request.query_params.get("after", 0))
-        except ValueError:
-            raise ValidationError({"after": ["A whole number of rows."]}) from None
-        samples = run.samples.filter(rows__gt=after)[:5_000]
+        samples = run.samples.filter(
+            rows__gt=_whole_number(request, "after"), id__gt=_whole_number(request, "after_id")
+        )[:5_000]
         return Response(RerunSampleSerializer(samples, many=True).data)
+
+
+def _whole_number(request: Request, name: str) -> int:
+    try:
+        return int(request.query_params.get(name, 0))
+    except ValueError:
+        raise ValidationError({name: ["A whole number."]}) from None

@@ -50,10 +50,24 @@ class VerificationRun(models.Model):
     cancel_requested = models.BooleanField(default=False)
     verdict = models.CharField(max_length=16, choices=RerunVerdict.choices, blank=True)
     ratio = models.FloatField(
-        null=True, blank=True, help_text="Rerun rate / claimed rate over the same rows."
+        null=True,
+        blank=True,
+        help_text=(
+            "Rerun performance / claimed performance (a time is inverted): above 1, the rerun "
+            "did better. Key types: the rerun's UUID/auto-increment ratio over the claim's."
+        ),
     )
     message = models.TextField(blank=True)
-    log = models.TextField(blank=True, help_text="The benchmark's full output.")
+    log = models.TextField(blank=True, help_text="The benchmark's full output, every step's.")
+    # A rerun of a track can be several steps (three key types; a crash recovery's server,
+    # insert and recovery): the one running now, the last one once finished.
+    step = models.CharField(max_length=40, blank=True)
+    result = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="What the rerun measured, in the keys of the entry's track figures, "
+        "with a one-line summary.",
+    )
 
     class Meta:
         ordering = ["-created_at"]
@@ -74,15 +88,19 @@ class RerunSample(models.Model):
     """One report line of a rerun, stored as it arrives so the page can draw the curve growing."""
 
     run = models.ForeignKey(VerificationRun, on_delete=models.CASCADE, related_name="samples")
+    step = models.CharField(max_length=40, blank=True)
     rows = models.PositiveBigIntegerField()
     seconds = models.FloatField()
     interval_rate = models.FloatField()
     cumulative_rate = models.FloatField()
 
     class Meta:
-        ordering = ["rows"]
+        # In the order they arrived: each step's rows start again from the first report.
+        ordering = ["id"]
         constraints = [
-            models.UniqueConstraint(fields=["run", "rows"], name="one_sample_per_row_count")
+            models.UniqueConstraint(
+                fields=["run", "step", "rows"], name="one_sample_per_step_row_count"
+            )
         ]
 
     def __str__(self) -> str:

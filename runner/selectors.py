@@ -18,3 +18,8 @@ def runs_for_entry(submission, user) -> QuerySet[VerificationRun]:
     if is_organizer(user) or (user.is_authenticated and submission.owner_id == user.id):
         return runs
     return runs.filter(status=RerunStatus.SUCCEEDED)
+
+
+def claimed_rows(submission) -> int:
+    """The rows of the entry's own run: what a track's proportions are taken from."""
+    return submission.rows or submission.contest.target_rows

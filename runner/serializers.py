@@ -31,6 +31,8 @@ class RerunSerializer(serializers.ModelSerializer):
             "ratio",
             "message",
             "log_url",
+            "step",
+            "result",
         )
 
     def get_verdict(self, run: VerificationRun) -> str | None:
@@ -50,4 +52,4 @@ class RerunSerializer(serializers.ModelSerializer):
 class RerunSampleSerializer(serializers.ModelSerializer):
     class Meta:
         model = RerunSample
-        fields = ("rows", "seconds", "interval_rate", "cumulative_rate")
+        fields = ("id", "step", "rows", "seconds", "interval_rate", "cumulative_rate")

@@ -2,33 +2,32 @@
 
 from __future__ import annotations
 
-import io
 import logging
-import selectors
-import subprocess  # only for the Popen type; process.py starts the benchmark  # nosec B404
+import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
-import numpy as np
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from runner import process
-from runner.arguments import RunPlan, benchmark_arguments, engine_for
-from runner.compare import REPRODUCED, compare_runs
-from runner.models import RerunSample, RerunStatus, VerificationRun
-from submissions.logparse import LogError, parse_log
-from submissions.models import Submission
-from submissions.series import unpack_columns
-from submissions.services import contest_board_changed
+from runner import process, recovery, workloads
+from runner.arguments import RunPlan, engine_for
+from runner.crash_recovery import execute_recovery
+from runner.models import RerunStatus, VerificationRun
+from runner.selectors import claimed_rows
+from runner.targets import Target, rerun_targets
+from runner.verdicts import rerun_finish
+from runner.watch import Outcome, begin_step, watch
+from submissions.models import Submission, Workload
+
+# A reproduced rerun marks its entry verified and bumps the contest's board (verdicts.py); the
+# registry's tests import that call from here, where it used to live.
+from submissions.services import contest_board_changed  # noqa: F401
 
 logger = logging.getLogger(__name__)
-
-# How often the worker looks at the clock and the cancel flag while the benchmark runs.
-POLL_SECONDS = 0.5
 
 
 class RerunRefused(Exception):
@@ -36,23 +35,6 @@ class RerunRefused(Exception):
         super().__init__(message)
         self.message = message
         self.field = field
-
-
-@dataclass(frozen=True)
-class Target:
-    name: str
-    url: str
-    time_limit: int
-    max_rows: int
-    engines: list[str]
-
-    @property
-    def queue(self) -> str:
-        return f"rerun.{self.name}"
-
-
-def rerun_targets() -> dict[str, Target]:
-    return {name: Target(name=name, **values) for name, values in settings.RERUN_TARGETS.items()}
 
 
 def target_named(name: str) -> Target:
@@ -76,12 +58,41 @@ def rerun_start(*, submission: Submission, target: str, rows: int, requested_by)
         raise RerunRefused(
             f"The {chosen.name} target allows at most {chosen.max_rows:,} rows.", "rows"
         )
+    _check_workload(submission, chosen, rows)
     with transaction.atomic():
         run = VerificationRun.objects.create(
             submission=submission, target=chosen.name, rows_target=rows, requested_by=requested_by
         )
         transaction.on_commit(lambda: _enqueue(run, chosen))
     return run
+
+
+def _check_workload(submission: Submission, target: Target, rows: int) -> None:
+    contest = submission.contest
+    recovery_targets = sorted(name for name, each in rerun_targets().items() if each.server)
+    if contest.workload == Workload.CRASH_RECOVERY and not target.server:
+        raise RerunRefused(
+            "A crash-recovery rerun runs against a server the worker starts itself: choose "
+            f"a recovery target ({', '.join(recovery_targets) or 'none is configured'}).",
+            "target",
+        )
+    if contest.workload != Workload.CRASH_RECOVERY and target.server:
+        raise RerunRefused(f"The {target.name} target runs crash-recovery reruns only.", "target")
+    reason = workloads.refusal(
+        contest.workload,
+        _track_figures(submission),
+        claimed_rows(submission),
+        rows,
+        target.time_limit,
+    )
+    if reason:
+        raise RerunRefused(reason)
+
+
+def _track_figures(submission: Submission) -> dict:
+    # JSON the registry computed (or an entrant declared): anything but an object is no figures.
+    figures = submission.track_figures
+    return dict(figures) if isinstance(figures, dict) else {}
 
 
 def _enqueue(run: VerificationRun, target: Target) -> None:
@@ -131,189 +142,88 @@ def rerun_execute(*, run_id: int) -> VerificationRun:
     target = target_named(run.target)
     work_dir = Path(settings.RERUN_WORK_DIR)
     work_dir.mkdir(parents=True, exist_ok=True)
-    plan = _plan(run, target, work_dir)
+    spec = _spec(run, target, work_dir)
     try:
-        outcome = _watch(run, process.start(benchmark_arguments(plan), cwd=str(work_dir)), target)
-    except OSError as error:
-        outcome = _Outcome(RerunStatus.FAILED, f"The benchmark could not start: {error}", "")
-    finally:
-        _remove_scratch_database(plan)
-    return _finish(run, outcome)
+        if spec.workload == workloads.CRASH_RECOVERY:
+            outcome = execute_recovery(run, target, spec)
+        else:
+            outcome = _execute_steps(run, target, spec)
+    except (workloads.NotPlannable, recovery.ServerError) as error:
+        outcome = Outcome(RerunStatus.FAILED, str(error), "")
+    return rerun_finish(run, outcome, spec)
 
 
-def _plan(run: VerificationRun, target: Target, work_dir: Path) -> RunPlan:
-    contest = run.submission.contest
-    return RunPlan(
+def _spec(run: VerificationRun, target: Target, work_dir: Path) -> workloads.RerunSpec:
+    submission = run.submission
+    contest = submission.contest
+    figures = _track_figures(submission)
+    declared_engine = str(figures.get("engine") or submission.storage_engine)
+    plan = RunPlan(
         binary=str(settings.IIBENCH_BINARY),
         db_url=target.url.format(work_dir=work_dir, run_id=run.pk),
         rows=run.rows_target,
         rows_per_commit=contest.rows_per_commit,
         rows_per_insert=contest.max_rows_per_insert,
         seed=run.pk,
-        engine=engine_for(run.submission.storage_engine, target.engines),
+        engine=engine_for(declared_engine, target.engines),
+    )
+    return workloads.RerunSpec(
+        workload=contest.workload,
+        plan=plan,
+        figures=figures,
+        claimed_rows=claimed_rows(submission),
+        options=workloads.TargetOptions(target.writers, target.readers, target.query_threads),
+        scratch_dir=str(work_dir / f"rerun-{run.pk}-load"),
     )
 
 
-def _remove_scratch_database(plan: RunPlan) -> None:
-    if plan.db_url.startswith("sqlite:///"):
-        path = Path(plan.db_url.removeprefix("sqlite:///"))
+# --- runs of the benchmark, one after another ------------------------------------------------
+
+
+def _execute_steps(run: VerificationRun, target: Target, spec: workloads.RerunSpec) -> Outcome:
+    steps = workloads.rerun_steps(spec)
+    # One time limit for the whole rerun, however many steps it has.
+    deadline = time.monotonic() + target.time_limit
+    logs: dict[str, str] = {}
+    for index, step in enumerate(steps, 1):
+        begin_step(run, step.name, index, len(steps), step.description)
+        try:
+            outcome = watch(
+                run, process.start(step.arguments, cwd=str(settings.RERUN_WORK_DIR)),
+                time_limit=target.time_limit, deadline=deadline, step=step.name,
+            )  # fmt: skip
+        except OSError as error:
+            outcome = Outcome(RerunStatus.FAILED, f"The benchmark could not start: {error}", "")
+        finally:
+            _remove_scratch(spec)
+        logs[step.name] = outcome.log
+        joined = _joined_log(steps, logs)
+        if outcome.status != RerunStatus.SUCCEEDED:
+            return replace(outcome, log=joined, step_logs=logs)
+        VerificationRun.objects.filter(pk=run.pk).update(log=joined)
+    return Outcome(RerunStatus.SUCCEEDED, "", _joined_log(steps, logs), step_logs=logs)
+
+
+def _joined_log(steps: list[workloads.Step], logs: dict[str, str]) -> str:
+    """One step's output as it is (a classic rerun's log is the benchmark's own); several
+    steps each under a `# rerun step=` line."""
+    if len(steps) == 1:
+        return next(iter(logs.values()), "")
+    parts = []
+    for index, step in enumerate(steps, 1):
+        if step.name in logs:
+            header = f"# rerun step={step.name} ({index} of {len(steps)}): {step.description}\n"
+            parts.append(header + logs[step.name])
+    return "".join(parts)
+
+
+def _remove_scratch(spec: workloads.RerunSpec) -> None:
+    url = spec.plan.db_url
+    if url.startswith("sqlite:///"):
+        path = Path(url.removeprefix("sqlite:///"))
         for suffix in ("", "-wal", "-shm", "-journal"):
             path.with_name(path.name + suffix).unlink(missing_ok=True)
-
-
-@dataclass(frozen=True)
-class _Outcome:
-    status: str
-    message: str
-    log: str
-
-
-def _watch(run: VerificationRun, child: subprocess.Popen, target: Target) -> _Outcome:
-    """Stream the benchmark's output into progress until it exits, is cancelled or times out."""
-    output, errors = io.StringIO(), io.StringIO()
-    reader = _LineReader(child)
-    started = time.monotonic()
-    last_beat = started
-    stopped_as = None
-    while True:
-        for stream, line in reader.lines(timeout=POLL_SECONDS):
-            (output if stream == "stdout" else errors).write(line)
-            if stream == "stdout":
-                _record_report(run, line)
-        now = time.monotonic()
-        if reader.closed and child.poll() is not None:
-            break
-        if stopped_as is None and now - started > target.time_limit:
-            stopped_as = RerunStatus.TIMED_OUT
-            process.stop(child, settings.RERUN_KILL_GRACE_SECONDS)
-        elif stopped_as is None and now - last_beat >= settings.RERUN_HEARTBEAT_SECONDS:
-            last_beat = now
-            if _beat_and_check_cancel(run):
-                stopped_as = RerunStatus.CANCELLED
-                process.stop(child, settings.RERUN_KILL_GRACE_SECONDS)
-    log = output.getvalue() + errors.getvalue()
-    if stopped_as == RerunStatus.TIMED_OUT:
-        return _Outcome(
-            stopped_as, f"Timed out after {target.time_limit:,} s; the benchmark was stopped.", log
-        )
-    if stopped_as == RerunStatus.CANCELLED:
-        return _Outcome(stopped_as, "Cancelled by an organizer; the benchmark was stopped.", log)
-    if child.returncode != 0:
-        last_error = (errors.getvalue().strip().splitlines() or ["no message"])[-1]
-        return _Outcome(
-            RerunStatus.FAILED, f"The benchmark failed (exit {child.returncode}): {last_error}", log
-        )
-    return _Outcome(RerunStatus.SUCCEEDED, "", log)
-
-
-class _LineReader:
-    """Whole lines from the child's stdout and stderr as they come, without blocking longer
-    than the timeout."""
-
-    def __init__(self, child: subprocess.Popen):
-        self.selector = selectors.DefaultSelector()
-        self.pending = {"stdout": b"", "stderr": b""}
-        self.selector.register(child.stdout, selectors.EVENT_READ, "stdout")
-        self.selector.register(child.stderr, selectors.EVENT_READ, "stderr")
-        self.open_streams = 2
-
-    @property
-    def closed(self) -> bool:
-        return self.open_streams == 0
-
-    def lines(self, timeout: float):
-        if self.closed:
-            time.sleep(timeout / 10)
-            return
-        for key, _ in self.selector.select(timeout):
-            chunk = key.fileobj.read1(65536)
-            if not chunk:
-                self.selector.unregister(key.fileobj)
-                self.open_streams -= 1
-                if self.pending[key.data]:
-                    yield key.data, self.pending.pop(key.data).decode(errors="replace")
-                continue
-            *complete, self.pending[key.data] = (self.pending[key.data] + chunk).split(b"\n")
-            for line in complete:
-                yield key.data, line.decode(errors="replace") + "\n"
-
-
-def parse_report_line(line: str) -> tuple[int, float, float, float] | None:
-    """rows, seconds, interval rate, cumulative rate of a C-benchmark report line, else None."""
-    fields = line.split("\t")
-    if len(fields) < 4 or not fields[0].isdigit():
-        return None
-    try:
-        return int(fields[0]), float(fields[1]), float(fields[2]), float(fields[3])
-    except ValueError:
-        return None
-
-
-def _record_report(run: VerificationRun, line: str) -> None:
-    report = parse_report_line(line)
-    if report is None:
-        return
-    rows, seconds, interval_rate, cumulative_rate = report
-    RerunSample.objects.get_or_create(
-        run=run,
-        rows=rows,
-        defaults={
-            "seconds": seconds,
-            "interval_rate": interval_rate,
-            "cumulative_rate": cumulative_rate,
-        },
-    )
-    VerificationRun.objects.filter(pk=run.pk).update(
-        rows_done=rows, rate=interval_rate, heartbeat_at=timezone.now()
-    )
-
-
-def _beat_and_check_cancel(run: VerificationRun) -> bool:
-    VerificationRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
-    return VerificationRun.objects.filter(pk=run.pk, cancel_requested=True).exists()
-
-
-def _finish(run: VerificationRun, outcome: _Outcome) -> VerificationRun:
-    run.refresh_from_db()
-    run.status = outcome.status
-    run.message = outcome.message
-    run.log = outcome.log
-    run.finished_at = timezone.now()
-    if outcome.status == RerunStatus.SUCCEEDED:
-        _judge(run)
-    run.save()
-    return run
-
-
-def _judge(run: VerificationRun) -> None:
-    """Compare the finished rerun with the claim and mark the entry verified if reproduced."""
-    try:
-        parsed = parse_log(io.BytesIO(run.log.encode()))
-    except LogError as error:
-        run.status = RerunStatus.FAILED
-        run.message = f"The rerun's output could not be read: {error}"
-        return
-    rerun_rows = np.frombuffer(parsed.series.rows, dtype=np.int64)
-    rerun_seconds = np.frombuffer(parsed.series.seconds, dtype=np.float64)
-    run.rows_done = int(rerun_rows[-1]) if len(rerun_rows) else 0
-    run.rate = (
-        run.rows_done / float(rerun_seconds[-1])
-        if len(rerun_rows) and rerun_seconds[-1] > 0
-        else None
-    )
-    submission = run.submission
-    claimed = unpack_columns(submission.series.columns)
-    comparison = compare_runs(
-        claimed["rows"],
-        claimed["seconds"],
-        rerun_rows,
-        rerun_seconds,
-        submission.contest.rerun_tolerance,
-    )
-    run.verdict, run.ratio, run.message = comparison.verdict, comparison.ratio, comparison.message
-    if comparison.verdict == REPRODUCED:
-        Submission.objects.filter(pk=submission.pk).update(verified=True)
-        contest_board_changed(contest_id=submission.contest_id)
+    shutil.rmtree(spec.scratch_dir, ignore_errors=True)
 
 
 # --- nothing gets stuck -------------------------------------------------------------------

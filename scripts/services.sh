@@ -42,4 +42,16 @@ if [ $status -eq 0 ]; then
   psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='iibench_rerun'" \
     | grep -q 1 || createdb -h 127.0.0.1 -U postgres iibench_rerun || status=1
 fi
+# The crash-recovery targets start private servers of their own from these binaries (and, when
+# the worker runs as root, PostgreSQL as the postgres user): say now if one is missing.
+pg_bin=${RERUN_RECOVERY_POSTGRESQL_BIN_DIR:-/usr/lib/postgresql/15/bin}
+for binary in "${RERUN_RECOVERY_MARIADBD:-/usr/sbin/mariadbd}" \
+              "${RERUN_RECOVERY_MARIADB_INSTALL_DB:-/usr/bin/mariadb-install-db}" \
+              "$pg_bin/initdb" "$pg_bin/postgres"; do
+  [ -x "$binary" ] || { echo "error: $binary is missing: crash-recovery reruns need it" >&2; status=1; }
+done
+if [ "$(id -u)" -eq 0 ] && ! id "${RERUN_RECOVERY_POSTGRESQL_USER:-postgres}" >/dev/null 2>&1; then
+  echo "error: no ${RERUN_RECOVERY_POSTGRESQL_USER:-postgres} user to run a private PostgreSQL as" >&2
+  status=1
+fi
 exit $status

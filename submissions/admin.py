@@ -9,7 +9,7 @@ from submissions.models import Contest, ReferenceResult, Submission
 class ContestAdmin(admin.ModelAdmin):
     list_display = ("title", "slug", "workload", "target_rows", "deadline", "results_published_at")
     prepopulated_fields = {"slug": ("title",)}
-    actions = ["recheck_entries", "add_reference_results"]
+    actions = ["recheck_entries", "add_reference_results", "apply_track_defaults"]
     fieldsets = (
         (None, {"fields": ("title", "slug", "workload", "description")}),
         (
@@ -25,6 +25,7 @@ class ContestAdmin(admin.ModelAdmin):
                 )
             },
         ),
+        ("Track rules", {"fields": ("track_rules",)}),
         (
             "Hardware caps",
             {
@@ -49,6 +50,17 @@ class ContestAdmin(admin.ModelAdmin):
             count = services.contest_recheck(contest=contest)
             self.message_user(
                 request, f"{contest.title}: {count} entries re-checked.", messages.SUCCESS
+            )
+
+    @admin.action(description="Apply the track's default rules (target rows, track rules)")
+    def apply_track_defaults(self, request, queryset):
+        for contest in queryset:
+            services.contest_track_defaults_apply(contest=contest)
+            self.message_user(
+                request,
+                f"{contest.title}: the {contest.track.label} defaults are set; re-check the "
+                "entries to judge them by them.",
+                messages.SUCCESS,
             )
 
     @admin.action(description="Add the seeds' published results as reference rows")
@@ -80,7 +92,8 @@ class SubmissionAdmin(admin.ModelAdmin):
         "log_name", "log_sha256", "log_size", "log_format", "log_format_label", "parameters", "rows",
         "elapsed_seconds", "average_rate", "terminal_rate", "terminal_window_rows",
         "terminal_window_start_row", "seconds_to_target", "estimated", "verdicts", "eligible",
-        "ineligible_reason", "checked_at", "rank", "verified",
+        "ineligible_reason", "checked_at", "rank", "verified", "track_declared", "track_figures",
+        "track_metric", "track_class",
     )  # fmt: skip
     raw_id_fields = ("owner",)
     actions = [start_reruns]

@@ -80,7 +80,7 @@ class SubmissionListCreate(APIView):
                 contest=data.pop("contest"),
                 owner=request.user,
                 declared=data,
-                log_file=data.pop("log"),
+                log_file=data.pop("log", None),
             )
         except services.DuplicateLog as duplicate:
             url = request.build_absolute_uri(duplicate.existing.get_absolute_url())
@@ -134,7 +134,10 @@ class SubmissionDetail(APIView):
 
 LEADERBOARD_PARAMETERS = [
     OpenApiParameter(
-        "sort", str, description=f"One of {', '.join(leaderboard.SORTS)}; -name reverses."
+        "sort",
+        str,
+        description=f"One of {', '.join(leaderboard.SORTS)} (a track's board: rank, metric, "
+        "class, entrant, engine, hardware, verified); -name reverses.",
     ),
     OpenApiParameter("engine", str, description="Storage engine, any case."),
     OpenApiParameter("drive", str, enum=["hdd", "ssd", "nvme"]),
@@ -168,7 +171,11 @@ class ContestLeaderboard(APIView):
         return True, self._body(request, contest)
 
     def _body(self, request: Request, contest: Contest) -> dict:
-        query = LeaderboardQuery.from_params(request.query_params, max_page_size=API_MAX_PAGE_SIZE)
+        query = LeaderboardQuery.from_params(
+            request.query_params,
+            max_page_size=API_MAX_PAGE_SIZE,
+            order=leaderboard.board_order(contest.track),
+        )
         board = leaderboard.leaderboard_page(contest=contest, query=query)
         # Plain dicts, not a serializer per row: a page holds up to 1,000 rows.
         return {

@@ -1,7 +1,9 @@
 """Demo data for `make run`: the 2008 contest as it was, an open contest with the same rules,
-demo accounts, and entries made from the logs in `submissions/demo_logs/`.
+a contest of each workload track, demo accounts, and entries made from the logs in
+`submissions/demo_logs/` (and, for crash recovery, from declared figures).
 
-Loading is idempotent: contests are matched by slug, entries by their log's SHA-256.
+Loading is idempotent: contests are matched by slug, entries by their log's SHA-256 (an entry
+without a log by its contest and entrant name).
 """
 
 from __future__ import annotations
@@ -48,6 +50,83 @@ CONTEST_OPEN = {
     "results_published_at": datetime(2009, 1, 7, 0, 0, tzinfo=EASTERN),
 }
 
+# One contest per workload track, at the small scale the shipped runs were made at (a 2-core
+# VM, see demo_logs/README.md): no hardware caps, any server version, results public at once.
+TRACK_DEMO_RULES = {
+    "deadline": None,
+    "results_published_at": datetime(2026, 11, 1, 0, 0, tzinfo=EASTERN),
+    "max_sockets": None,
+    "max_cores": None,
+    "max_memory_gb": None,
+    "max_drives": None,
+    "require_direct_attached": False,
+    "required_mysql_version": "",
+    "preferred_os": "",
+}
+TRACK_CONTESTS = (
+    {
+        "slug": "fifo-deletes",
+        "title": "Insert + delete (FIFO), at 1/1000 scale",
+        "workload": "fifo",
+        "description": (
+            "Seed 002's FIFO run at a thousandth of its size: insert 250,000 rows, then delete "
+            "one row from the beginning for every row inserted at the end, to 500,000 rows "
+            "inserted. Ranked by the terminal insert rate over the last 10,000 rows (the brief's "
+            "last 10M of 500M)."
+        ),
+        "target_rows": 500_000,
+        "report_every_rows": 5_000,
+        "terminal_window_rows": 10_000,
+        "track_rules": {"delete_after": 250_000, "pace_tolerance": 0.01},
+    },
+    {
+        "slug": "query-scalability",
+        "title": "Query scalability: query time as the table grows",
+        "workload": "query",
+        "description": (
+            "Seed 001's customer lab test: how long a query takes as the table grows. Entries "
+            "rank by their query time at 1,000,000 rows, read from the log's query columns or "
+            "declared; the seed compared at 125M rows."
+        ),
+        "target_rows": 1_000_000,
+        "report_every_rows": 50_000,
+        "track_rules": {"query_at_rows": 1_000_000},
+    },
+    {
+        "slug": "pk-types",
+        "title": "Primary-key types: auto-increment vs UUIDs",
+        "workload": "pk_types",
+        "description": (
+            "Seed 004: the same load into three tables that differ only by their primary key "
+            "(BIGINT auto-increment, CHAR(36) random UUID, BINARY(16) ordered UUID), writers and "
+            "readers together. Ranked by the ordered-UUID time over the auto-increment time."
+        ),
+    },
+    {
+        "slug": "bulk-load",
+        "title": "Bulk loading: rows/s per keys and row length",
+        "workload": "bulk_load",
+        "description": (
+            "Seed 003's loader test: `iibench load` generates rows of random 8-byte keys padded "
+            "to a row length and loads them with the keys in place. Ranked by rows/s within "
+            "each class (keys per row, row length); at least 100,000 rows here, 100M in the seed."
+        ),
+        "track_rules": {"min_rows": 100_000},
+    },
+    {
+        "slug": "crash-recovery",
+        "title": "Crash recovery: restart time after a crash",
+        "workload": "crash_recovery",
+        "description": (
+            "Seed 003's recovery posts: insert at a fixed rate, kill the server, time the "
+            "restart until the table answers. Entries declare their figures; a log of the "
+            "insert run is optional and must agree with them. Ranked by recovery time within "
+            "each insert-rate class."
+        ),
+        "report_every_rows": 10_000,
+    },
+)
+
 DEMO_USERS = (
     # username, password, is_staff. Demo only: `make run` prints them.
     ("organizer", "organizer-demo-password", True),
@@ -58,7 +137,7 @@ DEMO_USERS = (
 @dataclass(frozen=True)
 class DemoEntry:
     contest: str
-    log: str
+    log: str | None  # None: an entry of declared figures (crash recovery)
     declared: dict
     submitted_at: datetime | None = None
 
@@ -213,28 +292,49 @@ def _ensure_users() -> dict:
     return users
 
 
+def demo_contests() -> list[dict]:
+    return [CONTEST_2008, CONTEST_OPEN, *({**TRACK_DEMO_RULES, **c} for c in TRACK_CONTESTS)]
+
+
+def _create_entry(entry: DemoEntry, contest: Contest, owner) -> bool:
+    """Store one demo entry unless it is there already; True when it was created."""
+    if entry.log is None:
+        name = entry.declared["entrant_name"]
+        if contest.submissions.filter(entrant_name=name, log_sha256="").exists():
+            return False
+        services.submission_create(
+            contest=contest,
+            owner=owner,
+            declared=entry.declared,
+            log_file=None,
+            submitted_at=entry.submitted_at,
+            enforce_deadline=False,
+        )
+        return True
+    path = DEMO_LOGS / entry.log
+    with path.open("rb") as handle:
+        sha256 = services.file_sha256(handle)
+        if Submission.objects.filter(contest=contest, log_sha256=sha256).exists():
+            return False
+        services.submission_create(
+            contest=contest,
+            owner=owner,
+            declared=entry.declared,
+            log_file=File(handle, name=path.name),
+            submitted_at=entry.submitted_at,
+            enforce_deadline=False,
+        )
+    return True
+
+
 @transaction.atomic
 def demo_load() -> dict:
     """Create the demo contests, accounts and entries that are not there yet."""
-    contests = {values["slug"]: _ensure_contest(values) for values in (CONTEST_2008, CONTEST_OPEN)}
+    contests = {values["slug"]: _ensure_contest(values) for values in demo_contests()}
     for contest in contests.values():
         services.reference_results_create(contest=contest)
     users = _ensure_users()
-    created = 0
-    for entry in demo_entries():
-        path = DEMO_LOGS / entry.log
-        with path.open("rb") as handle:
-            sha256 = services.file_sha256(handle)
-            contest = contests[entry.contest]
-            if Submission.objects.filter(contest=contest, log_sha256=sha256).exists():
-                continue
-            services.submission_create(
-                contest=contest,
-                owner=users["entrant"],
-                declared=entry.declared,
-                log_file=File(handle, name=path.name),
-                submitted_at=entry.submitted_at,
-                enforce_deadline=False,
-            )
-            created += 1
+    created = sum(
+        _create_entry(entry, contests[entry.contest], users["entrant"]) for entry in demo_entries()
+    )
     return {"contests": list(contests), "entries_created": created, "users": DEMO_USERS}

@@ -11,8 +11,10 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
+from submissions import tracks
 from submissions.figures import format_duration
 from submissions.leaderboard import BoardRow
+from submissions.rules import RuleSet
 
 # The API's fields, in order; the CSV adds a few for people reading it in a spreadsheet.
 LEADERBOARD_FIELDS = (
@@ -40,6 +42,9 @@ def leaderboard_row_data(row: BoardRow) -> dict:
         "hardware": row.hardware,
         "estimated": row.estimated,
         "reason": row.reason,
+        "track_class": row.track_class,
+        "track_metric": row.track_metric,
+        "track_figures": row.track_figures,
     }
 
 
@@ -58,7 +63,26 @@ def _csv_value(value) -> str:
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def leaderboard_csv_lines(rows: Iterable[BoardRow]) -> Iterator[str]:
+def track_csv_columns(track: tracks.Track, rules: RuleSet | None) -> list[tuple[str, object]]:
+    """The track's own CSV columns: its class, then each board column's value as a number."""
+    if track.ranking is None or rules is None:
+        return []
+    columns: list[tuple[str, object]] = []
+    if track.ranking.class_key:
+        columns.append(("class", lambda row: row.track_class))
+    for column in track.columns:
+        columns.append(
+            (column.title(rules), lambda row, column=column: column.value_of(row.track_figures))
+        )
+    return columns
+
+
+def leaderboard_csv_lines(
+    rows: Iterable[BoardRow], track: tracks.Track = tracks.CLASSIC, rules: RuleSet | None = None
+) -> Iterator[str]:
+    """The board as CSV: the classic columns, then the track's (a FIFO board adds its
+    terminal insert rate, a bulk-load board its class and rates)."""
+    extra = track_csv_columns(track, rules)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")
 
@@ -68,12 +92,14 @@ def leaderboard_csv_lines(rows: Iterable[BoardRow]) -> Iterator[str]:
         writer.writerow(values)
         return buffer.getvalue()
 
-    yield line(LEADERBOARD_CSV_FIELDS)
+    yield line([*LEADERBOARD_CSV_FIELDS, *(title for title, _ in extra)])
     for row in rows:
         data = leaderboard_row_data(row)
         seconds = row.elapsed_seconds
         data["elapsed"] = "" if seconds is None else format_duration(seconds, row.estimated)
-        yield line([_csv_value(data[name]) for name in LEADERBOARD_CSV_FIELDS])
+        values = [data[name] for name in LEADERBOARD_CSV_FIELDS]
+        values += [value(row) for _, value in extra]
+        yield line([_csv_value(value) for value in values])
 
 
 # Samples ------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from django.contrib.syndication.views import Feed
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
-from submissions import selectors
+from submissions import selectors, services, tracks
 from submissions.figures import format_duration
 from submissions.models import Submission
 
@@ -27,7 +27,15 @@ class PublishedResultsFeed(Feed):
         return selectors.published_results()[:FEED_ITEMS]
 
     def item_title(self, entry: Submission) -> str:
-        if entry.rank is not None and entry.seconds_to_target is not None:
+        track = entry.contest.track
+        if track.ranking is not None:
+            metric = tracks.display(entry.track_metric, track.columns[0].style)
+            standing = (
+                f"rank {entry.rank}, {track.ranking.metric_label} {metric}"
+                if entry.rank is not None
+                else "not ranked"
+            )
+        elif entry.rank is not None and entry.seconds_to_target is not None:
             elapsed = format_duration(entry.seconds_to_target, estimated=entry.estimated)
             standing = f"rank {entry.rank}, {elapsed} to {entry.contest.target_rows:,} rows"
         else:
@@ -35,6 +43,16 @@ class PublishedResultsFeed(Feed):
         return f"{entry.contest.title}: #{entry.pk} {entry.storage_engine}, {standing}"
 
     def item_description(self, entry: Submission) -> str:
+        track = entry.contest.track
+        if track.ranking is not None:
+            rules = services.contest_rule_set(entry.contest)
+            figures = "; ".join(
+                f"{column.title(rules)} "
+                f"{tracks.display(column.value_of(entry.track_figures), column.style)}"
+                for column in track.columns
+            )
+            reason = f" Not ranked: {entry.ineligible_reason}" if entry.rank is None else ""
+            return f"{entry.public_name}, {entry.hardware_summary}. {figures}.{reason}"
         rate = f"{entry.terminal_rate:,.0f} rows/s" if entry.terminal_rate is not None else "—"
         reason = f" Not ranked: {entry.ineligible_reason}" if entry.rank is None else ""
         return (

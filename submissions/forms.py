@@ -3,8 +3,9 @@ from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
 
+from submissions import tracks
 from submissions.middleware import too_large_message
-from submissions.models import Submission
+from submissions.models import Contest, Submission
 from submissions.services import DECLARED_FIELDS
 
 
@@ -16,8 +17,20 @@ class SignupForm(UserCreationForm):
         fields = ("username", "email")
 
 
+def track_form_field(field: tracks.TrackField) -> forms.Field:
+    options = {"label": field.label, "help_text": field.help_text, "required": field.required}
+    if field.kind == "int":
+        return forms.IntegerField(**options)
+    if field.kind == "float":
+        return forms.FloatField(**options)
+    return forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 6, "class": "mono"}), strip=True, **options
+    )
+
+
 class DeclarationForm(forms.ModelForm):
-    """What an entrant declares about the run: the machine, the software and the solution."""
+    """What an entrant declares about the run: the machine, the software and the solution,
+    and what the contest's track asks beyond them (crash recovery: the rate, rows and time)."""
 
     FIELDSETS = (
         ("You", ("entrant_name", "email", "publish")),
@@ -40,11 +53,38 @@ class DeclarationForm(forms.ModelForm):
         ("iiBench output", ("log",)),
     )
 
+    def __init__(self, *args, contest: Contest | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.track = (contest or self.instance.contest).track
+        declared = self.instance.track_declared if self.instance.pk else {}
+        for field in self.track.fields:
+            self.fields[field.name] = track_form_field(field)
+            if field.name in declared:
+                self.initial.setdefault(field.name, declared[field.name])
+
     def fieldsets(self):
+        track_fields = tuple(field.name for field in self.track.fields)
         for legend, names in self.FIELDSETS:
+            if legend == "iiBench output" and track_fields:
+                yield self.track.label, [self[name] for name in track_fields]
             bound = [self[name] for name in names if name in self.fields]
             if bound:
                 yield legend, bound
+
+    def clean(self):
+        cleaned = super().clean()
+        raw = {field.name: cleaned.get(field.name) for field in self.track.fields}
+        try:
+            tracks.clean_declared(self.track, raw)
+        except tracks.TrackInputError as error:
+            if error.field in self.fields and error.field not in self.errors:
+                self.add_error(error.field, error.message)
+        return cleaned
+
+    def declared(self) -> dict:
+        """The classic fields and the track's, as the services take them."""
+        names = [*DECLARED_FIELDS, *(field.name for field in self.track.fields)]
+        return {name: self.cleaned_data.get(name) for name in names}
 
     class Meta:
         model = Submission
@@ -61,8 +101,19 @@ class SubmissionForm(DeclarationForm):
         help_text="The benchmark's output as printed: plain text or .gz.",
     )
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not self.track.log_required:
+            self.fields["log"].required = False
+            self.fields["log"].help_text = (
+                "Optional for this track: the output of the insert run, plain text or .gz. "
+                "When attached, it must agree with the figures declared above."
+            )
+
     def clean_log(self):
         log = self.cleaned_data["log"]
+        if log is None:
+            return None
         if log.size > settings.LOG_UPLOAD_MAX_BYTES:
             raise forms.ValidationError(too_large_message(log.size))
         if log.size == 0:

@@ -6,8 +6,9 @@ entries, whatever the board's size. The ordering rules themselves are in ranking
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from functools import partial
 from zoneinfo import ZoneInfo
 
 from django.core.cache import cache
@@ -26,6 +27,7 @@ from django.db.models import (
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from submissions import tracks
 from submissions.models import (
     Contest,
     DriveKind,
@@ -82,11 +84,43 @@ SORTS: dict[str, tuple[SortPart, ...]] = {
     "verified": (SortPart("verified", None),),
 }
 DEFAULT_SORT = "rank"
+# A reference row has no rank: on the classic board it sits where its time, then its terminal
+# rate, would rank it.
+RANK_PLACEMENT = SORTS["elapsed"]
 
 
-def board_sort_parts(sort: str) -> tuple[SortPart, ...]:
+@dataclass(frozen=True)
+class BoardOrder:
+    """The sorts a board offers and where its reference rows go in rank order."""
+
+    sorts: Mapping[str, tuple[SortPart, ...]]
+    rank_placement: tuple[SortPart, ...]
+
+
+CLASSIC_ORDER = BoardOrder(SORTS, RANK_PLACEMENT)
+
+
+def board_order(track: tracks.Track) -> BoardOrder:
+    """A track ranks by its metric (within its class): its board sorts by rank, by the metric,
+    by class, and by the columns every board has."""
+    ranking = track.ranking
+    if ranking is None:
+        return CLASSIC_ORDER
+    metric = SortPart("track_metric", "track_metric", descending=ranking.descending)
+    by_class = (SortPart("track_class", "track_class"),) if ranking.class_key else ()
+    sorts = {
+        "rank": (*by_class, SortPart("rank", None), metric),
+        "metric": (SortPart("track_metric", "track_metric"),),
+        **{name: SORTS[name] for name in ("entrant", "engine", "hardware", "verified")},
+    }
+    if by_class:
+        sorts["class"] = (*by_class, SortPart("rank", None), metric)
+    return BoardOrder(sorts, (*by_class, metric))
+
+
+def board_sort_parts(sort: str, order: BoardOrder = CLASSIC_ORDER) -> tuple[SortPart, ...]:
     descending = sort.startswith("-")
-    first, *rest = SORTS[sort.removeprefix("-")]
+    first, *rest = order.sorts[sort.removeprefix("-")]
     return (first.reversed() if descending else first, *rest)
 
 
@@ -103,11 +137,17 @@ class LeaderboardQuery:
     page_size: int = DEFAULT_PAGE_SIZE
 
     @classmethod
-    def from_params(cls, params, *, max_page_size: int = PAGE_MAX_PAGE_SIZE) -> LeaderboardQuery:
+    def from_params(
+        cls,
+        params,
+        *,
+        max_page_size: int = PAGE_MAX_PAGE_SIZE,
+        order: BoardOrder = CLASSIC_ORDER,
+    ) -> LeaderboardQuery:
         sort = params.get("sort", DEFAULT_SORT)
         drive = params.get("drive", "")
         return cls(
-            sort=sort if sort.removeprefix("-") in SORTS else DEFAULT_SORT,
+            sort=sort if sort.removeprefix("-") in order.sorts else DEFAULT_SORT,
             engine=params.get("engine", "").strip()[:100],
             drive=drive if drive in DriveKind.values else "",
             verified=params.get("verified", "") in ("1", "true", "on", "yes"),
@@ -148,6 +188,11 @@ class BoardRow:
     rows: int | None = None
     size_gib: float | None = None
     source: str = ""
+    # The track's figures (the same keys as Submission.track_figures), its ranking metric and
+    # the label of its class ("keys=4, row length=64"); empty on the classic board.
+    track_figures: dict = field(default_factory=dict)
+    track_metric: float | None = None
+    track_class: str = ""
 
 
 @dataclass(frozen=True)
@@ -242,7 +287,8 @@ def embargo_notice(contest: Contest) -> str:
 BOARD_ENTRY_FIELDS = (
     "id", "rank", "public_name", "storage_engine", "sockets", "cpu_model", "cores", "memory_gb",
     "drives", "drive_kind", "raid_level", "seconds_to_target", "estimated", "terminal_rate",
-    "average_rate", "verified", "eligible", "ineligible_reason", "rows",
+    "average_rate", "verified", "eligible", "ineligible_reason", "rows", "track_figures",
+    "track_metric", "track_class",
 )  # fmt: skip
 
 
@@ -299,15 +345,13 @@ def _unranked_first_key():
     return ExpressionWrapper(Q(rank__isnull=True), output_field=BooleanField()).asc()
 
 
-# A reference row has no rank: it sits where its time, then its terminal rate, would rank it.
-RANK_PLACEMENT = SORTS["elapsed"]
-
-
-def _placement_parts(parts: tuple[SortPart, ...]) -> tuple[SortPart, ...]:
+def _placement_parts(
+    parts: tuple[SortPart, ...], rank_placement: tuple[SortPart, ...] = RANK_PLACEMENT
+) -> tuple[SortPart, ...]:
     placed: list[SortPart] = []
     for part in parts:
         if part.entry_field == "rank":
-            placed.extend(p.reversed() if part.descending else p for p in RANK_PLACEMENT)
+            placed.extend(p.reversed() if part.descending else p for p in rank_placement)
         else:
             placed.append(part)
     # A column already compared decides nothing more further down (keeps the SQL small).
@@ -318,9 +362,10 @@ def _placement_parts(parts: tuple[SortPart, ...]) -> tuple[SortPart, ...]:
 def _entries_before_sql(parts: tuple[SortPart, ...], reference: ReferenceResult):
     """SQL over the `board` columns: a ranked entry comes before this reference row, being
     earlier in the order or tied with it (a tie goes to the entry). Mirrors `_entry_order`,
-    missing values last. Column names come from SORTS, values are parameters."""
+    missing values last. Column names come from SORTS, values are parameters. `parts` are
+    placement parts already (no rank)."""
     sql, params = "TRUE", []  # tied on every part so far: the entry comes first
-    for part in reversed(_placement_parts(parts)):
+    for part in reversed(parts):
         column = f'board."{part.entry_field}"'
         value = part.reference_value(reference)
         if value is None:
@@ -337,8 +382,9 @@ def _board_counts(
 ) -> tuple[int, int, list[int]]:
     """The entries, the ranked ones and, for each reference row, the entries above it: one
     query. Written as SQL over the ORM's filtered rows because Django's aggregate() takes
-    milliseconds to compile a few filtered counts (it re-hashes every nested condition)."""
-    columns = {part.entry_field for part in _placement_parts(parts)}
+    milliseconds to compile a few filtered counts (it re-hashes every nested condition).
+    `parts` are placement parts (no rank)."""
+    columns = {part.entry_field for part in parts}
     keys = {name: SORT_EXPRESSIONS[name]() for name in columns if name in SORT_EXPRESSIONS}
     board_sql, board_params = (
         entries.order_by().annotate(**keys).values("rank", *sorted(columns)).query.sql_with_params()
@@ -350,7 +396,8 @@ def _board_counts(
         params.extend(condition_params)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT {', '.join(counts)} FROM ({board_sql}) AS board",  # noqa: S608 - names from SORTS, values as parameters  # nosec B608
+            # Column names come from SORTS, every value is a parameter.
+            f"SELECT {', '.join(counts)} FROM ({board_sql}) AS board",  # noqa: S608  # nosec B608
             [*params, *board_params],
         )
         total, ranked, *before = cursor.fetchone()
@@ -358,8 +405,9 @@ def _board_counts(
 
 
 def _sorted_references(parts: tuple[SortPart, ...], references: list) -> list:
+    """`parts`: placement parts (no rank)."""
     ordered = list(references)
-    for part in reversed(_placement_parts(parts)):
+    for part in reversed(parts):
         # Stable passes from the last part to the first; missing values last in each.
         present = [r for r in ordered if part.reference_value(r) is not None]
         missing = [r for r in ordered if part.reference_value(r) is None]
@@ -368,7 +416,8 @@ def _sorted_references(parts: tuple[SortPart, ...], references: list) -> list:
     return ordered
 
 
-def _entry_row(values: dict) -> BoardRow:
+def _entry_row(track: tracks.Track, values: dict) -> BoardRow:
+    ranking = track.ranking
     return BoardRow(
         id=values["id"],
         rank=values["rank"],
@@ -390,20 +439,24 @@ def _entry_row(values: dict) -> BoardRow:
         verified=values["verified"],
         reference=False,
         ranked=values["rank"] is not None,
-        reason=_not_ranked_reason(values),
+        reason=_not_ranked_reason(values, track),
         rows=values["rows"],
+        track_figures=values["track_figures"],
+        track_metric=values["track_metric"],
+        track_class=ranking.label_of(values["track_class"]) if ranking else "",
     )
 
 
-def _not_ranked_reason(values: dict) -> str:
+def _not_ranked_reason(values: dict, track: tracks.Track) -> str:
     if values["rank"] is not None:
         return ""
     if not values["eligible"]:
         return values["ineligible_reason"] or "It breaks a ground rule."
-    return "No time to the target rows could be measured or estimated."
+    return track.unranked_reason
 
 
-def _reference_row(reference: ReferenceResult) -> BoardRow:
+def _reference_row(track: tracks.Track, reference: ReferenceResult) -> BoardRow:
+    ranking = track.ranking
     return BoardRow(
         id=reference.id,
         rank=None,
@@ -421,6 +474,9 @@ def _reference_row(reference: ReferenceResult) -> BoardRow:
         rows=reference.rows,
         size_gib=reference.size_gib,
         source=reference.source,
+        track_figures=reference.track_figures,
+        track_metric=reference.track_metric,
+        track_class=ranking.label_of(reference.track_class) if ranking else "",
     )
 
 
@@ -434,6 +490,7 @@ class _Board:
     positions: list[int]
     entry_count: int
     ranked_count: int
+    track: tracks.Track
 
     @property
     def count(self) -> int:
@@ -441,22 +498,26 @@ class _Board:
 
 
 def _board(contest: Contest, query: LeaderboardQuery) -> _Board:
-    parts = board_sort_parts(query.sort)
+    track = contest.track
+    order = board_order(track)
+    parts = board_sort_parts(query.sort, order)
+    placement = _placement_parts(parts, order.rank_placement)
     entries = _board_entries(contest, query)
     references = _sorted_references(
-        parts, _board_references(contest, query, contest.references.all())
+        placement, _board_references(contest, query, contest.references.all())
     )
-    total, ranked, before = _board_counts(entries, parts, references)
+    total, ranked, before = _board_counts(entries, placement, references)
     # Counts follow the order the references were sorted in; a stable sort keeps it exact
     # where the database's string order and Python's would disagree.
     placed = sorted(zip(before, references, strict=True), key=lambda pair: pair[0])
     return _Board(
         entries=entries.annotate(public_name=_public_name()).values(*BOARD_ENTRY_FIELDS),
         order=_entry_order(parts),
-        references=[_reference_row(reference) for _, reference in placed],
+        references=[_reference_row(track, reference) for _, reference in placed],
         positions=reference_positions([before for before, _ in placed]),
         entry_count=total,
         ranked_count=ranked,
+        track=track,
     )
 
 
@@ -476,7 +537,9 @@ def leaderboard_page(*, contest: Contest, query: LeaderboardQuery) -> BoardPage:
         end = slots.entry_offset + slots.entry_limit
         ids = board.entries.order_by(*board.order).values("pk")[slots.entry_offset : end]
         entries = board.entries.filter(pk__in=Subquery(ids)).order_by(*board.order)
-    rows = list(interleave(map(_entry_row, entries), board.references, slots, length))
+    rows = list(
+        interleave(map(partial(_entry_row, board.track), entries), board.references, slots, length)
+    )
     return BoardPage(
         rows=rows,
         count=board.count,
@@ -492,7 +555,9 @@ def leaderboard_rows(*, contest: Contest, query: LeaderboardQuery) -> Iterator[B
     board = _board(contest, query)
     entries = board.entries.order_by(*board.order).iterator(chunk_size=2_000)
     slots = page_slots(0, board.count, board.positions)
-    return interleave(map(_entry_row, entries), board.references, slots, board.count)
+    return interleave(
+        map(partial(_entry_row, board.track), entries), board.references, slots, board.count
+    )
 
 
 def leaderboard_engines(*, contest: Contest) -> list[str]:

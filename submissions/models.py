@@ -3,10 +3,13 @@ from __future__ import annotations
 from pathlib import PurePath
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
+
+from submissions import tracks
 
 
 class Workload(models.TextChoices):
@@ -39,6 +42,16 @@ class Contest(models.Model):
         null=True,
         blank=True,
         help_text="Rows in the terminal-rate window. Empty: 10M rows, or the last 1% of a shorter run.",
+    )
+    track_rules = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text=(
+            'The workload\'s own rule parameters, e.g. FIFO {"delete_after": 250000000, '
+            '"pace_tolerance": 0.01}, query scalability {"query_at_rows": 125000000}, bulk '
+            'loading {"min_rows": 100000000}. Empty ({}): the track\'s defaults. Re-check the '
+            "entries after changing them."
+        ),
     )
 
     max_sockets = models.PositiveSmallIntegerField(null=True, blank=True, default=2)
@@ -96,6 +109,18 @@ class Contest(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("contest_detail", args=[self.slug])
 
+    @property
+    def track(self) -> tracks.Track:
+        return tracks.track_for(self.workload)
+
+    def clean(self) -> None:
+        super().clean()
+        try:
+            # Stored complete, so the admin shows every parameter with its value.
+            self.track_rules = tracks.track_rules(self.track, self.track_rules)
+        except tracks.TrackInputError as error:
+            raise ValidationError({"track_rules": error.message}) from None
+
     def is_open(self, now=None) -> bool:
         return self.deadline is None or (now or timezone.now()) <= self.deadline
 
@@ -113,7 +138,8 @@ class DriveKind(models.TextChoices):
 # What the leaderboard sorts, filters and counts on (see Submission.Meta.indexes).
 BOARD_INDEX_COLUMNS = [
     "seconds_to_target", "terminal_rate", "average_rate", "verified", "drive_kind",
-    "storage_engine", "cores", "memory_gb", "publish", "entrant_name",
+    "storage_engine", "cores", "memory_gb", "publish", "entrant_name", "track_metric",
+    "track_class",
 ]  # fmt: skip
 
 
@@ -171,12 +197,16 @@ class Submission(models.Model):
         "server configuration", max_length=200_000, blank=True, help_text="my.cnf, optional."
     )
 
-    log = models.FileField(upload_to=log_upload_path, max_length=300)
+    # Empty for an entry without a log: a track whose figures are declared (crash recovery).
+    log = models.FileField(upload_to=log_upload_path, max_length=300, blank=True)
     log_name = models.CharField(
-        max_length=255, help_text="The file name as sent, for display only."
+        max_length=255, blank=True, help_text="The file name as sent, for display only."
     )
-    log_sha256 = models.CharField(max_length=64)
-    log_size = models.PositiveBigIntegerField()
+    log_sha256 = models.CharField(max_length=64, blank=True)
+    log_size = models.PositiveBigIntegerField(default=0)
+    # What the entrant declared for the contest's track beyond the classic declaration (the
+    # fields of submissions/tracks.py, e.g. crash recovery's insert_rate), as typed values.
+    track_declared = models.JSONField(default=dict, blank=True)
 
     # What the registry found: written by services.submission_check, never by a form.
     log_format = models.CharField(max_length=40, blank=True)
@@ -208,12 +238,19 @@ class Submission(models.Model):
     # key types, bulk loading, crash recovery), as submissions/tracks.py computes them; the
     # rerun service compares a rerun with these. Empty for the classic run.
     track_figures = models.JSONField(default=dict, blank=True)
+    # The track's ranking metric and class, copied out of track_figures when the entry is
+    # checked, so the board ranks and sorts on columns and never reads JSON in SQL.
+    track_metric = models.FloatField(null=True, blank=True)
+    track_class = models.CharField(max_length=40, blank=True)
 
     class Meta:
         ordering = ["-submitted_at"]
         constraints = [
+            # Only entries with a log: entries of declared figures have no file to repeat.
             models.UniqueConstraint(
-                fields=["contest", "log_sha256"], name="one_entry_per_log_per_contest"
+                fields=["contest", "log_sha256"],
+                condition=~models.Q(log_sha256=""),
+                name="one_entry_per_log_per_contest",
             ),
         ]
         indexes = [
@@ -303,6 +340,11 @@ class ReferenceResult(models.Model):
     size_gib = models.FloatField("size (GiB)", null=True, blank=True)
     source = models.CharField(max_length=300, help_text="Which seed or brief published it.")
     note = models.TextField(blank=True)
+    # The published figures of a track (same keys as Submission.track_figures) and, as for an
+    # entry, its ranking metric and class, which place the row among the ranked entries.
+    track_figures = models.JSONField(default=dict, blank=True)
+    track_metric = models.FloatField(null=True, blank=True)
+    track_class = models.CharField(max_length=40, blank=True)
 
     class Meta:
         ordering = ["label"]

@@ -3,6 +3,8 @@
 Ranking: the entries that qualify are ordered by the time they took to reach the contest's
 target rows, fastest first; a tie on that time goes to the higher terminal rate; entries equal
 on both share a rank and the next rank skips ("standard competition ranking": 1, 2, 2, 4).
+A track (submissions/tracks) ranks by its own metric instead, highest or lowest first, and
+within each of its classes when it has some (bulk loading: keys and row length).
 
 Placing reference rows: the seeds' published results are shown among the ranked entries where
 their figures put them, but they are never ranked and only a page of entries is ever loaded.
@@ -35,15 +37,39 @@ def _order(standing: Standing) -> tuple[float, float]:
     ) else math.inf
 
 
-def competition_ranks(standings: Iterable[Standing]) -> dict[int, int]:
-    """Rank each entry: {entry_id: rank}, 1 for the fastest, equal entries sharing a rank."""
+def competition_ranks(standings: Iterable, key=_order) -> dict[int, int]:
+    """Rank each entry: {entry_id: rank}, 1 for the best by `key` (the smallest), equal
+    entries sharing a rank."""
     ranks: dict[int, int] = {}
     position = 1
-    for _, tied in groupby(sorted(standings, key=_order), key=_order):
+    for _, tied in groupby(sorted(standings, key=key), key=key):
         tied = list(tied)
         for standing in tied:
             ranks[standing.entry_id] = position
         position += len(tied)
+    return ranks
+
+
+@dataclass(frozen=True)
+class MetricStanding:
+    """What a track's ranking needs to know about one entry: its metric and its class."""
+
+    entry_id: int
+    metric: float
+    track_class: str = ""
+
+
+def class_ranks(standings: Iterable[MetricStanding], *, descending: bool) -> dict[int, int]:
+    """Rank each entry within its class by its metric: {entry_id: rank}, 1 for the best in
+    each class (the highest metric when `descending`), equal metrics sharing a rank."""
+    ranks: dict[int, int] = {}
+
+    def by_metric(standing: MetricStanding) -> float:
+        return -standing.metric if descending else standing.metric
+
+    by_class = sorted(standings, key=lambda standing: standing.track_class)
+    for _, members in groupby(by_class, key=lambda standing: standing.track_class):
+        ranks.update(competition_ranks(members, key=by_metric))
     return ranks
 
 

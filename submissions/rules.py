@@ -8,8 +8,8 @@ Adding a rule is adding one `Rule(...)` entry to RULES.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from zoneinfo import ZoneInfo
@@ -46,6 +46,10 @@ class RuleSet:
     preferred_os: str = ""
     deadline: datetime | None = None
     timezone: str = "UTC"
+    terminal_window_rows: int | None = None
+    # The contest's track parameters (Contest.track_rules with the track's defaults filled in),
+    # e.g. {"delete_after": 250_000_000}: track rules read them, sentences name them.
+    track: Mapping[str, int | float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -65,10 +69,17 @@ class DeclaredSetup:
 
 @dataclass(frozen=True)
 class Entry:
-    log: ParsedLog
-    figures: Figures
+    """What is judged. `log` is None for a track whose figures are declared (crash recovery)
+    and none was attached; `figures` is None when the log has no report lines (a bulk load,
+    key-type runs). Only the rules of the contest's track are run, so none meets a None it
+    cannot judge."""
+
+    log: ParsedLog | None
+    figures: Figures | None
     setup: DeclaredSetup
     submitted_at: datetime
+    declared: Mapping = field(default_factory=dict)  # the track's declared fields
+    track_figures: Mapping = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -102,7 +113,7 @@ class Rule:
     def describe(self, rules: RuleSet) -> str:
         values = {}
         for name in re.findall(r"{(\w+)}", self.sentence):
-            value = getattr(rules, name)
+            value = getattr(rules, name) if hasattr(rules, name) else rules.track.get(name)
             if value is None or value == "":
                 return f"{self.sentence.split(':')[0]}: no limit in this contest."
             values[name] = _n(value) if isinstance(value, int | float) else value
@@ -282,31 +293,45 @@ def _disagreements(stated: np.ndarray, rows: np.ndarray, seconds: np.ndarray, er
     return np.flatnonzero(usable & ((stated < low - margin) | (stated > high + margin)))
 
 
+def _rate_verdict(
+    rule_id: str,
+    what: str,
+    series,
+    stated: np.ndarray,
+    rows: np.ndarray,
+    seconds: np.ndarray,
+    error: float,
+) -> Verdict:
+    """Pass, or fail at the first report whose stated rate `what` does not add up."""
+    found = _disagreements(stated, rows, seconds, error)
+    if not len(found):
+        return Verdict(
+            rule_id,
+            Status.PASS,
+            f"Every {what} agrees with the rows and seconds it covers.",
+            limit=f"within {RATE_TOLERANCE:.0%}",
+        )
+    i = int(found[0])
+    computed = rows[i] / seconds[i]
+    return Verdict(
+        rule_id,
+        Status.FAIL,
+        f"The log says {_n(stated[i])} rows/s for this {what}, but {_n(rows[i])} rows in "
+        f"{seconds[i]:,.1f} s is {_n(computed)} rows/s.",
+        int(series.line[i]),
+        _n(stated[i]),
+        _n(computed),
+    )
+
+
 def check_cumulative_rate(entry: Entry, rules: RuleSet) -> Verdict:
     series = entry.log.series
     rows = np.frombuffer(series.rows, dtype=np.int64).astype(np.float64)
     seconds = np.frombuffer(series.seconds, dtype=np.float64)
     stated = np.frombuffer(series.cumulative_rate, dtype=np.float64)
     # Each printed elapsed time is off by up to half its last digit.
-    found = _disagreements(stated, rows, seconds, time_resolution(seconds) / 2)
-    if not len(found):
-        return Verdict(
-            "cumulative_rate",
-            Status.PASS,
-            "Every cumulative rate agrees with rows / elapsed seconds.",
-            limit=f"within {RATE_TOLERANCE:.0%}",
-        )
-    i = int(found[0])
-    computed = rows[i] / seconds[i]
-    return Verdict(
-        "cumulative_rate",
-        Status.FAIL,
-        f"The log says {_n(stated[i])} rows/s, but {_n(rows[i])} rows in {seconds[i]:,.1f} s is "
-        f"{_n(computed)} rows/s.",
-        int(series.line[i]),
-        _n(stated[i]),
-        _n(computed),
-    )
+    error = time_resolution(seconds) / 2
+    return _rate_verdict("cumulative_rate", "cumulative rate", series, stated, rows, seconds, error)
 
 
 def check_interval_rate(entry: Entry, rules: RuleSet) -> Verdict:
@@ -314,28 +339,10 @@ def check_interval_rate(entry: Entry, rules: RuleSet) -> Verdict:
     rows = np.frombuffer(series.rows, dtype=np.int64).astype(np.float64)
     seconds = np.frombuffer(series.seconds, dtype=np.float64)
     stated = np.frombuffer(series.interval_rate, dtype=np.float64)
-    d_rows = np.diff(rows, prepend=0.0)
-    d_seconds = np.diff(seconds, prepend=0.0)
     # An interval is the difference of two printed times: off by up to one last digit.
-    found = _disagreements(stated, d_rows, d_seconds, time_resolution(seconds))
-    if not len(found):
-        return Verdict(
-            "interval_rate",
-            Status.PASS,
-            "Every interval rate agrees with the rows and seconds between two reports.",
-            limit=f"within {RATE_TOLERANCE:.0%}",
-        )
-    i = int(found[0])
-    computed = d_rows[i] / d_seconds[i]
-    return Verdict(
-        "interval_rate",
-        Status.FAIL,
-        f"The log says {_n(stated[i])} rows/s for this interval, but {_n(d_rows[i])} rows in "
-        f"{d_seconds[i]:,.1f} s is {_n(computed)} rows/s.",
-        int(series.line[i]),
-        _n(stated[i]),
-        _n(computed),
-    )
+    d_rows, d_seconds = np.diff(rows, prepend=0.0), np.diff(seconds, prepend=0.0)
+    error = time_resolution(seconds)
+    return _rate_verdict("interval_rate", "interval", series, stated, d_rows, d_seconds, error)
 
 
 def check_no_missing_report(entry: Entry, rules: RuleSet) -> Verdict:
@@ -452,7 +459,8 @@ def check_raid(entry: Entry, rules: RuleSet) -> Verdict:
 def check_mysql_version(entry: Entry, rules: RuleSet) -> Verdict:
     required = rules.required_mysql_version.strip()
     declared = entry.setup.mysql_version.strip()
-    stated = entry.log.parameters.get("server_version")
+    # An entry of declared figures may come without a log: then only the declaration speaks.
+    stated = entry.log.parameters.get("server_version") if entry.log is not None else None
     if not required:
         return Verdict(
             "mysql_version", Status.PASS, "Any server version is allowed.", value=declared

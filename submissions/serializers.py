@@ -1,7 +1,8 @@
 from rest_framework import serializers
 
+from submissions import tracks
 from submissions.models import Contest, Submission
-from submissions.services import DECLARED_FIELDS
+from submissions.services import DECLARED_FIELDS, contest_rule_set
 
 
 class ContestSerializer(serializers.ModelSerializer):
@@ -27,18 +28,46 @@ class ContestSerializer(serializers.ModelSerializer):
             "required_mysql_version": contest.required_mysql_version,
             "preferred_os": contest.preferred_os,
             "timezone": contest.timezone,
+            "terminal_window_rows": contest.terminal_window_rows,
+            "track_rules": dict(contest_rule_set(contest).track),
         }
 
 
+def _track_field(field: tracks.TrackField) -> serializers.Field:
+    tracks_using = ", ".join(
+        track.label for track in tracks.TRACKS.values() if field in track.fields
+    )
+    return serializers.CharField(
+        required=False,
+        allow_blank=True,
+        write_only=True,
+        trim_whitespace=False,
+        help_text=f"{field.label} ({tracks_using}). {field.help_text}",
+    )
+
+
 class DeclarationSerializer(serializers.ModelSerializer):
+    """The classic declaration, plus every track's declared fields: the contest's track keeps
+    its own (the service checks them) and says which it requires."""
+
     class Meta:
         model = Submission
         fields = DECLARED_FIELDS
 
+    def get_fields(self):
+        fields = super().get_fields()
+        for name, field in tracks.ALL_FIELDS.items():
+            fields[name] = _track_field(field)
+        return fields
+
 
 class SubmissionCreateSerializer(DeclarationSerializer):
     contest = serializers.SlugRelatedField(slug_field="slug", queryset=Contest.objects.all())
-    log = serializers.FileField(allow_empty_file=False)
+    log = serializers.FileField(
+        allow_empty_file=False,
+        required=False,
+        help_text="The benchmark's output. Required except for crash recovery's declared figures.",
+    )
 
     class Meta(DeclarationSerializer.Meta):
         fields = ("contest", *DECLARED_FIELDS, "log")
@@ -62,6 +91,9 @@ class SummarySerializer(serializers.Serializer):
         source="seconds_to_target", allow_null=True
     )
     estimated = serializers.BooleanField()
+    track_figures = serializers.JSONField(
+        help_text="The figures of the contest's track (submissions/tracks); {} for the classic run."
+    )
 
 
 class SubmissionSerializer(serializers.ModelSerializer):
@@ -101,6 +133,13 @@ class LeaderboardRowSerializer(serializers.Serializer):
     reason = serializers.CharField(
         help_text="Why an entry is not ranked; a reference row's note.", allow_blank=True
     )
+    track_class = serializers.CharField(
+        allow_blank=True, help_text='The track\'s class, e.g. "keys=4, row length=64"; "" if none.'
+    )
+    track_metric = serializers.FloatField(
+        allow_null=True, help_text="The value the track ranks by (null on the classic board)."
+    )
+    track_figures = serializers.JSONField(help_text="The track's figures; {} on the classic board.")
 
 
 class LeaderboardSerializer(serializers.Serializer):

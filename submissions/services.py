@@ -17,10 +17,11 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from submissions import tracks
 from submissions.figures import Figures, compute_figures
-from submissions.logparse import LogError, ParsedLog, parse_log
+from submissions.logparse import LogError, ParsedLog, key_type_log, parse_log, parse_log_runs
 from submissions.models import Contest, ReferenceResult, SampleSeries, Submission
-from submissions.ranking import Standing, competition_ranks
+from submissions.ranking import MetricStanding, Standing, class_ranks, competition_ranks
 from submissions.reference_data import published_results_for
 from submissions.rules import (
     DeclaredSetup,
@@ -84,9 +85,16 @@ class ContestClosed(SubmissionRefused):
 
 
 @dataclass(frozen=True)
-class CheckedLog:
-    parsed: ParsedLog
-    figures: Figures
+class CheckedEntry:
+    """An entry judged: its log as parsed (None without one), the classic figures (None when
+    the log has no report lines), the track's figures and the verdicts."""
+
+    parsed: ParsedLog | None
+    figures: Figures | None
+    track_declared: dict
+    track_figures: dict
+    track_metric: float | None
+    track_class: str
     verdicts: list[Verdict]
 
 
@@ -107,6 +115,8 @@ def contest_rule_set(contest: Contest) -> RuleSet:
         preferred_os=contest.preferred_os,
         deadline=contest.deadline,
         timezone=contest.timezone,
+        terminal_window_rows=contest.terminal_window_rows,
+        track=tracks.track_rules(contest.track, contest.track_rules),
     )
 
 
@@ -124,22 +134,86 @@ def declared_setup(declared: dict) -> DeclaredSetup:
     )
 
 
-def log_check(
-    *, contest: Contest, declared: dict, log_file: IO[bytes], submitted_at: datetime
-) -> CheckedLog:
-    """Parse a log, compute its figures and judge it against the contest's rules."""
+# What each kind of track log must hold, and what to tell an entrant whose log lacks it.
+LOG_NEEDS = {
+    tracks.LOG_SERIES: (
+        lambda parsed: len(parsed.series) > 0,
+        "report lines of an insert run",
+    ),
+    tracks.LOG_LOAD: (
+        lambda parsed: parsed.load is not None,
+        "the summary of `iibench load` (# summary ... mode=load)",
+    ),
+    tracks.LOG_KEY_TYPES: (
+        lambda parsed: bool(parsed.key_type_runs),
+        "key-type runs: the metrics console's output (Starting BASELINE...) or the C "
+        "benchmark's runs with --pk autoinc, uuid-char and uuid-ordered, one after another",
+    ),
+}
+
+
+def _parsed_log(track: tracks.Track, log_file: IO[bytes]) -> ParsedLog:
     log_file.seek(0)
+    cap = settings.LOG_EXPANDED_MAX_BYTES
     try:
-        parsed = parse_log(log_file, max_expanded_bytes=settings.LOG_EXPANDED_MAX_BYTES)
+        if track.log == tracks.LOG_KEY_TYPES:
+            parsed = key_type_log(parse_log_runs(log_file, max_expanded_bytes=cap))
+        else:
+            parsed = parse_log(log_file, max_expanded_bytes=cap)
     except LogError as error:
         raise SubmissionRefused(str(error), "log") from error
-    figures = compute_figures(
-        parsed.series, target_rows=contest.target_rows, window_rows=contest.terminal_window_rows
-    )
+    holds, what = LOG_NEEDS.get(track.log, (lambda parsed: True, ""))
+    if not holds(parsed):
+        raise SubmissionRefused(
+            f"{track.label} reads {what}; this log ({parsed.format_label}) has none.", "log"
+        )
+    return parsed
+
+
+def track_declared(track: tracks.Track, declared: dict) -> dict:
+    try:
+        return tracks.clean_declared(track, declared)
+    except tracks.TrackInputError as error:
+        raise SubmissionRefused(error.message, error.field) from None
+
+
+def entry_check(
+    *, contest: Contest, declared: dict, log_file: IO[bytes] | None, submitted_at: datetime
+) -> CheckedEntry:
+    """Parse the log (if any), compute the classic and the track's figures and judge the entry
+    against the contest's rules. `declared` holds the classic fields and the track's."""
+    track = contest.track
+    if log_file is None and track.log_required:
+        raise SubmissionRefused(
+            f"Attach the benchmark's output: {track.label} reads its figures from it.", "log"
+        )
+    own = track_declared(track, declared)
+    rules = contest_rule_set(contest)
+    parsed = _parsed_log(track, log_file) if log_file is not None else None
+    figures = None
+    if parsed is not None and len(parsed.series):
+        figures = compute_figures(
+            parsed.series, target_rows=contest.target_rows, window_rows=contest.terminal_window_rows
+        )
+    track_figures = track.figures(parsed, {**declared, **own}, rules)
     entry = Entry(
-        log=parsed, figures=figures, setup=declared_setup(declared), submitted_at=submitted_at
+        log=parsed,
+        figures=figures,
+        setup=declared_setup(declared),
+        submitted_at=submitted_at,
+        declared=own,
+        track_figures=track_figures,
     )
-    return CheckedLog(parsed, figures, check_entry(entry, contest_rule_set(contest)))
+    ranking = track.ranking
+    return CheckedEntry(
+        parsed=parsed,
+        figures=figures,
+        track_declared=own,
+        track_figures=track_figures,
+        track_metric=ranking.metric_of(track_figures) if ranking else None,
+        track_class=ranking.class_of(track_figures) if ranking else "",
+        verdicts=check_entry(entry, rules, track.rule_list()),
+    )
 
 
 def file_sha256(fileobj: IO[bytes]) -> str:
@@ -158,19 +232,25 @@ def display_name(name: str) -> str:
     return cleaned[:200] or "log"
 
 
-def _apply_check(submission: Submission, checked: CheckedLog) -> None:
+def _apply_check(submission: Submission, checked: CheckedEntry) -> None:
     parsed, figures, verdicts = checked.parsed, checked.figures, checked.verdicts
-    submission.log_format = parsed.format
-    submission.log_format_label = parsed.format_label
-    submission.parameters = {name: stated.value for name, stated in parsed.parameters.items()}
-    submission.rows = figures.rows
-    submission.elapsed_seconds = figures.elapsed_seconds
-    submission.average_rate = figures.average_rate
-    submission.terminal_rate = figures.terminal_rate
-    submission.terminal_window_rows = figures.terminal_window_rows
-    submission.terminal_window_start_row = figures.terminal_window_start_row
-    submission.seconds_to_target = figures.estimated_seconds_to_target
-    submission.estimated = figures.estimated
+    submission.log_format = parsed.format if parsed else ""
+    submission.log_format_label = parsed.format_label if parsed else ""
+    submission.parameters = (
+        {name: stated.value for name, stated in parsed.parameters.items()} if parsed else {}
+    )
+    submission.rows = figures.rows if figures else 0
+    submission.elapsed_seconds = figures.elapsed_seconds if figures else 0.0
+    submission.average_rate = figures.average_rate if figures else 0.0
+    submission.terminal_rate = figures.terminal_rate if figures else None
+    submission.terminal_window_rows = figures.terminal_window_rows if figures else 0
+    submission.terminal_window_start_row = figures.terminal_window_start_row if figures else 0
+    submission.seconds_to_target = figures.estimated_seconds_to_target if figures else None
+    submission.estimated = figures.estimated if figures else False
+    submission.track_declared = checked.track_declared
+    submission.track_figures = checked.track_figures
+    submission.track_metric = checked.track_metric
+    submission.track_class = checked.track_class
     submission.verdicts = [verdict.as_dict() for verdict in verdicts]
     submission.eligible = is_eligible(verdicts)
     failure = first_failure(verdicts)
@@ -178,7 +258,11 @@ def _apply_check(submission: Submission, checked: CheckedLog) -> None:
     submission.checked_at = timezone.now()
 
 
-def _store_series(submission: Submission, parsed: ParsedLog) -> None:
+def _store_series(submission: Submission, parsed: ParsedLog | None) -> None:
+    if parsed is None or not len(parsed.series):
+        # A load summary, key-type runs or declared figures: no curve to keep.
+        SampleSeries.objects.filter(submission=submission).delete()
+        return
     columns = series_columns(parsed.series)
     SampleSeries.objects.update_or_create(
         submission=submission,
@@ -195,35 +279,40 @@ def submission_create(
     contest: Contest,
     owner,
     declared: dict,
-    log_file: File,
+    log_file: File | None,
     submitted_at: datetime | None = None,
     enforce_deadline: bool = True,
 ) -> Submission:
-    """Store a new entry with its log, figures and verdicts, or nothing at all."""
+    """Store a new entry with its log, figures and verdicts, or nothing at all. `declared`
+    holds the classic fields and the contest's track fields; the log may be None only for a
+    track of declared figures (crash recovery)."""
     submitted_at = submitted_at or timezone.now()
     if enforce_deadline and not contest.is_open(submitted_at):
         raise ContestClosed(contest)
-    sha256 = file_sha256(log_file)
-    existing = Submission.objects.filter(contest=contest, log_sha256=sha256).first()
-    if existing:
-        raise DuplicateLog(existing)
-    checked = log_check(
+    sha256 = ""
+    if log_file is not None:
+        sha256 = file_sha256(log_file)
+        existing = Submission.objects.filter(contest=contest, log_sha256=sha256).first()
+        if existing:
+            raise DuplicateLog(existing)
+    checked = entry_check(
         contest=contest, declared=declared, log_file=log_file, submitted_at=submitted_at
     )
     submission = Submission(
         contest=contest,
         owner=owner,
         submitted_at=submitted_at,
-        log_name=display_name(log_file.name or "log"),
+        log_name=display_name(log_file.name or "log") if log_file is not None else "",
         log_sha256=sha256,
-        log_size=log_file.size,
+        log_size=log_file.size if log_file is not None else 0,
         **{name: declared[name] for name in DECLARED_FIELDS if name in declared},
     )
     _apply_check(submission, checked)
     try:
         with transaction.atomic():
-            log_file.seek(0)
-            submission.log.save(submission.log_name, log_file, save=False)
+            if log_file is not None:
+                log_file.seek(0)
+                submission.log.save(submission.log_name, log_file, save=False)
             submission.save()
             _store_series(submission, checked.parsed)
             contest_rank(contest=contest)
@@ -243,25 +332,45 @@ def _discard_file(submission: Submission) -> None:
 
 
 def submission_update(*, submission: Submission, declared: dict) -> Submission:
-    """Change what the entrant declared and judge the entry again with the new declaration."""
+    """Change what the entrant declared (classic and track fields) and judge the entry again
+    with the new declaration."""
     if not submission.contest.is_open():
         raise ContestClosed(submission.contest)
     for name in DECLARED_FIELDS:
         if name in declared:
             setattr(submission, name, declared[name])
+    fields = {field.name for field in submission.contest.track.fields}
+    submission.track_declared = {
+        **submission.track_declared,
+        **{name: value for name, value in declared.items() if name in fields},
+    }
     return submission_check(submission=submission)
+
+
+def submission_declared(submission: Submission) -> dict:
+    """What the entrant declared, classic and track fields, as the services take it."""
+    declared = {name: getattr(submission, name) for name in DECLARED_FIELDS}
+    return {**declared, **submission.track_declared}
 
 
 @transaction.atomic
 def submission_check(*, submission: Submission, rank: bool = True) -> Submission:
     """Judge an entry again from its stored log (after its declaration or its rules changed).
     `rank=False` leaves the contest's ranks to the caller, who re-checks many entries."""
-    declared = {name: getattr(submission, name) for name in DECLARED_FIELDS}
-    with submission.log.open("rb") as log_file:
-        checked = log_check(
+    declared = submission_declared(submission)
+    if submission.log:
+        with submission.log.open("rb") as log_file:
+            checked = entry_check(
+                contest=submission.contest,
+                declared=declared,
+                log_file=log_file,
+                submitted_at=submission.submitted_at,
+            )
+    else:
+        checked = entry_check(
             contest=submission.contest,
             declared=declared,
-            log_file=log_file,
+            log_file=None,
             submitted_at=submission.submitted_at,
         )
     _apply_check(submission, checked)
@@ -278,8 +387,20 @@ def contest_recheck(*, contest: Contest) -> int:
     for submission in contest.submissions.select_related("contest").iterator(chunk_size=100):
         submission_check(submission=submission, rank=False)
         count += 1
+    reference_results_refigure(contest=contest)
     contest_rank(contest=contest)
     return count
+
+
+def contest_track_defaults_apply(*, contest: Contest) -> Contest:
+    """Give a contest its track's starting rules: the classic fields the track sets (FIFO: 500M
+    rows, a 10M-row terminal window) and the track's own parameters at their defaults."""
+    track = contest.track
+    for name, value in track.contest_defaults.items():
+        setattr(contest, name, value)
+    contest.track_rules = track.default_rules()
+    contest.save()
+    return contest
 
 
 def submission_delete(*, submission: Submission) -> None:
@@ -301,16 +422,32 @@ def contest_rank(*, contest: Contest) -> int:
     # Two entries saved at once would each rank without seeing the other; locking the contest
     # row makes the second wait for the first to commit, then rank both.
     Contest.objects.select_for_update().filter(pk=contest.pk).values_list("pk").first()
-    current = list(
-        Submission.objects.filter(contest=contest).values_list(
-            "pk", "eligible", "seconds_to_target", "terminal_rate", "rank"
+    ranking = contest.track.ranking
+    if ranking is None:
+        current = list(
+            Submission.objects.filter(contest=contest).values_list(
+                "pk", "eligible", "seconds_to_target", "terminal_rate", "rank"
+            )
         )
-    )
-    ranks = competition_ranks(
-        Standing(pk, seconds, terminal_rate)
-        for pk, eligible, seconds, terminal_rate, _ in current
-        if eligible and seconds is not None and math.isfinite(seconds)
-    )
+        ranks = competition_ranks(
+            Standing(pk, seconds, terminal_rate)
+            for pk, eligible, seconds, terminal_rate, _ in current
+            if eligible and seconds is not None and math.isfinite(seconds)
+        )
+    else:
+        current = list(
+            Submission.objects.filter(contest=contest).values_list(
+                "pk", "eligible", "track_metric", "track_class", "rank"
+            )
+        )
+        ranks = class_ranks(
+            (
+                MetricStanding(pk, metric, track_class)
+                for pk, eligible, metric, track_class, _ in current
+                if eligible and metric is not None and math.isfinite(metric)
+            ),
+            descending=ranking.descending,
+        )
     changed = [(pk, ranks.get(pk)) for pk, *_, rank in current if ranks.get(pk) != rank]
     if changed:
         _store_ranks(changed)
@@ -356,8 +493,33 @@ def reference_results_create(*, contest: Contest) -> list[ReferenceResult]:
                 "estimated", "terminal_rate", "average_rate", "size_gib", "source", "note",
             )
         }  # fmt: skip
+        fields.update(_reference_track_fields(contest, published.track_figures))
         reference, _ = ReferenceResult.objects.update_or_create(
             contest=contest, label=published.label, defaults=fields
         )
         stored.append(reference)
     return stored
+
+
+def _reference_track_fields(contest: Contest, figures: dict) -> dict:
+    """A published result's track figures under this contest's rules, with its metric and
+    class: what places it among the ranked entries."""
+    track = contest.track
+    if track.ranking is None or not figures:
+        return {"track_figures": dict(figures), "track_metric": None, "track_class": ""}
+    refigured = track.figures_under(figures, contest_rule_set(contest))
+    return {
+        "track_figures": refigured,
+        "track_metric": track.ranking.metric_of(refigured),
+        "track_class": track.ranking.class_of(refigured),
+    }
+
+
+def reference_results_refigure(*, contest: Contest) -> None:
+    """Place the contest's reference rows again under its current rules (a new table size
+    for query times moves the published times compared)."""
+    for reference in contest.references.all():
+        fields = _reference_track_fields(contest, reference.track_figures)
+        for name, value in fields.items():
+            setattr(reference, name, value)
+        reference.save(update_fields=list(fields))

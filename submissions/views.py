@@ -20,11 +20,11 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from runner.views import rerun_panel
-from submissions import exports, leaderboard, selectors, services
+from submissions import exports, leaderboard, selectors, services, tracks
 from submissions.forms import DeclarationForm, SignupForm, SubmissionForm
 from submissions.leaderboard import LeaderboardQuery
 from submissions.models import Contest, DriveKind, SampleSeries, Submission
-from submissions.rules import RULES
+from submissions.rules import RuleSet
 from submissions.throttle import too_many_message, upload_allowed
 
 
@@ -81,20 +81,29 @@ def _contest_page(request: HttpRequest, contest: Contest, stamp) -> HttpResponse
     return render(request, "submissions/contest_detail.html", {"contest": contest, "body": body})
 
 
+def _board_query(request: HttpRequest, contest: Contest) -> LeaderboardQuery:
+    order = leaderboard.board_order(contest.track)
+    return LeaderboardQuery.from_params(request.GET, order=order)
+
+
 def _contest_context(request: HttpRequest, contest: Contest) -> dict:
     prefetch_related_objects([contest], "references")
     rule_set = services.contest_rule_set(contest)
-    rules = [(rule.id, rule.describe(rule_set)) for rule in RULES]
-    context = {"contest": contest, "rules": rules}
+    track = contest.track
+    rules = [(rule.id, rule.describe(rule_set)) for rule in track.rule_list()]
+    context = {"contest": contest, "rules": rules, "track": track}
     if leaderboard.leaderboard_visible(contest, request.user):
-        query = LeaderboardQuery.from_params(request.GET)
+        query = _board_query(request, contest)
         board = leaderboard.leaderboard_page(contest=contest, query=query)
+        columns = board_columns(request, query, track, rule_set)
         context.update(
             board=board,
             query=query,
             ranked_rows=[row for row in board.rows if row.ranked or row.reference],
             unranked_rows=[row for row in board.rows if not (row.ranked or row.reference)],
-            columns=board_columns(request, query),
+            columns=columns,
+            unranked_columns=unranked_columns(track, rule_set),
+            ranked_by=track.ranked_by,
             engines=leaderboard.leaderboard_engines(contest=contest),
             drive_kinds=DriveKind.choices,
             embargo_banner=""
@@ -110,7 +119,7 @@ def _contest_context(request: HttpRequest, contest: Contest) -> dict:
 @dataclass(frozen=True)
 class BoardColumn:
     label: str
-    sort: str  # a key of leaderboard.SORTS
+    sort: str  # a key of the board's sorts (leaderboard.board_order); "": not sortable
     numeric: bool = False
     best_first_descending: bool = False  # the first click on a rate shows the highest first
 
@@ -127,10 +136,51 @@ BOARD_COLUMNS = (
 )
 
 
-def board_columns(request: HttpRequest, query: LeaderboardQuery) -> list[dict]:
+def track_board_columns(track: tracks.Track, rules: RuleSet) -> tuple[BoardColumn, ...]:
+    """A track's board: rank, its class when it has classes, who and what, then its own
+    figures (the metric sorts, the others are read from the entry's track figures)."""
+    if track.ranking is None:
+        return BOARD_COLUMNS
+    by_class = (BoardColumn("Class", "class"),) if track.ranking.class_key else ()
+    figures = tuple(
+        BoardColumn(
+            column.title(rules),
+            "metric" if column.metric else "",
+            numeric=column.style != "text",
+            best_first_descending=track.ranking.descending,
+        )
+        for column in track.columns
+    )
+    return (
+        BoardColumn("Rank", "rank", numeric=True),
+        *by_class,
+        BoardColumn("Entrant", "entrant"),
+        BoardColumn("Storage engine", "engine"),
+        BoardColumn("Hardware", "hardware"),
+        *figures,
+        BoardColumn("Verified", "verified", best_first_descending=True),
+    )
+
+
+def unranked_columns(track: tracks.Track, rules: RuleSet) -> list[str]:
+    """The figure headers of the not-ranked table, between the hardware and the reason."""
+    if track.ranking is None:
+        return ["Elapsed", "Terminal rate"]
+    return [track.columns[0].title(rules)]
+
+
+def board_columns(
+    request: HttpRequest,
+    query: LeaderboardQuery,
+    track: tracks.Track = tracks.CLASSIC,
+    rules: RuleSet | None = None,
+) -> list[dict]:
     """Each header's link: a click sorts by it, a second click reverses; filters stay."""
     columns = []
-    for column in BOARD_COLUMNS:
+    for column in track_board_columns(track, rules):
+        if not column.sort:
+            columns.append({"label": column.label, "numeric": column.numeric, "url": ""})
+            continue
         first = f"-{column.sort}" if column.best_first_descending else column.sort
         active = query.sort.removeprefix("-") == column.sort
         if active:
@@ -174,18 +224,17 @@ def _board_contest(request: HttpRequest, slug: str) -> Contest:
 
 def leaderboard_csv(request: HttpRequest, slug: str) -> StreamingHttpResponse:
     contest = _board_contest(request, slug)
-    query = LeaderboardQuery.from_params(request.GET)
+    query = _board_query(request, contest)
     rows = leaderboard.leaderboard_rows(contest=contest, query=query)
-    response = StreamingHttpResponse(
-        exports.leaderboard_csv_lines(rows), content_type="text/csv; charset=utf-8"
-    )
+    lines = exports.leaderboard_csv_lines(rows, contest.track, services.contest_rule_set(contest))
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{contest.slug}-leaderboard.csv"'
     return response
 
 
 def leaderboard_json(request: HttpRequest, slug: str) -> JsonResponse:
     contest = _board_contest(request, slug)
-    query = LeaderboardQuery.from_params(request.GET)
+    query = _board_query(request, contest)
     results = [
         exports.leaderboard_row_data(row)
         for row in leaderboard.leaderboard_rows(contest=contest, query=query)
@@ -250,12 +299,12 @@ def _has_series(entry: Submission) -> bool:
 @login_required
 def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
     contest = get_object_or_404(Contest, slug=slug)
-    form = SubmissionForm(_posted(request), request.FILES or None)
+    form = SubmissionForm(_posted(request), request.FILES or None, contest=contest)
     if request.method == "POST":
         allowed, retry_after = upload_allowed(request.user)
         if not allowed:
             context = {
-                "form": SubmissionForm(),
+                "form": SubmissionForm(contest=contest),
                 "contest": contest,
                 "closed": False,
                 "refusal": too_many_message(retry_after),
@@ -264,13 +313,12 @@ def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
             response["Retry-After"] = str(retry_after)
             return response
     if request.method == "POST" and form.is_valid():
-        declared = {name: form.cleaned_data[name] for name in services.DECLARED_FIELDS}
         try:
             submission = services.submission_create(
                 contest=contest,
                 owner=request.user,
-                declared=declared,
-                log_file=form.cleaned_data["log"],
+                declared=form.declared(),
+                log_file=form.cleaned_data.get("log"),
             )
         except services.DuplicateLog as duplicate:
             link = format_html(
@@ -304,7 +352,8 @@ def _visible_submission(request: HttpRequest, pk: int) -> Submission:
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     submission = _visible_submission(request, pk)
     rule_set = services.contest_rule_set(submission.contest)
-    sentences = {rule.id: rule.describe(rule_set) for rule in RULES}
+    track = submission.contest.track
+    sentences = {rule.id: rule.describe(rule_set) for rule in track.rule_list()}
     verdicts = [
         dict(verdict, sentence=sentences.get(verdict["rule"], ""))
         for verdict in submission.verdicts
@@ -312,6 +361,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "submission": submission,
         "verdicts": verdicts,
+        **track_panel(submission, track, rule_set),
         "is_owner": request.user.is_authenticated and submission.owner_id == request.user.id,
         "editable": selectors.submission_editable(submission, request.user),
         "show_name": submission.publish
@@ -322,8 +372,45 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "submissions/submission_detail.html", context)
 
 
+# Reference rows a track's plot sets beside the entry: all of them, or those of its class.
+PLOTS_WITH_REFERENCES = {"query_times": False, "load_rates": True, "recovery_bars": False}
+
+
+def track_panel(submission: Submission, track: tracks.Track, rules: RuleSet) -> dict:
+    """What the entry page shows of the track: its figures as tiles, what the entrant
+    declared for it, and the plot's data (with the seeds' figures where the plot compares)."""
+    if track.ranking is None:
+        return {"track": track}
+    figures = submission.track_figures
+    tiles = [
+        (tile.title(rules), tracks.display(tile.value_of(figures), tile.style))
+        for tile in track.tiles
+    ]
+    # Declared numbers are among the tiles already; a declared series is shown as written.
+    declared = [
+        (field.label, submission.track_declared[field.name])
+        for field in track.fields
+        if field.kind == "series" and field.name in submission.track_declared
+    ]
+    plot = {"kind": track.plot, "figures": figures, "references": []}
+    if track.plot in PLOTS_WITH_REFERENCES:
+        same_class = PLOTS_WITH_REFERENCES[track.plot]
+        references = submission.contest.references.all()
+        plot["references"] = [
+            {"label": reference.label, "figures": reference.track_figures}
+            for reference in references
+            if reference.track_figures
+            and (not same_class or reference.track_class == submission.track_class)
+        ]
+    if track.ranking.class_key:
+        tiles.insert(0, ("Class", track.ranking.label_of(submission.track_class) or "—"))
+    return {"track": track, "track_tiles": tiles, "track_declared": declared, "track_plot": plot}
+
+
 def submission_log(request: HttpRequest, pk: int) -> FileResponse:
     submission = _visible_submission(request, pk)
+    if not submission.log:
+        raise Http404("This entry has no log: its figures are declared.")
     return FileResponse(
         submission.log.open("rb"),
         as_attachment=True,
@@ -344,15 +431,13 @@ def submission_edit(request: HttpRequest, pk: int) -> HttpResponse:
     submission = _owned_submission(request, pk)
     form = DeclarationForm(_posted(request), instance=submission)
     if request.method == "POST" and form.is_valid():
-        declared = {name: form.cleaned_data[name] for name in services.DECLARED_FIELDS}
+        declared = form.declared()
         # The form wrote the values onto the instance already; reload so the service starts clean.
         submission.refresh_from_db()
         try:
             services.submission_update(submission=submission, declared=declared)
         except services.SubmissionRefused as refused:
-            # The stored log no longer passes the parser, or the contest just closed: nothing
-            # was saved.
-            form.add_error(None, refused.message)
+            form.add_error(refused.field if refused.field in form.fields else None, refused.message)
         else:
             messages.success(request, "Saved, and checked against the rules again.")
             return redirect(submission)

@@ -1,5 +1,6 @@
 """Settings shared by every environment; everything that varies comes from the environment."""
 
+import tempfile
 from datetime import timedelta
 from pathlib import Path
 
@@ -109,7 +110,8 @@ STATICFILES_FINDERS = [
     # plotly.js is served from the copy inside the installed plotly package, never a CDN.
     "iibench_site.staticfinders.PlotlyFinder",
 ]
-# Files browsers ask for at the site's root (/favicon.ico), served by whitenoise from here.
+# Files browsers ask for at the site's root (/favicon.ico: pages that do not link
+# static/favicon.svg, as the admin's), served by whitenoise from here.
 WHITENOISE_ROOT = BASE_DIR / "static" / "root"
 MEDIA_ROOT = env.path("MEDIA_ROOT", default=str(VAR_DIR / "media"))
 MEDIA_URL = "/media/"
@@ -186,7 +188,43 @@ RERUN_TARGETS = {
         "max_rows": env.int("RERUN_POSTGRESQL_MAX_ROWS", default=1_000_000_000),
         "engines": [],
     },
+    # Crash recovery (seed 003): the worker starts a private server of its own (data directory,
+    # port and socket under RERUN_RECOVERY_DIR), kills it with SIGKILL and times its restart.
+    # No URL: the server exists only for the run.
+    "recovery-mariadb": {
+        "url": "",
+        "server": "mariadb",
+        "time_limit": env.int("RERUN_RECOVERY_MARIADB_TIME_LIMIT", default=2 * 3600),
+        "max_rows": env.int("RERUN_RECOVERY_MARIADB_MAX_ROWS", default=100_000_000),
+        "engines": ["InnoDB", "MyISAM", "Aria"],
+    },
+    "recovery-postgresql": {
+        "url": "",
+        "server": "postgresql",
+        "time_limit": env.int("RERUN_RECOVERY_POSTGRESQL_TIME_LIMIT", default=2 * 3600),
+        "max_rows": env.int("RERUN_RECOVERY_POSTGRESQL_MAX_ROWS", default=100_000_000),
+        "engines": [],
+    },
 }
+# Seed 004 ran 10 writers and 100 readers, seed 001 a query thread: what a key-type or query
+# rerun runs on each target (RERUN_MARIADB_WRITERS=4, RERUN_SQLITE_QUERY_THREADS=2...).
+for _name, _target in RERUN_TARGETS.items():
+    _prefix = "RERUN_" + _name.upper().replace("-", "_")
+    _target["writers"] = env.int(f"{_prefix}_WRITERS", default=2)
+    _target["readers"] = env.int(f"{_prefix}_READERS", default=2)
+    _target["query_threads"] = env.int(f"{_prefix}_QUERY_THREADS", default=1)
+# The private servers of the recovery targets. Their directories hold a Unix socket, whose
+# path must stay under about 100 characters: keep this short.
+RERUN_RECOVERY_DIR = env.str("RERUN_RECOVERY_DIR", default=tempfile.gettempdir())
+RERUN_RECOVERY_MARIADBD = env.str("RERUN_RECOVERY_MARIADBD", default="/usr/sbin/mariadbd")
+RERUN_RECOVERY_MARIADB_INSTALL_DB = env.str(
+    "RERUN_RECOVERY_MARIADB_INSTALL_DB", default="/usr/bin/mariadb-install-db"
+)
+RERUN_RECOVERY_POSTGRESQL_BIN_DIR = env.str(
+    "RERUN_RECOVERY_POSTGRESQL_BIN_DIR", default="/usr/lib/postgresql/15/bin"
+)
+# PostgreSQL will not run as root: a worker running as root starts it as this user.
+RERUN_RECOVERY_POSTGRESQL_USER = env.str("RERUN_RECOVERY_POSTGRESQL_USER", default="postgres")
 RERUN_LONGEST_SECONDS = max(target["time_limit"] for target in RERUN_TARGETS.values())
 # A running rerun writes a heartbeat every RERUN_HEARTBEAT_SECONDS. The sweep, every
 # RERUN_SWEEP_SECONDS, fails a run whose heartbeat is older than RERUN_HEARTBEAT_TIMEOUT: a run

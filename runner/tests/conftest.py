@@ -1,4 +1,6 @@
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -6,8 +8,14 @@ from django.conf import settings
 
 from runner.tests.worker import broker_settings, worker  # noqa: F401 - fixtures
 from submissions import services
+from submissions.models import Submission
 from submissions.tests.conftest import DECLARED, upload
-from submissions.tests.factories import ContestFactory, StaffFactory, UserFactory
+from submissions.tests.factories import (
+    ContestFactory,
+    StaffFactory,
+    SubmissionFactory,
+    UserFactory,
+)
 
 
 @pytest.fixture
@@ -38,4 +46,25 @@ def entry(db):
     log = python_log(rows=2_000_000, rates=[5_000.0, 5_000.0])
     return services.submission_create(
         contest=contest, owner=UserFactory(), declared=dict(DECLARED), log_file=upload(log)
+    )
+
+
+@pytest.fixture
+def recovery_dir(settings):
+    """A short folder for the private servers: their Unix sockets live there, and a socket's
+    path must stay under about 100 characters (pytest's tmp_path is too deep)."""
+    folder = tempfile.mkdtemp(prefix="rr-", dir="/tmp")
+    # PostgreSQL runs as its own user and must reach its directory, as it does in /tmp.
+    os.chmod(folder, 0o755)  # noqa: S103
+    settings.RERUN_RECOVERY_DIR = folder
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def track_entry(workload: str, figures: dict, rows: int = 1_000_000_000, **contest) -> Submission:
+    """An entry of a track as the registry stores it: the figures the registry engineer's code
+    computes, given here as they are (no log is parsed)."""
+    contest.setdefault("rerun_tolerance", 0.25)
+    return SubmissionFactory(
+        contest=ContestFactory(workload=workload, **contest), track_figures=figures, rows=rows
     )

@@ -3,16 +3,26 @@ transport of the embedded default): the failure cases of a worker's life."""
 
 import os
 import signal
+import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
-from runner import services
-from runner.models import RerunStatus
+from runner import recovery, services
+from runner.models import RerunStatus, VerificationRun
 from runner.tasks import run_verification
+from runner.tests.conftest import track_entry
 from runner.tests.worker import finished, wait_for
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+
+def benchmark_running(run: VerificationRun, tmp_path: Path) -> bool:
+    # The full path: other checkouts on the same machine run reruns with the same ids.
+    path = f"{tmp_path}/reruns/rerun-{run.pk}.db"
+    found = subprocess.run(["pgrep", "-f", path], capture_output=True)
+    return found.returncode == 0
 
 
 @pytest.mark.parametrize("broker", ["redis", "filesystem"])
@@ -41,27 +51,27 @@ def test_the_same_task_delivered_twice_runs_once(worker, entry, organizer):
     assert run.log.count("# summary") == 1
 
 
-def test_cancel_stops_the_benchmark_on_the_worker(worker, entry, organizer):
-    running = worker("redis")
+def test_cancel_stops_the_benchmark_on_the_worker(worker, entry, organizer, tmp_path):
+    worker("redis")
     run = services.rerun_start(
-        submission=entry, target="sqlite", rows=50_000_000, requested_by=organizer
+        submission=entry, target="sqlite", rows=5_000_000, requested_by=organizer
     )
     wait_for(run, lambda r: r.rows_done > 0)
     services.rerun_cancel(run=run)
     run = wait_for(run, finished, timeout=30)
     assert run.status == RerunStatus.CANCELLED
-    assert not running.benchmark_running(run)
+    assert not benchmark_running(run, tmp_path)
 
 
-def test_a_time_out_kills_the_benchmark_and_says_so(worker, entry, organizer, settings):
-    running = worker("redis", RERUN_SQLITE_TIME_LIMIT="2")
+def test_a_time_out_kills_the_benchmark_and_says_so(worker, entry, organizer, tmp_path):
+    worker("redis", RERUN_SQLITE_TIME_LIMIT="2")
     run = services.rerun_start(
         submission=entry, target="sqlite", rows=50_000_000, requested_by=organizer
     )
     run = wait_for(run, finished, timeout=60)
     assert run.status == RerunStatus.TIMED_OUT
     assert run.message.startswith("Timed out after 2 s")
-    assert not running.benchmark_running(run)
+    assert not benchmark_running(run, tmp_path)
 
 
 def test_a_target_database_that_is_down_fails_the_run_with_its_message(worker, entry, organizer):
@@ -74,19 +84,19 @@ def test_a_target_database_that_is_down_fails_the_run_with_its_message(worker, e
     assert "cannot connect" in run.message.lower()
 
 
-def test_a_worker_killed_mid_run_does_not_leave_the_run_running(worker, entry, organizer, settings):
+def test_a_worker_killed_mid_run_does_not_leave_the_run_running(worker, entry, organizer, tmp_path):
     first = worker("redis")
     run = services.rerun_start(
-        submission=entry, target="sqlite", rows=50_000_000, requested_by=organizer
+        submission=entry, target="sqlite", rows=5_000_000, requested_by=organizer
     )
     wait_for(run, lambda r: r.rows_done > 0)
     os.kill(first.process.pid, signal.SIGKILL)
     first.process.wait()
     # The pool process and the benchmark die with the worker (PR_SET_PDEATHSIG).
     deadline = time.monotonic() + 10
-    while first.benchmark_running(run) and time.monotonic() < deadline:
+    while benchmark_running(run, tmp_path) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not first.benchmark_running(run)
+    assert not benchmark_running(run, tmp_path)
     run.refresh_from_db()
     assert run.status == RerunStatus.RUNNING  # nobody has noticed yet
     # A new worker sweeps at start: past the heartbeat timeout the run is failed, with why.
@@ -95,3 +105,62 @@ def test_a_worker_killed_mid_run_does_not_leave_the_run_running(worker, entry, o
     run = wait_for(run, finished, timeout=30)
     assert run.status == RerunStatus.FAILED
     assert "The worker stopped: no heartbeat for more than 2 s" in run.message
+
+
+CRASH_CLAIM = {"insert_rate": 2_000.0, "rows_at_crash": 250_000_000, "recovery_seconds": 13.0}
+
+
+def private_server_running(folder: str) -> bool:
+    found = subprocess.run(["pgrep", "-f", folder], capture_output=True)
+    return found.returncode == 0
+
+
+def test_a_crash_recovery_rerun_runs_its_steps_live_on_the_worker(worker, organizer, recovery_dir):
+    worker("redis", RERUN_RECOVERY_DIR=recovery_dir)
+    entry = track_entry("crash_recovery", CRASH_CLAIM)
+    run = services.rerun_start(
+        submission=entry, target="recovery-mariadb", rows=6_000, requested_by=organizer
+    )
+    seen = []
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        run.refresh_from_db()
+        seen.append((run.step, run.rows_done, run.heartbeat_at))
+        if run.finished:
+            break
+        time.sleep(0.1)
+    assert run.status == RerunStatus.SUCCEEDED, run.message
+    # Progress was live: the insert step's rows grew while the run was running.
+    inserting = [rows for step, rows, _ in seen if step == "insert"]
+    assert len(set(inserting)) >= 3, seen
+    assert {"insert", "recovery"} <= {step for step, _, _ in seen}
+    assert len({beat for _, _, beat in seen}) >= 3  # the heartbeat kept beating
+    assert run.result["recovery_seconds"] > 0
+    assert run.result["rows_found"] >= run.result["rows_committed"]
+    assert run.samples.filter(step="insert").count() >= 6
+    assert "# rerun step=recovery" in run.log
+    assert os.listdir(recovery_dir) == []
+
+
+def test_a_worker_killed_during_crash_recovery_takes_its_server_with_it(
+    worker, organizer, recovery_dir
+):
+    first = worker("redis", RERUN_RECOVERY_DIR=recovery_dir)
+    entry = track_entry("crash_recovery", CRASH_CLAIM)
+    run = services.rerun_start(
+        submission=entry, target="recovery-mariadb", rows=1_000_000, requested_by=organizer
+    )
+    wait_for(run, lambda r: r.step == "insert" and r.rows_done > 0)
+    assert private_server_running(recovery_dir)
+    os.kill(first.process.pid, signal.SIGKILL)
+    first.process.wait()
+    # The pool process dies with the worker, the server and the benchmark with the pool
+    # process (PR_SET_PDEATHSIG): only the files are left.
+    deadline = time.monotonic() + 15
+    while private_server_running(recovery_dir) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not private_server_running(recovery_dir)
+    assert os.listdir(recovery_dir)
+    # The next crash-recovery rerun on this host removes them before it starts its own.
+    assert recovery.remove_leftovers(recovery_dir)
+    assert os.listdir(recovery_dir) == []

@@ -33,13 +33,12 @@ class Worker:
 
     def __init__(self, tmp_path: Path, broker: str, **env: str):
         self.log_path = tmp_path / f"worker-{time.monotonic_ns()}.log"
-        self.rerun_dir = tmp_path / "reruns"
         environment = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "iibench_site.settings.test",
             "TEST_DATABASE_URL": test_database_url(),
             "IIBENCH_BINARY": str(settings.IIBENCH_BINARY),
-            "RERUN_WORK_DIR": str(self.rerun_dir),
+            "RERUN_WORK_DIR": str(tmp_path / "reruns"),
             "RERUN_HEARTBEAT_SECONDS": "1",
             "REDIS_URL": REDIS_TEST_URL if broker == "redis" else "",
             "CELERY_BROKER_DIR": str(tmp_path / "broker"),
@@ -48,7 +47,8 @@ class Worker:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "iibench_site", "worker", "--concurrency=1",
              "--pool=prefork", "--loglevel=INFO", "--without-gossip", "--without-mingle",
-             "-Q", "celery,rerun.sqlite,rerun.mariadb", "-n", f"test-{time.monotonic_ns()}@%h"],
+             "-Q", "celery,rerun.sqlite,rerun.mariadb,rerun.recovery-mariadb",
+             "-n", f"test-{time.monotonic_ns()}@%h"],
             cwd=ROOT, env=environment, stdout=self.log_path.open("w"), stderr=subprocess.STDOUT,
         )  # fmt: skip
         self.wait_for_log("ready.", timeout=60)
@@ -63,14 +63,6 @@ class Worker:
             if self.process.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(f"worker never logged {text!r}:\n{self.log[-3000:]}")
             time.sleep(0.2)
-
-    def benchmark_running(self, run: VerificationRun) -> bool:
-        """Whether this worker's benchmark process for `run` is alive. Matched by its database
-        file under this test's own folder: other test sessions on the machine number their
-        reruns from 1 too."""
-        pattern = str(self.rerun_dir / f"rerun-{run.pk}.db")
-        found = subprocess.run(["pgrep", "-f", pattern], capture_output=True)
-        return found.returncode == 0
 
     def stop(self) -> None:
         if self.process.poll() is None:

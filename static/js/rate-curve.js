@@ -27,6 +27,23 @@
     };
   }
 
+  // FIFO runs: a dashed vertical line where deletes begin (seed 002's "then the deletions
+  // start executing").
+  function deletesStart(element) {
+    if (!("deletesStart" in element.dataset)) return { shapes: [], annotations: [] };
+    var at = Number(element.dataset.deletesStart);
+    return {
+      shapes: [{
+        type: "line", xref: "x", yref: "paper", x0: at, x1: at, y0: 0, y1: 1,
+        line: { color: "#16a34a", width: 1.5, dash: "dash" },
+      }],
+      annotations: [{
+        x: at, xref: "x", xanchor: "left", y: 1, yref: "paper", yanchor: "bottom",
+        text: "deletes begin", showarrow: false, font: { size: 11, color: "#15803d" },
+      }],
+    };
+  }
+
   function draw(element, preview) {
     var traces = [];
     if (preview.interval_rate) traces.push(trace(preview.interval_rate, "interval", "#2563eb"));
@@ -42,13 +59,14 @@
         { dash: "dash", yaxis: "y2", unit: "queries/s" }));
     }
     var band = terminalWindow(element);
+    var deletes = deletesStart(element);
     var layout = {
       margin: { t: 50, r: queries ? 70 : 20, b: 90, l: 70 },
       xaxis: { title: { text: "rows inserted" }, tickformat: ",d", hoverformat: ",d" },
       yaxis: { title: { text: "rows/s" }, tickformat: ",d", rangemode: "tozero" },
       legend: { orientation: "h", x: 0, y: -0.22 },
-      shapes: band.shapes,
-      annotations: band.annotations,
+      shapes: band.shapes.concat(deletes.shapes),
+      annotations: band.annotations.concat(deletes.annotations),
       hovermode: "x unified",
       updatemenus: [window.IIBenchPlots.scaleButtons(queries ? ["yaxis", "yaxis2"] : ["yaxis"])],
     };

@@ -23,9 +23,26 @@
     return element;
   }
 
+  // A rerun of several steps (three key types; a crash recovery's insert) draws one curve per
+  // step: each step's rows start again from its first report.
+  var STEP_COLORS = ["#16a34a", "#2563eb", "#9333ea", "#ea580c"];
+  var CLASSIC_STEPS = ["", "insert"];
+
+  function stepTraceName(step) {
+    return CLASSIC_STEPS.indexOf(step) >= 0 ? "rerun (cumulative)" : "rerun: " + step + " (cumulative)";
+  }
+
+  // Where the result says something happened on the curve: deletes began, the server was killed.
+  function resultMarkers(result) {
+    var marks = [];
+    if (result && result.deletes_start_row) marks.push([result.deletes_start_row, "deletes begin"]);
+    if (result && result.rows_at_crash) marks.push([result.rows_at_crash, "SIGKILL"]);
+    return marks;
+  }
+
   function startPlot(card, claimed, rowsTarget) {
     var plot = card.querySelector(".rerun-plot");
-    var traces = [{ x: [], y: [], name: "rerun (cumulative)", mode: "lines+markers", line: { color: "#16a34a" } }];
+    var traces = [];
     if (claimed) {
       var xs = [], ys = [];
       for (var i = 0; i < claimed.x.length; i++) {
@@ -46,15 +63,50 @@
     var api = card.dataset.api, samplesUrl = card.dataset.samples;
     var rowsTarget = Number(card.querySelector("progress").max);
     var plot = startPlot(card, claimed, rowsTarget);
-    var lastRows = 0;
+    var lastId = 0;
+    var stepTraces = {};
+    var marked = false;
+
+    function traceFor(step) {
+      if (!(step in stepTraces)) {
+        var count = Object.keys(stepTraces).length;
+        window.Plotly.addTraces(plot, {
+          x: [], y: [], name: stepTraceName(step), mode: "lines+markers",
+          line: { color: STEP_COLORS[count % STEP_COLORS.length] },
+        });
+        stepTraces[step] = plot.data.length - 1;
+      }
+      return stepTraces[step];
+    }
 
     function addSamples(samples) {
       if (!samples.length) return;
-      lastRows = samples[samples.length - 1].rows;
-      window.Plotly.extendTraces(plot, {
-        x: [samples.map(function (s) { return s.rows; })],
-        y: [samples.map(function (s) { return s.cumulative_rate; })],
-      }, [0]);
+      lastId = samples[samples.length - 1].id;
+      var byStep = {};
+      samples.forEach(function (s) {
+        var step = s.step || "";
+        (byStep[step] = byStep[step] || []).push(s);
+      });
+      Object.keys(byStep).forEach(function (step) {
+        window.Plotly.extendTraces(plot, {
+          x: [byStep[step].map(function (s) { return s.rows; })],
+          y: [byStep[step].map(function (s) { return s.cumulative_rate; })],
+        }, [traceFor(step)]);
+      });
+    }
+
+    function markResult(result) {
+      var marks = resultMarkers(result);
+      if (marked || !marks.length) return;
+      marked = true;
+      window.Plotly.relayout(plot, {
+        shapes: marks.map(function (m) {
+          return { type: "line", x0: m[0], x1: m[0], yref: "paper", y0: 0, y1: 1, line: { color: "#6b7280", dash: "dash" } };
+        }),
+        annotations: marks.map(function (m) {
+          return { x: m[0], yref: "paper", y: 1, text: m[1], showarrow: false, yanchor: "bottom" };
+        }),
+      });
     }
 
     function show(run) {
@@ -65,6 +117,19 @@
       setField(card, "rate", number(run.rate));
       card.querySelector("progress").value = run.rows_done;
       setField(card, "message", run.message || "");
+      var finished = FINISHED.indexOf(run.status) >= 0;
+      var stepLine = card.querySelector(".step-line");
+      if (stepLine) {
+        setField(card, "step", run.step || "");
+        stepLine.hidden = finished || !run.step;
+      }
+      var summary = run.result && run.result.summary;
+      var result = card.querySelector('[data-field="result"]');
+      if (result) {
+        setField(card, "result-summary", summary || "");
+        result.hidden = !summary;
+      }
+      markResult(run.result);
       var verdict = card.querySelector('[data-field="verdict"]');
       if (run.verdict) {
         verdict.hidden = false;
@@ -79,7 +144,7 @@
 
     function poll() {
       Promise.all([
-        fetch(samplesUrl + "?after=" + lastRows, { credentials: "same-origin" }).then(function (r) { return r.json(); }),
+        fetch(samplesUrl + "?after_id=" + lastId, { credentials: "same-origin" }).then(function (r) { return r.json(); }),
         fetch(api, { credentials: "same-origin" }).then(function (r) { return r.json(); }),
       ]).then(function (results) {
         addSamples(results[0]);

@@ -18,7 +18,7 @@ from .model import (
     Stated,
     Totals,
 )
-from .parse import parse_log
+from .parse import key_type_log, parse_log, parse_log_runs
 
 __all__ = [
     "FORMAT_LABELS",
@@ -32,5 +32,7 @@ __all__ = [
     "Series",
     "Stated",
     "Totals",
+    "key_type_log",
     "parse_log",
+    "parse_log_runs",
 ]

@@ -14,7 +14,7 @@ import numpy as np
 
 from .common import LogParse, to_float, to_int, trim_series
 from .errors import LogError, num, quote
-from .model import IndexInfo, LoadSummary, Totals
+from .model import IndexInfo, KeyTypeRun, LoadSummary, MeterReading, ParsedLog, Totals
 
 FORMAT_VERSION = "1"
 COLUMNS = (
@@ -70,7 +70,9 @@ def key_values(text: str) -> dict[str, str]:
 
 
 class CFormatParse(LogParse):
-    def parse(self, blocks: Iterable[list[str]]) -> None:
+    def parse(self, blocks: Iterable[list[str]], first_line: int = 1) -> None:
+        """`first_line`: the number of the first line of `blocks` in the file, when this run is
+        one of several printed one after another (`parse_log_runs`)."""
         self.column_words.update(
             {
                 "interval_rate": "interval_ips",
@@ -82,7 +84,7 @@ class CFormatParse(LogParse):
         self.columns: dict[str, int] | None = None
         self.summary_line: int | None = None
         self.extras = (array("q"), array("d"), array("q"), array("d"))
-        first = 1
+        first = first_line
         for block in blocks:
             self._block(first, block)
             first += len(block)
@@ -291,3 +293,34 @@ class CFormatParse(LogParse):
         if is_load and self.load is None and not ended_early:
             raise LogError("the load run has no '# summary' line: it did not finish")
         self.check_series(allow_empty=is_load or ended_early)
+
+
+def key_type_run(parsed: ParsedLog) -> KeyTypeRun | None:
+    """A run with `# param pk=...` read as one table of seed 004: its time and rows, its
+    commits as the write events and its readers' range scans as the read events. None for a
+    run that states no key kind or inserted nothing."""
+    pk = parsed.parameters.get("pk")
+    series, totals = parsed.series, parsed.totals
+    if totals is not None and totals.rows and totals.seconds:
+        rows, seconds = totals.rows, totals.seconds
+    elif len(series):
+        rows, seconds = int(series.rows[-1]), float(series.seconds[-1])
+    else:
+        return None
+    if pk is None or seconds <= 0:
+        return None
+    per_commit = parsed.parameters.get("rows_per_commit")
+    commits = -(-rows // int(per_commit.value)) if per_commit else rows
+    readers = parsed.parameters.get("readers")
+    queries = int(series.queries[-1]) if series.queries is not None and len(series) else 0
+    reads = None
+    if readers is not None and int(readers.value) > 0:
+        reads = MeterReading(queries, queries / seconds)
+    return KeyTypeRun(
+        name=str(pk.value),
+        minutes=seconds / 60,
+        rows=rows,
+        reads=reads,
+        writes=MeterReading(commits, commits / seconds),
+        line=pk.line,
+    )

@@ -99,18 +99,20 @@ class LoadSummary:
 
 @dataclass(frozen=True)
 class MeterReading:
-    """A metrics-console meter: events and their rates in events/second."""
+    """A metrics-console meter: events and their rates in events/second. The C benchmark
+    counts events but keeps no moving averages: there only the mean rate is set."""
 
     count: int
     mean_rate: float
-    rate_1m: float
-    rate_5m: float
-    rate_15m: float
+    rate_1m: float | None = None
+    rate_5m: float | None = None
+    rate_15m: float | None = None
 
 
 @dataclass(frozen=True)
 class KeyTypeRun:
-    """One table of seed 004 (BASELINE / UUID_CHAR / UUID_OPTIMIZED).
+    """One table of seed 004 (BASELINE / UUID_CHAR / UUID_OPTIMIZED), or one run of the C
+    benchmark with `--pk` (named by its key kind: autoinc / uuid-char / uuid-ordered).
 
     `group` is the heading of the test the run belongs to when the log is the seed's markdown
     write-up (several tests, three tables each); it is "" for a plain console capture.

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from itertools import chain
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
+from itertools import chain, groupby
 from typing import BinaryIO
 
-from .c_format import CFormatParse
-from .common import LogParse
+from .c_format import CFormatParse, key_type_run
+from .common import Detection, LogParse
 from .detect import detect
+from .errors import LogError
 from .java_iibench import JavaConsoleParse, JavaTsvParse
 from .metrics_console import MetricsConsoleParse
-from .model import ParsedLog
+from .model import ParsedLog, Series
 from .python_iibench import PythonIibenchParse
 from .reader import LogReader
 from .sysbench import SysbenchParse
@@ -45,3 +47,79 @@ def parse_log(
     parser = parser_class(reader, detection, declared or {})
     parser.parse(chain(seen, blocks))
     return parser.result()
+
+
+C_RUN_START = "# iibench-c"
+
+
+def parse_log_runs(
+    source: BinaryIO, *, max_expanded_bytes: int = 1 << 30, max_line_chars: int = 65536
+) -> list[ParsedLog]:
+    """Like parse_log, for a file holding several runs of this project's C benchmark printed
+    one after another (`cat autoinc.log uuid-char.log uuid-ordered.log`: seed 004's three key
+    types): one ParsedLog per run, with the file's own line numbers. Any other log is one run.
+    Streams like parse_log: one run is read while the next has not been."""
+    reader = LogReader(source, max_expanded_bytes=max_expanded_bytes, max_line_chars=max_line_chars)
+    blocks = reader.blocks()
+    detection, seen = detect(blocks)
+    lines = chain(seen, blocks)
+    if detection.format != "iibench-c":
+        parser = PARSERS.get(detection.format, PythonIibenchParse)(reader, detection, {})
+        parser.parse(lines)
+        return [parser.result()]
+    runs = []
+    for number, pieces in groupby(_c_run_pieces(lines), key=lambda piece: piece[0]):
+        pieces = iter(pieces)
+        _, first_line, first_block = next(pieces)
+        run_detection = detection
+        if number:
+            run_detection = Detection("iibench-c", first_line, first_block[0])
+        parser = CFormatParse(reader, run_detection, {})
+        parser.parse(chain([first_block], (block for *_, block in pieces)), first_line=first_line)
+        runs.append(parser.result())
+    return runs
+
+
+def _c_run_pieces(blocks: Iterable[list[str]]) -> Iterator[tuple[int, int, list[str]]]:
+    """(run number, first line number, lines): the blocks cut where a run's first line is."""
+    run, line, started = 0, 1, False
+    for block in blocks:
+        start = 0
+        for index, text in enumerate(block):
+            if not text.startswith(C_RUN_START):
+                continue
+            if started and index > start:
+                yield run, line + start, block[start:index]
+            if started:
+                run, start = run + 1, index
+            started = True
+        if start < len(block):
+            yield run, line + start, block[start:]
+        line += len(block)
+
+
+def key_type_log(runs: list[ParsedLog]) -> ParsedLog:
+    """Several C benchmark runs (`--pk autoinc`, `uuid-char`, `uuid-ordered`) as one log of
+    key-type runs, like the metrics console's. A single log of another kind is itself."""
+    if len(runs) == 1 and runs[0].format != "iibench-c":
+        return runs[0]
+    key_types = []
+    for run in runs:
+        found = key_type_run(run)
+        if found is None:
+            line = run.totals.line if run.totals else None
+            raise LogError(
+                "a run that states no key kind (# param pk=...) or inserted no row: "
+                "upload the output of iibench --pk autoinc, uuid-char and uuid-ordered",
+                line=line,
+            )
+        key_types.append(found)
+    first = runs[0]
+    return replace(
+        first,
+        series=Series(),
+        totals=None,
+        markers=[marker for run in runs for marker in run.markers],
+        key_type_runs=key_types,
+        line_count=runs[-1].line_count,
+    )

@@ -1,8 +1,9 @@
 from django import template
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
+from submissions import tracks
 from submissions.figures import format_duration
 from submissions.markdown import render_markdown
 
@@ -20,6 +21,17 @@ def duration(seconds: float | None, estimated: bool = False) -> str:
     if seconds is None:
         return "—"
     return format_duration(seconds, estimated=estimated)
+
+
+@register.filter
+def track_result(entry) -> str:
+    """What an entry achieved, as its contest's track measures it: the classic time to the
+    target rows, or the track's metric ("recovery time 0.35 s")."""
+    track = entry.contest.track
+    if track.ranking is None:
+        return duration(entry.seconds_to_target, entry.estimated)
+    value = tracks.display(entry.track_metric, track.columns[0].style)
+    return f"{track.ranking.metric_label} {value}"
 
 
 @register.filter
@@ -52,12 +64,78 @@ UNRANKED_ROW = (
     '<td class="num">{elapsed}</td><td class="num">{terminal}</td>'
     '<td class="reason">{reason}</td></tr>'
 )
-VERIFIED_BADGE = mark_safe('<span class="badge verified">verified</span>')  # a constant  # nosec B308
+# A constant: nothing from a user goes into it.
+VERIFIED_BADGE = mark_safe('<span class="badge verified">verified</span>')  # nosec B308
+
+
+TRACK_RANKED_ROW = (
+    '<tr><td class="pick">{pick}</td><td class="num">{rank}</td>{track_class}'
+    '<td><a href="{url}">{entrant}</a></td><td>{engine}</td><td class="hardware">{hardware}</td>'
+    "{figures}<td>{verified}</td></tr>"
+)
+TRACK_REFERENCE_ROW = (
+    '<tr class="reference"><td class="pick"></td>'
+    '<td class="num"><span class="badge reference">reference</span></td>{track_class}'
+    '<td title="{source}">{entrant}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
+    "{figures}<td></td></tr>"
+)
+TRACK_UNRANKED_ROW = (
+    '<tr><td class="pick">{pick}</td><td class="num"><a href="{url}">#{id}</a></td>'
+    '<td>{entrant}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
+    '{figures}<td class="reason">{reason}</td></tr>'
+)
+
+
+def _pick(row, track: tracks.Track) -> str:
+    """The compare checkbox, for tracks whose entries have a rate curve to overlay."""
+    if not track.has_curve:
+        return ""
+    return format_html(
+        '<input type="checkbox" name="ids" value="{}" aria-label="Compare entry #{}">',
+        row.id,
+        row.id,
+    )
+
+
+def _figure_cells(row, columns, note: str = ""):
+    """One cell per track column; a reference row's note is the first cell's tooltip."""
+    cells = []
+    for index, column in enumerate(columns):
+        text = tracks.display(column.value_of(row.track_figures), column.style)
+        title = note if index == 0 else ""
+        css = "" if column.style == "text" else "num"
+        cells.append((css, title, text))
+    return format_html_join("", '<td class="{}" title="{}">{}</td>', cells)
+
+
+def _track_board_row(row, track: tracks.Track) -> str:
+    common = {
+        "entrant": row.entrant,
+        "engine": row.storage_engine,
+        "hardware": row.hardware,
+        "track_class": format_html("<td>{}</td>", row.track_class)
+        if track.ranking.class_key
+        else "",
+    }
+    if row.reference:
+        figures = _figure_cells(row, track.columns, row.reason)
+        return format_html(TRACK_REFERENCE_ROW, source=row.source, figures=figures, **common)
+    return format_html(
+        TRACK_RANKED_ROW,
+        pick=_pick(row, track),
+        rank=row.rank,
+        url=reverse("submission_detail", args=[row.id]),
+        verified=VERIFIED_BADGE if row.verified else "",
+        figures=_figure_cells(row, track.columns),
+        **common,
+    )
 
 
 @register.simple_tag
-def board_row(row) -> str:
+def board_row(row, track: tracks.Track | None = None) -> str:
     """A row of the ranking table: a ranked entry or a reference result."""
+    if track is not None and track.ranking is not None:
+        return _track_board_row(row, track)
     common = {
         "entrant": row.entrant,
         "engine": row.storage_engine,
@@ -79,8 +157,20 @@ def board_row(row) -> str:
 
 
 @register.simple_tag
-def unranked_row(row) -> str:
+def unranked_row(row, track: tracks.Track | None = None) -> str:
     """A row of the not-ranked table, with the reason."""
+    if track is not None and track.ranking is not None:
+        return format_html(
+            TRACK_UNRANKED_ROW,
+            pick=_pick(row, track),
+            id=row.id,
+            url=reverse("submission_detail", args=[row.id]),
+            entrant=row.entrant,
+            engine=row.storage_engine,
+            hardware=row.hardware,
+            figures=_figure_cells(row, track.columns[:1]),
+            reason=row.reason,
+        )
     return format_html(
         UNRANKED_ROW,
         id=row.id,

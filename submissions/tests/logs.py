@@ -76,3 +76,193 @@ def c_log(
         f"average_ips={rows / seconds:.1f} deleted=0 queries=0"
     )
     return ("\n".join(lines) + "\n").encode()
+
+
+def c_fifo_log(
+    rows: int = 500_000,
+    every: int = 5_000,
+    delete_after: int = 250_000,
+    deletes_from: int | None = None,
+    pace: float = 1.0,
+    rate: float = 50_000.0,
+    delete_rate: float = 20_000.0,
+    qps: float = 0.0,
+    state_delete_after: bool = True,
+) -> bytes:
+    """A C benchmark FIFO run: inserts at `rate` until `delete_after` rows (or `deletes_from`
+    when deletes start elsewhere), then at `delete_rate` with `pace` rows deleted per row
+    inserted; `qps` queries per second in every interval."""
+    deletes_from = delete_after if deletes_from is None else deletes_from
+    lines = [
+        "# iibench-c version=1.0.0 format=1",
+        f"# command iibench --db sqlite:///fifo.db --rows {rows} --delete-after {delete_after}",
+        "# param mode=insert",
+        f"# param rows={rows}",
+        "# param rows_per_commit=1000",
+        "# param rows_per_insert=1000",
+        f"# param report_every={every}",
+        "# param max_rate=0",
+        "# param pk=autoinc",
+        "# param query_threads=1",
+    ]
+    if state_delete_after:
+        lines.append(f"# param delete_after={delete_after}")
+    lines += [
+        "# backend sqlite",
+        "# server 3.40.1",
+        "# table mypurchases",
+        "# index PRIMARY columns=transactionid unique=yes created=before_load",
+        "# index marketsegment columns=price,customerid unique=no created=before_load",
+        "# started 2026-11-20T22:40:01Z",
+        "rows\tseconds\tinterval_ips\tcumulative_ips\tdeleted\tinterval_dps\tqueries\tinterval_qps",
+    ]
+    seconds = 0.0
+    queries = 0
+    for done in range(every, rows + 1, every):
+        interval_rate = rate if done <= deletes_from else delete_rate
+        interval = every / interval_rate
+        seconds += interval
+        deleted = int(max(done - deletes_from, 0) * pace)
+        dps = interval_rate * pace if deleted else 0.0
+        queries += int(qps * interval)
+        lines.append(
+            f"{done}\t{seconds:.3f}\t{every / interval:.1f}\t{done / seconds:.1f}\t{deleted}"
+            f"\t{dps:.1f}\t{queries}\t{qps:.1f}"
+        )
+    lines.append(
+        f"# summary status=completed rows={rows} seconds={seconds:.3f} "
+        f"average_ips={rows / seconds:.1f} deleted={deleted} queries={queries}"
+    )
+    return ("\n".join(lines) + "\n").encode()
+
+
+def c_query_log(points: list[tuple[int, float]], every: int = 50_000) -> bytes:
+    """A C benchmark run with a query thread: `points` are (rows, queries per second) for each
+    report, inserting at 50,000 rows/s."""
+    lines = [
+        "# iibench-c version=1.0.0 format=1",
+        "# param mode=insert",
+        f"# param rows={points[-1][0]}",
+        "# param rows_per_commit=1000",
+        "# param rows_per_insert=1000",
+        f"# param report_every={every}",
+        "# param query_threads=1",
+        "# backend mysql",
+        "# server 10.11.19-MariaDB",
+        "# index PRIMARY columns=transactionid unique=yes created=before_load",
+        "rows\tseconds\tinterval_ips\tcumulative_ips\tdeleted\tinterval_dps\tqueries\tinterval_qps",
+    ]
+    seconds, queries = 0.0, 0
+    for done, qps in points:
+        seconds += every / 50_000
+        queries += int(qps * every / 50_000)
+        lines.append(
+            f"{done}\t{seconds:.3f}\t50000.0\t{done / seconds:.1f}\t0\t0.0\t{queries}\t{qps:.1f}"
+        )
+    lines.append(
+        f"# summary status=completed rows={points[-1][0]} seconds={seconds:.3f} "
+        f"average_ips={points[-1][0] / seconds:.1f} deleted=0 queries={queries}"
+    )
+    return ("\n".join(lines) + "\n").encode()
+
+
+def c_pk_run(
+    pk: str, seconds: float, rows: int = 100_000, readers: int = 4, scans: int = 400
+) -> bytes:
+    """One C benchmark run with `--pk`: `rows` in `seconds`, `scans` range scans by readers."""
+    lines = [
+        "# iibench-c version=1.0.0 format=1",
+        f"# command iibench --pk {pk} --rows {rows} --writers 2 --readers {readers}",
+        "# param mode=insert",
+        f"# param rows={rows}",
+        "# param rows_per_commit=1000",
+        "# param rows_per_insert=1000",
+        f"# param report_every={rows}",
+        f"# param pk={pk}",
+        "# param writers=2",
+        f"# param readers={readers}",
+        "# backend mysql",
+        "# server 10.11.19-MariaDB",
+        "# index PRIMARY columns=transactionid unique=yes created=before_load",
+        "rows\tseconds\tinterval_ips\tcumulative_ips\tdeleted\tinterval_dps\tqueries\tinterval_qps",
+        f"{rows}\t{seconds:.3f}\t{rows / seconds:.1f}\t{rows / seconds:.1f}\t0\t0.0\t{scans}"
+        f"\t{scans / seconds:.1f}",
+        f"# summary status=completed rows={rows} seconds={seconds:.3f} "
+        f"average_ips={rows / seconds:.1f} deleted=0 queries={scans}",
+    ]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def c_load_log(
+    keys: int = 4,
+    row_length: int = 64,
+    rows: int = 200_000,
+    seconds: float = 2.0,
+    created: str = "before_load",
+    listed_keys: int | None = None,
+) -> bytes:
+    """The summary of `iibench load`, with `listed_keys` index lines (default: one per key)."""
+    listed = keys if listed_keys is None else listed_keys
+    data_bytes = rows * (row_length + 1)
+    lines = [
+        "# iibench-c version=1.0.0 format=1",
+        f"# command iibench load --keys {keys} --row-length {row_length} --rows {rows}",
+        "# param mode=load",
+        f"# param keys={keys}",
+        f"# param row_length={row_length}",
+        f"# param rows={rows}",
+        "# backend mysql",
+        "# server 10.11.19-MariaDB",
+        "# table load_table",
+        "# index PRIMARY columns=val0 unique=yes created=before_load",
+        *(
+            f"# index valkey{k} columns=val{k} unique=no created={created}"
+            for k in range(1, listed)
+        ),
+        f"# summary status=completed mode=load rows={rows} keys={keys} row_length={row_length} "
+        f"seconds={seconds:.3f} rows_per_s={rows / seconds:.1f} "
+        f"kv_pairs_per_s={rows * keys / seconds:.1f} mb_per_s={data_bytes / 1e6 / seconds:.1f}",
+    ]
+    return ("\n".join(lines) + "\n").encode()
+
+
+METRICS_RUN = """Starting {name}...
+
+{name} took ==================> {minutes} min
+3/27/16 2:41:19 PM =============================================================
+
+-- Counters --------------------------------------------------------------------
+{name}-counter
+             count = {rows}
+
+-- Meters ----------------------------------------------------------------------
+{name}-reads
+             count = {reads}
+         mean rate = {read_rate} events/second
+     1-minute rate = 7.26 events/second
+     5-minute rate = 161.00 events/second
+    15-minute rate = 490.35 events/second
+{name}-writes
+             count = {batches}
+         mean rate = 0.86 events/second
+     1-minute rate = 0.53 events/second
+     5-minute rate = 0.99 events/second
+    15-minute rate = 1.45 events/second
+
+"""
+
+
+def metrics_console_log(*runs: tuple[str, float, int, float], batches: int = 500) -> bytes:
+    """Seed 004's metrics console: each run is (NAME, minutes, rows, mean read rate)."""
+    text = "".join(
+        METRICS_RUN.format(
+            name=name,
+            minutes=minutes,
+            rows=rows,
+            reads=int(read_rate * minutes * 60),
+            read_rate=read_rate,
+            batches=batches,
+        )
+        for name, minutes, rows, read_rate in runs
+    )
+    return text.encode()

@@ -62,7 +62,9 @@ def test_posting_a_run_returns_201_with_the_contract(contest, entrant, declared)
         "terminal_window_rows",
         "estimated_seconds_to_target",
         "estimated",
+        "track_figures",
     }
+    assert body["summary"]["track_figures"] == {}
     assert body["summary"]["rows"] == 5_000_000
     assert body["eligible"] is True
     assert {"rule", "status", "message", "line"} <= set(body["verdicts"][0])

@@ -59,6 +59,9 @@ def test_it_returns_ranked_entries_then_the_unranked_with_reference_rows_placed(
         "hardware": "2x Xeon X5460, 8 cores, 16 GB, 8x HDD, RAID 5",
         "estimated": False,
         "reason": "",
+        "track_class": "",
+        "track_metric": None,
+        "track_figures": {},
     }
     assert body["results"][2]["entrant"] == "Anonymous entrant"
     assert body["results"][3]["reason"] == "No indexes."

@@ -56,10 +56,45 @@ def test_it_stores_the_fifo_results_for_an_insert_delete_contest():
     assert sorted(rate for *_, rate, _ in figures(contest)) == [204.0, 5_088.0, 7_109.0]
 
 
-def test_it_stores_nothing_for_a_workload_the_seeds_give_no_figures_for():
+def test_every_track_gets_the_figures_its_seed_published():
+    counts = {}
+    for workload in Workload.values:
+        contest = ContestFactory(workload=workload)
+        counts[workload] = len(services.reference_results_create(contest=contest))
+
+    assert counts == {
+        "classic": 5,
+        "fifo": 3,
+        "query": 2,
+        "pk_types": 4,
+        "bulk_load": 8,
+        "crash_recovery": 5,
+    }
+
+
+def test_a_track_reference_row_carries_its_figures_metric_and_class():
     contest = ContestFactory(workload=Workload.BULK_LOAD)
 
-    assert services.reference_results_create(contest=contest) == []
+    services.reference_results_create(contest=contest)
+
+    v4 = ReferenceResult.objects.get(contest=contest, label="TokuDB v4, keys=4, row length=64")
+    assert v4.track_figures["kv_pairs_per_s"] == 330_000
+    assert v4.track_metric == 82_000
+    assert v4.track_class == "k004l0000064"
+
+
+def test_query_references_are_compared_at_the_contests_table_size():
+    contest = ContestFactory(workload=Workload.QUERY, track_rules={"query_at_rows": 130_000_000})
+
+    services.reference_results_create(contest=contest)
+
+    myisam = ReferenceResult.objects.get(contest=contest, storage_engine="MyISAM")
+    # 17.7 s at 125M, 406 s at 132M: 5/7 of the way up the cliff.
+    assert myisam.track_metric == pytest.approx(17.7 + (406 - 17.7) * 5 / 7)
+    contest.track_rules = {"query_at_rows": 125_000_000}
+    contest.save()
+    services.contest_recheck(contest=contest)
+    assert ReferenceResult.objects.get(pk=myisam.pk).track_metric == pytest.approx(17.7)
 
 
 def test_it_shows_the_stored_references_on_the_board_unranked(client):

@@ -80,3 +80,26 @@ def test_it_says_why_an_entry_is_not_ranked(client):
 
     assert entry["title"].endswith("not ranked")
     assert "Bulk load detected." in entry["summary"]
+
+
+def test_a_track_entry_is_announced_by_its_tracks_figures(client):
+    contest = ContestFactory(title="Crash recovery", workload="crash_recovery")
+    figures = {
+        "insert_rate": 200.0,
+        "rows_at_crash": 250_000,
+        "recovery_seconds": 2.0,
+        "engine": "TokuDB",
+    }
+    SubmissionFactory(
+        contest=contest,
+        storage_engine="TokuDB",
+        track_figures=figures,
+        track_metric=2.0,
+        track_class="r000000000200",
+    )
+    services.contest_rank(contest=contest)
+
+    (entry,) = feed_entries(client)
+
+    assert entry["title"].endswith("TokuDB, rank 1, recovery time 2 s")
+    assert "Recovery 2 s; Insert rate 200; Rows at crash 250,000." in entry["summary"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import subprocess  # runs the benchmark it builds, a fixed argument list  # nosec B404
+import subprocess  # runs the benchmark binary with argument lists, never a shell  # nosec B404
 import sys
 from dataclasses import dataclass
 from pathlib import Path

@@ -1,0 +1,250 @@
+"""A crash-recovery rerun (seed 003): a private server of its own, a throttled insert killed
+with SIGKILL at a row count, a restart on the same data timed until the table answers."""
+
+from __future__ import annotations
+
+import io
+import re
+import time
+from dataclasses import dataclass, replace
+
+from django.conf import settings
+
+from runner import process, recovery, workloads
+from runner.models import RerunStatus, VerificationRun
+from runner.targets import Target
+from runner.watch import Outcome, beat_and_check_cancel, begin_step, stopped_outcome, watch
+
+# How often a private server is asked whether it answers: every 20 ms at first, then every 5%
+# of the time waited so far (at most 0.5 s), so the recovery time is measured to about 5% and
+# a recovery of minutes does not fill the server's log with refused probes.
+SERVER_POLL_SECONDS = 0.02
+SERVER_POLL_FRACTION = 0.05
+SERVER_POLL_MAX_SECONDS = 0.5
+
+
+def _server_settings(target: Target) -> recovery.ServerSettings:
+    return recovery.ServerSettings(
+        kind=target.server,
+        base_dir=str(settings.RERUN_RECOVERY_DIR),
+        mariadbd=settings.RERUN_RECOVERY_MARIADBD,
+        mariadb_install_db=settings.RERUN_RECOVERY_MARIADB_INSTALL_DB,
+        postgresql_bin_dir=settings.RERUN_RECOVERY_POSTGRESQL_BIN_DIR,
+        postgresql_os_user=settings.RERUN_RECOVERY_POSTGRESQL_USER,
+    )
+
+
+class _Journal:
+    """The crash-recovery rerun's log: its own `# rerun` lines around the benchmark's output."""
+
+    def __init__(self, run: VerificationRun):
+        self.run = run
+        self.text = io.StringIO()
+
+    def add(self, text: str) -> None:
+        self.text.write(text if text.endswith("\n") else text + "\n")
+        VerificationRun.objects.filter(pk=self.run.pk).update(log=self.text.getvalue())
+
+    def outcome(self, status: str, message: str, **kwargs) -> Outcome:
+        return Outcome(status, message, self.text.getvalue(), **kwargs)
+
+
+RECOVERY_STEPS = 3
+
+
+@dataclass
+class _Crash:
+    """What the SIGKILL left: where the run was and what it knew was committed."""
+
+    rows_at_crash: int
+    insert_rate: float
+    pids: list[int]
+    rows_committed: int = 0
+
+
+def execute_recovery(run: VerificationRun, target: Target, spec: workloads.RerunSpec) -> Outcome:
+    crash = workloads.crash_plan(spec.figures, run.rows_target)
+    deadline = time.monotonic() + target.time_limit
+    config = _server_settings(target)
+    journal = _Journal(run)
+    for folder in recovery.remove_leftovers(config.base_dir):
+        journal.add(f"# rerun removed a private server left by a killed worker: {folder}")
+    try:
+        with recovery.PrivateServer(config, label=f"r{run.pk}") as server:
+            return _crash_and_recover(run, target, spec, crash, server, journal, deadline)
+    except recovery.ServerError as error:
+        return journal.outcome(RerunStatus.FAILED, str(error))
+
+
+def _crash_and_recover(
+    run: VerificationRun,
+    target: Target,
+    spec: workloads.RerunSpec,
+    crash: workloads.CrashPlan,
+    server: recovery.PrivateServer,
+    journal: _Journal,
+    deadline: float,
+) -> Outcome:
+    kind = server.config.kind
+    begin_step(run, "server", 1, RECOVERY_STEPS, f"a private {kind} server starts")
+    server.initialize()
+    server.start()
+    stopped = _wait_until_answering(run, server, deadline, table=False)
+    if stopped:
+        return _stopped_recovery(stopped, target, journal, server)
+    server.create_database()
+    journal.add(
+        f"# rerun step=server: private {kind} server pid={server.pid} port={server.port} "
+        f"dir={server.root}"
+    )
+    crashed = _insert_until_crash(run, target, spec, crash, server, journal, deadline)
+    if isinstance(crashed, Outcome):
+        return crashed
+    return _recover(run, target, server, journal, deadline, crashed)
+
+
+def _insert_until_crash(
+    run: VerificationRun,
+    target: Target,
+    spec: workloads.RerunSpec,
+    crash: workloads.CrashPlan,
+    server: recovery.PrivateServer,
+    journal: _Journal,
+    deadline: float,
+) -> Outcome | _Crash:
+    """The throttled run; SIGKILL to the server once a report reaches the crash row count.
+    Returns what the crash left, or the outcome that ended the rerun before it."""
+    begin_step(
+        run, "insert", 2, RECOVERY_STEPS,
+        f"inserts at {crash.max_rate:,} rows/s; the server is killed at {crash.crash_at_rows:,} rows",
+    )  # fmt: skip
+    crashes: list[_Crash] = []
+
+    def crash_when_due(report: tuple[int, float, float, float]) -> bool:
+        rows, _, _, cumulative_rate = report
+        if crashes or rows < crash.crash_at_rows:
+            return False
+        crashes.append(_Crash(rows, cumulative_rate, server.crash()))
+        return True
+
+    arguments = workloads.crash_insert_arguments(replace(spec.plan, db_url=server.url), crash)
+    journal.add(f"# rerun step=insert (2 of {RECOVERY_STEPS}): the benchmark's output")
+    try:
+        outcome = watch(
+            run, process.start(arguments, cwd=server.root), time_limit=target.time_limit,
+            deadline=deadline, step="insert", on_report=crash_when_due,
+        )  # fmt: skip
+    except OSError as error:
+        return journal.outcome(RerunStatus.FAILED, f"The benchmark could not start: {error}")
+    journal.add(outcome.log)
+    if outcome.status in (RerunStatus.CANCELLED, RerunStatus.TIMED_OUT):
+        return _stopped_recovery(outcome.status, target, journal, server)
+    if not crashes:
+        # The benchmark ended before the crash point: its own failure, not the one we caused.
+        message = outcome.message or f"The benchmark ended before {crash.crash_at_rows:,} rows."
+        return journal.outcome(RerunStatus.FAILED, message)
+    crashed = crashes[0]
+    pids = " ".join(str(pid) for pid in crashed.pids)
+    journal.add(
+        f"# rerun crash: SIGKILL to the {server.config.kind} server (pids {pids}) at "
+        f"{crashed.rows_at_crash:,} rows; the benchmark lost its connection, as expected"
+    )
+    crashed.rows_committed = _summary_rows(outcome.log, default=crashed.rows_at_crash)
+    return crashed
+
+
+def _recover(
+    run: VerificationRun,
+    target: Target,
+    server: recovery.PrivateServer,
+    journal: _Journal,
+    deadline: float,
+    crashed: _Crash,
+) -> Outcome:
+    begin_step(
+        run, "recovery", 3, RECOVERY_STEPS,
+        "the server restarts on the same data; timing until the table answers",
+    )  # fmt: skip
+    log_before = len(server.log_text(limit=10**9))
+    started = time.monotonic()
+    server.start()
+    stopped = _wait_until_answering(run, server, deadline, table=True)
+    if stopped:
+        return _stopped_recovery(stopped, target, journal, server)
+    seconds = time.monotonic() - started
+    rows_found = server.count_rows()
+    result = {
+        "server": server.config.kind,
+        "engine": _engine_of(journal.text.getvalue(), server.config.kind),
+        "insert_rate": crashed.insert_rate,
+        "rows_at_crash": crashed.rows_at_crash,
+        "rows_committed": crashed.rows_committed,
+        "rows_found": rows_found,
+        "recovery_seconds": seconds,
+        "crashed_pids": crashed.pids,
+        "restarted_pid": server.pid,
+        "summary": f"recovered in {seconds:,.2f} s, {rows_found:,} rows found",
+    }
+    journal.add(
+        f"# rerun step=recovery: restarted pid={server.pid}; the table answered after "
+        f"{seconds:.3f} s; {rows_found:,} rows found\n# rerun server log since the restart:\n"
+        + server.log_text(limit=10**9)[log_before:][-20_000:]
+    )
+    return journal.outcome(RerunStatus.SUCCEEDED, "", result=result)
+
+
+def _wait_until_answering(
+    run: VerificationRun, server: recovery.PrivateServer, deadline: float, table: bool
+) -> str | None:
+    """Polls the server until it answers; returns how the wait was stopped, else None."""
+    started = last_beat = time.monotonic()
+    while not server.answers(table):
+        code = server.exit_code()
+        if code is not None:
+            tail = " | ".join(server.log_text().strip().splitlines()[-3:])
+            raise recovery.ServerError(
+                f"The private {server.config.kind} server exited (code {code}) before it "
+                f"answered: {tail or 'no message'}"
+            )
+        now = time.monotonic()
+        if now > deadline:
+            return RerunStatus.TIMED_OUT
+        if now - last_beat >= settings.RERUN_HEARTBEAT_SECONDS:
+            last_beat = now
+            if beat_and_check_cancel(run):
+                return RerunStatus.CANCELLED
+        waited = now - started
+        time.sleep(
+            min(max(SERVER_POLL_SECONDS, waited * SERVER_POLL_FRACTION), SERVER_POLL_MAX_SECONDS)
+        )
+    return None
+
+
+def _stopped_recovery(
+    status: str, target: Target, journal: _Journal, server: recovery.PrivateServer
+) -> Outcome:
+    # The caller's `with` removes the server on the way out; the message says it will be.
+    outcome = stopped_outcome(
+        status,
+        target.time_limit,
+        "",
+        f"the private {server.config.kind} server was stopped and removed",
+    )
+    return journal.outcome(outcome.status, outcome.message)
+
+
+_SUMMARY_ROWS = re.compile(r"^# summary .*?\brows=(\d+)", re.MULTILINE)
+_ENGINE = re.compile(r"^# param engine=(\S+)", re.MULTILINE)
+
+
+def _summary_rows(log: str, default: int) -> int:
+    """The rows the benchmark knew were committed: its summary, printed even when it fails."""
+    found = _SUMMARY_ROWS.search(log)
+    return int(found.group(1)) if found else default
+
+
+def _engine_of(log: str, server_kind: str) -> str:
+    if server_kind == "postgresql":
+        return "PostgreSQL"
+    found = _ENGINE.search(log)
+    return found.group(1) if found else "InnoDB"

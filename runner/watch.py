@@ -1,0 +1,161 @@
+"""Running one benchmark process for a rerun: its report lines become live progress (samples,
+rows, rate, heartbeat) while the worker watches the clock and the cancel flag."""
+
+from __future__ import annotations
+
+import io
+import selectors
+import subprocess  # only for the Popen type; process.py starts the benchmark  # nosec B404
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.utils import timezone
+
+from runner import process
+from runner.models import RerunSample, RerunStatus, VerificationRun
+
+# How often the worker looks at the clock and the cancel flag while the benchmark runs.
+POLL_SECONDS = 0.5
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str
+    message: str
+    log: str
+    # Each step's own output, for the judge (the stored log joins them).
+    step_logs: dict[str, str] = field(default_factory=dict)
+    result: dict = field(default_factory=dict)
+
+
+def begin_step(run: VerificationRun, name: str, index: int, count: int, description: str) -> None:
+    changes = {"step": name, "rows_done": 0, "rate": None, "heartbeat_at": timezone.now()}
+    if count > 1:
+        changes["message"] = f"Step {index} of {count}: {description}."
+    VerificationRun.objects.filter(pk=run.pk).update(**changes)
+
+
+def watch(
+    run: VerificationRun,
+    child: subprocess.Popen,
+    *,
+    time_limit: int,
+    deadline: float,
+    step: str,
+    on_report: Callable[[tuple[int, float, float, float]], bool] | None = None,
+) -> Outcome:
+    """Stream the benchmark's output into progress until it exits, is cancelled or times out.
+    `on_report` sees each report; when it returns True the benchmark is expected to end by
+    itself (its server was killed) and is stopped if it has not within the kill grace."""
+    output, errors = io.StringIO(), io.StringIO()
+    reader = LineReader(child)
+    last_beat = time.monotonic()
+    stopped_as = None
+    end_by = None
+    while True:
+        for stream, line in reader.lines(timeout=POLL_SECONDS):
+            (output if stream == "stdout" else errors).write(line)
+            report = record_report(run, line, step) if stream == "stdout" else None
+            if report and on_report and on_report(report) and end_by is None:
+                end_by = time.monotonic() + settings.RERUN_KILL_GRACE_SECONDS
+        now = time.monotonic()
+        if reader.closed and child.poll() is not None:
+            break
+        if stopped_as is None and now > deadline:
+            stopped_as = RerunStatus.TIMED_OUT
+            process.stop(child, settings.RERUN_KILL_GRACE_SECONDS)
+        elif end_by is not None and now > end_by and child.poll() is None:
+            process.stop(child, settings.RERUN_KILL_GRACE_SECONDS)
+        elif stopped_as is None and now - last_beat >= settings.RERUN_HEARTBEAT_SECONDS:
+            last_beat = now
+            if beat_and_check_cancel(run):
+                stopped_as = RerunStatus.CANCELLED
+                process.stop(child, settings.RERUN_KILL_GRACE_SECONDS)
+    log = output.getvalue() + errors.getvalue()
+    if stopped_as is not None:
+        return stopped_outcome(stopped_as, time_limit, log, "the benchmark was stopped")
+    if child.returncode != 0:
+        last_error = (errors.getvalue().strip().splitlines() or ["no message"])[-1]
+        return Outcome(
+            RerunStatus.FAILED, f"The benchmark failed (exit {child.returncode}): {last_error}", log
+        )
+    return Outcome(RerunStatus.SUCCEEDED, "", log)
+
+
+def stopped_outcome(status: str, time_limit: int, log: str, what: str) -> Outcome:
+    if status == RerunStatus.TIMED_OUT:
+        return Outcome(status, f"Timed out after {time_limit:,} s; {what}.", log)
+    return Outcome(status, f"Cancelled by an organizer; {what}.", log)
+
+
+class LineReader:
+    """Whole lines from the child's stdout and stderr as they come, without blocking longer
+    than the timeout."""
+
+    def __init__(self, child: subprocess.Popen):
+        self.selector = selectors.DefaultSelector()
+        self.pending = {"stdout": b"", "stderr": b""}
+        self.selector.register(child.stdout, selectors.EVENT_READ, "stdout")
+        self.selector.register(child.stderr, selectors.EVENT_READ, "stderr")
+        self.open_streams = 2
+
+    @property
+    def closed(self) -> bool:
+        return self.open_streams == 0
+
+    def lines(self, timeout: float):
+        if self.closed:
+            time.sleep(timeout / 10)
+            return
+        for key, _ in self.selector.select(timeout):
+            chunk = key.fileobj.read1(65536)
+            if not chunk:
+                self.selector.unregister(key.fileobj)
+                self.open_streams -= 1
+                if self.pending[key.data]:
+                    yield key.data, self.pending.pop(key.data).decode(errors="replace")
+                continue
+            *complete, self.pending[key.data] = (self.pending[key.data] + chunk).split(b"\n")
+            for line in complete:
+                yield key.data, line.decode(errors="replace") + "\n"
+
+
+def parse_report_line(line: str) -> tuple[int, float, float, float] | None:
+    """rows, seconds, interval rate, cumulative rate of a C-benchmark report line, else None."""
+    fields = line.split("\t")
+    if len(fields) < 4 or not fields[0].isdigit():
+        return None
+    try:
+        return int(fields[0]), float(fields[1]), float(fields[2]), float(fields[3])
+    except ValueError:
+        return None
+
+
+def record_report(
+    run: VerificationRun, line: str, step: str
+) -> tuple[int, float, float, float] | None:
+    report = parse_report_line(line)
+    if report is None:
+        return None
+    rows, seconds, interval_rate, cumulative_rate = report
+    RerunSample.objects.get_or_create(
+        run=run,
+        step=step,
+        rows=rows,
+        defaults={
+            "seconds": seconds,
+            "interval_rate": interval_rate,
+            "cumulative_rate": cumulative_rate,
+        },
+    )
+    VerificationRun.objects.filter(pk=run.pk).update(
+        rows_done=rows, rate=interval_rate, heartbeat_at=timezone.now()
+    )
+    return report
+
+
+def beat_and_check_cancel(run: VerificationRun) -> bool:
+    VerificationRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now())
+    return VerificationRun.objects.filter(pk=run.pk, cancel_requested=True).exists()

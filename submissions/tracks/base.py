@@ -1,0 +1,190 @@
+"""What a track is, as plain data and small functions. No Django here: the web, the API and the
+rerun worker all read the same registry (`submissions.tracks.TRACKS`)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from submissions.figures import format_duration
+from submissions.logparse.model import ParsedLog
+from submissions.rules import RULES, Rule, RuleSet
+
+# What a track's log must hold for its figures to mean anything.
+LOG_SERIES = "series"  # report lines: an insert run (classic, FIFO, query scalability)
+LOG_LOAD = "load"  # the C benchmark's `mode=load` summary (bulk loading)
+LOG_KEY_TYPES = "key_types"  # key-type runs: metrics console or C runs with --pk
+LOG_OPTIONAL = "optional"  # declared figures; a log is kept when there is one
+
+
+@dataclass(frozen=True)
+class TrackField:
+    """A figure the entrant declares for this track, beyond the classic declaration.
+    `kind`: "int", "float" or "series" (text, one "rows, seconds" point per line)."""
+
+    name: str
+    label: str
+    kind: str
+    help_text: str = ""
+    required: bool = True
+
+
+@dataclass(frozen=True)
+class TrackParameter:
+    """A rule parameter organizers set per contest (Contest.track_rules)."""
+
+    name: str
+    label: str
+    default: int | float
+    help_text: str = ""
+    integer: bool = True
+    minimum: float = 0
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """How a track orders its entries: one number from the entry's track figures, best first
+    in `descending` order, compared only within a class when the track has classes.
+    `class_key` gives a fixed-width key that sorts the classes the way people read them
+    (keys=1 before keys=4, 64-byte rows before 256-byte rows); `class_label` shows it."""
+
+    metric_label: str
+    descending: bool
+    metric: Callable[[Mapping], float | None]
+    class_key: Callable[[Mapping], str] | None = None
+    class_label: Callable[[str], str] | None = None
+
+    def metric_of(self, figures: Mapping) -> float | None:
+        try:
+            value = self.metric(figures)
+        except (KeyError, TypeError, ZeroDivisionError):
+            return None
+        return float(value) if value is not None and math.isfinite(value) else None
+
+    def class_of(self, figures: Mapping) -> str:
+        if self.class_key is None:
+            return ""
+        try:
+            return self.class_key(figures)
+        except (KeyError, TypeError, ValueError):
+            return ""
+
+    def label_of(self, key: str) -> str:
+        return self.class_label(key) if self.class_label and key else ""
+
+
+@dataclass(frozen=True)
+class TrackColumn:
+    """A figure shown on the board and the entry page. `label` may name track parameters
+    ("Query time at {query_at_rows} rows"); `style` decides how the value is written."""
+
+    label: str
+    value: Callable[[Mapping], Any]
+    style: str  # rate | seconds | time | minutes | ratio | rows | mb | text
+    metric: bool = False  # the ranking metric: the column sorts by track_metric
+
+    def value_of(self, figures: Mapping) -> Any:
+        try:
+            return self.value(figures)
+        except (KeyError, TypeError, IndexError, ZeroDivisionError):
+            return None
+
+    def title(self, rules: RuleSet) -> str:
+        return re.sub(r"{(\w+)}", lambda match: number(rules.track.get(match[1], 0)), self.label)
+
+
+Figures = Callable[[ParsedLog | None, Mapping, RuleSet], dict]
+Refigure = Callable[[Mapping, RuleSet], dict]
+
+
+@dataclass(frozen=True)
+class Track:
+    """A contest workload: what the entrant declares, which rules apply, which figures are
+    computed, how entries rank and what the pages show. Adding a track is one entry in TRACKS."""
+
+    workload: str
+    label: str
+    log: str
+    figures: Figures
+    classic_rules: tuple[str, ...]
+    rules: tuple[Rule, ...] = ()
+    fields: tuple[TrackField, ...] = ()
+    parameters: tuple[TrackParameter, ...] = ()
+    ranking: Ranking | None = None  # None: the classic ranking (time to target rows)
+    columns: tuple[TrackColumn, ...] = ()  # board columns after the hardware
+    tiles: tuple[TrackColumn, ...] = ()  # the entry page's figures
+    # What the entry page draws (static/js): rate_curve, fifo_curve (the rate curve with where
+    # deletes begin), query_times, key_type_bars, load_rates, recovery_bars.
+    plot: str = "rate_curve"
+    ranked_by: str = ""  # the leaderboard's sentence on how entries rank
+    unranked_reason: str = "No time to the target rows could be measured or estimated."
+    # Classic contest fields a contest of this track starts from (Contest model field names).
+    contest_defaults: Mapping[str, Any] = field(default_factory=dict)
+    # Figures stored without a log (the seeds' reference rows) again under a contest's rules,
+    # for the keys that depend on them (the query time at the contest's table size).
+    refigure: Refigure | None = None
+
+    def figures_under(self, figures: Mapping, rules: RuleSet) -> dict:
+        return self.refigure(figures, rules) if self.refigure else dict(figures)
+
+    def rule_list(self) -> tuple[Rule, ...]:
+        return tuple(rule for rule in RULES if rule.id in self.classic_rules) + self.rules
+
+    @property
+    def has_curve(self) -> bool:
+        """Entries have a rate curve, which the compare page overlays."""
+        return self.plot in ("rate_curve", "fifo_curve")
+
+    @property
+    def has_target(self) -> bool:
+        """Entries must insert the contest's target rows (classic, FIFO)."""
+        return "target_rows" in self.classic_rules
+
+    @property
+    def log_required(self) -> bool:
+        return self.log != LOG_OPTIONAL
+
+    def default_rules(self) -> dict[str, int | float]:
+        return {parameter.name: parameter.default for parameter in self.parameters}
+
+
+ALL_CLASSIC = tuple(rule.id for rule in RULES)
+SETUP = (
+    "sockets", "cores", "memory", "drives", "direct_attached", "raid", "mysql_version",
+    "preferred_os", "deadline",
+)  # fmt: skip
+
+
+def number(value: float) -> str:
+    """Numbers as people read them: 1,000,000 and 2.5."""
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.1f}"
+
+
+def display(value: Any, style: str) -> str:
+    """A figure as the pages and the CSV write it; "—" when there is none."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "—"
+    if style == "rate":
+        return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}"
+    if style == "seconds":
+        return format_duration(value)
+    if style == "time":
+        # Three figures, whatever the size: a query's 0.5 ms on a small table and 406 s past
+        # MyISAM's cliff, a recovery's 0.35 s and 18,505 s.
+        if value < 1:
+            return f"{value * 1000:.3g} ms"
+        return f"{value:.3g} s" if value < 1000 else f"{value:,.0f} s"
+    if style == "minutes":
+        return f"{value:,.2f} min"
+    if style == "ratio":
+        return f"{value:.2f}\N{MULTIPLICATION SIGN}"
+    if style == "rows":
+        return f"{int(value):,}"
+    if style == "mb":
+        return f"{value:,.1f}"
+    return str(value)
