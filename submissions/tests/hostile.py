@@ -323,7 +323,7 @@ CORPUS = [
         "dot-dot-name",
         Log(python_log(), ".."),
         error_field="log",
-        says=("No file was submitted", "This field is required"),
+        says=("Attach the benchmark's output", "This field is required"),
     ),
     Hostile(
         "two-hundred-character-name",
@@ -393,7 +393,9 @@ CORPUS = [
         error_field="entrant_name",
         says="This field is required",
     ),
-    Hostile("missing-log", log=None, says=("No file was submitted", "This field is required")),
+    Hostile(
+        "missing-log", log=None, says=("Attach the benchmark's output", "This field is required")
+    ),
     Hostile(
         "log-as-a-text-field",
         log=python_log().decode(),
