@@ -20,7 +20,8 @@ CARD_STATE = """card => ({
     done: Number(card.querySelector("progress").value),
     verdict: card.querySelector('[data-field="verdict"]').hidden
         ? "" : card.querySelector('[data-field="verdict"]').textContent.trim(),
-    points: document.getElementById(card.querySelector(".rerun-plot").id).data[0].x.length,
+    points: card.querySelector(".rerun-plot").data
+        .filter(trace => trace.name.startsWith("rerun")).reduce((n, t) => n + t.x.length, 0),
     cancel: card.querySelectorAll(".cancel-form").length,
     sameDocument: window.__sameDocument === true,
 })"""
