@@ -12,3 +12,5 @@ urlpatterns = [
     path("", include("runner.urls")),
     path("", include("submissions.urls")),
 ]
+
+handler400 = "iibench_site.views.bad_request"

@@ -47,10 +47,15 @@ class ContestAdmin(admin.ModelAdmin):
     @admin.action(description="Re-check all entries against the current rules")
     def recheck_entries(self, request, queryset):
         for contest in queryset:
-            count = services.contest_recheck(contest=contest)
-            self.message_user(
-                request, f"{contest.title}: {count} entries re-checked.", messages.SUCCESS
-            )
+            outcome = services.contest_recheck(contest=contest)
+            text = f"{contest.title}: {outcome.checked} entries re-checked."
+            if outcome.unreadable:
+                text += (
+                    f" {outcome.unreadable} stored logs no longer pass the checks: those entries "
+                    "are marked not eligible, with the reason."
+                )
+            level = messages.WARNING if outcome.unreadable else messages.SUCCESS
+            self.message_user(request, text, level)
 
     @admin.action(description="Apply the track's default rules (target rows, track rules)")
     def apply_track_defaults(self, request, queryset):

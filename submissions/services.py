@@ -27,6 +27,7 @@ from submissions.rules import (
     DeclaredSetup,
     Entry,
     RuleSet,
+    Status,
     Verdict,
     check_entry,
     first_failure,
@@ -381,15 +382,41 @@ def submission_check(*, submission: Submission, rank: bool = True) -> Submission
     return submission
 
 
-def contest_recheck(*, contest: Contest) -> int:
-    """Judge every entry of a contest again, e.g. after its rules changed. Returns the count."""
-    count = 0
+@dataclass(frozen=True)
+class RecheckOutcome:
+    checked: int
+    unreadable: int  # entries whose stored log the current parser or track refuses
+
+
+def contest_recheck(*, contest: Contest) -> RecheckOutcome:
+    """Judge every entry of a contest again, e.g. after its rules changed. An entry whose stored
+    log no longer passes (a stricter parser, a track that reads something else) is marked not
+    eligible with the reason; the others are re-checked all the same and ranked once at the end."""
+    checked = unreadable = 0
     for submission in contest.submissions.select_related("contest").iterator(chunk_size=100):
-        submission_check(submission=submission, rank=False)
-        count += 1
+        try:
+            submission_check(submission=submission, rank=False)
+        except SubmissionRefused as refused:
+            submission_mark_unreadable(submission=submission, reason=refused.message)
+            unreadable += 1
+        checked += 1
     reference_results_refigure(contest=contest)
     contest_rank(contest=contest)
-    return count
+    return RecheckOutcome(checked=checked, unreadable=unreadable)
+
+
+def submission_mark_unreadable(*, submission: Submission, reason: str) -> Submission:
+    """Keep the entry and its log, but take it out of the ranking, saying why."""
+    message = f"The stored log no longer passes the checks: {reason}"
+    submission.verdicts = [
+        Verdict("log_readable", Status.FAIL, message).as_dict(),
+        *(v for v in submission.verdicts if v.get("rule") != "log_readable"),
+    ]
+    submission.eligible = False
+    submission.ineligible_reason = message[:500]
+    submission.checked_at = timezone.now()
+    submission.save(update_fields=["verdicts", "eligible", "ineligible_reason", "checked_at"])
+    return submission
 
 
 def contest_track_defaults_apply(*, contest: Contest) -> Contest:

@@ -277,6 +277,11 @@ CELERY_BEAT_SCHEDULE = {
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
+# E-mail (password resets): EMAIL_URL such as smtp://user:password@host:587; by default the
+# messages are written to the log, so nothing is sent by surprise and nothing fails.
+vars().update(env.email_url("EMAIL_URL", default="consolemail://"))
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="iibench-registry@localhost")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -153,3 +153,23 @@ def test_the_admin_log_in_is_locked_after_five_wrong_passwords(client):
     response = client.post("/admin/login/", {"username": organizer.username, "password": PASSWORD})
     assert response.status_code == 429
     assert not client.get("/admin/").wsgi_request.user.is_authenticated
+
+
+def test_an_api_request_django_cannot_read_gets_a_json_400(entrant, settings):
+    settings.DATA_UPLOAD_MAX_NUMBER_FIELDS = 5
+    client = APIClient()
+    client.force_authenticate(entrant)
+    response = client.post(
+        "/api/submissions/", {f"field{i}": "x" for i in range(20)}, format="multipart"
+    )
+    assert response.status_code == 400
+    assert response["Content-Type"] == "application/json"
+    assert "too many fields" in response.json()["detail"]
+    assert Submission.objects.count() == 0
+
+
+def test_a_password_reset_mail_goes_out_through_the_configured_backend(client, entrant, mailoutbox):
+    response = client.post(reverse("password_reset"), {"email": entrant.email})
+    assert response.status_code == 302
+    assert len(mailoutbox) == 1
+    assert entrant.email in mailoutbox[0].to

@@ -109,7 +109,7 @@ def test_a_recheck_applies_changed_rules_to_every_entry(contest, entrant, declar
     assert entry.eligible
     contest.max_cores = 4
     contest.save()
-    assert services.contest_recheck(contest=contest) == 1
+    assert services.contest_recheck(contest=contest).checked == 1
     entry.refresh_from_db()
     assert entry.eligible is False
     assert next(v for v in entry.verdicts if v["rule"] == "cores")["status"] == "fail"
@@ -119,3 +119,32 @@ def test_display_name_drops_directories_and_control_characters():
     assert services.display_name("../../etc/passwd") == "passwd"
     assert services.display_name("C:\\logs\\run\x00.log") == "run.log"
     assert services.display_name("") == "log"
+
+
+def test_a_recheck_marks_an_entry_whose_log_no_longer_passes_and_goes_on(
+    contest, entrant, declared
+):
+    from django.core.files.base import ContentFile
+
+    good = services.submission_create(
+        contest=contest, owner=entrant, declared=declared, log_file=upload()
+    )
+    broken = services.submission_create(
+        contest=contest,
+        owner=entrant,
+        declared=declared,
+        log_file=upload(python_log(rows=4_000_000)),
+    )
+    # As if a stricter parser had come since: the stored file no longer reads.
+    broken.log.storage.delete(broken.log.name)
+    broken.log.storage.save(broken.log.name, ContentFile(b"not a log any more\n"))
+    outcome = services.contest_recheck(contest=contest)
+    assert (outcome.checked, outcome.unreadable) == (2, 1)
+    broken.refresh_from_db()
+    good.refresh_from_db()
+    assert broken.eligible is False
+    assert broken.rank is None
+    assert broken.ineligible_reason.startswith("The stored log no longer passes the checks: line 1")
+    assert broken.verdicts[0]["rule"] == "log_readable"
+    assert good.eligible is True
+    assert good.rank == 1
