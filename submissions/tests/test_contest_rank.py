@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from submissions import services
 from submissions.models import Submission
+from submissions.tests.conftest import DECLARED
 from submissions.tests.factories import ContestFactory, SubmissionFactory, UserFactory
 from submissions.tests.logs import python_log
 
@@ -83,7 +84,7 @@ def test_it_ranks_an_entry_as_it_is_submitted():
     log = SimpleUploadedFile("iibench.log", python_log(rows=5_000_000))
 
     entry = services.submission_create(
-        contest=contest, owner=UserFactory(), declared=declared_setup(), log_file=log
+        contest=contest, owner=UserFactory(), declared=dict(DECLARED), log_file=log
     )
 
     assert entry.eligible, entry.ineligible_reason
@@ -99,29 +100,6 @@ def test_it_moves_the_others_up_when_an_entry_is_deleted():
     services.submission_delete(submission=first)
 
     assert ranks_of(second) == [1]
-
-
-def declared_setup() -> dict:
-    return {
-        "entrant_name": "Ada",
-        "email": "ada@example.org",
-        "publish": True,
-        "cpu_model": "Xeon X5460",
-        "sockets": 2,
-        "cores": 8,
-        "cpu_ghz": 3.16,
-        "memory_gb": 16,
-        "drives": 8,
-        "drive_kind": "hdd",
-        "raid_level": "RAID 5",
-        "direct_attached": True,
-        "os": "CentOS 5.1",
-        "mysql_version": "5.1.25",
-        "storage_engine": "InnoDB",
-        "storage_engine_version": "",
-        "solution_description": "Stock settings.",
-        "server_config": "",
-    }
 
 
 def test_it_unranks_an_entry_that_is_no_longer_eligible():
