@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from runner import process
 from runner.models import RerunSample, RerunStatus, VerificationRun
+from submissions.logparse.c_format import COLUMNS
 
 # How often the worker looks at the clock and the cancel flag while the benchmark runs.
 POLL_SECONDS = 0.5
@@ -122,13 +123,25 @@ class LineReader:
                 yield key.data, line.decode(errors="replace") + "\n"
 
 
+# Where the report columns stand: the layout the registry's parser reads (FORMAT.md). The run's
+# whole log is parsed by it at the end; this reads one line at a time for the live curve.
+_ROWS, _SECONDS, _INTERVAL, _CUMULATIVE = (
+    COLUMNS.index(name) for name in ("rows", "seconds", "interval_ips", "cumulative_ips")
+)
+
+
 def parse_report_line(line: str) -> tuple[int, float, float, float] | None:
     """rows, seconds, interval rate, cumulative rate of a C-benchmark report line, else None."""
     fields = line.split("\t")
-    if len(fields) < 4 or not fields[0].isdigit():
+    if len(fields) != len(COLUMNS) or not fields[_ROWS].isdigit():
         return None
     try:
-        return int(fields[0]), float(fields[1]), float(fields[2]), float(fields[3])
+        return (
+            int(fields[_ROWS]),
+            float(fields[_SECONDS]),
+            float(fields[_INTERVAL]),
+            float(fields[_CUMULATIVE]),
+        )
     except ValueError:
         return None
 

@@ -412,8 +412,8 @@ def check_totals_agree(entry: Entry, rules: RuleSet) -> Verdict:
 # --- the declared machine and software ----------------------------------------------------
 
 
-def _hardware_cap(rule_id: str, field: str, limit: str, unit: str):
-    singular = unit.replace("drives", "drive").replace("sockets", "socket").replace("cores", "core")
+def _hardware_cap(rule_id: str, field: str, limit: str, unit: str, singular: str | None = None):
+    singular = singular or unit
 
     def check(entry: Entry, rules: RuleSet) -> Verdict:
         bound = getattr(rules, limit)
@@ -578,12 +578,12 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "sockets",
         "Hardware: at most {max_sockets} sockets.",
-        _hardware_cap("sockets", "sockets", "max_sockets", "sockets"),
+        _hardware_cap("sockets", "sockets", "max_sockets", "sockets", "socket"),
     ),
     Rule(
         "cores",
         "Hardware: at most {max_cores} cores in total.",
-        _hardware_cap("cores", "cores", "max_cores", "cores"),
+        _hardware_cap("cores", "cores", "max_cores", "cores", "core"),
     ),
     Rule(
         "memory",
@@ -593,7 +593,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "drives",
         "Hardware: at most {max_drives} drives.",
-        _hardware_cap("drives", "drives", "max_drives", "drives"),
+        _hardware_cap("drives", "drives", "max_drives", "drives", "drive"),
     ),
     Rule("direct_attached", "Hardware: drives are direct attached.", check_direct_attached),
     Rule("raid", "Hardware: RAID is allowed.", check_raid),

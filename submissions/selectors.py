@@ -9,7 +9,9 @@ from django.utils import timezone
 from submissions.models import Contest, Submission
 
 # Never needed by lists: the long text fields stay in the database.
-LIST_DEFERRED = ("solution_description", "server_config", "verdicts", "parameters")
+# The entrant's long texts: no list shows them.
+LONG_TEXTS = ("solution_description", "server_config")
+LIST_DEFERRED = (*LONG_TEXTS, "verdicts", "parameters")
 
 
 def is_organizer(user) -> bool:
