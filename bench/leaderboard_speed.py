@@ -133,7 +133,7 @@ def fill_contest(entries: int) -> Contest:
                     drive_kind=DRIVES[number % len(DRIVES)],
                     raid_level="RAID 0" if number % 2 else "",
                     os="CentOS 5.1",
-                    mysql_version="5.1.25",
+                    server_version="5.1.25",
                     storage_engine=ENGINES[number % len(ENGINES)],
                     solution_description="Tuned buffer pool. " * 40,
                     log=f"logs/bench/{number:064d}.log",

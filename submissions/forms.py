@@ -48,7 +48,10 @@ class DeclarationForm(forms.ModelForm):
                 "direct_attached",
             ),
         ),
-        ("Software", ("os", "mysql_version", "storage_engine", "storage_engine_version")),
+        (
+            "Software",
+            ("os", "server_family", "server_version", "storage_engine", "storage_engine_version"),
+        ),
         ("Solution", ("solution_description", "server_config")),
         ("iiBench output", ("log",)),
     )

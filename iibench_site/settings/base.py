@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "simple_history",
     "submissions",
     "runner",
 ]
@@ -274,7 +275,14 @@ CELERY_BEAT_SCHEDULE = {
         "task": "runner.tasks.sweep_stuck_runs",
         "schedule": RERUN_SWEEP_SECONDS,
     },
+    "sweep-rechecks": {
+        "task": "submissions.tasks.sweep_rechecks",
+        "schedule": RERUN_SWEEP_SECONDS,
+    },
 }
+# A contest re-check queued this long without a worker taking it, or running without a
+# heartbeat this long (one entry's check takes seconds), is sent again by the sweep.
+RECHECK_STALE_SECONDS = env.int("RECHECK_STALE_SECONDS", default=120)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # E-mail (password resets): EMAIL_URL such as smtp://user:password@host:587; by default the

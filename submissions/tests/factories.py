@@ -70,7 +70,8 @@ class SubmissionFactory(DjangoModelFactory):
     raid_level = "RAID 5"
     direct_attached = True
     os = "CentOS 5.1"
-    mysql_version = "5.1.25-rc"
+    server_family = "mysql"
+    server_version = "5.1.25-rc"
     storage_engine = "InnoDB"
     solution_description = "Stock settings."
     log_name = "iibench.log"

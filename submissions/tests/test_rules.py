@@ -35,7 +35,7 @@ SUN_X4150 = DeclaredSetup(
     raid_level="RAID 5",
     direct_attached=True,
     os="CentOS 5.1",
-    mysql_version="5.1.25-rc",
+    server_version="5.1.25-rc",
     storage_engine="InnoDB",
 )
 IN_TIME = datetime(2008, 12, 20, tzinfo=UTC)
@@ -185,7 +185,7 @@ def test_it_fails_raid_where_the_contest_forbids_it():
 
 @pytest.mark.parametrize("version", ["5.0.67", "5.10.1", "10.11.19-MariaDB", "8.0.36"])
 def test_it_fails_a_server_other_than_mysql_5_1(version):
-    verdict = judge(python_log(), setup=replace(SUN_X4150, mysql_version=version))["mysql_version"]
+    verdict = judge(python_log(), setup=replace(SUN_X4150, server_version=version))["mysql_version"]
     assert verdict.status == Status.FAIL
 
 
