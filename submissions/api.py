@@ -13,7 +13,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from submissions import exports, leaderboard, selectors, services
+from submissions import edits, exports, leaderboard, selectors, services
 from submissions.leaderboard import API_MAX_PAGE_SIZE, LeaderboardQuery
 from submissions.middleware import too_large_message
 from submissions.models import Contest, SampleSeries, Submission
@@ -93,9 +93,11 @@ class SubmissionListCreate(APIView):
 
 class SubmissionDetail(APIView):
     def _get(self, request: Request, pk: int) -> Submission:
-        submission = get_object_or_404(Submission.objects.select_related("contest"), pk=pk)
+        entries = Submission.objects.select_related("contest", "rules_version")
+        submission = get_object_or_404(entries, pk=pk)
         if not selectors.submission_visible(submission, request.user):
-            raise PermissionDenied("This entry is not published yet.")
+            # 404, not 403: an entry under embargo does not exist for those who may not see it.
+            raise NotFound("No such entry.")
         return submission
 
     @extend_schema(responses=SubmissionSerializer)
@@ -114,12 +116,22 @@ class SubmissionDetail(APIView):
         serializer.is_valid(raise_exception=True)
         submission.refresh_from_db()
         try:
-            services.submission_update(
-                submission=submission, declared=dict(serializer.validated_data)
+            outcome = edits.submission_edit(
+                submission=submission, declared=dict(serializer.validated_data), by=request.user
             )
         except services.SubmissionRefused as refused:
             raise ValidationError({refused.field: [refused.message]}) from None
-        return Response(SubmissionSerializer(submission, context={"request": request}).data)
+        submission.refresh_from_db()
+        body = SubmissionSerializer(submission, context={"request": request}).data
+        if outcome.pending is not None:
+            # Accepted, not applied: the entry stays as published until an organizer decides.
+            body["pending_change"] = {
+                "id": outcome.pending.pk,
+                "changes": outcome.pending.changes,
+                "effects": outcome.pending.effects,
+            }
+            return Response(body, status=status.HTTP_202_ACCEPTED)
+        return Response(body)
 
     @extend_schema(responses={204: None})
     def delete(self, request: Request, pk: int) -> Response:
@@ -216,7 +228,7 @@ class SubmissionSamples(APIView):
     def get(self, request: Request, pk: int, format: str | None = None) -> StreamingHttpResponse:
         submission = get_object_or_404(Submission.objects.select_related("contest"), pk=pk)
         if not selectors.submission_visible(submission, request.user):
-            raise PermissionDenied("This entry is not published yet.")
+            raise NotFound("No such entry.")
         try:
             series = SampleSeries.objects.only("columns").get(submission=submission)
         except SampleSeries.DoesNotExist:

@@ -28,6 +28,7 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 
 from submissions import tracks
+from submissions.engines import normalised_engine
 from submissions.models import (
     Contest,
     DriveKind,
@@ -295,7 +296,8 @@ BOARD_ENTRY_FIELDS = (
 def _board_entries(contest: Contest, query: LeaderboardQuery) -> QuerySet[Submission]:
     entries = Submission.objects.filter(contest=contest)
     if query.engine:
-        entries = entries.filter(storage_engine__iexact=query.engine)
+        # The normalised engine: "InnoDB" finds "InnoDB plugin 1.0" too (submissions/engines.py).
+        entries = entries.filter(engine__iexact=query.engine)
     if query.drive:
         entries = entries.filter(drive_kind=query.drive)
     if query.verified:
@@ -327,7 +329,10 @@ def _board_references(contest: Contest, query: LeaderboardQuery, references) -> 
     return [
         reference
         for reference in references
-        if (not query.engine or reference.storage_engine.lower() == query.engine.lower())
+        if (
+            not query.engine
+            or normalised_engine(reference.storage_engine).lower() == query.engine.lower()
+        )
         and (not query.drive or reference.drive_kind == query.drive)
     ]
 
@@ -561,25 +566,26 @@ def leaderboard_rows(*, contest: Contest, query: LeaderboardQuery) -> Iterator[B
 
 
 def leaderboard_engines(*, contest: Contest) -> list[str]:
-    """The storage engines a board can be filtered by, one spelling each."""
+    """The storage engines a board can be filtered by: the normalised ones, one spelling each."""
     # A loose index scan (one index probe per distinct engine) instead of DISTINCT, which
     # reads every entry of the contest.
     with connection.cursor() as cursor:
         cursor.execute(
             """
             WITH RECURSIVE engines(name) AS (
-                SELECT MIN(storage_engine) FROM submissions_submission WHERE contest_id = %s
+                SELECT MIN(engine) FROM submissions_submission WHERE contest_id = %s
                 UNION ALL
-                SELECT (SELECT MIN(storage_engine) FROM submissions_submission
-                        WHERE contest_id = %s AND storage_engine > engines.name)
+                SELECT (SELECT MIN(engine) FROM submissions_submission
+                        WHERE contest_id = %s AND engine > engines.name)
                 FROM engines WHERE engines.name IS NOT NULL
             )
-            SELECT name FROM engines WHERE name IS NOT NULL
+            SELECT name FROM engines WHERE name IS NOT NULL AND name <> ''
             """,
             [contest.pk, contest.pk],
         )
         names = [name for (name,) in cursor.fetchall()]
     found: dict[str, str] = {}
-    for name in [*names, *(reference.storage_engine for reference in contest.references.all())]:
+    references = [normalised_engine(each.storage_engine) for each in contest.references.all()]
+    for name in [*names, *references]:
         found.setdefault(name.lower(), name)
     return sorted(found.values(), key=str.lower)

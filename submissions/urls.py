@@ -16,4 +16,10 @@ urlpatterns = [
     path("entries/<int:pk>/edit/", views.submission_edit, name="submission_edit"),
     path("entries/<int:pk>/delete/", views.submission_delete, name="submission_delete"),
     path("entries/<int:pk>/log/", views.submission_log, name="submission_log"),
+    path("entries/<int:pk>/history/", views.submission_history, name="submission_history"),
+    path(
+        "changes/<int:pk>/<str:decision>/",
+        views.pending_change_decide,
+        name="pending_change_decide",
+    ),
 ]

@@ -57,7 +57,27 @@ def test_every_rule_has_a_sentence_naming_the_contest_limits():
 
 def test_a_rule_without_a_limit_says_so():
     rule = next(rule for rule in RULES if rule.id == "sockets")
-    assert "no limit" in rule.describe(replace(RULES_2008, max_sockets=None))
+    assert rule.describe(replace(RULES_2008, max_sockets=None)) == "Hardware: any number of sockets."
+
+
+def test_rules_without_limits_each_read_as_their_own_line():
+    # Seen: "Hardware: no limit in this contest." four times over on a contest without caps.
+    open_rules = replace(
+        RULES_2008, max_sockets=None, max_cores=None, max_memory_gb=None, max_drives=None,
+        required_mysql_version="", preferred_os="",
+    )  # fmt: skip
+    lines = [rule.describe(open_rules) for rule in RULES]
+    assert len(set(lines)) == len(lines), lines
+    assert "Hardware: any amount of memory." in lines
+    assert "Software: any database server and version." in lines
+
+
+def test_a_postgresql_entrant_fails_a_mysql_version_rule_by_its_family():
+    verdict = judge(
+        python_log(), setup=replace(SUN_X4150, server_family="postgresql", server_version="15.4")
+    )["mysql_version"]
+    assert verdict.status == Status.FAIL
+    assert verdict.message == "Declared PostgreSQL 15.4; the rule requires MySQL 5.1.x."
 
 
 def test_a_clean_run_passes_every_rule():
