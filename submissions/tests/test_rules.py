@@ -57,7 +57,9 @@ def test_every_rule_has_a_sentence_naming_the_contest_limits():
 
 def test_a_rule_without_a_limit_says_so():
     rule = next(rule for rule in RULES if rule.id == "sockets")
-    assert rule.describe(replace(RULES_2008, max_sockets=None)) == "Hardware: any number of sockets."
+    assert (
+        rule.describe(replace(RULES_2008, max_sockets=None)) == "Hardware: any number of sockets."
+    )
 
 
 def test_rules_without_limits_each_read_as_their_own_line():
