@@ -6,12 +6,10 @@ import time
 
 import pytest
 from django.conf import settings
-from django.urls import reverse
 
 from runner.tests.worker import broker_settings, worker  # noqa: F401 - fixtures
 from submissions import services
 from submissions.models import Recheck, RecheckStatus
-from submissions.tasks import recheck_send
 from submissions.tests.conftest import upload
 from submissions.tests.factories import ContestFactory, StaffFactory, UserFactory
 from submissions.tests.logs import python_log
@@ -49,16 +47,14 @@ def entries(contest, declared, count: int) -> list:
     ]
 
 
-def test_a_memory_cap_changed_in_the_admin_is_applied_by_the_worker(
-    client, worker, declared, tmp_path
-):
-    running = worker("redis", MEDIA_ROOT=settings.MEDIA_ROOT)
+def test_a_memory_cap_changed_in_the_admin_is_applied_by_the_worker(client, request, declared):
+    running = request.getfixturevalue("worker")("redis", MEDIA_ROOT=settings.MEDIA_ROOT)
     contest = ContestFactory(target_rows=5_000_000)
     judged = entries(contest, declared, 3)
     assert not any(entry.eligible for entry in judged)
     admin_change_memory_cap(client, StaffFactory(is_superuser=True), contest, 32)
     page = client.get(contest.get_absolute_url()).content.decode()
-    assert "Re-checking the entries under rules v2" in page or "v2" in page
+    assert "Rules v2, changed" in page and "memory cap 16 -&gt; 32 GB" in page
     recheck = wait_for_recheck(contest)
     assert recheck.status == RecheckStatus.DONE, (recheck.message, running.log[-2000:])
     assert (recheck.checked, recheck.total, recheck.unreadable) == (3, 3, 0)
@@ -72,7 +68,8 @@ def test_a_memory_cap_changed_in_the_admin_is_applied_by_the_worker(
         assert "at most 32 GB" in row and "within the limit of 32" in row
 
 
-def test_a_recheck_the_broker_lost_is_sent_again_by_the_sweep(client, worker, declared, settings):
+def test_a_recheck_the_broker_lost_is_sent_again_by_the_sweep(client, request, declared, settings):
+    start_worker = request.getfixturevalue("worker")
     contest = ContestFactory(target_rows=5_000_000)
     (entry,) = entries(contest, declared, 1)
     # The broker is down when the rules change: the change is saved, the re-check stays queued.
@@ -87,9 +84,8 @@ def test_a_recheck_the_broker_lost_is_sent_again_by_the_sweep(client, worker, de
     recheck = Recheck.objects.get(contest=contest)
     assert recheck.status == RecheckStatus.QUEUED and recheck.sent_count == 0
     # The broker is back and a worker starts: its start-up sweep sends the queued re-check.
-    worker("redis", MEDIA_ROOT=settings.MEDIA_ROOT, RECHECK_STALE_SECONDS="0")
+    start_worker("redis", MEDIA_ROOT=settings.MEDIA_ROOT, RECHECK_STALE_SECONDS="0")
     recheck = wait_for_recheck(contest)
     assert recheck.status == RecheckStatus.DONE
     entry.refresh_from_db()
     assert entry.eligible and entry.rules_version.number == 2
-    assert recheck_send  # the task the sweep uses is the one the admin's change uses

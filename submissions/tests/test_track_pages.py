@@ -5,9 +5,9 @@ import json
 from datetime import timedelta
 
 import pytest
-from django.utils import timezone
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
