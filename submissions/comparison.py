@@ -126,7 +126,7 @@ class Figures:
 
     key: str  # "e3" or "r5", as in CompareState.base
     rows: int | None
-    elapsed_seconds: float | None
+    time_to_target: float | None  # measured or, where the run stopped short, extrapolated
     terminal_rate: float | None
     average_rate: float | None
 
@@ -158,7 +158,7 @@ class Ratio:
 # Higher is better for rates and rows, lower for time.
 FIGURE_DIRECTIONS = {
     "rows": True,
-    "elapsed_seconds": False,
+    "time_to_target": False,
     "terminal_rate": True,
     "average_rate": True,
 }

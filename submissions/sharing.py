@@ -79,7 +79,7 @@ def _entry_item(entry: Submission) -> dict:
     figures = comparison.Figures(
         key=f"e{entry.pk}",
         rows=entry.rows,
-        elapsed_seconds=entry.elapsed_seconds or None,
+        time_to_target=entry.seconds_to_target,
         terminal_rate=entry.terminal_rate,
         average_rate=entry.average_rate,
     )
@@ -91,6 +91,7 @@ def _entry_item(entry: Submission) -> dict:
         "entry": entry,
         "figures": figures,
         "curves": _curves(entry),
+        "elapsed": entry.elapsed_seconds,
         "terminal_start": entry.terminal_window_start_row,
     }
 
@@ -99,7 +100,7 @@ def _reference_item(reference: ReferenceResult) -> dict:
     figures = comparison.Figures(
         key=f"r{reference.pk}",
         rows=reference.rows,
-        elapsed_seconds=reference.elapsed_seconds,
+        time_to_target=reference.elapsed_seconds,
         terminal_rate=reference.terminal_rate,
         average_rate=reference.average_rate,
     )
@@ -111,6 +112,7 @@ def _reference_item(reference: ReferenceResult) -> dict:
         "reference": reference,
         "figures": figures,
         "curves": {},
+        "elapsed": reference.elapsed_seconds,
         "terminal_start": None,
     }
 
@@ -197,7 +199,7 @@ def _plot_data(state: comparison.CompareState, items: list[dict], bands: list) -
                 "grouped": item["kind"] == "entry" and item["id"] in grouped,
                 "curves": item["curves"],
                 "rows": item["figures"].rows,
-                "elapsed": item["figures"].elapsed_seconds,
+                "elapsed": item["elapsed"],
                 "terminal_rate": item["figures"].terminal_rate,
                 "average_rate": item["figures"].average_rate,
                 "terminal_start": item["terminal_start"],

@@ -178,6 +178,12 @@
     var config = window.IIBenchPlots.config("iibench-compare");
     window.Plotly.react(element, drawn.main.concat(drawn.ratios), layout, config);
     element.dataset.state = [state.x, state.rate, state.zoom, state.xlog, state.ylog].join(" ");
+    element.dataset.zoomRange = range ? range.join(" ") : "";
+    var caption = document.getElementById("compare-caption");
+    if (caption) {
+      caption.textContent = (state.rate === "interval" ? "Interval" : "Cumulative") +
+        " insertion rate against " + (state.x === "time" ? "elapsed time" : "rows inserted") + ".";
+    }
   }
 
   // The same canonical order as the server's CompareState.query().

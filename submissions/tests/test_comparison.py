@@ -20,8 +20,15 @@ def test_the_address_holds_every_part_of_the_view_and_reads_back_the_same():
     state = state_of(query)
 
     assert state == CompareState(
-        ids=(3, 7, 9), refs=(2,), base="r2", x="time", xlog=True, ylog=True,
-        zoom="terminal", rate="cumulative", groups=((7, 9),),
+        ids=(3, 7, 9),
+        refs=(2,),
+        base="r2",
+        x="time",
+        xlog=True,
+        ylog=True,
+        zoom="terminal",
+        rate="cumulative",
+        groups=((7, 9),),
     )
     assert state.query() == query
     assert state_of(state.query()) == state
@@ -32,7 +39,11 @@ def test_junk_in_the_address_falls_back_to_the_defaults():
 
     assert state.ids == (3, 7)
     assert (state.x, state.zoom, state.rate, state.base, state.groups) == (
-        "rows", "all", "interval", "", ()
+        "rows",
+        "all",
+        "interval",
+        "",
+        (),
     )
     assert state.query() == "ids=3,7"
 
