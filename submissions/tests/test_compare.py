@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from submissions import services
 from submissions.tests.factories import (
     ContestFactory,
     ReferenceResultFactory,
@@ -188,3 +189,17 @@ def test_entries_grouped_as_repeats_draw_one_band_and_state_their_spread(client)
     }
     assert all(item["grouped"] for item in data["items"])
     assert b"terminal rates spread 9.5%" in grouped.content
+
+
+def test_the_board_offers_its_reference_rows_for_comparison_too(client):
+    contest = ContestFactory()
+    entry = SubmissionFactory(contest=contest)
+    reference = ReferenceResultFactory(contest=contest, label="Tokutek InnoDB 2008")
+    services.contest_rank(contest=contest)
+
+    board = client.get(contest.get_absolute_url()).content.decode()
+    response = compare(client, f"?ids={entry.pk}&refs={reference.pk}")
+
+    assert f'name="refs" value="{reference.pk}"' in board
+    assert listed(response) == [f"#{entry.pk}", "reference"]
+    assert b"Tokutek InnoDB 2008" in response.content
