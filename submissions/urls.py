@@ -1,6 +1,6 @@
 from django.urls import path
 
-from submissions import feeds, views
+from submissions import feeds, sharing, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -9,7 +9,8 @@ urlpatterns = [
     path("contests/<slug:slug>/submit/", views.submission_create, name="submission_create"),
     path("contests/<slug:slug>/leaderboard.csv", views.leaderboard_csv, name="leaderboard_csv"),
     path("contests/<slug:slug>/leaderboard.json", views.leaderboard_json, name="leaderboard_json"),
-    path("compare/", views.compare, name="compare"),
+    path("compare/", sharing.compare, name="compare"),
+    path("contests/<slug:slug>/badge.svg", sharing.contest_badge, name="contest_badge"),
     path("feeds/results.atom", feeds.PublishedResultsFeed(), name="results_feed"),
     path("entries/mine/", views.my_entries, name="my_entries"),
     path("entries/<int:pk>/", views.submission_detail, name="submission_detail"),
@@ -22,4 +23,6 @@ urlpatterns = [
         views.pending_change_decide,
         name="pending_change_decide",
     ),
+    path("entries/<int:pk>/badge.svg", sharing.entry_badge, name="entry_badge"),
+    path("entries/<int:pk>/figures.json", sharing.entry_figures, name="entry_figures"),
 ]
