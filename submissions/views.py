@@ -353,31 +353,35 @@ def _visible_submission(request: HttpRequest, pk: int) -> Submission:
     return submission
 
 
-def verdict_rows(submission: Submission) -> list[dict]:
-    """The verdicts, each beside its rule's sentence as stated by the rules they were made
-    under (never the current rules: those may say 32 GB beside a verdict made under 16)."""
+def judged_under(submission: Submission) -> tuple[tracks.Track, RuleSet | None]:
+    """The track and rules the entry's verdicts and figures were made under (never the current
+    rules: those may say 32 GB beside a verdict made under 16). None: judged before versions
+    were kept."""
     version = submission.rules_version
     if version is None:
-        return [dict(verdict, sentence="") for verdict in submission.verdicts]
-    rule_set = rule_set_of(version.rules)
-    track = tracks.track_for(version.rules["workload"])
+        return submission.contest.track, None
+    return tracks.track_for(version.rules["workload"]), rule_set_of(version.rules)
+
+
+def verdict_rows(track: tracks.Track, rule_set: RuleSet | None, verdicts: list) -> list[dict]:
+    """The verdicts, each beside its rule's sentence as the rules they were made under state it."""
+    if rule_set is None:
+        return [dict(verdict, sentence="") for verdict in verdicts]
     sentences = {rule.id: rule.describe(rule_set) for rule in track.rule_list()}
-    return [
-        dict(verdict, sentence=sentences.get(verdict["rule"], ""))
-        for verdict in submission.verdicts
-    ]
+    return [dict(verdict, sentence=sentences.get(verdict["rule"], "")) for verdict in verdicts]
 
 
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     submission = _visible_submission(request, pk)
-    rule_set = services.contest_rule_set(submission.contest)
-    track = submission.contest.track
+    track, judged_rules = judged_under(submission)
+    # The track's tiles are titled by the same rules their figures were computed under.
+    rule_set = judged_rules or services.contest_rule_set(submission.contest)
     organizer = selectors.is_organizer(request.user)
     is_owner = request.user.is_authenticated and submission.owner_id == request.user.id
     pending = submission.pending_changes.filter(status=ChangeStatus.PENDING).first()
     context = {
         "submission": submission,
-        "verdicts": verdict_rows(submission),
+        "verdicts": verdict_rows(track, judged_rules, submission.verdicts),
         "rules_caption": rule_versions.version_caption(submission.rules_version),
         "pending_change": pending if (organizer or is_owner) else None,
         "may_decide": organizer,
