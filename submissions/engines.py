@@ -26,8 +26,8 @@ ENGINE_SPELLINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("MyISAM", ("myisam",)),
     ("Aria", ("aria",)),
     ("BLACKHOLE", ("blackhole",)),
-    ("MEMORY", ("memory", "heap engine")),
-    ("PostgreSQL heap", ("postgres", "heap")),
+    ("MEMORY", ("memory",)),
+    ("PostgreSQL heap", ("postgres",)),
     ("SQLite", ("sqlite",)),
 )
 
@@ -43,6 +43,8 @@ def normalised_engine(storage_engine: str, server_family: str = "") -> str:
             return engine
     if server_family in FAMILY_ENGINES:
         return FAMILY_ENGINES[server_family]
+    if re.search(r"\bheap\b", text):
+        return "MEMORY"  # MySQL's old name for it; PostgreSQL's heap is its family's default
     words = storage_engine.split()
     return words[0][:40] if words else ""
 

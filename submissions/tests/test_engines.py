@@ -26,6 +26,7 @@ from submissions.tests.pages import board_rows
         ("heap (default)", "postgresql", "PostgreSQL heap"),
         ("SQLite (WAL)", "sqlite", "SQLite"),
         ("", "postgresql", "PostgreSQL heap"),
+        ("HEAP", "mysql", "MEMORY"),
         ("Falcon", "mysql", "Falcon"),
     ],
 )
