@@ -14,6 +14,7 @@ from django.http import (
     StreamingHttpResponse,
 )
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import filesizeformat
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html
@@ -338,6 +339,10 @@ def _keep_for_retry(request: HttpRequest, form: SubmissionForm, kept: KeptLog | 
     if kept is not None:
         # The file input may stay empty on the retry: the kept log stands in.
         form.fields["log"].required = False
+        form.fields["log"].help_text = (
+            f"Kept from your last try: {kept.name} ({filesizeformat(kept.size)}). Leave this "
+            "empty to send it, or choose another file."
+        )
     return kept
 
 

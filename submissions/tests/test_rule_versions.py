@@ -190,3 +190,16 @@ def test_a_track_rules_change_is_a_version_too():
     version = RuleVersion.objects.filter(contest=contest).order_by("-number").first()
     assert version.number == 2
     assert version.changes == ["delete_after 250,000,000 -> 300,000,000"]
+
+
+def test_a_contest_without_caps_states_each_rule_on_its_own_line(client):
+    # Seen: "Hardware: no limit in this contest." four times over.
+    contest = ContestFactory(max_sockets=None, max_cores=None, max_memory_gb=None, max_drives=None)
+    page = client.get(contest.get_absolute_url()).content.decode()
+    rules = page[page.index('<details class="rules"') : page.index("</details>")]
+    lines = [item.split("</code>")[1].split("</li>")[0].strip() for item in rules.split("<li>")[1:]]
+    assert len(lines) == len(set(lines))
+    assert "no limit in this contest" not in rules
+    for line in ("any number of sockets", "any number of cores", "any amount of memory",
+                 "any number of drives"):  # fmt: skip
+        assert f"Hardware: {line}." in lines
