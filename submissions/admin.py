@@ -1,5 +1,6 @@
 from django.contrib import admin, messages
 from django.db import transaction
+from django.utils import timezone
 from simple_history.admin import SimpleHistoryAdmin
 
 from runner.admin import start_reruns
@@ -162,6 +163,17 @@ class SubmissionAdmin(SimpleHistoryAdmin):
     )  # fmt: skip
     raw_id_fields = ("owner",)
     actions = [start_reruns]
+
+    def save_model(self, request, obj, form, change):
+        # An organizer's edit of the declaration is kept in the history (SimpleHistoryAdmin
+        # names them), marked "edited" and judged again, like the entrant's own.
+        if change and form.changed_data:
+            obj.edited_at = timezone.now()
+        super().save_model(request, obj, form, change)
+        if change:
+            version = rule_versions.rule_version_current(obj.contest)
+            services.submission_recheck(submission=obj, version=version)
+            services.contest_rank(contest=obj.contest)
 
     # Deleting here bypasses services.submission_delete: rank the contests again afterwards.
     def delete_model(self, request, obj):

@@ -144,3 +144,31 @@ def test_the_public_history_never_shows_the_entrants_address(client, entrant, pu
     client.force_login(entrant)
     own = client.get(reverse("submission_history", args=[published.pk])).content.decode()
     assert "new-address@example.org" in own
+
+
+def test_an_organizers_edit_in_the_admin_is_in_the_history_and_judged_again(client, published):
+    organizer = StaffFactory(is_superuser=True)
+    client.force_login(organizer)
+    url = reverse("admin:submissions_submission_change", args=[published.pk])
+    form = client.get(url).context["adminform"].form
+    data = {}
+    for name, field in form.fields.items():
+        value = field.prepare_value(form.initial.get(name, field.initial))
+        if isinstance(value, bool):
+            if value:
+                data[name] = "on"
+            continue
+        data[name] = "" if value is None else value
+    data.pop("submitted_at", None)
+    local = timezone.localtime(published.submitted_at)
+    data["submitted_at_0"], data["submitted_at_1"] = (
+        local.date().isoformat(),
+        local.time().isoformat(),
+    )
+    data["memory_gb"] = "32"
+    response = client.post(url, data)
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    published.refresh_from_db()
+    assert published.memory_gb == 32 and not published.eligible and published.edited_at
+    history = client.get(reverse("submission_history", args=[published.pk])).content.decode()
+    assert f"organizer {organizer.username}" in history and "memory (GB): 16 -&gt; 32" in history
