@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
-from submissions.figures import Figures
+from submissions.figures import Figures, printed_resolution
 from submissions.logparse.model import ParsedLog
 
 
@@ -275,11 +275,7 @@ RATE_TOLERANCE = 0.02
 def time_resolution(seconds: np.ndarray) -> float:
     """The precision the log printed its times with (1 s, 0.1 s, 0.01 s, 0.001 s), read off the
     values: a rate recomputed from rounded times is only known to within it."""
-    for decimals in range(4):
-        scaled = seconds * 10**decimals
-        if np.all(np.abs(scaled - np.round(scaled)) < 1e-5):
-            return 10.0**-decimals
-    return 0.001
+    return printed_resolution(seconds)
 
 
 def _disagreements(stated: np.ndarray, rows: np.ndarray, seconds: np.ndarray, error: float):
