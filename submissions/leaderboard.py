@@ -66,16 +66,20 @@ class SortPart:
 
 # The URL's `sort` values; `-name` reverses the first part. Ties always fall to the overall
 # rank, then the entry number, so a page boundary never shuffles rows.
+# Time to the target: measured times before estimates, whatever their values (an estimate is
+# never sorted as if measured).
+TO_TARGET = (
+    SortPart("estimated", "estimated"),
+    SortPart("seconds_to_target", "elapsed_seconds"),
+    SortPart("terminal_rate", "terminal_rate", descending=True),
+)
 SORTS: dict[str, tuple[SortPart, ...]] = {
-    "rank": (
-        SortPart("rank", None),
-        SortPart("seconds_to_target", "elapsed_seconds"),
-        SortPart("terminal_rate", "terminal_rate", descending=True),
-    ),
+    "rank": (SortPart("rank", None), *TO_TARGET),
     "elapsed": (
-        SortPart("seconds_to_target", "elapsed_seconds"),
+        SortPart("elapsed_seconds", "measured_elapsed_seconds"),
         SortPart("terminal_rate", "terminal_rate", descending=True),
     ),
+    "to_target": TO_TARGET,
     "terminal_rate": (SortPart("terminal_rate", "terminal_rate"),),
     "average_rate": (SortPart("average_rate", "average_rate"),),
     "entrant": (SortPart("public_name_key", "label"),),
@@ -86,7 +90,7 @@ SORTS: dict[str, tuple[SortPart, ...]] = {
 DEFAULT_SORT = "rank"
 # A reference row has no rank: on the classic board it sits where its time, then its terminal
 # rate, would rank it.
-RANK_PLACEMENT = SORTS["elapsed"]
+RANK_PLACEMENT = TO_TARGET
 
 
 @dataclass(frozen=True)
@@ -177,8 +181,8 @@ class BoardRow:
     entrant: str
     storage_engine: str
     hardware: str
-    elapsed_seconds: float | None
-    estimated: bool
+    elapsed_seconds: float | None  # measured; None when the source gives only an estimate
+    estimated: bool  # seconds_to_target is an extrapolation
     terminal_rate: float | None
     average_rate: float | None
     verified: bool
@@ -193,6 +197,9 @@ class BoardRow:
     track_figures: dict = field(default_factory=dict)
     track_metric: float | None = None
     track_class: str = ""
+    seconds_to_target: float | None = None  # measured or, when `estimated`, extrapolated
+    estimate_basis: str = ""
+    demo: str = ""  # "demo" or "synthetic": demo data, not an entrant's result
 
 
 @dataclass(frozen=True)
@@ -288,7 +295,7 @@ BOARD_ENTRY_FIELDS = (
     "id", "rank", "public_name", "storage_engine", "sockets", "cpu_model", "cores", "memory_gb",
     "drives", "drive_kind", "raid_level", "seconds_to_target", "estimated", "terminal_rate",
     "average_rate", "verified", "eligible", "ineligible_reason", "rows", "track_figures",
-    "track_metric", "track_class",
+    "track_metric", "track_class", "elapsed_seconds", "estimate_basis", "demo",
 )  # fmt: skip
 
 
@@ -432,8 +439,11 @@ def _entry_row(track: tracks.Track, values: dict) -> BoardRow:
             drive_kind=values["drive_kind"],
             raid_level=values["raid_level"],
         ),
-        elapsed_seconds=values["seconds_to_target"],
+        elapsed_seconds=values["elapsed_seconds"],
+        seconds_to_target=values["seconds_to_target"],
         estimated=values["estimated"],
+        estimate_basis=values["estimate_basis"],
+        demo=values["demo"],
         terminal_rate=values["terminal_rate"],
         average_rate=values["average_rate"],
         verified=values["verified"],
@@ -463,8 +473,10 @@ def _reference_row(track: tracks.Track, reference: ReferenceResult) -> BoardRow:
         entrant=reference.label,
         storage_engine=reference.storage_engine,
         hardware=reference.hardware,
-        elapsed_seconds=reference.elapsed_seconds,
+        elapsed_seconds=reference.measured_elapsed_seconds,
+        seconds_to_target=reference.elapsed_seconds,
         estimated=reference.estimated,
+        estimate_basis=reference.note if reference.estimated else "",
         terminal_rate=reference.terminal_rate,
         average_rate=reference.average_rate,
         verified=False,
