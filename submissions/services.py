@@ -462,12 +462,12 @@ def contest_rank(*, contest: Contest) -> int:
     if ranking is None:
         current = list(
             Submission.objects.filter(contest=contest).values_list(
-                "pk", "eligible", "seconds_to_target", "terminal_rate", "rank", "estimated"
+                "pk", "eligible", "seconds_to_target", "terminal_rate", "estimated", "rank"
             )
         )
         ranks = competition_ranks(
             Standing(pk, seconds, terminal_rate, estimated)
-            for pk, eligible, seconds, terminal_rate, _, estimated in current
+            for pk, eligible, seconds, terminal_rate, estimated, _ in current
             if eligible and seconds is not None and math.isfinite(seconds)
         )
     else:
