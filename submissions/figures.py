@@ -133,8 +133,9 @@ def series_timeline(series: Series, source: str) -> Timeline:
 
 def log_timeline(log: ParsedLog) -> Timeline:
     """The log's rows and seconds. The seconds come from `rows / cumulative rate` when the log
-    prints that rate more precisely than its times (Java's whole-second `elap_secs` beside
-    `cum_ips` with two decimals): the log's own, more exact figure. Else from its time column."""
+    prints whole seconds beside a rate an order of magnitude more precise (Java's `elap_secs`
+    beside `cum_ips` with two decimals): the log's own, more exact figure. Else from its time
+    column."""
     series = log.series
     words = log.column_words
     timeline = series_timeline(series, words.get("seconds", "seconds"))
@@ -144,9 +145,12 @@ def log_timeline(log: ParsedLog) -> Timeline:
     last_rate, last_seconds = float(cumulative[-1]), float(timeline.seconds[-1])
     if last_rate <= 0 or last_seconds <= 0:
         return timeline
-    time_error = printed_resolution(timeline.seconds) / 2 / last_seconds
+    # Only whole seconds: finer times read off the values can hide printed digits ("17.000").
+    if printed_resolution(timeline.seconds) < 1:
+        return timeline
+    time_error = 0.5 / last_seconds
     rate_error = printed_resolution(cumulative) / 2 / last_rate
-    if rate_error * 2 >= time_error:
+    if rate_error * 10 >= time_error:
         return timeline
     usable = cumulative > 0
     precise = np.where(usable, timeline.rows / np.where(usable, cumulative, 1.0), timeline.seconds)

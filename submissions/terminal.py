@@ -85,7 +85,7 @@ def window_size(
 
     The contest's window (`window_rows`, else the briefs' 10M of 1B rows) applies as is to a
     run that reached the target; a shorter run gets the same share of its own length, widened
-    to MIN_WINDOW_REPORTS report intervals and never past the start of the run.
+    to MIN_WINDOW_REPORTS report intervals. Never past the start of the run.
     """
     done = float(rows[-1])
     if window_rows is None:
@@ -93,15 +93,16 @@ def window_size(
     else:
         window, full = window_rows, max(target_rows, 1)
     if done >= full:
+        # The contest's own window, as its rules state it.
         size, basis = float(window), f"the last {window:,} rows"
     else:
         share = window / full
         size = share * done
         basis = f"the last {_percent(share)} of the run ({size:,.0f} rows)"
-    floor = MIN_WINDOW_REPORTS * typical_report_rows(rows)
-    if size < floor:
-        size = floor
-        basis += f", widened to {MIN_WINDOW_REPORTS} report intervals ({size:,.0f} rows)"
+        floor = MIN_WINDOW_REPORTS * typical_report_rows(rows)
+        if size < floor:
+            size = floor
+            basis += f", widened to {MIN_WINDOW_REPORTS} report intervals ({size:,.0f} rows)"
     if size >= done:
         return done, "the whole run"
     return size, basis
