@@ -9,6 +9,7 @@ import hashlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 from django.core.cache import cache
@@ -200,6 +201,8 @@ class BoardRow:
     seconds_to_target: float | None = None  # measured or, when `estimated`, extrapolated
     estimate_basis: str = ""
     demo: str = ""  # "demo" or "synthetic": demo data, not an entrant's result
+    # The time to the target reads the same as a ranked neighbour's: the terminal rate decides.
+    tie_break: bool = False
 
 
 @dataclass(frozen=True)
@@ -552,6 +555,7 @@ def leaderboard_page(*, contest: Contest, query: LeaderboardQuery) -> BoardPage:
     rows = list(
         interleave(map(partial(_entry_row, board.track), entries), board.references, slots, length)
     )
+    mark_tie_breaks(rows)
     return BoardPage(
         rows=rows,
         count=board.count,
@@ -560,6 +564,18 @@ def leaderboard_page(*, contest: Contest, query: LeaderboardQuery) -> BoardPage:
         ranked_count=board.ranked_count,
         reference_count=len(board.references),
     )
+
+
+def mark_tie_breaks(rows: list[BoardRow]) -> None:
+    """Flag neighbouring ranked entries whose times to the target read the same to the second
+    (ranks 1 to 4 of a board may all be "10.3 days" and differ by minutes; to the second they
+    rarely tie): there the terminal rate is what orders them, and the board says so."""
+    ranked = [row for row in rows if row.ranked and row.seconds_to_target is not None]
+    for before, after in pairwise(ranked):
+        if before.estimated == after.estimated and round(before.seconds_to_target) == round(
+            after.seconds_to_target
+        ):
+            before.tie_break = after.tie_break = True
 
 
 def leaderboard_rows(*, contest: Contest, query: LeaderboardQuery) -> Iterator[BoardRow]:

@@ -77,7 +77,7 @@ RANKED_ROW = (
     'aria-label="Compare entry #{id}"></td><td class="num">{rank}</td>'
     '<td><a href="{url}">{entrant}</a>{demo}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
     '<td class="num">{elapsed}</td><td class="num" title="{basis}">{to_target}</td>'
-    '<td class="num">{terminal}</td><td class="num">{average}</td>'
+    '<td class="num">{terminal}{tie_break}</td><td class="num">{average}</td>'
     "<td>{verified}</td></tr>"
 )
 REFERENCE_ROW = (
@@ -95,7 +95,11 @@ UNRANKED_ROW = (
     '<td class="num">{elapsed}</td><td class="num" title="{basis}">{to_target}</td>'
     '<td class="num">{terminal}</td><td class="reason">{reason}</td></tr>'
 )
-# A constant: nothing from a user goes into it.
+# Constants: nothing from a user goes into them.
+TIE_BREAK = mark_safe(  # nosec B308
+    ' <span class="badge muted" title="Same time to the second as a neighbour: the higher '
+    'terminal rate ranks first">tie-break</span>'
+)
 VERIFIED_BADGE = mark_safe('<span class="badge verified">verified</span>')  # nosec B308
 
 
@@ -183,6 +187,7 @@ def board_row(row, track: tracks.Track | None = None) -> str:
         return format_html(REFERENCE_ROW, id=row.id, source=row.source, note=row.reason, **common)
     return format_html(
         RANKED_ROW,
+        tie_break=TIE_BREAK if row.tie_break else "",
         demo=demo_badge(row.demo),
         id=row.id,
         rank=row.rank,

@@ -403,3 +403,15 @@ def test_it_reads_the_board_in_the_same_few_queries_however_many_entries(
         response = board(client, contest, "?sort=-terminal_rate&page_size=100")
 
     assert len(board_rows(response)) == entries + 2
+
+
+def test_the_terminal_rate_is_marked_where_it_breaks_a_tie(client):
+    contest = ContestFactory()
+    entry(contest, entrant_name="A", elapsed_seconds=10.3 * DAY, terminal_rate=900)
+    entry(contest, entrant_name="B", elapsed_seconds=10.3 * DAY + 0.2, terminal_rate=1_200)
+    entry(contest, entrant_name="C", elapsed_seconds=12 * DAY, terminal_rate=800)
+
+    rows = board_rows(board(client, ranked(contest)))
+
+    assert column(rows, ENTRANT) == ["A", "B", "C"]
+    assert column(rows, TERMINAL) == ["900 tie-break", "1,200 tie-break", "800"]
