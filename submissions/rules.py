@@ -490,7 +490,7 @@ def _totals_time_verdict(entry: Entry, totals) -> Verdict | None:
             f"{_n(last)} s",
         )
     allowed = interval + post_load + slack
-    if entry.log.cadence == "rows" and extra > allowed:
+    if extra > allowed:
         return Verdict(
             "totals_agree",
             Status.FAIL,
