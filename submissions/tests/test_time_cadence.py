@@ -53,15 +53,12 @@ def test_the_console_and_the_tsv_of_one_run_get_the_same_verdicts(console, tsv):
     )
 
 
-def test_a_time_log_that_skips_reports_fails_on_the_time_step():
+def test_a_time_log_that_skips_reports_fails_on_the_time_step(tmp_path):
     lines = (FIXTURES / "java-iibench-10s-en.tsv").read_text().splitlines()
     del lines[10:14]  # four reports (40 s) gone
-    path = FIXTURES.parent.parent / "_gap.tsv"
-    try:
-        path.write_text("\n".join(lines) + "\n")
-        verdict = judged(path)["no_missing_report"]
-    finally:
-        path.unlink()
+    path = tmp_path / "gap.tsv"
+    path.write_text("\n".join(lines) + "\n")
+    verdict = judged(path)["no_missing_report"]
     assert verdict.status == Status.FAIL
     assert "50.0 s passed between two reports that come every 10.0 s" in verdict.message
 
@@ -104,18 +101,15 @@ def test_totals_after_an_index_build_give_elapsed_and_average():
     assert "Created secondary indexes in 3.5 seconds" in verdict.message
 
 
-def test_totals_later_than_the_reports_without_a_reason_fail():
+def test_totals_later_than_the_reports_without_a_reason_fail(tmp_path):
     lines = python_log().decode().splitlines()
     totals = next(i for i, line in enumerate(lines) if line.startswith("Totals:"))
     words = lines[totals].split()
     words[1] = f"{float(words[1]) + 500:.1f}"
     lines[totals] = " ".join(words)
-    path = FIXTURES.parent.parent / "_late_totals.log"
-    try:
-        path.write_text("\n".join(lines) + "\n")
-        verdict = judged(path)["totals_agree"]
-    finally:
-        path.unlink()
+    path = tmp_path / "late-totals.log"
+    path.write_text("\n".join(lines) + "\n")
+    verdict = judged(path)["totals_agree"]
     assert verdict.status == Status.FAIL
     assert "names no work after the load" in verdict.message
 
@@ -134,3 +128,19 @@ def test_a_log_from_its_first_report_is_not_an_excerpt():
     for name in ("java-iibench-10s-en.log", "python-2023.log", "python-2009-04.log"):
         log = parse_log((FIXTURES / name).open("rb"))
         assert not [marker for marker in log.markers if marker.kind == "excerpt"], name
+
+
+def test_a_java_console_without_its_parameters_is_still_read_by_its_time_steps(tmp_path):
+    # No "Feedback every 10 seconds" line to go by: the cadence is read off the reports.
+    lines = (FIXTURES / "java-iibench-10s-en.log").read_text().splitlines()
+    reports = [line for line in lines if " inserts : " in line or line.endswith("Done!")]
+    path = tmp_path / "console.log"
+    path.write_text("\n".join(reports) + "\n")
+
+    log = parse_log(path.open("rb"))
+    verdicts = judged(path)
+
+    assert log.cadence == "time"
+    assert verdicts["no_missing_report"].status == Status.PASS
+    assert verdicts["report_interval"].status == Status.PASS
+    assert verdicts["whole_run"].status == Status.PASS
