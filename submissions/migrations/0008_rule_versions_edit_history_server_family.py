@@ -38,7 +38,7 @@ def families_engines_and_first_versions(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("submissions", "0006_tracks"),
+        ("submissions", "0007_figures_measured_and_demo"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
@@ -490,6 +490,9 @@ class Migration(migrations.Migration):
                     "entrant_name",
                     "track_metric",
                     "track_class",
+                    "elapsed_seconds",
+                    "estimated",
+                    "demo",
                 ),
                 name="leaderboard_idx",
             ),
