@@ -124,8 +124,8 @@ class ContestAdmin(admin.ModelAdmin):
             services.contest_track_defaults_apply(contest=contest)
             self.message_user(
                 request,
-                f"{contest.title}: the {contest.track.label} defaults are set; re-check the "
-                "entries to judge them by them.",
+                f"{contest.title}: the {contest.track.label} defaults are set; if they changed "
+                "a rule, the entries are re-checked under them in the background.",
                 messages.SUCCESS,
             )
 
