@@ -25,7 +25,7 @@ from submissions.serializers import (
     SubmissionSerializer,
 )
 from submissions.series import unpack_columns
-from submissions.throttle import too_many_message, upload_allowed
+from submissions.throttle import upload_refusal, upload_refused
 
 
 class TokenObtain(ObtainAuthToken):
@@ -64,16 +64,18 @@ class SubmissionListCreate(APIView):
 
     @extend_schema(request=SubmissionCreateSerializer, responses={201: SubmissionSerializer})
     def post(self, request: Request) -> Response:
-        allowed, retry_after = upload_allowed(request.user)
-        if not allowed:
-            body = {"detail": too_many_message(retry_after)}
-            return Response(body, status=429, headers={"Retry-After": str(retry_after)})
+        refusal = upload_refusal(request.user)
+        if refusal:
+            headers = {"Retry-After": str(refusal.retry_after)}
+            return Response({"detail": refusal.message}, status=429, headers=headers)
         log = request.FILES.get("log")
         if log is not None and log.size > settings.LOG_UPLOAD_MAX_BYTES:
             # Checked before validation: DRF would fold it into a 400 with the other fields.
             return Response({"log": [too_large_message(log.size)]}, status=413)
         serializer = SubmissionCreateSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        if not serializer.is_valid():
+            upload_refused(request.user)
+            raise ValidationError(serializer.errors)
         data = dict(serializer.validated_data)
         try:
             submission = services.submission_create(
@@ -83,9 +85,11 @@ class SubmissionListCreate(APIView):
                 log_file=data.pop("log", None),
             )
         except services.DuplicateLog as duplicate:
+            upload_refused(request.user)
             url = request.build_absolute_uri(duplicate.existing.get_absolute_url())
             raise ValidationError({"log": [f"{duplicate.message} {url}"]}) from None
         except services.SubmissionRefused as refused:
+            upload_refused(request.user)
             raise ValidationError({refused.field: [refused.message]}) from None
         body = SubmissionSerializer(submission, context={"request": request}).data
         return Response(body, status=status.HTTP_201_CREATED)

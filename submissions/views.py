@@ -25,7 +25,7 @@ from submissions.forms import DeclarationForm, SignupForm, SubmissionForm
 from submissions.leaderboard import LeaderboardQuery
 from submissions.models import Contest, DriveKind, SampleSeries, Submission
 from submissions.rules import RuleSet
-from submissions.throttle import too_many_message, upload_allowed
+from submissions.throttle import upload_refusal, upload_refused
 
 
 def _posted(request: HttpRequest):
@@ -301,16 +301,16 @@ def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
     contest = get_object_or_404(Contest, slug=slug)
     form = SubmissionForm(_posted(request), request.FILES or None, contest=contest)
     if request.method == "POST":
-        allowed, retry_after = upload_allowed(request.user)
-        if not allowed:
+        refusal = upload_refusal(request.user)
+        if refusal:
             context = {
                 "form": SubmissionForm(contest=contest),
                 "contest": contest,
                 "closed": False,
-                "refusal": too_many_message(retry_after),
+                "refusal": refusal.message,
             }
             response = render(request, "submissions/submission_form.html", context, status=429)
-            response["Retry-After"] = str(retry_after)
+            response["Retry-After"] = str(refusal.retry_after)
             return response
     if request.method == "POST" and form.is_valid():
         try:
@@ -326,12 +326,14 @@ def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
                 duplicate.existing.get_absolute_url(),
                 duplicate.existing.pk,
             )
-            form.add_error("log", format_html("This log was already submitted as {}.", link))
+            form.add_error("log", format_html("This run was already submitted as {}.", link))
         except services.SubmissionRefused as refused:
             form.add_error(refused.field if refused.field in form.fields else None, refused.message)
         else:
             messages.success(request, "Your run is in. Here are its figures and verdicts.")
             return redirect(submission)
+    if request.method == "POST":
+        upload_refused(request.user)
     initial_closed = not contest.is_open()
     return render(
         request,
