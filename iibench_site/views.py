@@ -1,6 +1,6 @@
-from django.http import HttpRequest, HttpResponse, JsonResponse
 import sys
 
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views import defaults
 
 from iibench_site.middleware import DATABASE_DOWN, database_unavailable

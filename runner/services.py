@@ -107,7 +107,7 @@ def _enqueue(run: VerificationRun, target: Target) -> bool:
         run_verification.apply_async(
             args=[run.pk], queue=target.queue, soft_time_limit=soft, time_limit=int(soft * 1.2)
         )
-    except Exception as error:  # noqa: BLE001 - kombu's and redis's errors alike: retried later
+    except Exception as error:  # kombu's and redis's errors alike: retried later
         logger.warning("Rerun %s stays queued: the broker is unreachable (%s)", run.pk, error)
         return False
     # While a run is queued, heartbeat_at says when it was last handed to the broker.

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from functools import partial
 from zoneinfo import ZoneInfo
 
-
 from django.db import connection
 from django.db.models import (
     BooleanField,

@@ -21,8 +21,8 @@ from submissions import tracks
 from submissions.figures import Figures, compute_figures
 from submissions.logparse import LogError, ParsedLog, key_type_log, parse_log, parse_log_runs
 from submissions.models import Contest, ReferenceResult, SampleSeries, Submission
-from submissions.ranking import MetricStanding, Standing, class_ranks, competition_ranks
 from submissions.plausibility import implausible
+from submissions.ranking import MetricStanding, Standing, class_ranks, competition_ranks
 from submissions.reference_data import published_results_for
 from submissions.rules import (
     DeclaredSetup,

@@ -27,7 +27,7 @@ def cache_get(key: str):
     """The cached value, or None when absent or when the cache cannot be reached."""
     try:
         return cache.get(key)
-    except Exception as error:  # noqa: BLE001 - any backend's connection error is a miss
+    except Exception as error:  # any backend's connection error is a miss
         _warn("read", error)
         return None
 
@@ -35,7 +35,7 @@ def cache_get(key: str):
 def cache_set(key: str, value, timeout: int) -> None:
     try:
         cache.set(key, value, timeout)
-    except Exception as error:  # noqa: BLE001 - a write that fails is only work redone later
+    except Exception as error:  # a write that fails is only work redone later
         _warn("write", error)
 
 
@@ -47,6 +47,6 @@ def cache_count(key: str, timeout: int, *, add: bool) -> int | None:
             return int(cache.get(key) or 0)
         cache.add(key, 0, timeout=timeout)
         return cache.incr(key)
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:
         _warn("count", error)
         return None
