@@ -59,13 +59,50 @@ def test_uploads_are_limited_per_user_per_hour_across_form_and_api(
     )
     assert response.status_code == 429
     assert int(response["Retry-After"]) > 0
-    assert "2 logs this hour" in response.json()["detail"]
+    assert "stored 2 entries this hour" in response.json()["detail"]
     page = client.post(
         reverse("submission_create", args=[contest.slug]),
         {**data, "log": upload(python_log(5_000_000))},
     )
     assert page.status_code == 429
     assert Submission.objects.count() == 2
+
+
+def test_refused_attempts_do_not_use_up_the_upload_limit(contest, entrant, declared, settings):
+    settings.UPLOADS_PER_HOUR = 1
+    api = APIClient()
+    api.force_authenticate(entrant)
+    for _ in range(3):
+        bad = api.post(
+            "/api/submissions/",
+            {"contest": contest.slug, **declared, "log": upload(b"not a log at all\n")},
+            format="multipart",
+        )
+        assert bad.status_code == 400
+    fixed = api.post(
+        "/api/submissions/",
+        {"contest": contest.slug, **declared, "log": upload(python_log(2_000_000))},
+        format="multipart",
+    )
+    assert fixed.status_code == 201
+    assert Submission.objects.count() == 1
+
+
+def test_refused_attempts_have_a_limit_of_their_own(contest, entrant, declared, settings):
+    settings.REFUSED_UPLOADS_PER_HOUR = 2
+    api = APIClient()
+    api.force_authenticate(entrant)
+    answers = [
+        api.post(
+            "/api/submissions/",
+            {"contest": contest.slug, **declared, "log": upload(b"not a log at all\n")},
+            format="multipart",
+        )
+        for _ in range(3)
+    ]
+    assert [answer.status_code for answer in answers] == [400, 400, 429]
+    assert "sent 2 refused logs this hour" in answers[2].json()["detail"]
+    assert int(answers[2]["Retry-After"]) > 0
 
 
 def test_pages_carry_the_security_headers(client):
