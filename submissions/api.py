@@ -1,3 +1,5 @@
+from dataclasses import asdict
+
 from django.conf import settings
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
@@ -5,15 +7,21 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.authtoken.views import ObtainAuthToken
-from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import (
+    NotAuthenticated,
+    NotFound,
+    PermissionDenied,
+    ValidationError,
+)
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from submissions import exports, leaderboard, selectors, services
+from submissions import exports, leaderboard, selectors, services, tokens
 from submissions.leaderboard import API_MAX_PAGE_SIZE, LeaderboardQuery
 from submissions.middleware import too_large_message
 from submissions.models import Contest, SampleSeries, Submission
@@ -29,12 +37,14 @@ from submissions.throttle import upload_refusal, upload_refused
 
 
 class TokenObtain(ObtainAuthToken):
-    """`POST {username, password}` -> `{"token"}`. Locked out like the log-in page after too many
-    wrong passwords (django-axes marks the request; DRF would otherwise answer a bare 400)."""
+    """`POST {username, password}` -> `{"token", "expires_at"}` (a new token once the last one
+    expired). `DELETE` with the token revokes it. Locked out like the log-in page after too
+    many wrong passwords (django-axes marks the request; DRF would otherwise answer a bare 400)."""
 
     def post(self, request: Request, *args, **kwargs) -> Response:
+        serializer = self.get_serializer(data=request.data)
         try:
-            return super().post(request, *args, **kwargs)
+            serializer.is_valid(raise_exception=True)
         except ValidationError:
             if getattr(request, "axes_locked_out", False):
                 return Response(
@@ -44,6 +54,26 @@ class TokenObtain(ObtainAuthToken):
                     status=429,
                 )
             raise
+        token = tokens.api_token_issue(user=serializer.validated_data["user"])
+        expires_at = tokens.token_expires_at(token.created)
+        return Response({"token": token.key, "expires_at": expires_at})
+
+    def delete(self, request: Request) -> Response:
+        if not request.user.is_authenticated:
+            raise NotAuthenticated()
+        if not tokens.api_token_revoke(user=request.user):
+            raise NotFound("You have no API token.")
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TokenList(APIView):
+    """The caller's tokens (API and witness): kind, first characters, created, expiry."""
+
+    permission_classes = [IsAuthenticated]
+
+    def get(self, request: Request) -> Response:
+        listed = [asdict(token) for token in tokens.tokens_of(request.user)]
+        return Response({"tokens": listed})
 
 
 class ContestList(generics.ListAPIView):

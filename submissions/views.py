@@ -1,5 +1,6 @@
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -20,7 +21,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from runner.views import rerun_panel
-from submissions import exports, leaderboard, selectors, services, tracks
+from submissions import exports, leaderboard, selectors, services, tokens, tracks
 from submissions.forms import DeclarationForm, SignupForm, SubmissionForm
 from submissions.leaderboard import LeaderboardQuery
 from submissions.models import Contest, DriveKind, SampleSeries, Submission
@@ -461,3 +462,18 @@ def submission_delete(request: HttpRequest, pk: int) -> HttpResponse:
 def my_entries(request: HttpRequest) -> HttpResponse:
     entries = selectors.user_submissions(request.user)
     return render(request, "submissions/my_entries.html", {"entries": entries})
+
+
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    context = {"tokens": tokens.tokens_of(request.user), "token_days": settings.API_TOKEN_DAYS}
+    return render(request, "submissions/account.html", context)
+
+
+@login_required
+@require_POST
+def token_revoke(request: HttpRequest, kind: str) -> HttpResponse:
+    if kind != "api" or not tokens.api_token_revoke(user=request.user):
+        raise Http404("No such token.")
+    messages.success(request, "Your API token is revoked: clients using it are refused from now.")
+    return redirect("account")

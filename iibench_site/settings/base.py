@@ -142,9 +142,12 @@ CONTENT_SECURITY_POLICY = (
     "base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 )
 
+# API tokens expire this many days after they were issued (0: never); a new one is issued by
+# POST /api/auth/token/, and its owner revokes it on the account page or with DELETE there.
+API_TOKEN_DAYS = env.int("API_TOKEN_DAYS", default=90)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "submissions.tokens.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
