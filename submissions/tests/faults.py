@@ -186,6 +186,7 @@ class FaultStack:
             "RERUN_WORK_DIR": str(self.folder / "reruns"),
             "RERUN_HEARTBEAT_SECONDS": "1",
             "RERUN_SWEEP_SECONDS": "1",
+            "RERUN_HEARTBEAT_TIMEOUT": str(HEARTBEAT_TIMEOUT_SECONDS),
             "RERUN_RESEND_SECONDS": str(RESEND_SECONDS),
             "LOG_LEVEL": "INFO",
         }
@@ -243,6 +244,8 @@ class FaultStack:
 # The stack's resend period: a rerun the broker lost is sent again within this plus the sweep's
 # period (1 s) of the broker being back.
 RESEND_SECONDS = 3
+# A worker killed mid-run is noticed this long after its last heartbeat (every second here).
+HEARTBEAT_TIMEOUT_SECONDS = 3
 
 
 @dataclass

@@ -2,6 +2,9 @@
 pages are viewed, logs uploaded and reruns queued (submissions/tests/faults.py). Each ends in a
 state a user sees within its bound, nothing lost and nothing stored twice."""
 
+import http.client
+import os
+import signal
 import threading
 import time
 
@@ -82,6 +85,41 @@ def test_redis_killed_pages_and_uploads_go_on_without_the_cache(fault_stack):
     assert stack.entries() == before + 1
     assert "Cache unavailable" in stack.web.log
     assert stack.request("GET", "/contests/faults/").status == 200
+
+
+def views_during(stack, fault, paths=("/", "/contests/faults/")) -> list[int]:
+    """Statuses of page views made while `fault()` runs."""
+    statuses: list[int] = []
+    stop = threading.Event()
+
+    def view():
+        while not stop.is_set():
+            for path in paths:
+                statuses.append(stack.request("GET", path, timeout=10).status)
+
+    viewer = threading.Thread(target=view)
+    viewer.start()
+    try:
+        time.sleep(0.5)
+        fault()
+        time.sleep(1)
+    finally:
+        stop.set()
+        viewer.join()
+    return statuses
+
+
+def test_page_views_while_redis_is_killed_and_restarted_all_answer(fault_stack):
+    stack = fault_stack
+
+    def restart():
+        stack.redis.kill()
+        time.sleep(1)
+        stack.redis.start()
+
+    statuses = views_during(stack, restart)
+    assert len(statuses) > 4
+    assert set(statuses) == {200}, statuses
 
 
 def test_redis_killed_during_an_upload_stores_it_once(fault_stack):
@@ -222,24 +260,64 @@ def test_postgres_stopped_during_an_upload_stores_nothing_and_a_retry_stores_it_
 
 def test_page_views_during_a_postgres_restart_are_200_or_503_never_500(fault_stack):
     stack = fault_stack
-    statuses: list[int] = []
-    stop = threading.Event()
 
-    def view():
-        while not stop.is_set():
-            statuses.append(stack.request("GET", "/contests/faults/", timeout=10).status)
-
-    viewer = threading.Thread(target=view)
-    viewer.start()
-    try:
-        time.sleep(0.5)
+    def restart():
         stack.postgres.stop()
         time.sleep(1)
         stack.postgres.start()
-        time.sleep(1)
-    finally:
-        stop.set()
-        viewer.join()
+
+    statuses = views_during(stack, restart)
     assert set(statuses) <= {200, 503}, statuses
     assert 503 in statuses
     assert statuses[-1] == 200
+
+
+def test_a_logged_in_page_with_postgres_stopped_is_a_503(fault_stack):
+    stack = fault_stack
+    stack.postgres.stop()
+    try:
+        host, port = stack.web.url.removeprefix("http://").split(":")
+        connection = http.client.HTTPConnection(host, int(port), timeout=10)
+        connection.request("GET", "/entries/mine/", headers={"Cookie": "sessionid=" + "a1" * 16})
+        response = connection.getresponse()
+        body = response.read().decode()
+        connection.close()
+    finally:
+        stack.postgres.start()
+    assert response.status == 503
+    assert "Unavailable for a moment" in body
+
+
+# -- the worker ----------------------------------------------------------------------------------
+
+
+def test_a_worker_killed_mid_rerun_leaves_a_failed_run_within_the_bound(fault_stack):
+    stack = fault_stack
+    entry = an_entry(stack, 9_000_000)
+    first = stack.worker()
+    try:
+        answer = stack.request(
+            "POST", f"/api/submissions/{entry}/reruns/", token=stack.accounts["organizer"],
+            body=b'{"target": "sqlite", "rows": 9000000}', content_type="application/json",
+        )  # fmt: skip
+        assert answer.status == 202, answer.text[:500]
+        run = answer.json()["id"]
+        wait_until(lambda: rerun_status(stack, run) == "running", 30, "the rerun did not start")
+        os.kill(first.process.pid, signal.SIGKILL)
+        first.process.wait()
+        killed = time.monotonic()
+        # The next worker sweeps at start, and its beat every second: past the heartbeat
+        # timeout (2 s here) the run is failed, saying why.
+        stack.celery(
+            "worker", "--concurrency=1", "--loglevel=INFO", "--without-gossip",
+            "--without-mingle", "-Q", "celery,rerun.sqlite", "-n", "faults-second@%h",
+            "--beat", "-s", str(stack.folder / "beat-second"), name="worker",
+        )  # fmt: skip
+        wait_until(lambda: rerun_status(stack, run) == "failed", 60, "the run was not failed")
+        assert time.monotonic() - killed < 60
+        detail = stack.request("GET", f"/api/reruns/{run}/", token=stack.accounts["organizer"])
+        assert "The worker stopped: no heartbeat" in detail.json()["message"]
+        count = "SELECT count(*) FROM runner_verificationrun WHERE submission_id = %s"
+        assert stack.postgres.query(count, entry) == [(1,)]
+    finally:
+        stack.stop_daemons()
