@@ -207,6 +207,27 @@ def test_a_queued_rerun_lost_with_a_redis_restart_is_sent_again_by_the_sweep(fau
         stack.stop_daemons()
 
 
+def test_workers_reconnect_after_a_redis_restart_and_run_the_next_rerun(fault_stack):
+    stack = fault_stack
+    entry = an_entry(stack, 10_000_000)
+    stack.worker()
+    stack.beat()
+    try:
+        stack.redis.kill()
+        time.sleep(2)
+        stack.redis.start()
+        answer = start_rerun(stack, entry)
+        assert answer.status == 202, answer.text[:500]
+        run = answer.json()["id"]
+        wait_until(
+            lambda: rerun_status(stack, run) == "succeeded",
+            RESEND_SECONDS + 1 + 60,
+            "the rerun did not run after the restart",
+        )
+    finally:
+        stack.stop_daemons()
+
+
 # -- PostgreSQL ----------------------------------------------------------------------------------
 
 
