@@ -68,3 +68,28 @@ def test_the_api_refuses_an_impossible_log_and_stores_nothing(contest, entrant, 
     assert response.status_code == 400
     assert response.json()["log"][0].startswith("line 3: an interval rate of")
     assert Submission.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_a_stored_entry_with_an_impossible_rate_fails_the_recheck_naming_the_line(
+    contest, entrant, declared
+):
+    from django.core.files.base import ContentFile
+
+    from submissions import services
+
+    entry = services.submission_create(
+        contest=contest, owner=entrant, declared=declared, log_file=upload(python_log())
+    )
+    # As stored before the check existed: a forged rate on line 3.
+    forged = python_log().decode().splitlines()
+    forged[2] = forged[2].rsplit(" ", 4)[0] + " 1e300 0 0.0 0.0"
+    entry.log.storage.delete(entry.log.name)
+    entry.log.storage.save(entry.log.name, ContentFile("\n".join(forged).encode() + b"\n"))
+    services.contest_recheck(contest=contest)
+    entry.refresh_from_db()
+    assert entry.eligible is False
+    assert entry.rank is None
+    assert entry.ineligible_reason.startswith(
+        "The stored log no longer passes the checks: line 3: an interval rate of"
+    )
