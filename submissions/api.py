@@ -1,5 +1,3 @@
-from dataclasses import asdict
-
 from django.conf import settings
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
@@ -31,6 +29,7 @@ from submissions.serializers import (
     LeaderboardSerializer,
     SubmissionCreateSerializer,
     SubmissionSerializer,
+    TokenListSerializer,
 )
 from submissions.series import unpack_columns
 from submissions.throttle import upload_refusal, upload_refused
@@ -58,6 +57,7 @@ class TokenObtain(ObtainAuthToken):
         expires_at = tokens.token_expires_at(token.created)
         return Response({"token": token.key, "expires_at": expires_at})
 
+    @extend_schema(request=None, responses={204: None})
     def delete(self, request: Request) -> Response:
         if not request.user.is_authenticated:
             raise NotAuthenticated()
@@ -71,9 +71,9 @@ class TokenList(APIView):
 
     permission_classes = [IsAuthenticated]
 
+    @extend_schema(responses=TokenListSerializer)
     def get(self, request: Request) -> Response:
-        listed = [asdict(token) for token in tokens.tokens_of(request.user)]
-        return Response({"tokens": listed})
+        return Response(TokenListSerializer({"tokens": tokens.tokens_of(request.user)}).data)
 
 
 class ContestList(generics.ListAPIView):
