@@ -61,6 +61,10 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
+# Proxies in front of the site that append to X-Forwarded-For (nginx in the compose file: 1);
+# the lockout then counts per client address, not per proxy.
+BEHIND_PROXIES = env.int("BEHIND_PROXIES", default=0)
+AXES_CLIENT_IP_CALLABLE = "iibench_site.client_address.client_address"
 
 ROOT_URLCONF = "iibench_site.urls"
 WSGI_APPLICATION = "iibench_site.wsgi.application"

@@ -210,3 +210,30 @@ def test_a_password_reset_mail_goes_out_through_the_configured_backend(client, e
     assert response.status_code == 302
     assert len(mailoutbox) == 1
     assert entrant.email in mailoutbox[0].to
+
+
+def test_behind_a_proxy_the_lockout_counts_the_address_the_proxy_saw(settings):
+    from django.test import RequestFactory
+
+    from iibench_site.client_address import client_address
+
+    request = RequestFactory().get(
+        "/", HTTP_X_FORWARDED_FOR="6.6.6.6, 203.0.113.7", REMOTE_ADDR="172.18.0.5"
+    )
+    settings.BEHIND_PROXIES = 1
+    # The left entry is whatever the client wrote; the right one is what nginx saw.
+    assert client_address(request) == "203.0.113.7"
+    settings.BEHIND_PROXIES = 0
+    assert client_address(request) == "172.18.0.5"
+
+
+def test_behind_a_proxy_one_clients_wrong_passwords_do_not_lock_out_another(entrant, settings):
+    settings.BEHIND_PROXIES = 1
+    attacker = APIClient(REMOTE_ADDR="172.18.0.5", HTTP_X_FORWARDED_FOR="203.0.113.7")
+    for _ in range(5):
+        attacker.post("/api/auth/token/", {"username": entrant.username, "password": "wrong"})
+    locked = attacker.post("/api/auth/token/", {"username": entrant.username, "password": PASSWORD})
+    assert locked.status_code == 429
+    owner = APIClient(REMOTE_ADDR="172.18.0.5", HTTP_X_FORWARDED_FOR="198.51.100.2")
+    answer = owner.post("/api/auth/token/", {"username": entrant.username, "password": PASSWORD})
+    assert answer.status_code == 200
