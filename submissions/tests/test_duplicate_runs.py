@@ -87,7 +87,7 @@ def test_the_migration_fingerprints_stored_runs_and_keeps_a_stored_copy_unfinger
     Submission.objects.update(run_fingerprint="")
     copy.series.columns = first.series.columns
     copy.series.save()
-    migration = importlib.import_module("submissions.migrations.0007_run_fingerprint")
+    migration = importlib.import_module("submissions.migrations.0008_run_fingerprint")
     migration.fingerprint_existing(apps, None)
     first.refresh_from_db()
     copy.refresh_from_db()

@@ -24,7 +24,7 @@ def fingerprint_existing(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('submissions', '0006_tracks'),
+        ('submissions', '0007_figures_measured_and_demo'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
