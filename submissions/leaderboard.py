@@ -12,7 +12,6 @@ from functools import partial
 from itertools import pairwise
 from zoneinfo import ZoneInfo
 
-from django.core.cache import cache
 from django.db import connection
 from django.db.models import (
     BooleanField,
@@ -39,6 +38,7 @@ from submissions.models import (
 )
 from submissions.ranking import interleave, page_slots, reference_positions
 from submissions.selectors import is_organizer
+from submissions.soft_cache import cache_get, cache_set
 
 DEFAULT_PAGE_SIZE = 50
 PAGE_MAX_PAGE_SIZE = 200
@@ -269,12 +269,12 @@ def cached_board(key: str, stamp: BoardStamp, build, contest: Contest | None = N
     """`build(contest)`'s value for this key, built at most once per board version and state.
     The contest is read only to build (pass it when the caller has it already)."""
     now = timezone.now()
-    hit = cache.get(key)
+    hit = cache_get(key)
     if hit is not None and (hit[0] is None or now < hit[0]):
         return hit[1]
     contest = contest or Contest.objects.get(pk=stamp.contest_id)
     value = build(contest)
-    cache.set(key, (next_state_change(contest, now), value), BOARD_CACHE_SECONDS)
+    cache_set(key, (next_state_change(contest, now), value), BOARD_CACHE_SECONDS)
     return value
 
 

@@ -167,7 +167,7 @@ COMPUTED_FIELDS = [
     "terminal_window_start_row", "terminal_window_basis", "seconds_to_target", "estimated",
     "estimate_basis", "excerpt", "verdicts", "eligible", "ineligible_reason", "checked_at",
     "engine", "rules_version", "edited_at", "rank", "verified", "track_figures", "track_metric",
-    "track_class", "demo",
+    "track_class", "demo", "run_fingerprint",
 ]  # fmt: skip
 
 
@@ -238,6 +238,10 @@ class Submission(models.Model):
         max_length=255, blank=True, help_text="The file name as sent, for display only."
     )
     log_sha256 = models.CharField(max_length=64, blank=True)
+    # The parsed run's fingerprint (series.series_fingerprint): the same run sent again with
+    # other bytes (re-gzipped, CRLF, blank lines) is refused as a duplicate. Empty without a
+    # series (declared figures, key-type runs, load summaries): the bytes decide there.
+    run_fingerprint = models.CharField(max_length=64, blank=True)
     log_size = models.PositiveBigIntegerField(default=0)
     # What the entrant declared for the contest's track beyond the classic declaration (the
     # fields of submissions/tracks.py, e.g. crash recovery's insert_rate), as typed values.
@@ -316,6 +320,11 @@ class Submission(models.Model):
                 fields=["contest", "log_sha256"],
                 condition=~models.Q(log_sha256=""),
                 name="one_entry_per_log_per_contest",
+            ),
+            models.UniqueConstraint(
+                fields=["contest", "run_fingerprint"],
+                condition=~models.Q(run_fingerprint=""),
+                name="one_entry_per_run_per_contest",
             ),
         ]
         indexes = [

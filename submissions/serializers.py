@@ -193,3 +193,19 @@ class LeaderboardSerializer(serializers.Serializer):
     next = serializers.URLField(allow_null=True)
     previous = serializers.URLField(allow_null=True)
     results = LeaderboardRowSerializer(many=True)
+
+
+class TokenListingSerializer(serializers.Serializer):
+    """A token as its owner sees it listed: never the key, only its first characters."""
+
+    kind = serializers.CharField()
+    id = serializers.CharField()
+    prefix = serializers.CharField()
+    created = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(allow_null=True)
+    expired = serializers.BooleanField()
+    scope = serializers.CharField()
+
+
+class TokenListSerializer(serializers.Serializer):
+    tokens = TokenListingSerializer(many=True)

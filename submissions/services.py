@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.core.files import File
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from submissions import tracks
@@ -22,6 +22,7 @@ from submissions.engines import normalised_engine
 from submissions.figures import Figures, compute_figures
 from submissions.logparse import LogError, ParsedLog, key_type_log, parse_log, parse_log_runs
 from submissions.models import Contest, ReferenceResult, RuleVersion, SampleSeries, Submission
+from submissions.plausibility import implausible
 from submissions.ranking import MetricStanding, Standing, class_ranks, competition_ranks
 from submissions.reference_data import published_results_for
 from submissions.rule_changes import rule_set_of
@@ -36,7 +37,7 @@ from submissions.rules import (
     first_failure,
     is_eligible,
 )
-from submissions.series import pack_columns, plot_preview, series_columns
+from submissions.series import pack_columns, plot_preview, series_columns, series_fingerprint
 
 logger = logging.getLogger(__name__)
 
@@ -76,7 +77,7 @@ class SubmissionRefused(Exception):
 class DuplicateLog(SubmissionRefused):
     def __init__(self, existing: Submission):
         super().__init__(
-            f"This log was already submitted to this contest as entry #{existing.pk}.", "log"
+            f"This run was already submitted to this contest as entry #{existing.pk}.", "log"
         )
         self.existing = existing
 
@@ -174,6 +175,9 @@ def _parsed_log(track: tracks.Track, log_file: IO[bytes]) -> ParsedLog:
         raise SubmissionRefused(
             f"{track.label} reads {what}; this log ({parsed.format_label}) has none.", "log"
         )
+    impossible = implausible(parsed.series)
+    if impossible:
+        raise SubmissionRefused(impossible, "log")
     return parsed
 
 
@@ -323,12 +327,18 @@ def submission_create(
     checked = entry_check(
         contest=contest, declared=declared, log_file=log_file, submitted_at=submitted_at
     )
+    fingerprint = _run_fingerprint(checked.parsed)
+    if fingerprint:
+        existing = Submission.objects.filter(contest=contest, run_fingerprint=fingerprint).first()
+        if existing:
+            raise DuplicateLog(existing)
     submission = Submission(
         contest=contest,
         owner=owner,
         submitted_at=submitted_at,
         log_name=display_name(log_file.name or "log") if log_file is not None else "",
         log_sha256=sha256,
+        run_fingerprint=fingerprint,
         log_size=log_file.size if log_file is not None else 0,
         demo=demo,
         **{name: declared[name] for name in DECLARED_FIELDS if name in declared},
@@ -345,12 +355,21 @@ def submission_create(
             contest_rank(contest=contest)
     except IntegrityError:
         _discard_file(submission)
-        # Two uploads of the same file raced past the check above; the constraint decided.
-        raise DuplicateLog(Submission.objects.get(contest=contest, log_sha256=sha256)) from None
+        # Two uploads of the same run raced past the checks above; a constraint decided.
+        same = Q(log_sha256=sha256) if sha256 else Q(pk__in=[])
+        if fingerprint:
+            same |= Q(run_fingerprint=fingerprint)
+        raise DuplicateLog(Submission.objects.filter(same, contest=contest).first()) from None
     except BaseException:
         _discard_file(submission)
         raise
     return submission
+
+
+def _run_fingerprint(parsed: ParsedLog | None) -> str:
+    if parsed is None or not len(parsed.series):
+        return ""
+    return series_fingerprint(series_columns(parsed.series))
 
 
 def _discard_file(submission: Submission) -> None:

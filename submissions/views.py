@@ -1,5 +1,6 @@
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -21,7 +22,16 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from runner.views import rerun_panel
-from submissions import edits, exports, leaderboard, rule_versions, selectors, services, tracks
+from submissions import (
+    edits,
+    exports,
+    leaderboard,
+    rule_versions,
+    selectors,
+    services,
+    tokens,
+    tracks,
+)
 from submissions.forms import DeclarationForm, SignupForm, SubmissionForm
 from submissions.kept_logs import KeptLog, kept_log_discard, kept_log_open, log_keep
 from submissions.leaderboard import LeaderboardQuery
@@ -34,7 +44,7 @@ from submissions.models import (
 )
 from submissions.rule_changes import rule_set_of
 from submissions.rules import RuleSet
-from submissions.throttle import too_many_message, upload_allowed
+from submissions.throttle import upload_refusal, upload_refused
 
 
 def _posted(request: HttpRequest):
@@ -283,16 +293,16 @@ def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
         kept_log=kept.file if kept else None,
     )
     if request.method == "POST":
-        allowed, retry_after = upload_allowed(request.user)
-        if not allowed:
+        refusal = upload_refusal(request.user)
+        if refusal:
             context = {
                 "form": SubmissionForm(contest=contest),
                 "contest": contest,
                 "closed": False,
-                "refusal": too_many_message(retry_after),
+                "refusal": refusal.message,
             }
             response = render(request, "submissions/submission_form.html", context, status=429)
-            response["Retry-After"] = str(retry_after)
+            response["Retry-After"] = str(refusal.retry_after)
             return response
     if request.method == "POST" and form.is_valid():
         try:
@@ -308,7 +318,7 @@ def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
                 duplicate.existing.get_absolute_url(),
                 duplicate.existing.pk,
             )
-            form.add_error("log", format_html("This log was already submitted as {}.", link))
+            form.add_error("log", format_html("This run was already submitted as {}.", link))
         except services.SubmissionRefused as refused:
             form.add_error(refused.field if refused.field in form.fields else None, refused.message)
         else:
@@ -317,6 +327,7 @@ def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
             messages.success(request, "Your run is in. Here are its figures and verdicts.")
             return redirect(submission)
     if request.method == "POST":
+        upload_refused(request.user)
         kept = _keep_for_retry(request, form, kept)
     return render(
         request,
@@ -525,6 +536,12 @@ def submission_history(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
+def account(request: HttpRequest) -> HttpResponse:
+    context = {"tokens": tokens.tokens_of(request.user), "token_days": settings.API_TOKEN_DAYS}
+    return render(request, "submissions/account.html", context)
+
+
+@login_required
 @require_POST
 def pending_change_decide(request: HttpRequest, pk: int, decision: str) -> HttpResponse:
     if not selectors.is_organizer(request.user):
@@ -543,3 +560,10 @@ def pending_change_decide(request: HttpRequest, pk: int, decision: str) -> HttpR
         edits.pending_change_reject(change=change, by=request.user)
         messages.success(request, "Rejected: the entry stays as published.")
     return redirect(change.submission)
+
+
+def token_revoke(request: HttpRequest, kind: str) -> HttpResponse:
+    if kind != "api" or not tokens.api_token_revoke(user=request.user):
+        raise Http404("No such token.")
+    messages.success(request, "Your API token is revoked: clients using it are refused from now.")
+    return redirect("account")

@@ -270,6 +270,12 @@ TABLE = [
     # -- accounts and tokens
     row("api_token", "GET", "/api/auth/token/", 405, 405, 405, 405, api=True),
     row("api_token", "POST", "/api/auth/token/", 200, 200, 200, 200, api=True, data={"username": "ada", "password": PASSWORD}),
+    row("api_token", "DELETE", "/api/auth/token/", 401, 204, 204, 204, api=True),
+    row("api_tokens", "GET", "/api/auth/tokens/", 401, 200, 200, 200, api=True),
+    row("account", "GET", "/account/", LOGIN, 200, 200, 200),
+    # A page's client has no API token: there is nothing to revoke.
+    row("token_revoke", "GET", "/account/tokens/api/revoke/", LOGIN, 405, 405, 405),
+    row("token_revoke", "POST", "/account/tokens/api/revoke/", LOGIN, 404, 404, 404),
 ]  # fmt: skip
 
 
