@@ -562,6 +562,8 @@ def pending_change_decide(request: HttpRequest, pk: int, decision: str) -> HttpR
     return redirect(change.submission)
 
 
+@login_required
+@require_POST
 def token_revoke(request: HttpRequest, kind: str) -> HttpResponse:
     if kind != "api" or not tokens.api_token_revoke(user=request.user):
         raise Http404("No such token.")
