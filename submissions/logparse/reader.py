@@ -2,14 +2,15 @@
 
 The upload is read in blocks of about a megabyte; a .gz is recognised by its magic bytes and
 decompressed as it is read. Nothing holds more than one block plus one unfinished line, so a
-log of any length costs the same memory. Each block is decoded once and split into lines:
-the per-line work is left to the format parsers, which is where the time goes.
+log of any length costs the same memory. Each block is checked as bytes (NUL bytes, UTF-8,
+line length) and split into lines only when a parser reads it line by line: the columnar fast
+path (columnar.py) reads the block's bytes directly.
 """
 
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import BinaryIO
 
 from .errors import LogError, num
@@ -46,6 +47,37 @@ class _GzipTruncated(Exception):
 
 class _GzipDamaged(Exception):
     pass
+
+
+class TextBlock(Sequence[str]):
+    """The lines of one block (no line ends), split from its bytes on first use.
+
+    `data` is the block's checked UTF-8 bytes without the last line end, `first_line` the
+    1-based number of its first line. Slicing gives a plain list.
+    """
+
+    __slots__ = ("_lines", "count", "data", "first_line")
+
+    def __init__(self, data: bytes, first_line: int, count: int, lines: list[str] | None = None):
+        self.data = data
+        self.first_line = first_line
+        self.count = count
+        self._lines = lines
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.data.decode("utf-8").split("\n")
+        return self._lines
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.lines)
+
+    def __getitem__(self, index):
+        return self.lines[index]
 
 
 class LogReader:
@@ -132,8 +164,8 @@ class LogReader:
 
     # -- text -------------------------------------------------------------------------------
 
-    def blocks(self) -> Iterator[list[str]]:
-        """Lists of lines (no line ends), about a megabyte of text each."""
+    def blocks(self) -> Iterator[TextBlock]:
+        """Blocks of lines (no line ends), about a megabyte of text each."""
         start = self._read_start()
         if start.startswith(GZIP_MAGIC):
             self.is_gzip = True
@@ -165,7 +197,7 @@ class LogReader:
         yield self._check_start(start)
         yield from pieces
 
-    def _split(self, pieces: Iterator[bytes]) -> Iterator[list[str]]:
+    def _split(self, pieces: Iterator[bytes]) -> Iterator[TextBlock]:
         carry = b""
         for piece in self._checked_start(pieces):
             data = carry + piece if carry else piece
@@ -223,12 +255,21 @@ class LogReader:
                 line=self.line_count + 1,
             )
 
-    def _decode(self, data: bytes) -> list[str]:
+    def _decode(self, data: bytes) -> TextBlock:
         """Lines of one block; checks NUL bytes, UTF-8 and line length."""
         if b"\x00" in data:
             at = data.index(b"\x00")
             line = self.line_count + data.count(b"\n", 0, at) + 1
             raise LogError("not text (NUL byte): upload the benchmark's text output", line=line)
+        first = self.line_count + 1
+        if data.isascii():
+            # One byte per character: the checks need no decoding, nor the lines a split yet.
+            count = data.count(b"\n") + 1
+            long_at = self._long_line_start(data)
+            if long_at is not None:
+                raise self._too_long(self.line_count + data.count(b"\n", 0, long_at) + 1)
+            self.line_count += count
+            return TextBlock(data, first, count)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
@@ -236,13 +277,27 @@ class LogReader:
         lines = text.split("\n")
         if len(data) > self.max_line_chars and max(map(len, lines)) > self.max_line_chars:
             at = next(i for i, line in enumerate(lines) if len(line) > self.max_line_chars)
-            raise LogError(
-                f"longer than {num(self.max_line_chars)} characters: "
-                "is this the benchmark's output?",
-                line=self.line_count + at + 1,
-            )
+            raise self._too_long(self.line_count + at + 1)
         self.line_count += len(lines)
-        return lines
+        return TextBlock(data, first, len(lines), lines)
+
+    def _long_line_start(self, data: bytes) -> int | None:
+        """Where the first line longer than the limit starts in ASCII `data`, or None; hops
+        from line end to line end a limit's length at a time, never line by line."""
+        limit = self.max_line_chars
+        start, size = 0, len(data)
+        while size - start > limit:
+            end = data.rfind(b"\n", start, start + limit + 1)
+            if end < 0:
+                return start
+            start = end + 1
+        return None
+
+    def _too_long(self, line: int) -> LogError:
+        return LogError(
+            f"longer than {num(self.max_line_chars)} characters: is this the benchmark's output?",
+            line=line,
+        )
 
     def _not_utf8(self, data: bytes, at: int) -> LogError:
         line_start = data.rfind(b"\n", 0, at) + 1
