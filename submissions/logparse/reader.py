@@ -109,9 +109,19 @@ class LogReader:
         return start
 
     def _raw_pieces(self, start: bytes) -> Iterator[bytes]:
+        """Pieces of about BLOCK_BYTES: a source giving short reads (a pipe, a socket) is read
+        until a block is full, so that a block holds many lines, not one."""
         if start:
             yield start
         while chunk := self.source.read(BLOCK_BYTES):
+            if len(chunk) < BLOCK_BYTES:
+                filled = bytearray(chunk)
+                while len(filled) < BLOCK_BYTES and (
+                    more := self.source.read(BLOCK_BYTES - len(filled))
+                ):
+                    filled += more
+                chunk = bytes(filled)
+                del filled
             yield chunk
 
     def _gunzip(self, start: bytes) -> Iterator[bytes]:

@@ -1,0 +1,111 @@
+"""The columnar fast path: a block of plain report lines read by Arrow's CSV reader (C++).
+
+A format parser offers each block to `read_reports` first; None sends the block to the
+format's per-line path, which is the reference: it reads everything (noise, trailers, a cut-off
+last line, odd eras) and says which line is wrong. The fast path only takes a block the
+per-line path would read to the very same numbers, so it is strict on purpose:
+
+- every byte is a digit, a dot, a TAB or a line end: no sign, no exponent, no space, no letter
+  (Arrow reads "0x10" as 16 where Python's int() refuses it; "nan" and negative numbers are
+  errors the per-line path words); among such texts Arrow and int()/float() agree exactly
+  (both round correctly, both refuse "", "." and "1.2.3" and a fraction in an integer column);
+- every line is a report: as many rows as lines (a blank line makes one fewer), as many
+  fields as the header (Arrow refuses a row with another count);
+- the block does not hold the log's last line when that line has no newline (cut off);
+- the reports follow each other as `order_error` asks (`in_order`), else the per-line path
+  finds the line to blame.
+
+What a report means (which column is which field, what follows from it) stays in each format's
+parser, which hands its column picks here and appends the columns the same way both paths.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from .model import Series
+
+REPORT_BYTES = b"0123456789.\t\n"
+
+PARSE_OPTIONS = pacsv.ParseOptions(
+    delimiter="\t", quote_char=False, double_quote=False, escape_char=False
+)
+ARROW_TYPES = {int: pa.int64(), float: pa.float64()}
+NUMPY_TYPES = {int: np.int64, float: np.float64}
+
+
+def read_reports(
+    block: Sequence[str],
+    *,
+    ncols: int,
+    kinds: Mapping[int, type],
+    unterminated_line: int | None,
+) -> dict[int, np.ndarray] | None:
+    """The picked columns (position -> int or float) of a block made only of report lines,
+    one entry per line; None when the per-line path must read the block."""
+    data = getattr(block, "data", None)  # a slice of a block is a plain list: per line
+    if not data or data.translate(None, REPORT_BYTES):
+        return None
+    first = block.first_line
+    if unterminated_line is not None and first <= unterminated_line < first + len(block):
+        return None
+    names = [f"c{index}" for index in range(ncols)]
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader(data),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
+            parse_options=PARSE_OPTIONS,
+            convert_options=pacsv.ConvertOptions(
+                column_types={names[index]: ARROW_TYPES[kind] for index, kind in kinds.items()},
+                include_columns=[names[index] for index in kinds],
+                null_values=[],
+                strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowException, ValueError):
+        return None
+    if table.num_rows != len(block):  # a blank line: its number would shift the others
+        return None
+    return {
+        index: np.ascontiguousarray(table.column(names[index]).to_numpy(), NUMPY_TYPES[kind])
+        for index, kind in kinds.items()
+    }
+
+
+class Pending:
+    """Where the fast path puts what it read: straight into the series' arrays, a block at a
+    time, copied out of Arrow's buffers (which are then reused for the next block)."""
+
+    def __init__(self, series: Series):
+        self.series = series
+
+    def __len__(self) -> int:
+        return len(self.series)
+
+    def in_order(self, rows: np.ndarray, seconds: np.ndarray, *, grows: bool) -> bool:
+        """True when no report of the block, nor its first after the last one read, is one
+        that `LogParse.order_error` refuses (rows or time going down, a repeat)."""
+        series = self.series
+        if len(series):
+            rows = np.concatenate(([series.rows[-1]], rows))
+            seconds = np.concatenate(([series.seconds[-1]], seconds))
+        if len(rows) < 2:
+            return True
+        rows_step, seconds_step = np.diff(rows), np.diff(seconds)
+        repeat = rows_step == 0 if grows else (rows_step == 0) & (seconds_step == 0)
+        return bool((rows_step >= 0).all() and (seconds_step >= 0).all() and not repeat.any())
+
+    def add(self, block: Sequence[str], columns: Mapping[str, np.ndarray]) -> None:
+        """A block's columns (series field -> one value per line; `line` is added here)."""
+        for name, values in {**columns, "line": line_numbers(block)}.items():
+            column = getattr(self.series, name)
+            typed = np.ascontiguousarray(values, np.int64 if column.typecode == "q" else np.float64)
+            column.frombytes(memoryview(typed).cast("B"))
+
+
+def line_numbers(block: Sequence[str]) -> np.ndarray:
+    return np.arange(block.first_line, block.first_line + len(block), dtype=np.int64)
