@@ -21,6 +21,7 @@ parser, which hands its column picks here and appends the columns the same way b
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -102,9 +103,13 @@ class Pending:
     def add(self, block: Sequence[str], columns: Mapping[str, np.ndarray]) -> None:
         """A block's columns (series field -> one value per line; `line` is added here)."""
         for name, values in {**columns, "line": line_numbers(block)}.items():
-            column = getattr(self.series, name)
-            typed = np.ascontiguousarray(values, np.int64 if column.typecode == "q" else np.float64)
-            column.frombytes(memoryview(typed).cast("B"))
+            extend(getattr(self.series, name), values)
+
+
+def extend(column: array, values: np.ndarray) -> None:
+    """Append numbers to an `array` column, converted to its type, with no Python objects."""
+    typed = np.ascontiguousarray(values, np.int64 if column.typecode == "q" else np.float64)
+    column.frombytes(memoryview(typed).cast("B"))
 
 
 def line_numbers(block: Sequence[str]) -> np.ndarray:
