@@ -20,7 +20,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-SCRATCH_DB = "iibench_bench_upload"
+# A scratch database of its own; BENCH_DATABASE_URL's name (+ "_upload") keeps benches run side
+# by side on one server apart.
+SCRATCH_DB = (
+    os.environ.get("BENCH_DATABASE_URL", "postgresql:///iibench_bench").rsplit("/", 1)[-1]
+    + "_upload"
+)
 
 
 def prepare_log(lines: int) -> Path:

@@ -160,7 +160,9 @@ def _parsed_log(track: tracks.Track, log_file: IO[bytes]) -> ParsedLog:
         if track.log == tracks.LOG_KEY_TYPES:
             parsed = key_type_log(parse_log_runs(log_file, max_expanded_bytes=cap))
         else:
-            parsed = parse_log(log_file, max_expanded_bytes=cap)
+            parsed = parse_log(
+                log_file, max_expanded_bytes=cap, max_reports=settings.LOG_MAX_REPORTS
+            )
     except LogError as error:
         raise SubmissionRefused(str(error), "log") from error
     holds, what = LOG_NEEDS.get(track.log, (lambda parsed: True, ""))

@@ -190,3 +190,14 @@ def test_the_fast_path_takes_the_plain_reports_of_big_logs(monkeypatch, fast_blo
     # Every report but those in the first block (the header's) and the last (Totals).
     assert sum(fast_blocks) > len(parsed.series) * 0.9
     assert noisy < sum(fast_blocks)
+
+
+@pytest.mark.parametrize("block_bytes", [4096, 1 << 20])
+def test_a_log_with_more_reports_than_kept_is_refused_naming_the_limit(block_bytes, monkeypatch):
+    monkeypatch.setattr(reader_module, "BLOCK_BYTES", block_bytes)
+    data = python_2023(3000, seed=8).encode()
+    assert len(parse_log(io.BytesIO(data), max_reports=3000).series) == 3000
+    with pytest.raises(LogError) as refused:
+        parse_log(io.BytesIO(data), max_reports=1000)
+    assert "more than 1,000 report lines" in str(refused.value)
+    assert refused.value.line == 1002  # the 1,001st report; line 1 is the header
