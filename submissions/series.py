@@ -103,23 +103,18 @@ def _unpack_npz(blob: bytes) -> dict[str, np.ndarray]:
         }
 
 
-def downsample(
-    x: np.ndarray, y: np.ndarray, points: int = MAX_PLOT_POINTS, x_float: np.ndarray | None = None
-) -> tuple[list, list]:
+def downsample(x: np.ndarray, y: np.ndarray, points: int = MAX_PLOT_POINTS) -> tuple[list, list]:
     """At most `points` points that keep the curve's shape: MinMax-LTTB, plus the series' own
     minimum and maximum, which LTTB alone may drop (a one-interval stall is what a reader looks
-    for). Samples that cannot be plotted (NaN, infinities) are left out. `x_float`: x as
-    float64 when the caller has it already (one copy of a long series, not one per curve)."""
+    for). Samples that cannot be plotted (NaN, infinities) are left out. The columns go to the
+    downsampler as they are (it reads int64 and float64 alike): no float copy of a long x."""
     finite = np.isfinite(y)
     if not finite.all():
         x, y = x[finite], y[finite]
-        x_float = None
     if len(x) <= points:
         return x.tolist(), y.tolist()
-    if x_float is None:
-        x_float = np.asarray(x, dtype=np.float64)
     keep = MinMaxLTTBDownsampler().downsample(
-        x_float, np.asarray(y, dtype=np.float64), n_out=points - 2
+        np.ascontiguousarray(x), np.ascontiguousarray(y, dtype=np.float64), n_out=points - 2
     )
     extremes = np.array([np.argmin(y), np.argmax(y)], dtype=np.int64)
     keep = np.union1d(keep.astype(np.int64), extremes)
@@ -129,10 +124,9 @@ def downsample(
 def plot_preview(columns: dict[str, np.ndarray], points: int = MAX_PLOT_POINTS) -> dict:
     """The curves an entry page draws: x = rows inserted, y = rows/s."""
     rows = columns["rows"]
-    rows_float = np.asarray(rows, dtype=np.float64)
     preview = {"count": len(rows)}
     for name in ("interval_rate", "cumulative_rate", "interval_delete_rate", "interval_query_rate"):
         if name in columns:
-            x, y = downsample(rows, columns[name], points, x_float=rows_float)
+            x, y = downsample(rows, columns[name], points)
             preview[name] = {"x": x, "y": y}
     return preview
