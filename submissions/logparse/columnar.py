@@ -5,7 +5,8 @@ format's per-line path, which is the reference: it reads everything (noise, trai
 last line, odd eras) and says which line is wrong. The fast path only takes a block the
 per-line path would read to the very same numbers, so it is strict on purpose:
 
-- every byte is a digit, a dot, a TAB or a line end: no sign, no exponent, no space, no letter
+- every byte is a digit, a dot, the delimiter (TAB, or one space for the 2009 eras) or a line
+  end: no sign, no exponent, no other blank, no letter
   (Arrow reads "0x10" as 16 where Python's int() refuses it; "nan" and negative numbers are
   errors the per-line path words); among such texts Arrow and int()/float() agree exactly
   (both round correctly, both refuse "", "." and "1.2.3" and a fraction in an integer column);
@@ -30,11 +31,7 @@ import pyarrow.csv as pacsv
 
 from .model import Series
 
-REPORT_BYTES = b"0123456789.\t\n"
-
-PARSE_OPTIONS = pacsv.ParseOptions(
-    delimiter="\t", quote_char=False, double_quote=False, escape_char=False
-)
+REPORT_BYTES = b"0123456789.\n"
 ARROW_TYPES = {int: pa.int64(), float: pa.float64()}
 NUMPY_TYPES = {int: np.int64, float: np.float64}
 
@@ -45,11 +42,13 @@ def read_reports(
     ncols: int,
     kinds: Mapping[int, type],
     unterminated_line: int | None,
+    delimiter: str = "\t",
 ) -> dict[int, np.ndarray] | None:
     """The picked columns (position -> int or float) of a block made only of report lines,
-    one entry per line; None when the per-line path must read the block."""
+    one entry per line; None when the per-line path must read the block. With a space as the
+    delimiter, exactly one space separates two numbers (two make an empty field: refused)."""
     data = getattr(block, "data", None)  # a slice of a block is a plain list: per line
-    if not data or data.translate(None, REPORT_BYTES):
+    if not data or data.translate(None, REPORT_BYTES + delimiter.encode()):
         return None
     first = block.first_line
     if unterminated_line is not None and first <= unterminated_line < first + len(block):
@@ -59,7 +58,9 @@ def read_reports(
         table = pacsv.read_csv(
             pa.BufferReader(data),
             read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
-            parse_options=PARSE_OPTIONS,
+            parse_options=pacsv.ParseOptions(
+                delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False
+            ),
             convert_options=pacsv.ConvertOptions(
                 column_types={names[index]: ARROW_TYPES[kind] for index, kind in kinds.items()},
                 include_columns=[names[index] for index in kinds],

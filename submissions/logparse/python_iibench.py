@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 import numpy as np
 
 from . import columnar
-from .common import LogParse, numbered, to_float, to_int, trim_series
+from .common import LogParse, to_float, to_int, trim_series
 from .detect import PYTHON_HEADER_STARTS
 from .errors import LogError, num, quote
 from .model import Marker, Totals
@@ -269,27 +269,54 @@ class PythonIibenchParse(LogParse):
         # In 2009-03b, whether #seconds is the interval is decided on the second report.
         undecided = self.format == "python-iibench-2009-03b"
         waiting: list[tuple[int, list[str]]] = []
-        for line, text in numbered(blocks):
-            if line <= self.detection.header_line:
+        for first, block in blocks_after(blocks, self.detection.header_line):
+            if not undecided and self._space_block_fast(block, seconds_name):
                 continue
-            fields = text.split()
-            if len(fields) != self.ncols or not looks_like_report(fields[0]):
-                fields = self._other(line, text)
-                if fields is None:
+            for line, text in enumerate(block, first):
+                fields = text.split()
+                if len(fields) != self.ncols or not looks_like_report(fields[0]):
+                    fields = self._other(line, text)
+                    if fields is None:
+                        continue
+                if undecided:
+                    waiting.append((line, fields))
+                    if len(waiting) < 2:
+                        continue
+                    self._decide_seconds(waiting)
+                    undecided = False
+                    for waiting_line, waiting_fields in waiting:
+                        self._add_space(waiting_line, waiting_fields, seconds_name)
                     continue
-            if undecided:
-                waiting.append((line, fields))
-                if len(waiting) < 2:
-                    continue
-                self._decide_seconds(waiting)
-                undecided = False
-                for waiting_line, waiting_fields in waiting:
-                    self._add_space(waiting_line, waiting_fields, seconds_name)
-                continue
-            self._add_space(line, fields, seconds_name)
+                self._add_space(line, fields, seconds_name)
         if undecided:  # a single report: the interval and the total are the same number
             for waiting_line, waiting_fields in waiting:
                 self._add_space(waiting_line, waiting_fields, seconds_name)
+
+    def _space_block_fast(self, block: list[str], seconds_name: str) -> bool:
+        """A block of plain reports, one space between numbers, read as columns; False when
+        the block must be read line by line (and always when #seconds is an interval, whose
+        running total is the per-line path's to add up)."""
+        if self.seconds_is_interval:
+            return False
+        picks = {field: self.column[name] for field, name in SPACE_COLUMNS.items()}
+        picks["seconds"] = self.column[seconds_name]
+        read = columnar.read_reports(
+            block,
+            ncols=self.ncols,
+            kinds={position: KINDS[field] for field, position in picks.items()},
+            unterminated_line=self.reader.unterminated_line,
+            delimiter=" ",
+        )
+        if read is None:
+            return False
+        values = {field: read[position] for field, position in picks.items()}
+        pending, series = columnar.Pending(self.series), self.series
+        if not pending.in_order(values["rows"], values["seconds"], grows=True):
+            return False
+        if series.queries is None:
+            series.queries, series.interval_query_rate = array("q"), array("d")
+        pending.add(block, values)
+        return True
 
     def _add_space(self, line: int, fields: list[str], seconds_name: str) -> None:
         try:

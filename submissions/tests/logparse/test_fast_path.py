@@ -72,6 +72,34 @@ def python_2020_09(count: int, *, seed: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def python_2009_04(count: int, *, seed: int, header: str = "2009-04") -> str:
+    """Space separated, a report every 100,000 rows; #seconds the interval, #total_seconds
+    the total (or the 2009-03 columns, #seconds the total)."""
+    rng = random.Random(seed)
+    lines = [
+        "#rows #seconds #total_seconds cum_ips table_size last_ips #queries cum_qps last_qps"
+        if header == "2009-04"
+        else "#rows #seconds cum_ips last_ips #queries cum_qps last_qps"
+    ]
+    total = 0.0
+    for i in range(1, count + 1):
+        rows, interval = i * 100_000, 1.0 + rng.random() * 30
+        total += interval
+        queries = i * 37
+        if header == "2009-04":
+            lines.append(
+                f"{rows} {interval:.0f} {total:.0f} {rows / total:.0f} {rows} "
+                f"{100_000 / interval:.0f} {queries} {queries / total:.0f} {37 / interval:.0f}"
+            )
+        else:
+            lines.append(
+                f"{rows} {total:.0f} {rows / total:.0f} {100_000 / interval:.0f} {queries} "
+                f"{queries / total:.0f} {37 / interval:.0f}"
+            )
+    lines.append("Done")
+    return "\n".join(lines) + "\n"
+
+
 def c_format(count: int, *, seed: int, summary: bool = True) -> str:
     rng = random.Random(seed)
     lines, rows, seconds = [C_HEADER], 0, 0.0
@@ -120,6 +148,11 @@ def generated() -> dict[str, bytes]:
         "2023-crlf": big.replace("\n", "\r\n"),
         "2023-blank-lines": big.replace("\t0\t0\t0\n", "\t0\t0\t0\n\n", 50),
         "2020-09": python_2020_09(2500, seed=4),
+        "2009-04": python_2009_04(3000, seed=9),
+        "2009-04-noise": with_noise(python_2009_04(3000, seed=10), 211),
+        "2009-04-two-spaces": python_2009_04(3000, seed=11).replace(" ", "  ", 40),
+        "2009-04-time-goes-down": edited(python_2009_04(3000, seed=12), 2000, " 1", " 0"),
+        "2009-03": python_2009_04(3000, seed=13, header="2009-03"),
         "c-format": c_format(3000, seed=5),
         "c-format-no-summary": c_format(2000, seed=6, summary=False),
     }
