@@ -153,6 +153,21 @@ class LogParse:
             )
 
 
+def blocks_after(blocks: Iterable[list[str]], header_line: int) -> Iterator[tuple[int, list[str]]]:
+    """(number of the first line, lines) for every line after `header_line`."""
+    first = 1
+    for block in blocks:
+        end = first + len(block)
+        if end <= header_line + 1:
+            first = end
+            continue
+        if first <= header_line:
+            block = block[header_line + 1 - first :]
+            first = header_line + 1
+        yield first, block
+        first = end
+
+
 def numbered(blocks: Iterable[list[str]], start: int = 1) -> Iterator[tuple[int, str]]:
     """(line number, text) pairs over blocks of lines; for the formats that are not hot."""
     line = start - 1

@@ -19,12 +19,12 @@ from __future__ import annotations
 import math
 import re
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
 from . import columnar
-from .common import LogParse, to_float, to_int, trim_series
+from .common import LogParse, blocks_after, to_float, to_int, trim_series
 from .detect import PYTHON_HEADER_STARTS
 from .errors import LogError, num, quote
 from .model import Marker, Totals
@@ -65,21 +65,6 @@ TOTALS = re.compile(r"^Totals:\s*(\S+) secs, (\S+) rows/sec, (\d+) rows\b")
 CREATED_AFTER = "Created secondary indexes in"
 DDL_ENGINE = re.compile(r"\bengine\s*=\s*(\w+)")
 DDL_KEY = re.compile(r"(?<!primary )\b(?:unique\s+)?key\s+\w+\s*\(")
-
-
-def blocks_after(blocks: Iterable[list[str]], header_line: int) -> Iterator[tuple[int, list[str]]]:
-    """(number of the first line, lines) for every line after `header_line`."""
-    first = 1
-    for block in blocks:
-        end = first + len(block)
-        if end <= header_line + 1:
-            first = end
-            continue
-        if first <= header_line:
-            block = block[header_line + 1 - first :]
-            first = header_line + 1
-        yield first, block
-        first = end
 
 
 def looks_like_report(stripped: str) -> bool:

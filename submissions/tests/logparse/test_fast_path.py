@@ -100,6 +100,24 @@ def python_2009_04(count: int, *, seed: int, header: str = "2009-04") -> str:
     return "\n".join(lines) + "\n"
 
 
+def java_tsv(count: int, *, seed: int, closing: bool = True) -> str:
+    """The TSV file Java iibench writes: a report every 5 s, the closing line without the
+    exceptions column."""
+    rng = random.Random(seed)
+    lines = ["tot_inserts\telap_secs\tcum_ips\tint_ips\tcum_qry_avg\tint_qry_avg\tcum_qpm"
+             "\tint_qpm\texceptions"]  # fmt: skip
+    rows = 0
+    for i in range(1, count + 1):
+        new_rows = rng.randrange(1, 400_000)
+        rows += new_rows
+        lines.append(
+            f"{rows}\t{i * 5}\t{rows / (i * 5):.2f}\t{new_rows / 5:.2f}\t0.00\t0.00\t0.00\t0.00\t0"
+        )
+    if closing:
+        lines.append(f"{rows}\t{count * 5}\t{rows / (count * 5):.2f}\t0.00\t0.00\t0.00\t0.00\t0.00")
+    return "\n".join(lines) + "\n"
+
+
 def c_format(count: int, *, seed: int, summary: bool = True) -> str:
     rng = random.Random(seed)
     lines, rows, seconds = [C_HEADER], 0, 0.0
@@ -153,6 +171,10 @@ def generated() -> dict[str, bytes]:
         "2009-04-two-spaces": python_2009_04(3000, seed=11).replace(" ", "  ", 40),
         "2009-04-time-goes-down": edited(python_2009_04(3000, seed=12), 2000, " 1", " 0"),
         "2009-03": python_2009_04(3000, seed=13, header="2009-03"),
+        "java-tsv": java_tsv(3000, seed=14),
+        "java-tsv-open": java_tsv(3000, seed=15, closing=False),
+        "java-tsv-one-decimal": edited(java_tsv(3000, seed=16), 1500, "\t0.00\t0.00", "\t0.5\t0.0"),
+        "java-tsv-short-line-inside": edited(java_tsv(3000, seed=17), 900, "\t0.00\t0", "\t0.00"),
         "c-format": c_format(3000, seed=5),
         "c-format-no-summary": c_format(2000, seed=6, summary=False),
     }
