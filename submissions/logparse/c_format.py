@@ -13,7 +13,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from . import columnar
-from .common import LogParse, to_float, to_int, trim_series
+from .common import LogParse, numbered_blocks, to_float, to_int, trim_series
 from .errors import LogError, num, quote
 from .model import IndexInfo, KeyTypeRun, LoadSummary, MeterReading, ParsedLog, Totals
 
@@ -96,10 +96,8 @@ class CFormatParse(LogParse):
         self.columns: dict[str, int] | None = None
         self.summary_line: int | None = None
         self.extras = (array("q"), array("d"), array("q"), array("d"))
-        first = first_line
-        for block in blocks:
+        for first, block in columnar.pieces(numbered_blocks(blocks, first_line)):
             self._block(first, block)
-            first += len(block)
         self._finish()
 
     def _block(self, first: int, block: list[str]) -> None:

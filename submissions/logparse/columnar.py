@@ -22,18 +22,65 @@ parser, which hands its column picks here and appends the columns the same way b
 
 from __future__ import annotations
 
+import re
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from .model import Series
+from .reader import TextBlock
 
 REPORT_BYTES = b"0123456789.\n"
+# A byte that is none of REPORT_BYTES and not the delimiter, to find where to cut a block.
+OTHER_BYTES = {
+    "\t": re.compile(rb"[^0-9.\t\n]"),
+    " ": re.compile(rb"[^0-9. \n]"),
+}
+MAX_CUTS = 16
 ARROW_TYPES = {int: pa.int64(), float: pa.float64()}
 NUMPY_TYPES = {int: np.int64, float: np.float64}
+
+
+def pieces(
+    blocks: Iterable[tuple[int, Sequence[str]]], delimiter: str = "\t"
+) -> Iterator[tuple[int, Sequence[str]]]:
+    """(first line, lines) again, each block cut around the lines that cannot be plain reports
+    (a header, a trailer, noise): the runs of plain lines between them go to the fast path
+    whole, instead of the block going line by line for one Totals line. At most MAX_CUTS cuts
+    a block: a block noisy throughout is left to the per-line path as it is."""
+    allowed = REPORT_BYTES + delimiter.encode()
+    other = OTHER_BYTES[delimiter]
+    for first, block in blocks:
+        data = getattr(block, "data", None)
+        if data is None:
+            yield first, block
+            continue
+        for _ in range(MAX_CUTS):
+            if not data or not data.translate(None, allowed):
+                break
+            at = other.search(data).start()
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            if start:
+                head = data[: start - 1]
+                count = head.count(b"\n") + 1
+                yield first, TextBlock(head, first, count)
+                first += count
+            line = data[start:] if end < 0 else data[start:end]
+            yield first, TextBlock(line, first, 1)
+            first += 1
+            if end < 0:
+                data = b""
+                break
+            data = data[end + 1 :]
+        else:
+            yield first, TextBlock(data, first, data.count(b"\n") + 1)
+            continue
+        if data:
+            yield first, TextBlock(data, first, data.count(b"\n") + 1)
 
 
 def read_reports(

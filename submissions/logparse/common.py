@@ -162,10 +162,18 @@ def blocks_after(blocks: Iterable[list[str]], header_line: int) -> Iterator[tupl
             first = end
             continue
         if first <= header_line:
-            block = block[header_line + 1 - first :]
+            after = header_line + 1 - first
+            block = block.lines_from(after) if hasattr(block, "lines_from") else block[after:]
             first = header_line + 1
         yield first, block
         first = end
+
+
+def numbered_blocks(blocks: Iterable[list[str]], first: int = 1) -> Iterator[tuple[int, list[str]]]:
+    """(number of the first line, lines) for every block."""
+    for block in blocks:
+        yield first, block
+        first += len(block)
 
 
 def numbered(blocks: Iterable[list[str]], start: int = 1) -> Iterator[tuple[int, str]]:

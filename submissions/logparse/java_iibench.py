@@ -258,7 +258,7 @@ class JavaTsvParse(LogParse):
         )
         column = {name: i for i, name in enumerate(names)}
         self.names, self.column, short_line = names, column, None
-        for first, block in blocks_after(blocks, self.detection.header_line):
+        for first, block in columnar.pieces(blocks_after(blocks, self.detection.header_line)):
             if short_line is None and self._block_fast(block):
                 continue
             short_line = self._block(first, block, short_line)

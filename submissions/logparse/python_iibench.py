@@ -101,7 +101,7 @@ class PythonIibenchParse(LogParse):
 
     def _parse_tab(self, blocks: Iterable[list[str]]) -> None:
         self.pending = columnar.Pending(self.series)
-        for first, block in blocks_after(blocks, self.detection.header_line):
+        for first, block in columnar.pieces(blocks_after(blocks, self.detection.header_line)):
             if not self._tab_block_fast(block):
                 self._tab_block(first, block)
         self._drop_zero_extras()
@@ -254,7 +254,8 @@ class PythonIibenchParse(LogParse):
         # In 2009-03b, whether #seconds is the interval is decided on the second report.
         undecided = self.format == "python-iibench-2009-03b"
         waiting: list[tuple[int, list[str]]] = []
-        for first, block in blocks_after(blocks, self.detection.header_line):
+        after_header = blocks_after(blocks, self.detection.header_line)
+        for first, block in columnar.pieces(after_header, delimiter=" "):
             if not undecided and self._space_block_fast(block, seconds_name):
                 continue
             for line, text in enumerate(block, first):

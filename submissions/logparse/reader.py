@@ -79,6 +79,19 @@ class TextBlock(Sequence[str]):
     def __getitem__(self, index):
         return self.lines[index]
 
+    def lines_from(self, index: int) -> TextBlock:
+        """The block's lines from `index` on, as a block of their own (no split into lines)."""
+        if self._lines is not None or index <= 0 or index >= self.count:
+            return TextBlock(
+                "\n".join(self.lines[index:]).encode(),
+                self.first_line + max(index, 0),
+                max(self.count - max(index, 0), 0),
+            )
+        at = -1
+        for _ in range(index):
+            at = self.data.index(b"\n", at + 1)
+        return TextBlock(self.data[at + 1 :], self.first_line + index, self.count - index)
+
 
 class LogReader:
     """Blocks of lines from a binary upload.
