@@ -157,7 +157,10 @@ class CFormatParse(LogParse):
         data = getattr(block, "data", b"")
         if self.columns is None or self.summary_line is not None or not data[:1].isdigit():
             return False
-        if b"\n." in data or b"\n\t" in data:  # read per line as a column header: an error
+        # The per-line path reads a line not starting with a digit as a column header (an
+        # error); Arrow refuses it too when the first column holds integers, else look.
+        first_column = next((n for n, at in self.columns.items() if at == 0), None)
+        if COLUMN_KINDS.get(first_column) is not int and (b"\n." in data or b"\n\t" in data):
             return False
         kinds = {self.columns[name]: COLUMN_KINDS[name] for name in COLUMNS}
         read = columnar.read_reports(

@@ -58,6 +58,10 @@ def pieces(
         if data is None:
             yield first, block
             continue
+        if not data.translate(None, allowed):  # the usual case: a block of reports only
+            block.plain = True
+            yield first, block
+            continue
         for _ in range(MAX_CUTS):
             if not data or not data.translate(None, allowed):
                 break
@@ -95,7 +99,9 @@ def read_reports(
     one entry per line; None when the per-line path must read the block. With a space as the
     delimiter, exactly one space separates two numbers (two make an empty field: refused)."""
     data = getattr(block, "data", None)  # a slice of a block is a plain list: per line
-    if not data or data.translate(None, REPORT_BYTES + delimiter.encode()):
+    if not data:
+        return None
+    if not block.plain and data.translate(None, REPORT_BYTES + delimiter.encode()):
         return None
     first = block.first_line
     if unterminated_line is not None and first <= unterminated_line < first + len(block):

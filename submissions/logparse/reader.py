@@ -56,13 +56,15 @@ class TextBlock(Sequence[str]):
     1-based number of its first line. Slicing gives a plain list.
     """
 
-    __slots__ = ("_lines", "count", "data", "first_line")
+    __slots__ = ("_lines", "count", "data", "first_line", "plain")
 
     def __init__(self, data: bytes, first_line: int, count: int, lines: list[str] | None = None):
         self.data = data
         self.first_line = first_line
         self.count = count
         self._lines = lines
+        # Set by columnar.pieces once it has seen only report bytes in `data`.
+        self.plain = False
 
     @property
     def lines(self) -> list[str]:
