@@ -9,6 +9,8 @@ path (columnar.py) reads the block's bytes directly.
 
 from __future__ import annotations
 
+import queue
+import threading
 import zlib
 from collections.abc import Iterator, Sequence
 from typing import BinaryIO
@@ -39,6 +41,50 @@ UTF_BOMS = (
     (b"\xfe\xff", "UTF-16"),
 )
 UTF8_BOM = b"\xef\xbb\xbf"
+
+
+_END = object()
+
+
+def read_ahead(pieces: Iterator[bytes], depth: int = 2) -> Iterator[bytes]:
+    """The pieces, produced by a thread of their own up to `depth` pieces ahead: zlib lets go of
+    the interpreter while it inflates, so on two cores a .gz is inflated while the previous
+    block is parsed. An error the producer meets is raised here, where its piece would have
+    come; stopping early (the parser refused a line) stops the producer."""
+    handoff: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def hand(item) -> bool:
+        while not stop.is_set():
+            try:
+                handoff.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for piece in pieces:
+                if not hand(piece):
+                    return
+            hand(_END)
+        except BaseException as error:  # handed over and raised in the reading thread
+            hand(error)
+
+    producer = threading.Thread(target=produce, name="log-inflate", daemon=True)
+    producer.start()
+    try:
+        while True:
+            item = handoff.get()
+            if item is _END:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        producer.join()
 
 
 class _GzipTruncated(Exception):
@@ -194,7 +240,7 @@ class LogReader:
         start = self._read_start()
         if start.startswith(GZIP_MAGIC):
             self.is_gzip = True
-            pieces = self._gunzip(start)
+            pieces = read_ahead(self._gunzip(start))
         else:
             pieces = self._raw_pieces(start)
         try:
