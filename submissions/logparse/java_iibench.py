@@ -17,6 +17,7 @@ from . import columnar
 from .common import INT64_MAX, LogParse, blocks_after, numbered
 from .errors import LogError, num, quote
 from .model import Totals
+from .reader import TextBlock
 
 PREFIX = re.compile(
     r"^\s*(?:Thread\[[^\]]*\])?"
@@ -288,6 +289,13 @@ class JavaTsvParse(LogParse):
         for first, block in columnar.pieces(blocks_after(blocks, self.detection.header_line)):
             if short_line is None and self._block_fast(block):
                 continue
+            if short_line is None and len(block) > 1 and hasattr(block, "data"):
+                # Most often the closing line, which lacks the exceptions column: the reports
+                # before it still go as columns.
+                cut = block.data.rfind(b"\n")
+                head = TextBlock(block.data[:cut], first, len(block) - 1)
+                if self._block_fast(head):
+                    first, block = first + len(head), block.lines_from(len(head))
             short_line = self._block(first, block, short_line)
         self.check_series()
 
