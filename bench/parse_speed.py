@@ -180,10 +180,13 @@ def main() -> int:
     parser.add_argument("--lines", type=int, default=2_000_000)
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--regenerate", action="store_true")
+    parser.add_argument("--only", help="one input, by file stem (python-2023, java-tsv, ...)")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     cases = []
     for label, stem, make, share, delimiter in INPUTS:
+        if args.only and stem != args.only:
+            continue
         path = prepare(stem, make, int(args.lines * share), args.regenerate)
         cases.append((label, path, delimiter))
         if stem == "python-2023":
