@@ -334,6 +334,8 @@ def main() -> int:
     print(f"leaderboard_speed: {args.entries:,} entries, database {BENCH_DATABASE_URL}")
     with override_settings(ROOT_URLCONF=BenchURLs, DEBUG=False):
         contest = reusable_contest(args.entries) if args.reuse else None
+        if contest is not None:
+            call_command("migrate", verbosity=0)  # a kept database from an older schema
         if contest is None:
             recreate_database()
             call_command("migrate", verbosity=0)
