@@ -28,6 +28,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from .model import Series
@@ -40,8 +41,17 @@ OTHER_BYTES = {
     " ": re.compile(rb"[^0-9. \n]"),
 }
 MAX_CUTS = 16
-ARROW_TYPES = {int: pa.int64(), float: pa.float64()}
-NUMPY_TYPES = {int: np.int64, float: np.float64}
+
+
+class TwoDecimals(float):
+    """A column kind: a rate as Java's %.2f prints it (digits, or digits, a dot and two
+    digits). Java's parser reads 1234.5 as 12345 (the dot groups thousands unless two digits
+    follow it), so a column that is not printed so goes line by line."""
+
+
+TWO_DECIMALS = r"^[0-9]+(\.[0-9][0-9])?$"
+ARROW_TYPES = {int: pa.int64(), float: pa.float64(), TwoDecimals: pa.string()}
+NUMPY_TYPES = {int: np.int64, float: np.float64, TwoDecimals: np.float64}
 
 
 def pieces(
@@ -125,10 +135,15 @@ def read_reports(
         return None
     if table.num_rows != len(block):  # a blank line: its number would shift the others
         return None
-    return {
-        index: np.ascontiguousarray(table.column(names[index]).to_numpy(), NUMPY_TYPES[kind])
-        for index, kind in kinds.items()
-    }
+    columns = {}
+    for index, kind in kinds.items():
+        column = table.column(names[index])
+        if kind is TwoDecimals:
+            if not pc.all(pc.match_substring_regex(column, TWO_DECIMALS)).as_py():
+                return None
+            column = pc.cast(column, pa.float64())  # Arrow's own number reading, as above
+        columns[index] = np.ascontiguousarray(column.to_numpy(), NUMPY_TYPES[kind])
+    return columns
 
 
 class Pending:

@@ -11,8 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-import numpy as np
-
 from . import columnar
 from .common import INT64_MAX, LogParse, blocks_after, numbered
 from .errors import LogError, num, quote
@@ -49,22 +47,12 @@ TSV_COLUMNS = {
     "cumulative_rate": "cum_ips",
     "interval_rate": "int_ips",
 }
-TSV_KINDS = {"rows": int, "seconds": int, "cumulative_rate": float, "interval_rate": float}
-
-
-def two_decimals_only(data: bytes) -> bool:
-    """True when every dot in `data` stands between a digit and exactly two digits that end
-    their field, as Java's %.2f prints it (numpy over the whole block: a regex took seconds)."""
-    text = np.frombuffer(data, dtype=np.uint8)
-    dots = np.flatnonzero(text == ord("."))
-    if not len(dots):
-        return True
-    if dots[0] == 0 or dots[-1] + 3 > len(text):
-        return False
-    padded = np.concatenate((text, np.frombuffer(b"\n", dtype=np.uint8)))
-    digit = (padded >= ord("0")) & (padded <= ord("9"))
-    ends = (padded == ord("\t")) | (padded == ord("\n"))
-    return bool((digit[dots - 1] & digit[dots + 1] & digit[dots + 2] & ends[dots + 3]).all())
+TSV_KINDS = {
+    "rows": int,
+    "seconds": int,
+    "cumulative_rate": columnar.TwoDecimals,
+    "interval_rate": columnar.TwoDecimals,
+}
 
 
 ZERO_MEANS_OFF = ("report_every_seconds", "report_every_rows", "max_rate")
@@ -302,10 +290,7 @@ class JavaTsvParse(LogParse):
     def _block_fast(self, block: list[str]) -> bool:
         """A block of plain reports read as columns (columnar.py); False when the block must
         be read line by line. The rates must be printed as Java prints them, with two decimals
-        (`grouped_float` reads 1234.5 as 12345 and .5 as 5: those lines go per line)."""
-        data = getattr(block, "data", b"")
-        if b"." in data and not two_decimals_only(data):
-            return False
+        (`grouped_float` reads 1234.5 as 12345 and .5 as 5: such blocks go per line)."""
         picks = {field: self.column[name] for field, name in TSV_COLUMNS.items()}
         read = columnar.read_reports(
             block,
