@@ -260,7 +260,8 @@ def main() -> int:
         admin_execute(f'DROP DATABASE IF EXISTS "{scratch_name()}" WITH (FORCE)')
     for failure in failures:
         print(f"FAILED {failure[:3000]}", file=sys.stderr)
-    return 1 if failures else 0
+    goals_met = time_verdict == "ok" and memory_verdict == "ok"
+    return 1 if failures or not goals_met else 0
 
 
 if __name__ == "__main__":
