@@ -127,6 +127,9 @@ MEDIA_URL = "/media/"
 # Uploads: the compressed or plain log as sent, and what a .gz may expand to.
 LOG_UPLOAD_MAX_BYTES = env.int("LOG_UPLOAD_MAX_BYTES", default=256 * 1024 * 1024)
 LOG_EXPANDED_MAX_BYTES = env.int("LOG_EXPANDED_MAX_BYTES", default=1024 * 1024 * 1024)
+# Report lines a log may have: the series costs ~75 bytes a report while it is checked, so this
+# bounds an upload's memory (2,500,000 reports: ~190 MB) whatever the log's length.
+LOG_MAX_REPORTS = env.int("LOG_MAX_REPORTS", default=2_500_000)
 # Entries a user may store per hour, through the form and the API together (counted in the
 # database), and refused attempts (logs that did not parse, duplicates; counted in the cache).
 UPLOADS_PER_HOUR = env.int("UPLOADS_PER_HOUR", default=30)

@@ -12,7 +12,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .common import LogParse, to_float, to_int, trim_series
+from . import columnar
+from .common import LogParse, numbered_blocks, to_float, to_int, trim_series
 from .errors import LogError, num, quote
 from .model import IndexInfo, KeyTypeRun, LoadSummary, MeterReading, ParsedLog, Totals
 
@@ -27,6 +28,17 @@ COLUMNS = (
     "queries",
     "interval_qps",
 )
+INTEGER_COLUMNS = ("rows", "deleted", "queries")
+COLUMN_KINDS = {name: int if name in INTEGER_COLUMNS else float for name in COLUMNS}
+# Series field -> column, for the columns every report adds to the series; the others are
+# EXTRA_COLUMNS, kept apart (`self.extras`, in this order) until the end shows they are used.
+SERIES_COLUMNS = {
+    "rows": "rows",
+    "seconds": "seconds",
+    "interval_rate": "interval_ips",
+    "cumulative_rate": "cumulative_ips",
+}
+EXTRA_COLUMNS = ("deleted", "interval_dps", "queries", "interval_qps")
 # `# param` name -> (parameter key, type)
 PARAMS = {
     "mode": ("mode", str),
@@ -84,13 +96,13 @@ class CFormatParse(LogParse):
         self.columns: dict[str, int] | None = None
         self.summary_line: int | None = None
         self.extras = (array("q"), array("d"), array("q"), array("d"))
-        first = first_line
-        for block in blocks:
+        for first, block in columnar.pieces(numbered_blocks(blocks, first_line)):
             self._block(first, block)
-            first += len(block)
         self._finish()
 
     def _block(self, first: int, block: list[str]) -> None:
+        if self._block_fast(block):
+            return
         series = self.series
         prev_rows = series.rows[-1] if len(series) else -1
         prev_seconds = series.seconds[-1] if len(series) else -math.inf
@@ -139,6 +151,32 @@ class CFormatParse(LogParse):
                 raise self._bad_report(line, fields) from None
             prev_rows, prev_seconds = rows, seconds
 
+    def _block_fast(self, block: list[str]) -> bool:
+        """A block of plain reports read as columns (columnar.py); False when the block must
+        be read line by line (the column header, `# ` lines, anything odd)."""
+        data = getattr(block, "data", b"")
+        if self.columns is None or self.summary_line is not None or not data[:1].isdigit():
+            return False
+        # The per-line path reads a line not starting with a digit as a column header (an
+        # error); Arrow refuses it too when the first column holds integers, else look.
+        first_column = next((n for n, at in self.columns.items() if at == 0), None)
+        if COLUMN_KINDS.get(first_column) is not int and (b"\n." in data or b"\n\t" in data):
+            return False
+        kinds = {self.columns[name]: COLUMN_KINDS[name] for name in COLUMNS}
+        read = columnar.read_reports(
+            block, ncols=self.ncols, kinds=kinds, unterminated_line=self.reader.unterminated_line
+        )
+        if read is None:
+            return False
+        values = {name: read[self.columns[name]] for name in COLUMNS}
+        pending = columnar.Pending(self.series)
+        if not pending.in_order(values["rows"], values["seconds"], grows=True):
+            return False
+        for column, name in zip(self.extras, EXTRA_COLUMNS, strict=True):
+            columnar.extend(column, values[name])
+        pending.add(block, {field: values[name] for field, name in SERIES_COLUMNS.items()})
+        return True
+
     def _trim(self) -> None:
         trim_series(self.series)
         for values in self.extras:
@@ -148,7 +186,7 @@ class CFormatParse(LogParse):
         for name in COLUMNS:
             text = fields[self.columns[name]]
             try:
-                if name in ("rows", "deleted", "queries"):
+                if name in INTEGER_COLUMNS:
                     to_int(text, name, line)
                 else:
                     to_float(text, name, line)

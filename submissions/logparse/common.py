@@ -159,6 +159,29 @@ class LogParse:
             )
 
 
+def blocks_after(blocks: Iterable[list[str]], header_line: int) -> Iterator[tuple[int, list[str]]]:
+    """(number of the first line, lines) for every line after `header_line`."""
+    first = 1
+    for block in blocks:
+        end = first + len(block)
+        if end <= header_line + 1:
+            first = end
+            continue
+        if first <= header_line:
+            after = header_line + 1 - first
+            block = block.lines_from(after) if hasattr(block, "lines_from") else block[after:]
+            first = header_line + 1
+        yield first, block
+        first = end
+
+
+def numbered_blocks(blocks: Iterable[list[str]], first: int = 1) -> Iterator[tuple[int, list[str]]]:
+    """(number of the first line, lines) for every block."""
+    for block in blocks:
+        yield first, block
+        first += len(block)
+
+
 # -- what the reports say about the log, whatever its format ------------------------------
 
 
