@@ -1,8 +1,8 @@
 from django.contrib import admin, messages
 
-from runner.admin import start_reruns
 from submissions import services
 from submissions.models import Contest, ReferenceResult, Submission
+from submissions.panels import ENTRY_ADMIN_ACTIONS
 
 
 @admin.register(Contest)
@@ -101,7 +101,8 @@ class SubmissionAdmin(admin.ModelAdmin):
         "track_metric", "track_class",
     )  # fmt: skip
     raw_id_fields = ("owner",)
-    actions = [start_reruns]
+    # Other apps add theirs (the runner: start a verification rerun), see submissions/panels.py.
+    actions = ENTRY_ADMIN_ACTIONS
 
     # Deleting here bypasses services.submission_delete: rank the contests again afterwards.
     def delete_model(self, request, obj):

@@ -21,10 +21,11 @@ LEADERBOARD_FIELDS = (
     "rank", "id", "entrant", "storage_engine", "elapsed_seconds", "terminal_rate",
     "average_rate", "verified", "reference",
 )  # fmt: skip
-LEADERBOARD_EXTRA_FIELDS = ("hardware", "estimated", "reason")
+LEADERBOARD_EXTRA_FIELDS = ("hardware", "estimated", "reason", "verification")
 LEADERBOARD_CSV_FIELDS = (
     "rank", "id", "reference", "entrant", "storage_engine", "hardware", "elapsed_seconds",
     "elapsed", "estimated", "terminal_rate", "average_rate", "verified", "reason",
+    "verification",
 )  # fmt: skip
 
 
@@ -45,6 +46,7 @@ def leaderboard_row_data(row: BoardRow) -> dict:
         "track_class": row.track_class,
         "track_metric": row.track_metric,
         "track_figures": row.track_figures,
+        "verification": row.verification,
     }
 
 

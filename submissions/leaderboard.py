@@ -193,6 +193,7 @@ class BoardRow:
     track_figures: dict = field(default_factory=dict)
     track_metric: float | None = None
     track_class: str = ""
+    verification: str = ""  # "reproduced", or "shape_only": shown apart from the badge
 
 
 @dataclass(frozen=True)
@@ -288,7 +289,7 @@ BOARD_ENTRY_FIELDS = (
     "id", "rank", "public_name", "storage_engine", "sockets", "cpu_model", "cores", "memory_gb",
     "drives", "drive_kind", "raid_level", "seconds_to_target", "estimated", "terminal_rate",
     "average_rate", "verified", "eligible", "ineligible_reason", "rows", "track_figures",
-    "track_metric", "track_class",
+    "track_metric", "track_class", "verification",
 )  # fmt: skip
 
 
@@ -444,6 +445,7 @@ def _entry_row(track: tracks.Track, values: dict) -> BoardRow:
         track_figures=values["track_figures"],
         track_metric=values["track_metric"],
         track_class=ranking.label_of(values["track_class"]) if ranking else "",
+        verification=values["verification"],
     )
 
 

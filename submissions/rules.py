@@ -18,6 +18,7 @@ import numpy as np
 
 from submissions.figures import Figures
 from submissions.logparse.model import ParsedLog
+from submissions.numbers import number as _n
 
 
 class Status(StrEnum):
@@ -118,13 +119,6 @@ class Rule:
                 return f"{self.sentence.split(':')[0]}: no limit in this contest."
             values[name] = _n(value) if isinstance(value, int | float) else value
         return self.sentence.format(**values)
-
-
-def _n(value: float) -> str:
-    """Numbers as people read them in evidence: 1,000,000 and 2.5."""
-    if float(value).is_integer():
-        return f"{int(value):,}"
-    return f"{value:,.1f}"
 
 
 # --- the log's own parameters -------------------------------------------------------------

@@ -104,7 +104,23 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Submission
-        fields = ("id", "url", "contest", "eligible", "summary", "verdicts")
+        fields = (
+            "id",
+            "url",
+            "contest",
+            "eligible",
+            "verified",
+            "verification",
+            "summary",
+            "verdicts",
+        )
+        extra_kwargs = {
+            "verified": {"help_text": "A verification rerun reproduced this result."},
+            "verification": {
+                "help_text": '"reproduced", "shape_only" (a host unlike the entry\'s reproduced '
+                'the curve\'s shape) or "": the best verdict of its verification reruns.'
+            },
+        }
 
     def get_url(self, submission: Submission) -> str:
         request = self.context.get("request")
@@ -126,7 +142,11 @@ class LeaderboardRowSerializer(serializers.Serializer):
     )
     terminal_rate = serializers.FloatField(allow_null=True)
     average_rate = serializers.FloatField(allow_null=True)
-    verified = serializers.BooleanField()
+    verified = serializers.BooleanField(help_text="A verification rerun reproduced it.")
+    verification = serializers.CharField(
+        allow_blank=True,
+        help_text='"reproduced", "shape_only" (shown apart: never the badge) or "".',
+    )
     reference = serializers.BooleanField(help_text="A published result from the seeds.")
     hardware = serializers.CharField()
     estimated = serializers.BooleanField(help_text="The elapsed time is extrapolated.")

@@ -19,11 +19,11 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from runner.views import rerun_panel
-from submissions import exports, leaderboard, selectors, services, tracks
+from submissions import exports, leaderboard, numbers, selectors, services, tracks
 from submissions.forms import DeclarationForm, SignupForm, SubmissionForm
 from submissions.leaderboard import LeaderboardQuery
 from submissions.models import Contest, DriveKind, SampleSeries, Submission
+from submissions.panels import entry_panels_context
 from submissions.rules import RuleSet
 from submissions.throttle import too_many_message, upload_allowed
 
@@ -367,7 +367,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "show_name": submission.publish
         or selectors.is_organizer(request.user)
         or submission.owner_id == request.user.id,
-        **rerun_panel(submission, request.user),
+        **entry_panels_context(submission, request.user),
     }
     return render(request, "submissions/submission_detail.html", context)
 
@@ -383,7 +383,7 @@ def track_panel(submission: Submission, track: tracks.Track, rules: RuleSet) -> 
         return {"track": track}
     figures = submission.track_figures
     tiles = [
-        (tile.title(rules), tracks.display(tile.value_of(figures), tile.style))
+        (tile.title(rules), numbers.display(tile.value_of(figures), tile.style))
         for tile in track.tiles
     ]
     # Declared numbers are among the tiles already; a declared series is shown as written.

@@ -86,7 +86,7 @@ def test_a_crash_recovery_entry_needs_a_recovery_target(organizer):
     with pytest.raises(services.RerunRefused, match="choose a recovery target"):
         services.rerun_start(submission=entry, target="mariadb", rows=4_000, requested_by=organizer)
     classic = track_entry("classic", {})
-    with pytest.raises(services.RerunRefused, match="runs crash-recovery reruns only"):
+    with pytest.raises(services.RerunRefused, match=r"runs crash.recovery reruns only"):
         services.rerun_start(
             submission=classic, target="recovery-mariadb", rows=4_000, requested_by=organizer
         )

@@ -65,6 +65,7 @@ def test_it_downloads_the_board_as_csv_with_reference_rows_unranked(client, cont
     assert list(rows[0]) == [
         "rank", "id", "reference", "entrant", "storage_engine", "hardware", "elapsed_seconds",
         "elapsed", "estimated", "terminal_rate", "average_rate", "verified", "reason",
+        "verification",
     ]  # fmt: skip
     assert [(row["rank"], row["entrant"], row["reference"]) for row in rows] == [
         ("1", "Grace", "false"),

@@ -3,7 +3,8 @@ beyond the classic run"). A contest's `workload` picks its track, which decides 
 declares, which rules apply, which figures are computed (`Submission.track_figures`), how
 entries rank and what the pages plot. Pure: no Django.
 
-Adding a track is adding one entry to TRACKS.
+Adding a track is one package here (its declared fields, rule parameters, rules, figures,
+ranking, board columns, plot and rerun: see classic/ and fifo/) and one line in TRACKS.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from submissions.numbers import number
+
 from .base import (
-    ALL_CLASSIC,
     LOG_KEY_TYPES,
     LOG_LOAD,
     LOG_OPTIONAL,
@@ -22,26 +24,24 @@ from .base import (
     TrackColumn,
     TrackField,
     TrackParameter,
-    display,
-    number,
 )
 from .bulk_load import BULK_LOAD
+from .classic import CLASSIC
 from .crash_recovery import CRASH_RECOVERY
 from .fifo import FIFO
 from .pk_types import PK_TYPES
 from .query import QUERY, SeriesError, parse_declared_series
 
-CLASSIC = Track(
-    workload="classic",
-    label="Indexed insertion (the classic run)",
-    log=LOG_SERIES,
-    figures=lambda log, declared, rules: {},
-    classic_rules=ALL_CLASSIC,
-)
-
+# One line per track, in the order the contest form offers them.
 TRACKS: dict[str, Track] = {
     track.workload: track for track in (CLASSIC, FIFO, QUERY, PK_TYPES, BULK_LOAD, CRASH_RECOVERY)
 }
+
+
+def workload_choices() -> list[tuple[str, str]]:
+    """The contest's workload choices (Contest.workload): every track, as TRACKS holds them."""
+    return [(track.workload, track.label) for track in TRACKS.values()]
+
 
 # Every declared field of every track, by name: the API accepts them all and the contest's
 # track keeps its own.
@@ -161,7 +161,7 @@ __all__ = [
     "TrackInputError",
     "TrackParameter",
     "clean_declared",
-    "display",
     "track_for",
     "track_rules",
+    "workload_choices",
 ]

@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from submissions.logparse.model import KeyTypeRun, ParsedLog
+from submissions.numbers import number
 from submissions.rules import Entry, Rule, RuleSet, Status, Verdict
 
-from .base import LOG_KEY_TYPES, SETUP, Ranking, Track, TrackColumn, number
+from ..base import LOG_KEY_TYPES, SETUP, Ranking, Track, TrackColumn
+from .rerun import RERUN
 
 KEY_TYPES = ("autoinc", "uuid-char", "uuid-ordered")
 # The seed's table names and the C benchmark's --pk kinds, to the registry's key types.
@@ -206,4 +208,5 @@ PK_TYPES = Track(
         "what the key type costs, whatever the machine."
     ),
     unranked_reason="No ordered-UUID and auto-increment runs to compare.",
+    rerun=RERUN,
 )

@@ -17,19 +17,11 @@ from collections.abc import Mapping
 import numpy as np
 
 from submissions.logparse.model import ParsedLog
+from submissions.numbers import display, number
 from submissions.rules import Entry, Rule, RuleSet, Status, Verdict
 
-from .base import (
-    ALL_CLASSIC,
-    LOG_SERIES,
-    Ranking,
-    Track,
-    TrackColumn,
-    TrackField,
-    TrackParameter,
-    display,
-    number,
-)
+from ..base import ALL_CLASSIC, LOG_SERIES, Ranking, Track, TrackColumn, TrackField, TrackParameter
+from .rerun import RERUN
 
 ROWS = re.compile(r"^(\d+(?:\.\d+)?)\s*(k|m|mm|b)?(?:\s*rows)?$")
 SECONDS = re.compile(r"^(\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds)?$")
@@ -263,4 +255,5 @@ QUERY = Track(
     refigure=at_contest_size,
     ranked_by="Ranked by the query time at the contest's table size, fastest first.",
     unranked_reason="No query time at the contest's table size.",
+    rerun=RERUN,
 )

@@ -9,9 +9,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from submissions.logparse.model import ParsedLog
+from submissions.numbers import number
 from submissions.rules import Entry, Rule, RuleSet, Status, Verdict
 
-from .base import LOG_LOAD, SETUP, Ranking, Track, TrackColumn, TrackParameter, number
+from ..base import LOG_LOAD, SETUP, Ranking, Track, TrackColumn, TrackParameter
+from .rerun import RERUN
 
 
 def load_figures(log: ParsedLog | None, declared: Mapping, rules: RuleSet) -> dict:
@@ -161,4 +163,5 @@ BULK_LOAD = Track(
     plot="load_rates",
     ranked_by="Ranked by rows/s within each class (keys per row, row length), highest first.",
     unranked_reason="No load rate.",
+    rerun=RERUN,
 )

@@ -10,9 +10,11 @@ import numpy as np
 
 from submissions.figures import compute_figures
 from submissions.logparse.model import ParsedLog, Series
+from submissions.numbers import number
 from submissions.rules import Entry, Rule, RuleSet, Status, Verdict
 
-from .base import ALL_CLASSIC, LOG_SERIES, Ranking, Track, TrackColumn, TrackParameter, number
+from ..base import ALL_CLASSIC, LOG_SERIES, Ranking, Track, TrackColumn, TrackParameter
+from .rerun import RERUN
 
 
 def deletes_start(series: Series) -> tuple[int, int] | None:
@@ -233,4 +235,5 @@ FIFO = Track(
     ),
     unranked_reason="No terminal insert rate could be measured.",
     contest_defaults={"target_rows": 500_000_000, "terminal_window_rows": 10_000_000},
+    rerun=RERUN,
 )
