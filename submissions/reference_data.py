@@ -1,4 +1,4 @@
-"""The results the seeds published, as plain data (see /work/shared/IIBENCH.md and seeds/).
+"""The results the seeds published, as plain data (see docs/IIBENCH.md and docs/seeds/).
 
 They are shown on a leaderboard for comparison and never ranked: nobody submitted their logs.
 `services.reference_results_create` stores them for a contest of the matching workload.

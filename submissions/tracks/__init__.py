@@ -1,4 +1,4 @@
-"""The registry's tracks: the classic run and the seeds' other workloads (IIBENCH.md, "Workloads
+"""The registry's tracks: the classic run and the seeds' other workloads (docs/IIBENCH.md, "Workloads
 beyond the classic run"). A contest's `workload` picks its track, which decides what the entrant
 declares, which rules apply, which figures are computed (`Submission.track_figures`), how
 entries rank and what the pages plot. Pure: no Django.
