@@ -82,8 +82,8 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
 
 
 def _host_comparable(run: VerificationRun) -> bool:
-    # The target's host description (its `host`, once targets describe theirs) says whether it
-    # is comparable with the entry's declared hardware; until one says otherwise, a configured
-    # target is taken to be the organizer's verification host.
-    host = getattr(run, "host", None)
-    return bool(host.get("comparable", True)) if isinstance(host, dict) else True
+    # Whether the target's host is like the entry's declared one (`host_comparable`, once
+    # targets describe their host); unknown (None, or no such field yet): the configured target
+    # is taken to be the organizer's verification host, as before hosts were described.
+    comparable = getattr(run, "host_comparable", None)
+    return True if comparable is None else bool(comparable)

@@ -340,10 +340,13 @@ def judge(
     tolerance: float,
 ) -> Judgement:
     curves = [curve(output.logs[STEP]) for output in reruns]
-    rows_done, rate = progress(reruns[-1].logs[STEP]) if reruns else (0, None)
     if not curves:
         return Judgement(INCONCLUSIVE, None, "The rerun finished no repeat to compare.")
-    if not scale:
+    rows_done, rate = progress(reruns[-1].logs[STEP])
+    shorter = scale and min(int(rows[-1]) if len(rows) else 0 for rows, _ in curves) * scale
+    covers = bool(scale) and shorter >= COVERAGE * claim.rows
+    if not scale or (kind == COMPARISON_RUN and not covers):
+        # Not a scaled run of the claim: its first rows, compared by speed over the same rows.
         verdict = _prefix(claim, curves, kind, tolerance)
         return Judgement(verdict.verdict, verdict.ratio, verdict.message, {}, rows_done, rate)
     verdict, figures = judge_curves(
