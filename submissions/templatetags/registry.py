@@ -130,7 +130,9 @@ def _track_board_row(row, track: tracks.Track) -> str:
     }
     if row.reference:
         figures = _figure_cells(row, track.columns, row.reason)
-        return format_html(TRACK_REFERENCE_ROW, source=row.source, figures=figures, **common)
+        return format_html(
+            TRACK_REFERENCE_ROW, id=row.id, source=row.source, figures=figures, **common
+        )
     return format_html(
         TRACK_RANKED_ROW,
         pick=_pick(row, track),
