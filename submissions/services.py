@@ -22,7 +22,6 @@ from submissions.figures import Figures, compute_figures
 from submissions.logparse import LogError, ParsedLog, key_type_log, parse_log, parse_log_runs
 from submissions.models import Contest, ReferenceResult, SampleSeries, Submission
 from submissions.ranking import MetricStanding, Standing, class_ranks, competition_ranks
-from submissions.reference_data import published_results_for
 from submissions.rules import (
     DeclaredSetup,
     Entry,
@@ -512,7 +511,7 @@ def reference_results_create(*, contest: Contest) -> list[ReferenceResult]:
     """Store the seeds' published results of the contest's workload as its reference rows.
     Running it again updates them in place."""
     stored = []
-    for published in published_results_for(contest.workload):
+    for published in contest.track.references:
         fields = {
             name: getattr(published, name)
             for name in (

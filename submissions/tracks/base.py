@@ -13,6 +13,7 @@ from submissions.logparse.model import ParsedLog
 from submissions.numbers import number
 from submissions.rules import RULES, Rule, RuleSet
 
+from .published import PublishedResult
 from .rerun import Rerun
 
 # What a track's log must hold for its figures to mean anything.
@@ -132,6 +133,8 @@ class Track:
     # What a verification rerun of an entry runs and how it is judged against the claim
     # (tracks/rerun.py); None: the track cannot be rerun.
     rerun: Rerun | None = None
+    # The seeds' published results of this workload: reference rows on its boards.
+    references: tuple[PublishedResult, ...] = ()
 
     def figures_under(self, figures: Mapping, rules: RuleSet) -> dict:
         return self.refigure(figures, rules) if self.refigure else dict(figures)

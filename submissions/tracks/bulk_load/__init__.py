@@ -13,6 +13,7 @@ from submissions.numbers import number
 from submissions.rules import Entry, Rule, RuleSet, Status, Verdict
 
 from ..base import LOG_LOAD, SETUP, Ranking, Track, TrackColumn, TrackParameter
+from .references import REFERENCES
 from .rerun import RERUN
 
 
@@ -164,4 +165,5 @@ BULK_LOAD = Track(
     ranked_by="Ranked by rows/s within each class (keys per row, row length), highest first.",
     unranked_reason="No load rate.",
     rerun=RERUN,
+    references=REFERENCES,
 )

@@ -4,6 +4,7 @@ table with three secondary indexes, ranked by the time to the contest's target r
 from __future__ import annotations
 
 from ..base import ALL_CLASSIC, LOG_SERIES, Track
+from .references import REFERENCES
 from .rerun import RERUN
 
 CLASSIC = Track(
@@ -13,4 +14,5 @@ CLASSIC = Track(
     figures=lambda log, declared, rules: {},
     classic_rules=ALL_CLASSIC,
     rerun=RERUN,
+    references=REFERENCES,
 )

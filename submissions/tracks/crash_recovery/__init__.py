@@ -17,6 +17,7 @@ from submissions.numbers import display, number
 from submissions.rules import Entry, Rule, RuleSet, Status, Verdict
 
 from ..base import LOG_OPTIONAL, SETUP, Ranking, Track, TrackColumn, TrackField
+from .references import REFERENCES
 from .rerun import RERUN
 
 # A rate in the log (stated --max-rate or measured average) agrees with the declared one
@@ -191,4 +192,5 @@ CRASH_RECOVERY = Track(
     ranked_by="Ranked by recovery time within each insert-rate class, fastest first.",
     unranked_reason="No recovery time declared.",
     rerun=RERUN,
+    references=REFERENCES,
 )

@@ -14,6 +14,7 @@ from submissions.numbers import number
 from submissions.rules import Entry, Rule, RuleSet, Status, Verdict
 
 from ..base import ALL_CLASSIC, LOG_SERIES, Ranking, Track, TrackColumn, TrackParameter
+from .references import REFERENCES
 from .rerun import RERUN
 
 
@@ -236,4 +237,5 @@ FIFO = Track(
     unranked_reason="No terminal insert rate could be measured.",
     contest_defaults={"target_rows": 500_000_000, "terminal_window_rows": 10_000_000},
     rerun=RERUN,
+    references=REFERENCES,
 )

@@ -17,6 +17,7 @@ from submissions.numbers import number
 from submissions.rules import Entry, Rule, RuleSet, Status, Verdict
 
 from ..base import LOG_KEY_TYPES, SETUP, Ranking, Track, TrackColumn
+from .references import REFERENCES
 from .rerun import RERUN
 
 KEY_TYPES = ("autoinc", "uuid-char", "uuid-ordered")
@@ -209,4 +210,5 @@ PK_TYPES = Track(
     ),
     unranked_reason="No ordered-UUID and auto-increment runs to compare.",
     rerun=RERUN,
+    references=REFERENCES,
 )

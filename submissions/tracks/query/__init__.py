@@ -21,6 +21,7 @@ from submissions.numbers import display, number
 from submissions.rules import Entry, Rule, RuleSet, Status, Verdict
 
 from ..base import ALL_CLASSIC, LOG_SERIES, Ranking, Track, TrackColumn, TrackField, TrackParameter
+from .references import REFERENCES
 from .rerun import RERUN
 
 ROWS = re.compile(r"^(\d+(?:\.\d+)?)\s*(k|m|mm|b)?(?:\s*rows)?$")
@@ -256,4 +257,5 @@ QUERY = Track(
     ranked_by="Ranked by the query time at the contest's table size, fastest first.",
     unranked_reason="No query time at the contest's table size.",
     rerun=RERUN,
+    references=REFERENCES,
 )
