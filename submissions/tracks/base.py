@@ -135,6 +135,9 @@ class Track:
     rerun: Rerun | None = None
     # The seeds' published results of this workload: reference rows on its boards.
     references: tuple[PublishedResult, ...] = ()
+    # The contest the demo data opens for this track: slug, title, description and the
+    # Contest fields it sets (submissions/demo.py); empty: none.
+    demo_contest: Mapping[str, Any] = field(default_factory=dict)
 
     def figures_under(self, figures: Mapping, rules: RuleSet) -> dict:
         return self.refigure(figures, rules) if self.refigure else dict(figures)

@@ -166,4 +166,15 @@ BULK_LOAD = Track(
     unranked_reason="No load rate.",
     rerun=RERUN,
     references=REFERENCES,
+    # The contest `make run`'s demo data opens for this track (submissions/demo.py).
+    demo_contest={
+        "slug": "bulk-load",
+        "title": "Bulk loading: rows/s per keys and row length",
+        "description": (
+            "Seed 003's loader test: `iibench load` generates rows of random 8-byte keys padded "
+            "to a row length and loads them with the keys in place. Ranked by rows/s within "
+            "each class (keys per row, row length); at least 100,000 rows here, 100M in the seed."
+        ),
+        "track_rules": {"min_rows": 100_000},
+    },
 )

@@ -193,4 +193,16 @@ CRASH_RECOVERY = Track(
     unranked_reason="No recovery time declared.",
     rerun=RERUN,
     references=REFERENCES,
+    # The contest `make run`'s demo data opens for this track (submissions/demo.py).
+    demo_contest={
+        "slug": "crash-recovery",
+        "title": "Crash recovery: restart time after a crash",
+        "description": (
+            "Seed 003's recovery posts: insert at a fixed rate, kill the server, time the "
+            "restart until the table answers. Entries declare their figures; a log of the "
+            "insert run is optional and must agree with them. Ranked by recovery time within "
+            "each insert-rate class."
+        ),
+        "report_every_rows": 10_000,
+    },
 )

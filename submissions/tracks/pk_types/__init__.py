@@ -211,4 +211,14 @@ PK_TYPES = Track(
     unranked_reason="No ordered-UUID and auto-increment runs to compare.",
     rerun=RERUN,
     references=REFERENCES,
+    # The contest `make run`'s demo data opens for this track (submissions/demo.py).
+    demo_contest={
+        "slug": "pk-types",
+        "title": "Primary-key types: auto-increment vs UUIDs",
+        "description": (
+            "Seed 004: the same load into three tables that differ only by their primary key "
+            "(BIGINT auto-increment, CHAR(36) random UUID, BINARY(16) ordered UUID), writers and "
+            "readers together. Ranked by the ordered-UUID time over the auto-increment time."
+        ),
+    },
 )

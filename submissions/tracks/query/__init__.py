@@ -258,4 +258,17 @@ QUERY = Track(
     unranked_reason="No query time at the contest's table size.",
     rerun=RERUN,
     references=REFERENCES,
+    # The contest `make run`'s demo data opens for this track (submissions/demo.py).
+    demo_contest={
+        "slug": "query-scalability",
+        "title": "Query scalability: query time as the table grows",
+        "description": (
+            "Seed 001's customer lab test: how long a query takes as the table grows. Entries "
+            "rank by their query time at 1,000,000 rows, read from the log's query columns or "
+            "declared; the seed compared at 125M rows."
+        ),
+        "target_rows": 1_000_000,
+        "report_every_rows": 50_000,
+        "track_rules": {"query_at_rows": 1_000_000},
+    },
 )
