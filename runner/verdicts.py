@@ -13,7 +13,7 @@ from submissions.models import Submission
 from submissions.series import unpack_columns
 from submissions.services import contest_board_changed
 from submissions.tracks import Track
-from submissions.tracks.rerun import Claim, RerunSpec, read_output
+from submissions.tracks.rerun import Claim, NotPlannable, RerunSpec, read_output
 
 
 def rerun_finish(
@@ -67,7 +67,12 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
         run.status = RerunStatus.FAILED
         run.message = f"The rerun's output could not be read: {error}"
         return
-    run.verdict, run.ratio, run.message = judgement.verdict, judgement.ratio, judgement.message
+    except NotPlannable as reason:
+        run.status = RerunStatus.FAILED
+        run.message = f"The rerun cannot be compared with the claim: {reason}"
+        return
+    run.verdict, run.ratio = judgement.verdict, judgement.ratio
+    run.message = f"{judgement.message} {_host_sentence(run)}".strip()
     run.rows_done, run.rate = judgement.rows_done, judgement.rate
     run.result = judgement.result
     entry = Submission.objects.filter(pk=submission.pk)
@@ -79,6 +84,12 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
         verification=RerunVerdict.SHAPE_ONLY
     ):
         contest_board_changed(contest_id=submission.contest_id)
+
+
+def _host_sentence(run: VerificationRun) -> str:
+    """How the target's host compares with the entry's declared one, when the target says."""
+    host = getattr(run, "host", None)
+    return str(host.get("comparison", "")) if isinstance(host, dict) else ""
 
 
 def _host_comparable(run: VerificationRun) -> bool:

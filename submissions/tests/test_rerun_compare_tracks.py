@@ -1,10 +1,9 @@
 import numpy as np
 import pytest
 
-from submissions.curve import terminal_rate
 from submissions.tracks.bulk_load.rerun import LoadFigures, compare_bulk_load
 from submissions.tracks.crash_recovery.rerun import RecoveryFigures, compare_recovery
-from submissions.tracks.fifo.rerun import compare_fifo, deletes_start_row, fifo_scale
+from submissions.tracks.fifo.rerun import compare_fifo, deletes_start_row, fifo_scale, terminal_rate
 from submissions.tracks.pk_types.rerun import compare_key_types, key_type_ratios
 from submissions.tracks.query.rerun import compare_queries, query_points
 from submissions.tracks.rerun import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED

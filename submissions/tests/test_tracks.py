@@ -108,7 +108,7 @@ def test_the_tracks_are_pure_python_the_worker_can_import_without_django():
 
     # Every track package with its rerun plan and judge, and the numbers and curve they share.
     modules = [
-        "submissions.tracks", "submissions.numbers", "submissions.curve",
+        "submissions.tracks", "submissions.numbers", "submissions.terminal",
         *(f"submissions.tracks.{workload}.rerun" for workload in tracks.TRACKS),
         *(f"submissions.tracks.{workload}.references" for workload in tracks.TRACKS),
     ]  # fmt: skip

@@ -1,10 +1,11 @@
-"""The registry's tracks: the classic run and the seeds' other workloads (docs/IIBENCH.md, "Workloads
-beyond the classic run"). A contest's `workload` picks its track, which decides what the entrant
-declares, which rules apply, which figures are computed (`Submission.track_figures`), how
-entries rank and what the pages plot. Pure: no Django.
+"""The registry's tracks: the classic run and the seeds' other workloads (docs/IIBENCH.md,
+"Workloads beyond the classic run"). A contest's `workload` picks its track, which decides what
+the entrant declares, which rules apply, which figures are computed (`Submission.track_figures`),
+how entries rank, what the pages plot and how a rerun is planned and judged. Pure: no Django.
 
 Adding a track is one package here (its declared fields, rule parameters, rules, figures,
-ranking, board columns, plot and rerun: see classic/ and fifo/) and one line in TRACKS.
+ranking, board columns, plot, rerun and reference results: see fifo/) and its entry in TRACKS
+(the import beside the others and the name in the tuple).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from submissions.curve import seconds_at, terminal_rate
+from submissions.terminal import seconds_at_rows, terminal_window
 
 from ..rerun import (
     COMPARISON,
@@ -92,14 +92,17 @@ def shape_of(rows: np.ndarray, seconds: np.ndarray) -> Shape | None:
         return None
     total = float(rows[-1])
     at_rows = np.linspace(0.0, total, POINTS + 1)
-    at_seconds = np.array([seconds_at(rows, seconds, at) for at in at_rows])
+    at_seconds = np.array([seconds_at_rows(rows, seconds, at) for at in at_rows])
     spans = np.diff(at_seconds)
     if np.any(spans <= 0):
         return None
     rates = np.diff(at_rows) / spans
     initial = float(np.median(rates[:INITIAL_POINTS]))
     normalised = rates / initial
-    terminal = terminal_rate(rows, seconds, total * TERMINAL_SHARE) or 0.0
+    window = terminal_window(
+        rows, seconds, target_rows=int(total), window_rows=total * TERMINAL_SHARE
+    )
+    terminal = window.rate or 0.0
     return Shape(
         rows=int(total),
         seconds=float(seconds[-1]),
@@ -283,7 +286,7 @@ def compare_runs(
     if len(claimed_rows) == 0:
         return Comparison(INCONCLUSIVE, None, "The entry's log has no samples to compare with.")
     rows = float(min(rerun_rows[-1], claimed_rows[-1]))
-    rerun_rate = rows / seconds_at(rerun_rows, rerun_seconds, rows)
+    rerun_rate = rows / seconds_at_rows(rerun_rows, rerun_seconds, rows)
     if rows < claimed_rows[0]:
         # The claim says nothing before its first report: compare with its rate there.
         claimed_at, claimed_rate = (
@@ -292,7 +295,7 @@ def compare_runs(
         )
         where = f"the claim's first report, at {claimed_at:,.0f} rows,"
     else:
-        claimed_rate = rows / seconds_at(claimed_rows, claimed_seconds, rows)
+        claimed_rate = rows / seconds_at_rows(claimed_rows, claimed_seconds, rows)
         where = f"the claim, over the same {rows:,.0f} rows,"
     ratio = rerun_rate / claimed_rate
     verdict = REPRODUCED if ratio >= 1.0 - tolerance else NOT_REPRODUCED

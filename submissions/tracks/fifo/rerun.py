@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from submissions.curve import terminal_rate
+from submissions.terminal import terminal_window
 
 from ..rerun import (
     INCONCLUSIVE,
@@ -109,6 +109,15 @@ def refusal(request: RerunRequest) -> str | None:
 
 
 # --- what a rerun measured ----------------------------------------------------------------------
+
+
+def terminal_rate(rows: np.ndarray, seconds: np.ndarray, window_rows: int) -> float | None:
+    """Rows/s over the rerun's last `window_rows` rows (the claim's window, scaled), measured
+    as the registry measures every terminal rate (submissions/terminal.py)."""
+    if len(rows) == 0:
+        return None
+    window = terminal_window(rows, seconds, target_rows=int(rows[-1]), window_rows=window_rows)
+    return window.rate
 
 
 def deletes_start_row(rows: np.ndarray, deleted: np.ndarray | None) -> int | None:
