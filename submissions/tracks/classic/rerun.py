@@ -2,7 +2,7 @@
 
 A verification rerun at scale 1/k inserts claimed_rows / k rows on a server whose memory is
 scaled so that the data-to-memory ratio, and with it the curve's shape, matches the claim's
-(README "Verifying an entry"). So the judge compares what scaling preserves, each curve
+(README "What a rerun's verdict means"). So the judge compares what scaling preserves, each curve
 against its own run:
 
 - where the cliff falls, as a fraction of the run: the first point where the smoothed rate
