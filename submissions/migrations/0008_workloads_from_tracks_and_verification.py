@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('submissions', '0006_tracks'),
+        ('submissions', '0007_figures_measured_and_demo'),
     ]
 
     operations = [
