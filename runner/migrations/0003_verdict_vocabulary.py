@@ -87,7 +87,7 @@ def rejudge(apps, schema_editor):
 class Migration(migrations.Migration):
     dependencies = [
         ("runner", "0002_track_steps"),
-        ("submissions", "0008_workloads_from_tracks_and_verification"),
+        ("submissions", "0010_workloads_from_tracks_and_verification"),
     ]
 
     operations = [

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('submissions', '0007_figures_measured_and_demo'),
+        ('submissions', '0009_run_fingerprint'),
     ]
 
     operations = [
