@@ -167,8 +167,8 @@ COMPUTED_FIELDS = [
     "elapsed_source", "average_rate", "terminal_rate", "terminal_window_rows",
     "terminal_window_start_row", "terminal_window_basis", "seconds_to_target", "estimated",
     "estimate_basis", "excerpt", "verdicts", "eligible", "ineligible_reason", "checked_at",
-    "engine", "rules_version", "edited_at", "rank", "verified", "verification", "track_figures", "track_metric",
-    "track_class", "demo", "run_fingerprint",
+    "engine", "rules_version", "edited_at", "rank", "verified", "verification", "track_figures",
+    "track_metric", "track_class", "demo", "run_fingerprint",
 ]  # fmt: skip
 
 
