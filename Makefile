@@ -5,7 +5,8 @@ PY := $(VENV)/bin/python
 MANAGE := $(PY) manage.py
 IIBENCH := runner/iibench/iibench
 
-.PHONY: run test bench setup services lint format check-migrations demo worker web clean
+# `make test-fast`: the tests that need nothing running (no PostgreSQL, Redis, worker or browser).
+.PHONY: run test test-fast bench setup services lint format check-migrations demo worker web clean
 
 run: setup
 	mkdir -p var
@@ -24,6 +25,10 @@ test: setup services
 	DJANGO_SETTINGS_MODULE=iibench_site.settings.test $(MANAGE) makemigrations --check --dry-run
 	$(MAKE) -C runner/iibench test asan-test PYTHON=$(abspath $(PY))
 	$(PY) -m pytest
+
+test-fast: $(VENV)/.installed
+	mkdir -p var
+	TEST_DATABASE_URL=sqlite:///$(CURDIR)/var/test-fast.sqlite3 $(PY) -m pytest -q --pure
 
 bench: setup services
 	$(PY) bench/run_all.py

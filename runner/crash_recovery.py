@@ -6,14 +6,16 @@ from __future__ import annotations
 import io
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from django.conf import settings
 
-from runner import process, recovery, workloads
+from runner import process, recovery
 from runner.models import RerunStatus, VerificationRun
 from runner.targets import Target
 from runner.watch import Outcome, beat_and_check_cancel, begin_step, stopped_outcome, watch
+from submissions.tracks.rerun import CrashPlan, RerunSpec
 
 # How often a private server is asked whether it answers: every 20 ms at first, then every 5%
 # of the time waited so far (at most 0.5 s), so the recovery time is measured to about 5% and
@@ -62,8 +64,13 @@ class _Crash:
     rows_committed: int = 0
 
 
-def execute_recovery(run: VerificationRun, target: Target, spec: workloads.RerunSpec) -> Outcome:
-    crash = workloads.crash_plan(spec.figures, run.rows_target)
+def execute_recovery(
+    run: VerificationRun,
+    target: Target,
+    spec: RerunSpec,
+    crash_plan: Callable[[dict, int], CrashPlan],
+) -> Outcome:
+    crash = crash_plan(spec.figures, run.rows_target)
     deadline = time.monotonic() + target.time_limit
     config = _server_settings(target)
     journal = _Journal(run)
@@ -79,8 +86,8 @@ def execute_recovery(run: VerificationRun, target: Target, spec: workloads.Rerun
 def _crash_and_recover(
     run: VerificationRun,
     target: Target,
-    spec: workloads.RerunSpec,
-    crash: workloads.CrashPlan,
+    spec: RerunSpec,
+    crash: CrashPlan,
     server: recovery.PrivateServer,
     journal: _Journal,
     deadline: float,
@@ -106,8 +113,8 @@ def _crash_and_recover(
 def _insert_until_crash(
     run: VerificationRun,
     target: Target,
-    spec: workloads.RerunSpec,
-    crash: workloads.CrashPlan,
+    spec: RerunSpec,
+    crash: CrashPlan,
     server: recovery.PrivateServer,
     journal: _Journal,
     deadline: float,
@@ -127,7 +134,7 @@ def _insert_until_crash(
         crashes.append(_Crash(rows, cumulative_rate, server.crash()))
         return True
 
-    arguments = workloads.crash_insert_arguments(replace(spec.plan, db_url=server.url), crash)
+    arguments = crash.insert_arguments(replace(spec.plan, db_url=server.url))
     journal.add(f"# rerun step=insert (2 of {RECOVERY_STEPS}): the benchmark's output")
     try:
         outcome = watch(

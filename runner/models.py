@@ -2,6 +2,8 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+from submissions.tracks.rerun import VERDICTS
+
 
 class RerunStatus(models.TextChoices):
     QUEUED = "queued", "Queued"
@@ -15,10 +17,11 @@ class RerunStatus(models.TextChoices):
 FINISHED = (RerunStatus.SUCCEEDED, RerunStatus.FAILED, RerunStatus.CANCELLED, RerunStatus.TIMED_OUT)
 
 
-class RerunVerdict(models.TextChoices):
-    REPRODUCED = "reproduced", "Reproduced"
-    NOT_REPRODUCED = "not_reproduced", "Not reproduced"
-    INCONCLUSIVE = "inconclusive", "Inconclusive"
+# The verdict vocabulary is the tracks' (submissions/tracks/rerun.py says what each means):
+# the entry page, the API, the admin, the CSV and the feed all show these values and labels.
+RerunVerdict = models.TextChoices(
+    "RerunVerdict", [(value.upper(), (value, label)) for value, label in VERDICTS.items()]
+)
 
 
 class VerificationRun(models.Model):
@@ -84,6 +87,20 @@ class VerificationRun(models.Model):
     @property
     def finished(self) -> bool:
         return self.status in FINISHED
+
+    @property
+    def outcome(self) -> str:
+        """The one outcome shown: the verdict once a run succeeded and was judged (never a
+        green "succeeded" beside a red verdict), else the status."""
+        if self.status == RerunStatus.SUCCEEDED and self.verdict:
+            return self.verdict
+        return self.status
+
+    @property
+    def outcome_label(self) -> str:
+        if self.status == RerunStatus.SUCCEEDED and self.verdict:
+            return RerunVerdict(self.verdict).label
+        return RerunStatus(self.status).label
 
 
 class RerunSample(models.Model):

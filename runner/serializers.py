@@ -11,6 +11,11 @@ class RerunRequestSerializer(serializers.Serializer):
 
 class RerunSerializer(serializers.ModelSerializer):
     verdict = serializers.SerializerMethodField()
+    verdict_label = serializers.SerializerMethodField()
+    outcome = serializers.CharField(
+        read_only=True,
+        help_text="The one outcome to show: the verdict once judged, else the status.",
+    )
     log_url = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
 
@@ -28,6 +33,8 @@ class RerunSerializer(serializers.ModelSerializer):
             "started_at",
             "finished_at",
             "verdict",
+            "verdict_label",
+            "outcome",
             "ratio",
             "message",
             "log_url",
@@ -37,6 +44,9 @@ class RerunSerializer(serializers.ModelSerializer):
 
     def get_verdict(self, run: VerificationRun) -> str | None:
         return run.verdict or None
+
+    def get_verdict_label(self, run: VerificationRun) -> str | None:
+        return run.get_verdict_display() or None
 
     def _absolute(self, path: str) -> str:
         request = self.context.get("request")

@@ -9,24 +9,36 @@ from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
+from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from runner import process, recovery, workloads
-from runner.arguments import RunPlan, engine_for
+from runner import process, recovery
 from runner.crash_recovery import execute_recovery
 from runner.models import RerunStatus, VerificationRun
 from runner.selectors import claimed_rows
 from runner.targets import Target, rerun_targets
 from runner.verdicts import rerun_finish
 from runner.watch import Outcome, begin_step, watch
-from submissions.models import Submission, Workload
+from submissions.models import Submission
+from submissions.tracks import TRACKS, Track
+from submissions.tracks.rerun import (
+    NotPlannable,
+    RerunRequest,
+    RerunSpec,
+    RunPlan,
+    Step,
+    TargetOptions,
+    engine_for,
+    rerun_kind,
+    server_family,
+)
 
-# A reproduced rerun marks its entry verified and bumps the contest's board (verdicts.py); the
-# registry's tests import that call from here, where it used to live.
-from submissions.services import contest_board_changed  # noqa: F401
+# The task that runs a rerun, sent by name: the service never imports the task module, which
+# imports the service (runner/tasks.py registers the task under this name).
+RUN_VERIFICATION = "runner.tasks.run_verification"
 
 logger = logging.getLogger(__name__)
 
@@ -69,22 +81,30 @@ def rerun_start(*, submission: Submission, target: str, rows: int, requested_by)
 
 
 def _check_workload(submission: Submission, target: Target, rows: int) -> None:
-    contest = submission.contest
-    recovery_targets = sorted(name for name, each in rerun_targets().items() if each.server)
-    if contest.workload == Workload.CRASH_RECOVERY and not target.server:
+    track = submission.contest.track
+    if track.rerun is None:
+        raise RerunRefused(f"A {track.label} entry cannot be rerun.")
+    server_targets = sorted(name for name, each in rerun_targets().items() if each.server)
+    if track.rerun.private_server and not target.server:
         raise RerunRefused(
-            "A crash-recovery rerun runs against a server the worker starts itself: choose "
-            f"a recovery target ({', '.join(recovery_targets) or 'none is configured'}).",
+            f"A {track.label.lower()} rerun runs against a server the worker starts itself: "
+            f"choose a recovery target ({', '.join(server_targets) or 'none is configured'}).",
             "target",
         )
-    if contest.workload != Workload.CRASH_RECOVERY and target.server:
-        raise RerunRefused(f"The {target.name} target runs crash-recovery reruns only.", "target")
-    reason = workloads.refusal(
-        contest.workload,
-        _track_figures(submission),
-        claimed_rows(submission),
-        rows,
-        target.time_limit,
+    if not track.rerun.private_server and target.server:
+        others = ", ".join(
+            each.label.lower()
+            for each in TRACKS.values()
+            if each.rerun and each.rerun.private_server
+        )
+        raise RerunRefused(f"The {target.name} target runs {others} reruns only.", "target")
+    reason = track.rerun.refusal(
+        RerunRequest(
+            figures=_track_figures(submission),
+            claimed_rows=claimed_rows(submission),
+            rows=rows,
+            time_limit=target.time_limit,
+        )
     )
     if reason:
         raise RerunRefused(reason)
@@ -99,13 +119,15 @@ def _track_figures(submission: Submission) -> dict:
 def _enqueue(run: VerificationRun, target: Target) -> bool:
     """Hand the run to the broker. When the broker is down the run stays queued and the sweep
     sends it again once the broker is back (reruns_resend): starting a rerun never fails on it."""
-    from runner.tasks import run_verification
-
     # Celery's own limits are a safety net above the service's, which kills the benchmark itself.
     soft = target.time_limit + 60
     try:
-        run_verification.apply_async(
-            args=[run.pk], queue=target.queue, soft_time_limit=soft, time_limit=int(soft * 1.2)
+        current_app.send_task(
+            RUN_VERIFICATION,
+            args=[run.pk],
+            queue=target.queue,
+            soft_time_limit=soft,
+            time_limit=int(soft * 1.2),
         )
     except Exception as error:  # kombu's and redis's errors alike: retried later
         logger.warning("Rerun %s stays queued: the broker is unreachable (%s)", run.pk, error)
@@ -155,21 +177,36 @@ def rerun_execute(*, run_id: int) -> VerificationRun:
     work_dir = Path(settings.RERUN_WORK_DIR)
     work_dir.mkdir(parents=True, exist_ok=True)
     spec = _spec(run, target, work_dir)
+    track = run.submission.contest.track
     try:
-        if spec.workload == workloads.CRASH_RECOVERY:
-            outcome = execute_recovery(run, target, spec)
+        if track.rerun.procedure == "crash":
+            outcome = execute_recovery(run, target, spec, track.rerun.crash_plan)
         else:
-            outcome = _execute_steps(run, target, spec)
-    except (workloads.NotPlannable, recovery.ServerError) as error:
+            outcome = _execute_steps(run, target, spec, track)
+    except (NotPlannable, recovery.ServerError) as error:
         outcome = Outcome(RerunStatus.FAILED, str(error), "")
-    return rerun_finish(run, outcome, spec)
+    kind = getattr(run, "kind", "") or _kind(run.submission, target)
+    return rerun_finish(run, outcome, spec, track=track, kind=kind)
 
 
-def _spec(run: VerificationRun, target: Target, work_dir: Path) -> workloads.RerunSpec:
+def _declared_engine(submission: Submission) -> str:
+    return str(_track_figures(submission).get("engine") or submission.storage_engine)
+
+
+def _kind(submission: Submission, target: Target) -> str:
+    """Verification when the target runs the entry's server and engine, else comparison."""
+    return rerun_kind(
+        _declared_engine(submission),
+        family=server_family(target.url, target.server),
+        engines=target.engines,
+    )
+
+
+def _spec(run: VerificationRun, target: Target, work_dir: Path) -> RerunSpec:
     submission = run.submission
     contest = submission.contest
     figures = _track_figures(submission)
-    declared_engine = str(figures.get("engine") or submission.storage_engine)
+    declared_engine = _declared_engine(submission)
     plan = RunPlan(
         binary=str(settings.IIBENCH_BINARY),
         db_url=target.url.format(work_dir=work_dir, run_id=run.pk),
@@ -179,12 +216,11 @@ def _spec(run: VerificationRun, target: Target, work_dir: Path) -> workloads.Rer
         seed=run.pk,
         engine=engine_for(declared_engine, target.engines),
     )
-    return workloads.RerunSpec(
-        workload=contest.workload,
+    return RerunSpec(
         plan=plan,
         figures=figures,
         claimed_rows=claimed_rows(submission),
-        options=workloads.TargetOptions(target.writers, target.readers, target.query_threads),
+        options=TargetOptions(target.writers, target.readers, target.query_threads),
         scratch_dir=str(work_dir / f"rerun-{run.pk}-load"),
     )
 
@@ -192,8 +228,8 @@ def _spec(run: VerificationRun, target: Target, work_dir: Path) -> workloads.Rer
 # --- runs of the benchmark, one after another ------------------------------------------------
 
 
-def _execute_steps(run: VerificationRun, target: Target, spec: workloads.RerunSpec) -> Outcome:
-    steps = workloads.rerun_steps(spec)
+def _execute_steps(run: VerificationRun, target: Target, spec: RerunSpec, track: Track) -> Outcome:
+    steps = track.rerun.steps(spec)
     # One time limit for the whole rerun, however many steps it has.
     deadline = time.monotonic() + target.time_limit
     logs: dict[str, str] = {}
@@ -216,7 +252,7 @@ def _execute_steps(run: VerificationRun, target: Target, spec: workloads.RerunSp
     return Outcome(RerunStatus.SUCCEEDED, "", _joined_log(steps, logs), step_logs=logs)
 
 
-def _joined_log(steps: list[workloads.Step], logs: dict[str, str]) -> str:
+def _joined_log(steps: list[Step], logs: dict[str, str]) -> str:
     """One step's output as it is (a classic rerun's log is the benchmark's own); several
     steps each under a `# rerun step=` line."""
     if len(steps) == 1:
@@ -229,7 +265,7 @@ def _joined_log(steps: list[workloads.Step], logs: dict[str, str]) -> str:
     return "".join(parts)
 
 
-def _remove_scratch(spec: workloads.RerunSpec) -> None:
+def _remove_scratch(spec: RerunSpec) -> None:
     remove_scratch(db_url=spec.plan.db_url, scratch_dir=spec.scratch_dir)
 
 

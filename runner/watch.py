@@ -29,6 +29,9 @@ class Outcome:
     # Each step's own output, for the judge (the stored log joins them).
     step_logs: dict[str, str] = field(default_factory=dict)
     result: dict = field(default_factory=dict)
+    # Each repeat's step logs when the rerun ran several (the judge uses their spread); empty:
+    # one repeat, `step_logs`.
+    repeat_logs: list[dict[str, str]] = field(default_factory=list)
 
 
 def begin_step(run: VerificationRun, name: str, index: int, count: int, description: str) -> None:

@@ -24,11 +24,11 @@ LEADERBOARD_FIELDS = (
     "estimated", "estimate_basis", "terminal_rate", "average_rate", "verified", "reference",
     "demo",
 )  # fmt: skip
-LEADERBOARD_EXTRA_FIELDS = ("hardware", "reason")
+LEADERBOARD_EXTRA_FIELDS = ("hardware", "reason", "verification")
 LEADERBOARD_CSV_FIELDS = (
     "rank", "id", "reference", "demo", "entrant", "storage_engine", "hardware",
     "elapsed_seconds", "elapsed", "seconds_to_target", "to_target", "estimated",
-    "estimate_basis", "terminal_rate", "average_rate", "verified", "reason",
+    "estimate_basis", "terminal_rate", "average_rate", "verified", "reason", "verification",
 )  # fmt: skip
 
 
@@ -52,6 +52,7 @@ def leaderboard_row_data(row: BoardRow) -> dict:
         "track_class": row.track_class,
         "track_metric": row.track_metric,
         "track_figures": row.track_figures,
+        "verification": row.verification,
     }
 
 

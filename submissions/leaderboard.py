@@ -204,6 +204,7 @@ class BoardRow:
     demo: str = ""  # "demo" or "synthetic": demo data, not an entrant's result
     # The time to the target reads the same as a ranked neighbour's: the terminal rate decides.
     tie_break: bool = False
+    verification: str = ""  # "reproduced", or "shape_only": shown apart from the badge
 
 
 @dataclass(frozen=True)
@@ -300,6 +301,7 @@ BOARD_ENTRY_FIELDS = (
     "drives", "drive_kind", "raid_level", "seconds_to_target", "estimated", "terminal_rate",
     "average_rate", "verified", "eligible", "ineligible_reason", "rows", "track_figures",
     "track_metric", "track_class", "elapsed_seconds", "estimate_basis", "demo",
+    "verification",
 )  # fmt: skip
 
 
@@ -462,6 +464,7 @@ def _entry_row(track: tracks.Track, values: dict) -> BoardRow:
         track_figures=values["track_figures"],
         track_metric=values["track_metric"],
         track_class=ranking.label_of(values["track_class"]) if ranking else "",
+        verification=values["verification"],
     )
 
 

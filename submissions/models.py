@@ -13,14 +13,13 @@ from simple_history.models import HistoricalRecords
 from submissions import tracks
 from submissions.engines import SERVER_FAMILIES
 
-
-class Workload(models.TextChoices):
-    CLASSIC = "classic", "Indexed insertion (the classic run)"
-    FIFO = "fifo", "Insert + delete (FIFO)"
-    QUERY = "query", "Query scalability"
-    PK_TYPES = "pk_types", "Primary-key types"
-    BULK_LOAD = "bulk_load", "Bulk loading"
-    CRASH_RECOVERY = "crash_recovery", "Crash recovery"
+# The workloads are the tracks (submissions/tracks): `Workload.FIFO` for code that names one.
+# The contest's field takes its choices from TRACKS when asked, so a new track is offered
+# without a migration.
+Workload = models.TextChoices(
+    "Workload",
+    [(workload.upper(), (workload, track.label)) for workload, track in tracks.TRACKS.items()],
+)
 
 
 class Contest(models.Model):
@@ -30,7 +29,9 @@ class Contest(models.Model):
     slug = models.SlugField(unique=True)
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True, help_text="Markdown.")
-    workload = models.CharField(max_length=20, choices=Workload.choices, default=Workload.CLASSIC)
+    workload = models.CharField(
+        max_length=20, choices=tracks.workload_choices, default=tracks.CLASSIC.workload
+    )
 
     target_rows = models.PositiveBigIntegerField(default=1_000_000_000)
     rows_per_commit = models.PositiveIntegerField(default=1_000)
@@ -166,8 +167,8 @@ COMPUTED_FIELDS = [
     "elapsed_source", "average_rate", "terminal_rate", "terminal_window_rows",
     "terminal_window_start_row", "terminal_window_basis", "seconds_to_target", "estimated",
     "estimate_basis", "excerpt", "verdicts", "eligible", "ineligible_reason", "checked_at",
-    "engine", "rules_version", "edited_at", "rank", "verified", "track_figures", "track_metric",
-    "track_class", "demo", "run_fingerprint",
+    "engine", "rules_version", "edited_at", "rank", "verified", "verification", "track_figures",
+    "track_metric", "track_class", "demo", "run_fingerprint",
 ]  # fmt: skip
 
 
@@ -298,7 +299,16 @@ class Submission(models.Model):
     rank = models.PositiveIntegerField(null=True, blank=True)
     # Set by the verification-rerun service (runner app, its VerificationRun verdict) when a
     # rerun reproduced the claim; the leaderboard's badge and its verified-only filter read it.
+    # True only when a verification rerun reproduced the result (same engine and configuration,
+    # a comparable host): the board's badge and its "verified only" filter.
     verified = models.BooleanField(default=False, db_index=True)
+    # The best verdict of its verification reruns that the board shows: "reproduced", or
+    # "shape_only" (the curve's shape reproduced on a host not comparable with the entry's).
+    verification = models.CharField(
+        max_length=16,
+        blank=True,
+        choices=[("reproduced", "Reproduced"), ("shape_only", "Shape only")],
+    )
     # The figures of the contest's track beyond the classic run (FIFO deletes, query times,
     # key types, bulk loading, crash recovery), as submissions/tracks.py computes them; the
     # rerun service compares a rerun with these. Empty for the classic run.

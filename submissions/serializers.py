@@ -143,9 +143,17 @@ class SubmissionSerializer(serializers.ModelSerializer):
         model = Submission
         fields = (
             "id", "url", "contest", "server_family", "server_version", "storage_engine", "engine",
-            "eligible", "summary", "verdicts", "rules_version", "edited_at",
+            "eligible", "verified", "verification", "summary", "verdicts", "rules_version",
+            "edited_at",
         )  # fmt: skip
         read_only_fields = fields
+        extra_kwargs = {
+            "verified": {"help_text": "A verification rerun reproduced this result."},
+            "verification": {
+                "help_text": '"reproduced", "shape_only" (a host unlike the entry\'s reproduced '
+                'the curve\'s shape) or "": the best verdict of its verification reruns.'
+            },
+        }
 
     def get_url(self, submission: Submission) -> str:
         request = self.context.get("request")
@@ -172,7 +180,11 @@ class LeaderboardRowSerializer(serializers.Serializer):
     demo = serializers.CharField(allow_blank=True, help_text='"demo", "synthetic" or "".')
     terminal_rate = serializers.FloatField(allow_null=True)
     average_rate = serializers.FloatField(allow_null=True)
-    verified = serializers.BooleanField()
+    verified = serializers.BooleanField(help_text="A verification rerun reproduced it.")
+    verification = serializers.CharField(
+        allow_blank=True,
+        help_text='"reproduced", "shape_only" (shown apart: never the badge) or "".',
+    )
     reference = serializers.BooleanField(help_text="A published result from the seeds.")
     hardware = serializers.CharField()
     estimated = serializers.BooleanField(help_text="seconds_to_target is extrapolated.")

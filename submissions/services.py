@@ -26,7 +26,6 @@ from submissions.logparse import LogError, ParsedLog, key_type_log, parse_log, p
 from submissions.models import Contest, ReferenceResult, RuleVersion, SampleSeries, Submission
 from submissions.plausibility import implausible
 from submissions.ranking import MetricStanding, Standing, class_ranks, competition_ranks
-from submissions.reference_data import published_results_for
 from submissions.rule_changes import rule_set_of
 from submissions.rule_versions import rule_version_current
 from submissions.rules import (
@@ -626,7 +625,7 @@ def reference_results_create(*, contest: Contest) -> list[ReferenceResult]:
     """Store the seeds' published results of the contest's workload as its reference rows.
     Running it again updates them in place."""
     stored = []
-    for published in published_results_for(contest.workload):
+    for published in contest.track.references:
         fields = {
             name: getattr(published, name)
             for name in (

@@ -21,11 +21,11 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from runner.views import rerun_panel
 from submissions import (
     edits,
     exports,
     leaderboard,
+    numbers,
     rule_versions,
     selectors,
     services,
@@ -42,6 +42,7 @@ from submissions.models import (
     PendingChange,
     Submission,
 )
+from submissions.panels import entry_panels_context
 from submissions.rule_changes import rule_set_of
 from submissions.rules import RuleSet
 from submissions.throttle import upload_refusal, upload_refused
@@ -408,7 +409,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "show_name": submission.publish
         or selectors.is_organizer(request.user)
         or submission.owner_id == request.user.id,
-        **rerun_panel(submission, request.user),
+        **entry_panels_context(submission, request.user),
         "share": _share_links(request, submission),
     }
     return render(request, "submissions/submission_detail.html", context)
@@ -435,7 +436,7 @@ def track_panel(submission: Submission, track: tracks.Track, rules: RuleSet) -> 
         return {"track": track}
     figures = submission.track_figures
     tiles = [
-        (tile.title(rules), tracks.display(tile.value_of(figures), tile.style))
+        (tile.title(rules), numbers.display(tile.value_of(figures), tile.style))
         for tile in track.tiles
     ]
     # Declared numbers are among the tiles already; a declared series is shown as written.

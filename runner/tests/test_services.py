@@ -37,17 +37,33 @@ def execute_and_close(run_id: int) -> None:
         connections.close_all()  # a thread's connection would keep the test database open
 
 
-def test_a_sqlite_rerun_reproduces_a_modest_claim(entry, organizer, iibench_binary, rerun_dir):
+def test_a_sqlite_rerun_of_an_innodb_claim_is_a_comparison_that_never_verifies(
+    entry, organizer, iibench_binary, rerun_dir
+):
     run = start(entry, organizer)
     run = services.rerun_execute(run_id=run.pk)
     assert run.status == RerunStatus.SUCCEEDED, run.message
-    assert run.verdict == "reproduced"
+    assert run.verdict == "comparison"
+    assert run.outcome == "comparison"  # one outcome shown, not "succeeded" beside it
+    assert "never verifies the claim" in run.message
     assert run.rows_done == 20_000
     assert run.ratio > 1
     assert run.samples.count() == 20  # a report every 1,000 rows
     assert "# summary status=completed rows=20000" in run.log
     entry.refresh_from_db()
-    assert entry.verified is True
+    assert (entry.verified, entry.verification) == (False, "")
+
+
+def test_a_classic_rerun_of_the_first_rows_on_the_entrys_engine_cannot_verify_it(
+    entry, organizer, iibench_binary, rerun_dir
+):
+    run = start(entry, organizer, rows=5_000, target="mariadb")
+    run = services.rerun_execute(run_id=run.pk)
+    assert run.status == RerunStatus.SUCCEEDED, run.message
+    assert run.verdict == "inconclusive"
+    assert "not the run scaled: it cannot reach the claim's memory cliff" in run.message
+    entry.refresh_from_db()
+    assert entry.verified is False
 
 
 def test_the_scratch_database_is_removed_after_the_run(

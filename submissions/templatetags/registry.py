@@ -3,7 +3,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
-from submissions import tracks
+from submissions import numbers, tracks
 from submissions.figures import format_duration, format_exact_duration
 from submissions.markdown import render_markdown
 
@@ -59,15 +59,13 @@ def track_result(entry) -> str:
     track = entry.contest.track
     if track.ranking is None:
         return duration(entry.seconds_to_target, entry.estimated)
-    value = tracks.display(entry.track_metric, track.columns[0].style)
+    value = numbers.display(entry.track_metric, track.columns[0].style)
     return f"{track.ranking.metric_label} {value}"
 
 
 @register.filter
 def rate(value: float | None) -> str:
-    if value is None:
-        return "—"
-    return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}"
+    return numbers.rate(value)
 
 
 # Leaderboard rows are built here rather than in the template: the template language spends
@@ -101,6 +99,17 @@ TIE_BREAK = mark_safe(  # nosec B308
     'terminal rate ranks first">tie-break</span>'
 )
 VERIFIED_BADGE = mark_safe('<span class="badge verified">verified</span>')  # nosec B308
+SHAPE_ONLY_BADGE = mark_safe(  # nosec B308
+    '<span class="badge shape-only" title="A rerun on a host unlike the entry\'s reproduced '
+    "the curve's shape; its absolute rates were not compared.\">shape only</span>"
+)
+
+
+def _verification_badge(row) -> str:
+    """The verified badge only for a reproduction; a shape-only rerun shown apart."""
+    if row.verified:
+        return VERIFIED_BADGE
+    return SHAPE_ONLY_BADGE if row.verification == "shape_only" else ""
 
 
 TRACK_RANKED_ROW = (
@@ -137,7 +146,7 @@ def _figure_cells(row, columns, note: str = ""):
     """One cell per track column; a reference row's note is the first cell's tooltip."""
     cells = []
     for index, column in enumerate(columns):
-        text = tracks.display(column.value_of(row.track_figures), column.style)
+        text = numbers.display(column.value_of(row.track_figures), column.style)
         title = note if index == 0 else ""
         css = "" if column.style == "text" else "num"
         cells.append((css, title, text))
@@ -163,7 +172,7 @@ def _track_board_row(row, track: tracks.Track) -> str:
         pick=_pick(row, track),
         rank=row.rank,
         url=reverse("submission_detail", args=[row.id]),
-        verified=VERIFIED_BADGE if row.verified else "",
+        verified=_verification_badge(row),
         figures=_figure_cells(row, track.columns),
         demo=demo_badge(row.demo),
         **common,
@@ -192,7 +201,7 @@ def board_row(row, track: tracks.Track | None = None) -> str:
         id=row.id,
         rank=row.rank,
         url=reverse("submission_detail", args=[row.id]),
-        verified=VERIFIED_BADGE if row.verified else "",
+        verified=_verification_badge(row),
         **common,
     )
 

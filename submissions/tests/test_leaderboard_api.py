@@ -65,6 +65,7 @@ def test_it_returns_ranked_entries_then_the_unranked_with_reference_rows_placed(
         "track_class": "",
         "track_metric": None,
         "track_figures": {},
+        "verification": "",
     }
     assert body["results"][2]["entrant"] == "Anonymous entrant"
     assert body["results"][3]["reason"] == "No indexes."

@@ -1,5 +1,5 @@
 """`make bench`: the C iiBench's speed beside the Python iibench figures of
-IIBENCH.md (same kind of machine, 1,000,000 rows, 1,000 rows per commit).
+docs/IIBENCH.md (same kind of machine, 1,000,000 rows, 1,000 rows per commit).
 
 Runs, each on a fresh table in the scratch database `iibench_cbench` (created
 for the bench and dropped after it):
@@ -46,7 +46,7 @@ class Scenario:
     name: str
     url: str
     args: list[str]
-    python_ips: str  # IIBENCH.md, "-" when not measured
+    python_ips: str  # docs/IIBENCH.md, "-" when not measured
     python_cpu_us: str
 
 

@@ -1,8 +1,16 @@
 import pytest
 
-from runner import workloads
-from runner.arguments import RunPlan, benchmark_arguments
-from runner.workloads import NotPlannable, RerunSpec, TargetOptions, rerun_steps
+from submissions.tracks import TRACKS
+from submissions.tracks.crash_recovery.rerun import crash_plan
+from submissions.tracks.fifo.rerun import fifo_scale
+from submissions.tracks.rerun import (
+    NotPlannable,
+    RerunRequest,
+    RerunSpec,
+    RunPlan,
+    TargetOptions,
+    benchmark_arguments,
+)
 
 PLAN = RunPlan(
     binary="/bin/iibench",
@@ -20,9 +28,8 @@ SEED_002 = {
 }
 
 
-def spec(workload: str, figures: dict | None = None, **changes) -> RerunSpec:
+def spec(workload: str, figures: dict | None = None, **changes) -> tuple[str, RerunSpec]:
     values = {
-        "workload": workload,
         "plan": PLAN,
         "figures": figures or {},
         "claimed_rows": 500_000_000,
@@ -30,7 +37,17 @@ def spec(workload: str, figures: dict | None = None, **changes) -> RerunSpec:
         "scratch_dir": "/var/reruns/rerun-7-load",
         **changes,
     }
-    return RerunSpec(**values)
+    return workload, RerunSpec(**values)
+
+
+def rerun_steps(planned: tuple[str, RerunSpec]):
+    workload, plan = planned
+    return TRACKS[workload].rerun.steps(plan)
+
+
+def refusal(workload: str, figures: dict, claimed_rows: int, rows: int, time_limit: int):
+    request = RerunRequest(figures, claimed_rows, rows, time_limit)
+    return TRACKS[workload].rerun.refusal(request)
 
 
 def options_of(arguments: list[str]) -> dict[str, str]:
@@ -51,16 +68,16 @@ def test_fifo_deletes_start_at_the_claims_proportion_of_the_rerun():
     flags = options_of(step.arguments)
     assert flags["--delete-after"] == "10000"  # 250M of 500M, of 20,000 rows
     assert "--query-threads" not in flags
-    scale = workloads.fifo_scale(SEED_002, 500_000_000, 20_000)
+    scale = fifo_scale(SEED_002, 500_000_000, 20_000)
     assert scale.factor == 25_000
     # 10M of 500M is 400 rows: less than one report, so the window is one report interval.
     assert scale.terminal_window_rows == 1_000
 
 
 def test_fifo_deletes_start_after_at_least_one_report_and_leave_room_for_two():
-    early = workloads.fifo_scale({"delete_after": 1_000_000}, 500_000_000, 20_000)
+    early = fifo_scale({"delete_after": 1_000_000}, 500_000_000, 20_000)
     assert early.delete_after == 1_000
-    late = workloads.fifo_scale({"delete_after": 499_000_000}, 500_000_000, 20_000)
+    late = fifo_scale({"delete_after": 499_000_000}, 500_000_000, 20_000)
     assert late.delete_after == 18_000
 
 
@@ -68,8 +85,8 @@ def test_a_fifo_rerun_needs_the_claims_delete_point_and_enough_rows():
     with pytest.raises(NotPlannable, match="states no row count at which its deletes start"):
         rerun_steps(spec("fifo", {}))
     with pytest.raises(NotPlannable, match="no FIFO phase"):
-        workloads.fifo_scale({"delete_after": 600_000_000}, 500_000_000, 20_000)
-    assert "at least 3,000 rows" in workloads.refusal("fifo", SEED_002, 500_000_000, 2_000, 3600)
+        fifo_scale({"delete_after": 600_000_000}, 500_000_000, 20_000)
+    assert "at least 3,000 rows" in refusal("fifo", SEED_002, 500_000_000, 2_000, 3600)
 
 
 def test_a_query_rerun_runs_the_targets_query_threads():
@@ -101,13 +118,13 @@ def test_a_bulk_load_rerun_loads_the_entrys_class():
     [{}, {"keys": 0, "row_length": 64}, {"keys": 4, "row_length": 32}, {"keys": "4; rm -rf /", "row_length": 64}],
 )  # fmt: skip
 def test_a_bulk_load_class_the_benchmark_cannot_generate_is_refused(figures):
-    assert workloads.refusal("bulk_load", figures, 0, 20_000, 3600)
+    assert refusal("bulk_load", figures, 0, 20_000, 3600)
 
 
 def test_a_crash_rerun_throttles_to_the_claims_rate_and_asks_for_more_rows_than_the_crash():
-    crash = workloads.crash_plan({"insert_rate": 1_999.6}, 4_000)
+    crash = crash_plan({"insert_rate": 1_999.6}, 4_000)
     assert (crash.max_rate, crash.crash_at_rows, crash.insert_rows) == (2_000, 4_000, 8_000)
-    flags = options_of(workloads.crash_insert_arguments(PLAN, crash))
+    flags = options_of(crash.insert_arguments(PLAN))
     assert (flags["--max-rate"], flags["--rows"], flags["--report-every"]) == (
         "2000",
         "8000",
@@ -116,16 +133,14 @@ def test_a_crash_rerun_throttles_to_the_claims_rate_and_asks_for_more_rows_than_
 
 
 def test_a_crash_rerun_without_a_rate_or_past_the_time_limit_is_refused():
-    assert "no insert rate" in workloads.refusal("crash_recovery", {}, 0, 4_000, 3600)
-    assert "is not a rate" in workloads.refusal(
-        "crash_recovery", {"insert_rate": "nan"}, 0, 4_000, 3600
-    )
-    too_long = workloads.refusal("crash_recovery", {"insert_rate": 200}, 0, 1_000_000, 3600)
+    assert "no insert rate" in refusal("crash_recovery", {}, 0, 4_000, 3600)
+    assert "is not a rate" in refusal("crash_recovery", {"insert_rate": "nan"}, 0, 4_000, 3600)
+    too_long = refusal("crash_recovery", {"insert_rate": 200}, 0, 1_000_000, 3600)
     assert "take 5,000 s, longer than the target's 3,600 s" in too_long
-    assert workloads.refusal("crash_recovery", {"insert_rate": 200}, 0, 4_000, 3600) is None
+    assert refusal("crash_recovery", {"insert_rate": 200}, 0, 4_000, 3600) is None
 
 
 @pytest.mark.parametrize("delete_after", ["soon", -5, float("inf"), [1]])
 def test_a_fifo_delete_point_that_is_not_a_row_count_is_refused(delete_after):
-    reason = workloads.refusal("fifo", {"delete_after": delete_after}, 500_000_000, 20_000, 3600)
+    reason = refusal("fifo", {"delete_after": delete_after}, 500_000_000, 20_000, 3600)
     assert "is not a row count" in reason

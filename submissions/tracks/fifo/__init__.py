@@ -10,9 +10,12 @@ import numpy as np
 
 from submissions.figures import compute_figures
 from submissions.logparse.model import ParsedLog, Series
+from submissions.numbers import number
 from submissions.rules import Entry, Rule, RuleSet, Status, Verdict
 
-from .base import ALL_CLASSIC, LOG_SERIES, Ranking, Track, TrackColumn, TrackParameter, number
+from ..base import ALL_CLASSIC, LOG_SERIES, Ranking, Track, TrackColumn, TrackParameter
+from .references import REFERENCES
+from .rerun import RERUN
 
 
 def deletes_start(series: Series) -> tuple[int, int] | None:
@@ -233,4 +236,21 @@ FIFO = Track(
     ),
     unranked_reason="No terminal insert rate could be measured.",
     contest_defaults={"target_rows": 500_000_000, "terminal_window_rows": 10_000_000},
+    rerun=RERUN,
+    references=REFERENCES,
+    # The contest `make run`'s demo data opens for this track (submissions/demo.py).
+    demo_contest={
+        "slug": "fifo-deletes",
+        "title": "Insert + delete (FIFO), at 1/1000 scale",
+        "description": (
+            "Seed 002's FIFO run at a thousandth of its size: insert 250,000 rows, then delete "
+            "one row from the beginning for every row inserted at the end, to 500,000 rows "
+            "inserted. Ranked by the terminal insert rate over the last 10,000 rows (the brief's "
+            "last 10M of 500M)."
+        ),
+        "target_rows": 500_000,
+        "report_every_rows": 5_000,
+        "terminal_window_rows": 10_000,
+        "track_rules": {"delete_after": 250_000, "pace_tolerance": 0.01},
+    },
 )

@@ -13,9 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from submissions.logparse.model import KeyTypeRun, ParsedLog
+from submissions.numbers import number
 from submissions.rules import Entry, Rule, RuleSet, Status, Verdict
 
-from .base import LOG_KEY_TYPES, SETUP, Ranking, Track, TrackColumn, number
+from ..base import LOG_KEY_TYPES, SETUP, Ranking, Track, TrackColumn
+from .references import REFERENCES
+from .rerun import RERUN
 
 KEY_TYPES = ("autoinc", "uuid-char", "uuid-ordered")
 # The seed's table names and the C benchmark's --pk kinds, to the registry's key types.
@@ -206,4 +209,16 @@ PK_TYPES = Track(
         "what the key type costs, whatever the machine."
     ),
     unranked_reason="No ordered-UUID and auto-increment runs to compare.",
+    rerun=RERUN,
+    references=REFERENCES,
+    # The contest `make run`'s demo data opens for this track (submissions/demo.py).
+    demo_contest={
+        "slug": "pk-types",
+        "title": "Primary-key types: auto-increment vs UUIDs",
+        "description": (
+            "Seed 004: the same load into three tables that differ only by their primary key "
+            "(BIGINT auto-increment, CHAR(36) random UUID, BINARY(16) ordered UUID), writers and "
+            "readers together. Ranked by the ordered-UUID time over the auto-increment time."
+        ),
+    },
 )

@@ -17,19 +17,12 @@ from collections.abc import Mapping
 import numpy as np
 
 from submissions.logparse.model import ParsedLog
+from submissions.numbers import display, number
 from submissions.rules import Entry, Rule, RuleSet, Status, Verdict
 
-from .base import (
-    ALL_CLASSIC,
-    LOG_SERIES,
-    Ranking,
-    Track,
-    TrackColumn,
-    TrackField,
-    TrackParameter,
-    display,
-    number,
-)
+from ..base import ALL_CLASSIC, LOG_SERIES, Ranking, Track, TrackColumn, TrackField, TrackParameter
+from .references import REFERENCES
+from .rerun import RERUN
 
 ROWS = re.compile(r"^(\d+(?:\.\d+)?)\s*(k|m|mm|b)?(?:\s*rows)?$")
 SECONDS = re.compile(r"^(\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds)?$")
@@ -263,4 +256,19 @@ QUERY = Track(
     refigure=at_contest_size,
     ranked_by="Ranked by the query time at the contest's table size, fastest first.",
     unranked_reason="No query time at the contest's table size.",
+    rerun=RERUN,
+    references=REFERENCES,
+    # The contest `make run`'s demo data opens for this track (submissions/demo.py).
+    demo_contest={
+        "slug": "query-scalability",
+        "title": "Query scalability: query time as the table grows",
+        "description": (
+            "Seed 001's customer lab test: how long a query takes as the table grows. Entries "
+            "rank by their query time at 1,000,000 rows, read from the log's query columns or "
+            "declared; the seed compared at 125M rows."
+        ),
+        "target_rows": 1_000_000,
+        "report_every_rows": 50_000,
+        "track_rules": {"query_at_rows": 1_000_000},
+    },
 )

@@ -7,7 +7,7 @@ from submissions import services
 from submissions.models import Workload
 from submissions.tests.factories import ContestFactory, SubmissionFactory
 from submissions.tests.logs import c_fifo_log
-from submissions.tests.test_rate_curve_browser import browser_page
+from submissions.tests.test_rate_curve_in_browser import browser_page
 from submissions.tests.test_track_pages import OPEN, fifo_contest, submit
 from submissions.tests.test_track_ranking import crash, pk_figures
 

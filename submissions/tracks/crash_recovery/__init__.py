@@ -15,9 +15,12 @@ import math
 from collections.abc import Mapping
 
 from submissions.logparse.model import ParsedLog
+from submissions.numbers import display, number
 from submissions.rules import Entry, Rule, RuleSet, Status, Verdict
 
-from .base import LOG_OPTIONAL, SETUP, Ranking, Track, TrackColumn, TrackField, display, number
+from ..base import LOG_OPTIONAL, SETUP, Ranking, Track, TrackColumn, TrackField
+from .references import REFERENCES
+from .rerun import RERUN
 
 # A rate in the log (stated --max-rate or measured average) agrees with the declared one
 # within this share: the C benchmark holds --max-rate to a statement's worth of rows.
@@ -201,4 +204,18 @@ CRASH_RECOVERY = Track(
     plot="recovery_bars",
     ranked_by="Ranked by recovery time within each insert-rate class, fastest first.",
     unranked_reason="No recovery time declared.",
+    rerun=RERUN,
+    references=REFERENCES,
+    # The contest `make run`'s demo data opens for this track (submissions/demo.py).
+    demo_contest={
+        "slug": "crash-recovery",
+        "title": "Crash recovery: restart time after a crash",
+        "description": (
+            "Seed 003's recovery posts: insert at a fixed rate, kill the server, time the "
+            "restart until the table answers. Entries declare their figures; a log of the "
+            "insert run is optional and must agree with them. Ranked by recovery time within "
+            "each insert-rate class."
+        ),
+        "report_every_rows": 10_000,
+    },
 )

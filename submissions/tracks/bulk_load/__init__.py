@@ -9,9 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from submissions.logparse.model import ParsedLog
+from submissions.numbers import number
 from submissions.rules import Entry, Rule, RuleSet, Status, Verdict
 
-from .base import LOG_LOAD, SETUP, Ranking, Track, TrackColumn, TrackParameter, number
+from ..base import LOG_LOAD, SETUP, Ranking, Track, TrackColumn, TrackParameter
+from .references import REFERENCES
+from .rerun import RERUN
 
 
 def load_figures(log: ParsedLog | None, declared: Mapping, rules: RuleSet) -> dict:
@@ -161,4 +164,17 @@ BULK_LOAD = Track(
     plot="load_rates",
     ranked_by="Ranked by rows/s within each class (keys per row, row length), highest first.",
     unranked_reason="No load rate.",
+    rerun=RERUN,
+    references=REFERENCES,
+    # The contest `make run`'s demo data opens for this track (submissions/demo.py).
+    demo_contest={
+        "slug": "bulk-load",
+        "title": "Bulk loading: rows/s per keys and row length",
+        "description": (
+            "Seed 003's loader test: `iibench load` generates rows of random 8-byte keys padded "
+            "to a row length and loads them with the keys in place. Ranked by rows/s within "
+            "each class (keys per row, row length); at least 100,000 rows here, 100M in the seed."
+        ),
+        "track_rules": {"min_rows": 100_000},
+    },
 )
