@@ -18,6 +18,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from submissions import tracks
+from submissions.declared_settings import declared_settings_store
 from submissions.figures import Figures, compute_figures
 from submissions.logparse import LogError, ParsedLog, key_type_log, parse_log, parse_log_runs
 from submissions.models import Contest, ReferenceResult, SampleSeries, Submission
@@ -316,6 +317,7 @@ def submission_create(
                 submission.log.save(submission.log_name, log_file, save=False)
             submission.save()
             _store_series(submission, checked.parsed)
+            declared_settings_store(submission=submission)
             contest_rank(contest=contest)
     except IntegrityError:
         _discard_file(submission)
@@ -345,7 +347,10 @@ def submission_update(*, submission: Submission, declared: dict) -> Submission:
         **submission.track_declared,
         **{name: value for name, value in declared.items() if name in fields},
     }
-    return submission_check(submission=submission)
+    with transaction.atomic():
+        checked = submission_check(submission=submission)
+        declared_settings_store(submission=checked)
+    return checked
 
 
 def submission_declared(submission: Submission) -> dict:

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST
 
 from runner.views import rerun_panel
 from submissions import exports, leaderboard, selectors, services, tracks
+from submissions.declared_settings import settings_panel
 from submissions.forms import DeclarationForm, SignupForm, SubmissionForm
 from submissions.leaderboard import LeaderboardQuery
 from submissions.models import Contest, DriveKind, SampleSeries, Submission
@@ -368,6 +369,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         or selectors.is_organizer(request.user)
         or submission.owner_id == request.user.id,
         **rerun_panel(submission, request.user),
+        **settings_panel(submission),
     }
     return render(request, "submissions/submission_detail.html", context)
 
