@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import logging
-import shutil
-import time
-from dataclasses import replace
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
@@ -13,15 +11,20 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from runner import process, recovery, workloads
+from runner import servers, workloads
 from runner.arguments import RunPlan, engine_for
+from runner.benchmark_runs import execute_repeats, remove_scratch
 from runner.crash_recovery import execute_recovery
-from runner.models import RerunStatus, VerificationRun
+from runner.host import compare_hosts, target_host
+from runner.models import RerunKind, RerunStatus, VerificationRun
 from runner.selectors import claimed_rows
 from runner.targets import Target, rerun_targets
 from runner.verdicts import rerun_finish
-from runner.watch import Outcome, begin_step, watch
+from runner.verification import execute_on_private_server
+from runner.watch import Outcome
+from submissions.declared_settings import declared_settings, entry_family
 from submissions.models import Submission, Workload
+from submissions.scaling import RerunSettings, default_scale, rerun_settings, scaled_rows
 
 # A reproduced rerun marks its entry verified and bumps the contest's board (verdicts.py); the
 # registry's tests import that call from here, where it used to live.
@@ -50,33 +53,110 @@ def target_named(name: str) -> Target:
 # --- start and cancel ---------------------------------------------------------------------
 
 
-def rerun_start(*, submission: Submission, target: str, rows: int, requested_by) -> VerificationRun:
+DEFAULT_REPEATS_AT_SCALE = 3
+MAX_REPEATS = 10
+
+
+def rerun_start(
+    *,
+    submission: Submission,
+    target: str,
+    requested_by,
+    rows: int | None = None,
+    scale: int | None = None,
+    repeats: int | None = None,
+    comparison: bool = False,
+) -> VerificationRun:
+    """Queue a rerun. A verification runs the entry's own server family, engine and settings at
+    scale 1/k (k from the target's time limit unless given); a target that cannot is refused
+    unless a comparison run is asked for, which never verifies. `rows` sets the size directly
+    (the scale is then the claim's rows over it)."""
     chosen = target_named(target)
-    if rows < 1_000:
-        raise RerunRefused("A rerun needs at least 1,000 rows.", "rows")
-    if rows > chosen.max_rows:
+    refusal = chosen.verification_refusal(
+        family=entry_family(submission), engine=submission.storage_engine
+    )
+    if refusal and not comparison:
         raise RerunRefused(
-            f"The {chosen.name} target allows at most {chosen.max_rows:,} rows.", "rows"
+            f'{refusal} Ask for a comparison run ("comparison": true) to run it anyway: '
+            "it is labelled so and never verifies.",
+            "target",
         )
-    _check_workload(submission, chosen, rows)
+    size = _rerun_size(submission, chosen, rows=rows, scale=scale, repeats=repeats)
+    if submission.contest.workload == Workload.CRASH_RECOVERY:
+        # One crash at the rows asked for: the claim's own settings, one run.
+        size = _Size(size.rows, scale=1, repeats=1)
+    _check_workload(submission, chosen, size.rows)
+    kind = RerunKind.COMPARISON if (refusal or comparison) else RerunKind.VERIFICATION
     with transaction.atomic():
         run = VerificationRun.objects.create(
-            submission=submission, target=chosen.name, rows_target=rows, requested_by=requested_by
+            submission=submission,
+            target=chosen.name,
+            kind=kind,
+            rows_target=size.rows,
+            scale=size.scale,
+            repeats=size.repeats,
+            requested_by=requested_by,
         )
         transaction.on_commit(lambda: _enqueue(run, chosen))
     return run
 
 
+@dataclass(frozen=True)
+class _Size:
+    rows: int
+    scale: int
+    repeats: int
+
+
+def _rerun_size(
+    submission: Submission,
+    target: Target,
+    *,
+    rows: int | None,
+    scale: int | None,
+    repeats: int | None,
+) -> _Size:
+    claimed = claimed_rows(submission)
+    if rows is not None and scale is not None:
+        raise RerunRefused("Give the rows or the scale, not both.", "rows")
+    if repeats is not None and not 1 <= repeats <= MAX_REPEATS:
+        raise RerunRefused(f"Between 1 and {MAX_REPEATS} repeats.", "repeats")
+    if scale is not None and scale < 1:
+        raise RerunRefused(
+            "The scale k is a whole number of at least 1 (1/k of the rows).", "scale"
+        )
+    if rows is None:
+        if scale is None:
+            scale = default_scale(
+                claimed_rows=claimed,
+                claimed_seconds=submission.elapsed_seconds,
+                time_limit=target.time_limit,
+                repeats=repeats or DEFAULT_REPEATS_AT_SCALE,
+            )
+        rows = scaled_rows(claimed, scale)
+    else:
+        scale = max(1, round(claimed / rows)) if claimed else 1
+    if rows < 1_000:
+        raise RerunRefused("A rerun needs at least 1,000 rows.", "rows")
+    if rows > target.max_rows:
+        raise RerunRefused(
+            f"The {target.name} target allows at most {target.max_rows:,} rows.", "rows"
+        )
+    if repeats is None:
+        repeats = DEFAULT_REPEATS_AT_SCALE if scale > 1 else 1
+    return _Size(rows, scale, repeats)
+
+
 def _check_workload(submission: Submission, target: Target, rows: int) -> None:
     contest = submission.contest
-    recovery_targets = sorted(name for name, each in rerun_targets().items() if each.server)
-    if contest.workload == Workload.CRASH_RECOVERY and not target.server:
+    recovery_targets = sorted(name for name, each in rerun_targets().items() if each.crash_recovery)
+    if contest.workload == Workload.CRASH_RECOVERY and not target.crash_recovery:
         raise RerunRefused(
             "A crash-recovery rerun runs against a server the worker starts itself: choose "
             f"a recovery target ({', '.join(recovery_targets) or 'none is configured'}).",
             "target",
         )
-    if contest.workload != Workload.CRASH_RECOVERY and target.server:
+    if contest.workload != Workload.CRASH_RECOVERY and target.crash_recovery:
         raise RerunRefused(f"The {target.name} target runs crash-recovery reruns only.", "target")
     reason = workloads.refusal(
         contest.workload,
@@ -143,14 +223,51 @@ def rerun_execute(*, run_id: int) -> VerificationRun:
     work_dir = Path(settings.RERUN_WORK_DIR)
     work_dir.mkdir(parents=True, exist_ok=True)
     spec = _spec(run, target, work_dir)
+    _describe_host(run, target)
+    asked = _rerun_settings(run, target)
     try:
         if spec.workload == workloads.CRASH_RECOVERY:
-            outcome = execute_recovery(run, target, spec)
+            outcome = execute_recovery(run, target, spec, server_settings=asked.applied)
+        elif target.server:
+            outcome = execute_on_private_server(run, target, spec, asked)
         else:
-            outcome = _execute_steps(run, target, spec)
-    except (workloads.NotPlannable, recovery.ServerError) as error:
+            outcome = execute_repeats(
+                run, target, spec, before_repeat=lambda _: remove_scratch(spec)
+            )
+    except (workloads.NotPlannable, servers.ServerError) as error:
         outcome = Outcome(RerunStatus.FAILED, str(error), "")
     return rerun_finish(run, outcome, spec)
+
+
+def _describe_host(run: VerificationRun, target: Target) -> None:
+    """The host, and whether it is like the one the entry declared, stored on the run."""
+    submission = run.submission
+    run.host = target_host(target.host)
+    declared = {
+        "cores": submission.cores,
+        "memory_gb": submission.memory_gb,
+        "drive_kind": submission.drive_kind,
+    }
+    comparison = compare_hosts(host=run.host, declared=declared, scale=run.scale)
+    run.host_comparable = comparison.comparable
+    run.host["comparison"] = comparison.sentence
+    VerificationRun.objects.filter(pk=run.pk).update(
+        host=run.host, host_comparable=run.host_comparable
+    )
+
+
+def _rerun_settings(run: VerificationRun, target: Target) -> RerunSettings:
+    submission = run.submission
+    if not target.server:
+        return RerunSettings({}, {}, [])
+    return rerun_settings(
+        declared_settings(submission),
+        entry_family=entry_family(submission),
+        server_family=target.family,
+        # Crash recovery runs at the claim's own size: its settings apply unscaled.
+        scale=run.scale,
+        memory_gb=submission.memory_gb,
+    )
 
 
 def _spec(run: VerificationRun, target: Target, work_dir: Path) -> workloads.RerunSpec:
@@ -175,55 +292,6 @@ def _spec(run: VerificationRun, target: Target, work_dir: Path) -> workloads.Rer
         options=workloads.TargetOptions(target.writers, target.readers, target.query_threads),
         scratch_dir=str(work_dir / f"rerun-{run.pk}-load"),
     )
-
-
-# --- runs of the benchmark, one after another ------------------------------------------------
-
-
-def _execute_steps(run: VerificationRun, target: Target, spec: workloads.RerunSpec) -> Outcome:
-    steps = workloads.rerun_steps(spec)
-    # One time limit for the whole rerun, however many steps it has.
-    deadline = time.monotonic() + target.time_limit
-    logs: dict[str, str] = {}
-    for index, step in enumerate(steps, 1):
-        begin_step(run, step.name, index, len(steps), step.description)
-        try:
-            outcome = watch(
-                run, process.start(step.arguments, cwd=str(settings.RERUN_WORK_DIR)),
-                time_limit=target.time_limit, deadline=deadline, step=step.name,
-            )  # fmt: skip
-        except OSError as error:
-            outcome = Outcome(RerunStatus.FAILED, f"The benchmark could not start: {error}", "")
-        finally:
-            _remove_scratch(spec)
-        logs[step.name] = outcome.log
-        joined = _joined_log(steps, logs)
-        if outcome.status != RerunStatus.SUCCEEDED:
-            return replace(outcome, log=joined, step_logs=logs)
-        VerificationRun.objects.filter(pk=run.pk).update(log=joined)
-    return Outcome(RerunStatus.SUCCEEDED, "", _joined_log(steps, logs), step_logs=logs)
-
-
-def _joined_log(steps: list[workloads.Step], logs: dict[str, str]) -> str:
-    """One step's output as it is (a classic rerun's log is the benchmark's own); several
-    steps each under a `# rerun step=` line."""
-    if len(steps) == 1:
-        return next(iter(logs.values()), "")
-    parts = []
-    for index, step in enumerate(steps, 1):
-        if step.name in logs:
-            header = f"# rerun step={step.name} ({index} of {len(steps)}): {step.description}\n"
-            parts.append(header + logs[step.name])
-    return "".join(parts)
-
-
-def _remove_scratch(spec: workloads.RerunSpec) -> None:
-    url = spec.plan.db_url
-    if url.startswith("sqlite:///"):
-        path = Path(url.removeprefix("sqlite:///"))
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            path.with_name(path.name + suffix).unlink(missing_ok=True)
-    shutil.rmtree(spec.scratch_dir, ignore_errors=True)
 
 
 # --- nothing gets stuck -------------------------------------------------------------------

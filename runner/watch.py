@@ -29,12 +29,26 @@ class Outcome:
     # Each step's own output, for the judge (the stored log joins them).
     step_logs: dict[str, str] = field(default_factory=dict)
     result: dict = field(default_factory=dict)
+    # Every repeat's step logs, in order (step_logs is the first's).
+    repeat_logs: list[dict[str, str]] = field(default_factory=list)
 
 
-def begin_step(run: VerificationRun, name: str, index: int, count: int, description: str) -> None:
+def begin_step(
+    run: VerificationRun,
+    name: str,
+    index: int,
+    count: int,
+    description: str,
+    *,
+    repeat: tuple[int, int] = (1, 1),
+) -> None:
     changes = {"step": name, "rows_done": 0, "rate": None, "heartbeat_at": timezone.now()}
+    each_run = f"Run {repeat[0]} of {repeat[1]}" if repeat[1] > 1 else ""
     if count > 1:
-        changes["message"] = f"Step {index} of {count}: {description}."
+        each_run = f"{each_run}, step" if each_run else "Step"
+        changes["message"] = f"{each_run} {index} of {count}: {description}."
+    elif each_run:
+        changes["message"] = f"{each_run}: {description}."
     VerificationRun.objects.filter(pk=run.pk).update(**changes)
 
 

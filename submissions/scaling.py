@@ -15,7 +15,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from submissions.server_settings import MYSQL, POSTGRESQL, BadSize, size_in_bytes, size_text
+from submissions.server_settings import (
+    MYSQL,
+    POSTGRESQL,
+    BadSize,
+    applicable,
+    size_in_bytes,
+    size_text,
+)
 
 MIB = 1 << 20
 
@@ -90,10 +97,38 @@ def scaled_rows(claimed_rows: int, scale: int) -> int:
     return max(1_000, claimed_rows // max(1, scale))
 
 
-def default_scale(*, claimed_rows: int, claimed_seconds: float, time_limit: int, repeats: int) -> int:
+def default_scale(
+    *, claimed_rows: int, claimed_seconds: float, time_limit: int, repeats: int
+) -> int:
     """The smallest k whose repeats fit in the target's time limit, with half of it to spare
     (the verification host may be slower than the entrant's)."""
     if claimed_seconds <= 0 or claimed_rows <= 0:
         return 1
     budget = time_limit / 2 / max(1, repeats)
     return max(1, math.ceil(claimed_seconds / budget))
+
+
+@dataclass(frozen=True)
+class RerunSettings:
+    """What a rerun's private server is started with, and what it is not, with why."""
+
+    applied: dict[str, str]
+    refused: dict[str, str]  # key -> the message naming it
+    notes: list[str]
+
+
+def rerun_settings(
+    declared: dict[str, str], *, entry_family: str, server_family: str, scale: int, memory_gb: float
+) -> RerunSettings:
+    """The entry's allowed settings with memory scaled 1/`scale`. A server of another family
+    (a comparison run) gets only memory, from the declared RAM: the entry's settings are not
+    its own."""
+    if entry_family != server_family:
+        memory = memory_for_scale({}, family=server_family, scale=scale, memory_gb=memory_gb)
+        note = f"the entry's {entry_family} settings do not apply to a {server_family} server"
+        return RerunSettings(memory.settings, {}, [note, *memory.notes])
+    allowed = applicable(declared, server_family)
+    memory = memory_for_scale(
+        allowed.applied, family=server_family, scale=scale, memory_gb=memory_gb
+    )
+    return RerunSettings({**allowed.applied, **memory.settings}, allowed.refused, memory.notes)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from runner import recovery, services
+from runner import servers, services
 from runner.models import RerunStatus, VerificationRun
 from runner.tasks import run_verification
 from runner.tests.conftest import track_entry
@@ -162,5 +162,5 @@ def test_a_worker_killed_during_crash_recovery_takes_its_server_with_it(
     assert not private_server_running(recovery_dir)
     assert os.listdir(recovery_dir)
     # The next crash-recovery rerun on this host removes them before it starts its own.
-    assert recovery.remove_leftovers(recovery_dir)
+    assert servers.remove_leftovers(recovery_dir)
     assert os.listdir(recovery_dir) == []

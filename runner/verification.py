@@ -1,0 +1,75 @@
+"""A rerun on a private server: started with the entry's allowed settings (memory scaled with
+the run), the settings in effect read back from the server into the log and the run, then the
+benchmark `repeats` times, each on a fresh database."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from django.conf import settings
+
+from runner import servers, workloads
+from runner.benchmark_runs import execute_repeats
+from runner.models import RerunStatus, VerificationRun
+from runner.targets import Target
+from runner.watch import Outcome, beat_and_check_cancel, begin_step, stopped_outcome
+from submissions.scaling import RerunSettings
+
+
+def settings_lines(asked: RerunSettings, read_back: dict[str, str]) -> str:
+    """The log's account of the settings: each as the server reports it (and as asked, where
+    that differs), then what was refused and why."""
+    lines = [f"# rerun setting note: {note}\n" for note in asked.notes]
+    for key, value in asked.applied.items():
+        if key not in read_back:
+            lines.append(f"# rerun setting {key}: not known to this server (asked {value!r})\n")
+            continue
+        differs = f" (asked {value})" if value and value != read_back[key] else ""
+        lines.append(f"# rerun setting {key}={read_back[key]}{differs}\n")
+    lines += [f"# rerun setting refused: {message}\n" for message in asked.refused.values()]
+    return "".join(lines)
+
+
+def execute_on_private_server(
+    run: VerificationRun, target: Target, spec: workloads.RerunSpec, asked: RerunSettings
+) -> Outcome:
+    config = servers.server_config(target.server)
+    header = "".join(
+        f"# rerun removed a private server left by a killed worker: {folder}\n"
+        for folder in servers.remove_leftovers(config.base_dir)
+    )
+    try:
+        with servers.PrivateServer(config, label=f"v{run.pk}", settings=asked.applied) as server:
+            begin_step(run, "server", 1, 1, f"a private {config.kind} server starts")
+            server.initialize()
+            server.start()
+            stopped = server.wait_until_answering(
+                deadline=_deadline(target),
+                beat=lambda: beat_and_check_cancel(run),
+                beat_seconds=settings.RERUN_HEARTBEAT_SECONDS,
+            )
+            if stopped:
+                return stopped_outcome(
+                    stopped, target.time_limit, header, "the private server was removed"
+                )
+            read_back = server.read_settings(list(asked.applied))
+            VerificationRun.objects.filter(pk=run.pk).update(settings=read_back)
+            header += (
+                f"# rerun server: private {config.kind} pid={server.pid} port={server.port}\n"
+                + settings_lines(asked, read_back)
+            )
+            on_server = replace(spec, plan=replace(spec.plan, db_url=server.url))
+            return execute_repeats(
+                run,
+                target,
+                on_server,
+                header=header,
+                before_repeat=lambda _: server.create_database(fresh=True),
+            )
+    except servers.ServerError as error:
+        return Outcome(RerunStatus.FAILED, str(error), header)
+
+
+def _deadline(target: Target) -> float:
+    return time.monotonic() + target.time_limit
