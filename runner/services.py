@@ -117,6 +117,7 @@ def _rerun_size(
     repeats: int | None,
 ) -> _Size:
     claimed = claimed_rows(submission)
+    rows_given = rows is not None
     if rows is not None and scale is not None:
         raise RerunRefused("Give the rows or the scale, not both.", "rows")
     if repeats is not None and not 1 <= repeats <= MAX_REPEATS:
@@ -143,7 +144,8 @@ def _rerun_size(
             f"The {target.name} target allows at most {target.max_rows:,} rows.", "rows"
         )
     if repeats is None:
-        repeats = DEFAULT_REPEATS_AT_SCALE if scale > 1 else 1
+        # Rows asked for directly keep the one run they always had; a scaled run is repeated.
+        repeats = DEFAULT_REPEATS_AT_SCALE if scale > 1 and not rows_given else 1
     return _Size(rows, scale, repeats)
 
 

@@ -28,7 +28,14 @@ CLAIM = {
 
 
 def start(entry, organizer, target: str, rows: int):
-    run = services.rerun_start(submission=entry, target=target, rows=rows, requested_by=organizer)
+    # An InnoDB claim on a PostgreSQL server is a comparison run.
+    run = services.rerun_start(
+        submission=entry,
+        target=target,
+        rows=rows,
+        requested_by=organizer,
+        comparison=target.endswith("postgresql"),
+    )
     assert services.rerun_claim(run_id=run.pk, worker="test")
     return run
 

@@ -29,7 +29,7 @@ def benchmark_running(run: VerificationRun, tmp_path: Path) -> bool:
 def test_a_rerun_runs_on_the_worker_and_gets_a_verdict(worker, entry, organizer, broker):
     worker(broker)
     run = services.rerun_start(
-        submission=entry, target="sqlite", rows=20_000, requested_by=organizer
+        submission=entry, target="sqlite", rows=20_000, requested_by=organizer, comparison=True
     )
     run = wait_for(run, finished)
     assert run.status == RerunStatus.SUCCEEDED, run.message
@@ -40,7 +40,7 @@ def test_a_rerun_runs_on_the_worker_and_gets_a_verdict(worker, entry, organizer,
 def test_the_same_task_delivered_twice_runs_once(worker, entry, organizer):
     running = worker("redis")
     run = services.rerun_start(
-        submission=entry, target="sqlite", rows=20_000, requested_by=organizer
+        submission=entry, target="sqlite", rows=20_000, requested_by=organizer, comparison=True
     )
     run_verification.apply_async(args=[run.pk], queue="rerun.sqlite")
     wait_for(run, finished)
@@ -54,7 +54,7 @@ def test_the_same_task_delivered_twice_runs_once(worker, entry, organizer):
 def test_cancel_stops_the_benchmark_on_the_worker(worker, entry, organizer, tmp_path):
     worker("redis")
     run = services.rerun_start(
-        submission=entry, target="sqlite", rows=5_000_000, requested_by=organizer
+        submission=entry, target="sqlite", rows=5_000_000, requested_by=organizer, comparison=True
     )
     wait_for(run, lambda r: r.rows_done > 0)
     services.rerun_cancel(run=run)
@@ -66,7 +66,7 @@ def test_cancel_stops_the_benchmark_on_the_worker(worker, entry, organizer, tmp_
 def test_a_time_out_kills_the_benchmark_and_says_so(worker, entry, organizer, tmp_path):
     worker("redis", RERUN_SQLITE_TIME_LIMIT="2")
     run = services.rerun_start(
-        submission=entry, target="sqlite", rows=50_000_000, requested_by=organizer
+        submission=entry, target="sqlite", rows=50_000_000, requested_by=organizer, comparison=True
     )
     run = wait_for(run, finished, timeout=60)
     assert run.status == RerunStatus.TIMED_OUT
@@ -77,7 +77,11 @@ def test_a_time_out_kills_the_benchmark_and_says_so(worker, entry, organizer, tm
 def test_a_target_database_that_is_down_fails_the_run_with_its_message(worker, entry, organizer):
     worker("redis", RERUN_TARGET_MARIADB_URL="mysql://root@127.0.0.1:1/iibench_rerun")
     run = services.rerun_start(
-        submission=entry, target="mariadb", rows=20_000, requested_by=organizer
+        submission=entry,
+        target="mariadb-shared",
+        rows=20_000,
+        requested_by=organizer,
+        comparison=True,
     )
     run = wait_for(run, finished)
     assert run.status == RerunStatus.FAILED
@@ -87,7 +91,7 @@ def test_a_target_database_that_is_down_fails_the_run_with_its_message(worker, e
 def test_a_worker_killed_mid_run_does_not_leave_the_run_running(worker, entry, organizer, tmp_path):
     first = worker("redis")
     run = services.rerun_start(
-        submission=entry, target="sqlite", rows=5_000_000, requested_by=organizer
+        submission=entry, target="sqlite", rows=5_000_000, requested_by=organizer, comparison=True
     )
     wait_for(run, lambda r: r.rows_done > 0)
     os.kill(first.process.pid, signal.SIGKILL)
