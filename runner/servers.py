@@ -112,15 +112,18 @@ def alive(pid: int) -> bool:
     return False
 
 
-def remove_leftovers(base_dir: str) -> list[str]:
+def remove_leftovers(base_dir: str, keep: frozenset[str] = frozenset()) -> list[str]:
     """Directories of private servers whose worker process is gone (a worker killed before it
-    could clean up; its servers died with it). Returns what was removed."""
+    could clean up; its servers died with it), except those labelled in `keep` (a rerun that
+    will be resumed on its data). Returns what was removed."""
     removed = []
     for folder in Path(base_dir).glob(f"{DIR_PREFIX}*"):
         try:
             owner = json.loads((folder / "owner.json").read_text())
         except (OSError, ValueError):
             continue  # not ours, or being created right now
+        if owner.get("label") in keep:
+            continue
         if owner.get("host") == socket.gethostname() and not alive(int(owner.get("pid", 0))):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(str(folder))
@@ -131,9 +134,20 @@ class PrivateServer:
     """Use as a context manager: whatever happens inside, the server is stopped and its
     directory removed on the way out."""
 
-    def __init__(self, config: ServerConfig, label: str, settings: dict[str, str] | None = None):
+    def __init__(
+        self,
+        config: ServerConfig,
+        label: str,
+        settings: dict[str, str] | None = None,
+        *,
+        reuse: bool = False,
+    ):
         self.config = config
         self.label = label
+        # Take over the data directory a killed worker left under this label (a resumed
+        # rerun) instead of a new one; `reused` says whether one was found.
+        self.reuse = reuse
+        self.reused = False
         # Given to the server at every start (a restart runs with the same settings).
         self.settings = dict(settings or {})
         # Settings this server's version does not know: not given, and said so in the log.
@@ -147,7 +161,9 @@ class PrivateServer:
 
     def __enter__(self) -> PrivateServer:
         Path(self.config.base_dir).mkdir(parents=True, exist_ok=True)
-        self.root = Path(
+        left = self._left_by_a_killed_worker() if self.reuse else None
+        self.reused = left is not None
+        self.root = left or Path(
             tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{self.label}-", dir=self.config.base_dir)
         )
         owner = {"pid": os.getpid(), "host": socket.gethostname(), "label": self.label}
@@ -158,6 +174,20 @@ class PrivateServer:
         self.port = free_port()
         self.log_path = self.root / "server.log"
         return self
+
+    def _left_by_a_killed_worker(self) -> Path | None:
+        for folder in Path(self.config.base_dir).glob(f"{DIR_PREFIX}{self.label}-*"):
+            try:
+                owner = json.loads((folder / "owner.json").read_text())
+            except (OSError, ValueError):
+                continue
+            if (
+                owner.get("label") == self.label
+                and not alive(int(owner.get("pid", 0)))
+                and (folder / "data").is_dir()
+            ):
+                return folder
+        return None
 
     def __exit__(self, *exc_info) -> None:
         self.remove()

@@ -9,11 +9,13 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from runner import servers, workloads
 from runner.arguments import RunPlan, engine_for
-from runner.benchmark_runs import execute_repeats, remove_scratch
+from runner.benchmark_runs import NotResumable, execute_repeats, remove_scratch, resume_point
 from runner.crash_recovery import execute_recovery
 from runner.host import compare_hosts, target_host
 from runner.models import RerunKind, RerunStatus, VerificationRun
@@ -213,7 +215,11 @@ def rerun_claim(*, run_id: int, worker: str) -> bool:
     now = timezone.now()
     return (
         VerificationRun.objects.filter(pk=run_id, status=RerunStatus.QUEUED).update(
-            status=RerunStatus.RUNNING, started_at=now, heartbeat_at=now, worker=worker[:200]
+            status=RerunStatus.RUNNING,
+            # A resumed run keeps the start of its first worker: its elapsed time is the run's.
+            started_at=Coalesce(F("started_at"), Value(now)),
+            heartbeat_at=now,
+            worker=worker[:200],
         )
         == 1
     )
@@ -229,14 +235,20 @@ def rerun_execute(*, run_id: int) -> VerificationRun:
     asked = _rerun_settings(run, target)
     try:
         if spec.workload == workloads.CRASH_RECOVERY:
+            if run.resumes:
+                raise NotResumable("The worker stopped mid-crash: start a new rerun.")
             outcome = execute_recovery(run, target, spec, server_settings=asked.applied)
-        elif target.server:
-            outcome = execute_on_private_server(run, target, spec, asked)
         else:
-            outcome = execute_repeats(
-                run, target, spec, before_repeat=lambda _: remove_scratch(spec)
-            )
-    except (workloads.NotPlannable, servers.ServerError) as error:
+            steps = workloads.rerun_steps(spec)
+            resume = resume_point(run, steps) if run.resumes else None
+            if target.server:
+                outcome = execute_on_private_server(run, target, spec, steps, asked, resume)
+            else:
+                outcome = execute_repeats(
+                    run, target, spec, steps,
+                    before_repeat=lambda _: remove_scratch(spec), resume=resume,
+                )  # fmt: skip
+    except (workloads.NotPlannable, servers.ServerError, NotResumable) as error:
         outcome = Outcome(RerunStatus.FAILED, str(error), "")
     return rerun_finish(run, outcome, spec)
 
@@ -300,17 +312,48 @@ def _spec(run: VerificationRun, target: Target, work_dir: Path) -> workloads.Rer
 
 
 def reruns_sweep(*, now=None) -> int:
-    """Fail the runs whose worker stopped beating (killed, host lost). Returns how many."""
+    """The runs whose worker stopped beating (killed, deployed, host lost): one that has
+    reported progress is queued again, to be resumed from its table by the next worker, at
+    most RERUN_MAX_RESUMES times; the others are failed, with why. Returns how many."""
     now = now or timezone.now()
     timeout = settings.RERUN_HEARTBEAT_TIMEOUT
     stale = VerificationRun.objects.filter(
         status=RerunStatus.RUNNING, heartbeat_at__lt=now - timedelta(seconds=timeout)
-    )
-    return stale.update(
-        status=RerunStatus.FAILED,
-        finished_at=now,
-        message=(
-            f"The worker stopped: no heartbeat for more than {timeout} s "
-            "(it was killed or its host went away). Start a new rerun."
-        ),
+    ).select_related("submission__contest")
+    swept = 0
+    for run in stale:
+        target = rerun_targets().get(run.target)
+        if target is not None and _resumable(run, target):
+            requeued = VerificationRun.objects.filter(
+                pk=run.pk, status=RerunStatus.RUNNING, heartbeat_at=run.heartbeat_at
+            ).update(
+                status=RerunStatus.QUEUED,
+                resumes=F("resumes") + 1,
+                message=(
+                    f"The worker stopped (no heartbeat for more than {timeout} s): queued "
+                    "again, to continue from its table."
+                ),
+            )
+            if requeued:
+                _enqueue(run, target)
+            swept += requeued
+            continue
+        swept += VerificationRun.objects.filter(pk=run.pk, status=RerunStatus.RUNNING).update(
+            status=RerunStatus.FAILED,
+            finished_at=now,
+            message=(
+                f"The worker stopped: no heartbeat for more than {timeout} s "
+                "(it was killed or its host went away). Start a new rerun."
+            ),
+        )
+    return swept
+
+
+def _resumable(run: VerificationRun, target: Target) -> bool:
+    # Whether its plan can continue (one benchmark run of inserts) is decided by the worker
+    # that picks it up (benchmark_runs.resume_point), which fails it with why otherwise.
+    return (
+        not target.crash_recovery
+        and run.resumes < settings.RERUN_MAX_RESUMES
+        and run.samples.exists()
     )

@@ -60,10 +60,13 @@ def watch(
     deadline: float,
     step: str,
     on_report: Callable[[tuple[int, float, float, float]], bool] | None = None,
+    log_prefix: str | None = None,
 ) -> Outcome:
     """Stream the benchmark's output into progress until it exits, is cancelled or times out.
     `on_report` sees each report; when it returns True the benchmark is expected to end by
-    itself (its server was killed) and is stopped if it has not within the kill grace."""
+    itself (its server was killed) and is stopped if it has not within the kill grace.
+    With `log_prefix`, the run's log is saved with each report (prefix + output so far):
+    what a rerun whose worker dies is resumed from."""
     output, errors = io.StringIO(), io.StringIO()
     reader = LineReader(child)
     last_beat = time.monotonic()
@@ -73,6 +76,10 @@ def watch(
         for stream, line in reader.lines(timeout=POLL_SECONDS):
             (output if stream == "stdout" else errors).write(line)
             report = record_report(run, line, step) if stream == "stdout" else None
+            if report and log_prefix is not None:
+                # About a hundred reports a run: each saves the log, so the output a resumed
+                # run continues ends at the report its samples end at.
+                VerificationRun.objects.filter(pk=run.pk).update(log=log_prefix + output.getvalue())
             if report and on_report and on_report(report) and end_by is None:
                 end_by = time.monotonic() + settings.RERUN_KILL_GRACE_SECONDS
         now = time.monotonic()

@@ -264,6 +264,9 @@ RERUN_LONGEST_SECONDS = max(target["time_limit"] for target in RERUN_TARGETS.val
 RERUN_HEARTBEAT_SECONDS = env.int("RERUN_HEARTBEAT_SECONDS", default=5)
 RERUN_HEARTBEAT_TIMEOUT = env.int("RERUN_HEARTBEAT_TIMEOUT", default=60)
 RERUN_SWEEP_SECONDS = env.int("RERUN_SWEEP_SECONDS", default=30)
+# A run of one benchmark run whose worker stopped is queued again and continues its table
+# (--resume), at most this many times; past that, or for other runs, the sweep fails it.
+RERUN_MAX_RESUMES = env.int("RERUN_MAX_RESUMES", default=3)
 # Cancelling sends SIGTERM (the benchmark prints a last report) and SIGKILL after this grace.
 RERUN_KILL_GRACE_SECONDS = 5
 
