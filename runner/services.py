@@ -26,7 +26,13 @@ from runner.verification import execute_on_private_server
 from runner.watch import Outcome
 from submissions.declared_settings import declared_settings, entry_family
 from submissions.models import Submission, Workload
-from submissions.scaling import RerunSettings, default_scale, rerun_settings, scaled_rows
+from submissions.scaling import (
+    RerunSettings,
+    default_scale,
+    max_scale,
+    rerun_settings,
+    scaled_rows,
+)
 
 # A reproduced rerun marks its entry verified and bumps the contest's board (verdicts.py); the
 # registry's tests import that call from here, where it used to live.
@@ -83,7 +89,14 @@ def rerun_start(
             "it is labelled so and never verifies.",
             "target",
         )
-    size = _rerun_size(submission, chosen, rows=rows, scale=scale, repeats=repeats)
+    size = _rerun_size(
+        submission,
+        chosen,
+        rows=rows,
+        scale=scale,
+        repeats=repeats,
+        limit=None if refusal or comparison else _scale_limit(submission),
+    )
     if submission.contest.workload == Workload.CRASH_RECOVERY:
         # One crash at the rows asked for: the claim's own settings, one run.
         size = _Size(size.rows, scale=1, repeats=1)
@@ -117,6 +130,7 @@ def _rerun_size(
     rows: int | None,
     scale: int | None,
     repeats: int | None,
+    limit: tuple[int, str] | None,
 ) -> _Size:
     claimed = claimed_rows(submission)
     rows_given = rows is not None
@@ -136,6 +150,15 @@ def _rerun_size(
                 time_limit=target.time_limit,
                 repeats=repeats or DEFAULT_REPEATS_AT_SCALE,
             )
+            if limit is not None:
+                scale = min(scale, limit[0])
+        if limit is not None and scale > limit[0]:
+            raise RerunRefused(
+                f"At 1/{scale} the entry's {limit[1]} would fall below the size under which the "
+                f'cliff no longer follows it (README "Scaling rule"): use a scale of at most '
+                f"{limit[0]}.",
+                "scale",
+            )
         rows = scaled_rows(claimed, scale)
     else:
         scale = max(1, round(claimed / rows)) if claimed else 1
@@ -149,6 +172,14 @@ def _rerun_size(
         # Rows asked for directly keep the one run they always had; a scaled run is repeated.
         repeats = DEFAULT_REPEATS_AT_SCALE if scale > 1 and not rows_given else 1
     return _Size(rows, scale, repeats)
+
+
+def _scale_limit(submission: Submission) -> tuple[int, str] | None:
+    return max_scale(
+        declared_settings(submission),
+        family=entry_family(submission),
+        memory_gb=submission.memory_gb,
+    )
 
 
 def _check_workload(submission: Submission, target: Target, rows: int) -> None:
@@ -242,7 +273,9 @@ def rerun_execute(*, run_id: int) -> VerificationRun:
             steps = workloads.rerun_steps(spec)
             resume = resume_point(run, steps) if run.resumes else None
             if target.server:
-                outcome = execute_on_private_server(run, target, spec, steps, asked, resume)
+                outcome = execute_on_private_server(
+                    run, target, spec, workloads.rerun_steps, asked, resume
+                )
             else:
                 outcome = execute_repeats(
                     run, target, spec, steps,

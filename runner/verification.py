@@ -5,6 +5,7 @@ benchmark `repeats` times, each on a fresh database."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -43,7 +44,7 @@ def execute_on_private_server(
     run: VerificationRun,
     target: Target,
     spec: RerunSpec,
-    steps: list[Step],
+    plan_steps: Callable[[RerunSpec], list[Step]],
     asked: RerunSettings,
     resume: Resume | None = None,
 ) -> Outcome:
@@ -99,7 +100,7 @@ def execute_on_private_server(
                 run,
                 target,
                 on_server,
-                steps,
+                plan_steps(on_server),  # the steps' command lines name the server's URL
                 header=header,
                 before_repeat=lambda _: server.create_database(fresh=True),
                 resume=resume,

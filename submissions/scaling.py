@@ -8,6 +8,10 @@ grow with (pool - overhead), not with the pool; so the scaled pool keeps the ove
 and divides the rest:
 
     pool_k = (pool - overhead) / k + overhead
+
+and only down to a floor: below about 16 MB the cliff stopped following the pool (a 12 MB
+pool fell at the same row as a 16 MB one, an 11 MB one not within 30,000 rows), so a scale
+that would take the pool below it does not keep the curve's shape and is refused.
 """
 
 from __future__ import annotations
@@ -39,12 +43,14 @@ class MemoryRule:
 # host, used only when an entry declared its RAM but not the setting.
 MEMORY_RULES = {
     MYSQL: {
-        "innodb_buffer_pool_size": MemoryRule(overhead=9 * MIB, floor=6 * MIB, ram_share=0.7),
+        "innodb_buffer_pool_size": MemoryRule(overhead=10 * MIB, floor=16 * MIB, ram_share=0.7),
         "key_buffer_size": MemoryRule(overhead=0, floor=MIB, ram_share=0.0),
         "aria_pagecache_buffer_size": MemoryRule(overhead=0, floor=MIB, ram_share=0.0),
     },
+    # No cliff was measured for shared_buffers alone (the OS page cache holds the table): it
+    # is scaled plainly, with PostgreSQL's least useful size as the floor.
     POSTGRESQL: {
-        "shared_buffers": MemoryRule(overhead=2 * MIB, floor=2 * MIB, ram_share=0.25),
+        "shared_buffers": MemoryRule(overhead=0, floor=MIB, ram_share=0.25),
         "effective_cache_size": MemoryRule(overhead=0, floor=MIB, ram_share=0.75),
     },
 }
@@ -132,3 +138,29 @@ def rerun_settings(
         allowed.applied, family=server_family, scale=scale, memory_gb=memory_gb
     )
     return RerunSettings({**allowed.applied, **memory.settings}, allowed.refused, memory.notes)
+
+
+def _declared_size(
+    declared: dict[str, str], key: str, rule: MemoryRule, family: str, memory_gb: float
+) -> int:
+    if key in declared:
+        try:
+            return size_in_bytes(declared[key], family=family, key=key)
+        except BadSize:
+            return 0
+    return int(memory_gb * (1 << 30) * rule.ram_share)
+
+
+def max_scale(declared: dict[str, str], *, family: str, memory_gb: float) -> tuple[int, str] | None:
+    """The largest k whose scaled pool stays at or above its floor, with the setting that
+    limits it; None when nothing limits it."""
+    limits = []
+    for key, rule in MEMORY_RULES.get(family, {}).items():
+        if not rule.overhead:
+            continue  # scaled plainly: no floor measured under which the shape changes
+        size = _declared_size(declared, key, rule, family, memory_gb)
+        if size:
+            limits.append(
+                (max(1, (size - rule.overhead) // max(1, rule.floor - rule.overhead)), key)
+            )
+    return min(limits) if limits else None

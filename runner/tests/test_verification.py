@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 MY_CNF = """\
 [mysqld]
-innodb_buffer_pool_size = 128M
+innodb_buffer_pool_size = 1G
 innodb-flush-log-at-trx-commit = 2
 init_file = /tmp/anything.sql
 innodb_additional_mem_pool_size = 8M
@@ -64,8 +64,8 @@ def test_a_mariadb_verification_runs_the_entrys_settings_scaled_and_reads_them_b
     run = run_to_end(entry, organizer, "mariadb", scale=100, repeats=2)
 
     assert (run.kind, run.scale, run.rows_target, run.repeats) == ("verification", 100, 20_000, 2)
-    # As the server reports them (bytes), not as asked (128M scaled to K or M).
-    asked = scaled_size(128 << 20, 100, MEMORY_RULES[MYSQL]["innodb_buffer_pool_size"])
+    # As the server reports them (bytes), not as asked (1G scaled, in K or M).
+    asked = scaled_size(1 << 30, 100, MEMORY_RULES[MYSQL]["innodb_buffer_pool_size"])
     pool = int(run.settings["innodb_buffer_pool_size"])
     assert abs(pool - asked) < (2 << 20)  # the server rounds to whole chunks
     assert run.settings["innodb_flush_log_at_trx_commit"] == "2"
@@ -130,3 +130,14 @@ def test_the_entry_page_lists_the_declared_settings_and_what_a_rerun_applies(cli
     assert "<code>innodb_flush_log_at_trx_commit</code>" in page
     assert "init_file is refused: it runs SQL at start." in page
     assert page.count(">applied<") == 3
+
+
+def test_a_scale_that_would_take_the_pool_below_its_floor_is_refused(organizer):
+    entry = entry_with("[mysqld]\ninnodb_buffer_pool_size = 128M\n")
+    with pytest.raises(services.RerunRefused, match="use a scale of at most 19") as refused:
+        services.rerun_start(submission=entry, target="mariadb", scale=100, requested_by=organizer)
+    assert refused.value.field == "scale"
+    assert "innodb_buffer_pool_size would fall below" in refused.value.message
+    # Without a scale the target's default is capped there.
+    run = services.rerun_start(submission=entry, target="mariadb", requested_by=organizer)
+    assert run.scale <= 19
