@@ -3,9 +3,9 @@ PostgreSQL servers (runner/servers.py: own data directory, port and socket, remo
 with several memory sizes, finding where each curve's cliff comes and how far the rate falls.
 
 1. MariaDB, innodb_buffer_pool_size in --pools (MB): the row where the rate first falls below
-   half its start. A straight line through (pool, cliff rows) crosses zero rows at the pool's
-   fixed overhead: the part of the pool that never holds the table's pages. The rule
-   (submissions/scaling.py) keeps that overhead whole and divides the rest by k.
+   half its start. Two fits through (pool, cliff rows): a line (rows = a * (pool - overhead))
+   and a power (rows = c * pool ** exponent). The rule (submissions/scaling.py) takes the one
+   that fits: pool_k = pool / k ** (1 / exponent).
 2. PostgreSQL, shared_buffers in --pg-buffers (MB): the same.
 3. A claim and its verification at scale 1/k: --claim-rows with --claim-pool, then
    --claim-rows/k rows with the pool the rule gives, --repeats times: wall time, each curve's
@@ -127,13 +127,21 @@ def describe(curve: Curve) -> str:
     )
 
 
-def overhead_fit(points: list[tuple[float, int]]) -> tuple[float, float] | None:
-    """(rows per MB, overhead MB) of the line cliff_rows = a * (pool - overhead)."""
+def fits(points: list[tuple[float, int]]) -> str | None:
+    """The line rows = a * (pool - overhead) and the power rows = c * pool ** exponent through
+    (pool MB, cliff rows), each with its largest miss."""
     if len(points) < 2:
         return None
-    pools, cliffs = np.array([p for p, _ in points]), np.array([c for _, c in points])
+    pools, cliffs = np.array([p for p, _ in points]), np.array([c for _, c in points], float)
     slope, intercept = np.polyfit(pools, cliffs, 1)
-    return float(slope), float(-intercept / slope) if slope else 0.0
+    line = slope * pools + intercept
+    exponent, log_c = np.polyfit(np.log(pools), np.log(cliffs), 1)
+    power = np.exp(log_c) * pools**exponent
+    return (
+        f"line: rows = {slope:,.0f} x (MB - {-intercept / slope:.1f}), largest miss "
+        f"{np.max(np.abs(line / cliffs - 1)):.0%}; power: rows ~ MB ** {exponent:.2f}, "
+        f"largest miss {np.max(np.abs(power / cliffs - 1)):.0%}"
+    )
 
 
 def sweep(kind: str, key: str, sizes: list[int], rows_for, extra: dict, base_dir: str):
@@ -146,18 +154,23 @@ def sweep(kind: str, key: str, sizes: list[int], rows_for, extra: dict, base_dir
         print(f"    {describe(curve)}", flush=True)
         if curve.cliff_row is not None:
             points.append((size, curve.cliff_row))
-    fit = overhead_fit(points)
-    if fit:
-        print(f"  fit: cliff rows = {fit[0]:,.0f} x ({key} MB - {fit[1]:.1f} MB)")
-    else:
-        print("  fit: fewer than two cliffs found: no overhead measured")
+    fit = fits([*points, *args_points(kind)])
+    print(f"  fit: {fit}" if fit else "  fit: fewer than two cliffs found")
     return fit
+
+
+EXTRA_POINTS: dict[str, list[tuple[float, int]]] = {}
+
+
+def args_points(kind: str) -> list[tuple[float, int]]:
+    """Cliffs measured before (--points 16:49000,20:87000): fitted with this run's."""
+    return EXTRA_POINTS.get(kind, [])
 
 
 def claim_and_verification(args, base_dir: str) -> None:
     rule = MEMORY_RULES[MYSQL]["innodb_buffer_pool_size"]
-    if args.overhead is not None:
-        rule = MemoryRule(int(args.overhead * MIB), rule.floor, rule.ram_share)
+    if args.exponent is not None:
+        rule = MemoryRule(rule.floor, rule.ram_share, args.exponent)
     pool = args.claim_pool * MIB
     scaled = scaled_size(pool, args.scale, rule)
     flushing = {"innodb_flush_log_at_trx_commit": "2"}
@@ -170,8 +183,7 @@ def claim_and_verification(args, base_dir: str) -> None:
     rows = args.claim_rows // args.scale
     print(
         f"\n== verification at 1/{args.scale}: {rows:,} rows, pool {scaled / MIB:.1f} MB "
-        f"(({args.claim_pool} - {rule.overhead / MIB:.0f}) / {args.scale} + "
-        f"{rule.overhead / MIB:.0f}), {args.repeats} runs"
+        f"({args.claim_pool} / {args.scale} ** (1/{rule.exponent:g})), {args.repeats} runs"
     )
     reruns = []
     for repeat in range(1, args.repeats + 1):
@@ -212,10 +224,17 @@ def main() -> int:
     parser.add_argument("--scale", type=int, default=10)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument(
-        "--overhead", type=float, default=None, help="MB; default: the rule's (scaling.py)"
+        "--exponent", type=float, default=None, help="default: the rule's (scaling.py)"
+    )
+    parser.add_argument(
+        "--points", default="", help="earlier MariaDB cliffs to fit too: MB:rows,MB:rows"
     )
     parser.add_argument("--skip-claim", action="store_true")
     args = parser.parse_args()
+    EXTRA_POINTS["mariadb"] = [
+        (float(mb), int(rows))
+        for mb, rows in (pair.split(":") for pair in args.points.split(",") if pair)
+    ]
     base_dir = tempfile.mkdtemp(prefix="sc-", dir="/tmp")  # sockets: keep the path short
     Path(base_dir).chmod(0o755)  # PostgreSQL runs as its own user and must reach it
     print("Machine: shared with other jobs; figures are of this run, not a calibration.")

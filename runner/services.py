@@ -307,13 +307,16 @@ def _rerun_settings(run: VerificationRun, target: Target) -> RerunSettings:
     submission = run.submission
     if not target.server:
         return RerunSettings({}, {}, [])
+    crash = submission.contest.workload == Workload.CRASH_RECOVERY
     return rerun_settings(
         declared_settings(submission),
         entry_family=entry_family(submission),
         server_family=target.family,
-        # Crash recovery runs at the claim's own size: its settings apply unscaled.
         scale=run.scale,
-        memory_gb=submission.memory_gb,
+        # A crash is timed at the claim's own size, with the settings it declared: no memory
+        # is made up from its RAM for it.
+        memory_gb=0 if crash else submission.memory_gb,
+        host_memory_gb=float(run.host.get("memory_gb") or 0),
     )
 
 

@@ -1,16 +1,16 @@
 """A verification rerun at scale 1/k: rows/k rows on a server whose memory is scaled so the
 data-to-memory ratio, and with it the shape of the curve, matches the claim's. Pure.
 
-Scaling is not simply dividing by k: part of a buffer pool never holds the table's pages
-(page hash, adaptive hash index, undo, the change buffer, dictionary). Measured with the C
-benchmark (bench/scaling.py, README "Scaling rule"), the rows a pool holds before the cliff
-grow with (pool - overhead), not with the pool; so the scaled pool keeps the overhead whole
-and divides the rest:
+Scaling is not simply dividing by k. Measured with the C benchmark on MariaDB 10.11 (InnoDB,
+bench/scaling.py, README "Scaling rule"), the rows a buffer pool holds before the cliff grow
+faster than the pool: as pool ** 1.8 from 16 to 48 MB (the issue's own 13 MB and 64 MB points
+give 1.7), not as pool or pool - overhead. So to insert 1/k of the rows the pool shrinks by
+k ** (1 / 1.8), not by k:
 
-    pool_k = (pool - overhead) / k + overhead
+    pool_k = pool / k ** (1 / exponent)
 
 and only down to a floor: below about 16 MB the cliff stopped following the pool (a 12 MB
-pool fell at the same row as a 16 MB one, an 11 MB one not within 30,000 rows), so a scale
+pool fell at the same row as a 16 MB one; at 11 MB a 30,000-row run never fell), so a scale
 that would take the pool below it does not keep the curve's shape and is refused.
 """
 
@@ -33,25 +33,27 @@ MIB = 1 << 20
 
 @dataclass(frozen=True)
 class MemoryRule:
-    overhead: int  # bytes of the setting that never hold the table's pages (measured)
-    floor: int  # the least the server accepts, or the least that still runs the benchmark
+    floor: int  # below it the curve's shape no longer follows the setting (measured)
     ram_share: float  # the share of the declared RAM assumed when the entry did not set it
+    # Rows before the cliff grow as setting ** exponent (measured); 1 scales plainly.
+    exponent: float = 1.0
 
 
-# The overheads are the bench's measurements (README "Scaling rule"); the floors the servers'
-# own minimums. The RAM shares are the usual advice of each server's manual for a dedicated
-# host, used only when an entry declared its RAM but not the setting.
+# The exponent and the InnoDB floor are the bench's measurements (README "Scaling rule"); the
+# other floors the servers' least useful sizes. The RAM shares are the usual advice of each
+# server's manual for a dedicated host, used only when an entry declared its RAM but not the
+# setting.
 MEMORY_RULES = {
     MYSQL: {
-        "innodb_buffer_pool_size": MemoryRule(overhead=10 * MIB, floor=16 * MIB, ram_share=0.7),
-        "key_buffer_size": MemoryRule(overhead=0, floor=MIB, ram_share=0.0),
-        "aria_pagecache_buffer_size": MemoryRule(overhead=0, floor=MIB, ram_share=0.0),
+        "innodb_buffer_pool_size": MemoryRule(floor=16 * MIB, ram_share=0.7, exponent=1.8),
+        "key_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),
+        "aria_pagecache_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),
     },
     # No cliff was measured for shared_buffers alone (the OS page cache holds the table): it
-    # is scaled plainly, with PostgreSQL's least useful size as the floor.
+    # is scaled plainly.
     POSTGRESQL: {
-        "shared_buffers": MemoryRule(overhead=0, floor=MIB, ram_share=0.25),
-        "effective_cache_size": MemoryRule(overhead=0, floor=MIB, ram_share=0.75),
+        "shared_buffers": MemoryRule(floor=MIB, ram_share=0.25),
+        "effective_cache_size": MemoryRule(floor=MIB, ram_share=0.75),
     },
 }
 
@@ -59,8 +61,7 @@ MEMORY_RULES = {
 def scaled_size(declared: int, scale: int, rule: MemoryRule) -> int:
     if scale <= 1:
         return declared
-    usable = max(0, declared - rule.overhead)
-    return max(rule.floor, usable // scale + rule.overhead)
+    return max(rule.floor, int(declared / scale ** (1 / rule.exponent)))
 
 
 @dataclass(frozen=True)
@@ -69,11 +70,22 @@ class ScaledMemory:
     notes: list[str]  # one line per setting: where it came from and what it became
 
 
+# A memory setting never takes more than this share of the verification host's memory: a
+# server asked for more than the host has would swap or not start, and verify nothing.
+HOST_SHARE = 0.5
+
+
 def memory_for_scale(
-    declared: dict[str, str], *, family: str, scale: int, memory_gb: float
+    declared: dict[str, str],
+    *,
+    family: str,
+    scale: int,
+    memory_gb: float,
+    host_memory_gb: float = 0,
 ) -> ScaledMemory:
     """The memory settings of a rerun at scale 1/`scale`, from the declared settings or, where
-    the entry set none, from its declared RAM."""
+    the entry set none, from its declared RAM (memory_gb; 0 for none); each at most HOST_SHARE
+    of `host_memory_gb` when that is known, said so in the notes."""
     settings, notes = {}, []
     for key, rule in MEMORY_RULES.get(family, {}).items():
         source = f"declared {key} = {declared[key]}" if key in declared else ""
@@ -88,11 +100,17 @@ def memory_for_scale(
         if not source:
             continue
         scaled = scaled_size(size, scale, rule)
+        cap = int(host_memory_gb * (1 << 30) * HOST_SHARE)
+        if cap and scaled > cap:
+            notes.append(
+                f"{key} capped at {size_text(cap, family)}: half of this host's "
+                f"{host_memory_gb:g} GB (the data-to-memory ratio is not the claim's)"
+            )
+            scaled = cap
         settings[key] = size_text(scaled, family)
         notes.append(
-            f"{key} = {settings[key]} ({source}, scaled 1/{scale}: "
-            f"({size_text(size, family)} - {size_text(rule.overhead, family) if rule.overhead else '0'})"
-            f"/{scale} + overhead)"
+            f"{key} = {settings[key]} ({source}, scaled 1/{scale}: divided by "
+            f"{scale} ** (1/{rule.exponent:g}))"
             if scale > 1
             else f"{key} = {settings[key]} ({source})"
         )
@@ -124,18 +142,34 @@ class RerunSettings:
 
 
 def rerun_settings(
-    declared: dict[str, str], *, entry_family: str, server_family: str, scale: int, memory_gb: float
+    declared: dict[str, str],
+    *,
+    entry_family: str,
+    server_family: str,
+    scale: int,
+    memory_gb: float,
+    host_memory_gb: float = 0,
 ) -> RerunSettings:
     """The entry's allowed settings with memory scaled 1/`scale`. A server of another family
     (a comparison run) gets only memory, from the declared RAM: the entry's settings are not
     its own."""
     if entry_family != server_family:
-        memory = memory_for_scale({}, family=server_family, scale=scale, memory_gb=memory_gb)
+        memory = memory_for_scale(
+            {},
+            family=server_family,
+            scale=scale,
+            memory_gb=memory_gb,
+            host_memory_gb=host_memory_gb,
+        )
         note = f"the entry's {entry_family} settings do not apply to a {server_family} server"
         return RerunSettings(memory.settings, {}, [note, *memory.notes])
     allowed = applicable(declared, server_family)
     memory = memory_for_scale(
-        allowed.applied, family=server_family, scale=scale, memory_gb=memory_gb
+        allowed.applied,
+        family=server_family,
+        scale=scale,
+        memory_gb=memory_gb,
+        host_memory_gb=host_memory_gb,
     )
     return RerunSettings({**allowed.applied, **memory.settings}, allowed.refused, memory.notes)
 
@@ -156,11 +190,10 @@ def max_scale(declared: dict[str, str], *, family: str, memory_gb: float) -> tup
     limits it; None when nothing limits it."""
     limits = []
     for key, rule in MEMORY_RULES.get(family, {}).items():
-        if not rule.overhead:
+        if rule.exponent == 1.0:
             continue  # scaled plainly: no floor measured under which the shape changes
         size = _declared_size(declared, key, rule, family, memory_gb)
         if size:
-            limits.append(
-                (max(1, (size - rule.overhead) // max(1, rule.floor - rule.overhead)), key)
-            )
+            # The largest k with size / k ** (1 / exponent) >= floor.
+            limits.append((max(1, math.floor((size / rule.floor) ** rule.exponent)), key))
     return min(limits) if limits else None

@@ -3,7 +3,7 @@ of a scaled rerun. Pure functions: no database."""
 
 import pytest
 
-from submissions.scaling import MEMORY_RULES, memory_for_scale, scaled_size
+from submissions.scaling import MEMORY_RULES, max_scale, memory_for_scale, scaled_size
 from submissions.server_settings import (
     MYSQL,
     POSTGRESQL,
@@ -153,20 +153,36 @@ def test_the_family_of_an_entry(version, engine, family):
     assert family_of(mysql_version=version, storage_engine=engine) == family
 
 
-def test_a_scaled_pool_keeps_its_overhead_whole():
+def test_a_pool_shrinks_by_k_to_the_measured_power_not_by_k():
     rule = MEMORY_RULES[MYSQL]["innodb_buffer_pool_size"]
-    # 128 MB at 1/10: the overhead stays, the part that holds pages is divided.
-    expected = (128 * 2**20 - rule.overhead) // 10 + rule.overhead
-    assert scaled_size(128 * 2**20, 10, rule) == expected
+    # 128 MB at 1/10: rows before the cliff grow as pool ** 1.8, so the pool is 35.6 MB.
+    assert scaled_size(128 * 2**20, 10, rule) == int(128 * 2**20 / 10 ** (1 / 1.8))
+    assert 35 * 2**20 < scaled_size(128 * 2**20, 10, rule) < 36 * 2**20
     assert scaled_size(128 * 2**20, 1, rule) == 128 * 2**20
-    assert scaled_size(8 * 2**20, 1000, rule) == max(rule.floor, rule.overhead)
+    assert scaled_size(64 * 2**20, 1000, rule) == rule.floor
+
+
+def test_the_largest_scale_keeps_the_pool_at_its_floor():
+    limit = max_scale({"innodb_buffer_pool_size": "128M"}, family=MYSQL, memory_gb=16)
+    assert limit == (int((128 / 16) ** 1.8), "innodb_buffer_pool_size")  # 42
+    assert max_scale({}, family=POSTGRESQL, memory_gb=16) is None
 
 
 def test_memory_for_scale_uses_the_declared_settings_then_the_declared_ram():
     declared = {"innodb_buffer_pool_size": "128M", "innodb_flush_log_at_trx_commit": "2"}
     scaled = memory_for_scale(declared, family=MYSQL, scale=10, memory_gb=16)
     assert set(scaled.settings) == {"innodb_buffer_pool_size"}
-    assert "declared innodb_buffer_pool_size = 128M, scaled 1/10" in scaled.notes[0]
+    assert "declared innodb_buffer_pool_size = 128M, scaled 1/10: divided by 10 ** (1/1.8)" in (
+        scaled.notes[0]
+    )
     from_ram = memory_for_scale({}, family=POSTGRESQL, scale=1, memory_gb=16)
     assert from_ram.settings == {"shared_buffers": "4096MB", "effective_cache_size": "12288MB"}
     assert "25% of the declared 16 GB RAM" in from_ram.notes[0]
+
+
+def test_memory_never_takes_more_than_half_the_hosts():
+    scaled = memory_for_scale(
+        {"innodb_buffer_pool_size": "12G"}, family=MYSQL, scale=1, memory_gb=16, host_memory_gb=8
+    )
+    assert scaled.settings == {"innodb_buffer_pool_size": "4096M"}
+    assert "capped at 4096M: half of this host's 8 GB" in scaled.notes[0]
