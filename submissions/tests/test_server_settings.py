@@ -172,8 +172,9 @@ def test_memory_for_scale_uses_the_declared_settings_then_the_declared_ram():
     declared = {"innodb_buffer_pool_size": "128M", "innodb_flush_log_at_trx_commit": "2"}
     scaled = memory_for_scale(declared, family=MYSQL, scale=10, memory_gb=16)
     assert set(scaled.settings) == {"innodb_buffer_pool_size"}
-    assert "declared innodb_buffer_pool_size = 128M, scaled 1/10: divided by 10 ** (1/1.8)" in (
-        scaled.notes[0]
+    assert (
+        "declared innodb_buffer_pool_size = 128M, scaled 1/10: divided by 10 ** (1/1.8)"
+        in (scaled.notes[0])
     )
     from_ram = memory_for_scale({}, family=POSTGRESQL, scale=1, memory_gb=16)
     assert from_ram.settings == {"shared_buffers": "4096MB", "effective_cache_size": "12288MB"}
