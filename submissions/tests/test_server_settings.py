@@ -155,16 +155,16 @@ def test_the_family_of_an_entry(version, engine, family):
 
 def test_a_pool_shrinks_by_k_to_the_measured_power_not_by_k():
     rule = MEMORY_RULES[MYSQL]["innodb_buffer_pool_size"]
-    # 128 MB at 1/10: rows before the cliff grow as pool ** 1.8, so the pool is 35.6 MB.
-    assert scaled_size(128 * 2**20, 10, rule) == int(128 * 2**20 / 10 ** (1 / 1.8))
-    assert 35 * 2**20 < scaled_size(128 * 2**20, 10, rule) < 36 * 2**20
+    # 128 MB at 1/10: rows before the cliff grow as pool ** 1.7, so the pool is 33.2 MB.
+    assert scaled_size(128 * 2**20, 10, rule) == int(128 * 2**20 / 10 ** (1 / 1.7))
+    assert 33 * 2**20 < scaled_size(128 * 2**20, 10, rule) < 34 * 2**20
     assert scaled_size(128 * 2**20, 1, rule) == 128 * 2**20
     assert scaled_size(64 * 2**20, 1000, rule) == rule.floor
 
 
 def test_the_largest_scale_keeps_the_pool_at_its_floor():
     limit = max_scale({"innodb_buffer_pool_size": "128M"}, family=MYSQL, memory_gb=16)
-    assert limit == (int((128 / 16) ** 1.8), "innodb_buffer_pool_size")  # 42
+    assert limit == (int((128 / 16) ** 1.7), "innodb_buffer_pool_size")  # 34
     assert max_scale({}, family=POSTGRESQL, memory_gb=16) is None
 
 
@@ -173,7 +173,7 @@ def test_memory_for_scale_uses_the_declared_settings_then_the_declared_ram():
     scaled = memory_for_scale(declared, family=MYSQL, scale=10, memory_gb=16)
     assert set(scaled.settings) == {"innodb_buffer_pool_size"}
     assert (
-        "declared innodb_buffer_pool_size = 128M, scaled 1/10: divided by 10 ** (1/1.8)"
+        "declared innodb_buffer_pool_size = 128M, scaled 1/10: divided by 10 ** (1/1.7)"
         in (scaled.notes[0])
     )
     from_ram = memory_for_scale({}, family=POSTGRESQL, scale=1, memory_gb=16)
