@@ -209,3 +209,38 @@ def test_a_worker_killed_during_crash_recovery_takes_its_server_with_it(
     # The next crash-recovery rerun on this host removes them before it starts its own.
     assert servers.remove_leftovers(recovery_dir)
     assert os.listdir(recovery_dir) == []
+
+
+def test_a_killed_workers_verification_resumes_on_its_private_servers_data(
+    worker, organizer, recovery_dir
+):
+    from runner.tests.test_verification import MY_CNF, entry_with
+
+    entry = entry_with(MY_CNF)
+    first = worker("redis", RERUN_RECOVERY_DIR=recovery_dir)
+    run = services.rerun_start(
+        submission=entry, target="mariadb", rows=300_000, requested_by=organizer
+    )
+    wait_for(run, lambda r: r.step == "insert" and r.rows_done >= 30_000, timeout=120)
+    os.kill(first.process.pid, signal.SIGKILL)
+    first.process.wait()
+    folders = list(Path(recovery_dir).iterdir())
+    assert len(folders) == 1  # the killed worker's server is gone, its data stays
+    deadline = time.monotonic() + 10
+    while private_server_running(str(folders[0])) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not private_server_running(str(folders[0]))
+    time.sleep(3)
+    worker("redis", RERUN_HEARTBEAT_TIMEOUT="2", RERUN_RECOVERY_DIR=recovery_dir)
+    run = wait_for(run, finished, timeout=240)
+    assert run.status == RerunStatus.SUCCEEDED, f"{run.message}\n{run.log[-3000:]}"
+    assert (run.kind, run.resumes) == ("verification", 1)
+    assert "# rerun restarted the private mariadb server on its data" in run.log
+    assert re.search(r"^# resumed at row \d+ seconds=", run.log, re.MULTILINE)
+    assert "# summary status=completed rows=300000" in run.log
+    # The benchmark's output, after the rerun's own lines about the server: one curve.
+    output = run.log[run.log.index("# iibench-c ") :]
+    rows = list(parse_log(io.BytesIO(output.encode())).series.rows)
+    assert rows == sorted(set(rows)) and rows[-1] == 300_000
+    assert run.settings["innodb_flush_log_at_trx_commit"] == "2"
+    assert list(Path(recovery_dir).iterdir()) == []  # removed once the run is over
