@@ -176,9 +176,13 @@ def _joined_log(steps: list[Step], logs: dict[str, str]) -> str:
 
 
 def remove_scratch(spec: RerunSpec) -> None:
-    url = spec.plan.db_url
-    if url.startswith("sqlite:///"):
-        path = Path(url.removeprefix("sqlite:///"))
+    remove_scratch_files(db_url=spec.plan.db_url, scratch_dir=spec.scratch_dir)
+
+
+def remove_scratch_files(*, db_url: str, scratch_dir: str) -> None:
+    """A rerun's scratch: its SQLite file (with its journals) and its load directory."""
+    if db_url.startswith("sqlite:///"):
+        path = Path(db_url.removeprefix("sqlite:///"))
         for suffix in ("", "-wal", "-shm", "-journal"):
             path.with_name(path.name + suffix).unlink(missing_ok=True)
-    shutil.rmtree(spec.scratch_dir, ignore_errors=True)
+    shutil.rmtree(scratch_dir, ignore_errors=True)

@@ -15,7 +15,13 @@ from django.utils import timezone
 
 from runner import servers, workloads
 from runner.arguments import RunPlan, engine_for
-from runner.benchmark_runs import NotResumable, execute_repeats, remove_scratch, resume_point
+from runner.benchmark_runs import (
+    NotResumable,
+    execute_repeats,
+    remove_scratch,
+    remove_scratch_files,
+    resume_point,
+)
 from runner.crash_recovery import execute_recovery
 from runner.host import compare_hosts, target_host
 from runner.models import RerunKind, RerunStatus, VerificationRun
@@ -283,6 +289,7 @@ def rerun_execute(*, run_id: int) -> VerificationRun:
                 )  # fmt: skip
     except (workloads.NotPlannable, servers.ServerError, NotResumable) as error:
         outcome = Outcome(RerunStatus.FAILED, str(error), "")
+        remove_scratch(spec)  # a table left for a resume that cannot happen
     return rerun_finish(run, outcome, spec)
 
 
@@ -344,13 +351,27 @@ def _spec(run: VerificationRun, target: Target, work_dir: Path) -> workloads.Rer
     )
 
 
+def _remove_scratch_of(run_id: int, target_name: str) -> None:
+    """What a killed worker left behind (it never reached its `finally`)."""
+    try:
+        target = target_named(target_name)
+    except RerunRefused:
+        return  # a target no longer configured: nothing known to remove
+    work_dir = Path(settings.RERUN_WORK_DIR)
+    remove_scratch_files(
+        db_url=target.url.format(work_dir=work_dir, run_id=run_id),
+        scratch_dir=str(work_dir / f"rerun-{run_id}-load"),
+    )
+
+
 # --- nothing gets stuck -------------------------------------------------------------------
 
 
 def reruns_sweep(*, now=None) -> int:
     """The runs whose worker stopped beating (killed, deployed, host lost): one that has
     reported progress is queued again, to be resumed from its table by the next worker, at
-    most RERUN_MAX_RESUMES times; the others are failed, with why. Returns how many."""
+    most RERUN_MAX_RESUMES times; the others are failed, with why, and what their worker left
+    is removed. Returns how many were swept."""
     now = now or timezone.now()
     timeout = settings.RERUN_HEARTBEAT_TIMEOUT
     stale = VerificationRun.objects.filter(
@@ -358,11 +379,13 @@ def reruns_sweep(*, now=None) -> int:
     ).select_related("submission__contest")
     swept = 0
     for run in stale:
+        # One conditional UPDATE per run: a run whose worker beat meanwhile is left alone.
+        still_stale = VerificationRun.objects.filter(
+            pk=run.pk, status=RerunStatus.RUNNING, heartbeat_at=run.heartbeat_at
+        )
         target = rerun_targets().get(run.target)
         if target is not None and _resumable(run, target):
-            requeued = VerificationRun.objects.filter(
-                pk=run.pk, status=RerunStatus.RUNNING, heartbeat_at=run.heartbeat_at
-            ).update(
+            requeued = still_stale.update(
                 status=RerunStatus.QUEUED,
                 resumes=F("resumes") + 1,
                 message=(
@@ -374,14 +397,16 @@ def reruns_sweep(*, now=None) -> int:
                 _enqueue(run, target)
             swept += requeued
             continue
-        swept += VerificationRun.objects.filter(pk=run.pk, status=RerunStatus.RUNNING).update(
+        if still_stale.update(
             status=RerunStatus.FAILED,
             finished_at=now,
             message=(
                 f"The worker stopped: no heartbeat for more than {timeout} s "
                 "(it was killed or its host went away). Start a new rerun."
             ),
-        )
+        ):
+            swept += 1
+            _remove_scratch_of(run.pk, run.target)
     return swept
 
 
