@@ -27,7 +27,7 @@ def read_declared_configs(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('submissions', '0006_tracks'),
+        ('submissions', '0007_figures_measured_and_demo'),
     ]
 
     operations = [
