@@ -27,7 +27,7 @@ def read_declared_configs(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('submissions', '0007_figures_measured_and_demo'),
+        ('submissions', '0009_run_fingerprint'),
     ]
 
     operations = [
