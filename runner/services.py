@@ -31,6 +31,7 @@ from runner.verdicts import rerun_finish
 from runner.verification import execute_on_private_server
 from runner.watch import Outcome
 from submissions.declared_settings import declared_settings, entry_family
+from submissions.engines import normalised_engine
 from submissions.models import Submission, Workload
 from submissions.scaling import (
     RerunSettings,
@@ -87,7 +88,9 @@ def rerun_start(
     (the scale is then the claim's rows over it)."""
     chosen = target_named(target)
     refusal = chosen.verification_refusal(
-        family=entry_family(submission), engine=submission.storage_engine
+        family=entry_family(submission),
+        # "InnoDB plugin 1.0.1" runs on a target's InnoDB (the board's normalised engine).
+        engine=normalised_engine(submission.storage_engine, submission.server_family),
     )
     if refusal and not comparison:
         raise RerunRefused(

@@ -11,7 +11,7 @@ from submissions.server_settings import ReadConfig, family_of, read_config, refu
 
 def entry_family(submission: Submission) -> str:
     return family_of(
-        mysql_version=submission.mysql_version, storage_engine=submission.storage_engine
+        server_family=submission.server_family, storage_engine=submission.storage_engine
     )
 
 

@@ -38,14 +38,20 @@ class ReadConfig:
     skipped: list[Skipped]
 
 
-def family_of(*, mysql_version: str, storage_engine: str) -> str:
-    """The server family an entry ran: PostgreSQL when it says so, else the my.cnf family."""
-    text = f"{mysql_version} {storage_engine}".lower()
-    if "postgres" in text:
+# The entry's declared server (submissions/engines.py SERVER_FAMILIES) -> the configuration
+# family: MySQL, MariaDB and Percona Server read the same my.cnf and run the same engines.
+_FAMILIES = {"mysql": MYSQL, "mariadb": MYSQL, "percona": MYSQL, "postgresql": POSTGRESQL}
+
+
+def family_of(*, server_family: str, storage_engine: str = "") -> str:
+    """The server family an entry ran, from its declared server; for an "other" server, what
+    its engine names."""
+    if server_family in _FAMILIES or server_family == "sqlite":
+        return _FAMILIES.get(server_family, server_family)
+    engine = storage_engine.lower()
+    if "postgres" in engine:
         return POSTGRESQL
-    if "sqlite" in text:
-        return "sqlite"
-    return MYSQL
+    return "sqlite" if "sqlite" in engine else server_family or "other"
 
 
 def normalise_key(key: str) -> str:

@@ -88,7 +88,9 @@ def test_a_mariadb_verification_runs_the_entrys_settings_scaled_and_reads_them_b
 def test_a_postgresql_verification_runs_the_entrys_settings_scaled_and_reads_them_back(
     organizer, iibench_binary, rerun_dir, recovery_dir
 ):
-    entry = entry_with(POSTGRESQL_CONF, mysql_version="PostgreSQL 15", storage_engine="PostgreSQL")
+    entry = entry_with(
+        POSTGRESQL_CONF, server_family="postgresql", server_version="15.4", storage_engine="heap"
+    )
     run = run_to_end(entry, organizer, "postgresql", scale=100, repeats=1)
 
     assert run.kind == "verification"

@@ -11,7 +11,7 @@ def read_declared_configs(apps, schema_editor):
     Submission = apps.get_model("submissions", "Submission")
     ServerSetting = apps.get_model("submissions", "ServerSetting")
     for entry in Submission.objects.exclude(server_config="").iterator():
-        family = family_of(mysql_version=entry.mysql_version, storage_engine=entry.storage_engine)
+        family = family_of(server_family=entry.server_family, storage_engine=entry.storage_engine)
         ServerSetting.objects.bulk_create(
             ServerSetting(
                 submission_id=entry.pk,

@@ -141,16 +141,19 @@ def test_a_setting_off_the_allow_list_is_not_applied():
 
 
 @pytest.mark.parametrize(
-    ("version", "engine", "family"),
+    ("server", "engine", "family"),
     [
-        ("5.1.25-rc", "InnoDB", MYSQL),
-        ("MariaDB 10.11", "Aria", MYSQL),
-        ("15.4", "PostgreSQL heap", POSTGRESQL),
-        ("PostgreSQL 15", "", POSTGRESQL),
+        ("mysql", "InnoDB", MYSQL),
+        ("mariadb", "Aria", MYSQL),
+        ("percona", "XtraDB", MYSQL),
+        ("postgresql", "heap", POSTGRESQL),
+        ("sqlite", "", "sqlite"),
+        ("other", "PostgreSQL fork", POSTGRESQL),
+        ("other", "TokuDB", "other"),
     ],
 )
-def test_the_family_of_an_entry(version, engine, family):
-    assert family_of(mysql_version=version, storage_engine=engine) == family
+def test_the_family_of_an_entry(server, engine, family):
+    assert family_of(server_family=server, storage_engine=engine) == family
 
 
 def test_a_pool_shrinks_by_k_to_the_measured_power_not_by_k():
