@@ -13,12 +13,15 @@ class VerificationRunAdmin(admin.ModelAdmin):
         "submission",
         "target",
         "outcome",
+        "kind",
+        "scale",
+        "repeats",
         "step",
         "rows_done",
         "rows_target",
         "created_at",
     )
-    list_filter = ("status", "verdict", "target")
+    list_filter = ("kind", "status", "verdict", "target")
     list_select_related = ("submission",)
     readonly_fields = [field.name for field in VerificationRun._meta.fields]
     actions = ["cancel_runs"]

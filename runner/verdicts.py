@@ -72,7 +72,7 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
         run.message = f"The rerun cannot be compared with the claim: {reason}"
         return
     run.verdict, run.ratio = judgement.verdict, judgement.ratio
-    run.message = f"{judgement.message} {_host_sentence(run)}".strip()
+    run.message = f"{judgement.message} {_setup_sentence(run)}".strip()
     run.rows_done, run.rate = judgement.rows_done, judgement.rate
     run.result = judgement.result
     entry = Submission.objects.filter(pk=submission.pk)
@@ -86,10 +86,11 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
         contest_board_changed(contest_id=submission.contest_id)
 
 
-def _host_sentence(run: VerificationRun) -> str:
-    """How the target's host compares with the entry's declared one, when the target says."""
-    host = getattr(run, "host", None)
-    return str(host.get("comparison", "")) if isinstance(host, dict) else ""
+def _setup_sentence(run: VerificationRun) -> str:
+    """The rerun's scale and repeats, and how the target's host compares with the entry's."""
+    runs = f"{run.repeats} run{'s' if run.repeats > 1 else ''}"
+    host = run.host.get("comparison", "") if isinstance(run.host, dict) else ""
+    return f"Scale 1/{run.scale}, {runs} on {run.target}. {host}".strip()
 
 
 def _host_comparable(run: VerificationRun) -> bool:

@@ -32,6 +32,7 @@ from submissions import (
     tokens,
     tracks,
 )
+from submissions.declared_settings import settings_panel
 from submissions.forms import DeclarationForm, SignupForm, SubmissionForm
 from submissions.kept_logs import KeptLog, kept_log_discard, kept_log_open, log_keep
 from submissions.leaderboard import LeaderboardQuery
@@ -410,6 +411,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         or selectors.is_organizer(request.user)
         or submission.owner_id == request.user.id,
         **entry_panels_context(submission, request.user),
+        **settings_panel(submission),
         "share": _share_links(request, submission),
     }
     return render(request, "submissions/submission_detail.html", context)

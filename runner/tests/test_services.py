@@ -18,7 +18,9 @@ pytestmark = pytest.mark.django_db
 
 
 def start(entry, organizer, rows=20_000, target="sqlite"):
-    run = services.rerun_start(submission=entry, target=target, rows=rows, requested_by=organizer)
+    run = services.rerun_start(
+        submission=entry, target=target, rows=rows, requested_by=organizer, comparison=True
+    )
     assert services.rerun_claim(run_id=run.pk, worker="test")
     return run
 
@@ -43,6 +45,7 @@ def test_a_sqlite_rerun_of_an_innodb_claim_is_a_comparison_that_never_verifies(
     run = start(entry, organizer)
     run = services.rerun_execute(run_id=run.pk)
     assert run.status == RerunStatus.SUCCEEDED, run.message
+    assert run.kind == "comparison"
     assert run.verdict == "comparison"
     assert run.outcome == "comparison"  # one outcome shown, not "succeeded" beside it
     assert "never verifies the claim" in run.message
@@ -57,7 +60,11 @@ def test_a_sqlite_rerun_of_an_innodb_claim_is_a_comparison_that_never_verifies(
 def test_a_classic_rerun_of_the_first_rows_on_the_entrys_engine_cannot_verify_it(
     entry, organizer, iibench_binary, rerun_dir
 ):
-    run = start(entry, organizer, rows=5_000, target="mariadb")
+    run = services.rerun_start(
+        submission=entry, target="mariadb-shared", rows=5_000, requested_by=organizer
+    )
+    assert run.kind == "verification"
+    assert services.rerun_claim(run_id=run.pk, worker="test")
     run = services.rerun_execute(run_id=run.pk)
     assert run.status == RerunStatus.SUCCEEDED, run.message
     assert run.verdict == "inconclusive"
@@ -76,7 +83,7 @@ def test_the_scratch_database_is_removed_after_the_run(
 
 def test_a_run_delivered_twice_is_claimed_once(entry, organizer):
     run = services.rerun_start(
-        submission=entry, target="sqlite", rows=1_000, requested_by=organizer
+        submission=entry, target="sqlite", rows=1_000, requested_by=organizer, comparison=True
     )
     assert services.rerun_claim(run_id=run.pk, worker="first") is True
     assert services.rerun_claim(run_id=run.pk, worker="second") is False
@@ -88,7 +95,13 @@ def test_an_unknown_target_or_absurd_rows_are_refused(entry, organizer):
     with pytest.raises(services.RerunRefused, match="Unknown target 'oracle'"):
         services.rerun_start(submission=entry, target="oracle", rows=1_000, requested_by=organizer)
     with pytest.raises(services.RerunRefused, match="at most"):
-        services.rerun_start(submission=entry, target="sqlite", rows=10**15, requested_by=organizer)
+        services.rerun_start(
+            submission=entry,
+            target="sqlite",
+            rows=10**15,
+            requested_by=organizer,
+            comparison=True,
+        )
     assert VerificationRun.objects.count() == 0
 
 
@@ -97,12 +110,12 @@ def test_a_target_whose_database_is_down_fails_with_the_servers_message(
 ):
     settings.RERUN_TARGETS = {
         **settings.RERUN_TARGETS,
-        "mariadb": {
-            **settings.RERUN_TARGETS["mariadb"],
+        "mariadb-shared": {
+            **settings.RERUN_TARGETS["mariadb-shared"],
             "url": "mysql://root@127.0.0.1:1/iibench_rerun",
         },
     }
-    run = start(entry, organizer, target="mariadb")
+    run = start(entry, organizer, target="mariadb-shared")
     run = services.rerun_execute(run_id=run.pk)
     assert run.status == RerunStatus.FAILED
     assert "cannot connect" in run.message.lower()
@@ -126,7 +139,7 @@ def test_a_time_out_stops_the_benchmark(entry, organizer, iibench_binary, rerun_
 
 def test_cancelling_a_queued_run_needs_no_worker(entry, organizer):
     run = services.rerun_start(
-        submission=entry, target="sqlite", rows=1_000, requested_by=organizer
+        submission=entry, target="sqlite", rows=1_000, requested_by=organizer, comparison=True
     )
     run = services.rerun_cancel(run=run)
     assert run.status == RerunStatus.CANCELLED

@@ -12,7 +12,7 @@ from submissions.tests.factories import SubmissionFactory
 
 pytestmark = pytest.mark.django_db
 
-rejudge = importlib.import_module("runner.migrations.0003_verdict_vocabulary").rejudge
+rejudge = importlib.import_module("runner.migrations.0004_verdict_vocabulary").rejudge
 
 
 def old_run(entry, target: str, verdict: str, rows: int = 1_000_000) -> VerificationRun:

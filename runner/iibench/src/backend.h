@@ -53,6 +53,8 @@ struct backend {
 	int (*commit)(struct db_conn *c);
 	/* Runs a SELECT and reads its result; *rows = rows returned. */
 	int (*query)(struct db_conn *c, const char *sql, uint64_t *rows);
+	/* Runs a SELECT of one whole number (COUNT, MAX); NULL or no row is 0. */
+	int (*query_u64)(struct db_conn *c, const char *sql, uint64_t *value);
 	/* Writes the table out (MySQL: FLUSH TABLES). *flushed = false when
 	 * it was skipped: c->error then says why, or is empty when the backend
 	 * has nothing of the kind. */

@@ -7,7 +7,7 @@ server's own memory, compared by speed. Under the new rules:
 - a classic rerun on the same engine was a prefix of the run that never reached the memory
   cliff the claim was made past: `inconclusive`, since it cannot verify the claim;
 - the other tracks' reruns were judged as they are now (their own figure, scaled); they stand.
-An entry is `verified` only when a rerun of it still says `reproduced`. The old verdict is kept
+Runs on another engine get the kind `comparison`. An entry is `verified` only when a rerun of it still says `reproduced`. The old verdict is kept
 at the head of the message. Self-contained: it reads the targets from settings, no live code."""
 
 from django.conf import settings
@@ -58,6 +58,14 @@ def rejudge(apps, schema_editor):
     VerificationRun = apps.get_model("runner", "VerificationRun")
     Submission = apps.get_model("submissions", "Submission")
     Contest = apps.get_model("submissions", "Contest")
+    # Every stored run was asked for by rows alone; one on another engine was a comparison.
+    for run in VerificationRun.objects.select_related("submission").iterator():
+        submission = run.submission
+        figures = submission.track_figures if isinstance(submission.track_figures, dict) else {}
+        engine = str(figures.get("engine") or submission.storage_engine or "")
+        if not _same_engine(engine, run.target):
+            run.kind = "comparison"
+            run.save(update_fields=["kind"])
     judged = VerificationRun.objects.filter(
         verdict__in=("reproduced", "not_reproduced")
     ).select_related("submission__contest")
@@ -86,8 +94,8 @@ def rejudge(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("runner", "0002_track_steps"),
-        ("submissions", "0010_workloads_from_tracks_and_verification"),
+        ("runner", "0003_verification_kind_scale_settings_host"),
+        ("submissions", "0011_workloads_from_tracks_and_verification"),
     ]
 
     operations = [
