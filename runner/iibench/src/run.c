@@ -10,6 +10,7 @@
 #include "report.h"
 #include "runstate.h"
 #include "schema.h"
+#include "setup.h"
 #include "writers.h"
 
 #define EXIT_FAILED 1
@@ -26,6 +27,7 @@ struct run {
 	size_t reader_count;
 	struct progress progress;
 	struct insert_plan plan;
+	struct cost_probe *cost;
 };
 
 static void print_params(const struct run_options *o)
@@ -183,6 +185,7 @@ static void close_all(struct run *r)
 		r->backend->close(r->control);
 	free(r->writers);
 	free(r->readers);
+	free(r->cost);
 }
 
 static int prepare_run(struct run *r)
@@ -192,6 +195,12 @@ static int prepare_run(struct run *r)
 		return rc;
 	report_comment("backend %s", db_kind_name(r->backend->kind));
 	report_comment("server %s", r->backend->server_version(r->control));
+	if (!(r->cost = malloc(sizeof *r->cost)))
+		return fail_setup(EXIT_FAILED, "out of memory");
+	cost_probe_init(r->cost, !r->options->no_cost, r->backend, r->control, &r->url,
+			r->options->server_pid);
+	setup_report_machine(r->cost);
+	setup_report_settings(r->backend, r->control);
 	if ((rc = create_schema(r)) != 0)
 		return rc;
 	return connect_threads(r);
@@ -202,6 +211,8 @@ static int execute(struct run *r)
 	report_started(true);
 	double t0 = clock_now();
 	progress_init(&r->progress, r->options->report_every, t0);
+	cost_probe_start(r->cost);
+	r->progress.cost = r->cost;
 	insert_plan_init(&r->plan, r->options, &r->progress, t0);
 	start_threads(r);
 	for (unsigned i = 0; i < r->options->writers; i++)

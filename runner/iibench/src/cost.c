@@ -1,0 +1,501 @@
+#include "cost.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "report.h"
+#include "schema.h"
+
+/* -- latency ------------------------------------------------------------------------- */
+
+static size_t latency_bucket(uint64_t ns)
+{
+	if (ns < (1u << LATENCY_SUB_BITS))
+		return (size_t)ns;
+	unsigned top = 63u - (unsigned)__builtin_clzll(ns);
+	unsigned shift = top - LATENCY_SUB_BITS;
+	size_t index = (size_t)(shift + 1) * 128 + (size_t)((ns >> shift) - 128);
+	return index < LATENCY_BUCKETS ? index : LATENCY_BUCKETS - 1;
+}
+
+/* The middle of a bucket's range of nanoseconds. */
+static uint64_t latency_bucket_value(size_t index)
+{
+	if (index < 128)
+		return index;
+	unsigned shift = (unsigned)(index / 128) - 1;
+	uint64_t low = (uint64_t)(128 + index % 128) << shift;
+	return low + ((UINT64_C(1) << shift) >> 1);
+}
+
+void cost_record_statement(struct cost_probe *probe, double seconds)
+{
+	if (!probe || !probe->enabled)
+		return;
+	uint64_t ns = seconds > 0 ? (uint64_t)(seconds * 1e9) : 0;
+	atomic_fetch_add_explicit(&probe->latency.counts[latency_bucket(ns)], 1,
+				  memory_order_relaxed);
+	uint64_t seen = atomic_load_explicit(&probe->latency.max_ns, memory_order_relaxed);
+	while (ns > seen && !atomic_compare_exchange_weak_explicit(
+				    &probe->latency.max_ns, &seen, ns, memory_order_relaxed,
+				    memory_order_relaxed)) {
+	}
+}
+
+struct latency_summary {
+	uint64_t statements;
+	uint64_t p50_ns, p99_ns, max_ns;
+};
+
+/* Takes the interval's counts out (a statement finishing meanwhile lands in
+ * this interval or the next, never in none). The percentiles are bucket
+ * middles capped at the exact maximum, so p50 <= p99 <= max always holds. */
+static struct latency_summary latency_take(struct latency_histogram *h)
+{
+	static uint64_t counts[LATENCY_BUCKETS];
+	struct latency_summary s = {0};
+	for (size_t i = 0; i < LATENCY_BUCKETS; i++) {
+		counts[i] = atomic_exchange_explicit(&h->counts[i], 0, memory_order_relaxed);
+		s.statements += counts[i];
+	}
+	s.max_ns = atomic_exchange_explicit(&h->max_ns, 0, memory_order_relaxed);
+	if (!s.statements)
+		return s;
+	uint64_t rank50 = (s.statements + 1) / 2, rank99 = (s.statements * 99 + 99) / 100;
+	uint64_t seen = 0;
+	bool have50 = false;
+	for (size_t i = 0; i < LATENCY_BUCKETS; i++) {
+		seen += counts[i];
+		if (!have50 && seen >= rank50) {
+			s.p50_ns = latency_bucket_value(i);
+			have50 = true;
+		}
+		if (seen >= rank99) {
+			s.p99_ns = latency_bucket_value(i);
+			break;
+		}
+	}
+	if (s.p99_ns > s.max_ns)
+		s.p99_ns = s.max_ns;
+	if (s.p50_ns > s.p99_ns)
+		s.p50_ns = s.p99_ns;
+	return s;
+}
+
+/* -- reading /proc ------------------------------------------------------------------- */
+
+static int read_small_file(const char *path, char *out, size_t outlen)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	size_t n = fread(out, 1, outlen - 1, f);
+	fclose(f);
+	out[n] = '\0';
+	return 0;
+}
+
+struct proc_stat {
+	pid_t ppid;
+	unsigned long long utime, stime, cutime, cstime;  /* clock ticks */
+	char comm[64];
+};
+
+/* /proc/PID/stat: the command sits in parentheses and may hold blanks, so
+ * the fields are counted from the last ')'. */
+static int read_proc_stat(pid_t pid, struct proc_stat *st)
+{
+	char path[64], text[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if (read_small_file(path, text, sizeof text) != 0)
+		return -1;
+	char *open = strchr(text, '('), *close = strrchr(text, ')');
+	if (!open || !close || close < open)
+		return -1;
+	size_t n = (size_t)(close - open - 1);
+	if (n >= sizeof st->comm)
+		n = sizeof st->comm - 1;
+	memcpy(st->comm, open + 1, n);
+	st->comm[n] = '\0';
+	int ppid;
+	/* state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
+	 * cmajflt utime stime cutime cstime */
+	if (sscanf(close + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
+		   &ppid, &st->utime, &st->stime, &st->cutime, &st->cstime) != 5)
+		return -1;
+	st->ppid = (pid_t)ppid;
+	return 0;
+}
+
+/* The live children of pid (PostgreSQL's backends and helpers). */
+static size_t list_children(pid_t pid, pid_t *out, size_t max)
+{
+	char path[64], text[16384];
+	size_t count = 0;
+	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	if (read_small_file(path, text, sizeof text) == 0) {
+		for (char *p = text; *p && count < max;) {
+			char *end;
+			long child = strtol(p, &end, 10);
+			if (end == p)
+				break;
+			out[count++] = (pid_t)child;
+			p = end;
+		}
+		return count;
+	}
+	/* Kernels without the children file: scan /proc for the parent. */
+	DIR *dir = opendir("/proc");
+	struct dirent *entry;
+	while (dir && (entry = readdir(dir)) && count < max) {
+		struct proc_stat st;
+		if (isdigit((unsigned char)entry->d_name[0])
+		    && read_proc_stat((pid_t)atoi(entry->d_name), &st) == 0 && st.ppid == pid)
+			out[count++] = (pid_t)atoi(entry->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	return count;
+}
+
+/* Proportional memory (shared pages divided among the processes sharing
+ * them), so PostgreSQL's shared buffers count once; else resident pages. */
+static int read_memory_bytes(pid_t pid, uint64_t *bytes)
+{
+	char path[64], text[4096];
+	snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)pid);
+	if (read_small_file(path, text, sizeof text) == 0) {
+		char *pss = strstr(text, "\nPss:");
+		unsigned long long kb;
+		if (pss && sscanf(pss + 5, "%llu", &kb) == 1) {
+			*bytes = kb * 1024;
+			return 0;
+		}
+	}
+	snprintf(path, sizeof path, "/proc/%d/statm", (int)pid);
+	unsigned long long size, resident;
+	if (read_small_file(path, text, sizeof text) != 0
+	    || sscanf(text, "%llu %llu", &size, &resident) != 2)
+		return -1;
+	*bytes = resident * (uint64_t)sysconf(_SC_PAGESIZE);
+	return 0;
+}
+
+#define MAX_SERVER_CHILDREN 4096
+
+/* CPU of the server and every process it started: its own time, what its
+ * exited children left it (cutime/cstime), and its live children's time. */
+static void read_server(pid_t pid, struct cost_totals *t)
+{
+	static pid_t children[MAX_SERVER_CHILDREN];
+	struct proc_stat st;
+	if (pid <= 0 || read_proc_stat(pid, &st) != 0)
+		return;
+	unsigned long long ticks = st.utime + st.stime + st.cutime + st.cstime;
+	uint64_t memory = 0, bytes;
+	bool has_memory = read_memory_bytes(pid, &memory) == 0;
+	size_t n = list_children(pid, children, MAX_SERVER_CHILDREN);
+	for (size_t i = 0; i < n; i++) {
+		struct proc_stat child;
+		if (read_proc_stat(children[i], &child) != 0)
+			continue;
+		ticks += child.utime + child.stime + child.cutime + child.cstime;
+		if (has_memory && read_memory_bytes(children[i], &bytes) == 0)
+			memory += bytes;
+	}
+	t->has_server_cpu = true;
+	t->server_cpu_s = (double)ticks / (double)sysconf(_SC_CLK_TCK);
+	t->has_server_rss = has_memory;
+	t->server_rss_bytes = memory;
+}
+
+/* /proc/diskstats: sectors are 512 bytes whatever the device's own size. */
+static void read_disk(const struct cost_probe *probe, struct cost_totals *t)
+{
+	FILE *f = fopen("/proc/diskstats", "r");
+	char line[512];
+	while (f && fgets(line, sizeof line, f)) {
+		unsigned major, minor;
+		unsigned long long reads, sectors_read, writes, sectors_written;
+		if (sscanf(line, " %u %u %*s %llu %*u %llu %*u %llu %*u %llu", &major, &minor, &reads,
+			   &sectors_read, &writes, &sectors_written) == 6
+		    && major == probe->device_major && minor == probe->device_minor) {
+			t->has_disk = true;
+			t->read_ops = reads;
+			t->write_ops = writes;
+			t->read_bytes = sectors_read * 512;
+			t->write_bytes = sectors_written * 512;
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+/* -- asking the server --------------------------------------------------------------- */
+
+struct first_value {
+	char text[4096];
+	bool found;
+};
+
+static void keep_first_value(void *ctx, unsigned ncols, const char *const *values)
+{
+	struct first_value *v = ctx;
+	if (v->found || ncols == 0 || !values[0])
+		return;
+	snprintf(v->text, sizeof v->text, "%s", values[0]);
+	v->found = true;
+}
+
+static bool select_text(const struct cost_probe *probe, const char *sql, char *out, size_t outlen)
+{
+	struct first_value v = {.found = false};
+	if (probe->backend->select_rows(probe->control, sql, keep_first_value, &v) != 0 || !v.found)
+		return false;
+	snprintf(out, outlen, "%s", v.text);
+	return true;
+}
+
+static bool select_u64(const struct cost_probe *probe, const char *sql, uint64_t *out)
+{
+	char text[64], *end;
+	if (!select_text(probe, sql, text, sizeof text))
+		return false;
+	unsigned long long v = strtoull(text, &end, 10);
+	if (end == text)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* InnoDB's file for the table (exact and current); the table status
+ * (data + index length) for other engines. */
+static const char *const mysql_size_queries[] = {
+	"SELECT file_size FROM information_schema.innodb_sys_tablespaces "
+	"WHERE name = CONCAT(DATABASE(), '/" PURCHASES_TABLE "')",
+	"SELECT data_length + index_length FROM information_schema.tables "
+	"WHERE table_schema = DATABASE() AND table_name = '" PURCHASES_TABLE "'",
+	NULL,
+};
+static const char *const pg_size_queries[] = {
+	"SELECT pg_total_relation_size('" PURCHASES_TABLE "')",
+	NULL,
+};
+static const char *const sqlite_size_queries[] = {
+	"SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()",
+	NULL,
+};
+
+static void read_size(const struct cost_probe *probe, struct cost_totals *t)
+{
+	const char *const *queries = probe->backend->kind == DB_MYSQL	     ? mysql_size_queries
+				     : probe->backend->kind == DB_POSTGRESQL ? pg_size_queries
+									     : sqlite_size_queries;
+	for (size_t i = 0; queries[i]; i++)
+		if ((t->has_size = select_u64(probe, queries[i], &t->db_size_bytes)))
+			return;
+}
+
+static bool host_is_local(const struct db_url *url)
+{
+	const char *h = url->host;
+	return h[0] == '\0' || h[0] == '/' || strcmp(h, "localhost") == 0
+	       || strncmp(h, "127.", 4) == 0 || strcmp(h, "::1") == 0;
+}
+
+static bool comm_is(pid_t pid, const char *const *names)
+{
+	struct proc_stat st;
+	if (read_proc_stat(pid, &st) != 0)
+		return false;
+	for (size_t i = 0; names[i]; i++)
+		if (strcmp(st.comm, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* MariaDB/MySQL: the pid file the server names; PostgreSQL: the parent of
+ * this connection's backend (the postmaster). */
+static pid_t find_server_pid(const struct cost_probe *probe)
+{
+	static const char *const mysql_names[] = {"mariadbd", "mysqld", NULL};
+	static const char *const pg_names[] = {"postgres", "postmaster", NULL};
+	char text[4096], content[64];
+	uint64_t backend_pid;
+	if (probe->backend->kind == DB_MYSQL) {
+		if (!select_text(probe, "SELECT @@pid_file", text, sizeof text)
+		    || read_small_file(text, content, sizeof content) != 0)
+			return 0;
+		pid_t pid = (pid_t)atol(content);
+		return pid > 0 && comm_is(pid, mysql_names) ? pid : 0;
+	}
+	if (probe->backend->kind == DB_POSTGRESQL) {
+		struct proc_stat st;
+		if (!select_u64(probe, "SELECT pg_backend_pid()", &backend_pid)
+		    || !comm_is((pid_t)backend_pid, pg_names)
+		    || read_proc_stat((pid_t)backend_pid, &st) != 0)
+			return 0;
+		return comm_is(st.ppid, pg_names) ? st.ppid : 0;
+	}
+	return 0;
+}
+
+static bool find_data_dir(struct cost_probe *probe, const struct db_url *url)
+{
+	char *slash;
+	switch (probe->backend->kind) {
+	case DB_SQLITE:
+		if (!realpath(url->path, probe->data_dir))
+			return false;
+		if ((slash = strrchr(probe->data_dir, '/')) && slash != probe->data_dir)
+			*slash = '\0';
+		return true;
+	case DB_MYSQL:
+		return select_text(probe, "SELECT @@datadir", probe->data_dir, sizeof probe->data_dir);
+	case DB_POSTGRESQL:
+		return select_text(probe, "SELECT current_setting('data_directory')",
+				   probe->data_dir, sizeof probe->data_dir);
+	}
+	return false;
+}
+
+static void find_device(struct cost_probe *probe, const struct db_url *url)
+{
+	struct stat st;
+	if (!find_data_dir(probe, url) || stat(probe->data_dir, &st) != 0)
+		return;
+	probe->device_major = major(st.st_dev);
+	probe->device_minor = minor(st.st_dev);
+	struct cost_totals t = {0};
+	read_disk(probe, &t);
+	probe->has_device = t.has_disk;
+}
+
+/* -- the probe ----------------------------------------------------------------------- */
+
+static void read_totals(const struct cost_probe *probe, struct cost_totals *t)
+{
+	struct rusage ru;
+	memset(t, 0, sizeof *t);
+	getrusage(RUSAGE_SELF, &ru);
+	t->client_cpu_s = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec)
+			  + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+	read_server(probe->server_pid, t);
+	if (probe->has_device)
+		read_disk(probe, t);
+	read_size(probe, t);
+}
+
+void cost_probe_init(struct cost_probe *probe, bool enabled, const struct backend *backend,
+		     struct db_conn *control, const struct db_url *url, long server_pid)
+{
+	memset(probe, 0, sizeof *probe);
+	probe->enabled = enabled;
+	probe->backend = backend;
+	probe->control = control;
+	if (!enabled) {
+		cost_report_probe(probe);
+		return;
+	}
+	bool local = backend->kind == DB_SQLITE || host_is_local(url) || server_pid > 0;
+	if (server_pid > 0)
+		probe->server_pid = (pid_t)server_pid;
+	else if (local)
+		probe->server_pid = find_server_pid(probe);
+	/* A remote server's data directory names nothing on this host. */
+	if (local && (backend->kind == DB_SQLITE || probe->server_pid > 0))
+		find_device(probe, url);
+	cost_report_probe(probe);
+}
+
+void cost_report_probe(const struct cost_probe *probe)
+{
+	char pid[32] = "-", device[32] = "-";
+	if (probe->server_pid > 0)
+		snprintf(pid, sizeof pid, "%d", (int)probe->server_pid);
+	if (probe->has_device)
+		snprintf(device, sizeof device, "%u:%u", probe->device_major, probe->device_minor);
+	/* data_dir comes last: a path may hold blanks. */
+	report_comment("cost measured=%s server_pid=%s device=%s data_dir=%s",
+		       probe->enabled ? "yes" : "no", pid, device,
+		       probe->data_dir[0] ? probe->data_dir : "-");
+}
+
+void cost_probe_start(struct cost_probe *probe)
+{
+	if (!probe->enabled)
+		return;
+	latency_take(&probe->latency);
+	read_totals(probe, &probe->last);
+}
+
+static void append(char *out, size_t outlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void append(char *out, size_t outlen, const char *fmt, ...)
+{
+	size_t n = strlen(out);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(out + n, outlen - n, fmt, ap);
+	va_end(ap);
+}
+
+static void append_delta(char *out, size_t outlen, bool has, uint64_t now, uint64_t before)
+{
+	if (has)
+		append(out, outlen, "\t%llu", (unsigned long long)(now > before ? now - before : 0));
+	else
+		append(out, outlen, "\t-");
+}
+
+void cost_format_columns(struct cost_probe *probe, char *out, size_t outlen)
+{
+	out[0] = '\0';
+	if (!probe->enabled) {
+		for (int i = 0; i < 11; i++)
+			append(out, outlen, "\t-");
+		return;
+	}
+	struct latency_summary lat = latency_take(&probe->latency);
+	if (lat.statements)
+		append(out, outlen, "\t%.3f\t%.3f\t%.3f", (double)lat.p50_ns * 1e-6,
+		       (double)lat.p99_ns * 1e-6, (double)lat.max_ns * 1e-6);
+	else
+		append(out, outlen, "\t-\t-\t-");
+	struct cost_totals now, *was = &probe->last;
+	read_totals(probe, &now);
+	double client = now.client_cpu_s - was->client_cpu_s;
+	append(out, outlen, "\t%.3f", client > 0 ? client : 0.0);
+	if (now.has_server_cpu && was->has_server_cpu) {
+		double server = now.server_cpu_s - was->server_cpu_s;
+		append(out, outlen, "\t%.3f", server > 0 ? server : 0.0);
+	} else {
+		append(out, outlen, "\t-");
+	}
+	if (now.has_server_rss)
+		append(out, outlen, "\t%llu", (unsigned long long)now.server_rss_bytes);
+	else
+		append(out, outlen, "\t-");
+	bool disk = now.has_disk && was->has_disk;
+	append_delta(out, outlen, disk, now.read_bytes, was->read_bytes);
+	append_delta(out, outlen, disk, now.write_bytes, was->write_bytes);
+	append_delta(out, outlen, disk, now.read_ops, was->read_ops);
+	append_delta(out, outlen, disk, now.write_ops, was->write_ops);
+	if (now.has_size)
+		append(out, outlen, "\t%llu", (unsigned long long)now.db_size_bytes);
+	else
+		append(out, outlen, "\t-");
+	/* A quantity missing now makes the next interval's difference "-" too:
+	 * it would otherwise span two intervals. */
+	*was = now;
+}
