@@ -1,7 +1,9 @@
-"""The bundled C benchmark's own format (runner/iibench/FORMAT.md, format 1).
+"""The bundled C benchmark's own format (runner/iibench/FORMAT.md, formats 1 and 2).
 
 `# ` lines are the header and trailer, then a TAB separated column header and report lines.
-Unknown `# ` lines and unknown key=value pairs are tolerated, as the format asks.
+Unknown `# ` lines and unknown key=value pairs are tolerated, as the format asks. Format 2 adds
+what each interval cost (COST_COLUMNS, "-" where unmeasured), the machine and the server's
+settings; a format 1 log simply has none of them.
 """
 
 from __future__ import annotations
@@ -14,9 +16,22 @@ import numpy as np
 
 from .common import LogParse, to_float, to_int, trim_series
 from .errors import LogError, num, quote
-from .model import IndexInfo, KeyTypeRun, LoadSummary, MeterReading, ParsedLog, Totals
+from .model import (
+    COST_FIELDS,
+    IndexInfo,
+    KeyTypeRun,
+    LoadSummary,
+    MeterReading,
+    ParsedLog,
+    ServerSettingLine,
+    Stated,
+    Totals,
+)
 
-FORMAT_VERSION = "1"
+FORMAT_VERSIONS = ("1", "2")
+# Format 2's cost columns carry the names of the Series fields they fill.
+COST_COLUMNS = COST_FIELDS
+SETTING_STATES = ("default", "changed", "unknown")
 COLUMNS = (
     "rows",
     "seconds",
@@ -84,6 +99,7 @@ class CFormatParse(LogParse):
         self.columns: dict[str, int] | None = None
         self.summary_line: int | None = None
         self.extras = (array("q"), array("d"), array("q"), array("d"))
+        self.costs: dict[str, array] = {}
         first = first_line
         for block in blocks:
             self._block(first, block)
@@ -95,9 +111,13 @@ class CFormatParse(LogParse):
         prev_rows = series.rows[-1] if len(series) else -1
         prev_seconds = series.seconds[-1] if len(series) else -math.inf
         deleted, delete_rate, queries, query_rate = self.extras
+        costs = [(self.columns[name], values) for name, values in self.costs.items()]
+        nan = math.nan
         for line, text in enumerate(block, first):
             if self.columns is None or not text or not (text[0].isdigit() or text[0] == "-"):
                 self._other(line, text)
+                if self.costs and not costs:  # the column header was on this line
+                    costs = [(self.columns[name], values) for name, values in self.costs.items()]
                 continue
             fields = text.split("\t")
             if len(fields) != self.ncols:
@@ -129,6 +149,9 @@ class CFormatParse(LogParse):
                 delete_rate.append(float(fields[c["interval_dps"]]))
                 queries.append(int(fields[c["queries"]]))
                 query_rate.append(float(fields[c["interval_qps"]]))
+                for at, values in costs:
+                    cost = fields[at]
+                    values.append(nan if cost == "-" else float(cost))
                 series.line.append(line)
             except LogError:
                 raise
@@ -141,12 +164,14 @@ class CFormatParse(LogParse):
 
     def _trim(self) -> None:
         trim_series(self.series)
-        for values in self.extras:
+        for values in (*self.extras, *self.costs.values()):
             del values[len(self.series.line) :]
 
     def _bad_report(self, line: int, fields: list[str]) -> LogError:
-        for name in COLUMNS:
+        for name in (*COLUMNS, *self.costs):
             text = fields[self.columns[name]]
+            if name in self.costs and text == "-":
+                continue
             try:
                 if name in ("rows", "deleted", "queries"):
                     to_int(text, name, line)
@@ -173,6 +198,8 @@ class CFormatParse(LogParse):
             "server": lambda line, rest: self.state("server_version", rest.strip(), line),
             "index": self._index,
             "summary": self._summary,
+            "machine": self._machine,
+            "setting": self._setting,
         }.get(word)
         if handler:
             try:
@@ -183,10 +210,11 @@ class CFormatParse(LogParse):
 
     def _version(self, line: int, rest: str) -> None:
         pairs = key_values(rest)
-        if pairs.get("format") != FORMAT_VERSION:
+        if pairs.get("format") not in FORMAT_VERSIONS:
             raise LogError(
                 f"iibench-c output format {pairs.get('format', '(none)')}; this registry reads "
-                f"format {FORMAT_VERSION}: rerun with the iibench-c this registry ships",
+                f"formats {' and '.join(FORMAT_VERSIONS)}: rerun with the iibench-c this "
+                "registry ships",
                 line=line,
             )
         if "version" in pairs:
@@ -218,6 +246,24 @@ class CFormatParse(LogParse):
                 "indexes_created_after_load", line, f"index {name} was created after the load"
             )
 
+    def _machine(self, line: int, rest: str) -> None:
+        key, _, value = rest.strip().partition(" ")
+        value = value.strip()
+        if key and value and value != "-":
+            self.machine.setdefault(key, Stated(value, line))
+
+    def _setting(self, line: int, rest: str) -> None:
+        """`NAME STATE VALUE`: the value runs to the line's end and may be empty."""
+        name, _, rest = rest.lstrip().partition(" ")
+        state, _, value = rest.partition(" ")
+        if not name or state not in SETTING_STATES:
+            raise LogError(
+                f"setting {quote(name)}: the state {quote(state)} is not one of "
+                f"{', '.join(SETTING_STATES)}",
+                line=line,
+            )
+        self.settings.setdefault(name, ServerSettingLine(value.strip(), state, line))
+
     def _column_header(self, line: int, stripped: str) -> None:
         if self.columns is not None:
             raise self.fail(f"expected a report line, found {quote(stripped)}", line)
@@ -228,7 +274,10 @@ class CFormatParse(LogParse):
                 f"'{' '.join(COLUMNS)}', found {quote(stripped)}",
                 line=line,
             )
-        self.columns = {name: names.index(name) for name in COLUMNS}
+        self.columns = {
+            name: names.index(name) for name in (*COLUMNS, *COST_COLUMNS) if name in names
+        }
+        self.costs = {name: array("d") for name in COST_COLUMNS if name in names}
         self.ncols = len(names)
         self.columns_line = line
 
@@ -282,6 +331,10 @@ class CFormatParse(LogParse):
             series.deleted, series.interval_delete_rate = deleted, delete_rate
         if np.frombuffer(queries, dtype=np.int64).any():
             series.queries, series.interval_query_rate = queries, query_rate
+        for name, values in self.costs.items():
+            # A column no report could measure is absent, not a row of NaNs.
+            if not np.isnan(np.frombuffer(values, dtype=np.float64)).all():
+                setattr(series, name, values)
         secondary = [index for index in self.indexes if not index.primary]
         if self.indexes:
             self.state("secondary_indexes", len(secondary), self.indexes[0].line)

@@ -139,7 +139,7 @@ def parse(stdout: str) -> Output:
             key, _, value = line[len("# machine ") :].partition(" ")
             out.machine[key] = value
         elif line.startswith("# setting "):
-            name, state, value = (line[len("# setting ") :].split(" ", 2) + [""])[:3]
+            name, state, value = [*line[len("# setting ") :].split(" ", 2), "", ""][:3]
             out.settings[name] = (state, value)
         elif line.startswith("# summary "):
             out.summary = parse_pairs(line[len("# summary ") :])

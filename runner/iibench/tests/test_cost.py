@@ -7,8 +7,9 @@ import os
 import subprocess
 import sys
 
-from conftest import Database, run_iibench
 from iibench_output import COST_COLUMNS, Output
+
+from conftest import Database, run_iibench
 
 SERVER_MEASURES = ("server_cpu_s", "server_rss_bytes")
 DEVICE_MEASURES = ("read_bytes", "write_bytes", "read_ops", "write_ops")
@@ -86,7 +87,7 @@ def test_without_measuring_every_cost_column_is_a_dash(sqlite_db: Database) -> N
 
 def test_server_pid_names_the_process_whose_cpu_is_counted(sqlite_db: Database) -> None:
     # A process that burns CPU for the whole run stands in for a server.
-    busy = subprocess.Popen(  # noqa: S603
+    busy = subprocess.Popen(
         [sys.executable, "-c", "import time\nend = time.time() + 60\nwhile time.time() < end: pass"]
     )
     try:
