@@ -113,6 +113,11 @@ class PythonIibenchParse(LogParse):
         i_qr, i_dr = column["i_qps"], column.get("i_dps", column["i_qps"])
         # Deletes and queries are zero in most runs: no arrays for them until they start.
         query_add = query_rate_add = delete_add = delete_rate_add = None
+        # max_i: the worst INSERT response time of the interval, in microseconds.
+        i_max = column.get("max_i")
+        if i_max is not None:
+            series.latency_max_ms = array("d")
+            max_add = series.latency_max_ms.append
         prev_rows, prev_seconds = -1, -math.inf
         for first, block in blocks_after(blocks, self.detection.header_line):
             for line, text in enumerate(block, first):
@@ -142,6 +147,8 @@ class PythonIibenchParse(LogParse):
                         if delete_add is not None:
                             delete_add(int(fields[i_del]))
                             delete_rate_add(float(fields[i_dr]))
+                    if i_max is not None:
+                        max_add(float(fields[i_max]) / 1000)
                     line_add(line)
                 except LogError:
                     raise
