@@ -242,6 +242,16 @@ class Submission(models.Model):
     # checked, so the board ranks and sorts on columns and never reads JSON in SQL.
     track_metric = models.FloatField(null=True, blank=True)
     track_class = models.CharField(max_length=40, blank=True)
+    # What the run cost (submissions/costs.py), from the cost columns of its log (iibench-c
+    # format 2); null where the log does not carry them, never zero for "unknown". Per-row
+    # figures are over the terminal-rate window, like the terminal rate.
+    db_size_bytes = models.PositiveBigIntegerField(
+        "database size (bytes)", null=True, blank=True, help_text="Table and indexes at the end."
+    )
+    write_kb_per_row = models.FloatField("KiB written per row", null=True, blank=True)
+    reads_per_row = models.FloatField("device reads per row", null=True, blank=True)
+    server_cpu_us_per_row = models.FloatField("server CPU µs per row", null=True, blank=True)
+    client_cpu_us_per_row = models.FloatField("client CPU µs per row", null=True, blank=True)
 
     class Meta:
         ordering = ["-submitted_at"]

@@ -18,6 +18,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from submissions import tracks
+from submissions.costs import CostFigures, cost_figures
 from submissions.figures import Figures, compute_figures
 from submissions.logparse import LogError, ParsedLog, key_type_log, parse_log, parse_log_runs
 from submissions.models import Contest, ReferenceResult, SampleSeries, Submission
@@ -257,6 +258,21 @@ def _apply_check(submission: Submission, checked: CheckedEntry) -> None:
     failure = first_failure(verdicts)
     submission.ineligible_reason = failure.message[:500] if failure else ""
     submission.checked_at = timezone.now()
+    _apply_costs(submission, checked)
+
+
+def _apply_costs(submission: Submission, checked: CheckedEntry) -> None:
+    costs = CostFigures(None, None, None, None, None, None)
+    if checked.parsed is not None and checked.figures is not None:
+        costs = cost_figures(
+            series_columns(checked.parsed.series),
+            window_start_row=checked.figures.terminal_window_start_row,
+        )
+    submission.db_size_bytes = costs.db_size_bytes
+    submission.write_kb_per_row = costs.write_kb_per_row
+    submission.reads_per_row = costs.reads_per_row
+    submission.server_cpu_us_per_row = costs.server_cpu_us_per_row
+    submission.client_cpu_us_per_row = costs.client_cpu_us_per_row
 
 
 def _store_series(submission: Submission, parsed: ParsedLog | None) -> None:

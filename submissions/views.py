@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST
 
 from runner.views import rerun_panel
 from submissions import exports, leaderboard, selectors, services, tracks
+from submissions.costs import cost_tiles
 from submissions.forms import DeclarationForm, SignupForm, SubmissionForm
 from submissions.leaderboard import LeaderboardQuery
 from submissions.models import Contest, DriveKind, SampleSeries, Submission
@@ -361,6 +362,14 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "submission": submission,
         "verdicts": verdicts,
+        "cost_tiles": cost_tiles(
+            db_size_bytes=submission.db_size_bytes,
+            rows=submission.rows,
+            write_kb_per_row=submission.write_kb_per_row,
+            server_cpu_us_per_row=submission.server_cpu_us_per_row,
+            client_cpu_us_per_row=submission.client_cpu_us_per_row,
+            window_rows=submission.terminal_window_rows,
+        ),
         **track_panel(submission, track, rule_set),
         "is_owner": request.user.is_authenticated and submission.owner_id == request.user.id,
         "editable": selectors.submission_editable(submission, request.user),

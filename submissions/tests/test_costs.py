@@ -1,0 +1,129 @@
+"""What each row cost: the per-interval curves and the entry's cost figures, from the C
+benchmark's cost columns, stored with the entry and shown on its page; absent stays absent."""
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from submissions import services
+from submissions.costs import cost_figures, per_row_curves
+from submissions.logparse import parse_log
+from submissions.series import series_columns, unpack_columns
+from submissions.tests.conftest import DECLARED, upload
+from submissions.tests.factories import ContestFactory, UserFactory
+from submissions.tests.logs import python_log
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "logs" / "iibench-c-format2-mariadb.log"
+NAN = math.nan
+
+
+def columns(**extra) -> dict[str, np.ndarray]:
+    rows = np.array([1000, 2000, 4000], dtype=np.int64)
+    return {"rows": rows, **{name: np.array(values) for name, values in extra.items()}}
+
+
+def test_a_rows_cost_is_its_intervals_total_over_the_rows_the_interval_inserted():
+    curves = per_row_curves(
+        columns(
+            server_cpu_s=[0.01, 0.02, 0.08],
+            write_bytes=[1024 * 1000, 2048 * 1000, 1024 * 4000],
+            read_ops=[0.0, 10.0, 20.0],
+            db_size_bytes=[1e6, 2e6, 4e6],
+        )
+    )
+    assert curves["server_cpu_us_per_row"].tolist() == pytest.approx([10, 20, 40])
+    assert curves["write_kb_per_row"].tolist() == pytest.approx([1, 2, 2])
+    assert curves["reads_per_row"].tolist() == pytest.approx([0, 0.01, 0.01])
+    # 4 MB for 4,000 rows: 100 GB per 100M rows.
+    assert curves["gb_per_100m_rows"][-1] == pytest.approx(100)
+    assert "client_cpu_us_per_row" not in curves
+
+
+def test_an_unmeasured_interval_stays_unmeasured():
+    curves = per_row_curves(columns(write_bytes=[1024.0, NAN, 2048.0]))
+    assert math.isnan(curves["write_kb_per_row"][1])
+
+
+def test_the_figures_cover_the_terminal_window_and_are_absent_when_it_was_not_measured():
+    measured = columns(server_cpu_s=[1.0, 0.01, 0.04], write_bytes=[NAN, 1024 * 1000, 1024 * 2000])
+    figures = cost_figures(measured, window_start_row=1000)
+    # The window is the last 3,000 rows: two intervals, the first (unmeasured) one left out.
+    assert figures.server_cpu_us_per_row == pytest.approx(0.05e6 / 3000)
+    assert figures.write_kb_per_row == pytest.approx(1)
+    assert figures.db_size_bytes is None and figures.client_cpu_us_per_row is None
+    # A window reaching an unmeasured interval has no figure rather than a short one.
+    assert cost_figures(measured, window_start_row=0).write_kb_per_row is None
+
+
+def test_the_cost_arithmetic_is_pure_python_the_worker_can_import_without_django():
+    code = (
+        "import sys; import submissions.costs; "
+        "sys.exit(any(name.startswith('django') for name in sys.modules))"
+    )
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def test_the_fixture_is_read_to_its_machine_and_settings():
+    with FIXTURE.open("rb") as source:
+        parsed = parse_log(source)
+    assert parsed.machine["cpus"].value == "2"
+    assert parsed.settings["pid_file"].state == "changed"
+    assert parsed.settings["innodb_buffer_pool_size"].state == "default"
+    packed = series_columns(parsed.series)
+    assert {"latency_p99_ms", "server_cpu_s", "write_bytes", "db_size_bytes"} <= set(packed)
+
+
+@pytest.fixture
+def c_entry(db):
+    contest = ContestFactory(target_rows=100_000)
+    return services.submission_create(
+        contest=contest,
+        owner=UserFactory(),
+        declared=DECLARED,
+        log_file=upload(FIXTURE.read_bytes(), "mariadb.log"),
+    )
+
+
+def test_an_entry_stores_its_cost_figures_and_series(c_entry):
+    with FIXTURE.open("rb") as source:
+        series = parse_log(source).series
+    assert c_entry.db_size_bytes == int(series.db_size_bytes[-1])
+    window = [i for i, rows in enumerate(series.rows) if rows > c_entry.terminal_window_start_row]
+    written = sum(series.write_bytes[i] for i in window)
+    assert c_entry.write_kb_per_row == pytest.approx(written / 1024 / c_entry.terminal_window_rows)
+    assert c_entry.server_cpu_us_per_row > 0
+    stored = unpack_columns(c_entry.series.columns)
+    assert stored["latency_max_ms"].tolist() == list(series.latency_max_ms)
+    assert set(c_entry.series.preview["cost"]) >= {
+        "latency_p99_ms",
+        "latency_max_ms",
+        "server_cpu_us_per_row",
+        "write_kb_per_row",
+        "db_size_gib",
+    }
+
+
+def test_the_entry_page_shows_what_each_row_cost(client, c_entry):
+    page = client.get(c_entry.get_absolute_url()).content.decode()
+    assert "What each row cost" in page
+    assert f"{c_entry.db_size_bytes / 1024**3:,.2f} GiB" in page
+    assert f"{c_entry.write_kb_per_row:,.2f} KiB" in page
+    assert 'id="cost-curves-data"' in page
+    assert "js/cost-curves" in page
+
+
+def test_an_entry_whose_log_has_no_costs_shows_none_rather_than_zeros(client, db):
+    entry = services.submission_create(
+        contest=ContestFactory(target_rows=5_000_000),
+        owner=UserFactory(),
+        declared=DECLARED,
+        log_file=upload(python_log()),
+    )
+    assert entry.db_size_bytes is None and entry.write_kb_per_row is None
+    assert "cost" not in entry.series.preview
+    page = client.get(entry.get_absolute_url()).content.decode()
+    assert "What each row cost" not in page
