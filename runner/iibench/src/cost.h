@@ -49,8 +49,14 @@ struct cost_probe {
 	bool has_device;
 	unsigned device_major, device_minor;
 	char data_dir[4096];
+	size_t size_query;             /* the size query that answered last */
 	struct cost_totals last;
 	struct latency_histogram latency;
+	/* What measuring cost the client: CPU seconds of the report-time reads, and the
+	 * statements timed at a per-statement cost calibrated at the start. */
+	double report_cpu_s;
+	double statement_cpu_s;
+	atomic_uint_fast64_t statements;
 };
 
 /* Finds the server's process (server_pid > 0 overrides the lookup) and the
@@ -63,6 +69,10 @@ void cost_report_probe(const struct cost_probe *probe);
 
 /* The first totals and an empty latency histogram, as the clock starts. */
 void cost_probe_start(struct cost_probe *probe);
+
+/* "# cost_overhead ...": what measuring cost the client, and its share of the client's
+ * CPU time (FORMAT.md; `make bench` checks it against the pairs with and without). */
+void cost_report_overhead(const struct cost_probe *probe);
 
 /* Called by writers around every INSERT statement. */
 void cost_record_statement(struct cost_probe *probe, double seconds);

@@ -156,6 +156,7 @@ static int finish(struct run *r, double t_end, uint64_t queries)
 	/* A stop (SIGTERM) still flushes: it ends the run cleanly. */
 	if (!run_failed())
 		flush_tables(r);
+	cost_report_overhead(r->cost);
 	report_client_cpu(p->rows);
 	struct run_totals t = {
 		.status = run_failed() ? RUN_FAILED : stop_signal() ? RUN_STOPPED : RUN_COMPLETED,

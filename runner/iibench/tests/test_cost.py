@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from iibench_output import COST_COLUMNS, Output
 
 from conftest import Database, run_iibench
@@ -75,6 +76,19 @@ def test_write_bytes_count_what_the_data_device_wrote(db: Database) -> None:
     # Every commit is made durable (redo log / WAL) or checkpointed: the device is written.
     assert sum(written) > 0 and sum(ops) > 0
     assert all(b == 0 or b >= 512 for b in written)
+
+
+def test_the_trailer_says_what_measuring_cost_the_client(sqlite_db: Database) -> None:
+    out = costly_run(sqlite_db)
+
+    pairs = dict(pair.split("=") for pair in out.comments["cost_overhead"].split())
+    client = float(out.comments["client_cpu"].split()[0].split("=")[1])
+    assert 0 < float(pairs["seconds"]) < client
+    assert float(pairs["share_of_client_cpu"]) == pytest.approx(
+        float(pairs["seconds"]) / client, rel=0.05, abs=1e-4
+    )
+    # SQLite's engine runs in the client: four reports are a sliver of its CPU.
+    assert float(pairs["share_of_client_cpu"]) < 0.01
 
 
 def test_without_measuring_every_cost_column_is_a_dash(sqlite_db: Database) -> None:
