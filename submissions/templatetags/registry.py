@@ -41,6 +41,23 @@ def rate(value: float | None) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}"
 
 
+@register.filter
+def size_gib(size_bytes: int | None) -> str:
+    return "—" if size_bytes is None else f"{size_bytes / 1024**3:,.2f} GiB"
+
+
+@register.filter
+def gb_per_100m_rows(entry) -> str:
+    if entry.db_size_bytes is None or not entry.rows:
+        return "—"
+    return f"{entry.db_size_bytes / entry.rows * 1e8 / 1e9:,.1f}"
+
+
+@register.filter
+def per_row(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.2f}"
+
+
 # Leaderboard rows are built here rather than in the template: the template language spends
 # about 70 µs on each row (measured by bench/leaderboard_speed.py), these about 15 µs.
 RANKED_ROW = (
