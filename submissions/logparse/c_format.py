@@ -84,6 +84,41 @@ def key_values(text: str) -> dict[str, str]:
     return dict(word.partition("=")[::2] for word in text.split() if "=" in word)
 
 
+def read_setting(rest: str, line: int) -> tuple[str, ServerSettingLine]:
+    """`# setting NAME STATE VALUE` after the word `setting`: the value runs to the line's end
+    and may be empty."""
+    name, _, rest = rest.lstrip().partition(" ")
+    state, _, value = rest.partition(" ")
+    if not name or state not in SETTING_STATES:
+        raise LogError(
+            f"setting {quote(name)}: the state {quote(state)} is not one of "
+            f"{', '.join(SETTING_STATES)}",
+            line=line,
+        )
+    return name, ServerSettingLine(value.strip(), state, line)
+
+
+def header_settings(lines: Iterable[str]) -> dict[str, ServerSettingLine]:
+    """The server settings a C benchmark log's header lists, read up to its column header
+    only (they come before the reports): for pages that need the settings, not the series."""
+    found: dict[str, ServerSettingLine] = {}
+    for line, text in enumerate(lines, 1):
+        if not text.startswith("#"):
+            if line == 1 or text.strip():
+                break
+            continue
+        if line == 1 and not text.startswith("# iibench-c"):
+            break
+        word, _, rest = text[1:].strip().partition(" ")
+        if word == "setting":
+            try:
+                name, setting = read_setting(rest, line)
+            except LogError:
+                continue
+            found.setdefault(name, setting)
+    return found
+
+
 class CFormatParse(LogParse):
     def parse(self, blocks: Iterable[list[str]], first_line: int = 1) -> None:
         """`first_line`: the number of the first line of `blocks` in the file, when this run is
@@ -253,16 +288,8 @@ class CFormatParse(LogParse):
             self.machine.setdefault(key, Stated(value, line))
 
     def _setting(self, line: int, rest: str) -> None:
-        """`NAME STATE VALUE`: the value runs to the line's end and may be empty."""
-        name, _, rest = rest.lstrip().partition(" ")
-        state, _, value = rest.partition(" ")
-        if not name or state not in SETTING_STATES:
-            raise LogError(
-                f"setting {quote(name)}: the state {quote(state)} is not one of "
-                f"{', '.join(SETTING_STATES)}",
-                line=line,
-            )
-        self.settings.setdefault(name, ServerSettingLine(value.strip(), state, line))
+        name, setting = read_setting(rest, line)
+        self.settings.setdefault(name, setting)
 
     def _column_header(self, line: int, stripped: str) -> None:
         if self.columns is not None:

@@ -16,6 +16,7 @@ from submissions.series import series_columns, unpack_columns
 from submissions.tests.conftest import DECLARED, upload
 from submissions.tests.factories import ContestFactory, UserFactory
 from submissions.tests.logs import python_log
+from submissions.tests.pages import table_rows
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "logs" / "iibench-c-format2-mariadb.log"
 NAN = math.nan
@@ -127,3 +128,67 @@ def test_an_entry_whose_log_has_no_costs_shows_none_rather_than_zeros(client, db
     assert "cost" not in entry.series.preview
     page = client.get(entry.get_absolute_url()).content.decode()
     assert "What each row cost" not in page
+
+
+@pytest.fixture
+def two_c_entries(db):
+    """The fixture's run, and the same log as if the server had an 8 GiB buffer pool."""
+    contest = ContestFactory(target_rows=100_000)
+    text = FIXTURE.read_bytes()
+    bigger = text.replace(
+        b"# setting innodb_buffer_pool_size default 134217728",
+        b"# setting innodb_buffer_pool_size changed 8589934592",
+    )
+    assert bigger != text
+    return [
+        services.submission_create(
+            contest=contest,
+            owner=UserFactory(),
+            declared=DECLARED,
+            log_file=upload(log, name),
+        )
+        for log, name in ((text, "small.log"), (bigger, "big.log"))
+    ]
+
+
+def test_compare_lists_the_settings_side_by_side_with_the_differences_first(client, two_c_entries):
+    first, second = two_c_entries
+    html = client.get(f"/compare/?ids={first.pk},{second.pk}").content.decode()
+
+    differing = table_rows(html, "settings-diff")
+    assert [row["cells"] for row in differing] == [
+        ["innodb_buffer_pool_size", "134217728", "8589934592"]
+    ]
+    same = table_rows(html, "settings-same")
+    assert len(same) == len(parse_fixture_settings()) - 1
+    assert ["pid_file", "/run/mysqld/mysqld.pid"] in [row["cells"] for row in same]
+
+
+def test_compare_shows_each_entrys_costs_beside_its_rates(client, two_c_entries):
+    first, second = two_c_entries
+    html = client.get(f"/compare/?ids={first.pk},{second.pk}").content.decode()
+
+    rows = table_rows(html, "compare-costs")
+    assert len(rows) == 2
+    cells = rows[0]["cells"]
+    assert cells[0].startswith(f"#{first.pk}")
+    assert cells[3] == f"{first.db_size_bytes / 1024**3:,.2f} GiB"
+    assert cells[5] == f"{first.write_kb_per_row:,.2f}"
+
+
+def test_compare_of_logs_without_costs_or_settings_says_so(client, db):
+    contest = ContestFactory(target_rows=5_000_000)
+    entries = [
+        services.submission_create(
+            contest=contest, owner=UserFactory(), declared=DECLARED, log_file=upload(log)
+        )
+        for log in (python_log(), python_log(rows=4_000_000))
+    ]
+    html = client.get(f"/compare/?ids={entries[0].pk},{entries[1].pk}").content.decode()
+    assert table_rows(html, "compare-costs")[0]["cells"][3:] == ["—"] * 5
+    assert "None of these entries lists its server's settings" in html
+
+
+def parse_fixture_settings() -> dict:
+    with FIXTURE.open("rb") as source:
+        return parse_log(source).settings
