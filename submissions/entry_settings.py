@@ -7,6 +7,7 @@ to its column header only: a few hundred lines, never the reports.
 from __future__ import annotations
 
 import gzip
+from contextlib import nullcontext
 
 from submissions.logparse.c_format import header_settings
 from submissions.models import Submission
@@ -23,9 +24,9 @@ def log_header_settings(entry: Submission) -> dict[str, str]:
         with entry.log.open("rb") as raw:
             gzipped = raw.read(2) == GZIP_MAGIC
             raw.seek(0)
-            stream = gzip.open(raw) if gzipped else raw
-            lines = (line.decode("utf-8", "replace").rstrip("\r\n") for line in stream)
-            return {name: setting.value for name, setting in header_settings(lines).items()}
+            with gzip.open(raw) if gzipped else nullcontext(raw) as stream:
+                lines = (line.decode("utf-8", "replace").rstrip("\r\n") for line in stream)
+                return {name: setting.value for name, setting in header_settings(lines).items()}
     except (OSError, EOFError):
         # A log gone from storage or a damaged archive: no settings to show, not a 500.
         return {}
