@@ -40,8 +40,7 @@
       var top = 1 - i * (height + gap);
       layout[i === 0 ? "yaxis" : "yaxis" + (i + 1)] = {
         title: { text: panel.title, font: { size: 11 } }, domain: [top - height, top],
-        rangemode: "tozero", tickformat: panel.format.replace(/\.\d+f/, ".3~s"),
-        anchor: "x",
+        rangemode: "tozero", tickformat: ",~g", anchor: "x",
       };
       panel.curves.forEach(function (curve) {
         var series = cost[curve[0]];
@@ -54,6 +53,8 @@
         });
       });
     });
+    // The shared x axis sits under the bottom panel.
+    layout.xaxis.anchor = panels.length > 1 ? "y" + panels.length : "y";
     element.dataset.panels = panels.map(function (panel) { return panel.title; }).join("|");
     window.Plotly.newPlot(element, traces, layout, { responsive: true, displaylogo: false });
   }
