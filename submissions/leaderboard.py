@@ -82,7 +82,13 @@ SORTS: dict[str, tuple[SortPart, ...]] = {
     "engine": (SortPart("engine_key", "storage_engine"),),
     "hardware": (SortPart("cores", None), SortPart("memory_gb", None)),
     "verified": (SortPart("verified", None),),
+    # The optional cost columns (?costs=1). Reference rows have a size (the 2008 result's
+    # 166 GiB) but no per-row costs.
+    "size": (SortPart("db_size_bytes", "size_bytes"),),
+    "write_kb": (SortPart("write_kb_per_row", None),),
+    "cpu": (SortPart("server_cpu_us_per_row", None),),
 }
+COST_SORTS = ("size", "write_kb", "cpu")
 DEFAULT_SORT = "rank"
 # A reference row has no rank: on the classic board it sits where its time, then its terminal
 # rate, would rank it.
@@ -135,6 +141,7 @@ class LeaderboardQuery:
     verified: bool = False
     page: int = 1
     page_size: int = DEFAULT_PAGE_SIZE
+    costs: bool = False  # the optional cost columns (size, KiB written and CPU per row)
 
     @classmethod
     def from_params(
@@ -153,6 +160,9 @@ class LeaderboardQuery:
             verified=params.get("verified", "") in ("1", "true", "on", "yes"),
             page=_positive_int(params.get("page"), 1),
             page_size=min(_positive_int(params.get("page_size"), DEFAULT_PAGE_SIZE), max_page_size),
+            # Sorting by a cost shows the costs.
+            costs=params.get("costs", "") in ("1", "true", "on", "yes")
+            or sort.removeprefix("-") in COST_SORTS,
         )
 
     @property
@@ -193,6 +203,10 @@ class BoardRow:
     track_figures: dict = field(default_factory=dict)
     track_metric: float | None = None
     track_class: str = ""
+    # What the run cost (Submission's cost figures; a reference row has its size only).
+    db_size_bytes: int | None = None
+    write_kb_per_row: float | None = None
+    server_cpu_us_per_row: float | None = None
 
 
 @dataclass(frozen=True)
@@ -288,7 +302,7 @@ BOARD_ENTRY_FIELDS = (
     "id", "rank", "public_name", "storage_engine", "sockets", "cpu_model", "cores", "memory_gb",
     "drives", "drive_kind", "raid_level", "seconds_to_target", "estimated", "terminal_rate",
     "average_rate", "verified", "eligible", "ineligible_reason", "rows", "track_figures",
-    "track_metric", "track_class",
+    "track_metric", "track_class", "db_size_bytes", "write_kb_per_row", "server_cpu_us_per_row",
 )  # fmt: skip
 
 
@@ -444,6 +458,9 @@ def _entry_row(track: tracks.Track, values: dict) -> BoardRow:
         track_figures=values["track_figures"],
         track_metric=values["track_metric"],
         track_class=ranking.label_of(values["track_class"]) if ranking else "",
+        db_size_bytes=values["db_size_bytes"],
+        write_kb_per_row=values["write_kb_per_row"],
+        server_cpu_us_per_row=values["server_cpu_us_per_row"],
     )
 
 
@@ -477,6 +494,7 @@ def _reference_row(track: tracks.Track, reference: ReferenceResult) -> BoardRow:
         track_figures=reference.track_figures,
         track_metric=reference.track_metric,
         track_class=ranking.label_of(reference.track_class) if ranking else "",
+        db_size_bytes=reference.size_bytes,
     )
 
 

@@ -139,7 +139,7 @@ class DriveKind(models.TextChoices):
 BOARD_INDEX_COLUMNS = [
     "seconds_to_target", "terminal_rate", "average_rate", "verified", "drive_kind",
     "storage_engine", "cores", "memory_gb", "publish", "entrant_name", "track_metric",
-    "track_class",
+    "track_class", "db_size_bytes", "write_kb_per_row", "server_cpu_us_per_row",
 ]  # fmt: skip
 
 
@@ -364,3 +364,8 @@ class ReferenceResult(models.Model):
 
     def __str__(self) -> str:
         return self.label
+
+    @property
+    def size_bytes(self) -> int | None:
+        """The size in the unit entries are stored in, for sorting them together."""
+        return None if self.size_gib is None else round(self.size_gib * 1024**3)

@@ -103,6 +103,9 @@ def _contest_context(request: HttpRequest, contest: Contest) -> dict:
             ranked_rows=[row for row in board.rows if row.ranked or row.reference],
             unranked_rows=[row for row in board.rows if not (row.ranked or row.reference)],
             columns=columns,
+            costs_toggle=_with(request, costs="" if query.costs else "1")
+            if track.ranking is None
+            else "",
             unranked_columns=unranked_columns(track, rule_set),
             ranked_by=track.ranked_by,
             engines=leaderboard.leaderboard_engines(contest=contest),
@@ -135,12 +138,24 @@ BOARD_COLUMNS = (
     BoardColumn("Average rate", "average_rate", numeric=True, best_first_descending=True),
     BoardColumn("Verified", "verified", best_first_descending=True),
 )
+# The optional cost columns (?costs=1), before Verified: smaller is better, so the first click
+# shows the smallest first.
+COST_BOARD_COLUMNS = (
+    BoardColumn("Size GiB", "size", numeric=True),
+    BoardColumn("KiB written / row", "write_kb", numeric=True),
+    BoardColumn("CPU µs / row", "cpu", numeric=True),
+)
 
 
-def track_board_columns(track: tracks.Track, rules: RuleSet) -> tuple[BoardColumn, ...]:
+def track_board_columns(
+    track: tracks.Track, rules: RuleSet, *, costs: bool = False
+) -> tuple[BoardColumn, ...]:
     """A track's board: rank, its class when it has classes, who and what, then its own
-    figures (the metric sorts, the others are read from the entry's track figures)."""
+    figures (the metric sorts, the others are read from the entry's track figures). The
+    classic board adds the cost columns when asked."""
     if track.ranking is None:
+        if costs:
+            return (*BOARD_COLUMNS[:-1], *COST_BOARD_COLUMNS, BOARD_COLUMNS[-1])
         return BOARD_COLUMNS
     by_class = (BoardColumn("Class", "class"),) if track.ranking.class_key else ()
     figures = tuple(
@@ -178,7 +193,7 @@ def board_columns(
 ) -> list[dict]:
     """Each header's link: a click sorts by it, a second click reverses; filters stay."""
     columns = []
-    for column in track_board_columns(track, rules):
+    for column in track_board_columns(track, rules, costs=query.costs):
         if not column.sort:
             columns.append({"label": column.label, "numeric": column.numeric, "url": ""})
             continue

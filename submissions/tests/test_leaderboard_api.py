@@ -62,6 +62,9 @@ def test_it_returns_ranked_entries_then_the_unranked_with_reference_rows_placed(
         "track_class": "",
         "track_metric": None,
         "track_figures": {},
+        "size_gib": None,
+        "write_kb_per_row": None,
+        "cpu_us_per_row": None,
     }
     assert body["results"][2]["entrant"] == "Anonymous entrant"
     assert body["results"][3]["reason"] == "No indexes."
