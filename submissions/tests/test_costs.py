@@ -1,6 +1,7 @@
 """What each row cost: the per-interval curves and the entry's cost figures, from the C
 benchmark's cost columns, stored with the entry and shown on its page; absent stays absent."""
 
+import json
 import math
 import subprocess
 import sys
@@ -192,3 +193,26 @@ def test_compare_of_logs_without_costs_or_settings_says_so(client, db):
 def parse_fixture_settings() -> dict:
     with FIXTURE.open("rb") as source:
         return parse_log(source).settings
+
+
+def test_the_samples_api_serves_the_cost_columns_with_null_where_unmeasured(client, db):
+    # A report whose latency and size were not measured (e.g. an interval without an INSERT).
+    text = FIXTURE.read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(text) if line.startswith("40000\t"))
+    fields = text[at].rstrip("\n").split("\t")
+    fields[8:11] = ["-", "-", "-"]
+    text[at] = "\t".join(fields) + "\n"
+    entry = services.submission_create(
+        contest=ContestFactory(target_rows=100_000),
+        owner=UserFactory(),
+        declared=DECLARED,
+        log_file=upload("".join(text).encode(), "gap.log"),
+    )
+
+    body = b"".join(client.get(f"/api/submissions/{entry.pk}/samples/").streaming_content)
+    columns = json.loads(body)["columns"]
+    assert columns["latency_max_ms"][1] is None
+    assert columns["latency_max_ms"][0] > 0
+    assert len(columns["db_size_bytes"]) == len(columns["rows"])
+    # The page leaves the gap out of the curve rather than drawing a zero.
+    assert len(entry.series.preview["cost"]["latency_max_ms"]["x"]) == len(columns["rows"]) - 1
