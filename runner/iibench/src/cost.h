@@ -14,22 +14,12 @@
 #include <sys/types.h>
 
 #include "backend.h"
+#include "latency.h"
 
 /* The column names that follow the eight of format 1, TAB separated. */
 #define COST_COLUMNS                                                                   \
 	"latency_p50_ms\tlatency_p99_ms\tlatency_max_ms\tclient_cpu_s\tserver_cpu_s"    \
 	"\tserver_rss_bytes\tread_bytes\twrite_bytes\tread_ops\twrite_ops\tdb_size_bytes"
-
-/* Log-linear buckets of nanoseconds: 128 per power of two (0.4% resolution)
- * up to 2^46 ns (19 hours). Writers add with relaxed atomics; the reporter
- * swaps the counts out once per report line. */
-#define LATENCY_SUB_BITS 7
-#define LATENCY_BUCKETS (128 * 41)
-
-struct latency_histogram {
-	atomic_uint_fast64_t counts[LATENCY_BUCKETS];
-	atomic_uint_fast64_t max_ns;
-};
 
 /* Running totals read at one moment; `has_*` false = not measurable. */
 struct cost_totals {

@@ -30,7 +30,10 @@ def size_now(db: Database) -> int:
         )
     if db.kind == "postgresql":
         return db.scalar("SELECT pg_total_relation_size('mypurchases')")
-    return db.scalar("SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()")
+    return db.scalar(
+        "SELECT (page_count - freelist_count) * page_size FROM pragma_page_count(), "
+        "pragma_freelist_count(), pragma_page_size()"
+    )
 
 
 def test_every_report_line_carries_what_its_interval_cost(db: Database) -> None:
