@@ -169,16 +169,18 @@ def measure_cost_overhead(binary: str) -> float:
 
 def print_table(results: list[tuple[Scenario, Measurement]]) -> None:
     print(f"\niiBench, {ROWS:,} rows, 1,000 rows per INSERT and per commit, indexes in place")
+    print("(costs %: the client CPU that measuring the cost columns took, as the run measured it)")
     header = (
-        f"{'run':<28} {'C rows/s':>10} {'C seconds':>10} {'C CPU us/row':>13}   "
+        f"{'run':<28} {'C rows/s':>10} {'C seconds':>10} {'C CPU us/row':>13} {'costs %':>8}   "
         f"{'Python rows/s':>14} {'Python CPU us/row':>18}"
     )
     print(header)
     print("-" * len(header))
     for s, m in results:
+        share = "-" if m.cost_share is None else f"{m.cost_share * 100:.2f}"
         print(
             f"{s.name:<28} {m.average_ips:>10,.0f} {m.seconds:>10.3f} {m.cpu_us_per_row:>13.3f}"
-            f"   {s.python_ips:>14} {s.python_cpu_us:>18}"
+            f" {share:>8}   {s.python_ips:>14} {s.python_cpu_us:>18}"
         )
 
 
