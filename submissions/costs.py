@@ -76,10 +76,14 @@ def _window_total(column: np.ndarray | None, in_window: np.ndarray) -> float | N
 
 
 def cost_figures(columns: dict[str, np.ndarray], *, window_start_row: int) -> CostFigures:
+    """The window's per-row costs from the report intervals that end inside it, over the rows
+    those intervals inserted: a cost is printed per interval, so an interval the window starts
+    in counts whole (the terminal rate's window may start between two reports)."""
     rows = columns["rows"]
     last_rows = int(rows[-1]) if len(rows) else 0
-    window_rows = last_rows - window_start_row
     in_window = rows > window_start_row
+    before = rows[~in_window]
+    window_rows = last_rows - (int(before[-1]) if len(before) else 0)
 
     def per_row(name: str, scale: float) -> float | None:
         total = _window_total(columns.get(name), in_window)

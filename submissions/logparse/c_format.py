@@ -362,6 +362,11 @@ class CFormatParse(LogParse):
             # A column no report could measure is absent, not a row of NaNs.
             if not np.isnan(np.frombuffer(values, dtype=np.float64)).all():
                 setattr(series, name, values)
+        backend = self.parameters.get("backend")
+        if backend is not None and backend.value != "mysql":
+            # Older builds printed `# param engine=InnoDB` on every backend; a storage engine
+            # is chosen only on MySQL/MariaDB, so elsewhere it states nothing.
+            self.parameters.pop("engine", None)
         secondary = [index for index in self.indexes if not index.primary]
         if self.indexes:
             self.state("secondary_indexes", len(secondary), self.indexes[0].line)

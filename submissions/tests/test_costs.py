@@ -55,6 +55,10 @@ def test_the_figures_cover_the_terminal_window_and_are_absent_when_it_was_not_me
     figures = cost_figures(measured, window_start_row=1000)
     # The window is the last 3,000 rows: two intervals, the first (unmeasured) one left out.
     assert figures.server_cpu_us_per_row == pytest.approx(0.05e6 / 3000)
+    # A window starting between two reports takes the interval it starts in whole.
+    assert cost_figures(measured, window_start_row=1500).server_cpu_us_per_row == pytest.approx(
+        0.05e6 / 3000
+    )
     assert figures.write_kb_per_row == pytest.approx(1)
     assert figures.db_size_bytes is None and figures.client_cpu_us_per_row is None
     # A window reaching an unmeasured interval has no figure rather than a short one.
@@ -96,7 +100,8 @@ def test_an_entry_stores_its_cost_figures_and_series(c_entry):
     assert c_entry.db_size_bytes == int(series.db_size_bytes[-1])
     window = [i for i, rows in enumerate(series.rows) if rows > c_entry.terminal_window_start_row]
     written = sum(series.write_bytes[i] for i in window)
-    assert c_entry.write_kb_per_row == pytest.approx(written / 1024 / c_entry.terminal_window_rows)
+    window_rows = series.rows[-1] - (series.rows[window[0] - 1] if window[0] else 0)
+    assert c_entry.write_kb_per_row == pytest.approx(written / 1024 / window_rows)
     assert c_entry.server_cpu_us_per_row > 0
     stored = unpack_columns(c_entry.series.columns)
     assert stored["latency_max_ms"].tolist() == list(series.latency_max_ms)

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 DAY = 86_400.0
 GIB = 1024**3
-ENTRANT, SIZE, WRITTEN, CPU = 1, 7, 8, 9
+ENTRANT, SIZE, WRITTEN, CPU = 1, 8, 9, 10
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def test_the_board_hides_the_cost_columns_until_asked(client, contest):
     html = response.content.decode()
     assert "Size GiB" not in html
     assert "show cost columns" in html
-    assert len(board_rows(response)[0]) == 8
+    assert len(board_rows(response)[0]) == 9
 
 
 def test_asked_the_board_shows_each_entrys_costs_and_dashes_where_its_log_had_none(client, contest):
