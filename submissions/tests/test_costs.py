@@ -221,3 +221,16 @@ def test_the_samples_api_serves_the_cost_columns_with_null_where_unmeasured(clie
     assert len(columns["db_size_bytes"]) == len(columns["rows"])
     # The page leaves the gap out of the curve rather than drawing a zero.
     assert len(entry.series.preview["cost"]["latency_max_ms"]["x"]) == len(columns["rows"]) - 1
+
+
+def test_the_api_gives_an_entrys_cost_figures_and_null_for_a_log_without(client, c_entry):
+    summary = client.get(f"/api/submissions/{c_entry.pk}/").json()["summary"]
+    assert summary["db_size_bytes"] == c_entry.db_size_bytes
+    assert summary["server_cpu_us_per_row"] == pytest.approx(c_entry.server_cpu_us_per_row)
+    other = services.submission_create(
+        contest=c_entry.contest,
+        owner=UserFactory(),
+        declared=DECLARED,
+        log_file=upload(python_log(rows=100_000, every=10_000)),
+    )
+    assert client.get(f"/api/submissions/{other.pk}/").json()["summary"]["write_kb_per_row"] is None
