@@ -12,6 +12,9 @@ class VerificationRunAdmin(admin.ModelAdmin):
         "id",
         "submission",
         "target",
+        "kind",
+        "scale",
+        "repeats",
         "status",
         "step",
         "rows_done",
@@ -19,7 +22,7 @@ class VerificationRunAdmin(admin.ModelAdmin):
         "verdict",
         "created_at",
     )
-    list_filter = ("status", "verdict", "target")
+    list_filter = ("kind", "status", "verdict", "target")
     list_select_related = ("submission",)
     readonly_fields = [field.name for field in VerificationRun._meta.fields]
     actions = ["cancel_runs"]

@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
+from django.utils import timezone
 
 
 class RerunStatus(models.TextChoices):
@@ -21,6 +22,13 @@ class RerunVerdict(models.TextChoices):
     INCONCLUSIVE = "inconclusive", "Inconclusive"
 
 
+class RerunKind(models.TextChoices):
+    # Same server family, engine and settings as the entry: may verify it.
+    VERIFICATION = "verification", "Verification"
+    # Another engine or a server that cannot take the entry's settings: never verifies.
+    COMPARISON = "comparison", "Comparison"
+
+
 class VerificationRun(models.Model):
     """An organizer's rerun of the bundled C iiBench against a named target database, compared
     with the curve an entry claims."""
@@ -34,6 +42,28 @@ class VerificationRun(models.Model):
     target = models.CharField(max_length=40)
     status = models.CharField(
         max_length=12, choices=RerunStatus.choices, default=RerunStatus.QUEUED
+    )
+    kind = models.CharField(
+        max_length=12, choices=RerunKind.choices, default=RerunKind.VERIFICATION
+    )
+    scale = models.PositiveIntegerField(
+        default=1, help_text="k: the rerun inserts 1/k of the claim's rows, memory scaled to match."
+    )
+    repeats = models.PositiveSmallIntegerField(
+        default=1, help_text="How many times the benchmark runs; the verdict uses their spread."
+    )
+    repeats_done = models.PositiveSmallIntegerField(default=0)
+    # How often a worker picked the run up again after the one running it stopped (deploy,
+    # crash): the benchmark then continues its table (--resume) instead of starting over.
+    resumes = models.PositiveSmallIntegerField(default=0)
+    settings = models.JSONField(
+        default=dict, blank=True, help_text="The server's settings in effect, read back from it."
+    )
+    host = models.JSONField(
+        default=dict, blank=True, help_text="CPU model, cores, memory and drive of the host."
+    )
+    host_comparable = models.BooleanField(
+        null=True, blank=True, help_text="Whether the host is like the entry's declared one."
     )
     rows_target = models.PositiveBigIntegerField()
     rows_done = models.PositiveBigIntegerField(default=0)
@@ -84,6 +114,23 @@ class VerificationRun(models.Model):
     @property
     def finished(self) -> bool:
         return self.status in FINISHED
+
+    @property
+    def elapsed_seconds(self) -> float | None:
+        if self.started_at is None:
+            return None
+        return ((self.finished_at or timezone.now()) - self.started_at).total_seconds()
+
+    @property
+    def eta_seconds(self) -> float | None:
+        """Time left at the average pace so far, over every repeat: a lower bound, since the
+        rate falls past the cliff."""
+        elapsed = self.elapsed_seconds
+        total = self.rows_target * self.repeats
+        done = self.rows_target * self.repeats_done + self.rows_done
+        if self.finished or not elapsed or done <= 0 or done >= total:
+            return None
+        return elapsed * (total - done) / done
 
 
 class RerunSample(models.Model):

@@ -5,8 +5,11 @@ from runner.models import RerunSample, VerificationRun
 
 
 class RerunRequestSerializer(serializers.Serializer):
-    rows = serializers.IntegerField(min_value=1_000)
     target = serializers.CharField(max_length=40)
+    scale = serializers.IntegerField(min_value=1, max_value=1_000_000, required=False)
+    rows = serializers.IntegerField(min_value=1_000, required=False)
+    repeats = serializers.IntegerField(min_value=1, max_value=10, required=False)
+    comparison = serializers.BooleanField(required=False, default=False)
 
 
 class RerunSerializer(serializers.ModelSerializer):
@@ -21,12 +24,20 @@ class RerunSerializer(serializers.ModelSerializer):
             "url",
             "submission",
             "target",
+            "kind",
+            "scale",
+            "repeats",
+            "repeats_done",
+            "settings",
+            "host",
+            "host_comparable",
             "status",
             "rows_done",
             "rows_target",
             "rate",
             "started_at",
             "finished_at",
+            "resumes",
             "verdict",
             "ratio",
             "message",

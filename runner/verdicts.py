@@ -17,7 +17,7 @@ from runner.compare_tracks import (
     compare_queries,
     compare_recovery,
 )
-from runner.models import RerunStatus, VerificationRun
+from runner.models import RerunKind, RerunStatus, VerificationRun
 from runner.watch import Outcome
 from submissions.logparse import LogError, parse_log
 from submissions.logparse.model import ParsedLog
@@ -61,9 +61,22 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: workloads.RerunSpec) ->
         run.message = f"The rerun's output could not be read: {error}"
         return
     run.verdict, run.ratio, run.message = comparison.verdict, comparison.ratio, comparison.message
+    # TODO(issue 10, h1-tracks): the track's judge takes every repeat (outcome.repeat_logs),
+    # the kind, scale and host_comparable, and names its own verdicts; until it lands the
+    # first repeat is judged, and the run's kind and host are said here.
+    run.message = f"{run.message} {_setup_sentence(run)}".strip()
+    if run.kind == RerunKind.COMPARISON:
+        run.message = f"Comparison run, never a verification: {run.message}"
+        return
     if comparison.verdict == REPRODUCED:
         Submission.objects.filter(pk=submission.pk).update(verified=True)
         contest_board_changed(contest_id=submission.contest_id)
+
+
+def _setup_sentence(run: VerificationRun) -> str:
+    runs = f"{run.repeats} run{'s' if run.repeats > 1 else ''}"
+    host = run.host.get("comparison", "") if isinstance(run.host, dict) else ""
+    return f"Scale 1/{run.scale}, {runs} on {run.target}. {host}".strip()
 
 
 def _parse(log: str) -> ParsedLog:

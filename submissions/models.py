@@ -391,6 +391,39 @@ def hardware_summary(
     return f"{sockets}x {cpu_model}, {cores} cores, {memory_gb:g} GB, {drives}x {kind}{raid}"
 
 
+class SettingSource(models.TextChoices):
+    DECLARED = "declared", "Declared by the entrant"
+    BENCHMARK_HEADER = "benchmark_header", "Printed by the benchmark"
+    RERUN_READBACK = "rerun_readback", "Read back from a rerun's server"
+
+
+class ServerSetting(models.Model):
+    """One server setting an entry ran with (innodb_buffer_pool_size = 12G), from the declared
+    configuration text, the benchmark's own header or a rerun's server; a rerun applies the
+    declared ones that the allow-list lets through (submissions/server_settings.py)."""
+
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="server_settings"
+    )
+    key = models.CharField(max_length=200)
+    value = models.CharField(max_length=1000, blank=True)
+    source = models.CharField(max_length=20, choices=SettingSource.choices)
+    line = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Where the source says it (declared text, log)."
+    )
+
+    class Meta:
+        ordering = ["source", "line", "key"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "source", "key"], name="one_setting_per_source_key"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} = {self.value} ({self.source})"
+
+
 class SampleSeries(models.Model):
     """The parsed samples of a log, kept apart from the entry so lists never load them.
     `columns` holds the full series (compressed numpy arrays); `preview` the downsampled curve

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from submissions import tracks
 from submissions.costs import CostFigures, cost_figures
+from submissions.declared_settings import declared_settings_store
 from submissions.engines import normalised_engine
 from submissions.figures import Figures, compute_figures
 from submissions.logparse import LogError, ParsedLog, key_type_log, parse_log, parse_log_runs
@@ -368,6 +369,7 @@ def submission_create(
                 submission.log.save(submission.log_name, log_file, save=False)
             submission.save()
             _store_series(submission, checked.parsed)
+            declared_settings_store(submission=submission)
             contest_rank(contest=contest)
     except IntegrityError:
         _discard_file(submission)
@@ -421,7 +423,9 @@ def submission_update(
             submission._history_user = by
             submission._change_reason = reason or None
             submission.save()
-        return submission_check(submission=submission)
+        checked = submission_check(submission=submission)
+        declared_settings_store(submission=checked)
+        return checked
 
 
 def submission_declared(submission: Submission) -> dict:

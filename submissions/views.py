@@ -33,6 +33,7 @@ from submissions import (
     tracks,
 )
 from submissions.costs import cost_tiles
+from submissions.declared_settings import settings_panel
 from submissions.forms import DeclarationForm, SignupForm, SubmissionForm
 from submissions.kept_logs import KeptLog, kept_log_discard, kept_log_open, log_keep
 from submissions.leaderboard import LeaderboardQuery
@@ -433,6 +434,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         or selectors.is_organizer(request.user)
         or submission.owner_id == request.user.id,
         **rerun_panel(submission, request.user),
+        **settings_panel(submission),
         "share": _share_links(request, submission),
     }
     return render(request, "submissions/submission_detail.html", context)

@@ -17,8 +17,8 @@ FIXTURES = Path(settings.BASE_DIR) / "runner" / "iibench" / "tests" / "fixtures"
 # The rerun targets' scratch databases (RERUN_TARGET_*_URL), which `make services` creates.
 TARGETS = {
     "sqlite": "sqlite:///{tmp}/output.db",
-    "mariadb": settings.RERUN_TARGETS["mariadb"]["url"],
-    "postgresql": settings.RERUN_TARGETS["postgresql"]["url"],
+    "mariadb": settings.RERUN_TARGETS["mariadb-shared"]["url"],
+    "postgresql": settings.RERUN_TARGETS["postgresql-shared"]["url"],
 }
 
 

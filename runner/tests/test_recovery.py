@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from django.db import connections
 
-from runner import recovery, services
+from runner import servers, services
 from runner.models import RerunStatus
 from runner.tests.conftest import track_entry
 
@@ -28,7 +28,14 @@ CLAIM = {
 
 
 def start(entry, organizer, target: str, rows: int):
-    run = services.rerun_start(submission=entry, target=target, rows=rows, requested_by=organizer)
+    # An InnoDB claim on a PostgreSQL server is a comparison run.
+    run = services.rerun_start(
+        submission=entry,
+        target=target,
+        rows=rows,
+        requested_by=organizer,
+        comparison=target.endswith("postgresql"),
+    )
     assert services.rerun_claim(run_id=run.pk, worker="test")
     return run
 
@@ -62,7 +69,7 @@ def test_it_times_recovery_after_sigkill(
     print(run.log[:1500], ".....", run.log[-2500:], run.message, run.result, sep="\n")
     # The server really died: every process it had is gone, and a new one answered.
     assert result["crashed_pids"]
-    assert all(not recovery.alive(pid) for pid in result["crashed_pids"])
+    assert all(not servers.alive(pid) for pid in result["crashed_pids"])
     assert result["restarted_pid"] not in result["crashed_pids"]
     assert restart_says in run.log
     assert result["recovery_seconds"] > 0
@@ -149,7 +156,7 @@ def test_leftovers_of_a_killed_worker_are_removed_and_live_ones_kept(recovery_di
         folder = Path(recovery_dir) / name
         folder.mkdir()
         (folder / "owner.json").write_text(json.dumps({"pid": pid, "host": host}))
-    removed = recovery.remove_leftovers(recovery_dir)
+    removed = servers.remove_leftovers(recovery_dir)
     assert [Path(path).name for path in removed] == ["iibench-recovery-r1-gone"]
     assert (Path(recovery_dir) / "iibench-recovery-r2-live").exists()
 

@@ -53,6 +53,8 @@ def test_an_organizer_watches_a_rerun_progress_to_its_verdict_without_a_reload(
         page.goto(entry.get_absolute_url())
         page.select_option("select[name=target]", "sqlite")
         page.fill("input[name=rows]", str(RERUN_ROWS))
+        # The sqlite target cannot verify an InnoDB entry: a comparison run is asked for.
+        page.check("input[name=comparison]")
         page.get_by_role("button", name="Start a rerun").click()
         page.wait_for_selector("article.rerun")
         queued = page.locator(".messages").inner_text()
@@ -63,7 +65,9 @@ def test_an_organizer_watches_a_rerun_progress_to_its_verdict_without_a_reload(
         organizer.screenshot("rerun-finished")
 
     run = VerificationRun.objects.get(submission=entry)
-    assert queued == f"Rerun #{run.pk} is queued on sqlite."
+    assert queued == (
+        f"Rerun #{run.pk} (comparison, scale 1/10, 200,000 rows, 1 run) is queued on sqlite."
+    )
     assert navigations == []
     assert all(state["sameDocument"] for state in states)
     progress = [state["done"] for state in states]

@@ -13,7 +13,9 @@ pytestmark = pytest.mark.django_db
 
 
 def run_through(entry, organizer, target: str, rows: int):
-    run = services.rerun_start(submission=entry, target=target, rows=rows, requested_by=organizer)
+    run = services.rerun_start(
+        submission=entry, target=target, rows=rows, requested_by=organizer, comparison=True
+    )
     assert services.rerun_claim(run_id=run.pk, worker="test")
     run = services.rerun_execute(run_id=run.pk)
     assert run.status == RerunStatus.SUCCEEDED, f"{run.message}\n{run.log[-3000:]}"
@@ -102,7 +104,13 @@ def test_a_bulk_load_rerun_loads_the_entrys_class_and_compares_rows_per_second(
 def test_a_bulk_load_entry_without_a_class_is_refused_at_once(organizer):
     entry = track_entry("bulk_load", {"rows_per_s": 82_000.0})
     with pytest.raises(services.RerunRefused, match="no bulk-load class"):
-        services.rerun_start(submission=entry, target="sqlite", rows=20_000, requested_by=organizer)
+        services.rerun_start(
+            submission=entry,
+            target="sqlite",
+            rows=20_000,
+            requested_by=organizer,
+            comparison=True,
+        )
 
 
 def test_the_time_limit_covers_every_step_and_stops_the_one_running(
@@ -114,7 +122,7 @@ def test_the_time_limit_covers_every_step_and_stops_the_one_running(
     }
     entry = track_entry("pk_types", {})
     run = services.rerun_start(
-        submission=entry, target="sqlite", rows=5_000_000, requested_by=organizer
+        submission=entry, target="sqlite", rows=5_000_000, requested_by=organizer, comparison=True
     )
     assert services.rerun_claim(run_id=run.pk, worker="test")
     run = services.rerun_execute(run_id=run.pk)

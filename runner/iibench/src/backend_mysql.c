@@ -196,6 +196,20 @@ static int mysql_run_query(struct db_conn *c, const char *sql, uint64_t *rows)
 	return 0;
 }
 
+static int mysql_query_u64(struct db_conn *c, const char *sql, uint64_t *value)
+{
+	struct mysql_conn *m = as_mysql(c);
+	if (mysql_real_query(m->mysql, sql, (unsigned long)strlen(sql)) != 0)
+		return fail_mysql(m);
+	MYSQL_RES *res = mysql_store_result(m->mysql);
+	if (!res)
+		return fail_mysql(m);
+	MYSQL_ROW row = mysql_fetch_row(res);
+	*value = row && row[0] ? strtoull(row[0], NULL, 10) : 0;
+	mysql_free_result(res);
+	return 0;
+}
+
 /* ER_SPECIFIC_ACCESS_DENIED_ERROR: FLUSH TABLES needs the RELOAD privilege. */
 #define ACCESS_DENIED_ERRNO 1227
 
@@ -273,6 +287,7 @@ const struct backend mysql_backend = {
 	.commit = mysql_commit_txn,
 	.query = mysql_run_query,
 	.select_rows = mysql_select_rows,
+	.query_u64 = mysql_query_u64,
 	.flush = mysql_flush,
 	.load_file = mysql_load_file,
 	.interrupt = mysql_interrupt,

@@ -207,6 +207,18 @@ static int pg_select_rows(struct db_conn *c, const char *sql, select_row_fn row,
 	return 0;
 }
 
+static int pg_query_u64(struct db_conn *c, const char *sql, uint64_t *value)
+{
+	struct pg_conn *p = as_pg(c);
+	PGresult *res = PQexec(p->pg, sql);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		return fail_result(p, res);
+	bool found = PQntuples(res) > 0 && !PQgetisnull(res, 0, 0);
+	*value = found ? strtoull(PQgetvalue(res, 0, 0), NULL, 10) : 0;
+	PQclear(res);
+	return 0;
+}
+
 static int pg_flush(struct db_conn *c, const char *table, bool *flushed)
 {
 	(void)c;
@@ -295,6 +307,7 @@ const struct backend pg_backend = {
 	.commit = pg_commit,
 	.query = pg_query,
 	.select_rows = pg_select_rows,
+	.query_u64 = pg_query_u64,
 	.flush = pg_flush,
 	.load_file = pg_load_file,
 	.interrupt = pg_interrupt,

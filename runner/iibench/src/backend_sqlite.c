@@ -307,6 +307,18 @@ static int sqlite_select_rows(struct db_conn *c, const char *sql, select_row_fn 
 	return rc == SQLITE_DONE ? 0 : fail_db(s);
 }
 
+static int sqlite_query_u64(struct db_conn *c, const char *sql, uint64_t *value)
+{
+	struct sqlite_conn *s = as_sqlite(c);
+	sqlite3_stmt *st;
+	if (prepare(s, sql, &st) != 0)
+		return -1;
+	int rc = sqlite3_step(st);
+	*value = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fail_db(s);
+}
+
 static int sqlite_flush(struct db_conn *c, const char *table, bool *flushed)
 {
 	(void)table;
@@ -418,6 +430,7 @@ const struct backend sqlite_backend = {
 	.commit = sqlite_commit,
 	.query = sqlite_query,
 	.select_rows = sqlite_select_rows,
+	.query_u64 = sqlite_query_u64,
 	.flush = sqlite_flush,
 	.load_file = sqlite_load_file,
 	.interrupt = sqlite_interrupt,

@@ -29,6 +29,8 @@ struct run_options {
 	unsigned readers;
 	unsigned reader_pause_ms;
 	unsigned query_threads;
+	bool resume;              /* continue the existing table instead of re-creating it */
+	double resume_seconds;    /* where the interrupted run's clock stood */
 	int64_t start_time;       /* seconds since the epoch */
 	char start_time_text[32]; /* as printed: YYYY-MM-DDTHH:MM:SS */
 	bool no_cost;             /* --no-cost: the cost columns all "-" */

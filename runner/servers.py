@@ -1,7 +1,12 @@
-"""A private database server a crash-recovery rerun owns: its own data directory, port and
-socket under a temporary directory, started as the worker's child (so it dies with the worker,
-PR_SET_PDEATHSIG), killed with SIGKILL for the crash, restarted on the same data, and always
-stopped and removed at the end.
+"""The private database servers reruns own (crash recovery and verification alike): their own
+data directory, port and socket under a temporary directory, started as the worker's child (so
+they die with the worker, PR_SET_PDEATHSIG) with the settings asked for, read back from the
+server itself, killed with SIGKILL for a crash, restarted on the same data, and always stopped
+and removed at the end.
+
+One interface: `PrivateServer(config, label, settings=...)` in a `with`; `initialize()`,
+`start()`, `wait_until_answering()`, `read_settings()`, `crash()`, `start()` again to restart,
+`stop()`, and the `with` removes it. `server_config()` builds the config from Django settings.
 
 The servers run in the foreground as our children, not through mysqld_safe or pg_ctl: those
 daemonize the server (it would outlive a killed worker) and mysqld_safe restarts a crashed
@@ -19,6 +24,7 @@ import socket
 import subprocess  # servers run with argument lists, never a shell  # nosec B404
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,8 +46,20 @@ class ServerError(Exception):
     with the end of its own log."""
 
 
+# How often a starting server is asked whether it answers: every 20 ms at first, then every 5%
+# of the time waited so far (at most 0.5 s), so a recovery time is measured to about 5% and a
+# recovery of minutes does not fill the server's log with refused probes.
+POLL_SECONDS = 0.02
+POLL_FRACTION = 0.05
+POLL_MAX_SECONDS = 0.5
+TIMED_OUT = "timed_out"
+CANCELLED = "cancelled"
+
+
 @dataclass(frozen=True)
-class ServerSettings:
+class ServerConfig:
+    """Where a kind of private server's programs are, and where its directories go."""
+
     kind: str  # "mariadb" | "postgresql"
     base_dir: str  # where the temporary directories go (short: socket paths have a limit)
     mariadbd: str = "/usr/sbin/mariadbd"
@@ -94,15 +112,18 @@ def alive(pid: int) -> bool:
     return False
 
 
-def remove_leftovers(base_dir: str) -> list[str]:
+def remove_leftovers(base_dir: str, keep: frozenset[str] = frozenset()) -> list[str]:
     """Directories of private servers whose worker process is gone (a worker killed before it
-    could clean up; its servers died with it). Returns what was removed."""
+    could clean up; its servers died with it), except those labelled in `keep` (a rerun that
+    will be resumed on its data). Returns what was removed."""
     removed = []
     for folder in Path(base_dir).glob(f"{DIR_PREFIX}*"):
         try:
             owner = json.loads((folder / "owner.json").read_text())
         except (OSError, ValueError):
             continue  # not ours, or being created right now
+        if owner.get("label") in keep:
+            continue
         if owner.get("host") == socket.gethostname() and not alive(int(owner.get("pid", 0))):
             shutil.rmtree(folder, ignore_errors=True)
             removed.append(str(folder))
@@ -113,9 +134,24 @@ class PrivateServer:
     """Use as a context manager: whatever happens inside, the server is stopped and its
     directory removed on the way out."""
 
-    def __init__(self, config: ServerSettings, label: str):
+    def __init__(
+        self,
+        config: ServerConfig,
+        label: str,
+        settings: dict[str, str] | None = None,
+        *,
+        reuse: bool = False,
+    ):
         self.config = config
         self.label = label
+        # Take over the data directory a killed worker left under this label (a resumed
+        # rerun) instead of a new one; `reused` says whether one was found.
+        self.reuse = reuse
+        self.reused = False
+        # Given to the server at every start (a restart runs with the same settings).
+        self.settings = dict(settings or {})
+        # Settings this server's version does not know: not given, and said so in the log.
+        self.unknown_settings: list[str] = []
         self.root: Path | None = None
         self.port = 0
         self.server: subprocess.Popen | None = None
@@ -125,7 +161,9 @@ class PrivateServer:
 
     def __enter__(self) -> PrivateServer:
         Path(self.config.base_dir).mkdir(parents=True, exist_ok=True)
-        self.root = Path(
+        left = self._left_by_a_killed_worker() if self.reuse else None
+        self.reused = left is not None
+        self.root = left or Path(
             tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{self.label}-", dir=self.config.base_dir)
         )
         owner = {"pid": os.getpid(), "host": socket.gethostname(), "label": self.label}
@@ -136,6 +174,20 @@ class PrivateServer:
         self.port = free_port()
         self.log_path = self.root / "server.log"
         return self
+
+    def _left_by_a_killed_worker(self) -> Path | None:
+        for folder in Path(self.config.base_dir).glob(f"{DIR_PREFIX}{self.label}-*"):
+            try:
+                owner = json.loads((folder / "owner.json").read_text())
+            except (OSError, ValueError):
+                continue
+            if (
+                owner.get("label") == self.label
+                and not alive(int(owner.get("pid", 0)))
+                and (folder / "data").is_dir()
+            ):
+                return folder
+        return None
 
     def __exit__(self, *exc_info) -> None:
         self.remove()
@@ -243,6 +295,12 @@ class PrivateServer:
                 f"--pid-file={self.root}/mysqld.pid",
                 f"--log-error={self.log_path}",
                 *self._mariadb_user(),
+                # `loose-`: an option this version lacks is a warning in its log, not a
+                # refusal to start (a 2008 my.cnf names options MariaDB removed since).
+                *(
+                    f"--loose-{key.replace('_', '-')}" + (f"={value}" if value != "" else "")
+                    for key, value in self.settings.items()
+                ),
             ]
         else:
             arguments = [
@@ -255,6 +313,11 @@ class PrivateServer:
                 str(self.root),
                 "-c",
                 "listen_addresses=127.0.0.1",
+                *(
+                    argument
+                    for key, value in self._known_postgresql_settings().items()
+                    for argument in ("-c", f"{key}={value or 'on'}")
+                ),
             ]
         # Appended to: the restart's log follows the first start's, as the server would write it.
         with open(self.log_path, "a") as log:
@@ -271,6 +334,61 @@ class PrivateServer:
                 preexec_fn=process.die_with_parent,
                 env=self._environment(),
             )
+
+    def _known_postgresql_settings(self) -> dict[str, str]:
+        """PostgreSQL refuses to start on a parameter it does not know: give it only those its
+        `postgres --describe-config` lists, and keep the others to say so."""
+        if not self.settings:
+            return {}
+        known = self._postgresql_parameters()
+        self.unknown_settings = [key for key in self.settings if key not in known]
+        return {key: value for key, value in self.settings.items() if key in known}
+
+    def _postgresql_parameters(self) -> set[str]:
+        try:
+            described = subprocess.run(  # noqa: S603 - fixed binary from settings  # nosec B603
+                [str(Path(self.config.postgresql_bin_dir) / "postgres"), "--describe-config"],
+                capture_output=True,
+                text=True,
+                timeout=SETUP_TIMEOUT_SECONDS,
+                user=self._os_user(),
+                env=self._environment(),
+                check=True,
+            )
+        except (OSError, subprocess.SubprocessError) as error:
+            raise ServerError(f"Could not list PostgreSQL's parameters: {error}") from None
+        return {line.split("\t", 1)[0] for line in described.stdout.splitlines() if line}
+
+    def wait_until_answering(
+        self,
+        *,
+        deadline: float,
+        table: bool = False,
+        beat: Callable[[], bool] | None = None,
+        beat_seconds: float = 5,
+    ) -> str | None:
+        """Poll until the server answers (and the benchmark's table, if `table`). Returns None,
+        or TIMED_OUT past `deadline`, or CANCELLED when `beat` (called every `beat_seconds`)
+        says so. A server that exits meanwhile raises ServerError with its log's last lines."""
+        started = last_beat = time.monotonic()
+        while not self.answers(table):
+            code = self.exit_code()
+            if code is not None:
+                tail = " | ".join(self.log_text().strip().splitlines()[-3:])
+                raise ServerError(
+                    f"The private {self.config.kind} server exited (code {code}) before it "
+                    f"answered: {tail or 'no message'}"
+                )
+            now = time.monotonic()
+            if now > deadline:
+                return TIMED_OUT
+            if beat is not None and now - last_beat >= beat_seconds:
+                last_beat = now
+                if beat():
+                    return CANCELLED
+            waited = now - started
+            time.sleep(min(max(POLL_SECONDS, waited * POLL_FRACTION), POLL_MAX_SECONDS))
+        return None
 
     @property
     def pid(self) -> int | None:
@@ -335,12 +453,35 @@ class PrivateServer:
         except Exception as error:  # the driver's own errors; the message says what failed
             raise ServerError(f"The recovered table could not be counted: {error}") from None
 
-    def create_database(self) -> None:
+    def create_database(self, *, fresh: bool = False) -> None:
+        """The benchmark's database; `fresh` drops it first (a verification's next repeat)."""
         try:
             with contextlib.closing(self._connect(None)) as connection:
+                if fresh:
+                    self._fetch(connection, f"DROP DATABASE IF EXISTS {DATABASE}", rows=False)
                 self._fetch(connection, f"CREATE DATABASE {DATABASE}", rows=False)
         except Exception as error:  # the driver's own errors; the message says what failed
             raise ServerError(f"Could not create the database {DATABASE}: {error}") from None
+
+    def read_settings(self, keys: list[str]) -> dict[str, str]:
+        """The values in effect, as the server reports them (SHOW GLOBAL VARIABLES,
+        pg_settings), for the keys asked; a key the server does not have is left out."""
+        try:
+            with (
+                contextlib.closing(self._connect(None)) as connection,
+                connection.cursor() as cursor,
+            ):
+                if self.config.kind == "mariadb":
+                    cursor.execute("SHOW GLOBAL VARIABLES")
+                else:
+                    cursor.execute(
+                        "SELECT name, current_setting(name) FROM pg_settings WHERE name = ANY(%s)",
+                        [list(keys)],
+                    )
+                found = {str(name).lower(): str(value) for name, value in cursor.fetchall()}
+        except Exception as error:  # the driver's own errors; the message says what failed
+            raise ServerError(f"Could not read the server's settings back: {error}") from None
+        return {key: found[key] for key in keys if key in found}
 
     def _connect(self, database: str | None):
         if self.config.kind == "mariadb":
@@ -377,3 +518,17 @@ class PrivateServer:
             return ""
         text = self.log_path.read_text(errors="replace")
         return text[-limit:]
+
+
+def server_config(kind: str) -> ServerConfig:
+    """The private server of `kind` as this worker's settings describe it."""
+    from django.conf import settings
+
+    return ServerConfig(
+        kind=kind,
+        base_dir=str(settings.RERUN_RECOVERY_DIR),
+        mariadbd=settings.RERUN_RECOVERY_MARIADBD,
+        mariadb_install_db=settings.RERUN_RECOVERY_MARIADB_INSTALL_DB,
+        postgresql_bin_dir=settings.RERUN_RECOVERY_POSTGRESQL_BIN_DIR,
+        postgresql_os_user=settings.RERUN_RECOVERY_POSTGRESQL_USER,
+    )

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('submissions', '0009_run_fingerprint'),
+        ('submissions', '0010_server_settings'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
