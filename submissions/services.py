@@ -21,6 +21,7 @@ from submissions import tracks
 from submissions.costs import CostFigures, cost_figures
 from submissions.declared_settings import declared_settings_store
 from submissions.engines import normalised_engine
+from submissions.entry_settings import header_settings_store
 from submissions.figures import Figures, compute_figures
 from submissions.logparse import LogError, ParsedLog, key_type_log, parse_log, parse_log_runs
 from submissions.models import Contest, ReferenceResult, RuleVersion, SampleSeries, Submission
@@ -370,6 +371,7 @@ def submission_create(
             submission.save()
             _store_series(submission, checked.parsed)
             declared_settings_store(submission=submission)
+            header_settings_store(submission=submission, parsed=checked.parsed)
             contest_rank(contest=contest)
     except IntegrityError:
         _discard_file(submission)
@@ -473,6 +475,7 @@ def submission_check(
     finally:
         del submission.skip_history_when_saving
     _store_series(submission, checked.parsed)
+    header_settings_store(submission=submission, parsed=checked.parsed)
     if rank:
         contest_rank(contest=submission.contest)
     return submission
