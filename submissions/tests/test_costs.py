@@ -146,6 +146,11 @@ def two_c_entries(db):
         b"# setting innodb_buffer_pool_size changed 8589934592",
     )
     assert bigger != text
+    # Another run, not the same one again: its first INSERTs took a little longer.
+    first = next(line for line in bigger.split(b"\n") if line[:1].isdigit())
+    fields = first.split(b"\t")
+    fields[8] = b"%.3f" % (float(fields[8]) + 1)
+    bigger = bigger.replace(first, b"\t".join(fields))
     return [
         services.submission_create(
             contest=contest,
