@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from runner import process
 from runner.models import RerunSample, RerunStatus, VerificationRun
-from submissions.logparse.c_format import COLUMNS
+from submissions.logparse.c_format import COLUMNS, COST_COLUMNS
 
 # How often the worker looks at the clock and the cancel flag while the benchmark runs.
 POLL_SECONDS = 0.5
@@ -154,7 +154,10 @@ _ROWS, _SECONDS, _INTERVAL, _CUMULATIVE = (
 def parse_report_line(line: str) -> tuple[int, float, float, float] | None:
     """rows, seconds, interval rate, cumulative rate of a C-benchmark report line, else None."""
     fields = line.split("\t")
-    if len(fields) != len(COLUMNS) or not fields[_ROWS].isdigit():
+    # Format 1 has the eight columns, format 2 the cost columns after them.
+    if len(fields) not in (len(COLUMNS), len(COLUMNS) + len(COST_COLUMNS)):
+        return None
+    if not fields[_ROWS].isdigit():
         return None
     try:
         return (

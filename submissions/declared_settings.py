@@ -53,7 +53,10 @@ def settings_panel(submission: Submission) -> dict:
             "line": setting.line,
             "refusal": refusal(setting.key, family) or "",
         }
-        for setting in submission.server_settings.all()
+        # The benchmark's header lists every server variable: those are for comparing
+        # entries (the compare page), not for a rerun to apply.
+        for setting in submission.server_settings.exclude(source=SettingSource.BENCHMARK_HEADER)
     ]
     skipped = declared_config(submission).skipped if submission.server_config else []
-    return {"server_settings": rows, "settings_skipped": skipped}
+    printed = submission.server_settings.filter(source=SettingSource.BENCHMARK_HEADER).count()
+    return {"server_settings": rows, "settings_skipped": skipped, "settings_printed": printed}

@@ -22,13 +22,14 @@ from submissions.rules import RuleSet
 LEADERBOARD_FIELDS = (
     "rank", "id", "entrant", "storage_engine", "elapsed_seconds", "seconds_to_target",
     "estimated", "estimate_basis", "terminal_rate", "average_rate", "verified", "reference",
-    "demo",
+    "demo", "size_gib", "write_kb_per_row", "cpu_us_per_row",
 )  # fmt: skip
 LEADERBOARD_EXTRA_FIELDS = ("hardware", "reason", "verification")
 LEADERBOARD_CSV_FIELDS = (
     "rank", "id", "reference", "demo", "entrant", "storage_engine", "hardware",
     "elapsed_seconds", "elapsed", "seconds_to_target", "to_target", "estimated",
     "estimate_basis", "terminal_rate", "average_rate", "verified", "reason", "verification",
+    "size_gib", "write_kb_per_row", "cpu_us_per_row",
 )  # fmt: skip
 
 
@@ -53,6 +54,10 @@ def leaderboard_row_data(row: BoardRow) -> dict:
         "track_metric": row.track_metric,
         "track_figures": row.track_figures,
         "verification": row.verification,
+        # What the run cost; None where its log does not say (server CPU per row).
+        "size_gib": None if row.db_size_bytes is None else row.db_size_bytes / 1024**3,
+        "write_kb_per_row": row.write_kb_per_row,
+        "cpu_us_per_row": row.server_cpu_us_per_row,
     }
 
 

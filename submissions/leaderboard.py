@@ -88,7 +88,13 @@ SORTS: dict[str, tuple[SortPart, ...]] = {
     "engine": (SortPart("engine_key", "storage_engine"),),
     "hardware": (SortPart("cores", None), SortPart("memory_gb", None)),
     "verified": (SortPart("verified", None),),
+    # The optional cost columns (?costs=1). Reference rows have a size (the 2008 result's
+    # 166 GiB) but no per-row costs.
+    "size": (SortPart("db_size_bytes", "size_bytes"),),
+    "write_kb": (SortPart("write_kb_per_row", None),),
+    "cpu": (SortPart("server_cpu_us_per_row", None),),
 }
+COST_SORTS = ("size", "write_kb", "cpu")
 DEFAULT_SORT = "rank"
 # A reference row has no rank: on the classic board it sits where its time, then its terminal
 # rate, would rank it.
@@ -141,6 +147,7 @@ class LeaderboardQuery:
     verified: bool = False
     page: int = 1
     page_size: int = DEFAULT_PAGE_SIZE
+    costs: bool = False  # the optional cost columns (size, KiB written and CPU per row)
 
     @classmethod
     def from_params(
@@ -159,6 +166,9 @@ class LeaderboardQuery:
             verified=params.get("verified", "") in ("1", "true", "on", "yes"),
             page=_positive_int(params.get("page"), 1),
             page_size=min(_positive_int(params.get("page_size"), DEFAULT_PAGE_SIZE), max_page_size),
+            # Sorting by a cost shows the costs.
+            costs=params.get("costs", "") in ("1", "true", "on", "yes")
+            or sort.removeprefix("-") in COST_SORTS,
         )
 
     @property
@@ -205,6 +215,10 @@ class BoardRow:
     # The time to the target reads the same as a ranked neighbour's: the terminal rate decides.
     tie_break: bool = False
     verification: str = ""  # "reproduced", or "shape_only": shown apart from the badge
+    # What the run cost (Submission's cost figures; a reference row has its size only).
+    db_size_bytes: int | None = None
+    write_kb_per_row: float | None = None
+    server_cpu_us_per_row: float | None = None
 
 
 @dataclass(frozen=True)
@@ -302,6 +316,7 @@ BOARD_ENTRY_FIELDS = (
     "average_rate", "verified", "eligible", "ineligible_reason", "rows", "track_figures",
     "track_metric", "track_class", "elapsed_seconds", "estimate_basis", "demo",
     "verification",
+    "db_size_bytes", "write_kb_per_row", "server_cpu_us_per_row",
 )  # fmt: skip
 
 
@@ -465,6 +480,9 @@ def _entry_row(track: tracks.Track, values: dict) -> BoardRow:
         track_metric=values["track_metric"],
         track_class=ranking.label_of(values["track_class"]) if ranking else "",
         verification=values["verification"],
+        db_size_bytes=values["db_size_bytes"],
+        write_kb_per_row=values["write_kb_per_row"],
+        server_cpu_us_per_row=values["server_cpu_us_per_row"],
     )
 
 
@@ -500,6 +518,7 @@ def _reference_row(track: tracks.Track, reference: ReferenceResult) -> BoardRow:
         track_figures=reference.track_figures,
         track_metric=reference.track_metric,
         track_class=ranking.label_of(reference.track_class) if ranking else "",
+        db_size_bytes=reference.size_bytes,
     )
 
 

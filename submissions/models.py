@@ -156,7 +156,8 @@ class DemoKind(models.TextChoices):
 BOARD_INDEX_COLUMNS = [
     "seconds_to_target", "terminal_rate", "average_rate", "verified", "drive_kind",
     "storage_engine", "engine", "cores", "memory_gb", "publish", "entrant_name",
-    "track_metric", "track_class", "elapsed_seconds", "estimated", "demo",
+    "track_metric", "track_class", "elapsed_seconds", "estimated", "demo", "db_size_bytes",
+    "write_kb_per_row", "server_cpu_us_per_row",
 ]  # fmt: skip
 
 
@@ -168,7 +169,8 @@ COMPUTED_FIELDS = [
     "terminal_window_start_row", "terminal_window_basis", "seconds_to_target", "estimated",
     "estimate_basis", "excerpt", "verdicts", "eligible", "ineligible_reason", "checked_at",
     "engine", "rules_version", "edited_at", "rank", "verified", "verification", "track_figures",
-    "track_metric", "track_class", "demo", "run_fingerprint",
+    "track_metric", "track_class", "demo", "run_fingerprint", "db_size_bytes", "write_kb_per_row",
+    "reads_per_row", "server_cpu_us_per_row", "client_cpu_us_per_row",
 ]  # fmt: skip
 
 
@@ -317,6 +319,16 @@ class Submission(models.Model):
     # checked, so the board ranks and sorts on columns and never reads JSON in SQL.
     track_metric = models.FloatField(null=True, blank=True)
     track_class = models.CharField(max_length=40, blank=True)
+    # What the run cost (submissions/costs.py), from the cost columns of its log (iibench-c
+    # format 2); null where the log does not carry them, never zero for "unknown". Per-row
+    # figures are over the terminal-rate window, like the terminal rate.
+    db_size_bytes = models.PositiveBigIntegerField(
+        "database size (bytes)", null=True, blank=True, help_text="Table and indexes at the end."
+    )
+    write_kb_per_row = models.FloatField("KiB written per row", null=True, blank=True)
+    reads_per_row = models.FloatField("device reads per row", null=True, blank=True)
+    server_cpu_us_per_row = models.FloatField("server CPU µs per row", null=True, blank=True)
+    client_cpu_us_per_row = models.FloatField("client CPU µs per row", null=True, blank=True)
 
     # Who changed the declaration or the log, when and what (the entry's history page). What
     # the registry computes is left out: a re-check is not an edit.
@@ -476,6 +488,11 @@ class ReferenceResult(models.Model):
     def measured_elapsed_seconds(self) -> float | None:
         """The published time when it was measured; an estimate is not an elapsed time."""
         return None if self.estimated else self.elapsed_seconds
+
+    @property
+    def size_bytes(self) -> int | None:
+        """The size in the unit entries are stored in, for sorting them together."""
+        return None if self.size_gib is None else round(self.size_gib * 1024**3)
 
 
 class RuleVersion(models.Model):

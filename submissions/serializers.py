@@ -123,6 +123,21 @@ class SummarySerializer(serializers.Serializer):
     track_figures = serializers.JSONField(
         help_text="The figures of the contest's track (submissions/tracks); {} for the classic run."
     )
+    db_size_bytes = serializers.IntegerField(
+        allow_null=True, help_text="Table and indexes at the last report; null: not in the log."
+    )
+    write_kb_per_row = serializers.FloatField(
+        allow_null=True, help_text="KiB written on the data device per row, terminal window."
+    )
+    reads_per_row = serializers.FloatField(
+        allow_null=True, help_text="Device read requests per row, terminal window."
+    )
+    server_cpu_us_per_row = serializers.FloatField(
+        allow_null=True, help_text="Server CPU µs per row, terminal window."
+    )
+    client_cpu_us_per_row = serializers.FloatField(
+        allow_null=True, help_text="Benchmark client CPU µs per row, terminal window."
+    )
 
 
 class SubmissionSerializer(serializers.ModelSerializer):
@@ -198,6 +213,15 @@ class LeaderboardRowSerializer(serializers.Serializer):
         allow_null=True, help_text="The value the track ranks by (null on the classic board)."
     )
     track_figures = serializers.JSONField(help_text="The track's figures; {} on the classic board.")
+    size_gib = serializers.FloatField(
+        allow_null=True, help_text="Database size at the end (GiB); null: not measured."
+    )
+    write_kb_per_row = serializers.FloatField(
+        allow_null=True, help_text="KiB written per row over the terminal window."
+    )
+    cpu_us_per_row = serializers.FloatField(
+        allow_null=True, help_text="Server CPU µs per row over the terminal window."
+    )
 
 
 class LeaderboardSerializer(serializers.Serializer):

@@ -12,6 +12,7 @@ from dataclasses import fields
 import numpy as np
 from tsdownsample import MinMaxLTTBDownsampler
 
+from submissions.costs import per_row_curves
 from submissions.logparse.model import Series
 
 PACK_LEVEL = 1
@@ -123,13 +124,21 @@ def downsample(x: np.ndarray, y: np.ndarray, points: int = MAX_PLOT_POINTS) -> t
 
 
 def plot_preview(columns: dict[str, np.ndarray], points: int = MAX_PLOT_POINTS) -> dict:
-    """The curves an entry page draws: x = rows inserted, y = rows/s."""
+    """The curves an entry page draws: x = rows inserted, y = rows/s; and under `cost` what
+    each interval cost per row (costs.per_row_curves), each only where the log measured it."""
     rows = columns["rows"]
     preview = {"count": len(rows)}
     for name in ("interval_rate", "cumulative_rate", "interval_delete_rate", "interval_query_rate"):
         if name in columns:
             x, y = downsample(rows, columns[name], points)
             preview[name] = {"x": x, "y": y}
+    cost = {}
+    for name, values in per_row_curves(columns).items():
+        x, y = downsample(rows, values, points)
+        if x:
+            cost[name] = {"x": x, "y": y}
+    if cost:
+        preview["cost"] = cost
     return preview
 
 

@@ -20,8 +20,10 @@ from django.utils import timezone
 from psycopg import sql
 
 from submissions import tracks
+from submissions.costs import CostFigures, cost_figures
 from submissions.declared_settings import declared_settings_store
 from submissions.engines import normalised_engine
+from submissions.entry_settings import header_settings_store
 from submissions.figures import Figures, compute_figures
 from submissions.logparse import LogError, ParsedLog, key_type_log, parse_log, parse_log_runs
 from submissions.models import Contest, ReferenceResult, RuleVersion, SampleSeries, Submission
@@ -288,6 +290,21 @@ def _apply_check(submission: Submission, checked: CheckedEntry) -> None:
     submission.checked_at = timezone.now()
     submission.rules_version = checked.rules_version
     submission.engine = normalised_engine(submission.storage_engine, submission.server_family)
+    _apply_costs(submission, checked)
+
+
+def _apply_costs(submission: Submission, checked: CheckedEntry) -> None:
+    costs = CostFigures(None, None, None, None, None, None)
+    if checked.parsed is not None and checked.figures is not None:
+        costs = cost_figures(
+            series_columns(checked.parsed.series),
+            window_start_row=checked.figures.terminal_window_start_row,
+        )
+    submission.db_size_bytes = costs.db_size_bytes
+    submission.write_kb_per_row = costs.write_kb_per_row
+    submission.reads_per_row = costs.reads_per_row
+    submission.server_cpu_us_per_row = costs.server_cpu_us_per_row
+    submission.client_cpu_us_per_row = costs.client_cpu_us_per_row
 
 
 def _store_series(submission: Submission, parsed: ParsedLog | None) -> None:
@@ -372,6 +389,7 @@ def submission_create(
             submission.save()
             _store_series(submission, checked.parsed)
             declared_settings_store(submission=submission)
+            header_settings_store(submission=submission, parsed=checked.parsed)
             contest_rank(contest=contest)
     except IntegrityError:
         _discard_file(submission)
@@ -475,6 +493,7 @@ def submission_check(
     finally:
         del submission.skip_history_when_saving
     _store_series(submission, checked.parsed)
+    header_settings_store(submission=submission, parsed=checked.parsed)
     if rank:
         contest_rank(contest=submission.contest)
     return submission

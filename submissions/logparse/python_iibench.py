@@ -49,6 +49,7 @@ KINDS = {
     "interval_delete_rate": float,
     "queries": int,
     "interval_query_rate": float,
+    "latency_max_ms": float,
 }
 EXTRAS = ("deleted", "interval_delete_rate", "queries", "interval_query_rate")
 QUERY_EXTRAS = ("queries", "interval_query_rate")
@@ -113,7 +114,15 @@ class PythonIibenchParse(LogParse):
         found = {field: column[name] for field, name in TAB_COLUMNS.items() if name in column}
         found.setdefault("deleted", column["t_query"])
         found.setdefault("interval_delete_rate", column["i_qps"])
+        if "max_i" in column:
+            found["latency_max_ms"] = column["max_i"]
         return found
+
+    def _latency(self) -> array:
+        """The interval's worst INSERT latency in ms, from max_i (2020 on)."""
+        if self.series.latency_max_ms is None:
+            self.series.latency_max_ms = array("d")
+        return self.series.latency_max_ms
 
     def _tab_block_fast(self, block: list[str]) -> bool:
         """A block of plain reports read as columns (columnar.py); False when the block must
@@ -126,6 +135,9 @@ class PythonIibenchParse(LogParse):
         if read is None:
             return False
         values = {field: read[position] for field, position in picks.items()}
+        if "latency_max_ms" in values:
+            self._latency()
+            values["latency_max_ms"] = values["latency_max_ms"] / 1000  # µs to ms
         pending, series = self.pending, self.series
         if not pending.in_order(values["rows"], values["seconds"], grows=False):
             return False
@@ -165,6 +177,9 @@ class PythonIibenchParse(LogParse):
             if series.deleted is not None:
                 delete_add = series.deleted.append
                 delete_rate_add = series.interval_delete_rate.append
+        # max_i: the worst INSERT response time of the interval, in microseconds.
+        i_max = picks.get("latency_max_ms")
+        max_add = self._latency().append if i_max is not None else None
         prev_rows = series.rows[-1] if len(series) else -1
         prev_seconds = series.seconds[-1] if len(series) else -math.inf
         for line, text in enumerate(block, first):
@@ -192,6 +207,8 @@ class PythonIibenchParse(LogParse):
                     if delete_add is not None:
                         delete_add(int(fields[i_del]))
                         delete_rate_add(float(fields[i_dr]))
+                if max_add is not None:
+                    max_add(float(fields[i_max]) / 1000)
                 line_add(line)
             except LogError:
                 raise

@@ -68,6 +68,23 @@ def rate(value: float | None) -> str:
     return numbers.rate(value)
 
 
+@register.filter
+def size_gib(size_bytes: int | None) -> str:
+    return "—" if size_bytes is None else f"{size_bytes / 1024**3:,.2f} GiB"
+
+
+@register.filter
+def gb_per_100m_rows(entry) -> str:
+    if entry.db_size_bytes is None or not entry.rows:
+        return "—"
+    return f"{entry.db_size_bytes / entry.rows * 1e8 / 1e9:,.1f}"
+
+
+@register.filter
+def per_row(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.2f}"
+
+
 # Leaderboard rows are built here rather than in the template: the template language spends
 # about 70 µs on each row (measured by bench/leaderboard_speed.py), these about 15 µs.
 RANKED_ROW = (
@@ -76,7 +93,7 @@ RANKED_ROW = (
     '<td><a href="{url}">{entrant}</a>{demo}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
     '<td class="num">{elapsed}</td><td class="num" title="{basis}">{to_target}</td>'
     '<td class="num">{terminal}{tie_break}</td><td class="num">{average}</td>'
-    "<td>{verified}</td></tr>"
+    "{costs}<td>{verified}</td></tr>"
 )
 REFERENCE_ROW = (
     '<tr class="reference"><td class="pick"><input type="checkbox" name="refs" value="{id}" '
@@ -84,8 +101,18 @@ REFERENCE_ROW = (
     '<td class="num"><span class="badge reference">reference</span></td>'
     '<td title="{source}">{entrant}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
     '<td class="num" title="{note}">{elapsed}</td><td class="num" title="{basis}">{to_target}</td>'
-    '<td class="num">{terminal}</td><td class="num">{average}</td><td></td></tr>'
+    '<td class="num">{terminal}</td><td class="num">{average}</td>{costs}<td></td></tr>'
 )
+COST_CELLS = '<td class="num">{}</td><td class="num">{}</td><td class="num">{}</td>'
+
+
+def _cost_cells(row) -> str:
+    size = "—" if row.db_size_bytes is None else f"{row.db_size_bytes / 1024**3:,.2f}"
+    return format_html(
+        COST_CELLS, size, per_row(row.write_kb_per_row), per_row(row.server_cpu_us_per_row)
+    )
+
+
 UNRANKED_ROW = (
     '<tr><td class="pick"><input type="checkbox" name="ids" value="{id}" '
     'aria-label="Compare entry #{id}"></td><td class="num"><a href="{url}">#{id}</a></td>'
@@ -180,11 +207,13 @@ def _track_board_row(row, track: tracks.Track) -> str:
 
 
 @register.simple_tag
-def board_row(row, track: tracks.Track | None = None) -> str:
-    """A row of the ranking table: a ranked entry or a reference result."""
+def board_row(row, track: tracks.Track | None = None, costs: bool = False) -> str:
+    """A row of the ranking table: a ranked entry or a reference result; `costs` adds the
+    optional cost cells."""
     if track is not None and track.ranking is not None:
         return _track_board_row(row, track)
     common = {
+        "costs": _cost_cells(row) if costs else "",
         "entrant": row.entrant,
         "engine": row.storage_engine,
         "hardware": row.hardware,

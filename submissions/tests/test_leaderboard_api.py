@@ -66,6 +66,9 @@ def test_it_returns_ranked_entries_then_the_unranked_with_reference_rows_placed(
         "track_metric": None,
         "track_figures": {},
         "verification": "",
+        "size_gib": None,
+        "write_kb_per_row": None,
+        "cpu_us_per_row": None,
     }
     assert body["results"][2]["entrant"] == "Anonymous entrant"
     assert body["results"][3]["reason"] == "No indexes."

@@ -62,6 +62,12 @@ static const char run_help[] =
 "                          in a loop (default 0)\n"
 "  --reader-pause-ms MS    pause of a reader between scans (default 100)\n"
 "\n"
+"Cost columns (latency, CPU, device I/O, size: FORMAT.md):\n"
+"  --server-pid PID        the server's process, when it cannot be found from the\n"
+"                          connection (it is for a local MariaDB/MySQL pid file or\n"
+"                          PostgreSQL backend)\n"
+"  --no-cost               measure nothing: every cost column prints '-'\n"
+"\n"
 "  --help                  this text\n"
 "  --version               version and the backends this build supports\n"
 "\n"
@@ -195,7 +201,7 @@ enum run_option_id {
 	OPT_MAX_RATE, OPT_SEED, OPT_ENGINE, OPT_PK, OPT_WRITERS, OPT_READERS,
 	OPT_READER_PAUSE_MS, OPT_QUERY_THREADS, OPT_DELETE_AFTER, OPT_START_TIME,
 	OPT_RESUME, OPT_RESUME_SECONDS,
-	OPT_KEYS, OPT_ROW_LENGTH, OPT_OUT, OPT_HELP, OPT_VERSION,
+	OPT_KEYS, OPT_ROW_LENGTH, OPT_OUT, OPT_HELP, OPT_VERSION, OPT_SERVER_PID, OPT_NO_COST,
 };
 
 static const struct option run_long_options[] = {
@@ -214,6 +220,8 @@ static const struct option run_long_options[] = {
 	{"query-threads", required_argument, NULL, OPT_QUERY_THREADS},
 	{"delete-after", required_argument, NULL, OPT_DELETE_AFTER},
 	{"start-time", required_argument, NULL, OPT_START_TIME},
+	{"server-pid", required_argument, NULL, OPT_SERVER_PID},
+	{"no-cost", no_argument, NULL, OPT_NO_COST},
 	{"resume", no_argument, NULL, OPT_RESUME},
 	{"resume-seconds", required_argument, NULL, OPT_RESUME_SECONDS},
 	{"help", no_argument, NULL, OPT_HELP},
@@ -258,6 +266,14 @@ static int apply_run_option(int id, const char *arg, struct run_options *o)
 	case OPT_QUERY_THREADS: return parse_uint("query-threads", arg, 0, MAX_THREADS, &o->query_threads);
 	case OPT_DELETE_AFTER: return parse_u64("delete-after", arg, 0, UINT64_C(1) << 53, &o->delete_after);
 	case OPT_START_TIME: return parse_start_time(arg, o);
+	case OPT_NO_COST: o->no_cost = true; return 0;
+	case OPT_SERVER_PID: {
+		uint64_t pid;
+		if (parse_u64("server-pid", arg, 1, 4194304, &pid) != 0)
+			return -1;
+		o->server_pid = (long)pid;
+		return 0;
+	}
 	case OPT_RESUME: o->resume = true; return 0;
 	case OPT_RESUME_SECONDS: return parse_seconds("resume-seconds", arg, &o->resume_seconds);
 	}
