@@ -7,6 +7,7 @@ import numpy as np
 from django.utils import timezone
 
 from runner.models import RerunStatus, RerunVerdict, VerificationRun
+from runner.targets import rerun_targets
 from runner.watch import Outcome
 from submissions.logparse import LogError
 from submissions.models import Submission
@@ -59,7 +60,7 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
             _claim(submission, spec),
             reruns,
             kind=kind,
-            scale=getattr(run, "scale", None),
+            scale=_judged_scale(run),
             host_comparable=_host_comparable(run),
             tolerance=submission.contest.rerun_tolerance,
         )
@@ -84,6 +85,14 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
         verification=RerunVerdict.SHAPE_ONLY
     ):
         contest_board_changed(contest_id=submission.contest_id)
+
+
+def _judged_scale(run: VerificationRun) -> int | None:
+    """The run's scale when its server took the entry's settings scaled with it (a private
+    server); on a shared server or SQLite its rows are the run's first at the server's own
+    memory, not the run scaled, and are judged as such."""
+    target = rerun_targets().get(run.target)
+    return run.scale if target is not None and target.server else None
 
 
 def _setup_sentence(run: VerificationRun) -> str:

@@ -57,22 +57,6 @@ def test_a_sqlite_rerun_of_an_innodb_claim_is_a_comparison_that_never_verifies(
     assert (entry.verified, entry.verification) == (False, "")
 
 
-def test_a_classic_rerun_of_the_first_rows_on_the_entrys_engine_cannot_verify_it(
-    entry, organizer, iibench_binary, rerun_dir
-):
-    run = services.rerun_start(
-        submission=entry, target="mariadb-shared", rows=5_000, requested_by=organizer
-    )
-    assert run.kind == "verification"
-    assert services.rerun_claim(run_id=run.pk, worker="test")
-    run = services.rerun_execute(run_id=run.pk)
-    assert run.status == RerunStatus.SUCCEEDED, run.message
-    assert run.verdict == "inconclusive"
-    assert "not the run scaled: it cannot reach the claim's memory cliff" in run.message
-    entry.refresh_from_db()
-    assert entry.verified is False
-
-
 def test_the_scratch_database_is_removed_after_the_run(
     entry, organizer, iibench_binary, rerun_dir, tmp_path
 ):
