@@ -80,6 +80,15 @@ class DeclarationSerializer(serializers.ModelSerializer):
             fields[name] = _track_field(field)
         return fields
 
+    def to_internal_value(self, data):
+        # Clients written before the server family existed send `mysql_version`: still a MySQL
+        # version, so it is read as one rather than refused.
+        if "mysql_version" in data and "server_version" not in data:
+            data = {key: data.get(key) for key in data}
+            data["server_version"] = data.pop("mysql_version")
+            data.setdefault("server_family", "mysql")
+        return super().to_internal_value(data)
+
 
 class SubmissionCreateSerializer(DeclarationSerializer):
     contest = serializers.SlugRelatedField(slug_field="slug", queryset=Contest.objects.all())

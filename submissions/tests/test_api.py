@@ -204,3 +204,14 @@ def test_a_patch_whose_stored_log_no_longer_passes_is_a_400_and_saves_nothing(en
     assert response.json()["log"][0].startswith("line 1: not an iiBench log")
     entry.refresh_from_db()
     assert entry.entrant_name == "Ada"
+
+
+def test_a_client_still_sending_mysql_version_declares_a_mysql_server(contest, entrant, declared):
+    older = {key: value for key, value in declared.items() if key != "server_version"}
+    older.pop("server_family", None)
+
+    response = post_entry(token_client(entrant), contest, {**older, "mysql_version": "5.1.25"})
+
+    assert response.status_code == 201, response.json()
+    entry = Submission.objects.get(pk=response.json()["id"])
+    assert (entry.server_family, entry.server_version) == ("mysql", "5.1.25")
