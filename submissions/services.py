@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePath
@@ -19,6 +20,7 @@ from django.utils import timezone
 
 from submissions import tracks
 from submissions.figures import Figures, compute_figures
+from submissions.live.verdicts import submission_witness_verdicts
 from submissions.logparse import LogError, ParsedLog, key_type_log, parse_log, parse_log_runs
 from submissions.models import Contest, ReferenceResult, SampleSeries, Submission
 from submissions.ranking import MetricStanding, Standing, class_ranks, competition_ranks
@@ -179,10 +181,16 @@ def track_declared(track: tracks.Track, declared: dict) -> dict:
 
 
 def entry_check(
-    *, contest: Contest, declared: dict, log_file: IO[bytes] | None, submitted_at: datetime
+    *,
+    contest: Contest,
+    declared: dict,
+    log_file: IO[bytes] | None,
+    submitted_at: datetime,
+    extra_verdicts: Sequence[Verdict] = (),
 ) -> CheckedEntry:
     """Parse the log (if any), compute the classic and the track's figures and judge the entry
-    against the contest's rules. `declared` holds the classic fields and the track's."""
+    against the contest's rules. `declared` holds the classic fields and the track's;
+    `extra_verdicts` are judged elsewhere (a witnessed run's seal rules) and count the same."""
     track = contest.track
     if log_file is None and track.log_required:
         raise SubmissionRefused(
@@ -213,7 +221,7 @@ def entry_check(
         track_figures=track_figures,
         track_metric=ranking.metric_of(track_figures) if ranking else None,
         track_class=ranking.class_of(track_figures) if ranking else "",
-        verdicts=check_entry(entry, rules, track.rule_list()),
+        verdicts=[*check_entry(entry, rules, track.rule_list()), *extra_verdicts],
     )
 
 
@@ -283,6 +291,7 @@ def submission_create(
     log_file: File | None,
     submitted_at: datetime | None = None,
     enforce_deadline: bool = True,
+    extra_verdicts: Sequence[Verdict] = (),
 ) -> Submission:
     """Store a new entry with its log, figures and verdicts, or nothing at all. `declared`
     holds the classic fields and the contest's track fields; the log may be None only for a
@@ -297,7 +306,11 @@ def submission_create(
         if existing:
             raise DuplicateLog(existing)
     checked = entry_check(
-        contest=contest, declared=declared, log_file=log_file, submitted_at=submitted_at
+        contest=contest,
+        declared=declared,
+        log_file=log_file,
+        submitted_at=submitted_at,
+        extra_verdicts=extra_verdicts,
     )
     submission = Submission(
         contest=contest,
@@ -359,6 +372,8 @@ def submission_check(*, submission: Submission, rank: bool = True) -> Submission
     """Judge an entry again from its stored log (after its declaration or its rules changed).
     `rank=False` leaves the contest's ranks to the caller, who re-checks many entries."""
     declared = submission_declared(submission)
+    # A witnessed entry keeps its seal verdicts: they come from the stream, not the log.
+    witness = submission_witness_verdicts(submission)
     if submission.log:
         with submission.log.open("rb") as log_file:
             checked = entry_check(
@@ -366,6 +381,7 @@ def submission_check(*, submission: Submission, rank: bool = True) -> Submission
                 declared=declared,
                 log_file=log_file,
                 submitted_at=submission.submitted_at,
+                extra_verdicts=witness,
             )
     else:
         checked = entry_check(
@@ -373,6 +389,7 @@ def submission_check(*, submission: Submission, rank: bool = True) -> Submission
             declared=declared,
             log_file=None,
             submitted_at=submission.submitted_at,
+            extra_verdicts=witness,
         )
     _apply_check(submission, checked)
     submission.save()
