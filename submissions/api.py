@@ -56,7 +56,11 @@ class SubmissionListCreate(APIView):
 
     @extend_schema(responses=SubmissionSerializer(many=True))
     def get(self, request: Request) -> Response:
-        entries = selectors.submissions_visible_to(request.user).defer(*selectors.LONG_TEXTS)
+        entries = (
+            selectors.submissions_visible_to(request.user)
+            .select_related("live_run")
+            .defer(*selectors.LONG_TEXTS)
+        )
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(entries.order_by("-submitted_at"), request, view=self)
         data = SubmissionSerializer(page, many=True, context={"request": request}).data

@@ -1,6 +1,8 @@
 from rest_framework import serializers
 
 from submissions import tracks
+from submissions.live import selectors as live
+from submissions.live.trust import TRUST_LEVELS
 from submissions.models import Contest, Submission
 from submissions.services import DECLARED_FIELDS, contest_rule_set
 
@@ -101,10 +103,23 @@ class SubmissionSerializer(serializers.ModelSerializer):
     contest = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     summary = SummarySerializer(source="*", read_only=True)
     verdicts = VerdictSerializer(many=True, read_only=True)
+    trust = serializers.SerializerMethodField(
+        help_text=f"One of {', '.join(TRUST_LEVELS)}: uploaded, streamed as it ran (clock "
+        "and machine agree), or reproduced by a verification rerun."
+    )
+    live = serializers.SerializerMethodField(
+        help_text="running, stalled, abandoned or sealed for a streamed run; null for an upload."
+    )
 
     class Meta:
         model = Submission
-        fields = ("id", "url", "contest", "eligible", "summary", "verdicts")
+        fields = ("id", "url", "contest", "eligible", "trust", "live", "summary", "verdicts")
+
+    def get_trust(self, submission: Submission) -> str:
+        return live.entry_trust(submission)
+
+    def get_live(self, submission: Submission) -> str | None:
+        return live.entry_live_state(submission)
 
     def get_url(self, submission: Submission) -> str:
         request = self.context.get("request")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from array import array
 
-
 from submissions.figures import compute_figures
 from submissions.live.models import LiveBatch, LiveRun, LiveSample
 from submissions.live.trust import trust_level

@@ -49,7 +49,10 @@ def test_posting_a_run_returns_201_with_the_contract(contest, entrant, declared)
     response = post_entry(token_client(entrant), contest, declared)
     assert response.status_code == 201, response.content
     body = response.json()
-    assert set(body) == {"id", "url", "contest", "eligible", "summary", "verdicts"}
+    assert set(body) == {
+        "id", "url", "contest", "eligible", "trust", "live", "summary", "verdicts"
+    }  # fmt: skip
+    assert (body["trust"], body["live"]) == ("self-reported", None)
     assert body["contest"] == contest.slug
     assert body["url"].endswith(f"/entries/{body['id']}/")
     assert body["url"].startswith("http")
