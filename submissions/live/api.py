@@ -1,11 +1,11 @@
 """The live side of the API: witness tokens, and a witness client's open / append / seal.
 
-    POST /api/witness-tokens/ {"contest": slug}     (the user's API token) -> 201 {"token"}
-    DELETE /api/witness-tokens/<id>/                 revoke it
-    POST /api/live/  {run_key, declaration, machine} (Bearer witness token) -> 201 the run
-    POST /api/live/<id>/batches/ {seq, lines, machine}                     -> 200 {next_seq}
-    POST /api/live/<id>/seal/ {exit_status, batches}                       -> 200 the run
-    GET  /api/live/<id>/?after=<sample id>           progress, for anyone who may see it
+POST /api/witness-tokens/ {"contest": slug}     (the user's API token) -> 201 {"token"}
+DELETE /api/witness-tokens/<id>/                 revoke it
+POST /api/live/  {run_key, declaration, machine} (Bearer witness token) -> 201 the run
+POST /api/live/<id>/batches/ {seq, lines, machine}                     -> 200 {next_seq}
+POST /api/live/<id>/seal/ {exit_status, batches}                       -> 200 the run
+GET  /api/live/<id>/?after=<sample id>           progress, for anyone who may see it
 """
 
 from __future__ import annotations

@@ -51,7 +51,9 @@ def live_samples(run: LiveRun, after: int = 0) -> list[dict]:
 
 def live_figures(run: LiveRun) -> dict:
     """Terminal rate and time to the contest's target, from the samples so far."""
-    points = list(LiveSample.objects.filter(run=run).order_by("line").values_list("rows", "seconds"))
+    points = list(
+        LiveSample.objects.filter(run=run).order_by("line").values_list("rows", "seconds")
+    )
     if not points:
         return {"terminal_rate": None, "eta_seconds": None, "seconds_to_target": None}
     series = Series(
@@ -67,7 +69,11 @@ def live_figures(run: LiveRun) -> dict:
         return {"terminal_rate": None, "eta_seconds": None, "seconds_to_target": None}
     to_target = figures.estimated_seconds_to_target
     eta = max(to_target - figures.elapsed_seconds, 0.0) if to_target is not None else None
-    return {"terminal_rate": figures.terminal_rate, "eta_seconds": eta, "seconds_to_target": to_target}
+    return {
+        "terminal_rate": figures.terminal_rate,
+        "eta_seconds": eta,
+        "seconds_to_target": to_target,
+    }
 
 
 def last_interval(run: LiveRun) -> dict:

@@ -44,9 +44,7 @@ def open_run(client, declared, run_key="run-key-0001", machine=MACHINE):
 
 
 def append(client, run_id, seq, lines):
-    return client.post(
-        f"/api/live/{run_id}/batches/", {"seq": seq, "lines": lines}, format="json"
-    )
+    return client.post(f"/api/live/{run_id}/batches/", {"seq": seq, "lines": lines}, format="json")
 
 
 def log_lines(**kwargs) -> list[str]:
@@ -183,7 +181,9 @@ def test_a_sealed_run_takes_no_more_lines(streaming):
 def test_a_seal_with_batches_missing_is_refused_naming_the_next(streaming):
     client, run_id = streaming
     append(client, run_id, 0, ["a"])
-    answer = client.post(f"/api/live/{run_id}/seal/", {"exit_status": 0, "batches": 3}, format="json")
+    answer = client.post(
+        f"/api/live/{run_id}/seal/", {"exit_status": 0, "batches": 3}, format="json"
+    )
     assert answer.status_code == 409
     assert answer.json()["expected_seq"] == 1
 

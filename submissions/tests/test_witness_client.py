@@ -53,7 +53,9 @@ def upload_twin(live_site, user, contest, declared, log: bytes) -> dict:
     ]
     parts.append(
         f'--{boundary}\r\nContent-Disposition: form-data; name="log"; filename="run.log"\r\n'
-        f"Content-Type: text/plain\r\n\r\n".encode() + log + b"\r\n"
+        f"Content-Type: text/plain\r\n\r\n".encode()
+        + log
+        + b"\r\n"
     )
     body = b"".join(parts) + f"--{boundary}--\r\n".encode()
     request = urllib.request.Request(  # noqa: S310 - the test's own loopback server
@@ -73,7 +75,9 @@ def figures(entry: Submission) -> tuple:
             entry.seconds_to_target, entry.log_format)  # fmt: skip
 
 
-def test_a_c_benchmark_run_streams_and_seals_witnessed_equal_to_an_upload(live_site, tmp_path, declared):
+def test_a_c_benchmark_run_streams_and_seals_witnessed_equal_to_an_upload(
+    live_site, tmp_path, declared
+):
     contest = streaming_contest(target_rows=100_000)
     user, key = witness_token(contest)
     setup = this_machine(declared)
@@ -81,6 +85,7 @@ def test_a_c_benchmark_run_streams_and_seals_witnessed_equal_to_an_upload(live_s
     done = run_client(
         registry=live_site.url, key=key, contest=contest, declared=setup, tmp_path=tmp_path,
         command=c_benchmark(tmp_path, rows=100_000),
+        options=("--db", f"sqlite:///{tmp_path / 'bench.db'}"),
     )  # fmt: skip
 
     assert done.returncode == 0, done.stderr.decode()
@@ -186,12 +191,13 @@ def test_a_network_cut_and_a_registry_restart_mid_run_lose_nothing(live_site, tm
     _, key = witness_token(contest)
     # A registry of its own, so this test can stop it and start another.
     environment = production_environment(
-        database_url=live_site.process.args and _database_url(),
+        database_url=_database_url(),
         static_root=live_site.media_root.parent / "static",
         media_root=live_site.media_root,
         redis_url=_redis_url(),
     )
     registry = start_gunicorn(environment, tmp_path / "gunicorn-a.log", live_site.media_root, 1)
+    restarted = None
     proxy = CuttableProxy(_address(registry.url))
     client = start_client(
         registry=proxy.url, key=key, contest=contest, declared=this_machine(declared),
@@ -205,7 +211,9 @@ def test_a_network_cut_and_a_registry_restart_mid_run_lose_nothing(live_site, tm
         _wait_for(lambda: LiveSample.objects.filter(run__contest=contest).count() >= 10)
         registry.stop()  # and then the registry restarts
         time.sleep(3)
-        restarted = start_gunicorn(environment, tmp_path / "gunicorn-b.log", live_site.media_root, 1)
+        restarted = start_gunicorn(
+            environment, tmp_path / "gunicorn-b.log", live_site.media_root, 1
+        )
         proxy.mend(_address(restarted.url))
         out, err = client.communicate(timeout=180)
     finally:
@@ -213,6 +221,8 @@ def test_a_network_cut_and_a_registry_restart_mid_run_lose_nothing(live_site, tm
             client.kill()
         proxy.close()
         registry.stop()
+        if restarted is not None:
+            restarted.stop()
     assert client.returncode == 0, err.decode()
     assert b"registry unreachable" in err
     assert proxy.refused > 0
@@ -222,7 +232,6 @@ def test_a_network_cut_and_a_registry_restart_mid_run_lose_nothing(live_site, tm
     assert _lines_of(run) == local.count(b"\n")
     assert run.submission.rows == 200_000
     assert run.witnessed, run.seal_verdicts
-    restarted.stop()
 
 
 def _address(url: str) -> tuple[str, int]:

@@ -63,15 +63,15 @@ def witness_token(contest) -> tuple[object, str]:
 
 def run_client(
     *, registry: str, key: str, contest, declared: dict, tmp_path: Path, command: list[str],
-    interval: float = 1.0, timeout: float = 180, datadir: Path | None = None,
+    interval: float = 1.0, timeout: float = 180, options: tuple[str, ...] = (),
 ) -> subprocess.CompletedProcess:  # fmt: skip
     setup = tmp_path / "setup.json"
     setup.write_text(json.dumps(declared))
     return subprocess.run(
         [sys.executable, str(CLIENT), "--registry", registry, "--token", key,
-         "--contest", contest.slug, "--declare", str(setup), "--datadir", str(datadir or tmp_path),
+         "--contest", contest.slug, "--declare", str(setup), "--datadir", str(tmp_path),
          "--interval", str(interval), "--log", str(tmp_path / "local.log"),
-         "--spool", str(tmp_path / "spool"), "--", *command],
+         "--spool", str(tmp_path / "spool"), *options, "--", *command],
         capture_output=True, timeout=timeout, cwd=tmp_path,
     )  # fmt: skip
 
