@@ -146,6 +146,12 @@ LEADERBOARD_PARAMETERS = [
     OpenApiParameter("engine", str, description="Storage engine, any case."),
     OpenApiParameter("drive", str, enum=["hdd", "ssd", "nvme"]),
     OpenApiParameter("verified", bool, description="1: only entries a rerun reproduced."),
+    OpenApiParameter(
+        "trust",
+        str,
+        enum=["self-reported", "witnessed", "verified"],
+        description="Only entries of this trust level.",
+    ),
     OpenApiParameter("page", int),
     OpenApiParameter("page_size", int, description=f"At most {API_MAX_PAGE_SIZE:,}."),
 ]

@@ -19,12 +19,12 @@ from submissions.rules import RuleSet
 # The API's fields, in order; the CSV adds a few for people reading it in a spreadsheet.
 LEADERBOARD_FIELDS = (
     "rank", "id", "entrant", "storage_engine", "elapsed_seconds", "terminal_rate",
-    "average_rate", "verified", "reference",
+    "average_rate", "verified", "trust", "reference",
 )  # fmt: skip
 LEADERBOARD_EXTRA_FIELDS = ("hardware", "estimated", "reason")
 LEADERBOARD_CSV_FIELDS = (
     "rank", "id", "reference", "entrant", "storage_engine", "hardware", "elapsed_seconds",
-    "elapsed", "estimated", "terminal_rate", "average_rate", "verified", "reason",
+    "elapsed", "estimated", "terminal_rate", "average_rate", "verified", "trust", "reason",
 )  # fmt: skip
 
 
@@ -38,6 +38,7 @@ def leaderboard_row_data(row: BoardRow) -> dict:
         "terminal_rate": row.terminal_rate,
         "average_rate": row.average_rate,
         "verified": row.verified,
+        "trust": row.trust or None,
         "reference": row.reference,
         "hardware": row.hardware,
         "estimated": row.estimated,

@@ -28,6 +28,7 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 
 from submissions import tracks
+from submissions.live.trust import TRUST_LEVELS, VERIFIED, WITNESSED, trust_level
 from submissions.models import (
     Contest,
     DriveKind,
@@ -133,6 +134,7 @@ class LeaderboardQuery:
     engine: str = ""
     drive: str = ""
     verified: bool = False
+    trust: str = ""  # one of TRUST_LEVELS: only entries the registry vouches for that far
     page: int = 1
     page_size: int = DEFAULT_PAGE_SIZE
 
@@ -151,13 +153,14 @@ class LeaderboardQuery:
             engine=params.get("engine", "").strip()[:100],
             drive=drive if drive in DriveKind.values else "",
             verified=params.get("verified", "") in ("1", "true", "on", "yes"),
+            trust=params.get("trust", "") if params.get("trust", "") in TRUST_LEVELS else "",
             page=_positive_int(params.get("page"), 1),
             page_size=min(_positive_int(params.get("page_size"), DEFAULT_PAGE_SIZE), max_page_size),
         )
 
     @property
     def filtered(self) -> bool:
-        return bool(self.engine or self.drive or self.verified)
+        return bool(self.engine or self.drive or self.verified or self.trust)
 
 
 def _positive_int(text: str | None, default: int) -> int:
@@ -185,6 +188,7 @@ class BoardRow:
     reference: bool
     ranked: bool
     reason: str = ""
+    trust: str = ""  # an entry's trust level; "" for a reference row
     rows: int | None = None
     size_gib: float | None = None
     source: str = ""
@@ -288,7 +292,7 @@ BOARD_ENTRY_FIELDS = (
     "id", "rank", "public_name", "storage_engine", "sockets", "cpu_model", "cores", "memory_gb",
     "drives", "drive_kind", "raid_level", "seconds_to_target", "estimated", "terminal_rate",
     "average_rate", "verified", "eligible", "ineligible_reason", "rows", "track_figures",
-    "track_metric", "track_class",
+    "track_metric", "track_class", "live_run__witnessed",
 )  # fmt: skip
 
 
@@ -300,7 +304,18 @@ def _board_entries(contest: Contest, query: LeaderboardQuery) -> QuerySet[Submis
         entries = entries.filter(drive_kind=query.drive)
     if query.verified:
         entries = entries.filter(verified=True)
+    if query.trust:
+        entries = entries.filter(trust_q(query.trust))
     return entries
+
+
+def trust_q(level: str) -> Q:
+    """Entries of one trust level: a rerun verifies, a sealed stream witnesses."""
+    if level == VERIFIED:
+        return Q(verified=True)
+    if level == WITNESSED:
+        return Q(verified=False, live_run__witnessed=True)
+    return Q(verified=False) & ~Q(live_run__witnessed=True)
 
 
 def _public_name() -> Case:
@@ -322,8 +337,8 @@ def _sort_expression(part: SortPart):
 
 
 def _board_references(contest: Contest, query: LeaderboardQuery, references) -> list:
-    if query.verified:
-        return []  # the registry never re-ran a published result
+    if query.verified or query.trust:
+        return []  # the registry never re-ran nor watched a published result
     return [
         reference
         for reference in references
@@ -437,6 +452,7 @@ def _entry_row(track: tracks.Track, values: dict) -> BoardRow:
         terminal_rate=values["terminal_rate"],
         average_rate=values["average_rate"],
         verified=values["verified"],
+        trust=trust_level(verified=values["verified"], witnessed=values["live_run__witnessed"]),
         reference=False,
         ranked=values["rank"] is not None,
         reason=_not_ranked_reason(values, track),

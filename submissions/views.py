@@ -23,6 +23,9 @@ from runner.views import rerun_panel
 from submissions import exports, leaderboard, selectors, services, tracks
 from submissions.forms import DeclarationForm, SignupForm, SubmissionForm
 from submissions.leaderboard import LeaderboardQuery
+from submissions.live import selectors as live_selectors
+from submissions.live.seal_rules import SEAL_RULE_SENTENCES
+from submissions.live.trust import TRUST_LEVELS
 from submissions.models import Contest, DriveKind, SampleSeries, Submission
 from submissions.rules import RuleSet
 from submissions.throttle import too_many_message, upload_allowed
@@ -78,7 +81,12 @@ def _contest_page(request: HttpRequest, contest: Contest, stamp) -> HttpResponse
         ),
         contest,
     )
-    return render(request, "submissions/contest_detail.html", {"contest": contest, "body": body})
+    live_runs = live_selectors.contest_live_runs(contest, request.user)
+    return render(
+        request,
+        "submissions/contest_detail.html",
+        {"contest": contest, "body": body, "live_runs": live_runs},
+    )
 
 
 def _board_query(request: HttpRequest, contest: Contest) -> LeaderboardQuery:
@@ -106,6 +114,7 @@ def _contest_context(request: HttpRequest, contest: Contest) -> dict:
             ranked_by=track.ranked_by,
             engines=leaderboard.leaderboard_engines(contest=contest),
             drive_kinds=DriveKind.choices,
+            trust_levels=TRUST_LEVELS,
             embargo_banner=""
             if contest.results_are_public()
             else leaderboard.embargo_notice(contest),
@@ -354,12 +363,14 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     rule_set = services.contest_rule_set(submission.contest)
     track = submission.contest.track
     sentences = {rule.id: rule.describe(rule_set) for rule in track.rule_list()}
+    sentences.update(SEAL_RULE_SENTENCES)
     verdicts = [
         dict(verdict, sentence=sentences.get(verdict["rule"], ""))
         for verdict in submission.verdicts
     ]
     context = {
         "submission": submission,
+        "trust": live_selectors.entry_trust(submission),
         "verdicts": verdicts,
         **track_panel(submission, track, rule_set),
         "is_owner": request.user.is_authenticated and submission.owner_id == request.user.id,

@@ -153,7 +153,11 @@ def check_exit(exit_status: int | None) -> Verdict:
     )
 
 
-SEAL_RULE_IDS = ("clock_agrees", "machine_declared", "exit_status")
+SEAL_RULE_SENTENCES = {
+    "clock_agrees": "Witnessed: the log's elapsed seconds track the registry's receipt clock.",
+    "machine_declared": "Witnessed: the run saw the declared cores, memory and drive kind.",
+    "exit_status": "Witnessed: the benchmark exited with status 0.",
+}
 
 
 def seal_verdicts(

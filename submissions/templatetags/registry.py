@@ -66,6 +66,12 @@ UNRANKED_ROW = (
 )
 # A constant: nothing from a user goes into it.
 VERIFIED_BADGE = mark_safe('<span class="badge verified">verified</span>')  # nosec B308
+# Every entry's trust level (submissions/live/trust.py): constants too.
+TRUST_BADGES = {
+    "verified": VERIFIED_BADGE,
+    "witnessed": mark_safe('<span class="badge trust witnessed">witnessed</span>'),  # nosec B308
+    "self-reported": mark_safe('<span class="badge trust muted">self-reported</span>'),  # nosec B308
+}
 
 
 TRACK_RANKED_ROW = (
@@ -125,7 +131,7 @@ def _track_board_row(row, track: tracks.Track) -> str:
         pick=_pick(row, track),
         rank=row.rank,
         url=reverse("submission_detail", args=[row.id]),
-        verified=VERIFIED_BADGE if row.verified else "",
+        verified=TRUST_BADGES.get(row.trust, ""),
         figures=_figure_cells(row, track.columns),
         **common,
     )
@@ -151,7 +157,7 @@ def board_row(row, track: tracks.Track | None = None) -> str:
         id=row.id,
         rank=row.rank,
         url=reverse("submission_detail", args=[row.id]),
-        verified=VERIFIED_BADGE if row.verified else "",
+        verified=TRUST_BADGES.get(row.trust, ""),
         **common,
     )
 

@@ -64,7 +64,7 @@ def test_it_downloads_the_board_as_csv_with_reference_rows_unranked(client, cont
     assert f'filename="{contest.slug}-leaderboard.csv"' in response["Content-Disposition"]
     assert list(rows[0]) == [
         "rank", "id", "reference", "entrant", "storage_engine", "hardware", "elapsed_seconds",
-        "elapsed", "estimated", "terminal_rate", "average_rate", "verified", "reason",
+        "elapsed", "estimated", "terminal_rate", "average_rate", "verified", "trust", "reason",
     ]  # fmt: skip
     assert [(row["rank"], row["entrant"], row["reference"]) for row in rows] == [
         ("1", "Grace", "false"),

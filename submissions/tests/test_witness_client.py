@@ -215,7 +215,7 @@ def test_a_network_cut_and_a_registry_restart_mid_run_lose_nothing(live_site, tm
             environment, tmp_path / "gunicorn-b.log", live_site.media_root, 1
         )
         proxy.mend(_address(restarted.url))
-        out, err = client.communicate(timeout=180)
+        _out, err = client.communicate(timeout=180)
     finally:
         if client.poll() is None:
             client.kill()

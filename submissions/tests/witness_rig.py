@@ -4,6 +4,7 @@ network (drop every connection and refuse new ones) or point at a restarted regi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import subprocess
@@ -140,19 +141,15 @@ class CuttableProxy:
             pass
         finally:
             for end in (source, target):
-                try:
+                with contextlib.suppress(OSError):
                     end.close()
-                except OSError:
-                    pass
 
     def cut(self) -> None:
         self.cut_off.set()
         with self.lock:
             for end in self.open:
-                try:
+                with contextlib.suppress(OSError):
                     end.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
             self.open.clear()
 
     def mend(self, upstream: tuple[str, int] | None = None) -> None:
