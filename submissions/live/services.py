@@ -86,6 +86,8 @@ def live_run_open(
                 machine=machine,
                 command=command[:1000],
             )
+            # The contest page (cached per board version) lists the runs streaming into it.
+            registry.contest_board_changed(contest_id=contest.pk)
     except IntegrityError:
         return LiveRun.objects.get(owner=token.user, run_key=run_key), False
     return run, True

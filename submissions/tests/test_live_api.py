@@ -257,3 +257,31 @@ def test_the_machine_the_run_saw_must_be_the_declared_one(contest, entrant, decl
     assert verdict["status"] == "fail"
     assert "cores: declared 8, the run saw 2" in verdict["message"]
     assert "drive: declared hdd, the run saw ssd" in verdict["message"]
+
+
+def test_the_feed_announces_runs_that_start_and_seal(client, contest, entrant, declared):
+    contest.results_published_at = timezone.now() - timedelta(days=1)
+    contest.save()
+    witness = witness_client(entrant, contest)
+    run_id = open_run(witness, declared).json()["id"]
+    assert f"live run #{run_id} (InnoDB) started" in client.get("/feeds/live.atom").text
+    append(witness, run_id, 0, log_lines())
+    witness.post(f"/api/live/{run_id}/seal/", {"exit_status": 0, "batches": 1}, format="json")
+    feed = client.get("/feeds/live.atom").text
+    assert f"live run #{run_id} (InnoDB) sealed, not witnessed" in feed
+    assert f"live run #{run_id} (InnoDB) started" in feed
+
+
+def test_the_site_serves_the_client_with_its_sha256(client):
+    import hashlib
+
+    from submissions.live.views import CLIENT_PATH
+
+    body = client.get("/witness/iibench-witness.py")
+    assert body.status_code == 200
+    digest = hashlib.sha256(CLIENT_PATH.read_bytes()).hexdigest()
+    assert (
+        b"".join(body.streaming_content if body.streaming else [body.content])
+        == CLIENT_PATH.read_bytes()
+    )
+    assert digest in client.get("/witness/").text
