@@ -14,7 +14,7 @@ from django.conf import settings
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -111,17 +111,6 @@ class WitnessedView(APIView):
         if not isinstance(request.auth, WitnessToken):
             raise PermissionDenied("Send a witness token: Authorization: Bearer iiw_...")
 
-    def run_for(self, request: Request, pk: int) -> LiveRun:
-        run = LiveRun.objects.select_related("contest").filter(pk=pk, owner=request.user).first()
-        if run is None:
-            raise NotFound("No such live run of yours.")
-        if run.contest_id != request.auth.contest_id:
-            raise PermissionDenied(
-                f"This witness token streams into {request.auth.contest.slug}, not "
-                f"{run.contest.slug}."
-            )
-        return run
-
 
 class LiveRunOpen(WitnessedView):
     @extend_schema(request=LiveOpenSerializer, responses={201: None, 200: None})
@@ -167,8 +156,7 @@ class LiveRunBatches(WitnessedView):
                 },
                 status=413,
             )
-        run = self.run_for(request, pk)
-        allowed, retry_after = throttle.batch_allowed(run.pk)
+        allowed, retry_after = throttle.batch_allowed(pk)
         if not allowed:
             return too_many(
                 f"More than {settings.LIVE_BATCHES_PER_MINUTE} batches a minute for one run.",
@@ -177,7 +165,9 @@ class LiveRunBatches(WitnessedView):
         serializer = LiveBatchSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         try:
-            appended = services.live_run_append(run=run, **serializer.validated_data)
+            appended = services.live_run_append(
+                run_id=pk, token=request.auth, **serializer.validated_data
+            )
         except services.LiveRefused as error:
             return refused(error)
         return Response(
@@ -192,11 +182,10 @@ class LiveRunBatches(WitnessedView):
 class LiveRunSeal(WitnessedView):
     @extend_schema(request=LiveSealSerializer, responses={200: None})
     def post(self, request: Request, pk: int) -> Response:
-        run = self.run_for(request, pk)
         serializer = LiveSealSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         try:
-            run = services.live_run_seal(run=run, **serializer.validated_data)
+            run = services.live_run_seal(run_id=pk, token=request.auth, **serializer.validated_data)
         except services.LiveRefused as error:
             return refused(error)
         return Response(live_run_body(run, request))

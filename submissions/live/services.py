@@ -104,13 +104,27 @@ def _digest(lines: list[str]) -> str:
     return hashlib.sha256("\n".join(lines).encode("utf-8", "replace")).hexdigest()
 
 
+def locked_run(*, run_id: int, token: WitnessToken) -> LiveRun:
+    """The token's user's run, locked for this transaction: 404 for anyone else's, 403 for a
+    token of another contest. The row lock orders concurrent appends and seals of one run."""
+    run = LiveRun.objects.select_for_update().filter(pk=run_id, owner_id=token.user_id).first()
+    if run is None:
+        raise LiveRefused(404, "No such live run of yours.")
+    if run.contest_id != token.contest_id:
+        raise LiveRefused(
+            403,
+            f"This witness token streams into {token.contest.slug}, not into this run's contest.",
+        )
+    return run
+
+
 @transaction.atomic
-def live_run_append(*, run: LiveRun, seq: int, lines: list[str], machine: dict) -> Appended:
+def live_run_append(
+    *, run_id: int, token: WitnessToken, seq: int, lines: list[str], machine: dict
+) -> Appended:
     """Append one batch. Idempotent: the batch already stored under `seq` is acknowledged
     again, never stored twice; a gap in the sequence is refused with the expected number."""
-    # The row lock orders concurrent appends of one run: two copies of a batch cannot both
-    # pass the sequence check.
-    run = LiveRun.objects.select_for_update().get(pk=run.pk)
+    run = locked_run(run_id=run_id, token=token)
     digest = _digest(lines)
     if seq < run.next_seq:
         stored = LiveBatch.objects.filter(run=run, seq=seq).values_list("digest", "received_at")
@@ -244,12 +258,14 @@ def run_seal_verdicts(run: LiveRun, log: bytes, exit_status: int | None) -> list
     )
 
 
-def live_run_seal(*, run: LiveRun, exit_status: int | None, batches: int) -> LiveRun:
+def live_run_seal(
+    *, run_id: int, token: WitnessToken, exit_status: int | None, batches: int
+) -> LiveRun:
     """Seal the run: its assembled log becomes an entry, judged by the usual rules and the seal
     rules. Sealing again answers with the sealed run. `batches` is how many the client sent:
     a seal with batches still missing is refused, naming the next one expected."""
     with transaction.atomic():
-        run = LiveRun.objects.select_for_update().get(pk=run.pk)
+        run = locked_run(run_id=run_id, token=token)
         if run.sealed_at is not None:
             return run
         if batches != run.next_seq:
