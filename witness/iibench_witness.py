@@ -644,6 +644,10 @@ def main(argv: list | None = None) -> int:
     stream.stop.set()
     sender.join()
     status = exit_status_of(child.returncode)
+    if interrupted and status == 0:
+        # A benchmark that stops cleanly on SIGINT (ours prints a "stopped" summary) still did
+        # not finish by itself: seal it as interrupted, the shell's 128 + SIGINT.
+        status = 128 + signal.SIGINT
     stream.tick()
     say(f"the benchmark exited with status {status}; sending {len(stream.outbox)} batches")
     if stream.failed is not None:

@@ -249,3 +249,43 @@ def _redis_url() -> str:
     from runner.tests.worker import REDIS_TEST_URL
 
     return REDIS_TEST_URL
+
+
+def test_ctrl_c_stops_the_command_and_the_stream_together_and_says_so(
+    live_site, tmp_path, declared
+):
+    import os
+    import signal
+
+    contest = streaming_contest(target_rows=1_000_000)
+    _, key = witness_token(contest)
+    client = start_client(
+        registry=live_site.url, key=key, contest=contest, declared=this_machine(declared),
+        tmp_path=tmp_path, command=c_benchmark(tmp_path, rows=1_000_000, rate=5_000),
+    )  # fmt: skip
+    try:
+        _wait_for(lambda: LiveSample.objects.filter(run__contest=contest).count() >= 2)
+        os.kill(client.pid, signal.SIGINT)  # what Ctrl-C sends to the foreground program
+        _out, err = client.communicate(timeout=60)
+    finally:
+        if client.poll() is None:
+            client.kill()
+    assert b"interrupted: stopping the benchmark and sealing the stream" in err
+    assert b"the benchmark and the stream were stopped together" in err
+    run = the_run(contest)
+    assert run.sealed_at is not None
+    assert run.exit_status != 0
+    assert client.returncode == run.exit_status
+    exit_verdict = next(v for v in run.seal_verdicts if v["rule"] == "exit_status")
+    assert exit_verdict["status"] == "fail"
+    assert run.submission is None or not run.submission.eligible
+    local = (tmp_path / "local.log").read_bytes()
+    assert (
+        b"".join(
+            text.encode()
+            for text in LiveBatch.objects.filter(run=run)
+            .order_by("seq")
+            .values_list("text", flat=True)
+        )
+        == local
+    )  # every line the command printed before it stopped reached the registry
