@@ -39,12 +39,37 @@ def refused(error: services.LiveRefused) -> Response:
     return Response({"detail": error.message, **error.details}, status=error.status)
 
 
+def cache_down() -> Response:
+    return Response(
+        {"detail": "The registry cannot count requests right now (its cache is down); try again."},
+        status=503,
+        headers={"Retry-After": "30"},
+    )
+
+
+def batch_too_large(size: int) -> Response:
+    return Response(
+        {
+            "detail": f"The batch is {size:,} bytes; a batch holds at most "
+            f"{settings.LIVE_BATCH_MAX_BYTES:,}: send fewer lines at a time."
+        },
+        status=413,
+    )
+
+
 def too_many(message: str, retry_after: int) -> Response:
     return Response({"detail": message}, status=429, headers={"Retry-After": str(retry_after)})
 
 
-class WitnessTokenCreate(APIView):
+class WitnessTokenListCreate(APIView):
+    """The user's witness tokens (never their keys), and a new one for a contest."""
+
     permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=WitnessTokenSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        tokens = WitnessToken.objects.filter(user=request.user).select_related("contest")
+        return Response(WitnessTokenSerializer(tokens, many=True).data)
 
     @extend_schema(request=WitnessTokenCreateSerializer, responses={201: WitnessTokenSerializer})
     def post(self, request: Request) -> Response:
@@ -124,7 +149,10 @@ class LiveRunOpen(WitnessedView):
             raise PermissionDenied(
                 f"This witness token streams into {token.contest.slug}, not {asked}."
             )
-        allowed, retry_after = throttle.open_allowed(request.user.pk)
+        try:
+            allowed, retry_after = throttle.open_allowed(request.user.pk)
+        except throttle.BudgetUnavailable:
+            return cache_down()
         if not allowed:
             return too_many(
                 f"You opened {settings.LIVE_RUNS_PER_HOUR} live runs this hour, the most we take.",
@@ -149,14 +177,11 @@ class LiveRunBatches(WitnessedView):
     def post(self, request: Request, pk: int) -> Response:
         length = int(request.META.get("CONTENT_LENGTH") or 0)
         if length > settings.LIVE_BATCH_MAX_BYTES:
-            return Response(
-                {
-                    "detail": f"The batch is {length:,} bytes; a batch holds at most "
-                    f"{settings.LIVE_BATCH_MAX_BYTES:,}: send fewer lines at a time."
-                },
-                status=413,
-            )
-        allowed, retry_after = throttle.batch_allowed(pk)
+            return batch_too_large(length)
+        try:
+            allowed, retry_after = throttle.batch_allowed(pk)
+        except throttle.BudgetUnavailable:
+            return cache_down()
         if not allowed:
             return too_many(
                 f"More than {settings.LIVE_BATCHES_PER_MINUTE} batches a minute for one run.",
@@ -164,6 +189,10 @@ class LiveRunBatches(WitnessedView):
             )
         serializer = LiveBatchSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
+        # Without a Content-Length (a chunked body) the size is known only now.
+        size = sum(len(line.encode()) + 1 for line in serializer.validated_data["lines"])
+        if size > settings.LIVE_BATCH_MAX_BYTES:
+            return batch_too_large(size)
         try:
             appended = services.live_run_append(
                 run_id=pk, token=request.auth, **serializer.validated_data

@@ -7,15 +7,24 @@ import time
 
 from django.conf import settings
 from django.core.cache import cache
+from redis.exceptions import RedisError
+
+
+class BudgetUnavailable(Exception):
+    """The cache that counts the budgets cannot be reached: the API answers 503, and a witness
+    client retries later."""
 
 
 def _count(key: str, window: int) -> tuple[int, int]:
     now = int(time.time())
     slot = now // window
     full_key = f"{key}:{slot}"
-    # add() creates the counter atomically; incr() then counts without a read-modify-write race.
-    cache.add(full_key, 0, timeout=window + 60)
-    return cache.incr(full_key), (slot + 1) * window - now
+    try:
+        # add() creates the counter atomically; incr() counts without a read-modify-write race.
+        cache.add(full_key, 0, timeout=window + 60)
+        return cache.incr(full_key), (slot + 1) * window - now
+    except (RedisError, OSError) as error:
+        raise BudgetUnavailable(str(error)) from error
 
 
 def batch_allowed(run_id: int) -> tuple[bool, int]:

@@ -285,3 +285,28 @@ def test_the_site_serves_the_client_with_its_sha256(client):
         == CLIENT_PATH.read_bytes()
     )
     assert digest in client.get("/witness/").text
+
+
+def test_a_cache_that_is_down_gets_503_and_nothing_is_stored(streaming, settings):
+    client, run_id = streaming
+    # A Redis that is not there: a port nothing listens on.
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+        }
+    }
+    answer = append(client, run_id, 0, ["a"])
+    assert answer.status_code == 503
+    assert answer["Retry-After"] == "30"
+    assert not LiveBatch.objects.filter(run_id=run_id).exists()
+
+
+def test_a_user_lists_their_witness_tokens_without_the_keys(contest, entrant):
+    made = api_client(entrant).post("/api/witness-tokens/", {"contest": contest.slug}).json()
+    api_client(UserFactory()).post("/api/witness-tokens/", {"contest": contest.slug})
+    listed = api_client(entrant).get("/api/witness-tokens/").json()
+    assert [(t["id"], t["contest"], t["revoked_at"]) for t in listed] == [
+        (made["id"], contest.slug, None)
+    ]
+    assert "token" not in listed[0]
