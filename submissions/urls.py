@@ -1,6 +1,6 @@
 from django.urls import path
 
-from submissions import feeds, views
+from submissions import feeds, sharing, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -9,11 +9,14 @@ urlpatterns = [
     path("contests/<slug:slug>/submit/", views.submission_create, name="submission_create"),
     path("contests/<slug:slug>/leaderboard.csv", views.leaderboard_csv, name="leaderboard_csv"),
     path("contests/<slug:slug>/leaderboard.json", views.leaderboard_json, name="leaderboard_json"),
-    path("compare/", views.compare, name="compare"),
+    path("compare/", sharing.compare, name="compare"),
+    path("contests/<slug:slug>/badge.svg", sharing.contest_badge, name="contest_badge"),
     path("feeds/results.atom", feeds.PublishedResultsFeed(), name="results_feed"),
     path("entries/mine/", views.my_entries, name="my_entries"),
     path("entries/<int:pk>/", views.submission_detail, name="submission_detail"),
     path("entries/<int:pk>/edit/", views.submission_edit, name="submission_edit"),
     path("entries/<int:pk>/delete/", views.submission_delete, name="submission_delete"),
     path("entries/<int:pk>/log/", views.submission_log, name="submission_log"),
+    path("entries/<int:pk>/badge.svg", sharing.entry_badge, name="entry_badge"),
+    path("entries/<int:pk>/figures.json", sharing.entry_figures, name="entry_figures"),
 ]

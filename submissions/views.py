@@ -26,7 +26,7 @@ from submissions.leaderboard import LeaderboardQuery
 from submissions.live import selectors as live_selectors
 from submissions.live.seal_rules import SEAL_RULE_SENTENCES
 from submissions.live.trust import TRUST_LEVELS
-from submissions.models import Contest, DriveKind, SampleSeries, Submission
+from submissions.models import Contest, DriveKind, Submission
 from submissions.rules import RuleSet
 from submissions.throttle import too_many_message, upload_allowed
 
@@ -254,57 +254,6 @@ def leaderboard_json(request: HttpRequest, slug: str) -> JsonResponse:
     return response
 
 
-# Entries one page overlays; more would not be readable in one plot.
-COMPARE_MAX_ENTRIES = 12
-
-
-def compare(request: HttpRequest) -> HttpResponse:
-    """Overlay the rate curves of chosen entries: /compare/?ids=3,7,12 (shareable)."""
-    asked = _entry_ids(request.GET.getlist("ids"))
-    canonical = ",".join(map(str, asked))
-    if asked and request.GET.getlist("ids") != [canonical]:
-        # The leaderboard's checkboxes send ids=3&ids=7; the address to share reads ids=3,7.
-        return redirect(f"{reverse('compare')}?ids={canonical}")
-    wanted = asked[:COMPARE_MAX_ENTRIES]
-    entries = selectors.entries_to_compare(ids=wanted, user=request.user)
-    found = {entry.pk for entry in entries}
-    curves = [
-        {
-            "id": entry.pk,
-            "label": f"#{entry.pk} {entry.storage_engine} ({entry.public_name})",
-            "interval_rate": entry.series.preview["interval_rate"],
-        }
-        for entry in entries
-        if _has_series(entry) and entry.series.preview.get("interval_rate")
-    ]
-    context = {
-        "entries": entries,
-        "curves": curves,
-        "left_out": [pk for pk in wanted if pk not in found],
-        "beyond_limit": asked[COMPARE_MAX_ENTRIES:],
-        "max_entries": COMPARE_MAX_ENTRIES,
-    }
-    return render(request, "submissions/compare.html", context)
-
-
-def _entry_ids(values: list[str]) -> list[int]:
-    """Entry numbers from ?ids=3,7 or ?ids=3&ids=7, in order, once each; junk is skipped."""
-    ids: list[int] = []
-    for value in values:
-        for part in value.split(","):
-            part = part.strip().lstrip("#")
-            if part.isdigit() and len(part) < 19 and int(part) not in ids:
-                ids.append(int(part))
-    return ids
-
-
-def _has_series(entry: Submission) -> bool:
-    try:
-        return entry.series is not None
-    except SampleSeries.DoesNotExist:
-        return False
-
-
 @login_required
 def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
     contest = get_object_or_404(Contest, slug=slug)
@@ -379,8 +328,19 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         or selectors.is_organizer(request.user)
         or submission.owner_id == request.user.id,
         **rerun_panel(submission, request.user),
+        "share": _share_links(request, submission),
     }
     return render(request, "submissions/submission_detail.html", context)
+
+
+def _share_links(request: HttpRequest, submission: Submission) -> dict | None:
+    """The badge and the page's address to paste elsewhere: only once the public can see them."""
+    if not submission.contest.results_are_public():
+        return None
+    return {
+        "page": request.build_absolute_uri(submission.get_absolute_url()),
+        "badge": request.build_absolute_uri(reverse("entry_badge", args=[submission.pk])),
+    }
 
 
 # Reference rows a track's plot sets beside the entry: all of them, or those of its class.

@@ -1,36 +1,238 @@
-// Overlays the interval-rate curves of the entries on the compare page, from their previews.
+// The compare page's plot: entries' rate curves (or one band per group of repeats), the seeds'
+// reference rows, and below them each curve as a ratio to the baseline. The axes, the rate,
+// the zoom and the log scales change in place and are written back into the address.
 (function () {
   "use strict";
 
   var COLORS = ["#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2",
                 "#be185d", "#4d7c0f", "#1e293b", "#b45309", "#7c3aed", "#0f766e"];
+  // The controls the page redraws for; the others (baseline, references) reload the table.
+  var IN_PLACE = ["x", "rate", "zoom", "xlog", "ylog"];
 
   // Plotly reads <a href>, <b>, <span style> and entities in trace names as markup: a label
   // holds what entrants typed, so it is escaped to show as the text it is.
   function plain(text) {
-    return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
   }
 
-  function draw(element, curves) {
-    var traces = curves.map(function (curve, index) {
-      return {
-        x: curve.interval_rate.x, y: curve.interval_rate.y, name: plain(curve.label),
-        type: "scatter", mode: "lines", line: { color: COLORS[index % COLORS.length], width: 1.5 },
-        hovertemplate: "%{x:,} rows: %{y:,.0f} rows/s<extra>" + plain(curve.label) + "</extra>",
-      };
-    });
-    var layout = {
-      margin: { t: 50, r: 20, b: 50, l: 70 },
-      xaxis: { title: { text: "rows inserted" }, tickformat: ",d" },
-      yaxis: { title: { text: "rows/s (interval)" }, tickformat: ",d", rangemode: "tozero" },
-      legend: { orientation: "h", y: -0.2 },
-      hovermode: "closest",
-      updatemenus: [window.IIBenchPlots.scaleButtons()],
+  function interp(at, xs, ys) {
+    if (!xs.length) return NaN;
+    if (at <= xs[0]) return ys[0];
+    if (at >= xs[xs.length - 1]) return ys[ys.length - 1];
+    var low = 0, high = xs.length - 1;
+    while (high - low > 1) {
+      var middle = (low + high) >> 1;
+      if (xs[middle] <= at) low = middle; else high = middle;
+    }
+    var span = xs[high] - xs[low];
+    return span > 0 ? ys[low] + (ys[high] - ys[low]) * (at - xs[low]) / span : ys[low];
+  }
+
+  function xsOf(curve, state) { return state.x === "time" ? curve.t : curve.x; }
+
+  function find(items, key) {
+    for (var i = 0; i < items.length; i++) if (items[i].key === key) return items[i];
+    return null;
+  }
+
+  // The baseline as a function of x: its curve where it has one, else its terminal rate.
+  function baselineAt(data, state) {
+    var base = find(data.items, state.base);
+    if (!base) return null;
+    var curve = base.curves[state.rate];
+    if (curve) {
+      var xs = xsOf(curve, state);
+      return function (at) { return interp(at, xs, curve.y); };
+    }
+    var level = state.rate === "cumulative" ? base.average_rate : base.terminal_rate;
+    level = level || base.average_rate || base.terminal_rate;
+    return level ? function () { return level; } : null;
+  }
+
+  function referenceTrace(item, state, color) {
+    var end = state.x === "time" ? item.elapsed : item.rows;
+    var level = state.rate === "cumulative" ? item.average_rate : item.terminal_rate;
+    if (!end || !level) return null;
+    return {
+      x: [end * 0.9, end], y: [level, level], name: plain(item.label), type: "scatter",
+      mode: "lines+markers", line: { color: color, width: 2, dash: "dash" },
+      hovertemplate: "%{y:,.0f} rows/s<extra>" + plain(item.label) + "</extra>",
     };
-    window.Plotly.newPlot(element, traces, layout, { responsive: true, displaylogo: false });
+  }
+
+  function traces(data, state, base) {
+    var out = [], ratios = [];
+    data.items.forEach(function (item, index) {
+      var color = COLORS[index % COLORS.length];
+      if (item.kind === "reference") {
+        var line = referenceTrace(item, state, color);
+        if (line) out.push(line);
+        return;
+      }
+      var curve = item.curves[state.rate];
+      if (!curve || item.grouped) return;
+      var xs = xsOf(curve, state);
+      out.push({
+        x: xs, y: curve.y, name: plain(item.label), type: "scatter", mode: "lines",
+        line: { color: color, width: 1.5 },
+        hovertemplate: "%{x:,.0f}: %{y:,.0f} rows/s<extra>" + plain(item.label) + "</extra>",
+      });
+      if (base && item.key !== state.base) {
+        ratios.push({
+          x: xs, y: xs.map(function (at, i) { return curve.y[i] / base(at); }),
+          name: plain(item.label) + " / baseline", type: "scatter", mode: "lines", yaxis: "y2",
+          showlegend: false, line: { color: color, width: 1 },
+          hovertemplate: "%{y:.2f}x<extra>" + plain(item.label) + "</extra>",
+        });
+      }
+    });
+    data.bands.forEach(function (band, index) {
+      var variant = band.variants[state.rate + "-" + state.x];
+      if (!variant) return;
+      var color = COLORS[(data.items.length + index) % COLORS.length];
+      out.push({ x: variant.x, y: variant.low, type: "scatter", mode: "lines", showlegend: false,
+                 line: { width: 0 }, hoverinfo: "skip", name: plain(band.label) + " min" });
+      out.push({ x: variant.x, y: variant.high, type: "scatter", mode: "lines", fill: "tonexty",
+                 fillcolor: "rgba(100, 116, 139, 0.25)", line: { width: 0 },
+                 name: plain(band.label) + " (min-max)", hoverinfo: "skip" });
+      out.push({ x: variant.x, y: variant.median, type: "scatter", mode: "lines",
+                 line: { color: color, width: 2 }, name: plain(band.label) + " median",
+                 hovertemplate: "%{y:,.0f} rows/s<extra>median</extra>" });
+    });
+    return { main: out, ratios: ratios };
+  }
+
+  // The x range of the zoom presets: the first 10% of the longest run, or from the earliest
+  // start of an entry's terminal-rate window to the end.
+  function zoomRange(data, state) {
+    var end = 0, start = Infinity;
+    data.items.forEach(function (item) {
+      var curve = item.curves[state.rate];
+      if (!curve || !curve.x.length) return;
+      var xs = xsOf(curve, state);
+      end = Math.max(end, xs[xs.length - 1]);
+      if (item.terminal_start) {
+        var at = state.x === "time" ? interp(item.terminal_start, curve.x, curve.t) : item.terminal_start;
+        start = Math.min(start, at);
+      }
+    });
+    if (!end) return null;
+    if (state.zoom === "start") return [0, end * 0.1];
+    if (state.zoom === "terminal" && start < end) return [start, end];
+    return null;
+  }
+
+  function yRange(series, range, log) {
+    var low = Infinity, high = -Infinity;
+    series.forEach(function (trace) {
+      for (var i = 0; i < trace.x.length; i++) {
+        var x = trace.x[i], y = trace.y[i];
+        if (range && (x < range[0] || x > range[1])) continue;
+        if (!isFinite(y) || (log && y <= 0)) continue;
+        low = Math.min(low, y); high = Math.max(high, y);
+      }
+    });
+    if (!isFinite(low)) return null;
+    if (log) return [Math.log10(low) - 0.05, Math.log10(high) + 0.05];
+    return [0, high * 1.05];
+  }
+
+  function axisRange(range, log) {
+    if (!range) return null;
+    if (!log) return range;
+    return [Math.log10(Math.max(range[0], 1)), Math.log10(Math.max(range[1], 1))];
+  }
+
+  function draw(element, data, state) {
+    var base = baselineAt(data, state);
+    var drawn = traces(data, state, base);
+    var range = zoomRange(data, state);
+    var withRatios = drawn.ratios.length > 0;
+    var layout = {
+      margin: { t: 30, r: 20, b: 60, l: 80 },
+      xaxis: {
+        title: { text: state.x === "time" ? "elapsed seconds" : "rows inserted" },
+        type: state.xlog ? "log" : "linear", tickformat: state.xlog ? ",~r" : ",d",
+        anchor: withRatios ? "y2" : "y",
+      },
+      yaxis: {
+        title: { text: "rows/s (" + state.rate + ")" }, type: state.ylog ? "log" : "linear",
+        tickformat: state.ylog ? ",~r" : ",d", domain: withRatios ? [0.34, 1] : [0, 1],
+      },
+      legend: { orientation: "h", y: -0.18 },
+      hovermode: "closest",
+    };
+    if (range) {
+      layout.xaxis.range = axisRange(range, state.xlog);
+      var yr = yRange(drawn.main, range, state.ylog);
+      if (yr) layout.yaxis.range = yr;
+    } else if (!state.ylog) {
+      layout.yaxis.rangemode = "tozero";
+    }
+    if (withRatios) {
+      layout.yaxis2 = { title: { text: "x baseline" }, domain: [0, 0.28], type: "log",
+                        tickformat: ",~r", dtick: "D2" };
+      layout.shapes = [{ type: "line", xref: "paper", x0: 0, x1: 1, yref: "y2", y0: 1, y1: 1,
+                         line: { color: "#64748b", width: 1, dash: "dot" } }];
+    }
+    var config = window.IIBenchPlots.config("iibench-compare");
+    window.Plotly.react(element, drawn.main.concat(drawn.ratios), layout, config);
+    element.dataset.state = [state.x, state.rate, state.zoom, state.xlog, state.ylog].join(" ");
+    element.dataset.zoomRange = range ? range.join(" ") : "";
+    var caption = document.getElementById("compare-caption");
+    if (caption) {
+      caption.textContent = (state.rate === "interval" ? "Interval" : "Cumulative") +
+        " insertion rate against " + (state.x === "time" ? "elapsed time" : "rows inserted") + ".";
+    }
+  }
+
+  // The same canonical order as the server's CompareState.query().
+  function address(form, state) {
+    var parts = [];
+    var ids = form.elements.ids.value;
+    if (ids) parts.push("ids=" + ids);
+    var refs = form.querySelector("input[name=refs]");
+    if (refs && refs.value) parts.push("refs=" + refs.value);
+    if (state.base) parts.push("base=" + state.base);
+    if (state.x !== "rows") parts.push("x=" + state.x);
+    if (state.zoom !== "all") parts.push("zoom=" + state.zoom);
+    if (state.rate !== "interval") parts.push("rate=" + state.rate);
+    if (state.xlog) parts.push("xlog=1");
+    if (state.ylog) parts.push("ylog=1");
+    form.querySelectorAll("input[name=group]").forEach(function (group) {
+      parts.push("group=" + group.value);
+    });
+    return "?" + parts.join("&");
+  }
+
+  function readForm(form, state) {
+    return {
+      base: state.base,
+      x: form.elements.x.value, rate: form.elements.rate.value, zoom: form.elements.zoom.value,
+      xlog: form.elements.xlog.checked, ylog: form.elements.ylog.checked,
+    };
   }
 
   var element = document.getElementById("compare-curves");
-  var data = document.getElementById("compare-data");
-  if (element && data) draw(element, JSON.parse(data.textContent));
+  var source = document.getElementById("compare-data");
+  if (!element || !source) return;
+  var data = JSON.parse(source.textContent);
+  var state = data.state;
+  draw(element, data, state);
+  var form = document.getElementById("compare-view");
+  if (!form) return;
+  form.addEventListener("change", function (event) {
+    if (IN_PLACE.indexOf(event.target.name) === -1) {
+      form.submit();
+      return;
+    }
+    state = readForm(form, state);
+    draw(element, data, state);
+    window.history.replaceState(null, "", address(form, state));
+    // The table's "use as baseline" links keep the view the reader has now.
+    document.querySelectorAll("a[data-base]").forEach(function (link) {
+      var next = Object.assign({}, state, { base: link.dataset.base });
+      link.setAttribute("href", address(form, next));
+    });
+  });
 })();

@@ -27,5 +27,19 @@
     };
   }
 
-  window.IIBenchPlots = { scaleButtons: scaleButtons };
+  // Plotly's toolbar saves PNG; one more button saves SVG, for a blog post or a paper.
+  function config(filename) {
+    return {
+      responsive: true, displaylogo: false,
+      toImageButtonOptions: { format: "png", filename: filename, scale: 2 },
+      modeBarButtonsToAdd: [{
+        name: "Download as SVG", icon: window.Plotly.Icons.disk,
+        click: function (gd) {
+          window.Plotly.downloadImage(gd, { format: "svg", filename: filename });
+        },
+      }],
+    };
+  }
+
+  window.IIBenchPlots = { scaleButtons: scaleButtons, config: config };
 })();

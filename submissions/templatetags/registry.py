@@ -51,7 +51,8 @@ RANKED_ROW = (
     "<td>{verified}</td></tr>"
 )
 REFERENCE_ROW = (
-    '<tr class="reference"><td class="pick"></td>'
+    '<tr class="reference"><td class="pick"><input type="checkbox" name="refs" value="{id}" '
+    'aria-label="Compare with the reference {entrant}"></td>'
     '<td class="num"><span class="badge reference">reference</span></td>'
     '<td title="{source}">{entrant}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
     '<td class="num" title="{note}">{elapsed}</td><td class="num">{terminal}</td>'
@@ -80,7 +81,8 @@ TRACK_RANKED_ROW = (
     "{figures}<td>{verified}</td></tr>"
 )
 TRACK_REFERENCE_ROW = (
-    '<tr class="reference"><td class="pick"></td>'
+    '<tr class="reference"><td class="pick"><input type="checkbox" name="refs" value="{id}" '
+    'aria-label="Compare with the reference {entrant}"></td>'
     '<td class="num"><span class="badge reference">reference</span></td>{track_class}'
     '<td title="{source}">{entrant}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
     "{figures}<td></td></tr>"
@@ -151,7 +153,7 @@ def board_row(row, track: tracks.Track | None = None) -> str:
         "average": rate(row.average_rate),
     }
     if row.reference:
-        return format_html(REFERENCE_ROW, source=row.source, note=row.reason, **common)
+        return format_html(REFERENCE_ROW, id=row.id, source=row.source, note=row.reason, **common)
     return format_html(
         RANKED_ROW,
         id=row.id,

@@ -115,6 +115,10 @@ def draft_in_api_list(world: World, response) -> bool:
     return world.draft.pk in [entry["id"] for entry in response.json()["results"]]
 
 
+def draft_name_shown(world: World, response) -> bool:
+    return "Draft Ada" in response.content.decode()
+
+
 def draft_on_page(world: World, response) -> bool:
     return f"/entries/{world.draft.pk}/" in response.content.decode()
 
@@ -215,6 +219,12 @@ TABLE = [
     row("submission_detail", "GET", "/entries/999999/", 404, 404, 404, 404),
     row("submission_log", "GET", "/entries/{published}/log/", 200, 200, 200, 200),
     row("submission_log", "GET", "/entries/{draft}/log/", 403, 200, 403, 200),
+    row("entry_badge", "GET", "/entries/{published}/badge.svg", 200, 200, 200, 200),
+    row("entry_badge", "GET", "/entries/{draft}/badge.svg", 404, 200, 404, 200),
+    row("entry_figures", "GET", "/entries/{published}/figures.json", 200, 200, 200, 200),
+    row("entry_figures", "GET", "/entries/{draft}/figures.json", 404, 200, 404, 200),
+    row("contest_badge", "GET", "/contests/public/badge.svg", 200, 200, 200, 200),
+    row("contest_badge", "GET", "/contests/embargoed/badge.svg", 200, 200, 200, 200, effect=draft_name_shown, effect_for=()),
     row("my_entries", "GET", "/entries/mine/", LOGIN, 200, 200, 200, effect=draft_on_page, effect_for=(ENTRANT,)),
     row("submission_create", "GET", "/contests/public/submit/", LOGIN, 200, 200, 200),
     row("submission_create", "POST", "/contests/public/submit/", LOGIN, 302, 302, 302, data=new_entry_form, effect=entry_added, effect_for=(ENTRANT, OTHER, STAFF)),
