@@ -378,9 +378,11 @@ class Outbox:
         self.next_seq = 0
         self.lock = threading.Lock()
 
-    def add(self, lines: list, machine: dict) -> None:
+    def add(self, lines: list, machine: dict, unterminated: bool = False) -> None:
         with self.lock:
             batch = {"seq": self.next_seq, "lines": lines, "machine": machine}
+            if unterminated:
+                batch["unterminated"] = True
             size = sum(len(line) for line in lines) + 200
             if self.memory_bytes + size > self.memory_bound:
                 path = os.path.join(self.spool, f"batch-{self.next_seq:09d}.json")
@@ -432,21 +434,25 @@ class Stream:
         self.interval = interval
         self.pending = []
         self.pending_bytes = 0
+        # The output's last line had no newline: the registry must not add one.
+        self.unterminated = False
         self.lock = threading.Lock()
         self.stop = threading.Event()
         self.failed = None  # a refusal that ends streaming (the command keeps running)
         self.reachable = True
 
-    def line(self, text: str) -> None:
+    def line(self, text: str, terminated: bool = True) -> None:
         with self.lock:
             self.pending.append(text)
+            self.unterminated = not terminated
             self.pending_bytes += len(text.encode()) + 8
             if self.pending_bytes >= BATCH_MAX_BYTES:
                 self._cut()
 
     def _cut(self, machine: dict | None = None) -> None:
         lines, self.pending, self.pending_bytes = self.pending, [], 0
-        self.outbox.add(lines, machine or {})
+        self.outbox.add(lines, machine or {}, self.unterminated and bool(lines))
+        self.unterminated = False
 
     def tick(self) -> None:
         """Close the interval: the lines so far and the machine's counters become a batch."""
@@ -513,7 +519,11 @@ def pump_output(child: subprocess.Popen, local_copy, stream: Stream) -> None:
         terminal.flush()
         local_copy.write(raw)
         local_copy.flush()
-        stream.line(raw.decode("utf-8", "replace").rstrip("\n"))
+        terminated = raw.endswith(b"\n")
+        stream.line(
+            raw[:-1].decode("utf-8", "replace") if terminated else raw.decode("utf-8", "replace"),
+            terminated,
+        )
 
 
 def stop_command(child: subprocess.Popen) -> None:

@@ -52,9 +52,13 @@ class LiveOpenSerializer(DeclarationSerializer):
 class LiveBatchSerializer(serializers.Serializer):
     seq = serializers.IntegerField(min_value=0)
     lines = serializers.ListField(
-        child=serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=65536),
+        # Each line without its newline; the batch's size is bounded as a whole.
+        child=serializers.CharField(allow_blank=True, trim_whitespace=False),
         allow_empty=True,
         max_length=100_000,
+    )
+    unterminated = serializers.BooleanField(
+        required=False, default=False, help_text="The last line ends the output without a newline."
     )
     machine = serializers.JSONField(required=False, default=dict, validators=[_bounded_object])
 

@@ -100,8 +100,9 @@ class Appended:
     received_at: object
 
 
-def _digest(lines: list[str]) -> str:
-    return hashlib.sha256("\n".join(lines).encode("utf-8", "replace")).hexdigest()
+def batch_text(lines: list[str], unterminated: bool) -> str:
+    text = "".join(line + "\n" for line in lines)
+    return text[:-1] if unterminated and text else text
 
 
 def locked_run(*, run_id: int, token: WitnessToken) -> LiveRun:
@@ -120,12 +121,19 @@ def locked_run(*, run_id: int, token: WitnessToken) -> LiveRun:
 
 @transaction.atomic
 def live_run_append(
-    *, run_id: int, token: WitnessToken, seq: int, lines: list[str], machine: dict
+    *,
+    run_id: int,
+    token: WitnessToken,
+    seq: int,
+    lines: list[str],
+    machine: dict,
+    unterminated: bool = False,
 ) -> Appended:
     """Append one batch. Idempotent: the batch already stored under `seq` is acknowledged
     again, never stored twice; a gap in the sequence is refused with the expected number."""
     run = locked_run(run_id=run_id, token=token)
-    digest = _digest(lines)
+    text = batch_text(lines, unterminated)
+    digest = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
     if seq < run.next_seq:
         stored = LiveBatch.objects.filter(run=run, seq=seq).values_list("digest", "received_at")
         stored_digest, received_at = stored.get()
@@ -146,7 +154,6 @@ def live_run_append(
             expected_seq=run.next_seq,
         )
     now = timezone.now()
-    text = "".join(line + "\n" for line in lines)
     LiveBatch.objects.create(
         run=run,
         seq=seq,

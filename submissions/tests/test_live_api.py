@@ -310,3 +310,13 @@ def test_a_user_lists_their_witness_tokens_without_the_keys(contest, entrant):
         (made["id"], contest.slug, None)
     ]
     assert "token" not in listed[0]
+
+
+def test_output_ending_without_a_newline_is_kept_as_it_was(streaming):
+    client, run_id = streaming
+    client.post(
+        f"/api/live/{run_id}/batches/",
+        {"seq": 0, "lines": ["first", "last, no newline"], "unterminated": True},
+        format="json",
+    )
+    assert LiveBatch.objects.get(run_id=run_id).text == "first\nlast, no newline"

@@ -289,3 +289,24 @@ def test_ctrl_c_stops_the_command_and_the_stream_together_and_says_so(
         )
         == local
     )  # every line the command printed before it stopped reached the registry
+
+
+def test_what_is_not_an_iibench_log_is_sealed_without_an_entry_saying_why(
+    live_site, tmp_path, declared
+):
+    contest = streaming_contest()
+    _, key = witness_token(contest)
+    done = run_client(
+        registry=live_site.url, key=key, contest=contest, declared=this_machine(declared),
+        tmp_path=tmp_path, command=["printf", "hello\\nno newline at the end"],
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout == b"hello\nno newline at the end"
+    run = the_run(contest)
+    assert run.sealed_at is not None and run.submission is None
+    assert run.seal_message.startswith("Sealed without an entry:")
+    assert b"sealed: no entry" in done.stderr
+    stored = "".join(
+        LiveBatch.objects.filter(run=run).order_by("seq").values_list("text", flat=True)
+    )
+    assert stored.encode() == (tmp_path / "local.log").read_bytes() == done.stdout
