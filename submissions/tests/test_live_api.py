@@ -320,3 +320,28 @@ def test_output_ending_without_a_newline_is_kept_as_it_was(streaming):
         format="json",
     )
     assert LiveBatch.objects.get(run_id=run_id).text == "first\nlast, no newline"
+
+
+@pytest.mark.parametrize("target_rows", [3_500_000, 20_000_000])
+def test_live_progress_has_the_figures_of_the_whole_log(entrant, declared, target_rows):
+    import io
+
+    from submissions.figures import compute_figures
+    from submissions.logparse import parse_log
+
+    contest = ContestFactory(
+        target_rows=target_rows, results_published_at=timezone.now() - timedelta(days=1)
+    )
+    client = witness_client(entrant, contest)
+    run_id = open_run(client, declared).json()["id"]
+    log = python_log(rows=8_000_000)
+    for seq, line in enumerate(log.decode().splitlines()):
+        append(client, run_id, seq, [line])
+    body = APIClient().get(f"/api/live/{run_id}/").json()
+    whole = compute_figures(parse_log(io.BytesIO(log)).series, target_rows=target_rows)
+    assert body["rows"] == 8_000_000
+    assert body["terminal_rate"] == pytest.approx(whole.terminal_rate)
+    assert body["seconds_to_target"] == pytest.approx(whole.estimated_seconds_to_target)
+    assert [s["rows"] for s in body["samples"]] == [n * 1_000_000 for n in range(1, 9)]
+    later = APIClient().get(f"/api/live/{run_id}/?after={body['samples'][-1]['id']}").json()
+    assert later["samples"] == []
