@@ -195,19 +195,24 @@ def _record_progress(run: LiveRun, first_line: int, text: str) -> list[str]:
         series = parse_log(io.BytesIO(document.encode())).series
     except (LogError, ValueError):
         return changed
+    in_head = [i for i in range(len(series)) if series.line[i] <= head_lines]
+    new = [i for i in range(len(series)) if series.line[i] + offset >= first_line]
+    shift = 0.0
+    if offset and in_head and new and series.seconds[new[0]] < run.elapsed_seconds:
+        # A layout whose seconds are intervals (Python iibench of spring 2009): the parser
+        # summed them from the head's last report, not from the last one streamed.
+        shift = run.elapsed_seconds - series.seconds[in_head[-1]]
     fresh = [
         LiveSample(
             run=run,
             line=series.line[i] + offset,
             rows=series.rows[i],
-            seconds=series.seconds[i],
+            seconds=series.seconds[i] + shift,
             interval_rate=series.interval_rate[i],
             cumulative_rate=series.cumulative_rate[i],
         )
-        for i in range(len(series))
-        if series.line[i] > head_lines or offset == 0
+        for i in new
     ]
-    fresh = [sample for sample in fresh if sample.line >= first_line]
     if not fresh:
         return changed
     LiveSample.objects.bulk_create(fresh, ignore_conflicts=True)

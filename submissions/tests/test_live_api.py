@@ -345,3 +345,34 @@ def test_live_progress_has_the_figures_of_the_whole_log(entrant, declared, targe
     assert [s["rows"] for s in body["samples"]] == [n * 1_000_000 for n in range(1, 9)]
     later = APIClient().get(f"/api/live/{run_id}/?after={body['samples'][-1]['id']}").json()
     assert later["samples"] == []
+
+
+def spring_2009_log(reports: int) -> bytes:
+    """The Python iibench layout of spring 2009, whose #seconds is the interval."""
+    lines = ["#rows #seconds cum_ips table_size last_ips #queries cum_qps last_qps"]
+    total = 0.0
+    for n in range(1, reports + 1):
+        interval = 100.0 + n
+        total += interval
+        rows = n * 1_000_000
+        lines.append(
+            f"{rows} {interval:.1f} {rows / total:.1f} {rows} {1_000_000 / interval:.1f} 0 0.0 0.0"
+        )
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_a_long_log_of_interval_seconds_keeps_its_elapsed_time_live(entrant, declared):
+    import io
+
+    from submissions.logparse import parse_log
+
+    contest = ContestFactory(results_published_at=timezone.now() - timedelta(days=1))
+    client = witness_client(entrant, contest)
+    run_id = open_run(client, declared).json()["id"]
+    log = spring_2009_log(120)  # past the 60 lines kept whole
+    lines = log.decode().splitlines()
+    for seq, start in enumerate(range(0, len(lines), 7)):
+        append(client, run_id, seq, lines[start : start + 7])
+    body = APIClient().get(f"/api/live/{run_id}/").json()
+    whole = parse_log(io.BytesIO(log)).series
+    assert [s["seconds"] for s in body["samples"]] == pytest.approx(list(whole.seconds))
