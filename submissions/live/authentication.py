@@ -4,6 +4,7 @@ token that leaks from a benchmark machine can stream runs into one contest and n
 from __future__ import annotations
 
 from django.utils import timezone
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.exceptions import AuthenticationFailed
 
@@ -34,3 +35,17 @@ class WitnessTokenAuthentication(BaseAuthentication):
 
     def authenticate_header(self, request) -> str:
         return "Bearer"
+
+
+class WitnessTokenScheme(OpenApiAuthenticationExtension):
+    """How the OpenAPI schema names the witness token."""
+
+    target_class = WitnessTokenAuthentication
+    name = "witnessToken"
+
+    def get_security_definition(self, auto_schema) -> dict:
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A witness token (iiw_...): streams runs into one contest only.",
+        }

@@ -376,3 +376,12 @@ def test_a_long_log_of_interval_seconds_keeps_its_elapsed_time_live(entrant, dec
     body = APIClient().get(f"/api/live/{run_id}/").json()
     whole = parse_log(io.BytesIO(log)).series
     assert [s["seconds"] for s in body["samples"]] == pytest.approx(list(whole.seconds))
+
+
+def test_a_session_cannot_stream_so_there_is_nothing_to_forge(client, contest, entrant, declared):
+    client.force_login(entrant)
+    answer = client.post(
+        "/api/live/", {**declared, "run_key": "session-run-1"}, content_type="application/json"
+    )
+    assert answer.status_code == 401
+    assert not LiveRun.objects.exists()
