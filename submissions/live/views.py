@@ -40,8 +40,19 @@ def live_run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "datadir": (run.machine or {}).get("datadir") or {},
         "db": (run.machine or {}).get("db") or {},
         "trust": selectors.entry_trust(run.submission) if run.submission else None,
+        "stalled_after": _duration(settings.LIVE_STALLED_SECONDS),
+        "abandoned_after": _duration(settings.LIVE_ABANDONED_SECONDS),
     }
     return render(request, "live/live_run.html", context)
+
+
+def _duration(seconds: int) -> str:
+    if seconds % 86400 == 0:
+        days = seconds // 86400
+        return "a day" if days == 1 else f"{days} days"
+    if seconds % 3600 == 0:
+        return f"{seconds // 3600} hours"
+    return f"{round(seconds / 60)} minutes"
 
 
 def _client_context(request: HttpRequest, contest: Contest | None) -> dict:

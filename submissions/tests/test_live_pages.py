@@ -65,6 +65,7 @@ def test_the_live_page_shows_progress_and_what_the_run_saw(client, public_contes
     assert "CentOS 5.1" in page and "ext3" in page and "hdd" in page
     assert "no client library importable" in page
     assert "Not ranked until sealed" in page
+    assert "stalled after 10 minutes without a line, abandoned after a day" in page
 
 
 def test_a_live_run_is_hidden_while_its_contest_is_embargoed(client, declared):
