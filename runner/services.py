@@ -218,12 +218,29 @@ def _joined_log(steps: list[workloads.Step], logs: dict[str, str]) -> str:
 
 
 def _remove_scratch(spec: workloads.RerunSpec) -> None:
-    url = spec.plan.db_url
-    if url.startswith("sqlite:///"):
-        path = Path(url.removeprefix("sqlite:///"))
+    remove_scratch(db_url=spec.plan.db_url, scratch_dir=spec.scratch_dir)
+
+
+def remove_scratch(*, db_url: str, scratch_dir: str) -> None:
+    """A rerun's scratch: its SQLite file (with its journals) and its load directory."""
+    if db_url.startswith("sqlite:///"):
+        path = Path(db_url.removeprefix("sqlite:///"))
         for suffix in ("", "-wal", "-shm", "-journal"):
             path.with_name(path.name + suffix).unlink(missing_ok=True)
-    shutil.rmtree(spec.scratch_dir, ignore_errors=True)
+    shutil.rmtree(scratch_dir, ignore_errors=True)
+
+
+def _remove_scratch_of(run_id: int, target_name: str) -> None:
+    """What a killed worker left behind (it never reached its `finally`)."""
+    try:
+        target = target_named(target_name)
+    except RerunRefused:
+        return  # a target no longer configured: nothing known to remove
+    work_dir = Path(settings.RERUN_WORK_DIR)
+    remove_scratch(
+        db_url=target.url.format(work_dir=work_dir, run_id=run_id),
+        scratch_dir=str(work_dir / f"rerun-{run_id}-load"),
+    )
 
 
 # --- nothing gets stuck -------------------------------------------------------------------
@@ -236,11 +253,18 @@ def reruns_sweep(*, now=None) -> int:
     stale = VerificationRun.objects.filter(
         status=RerunStatus.RUNNING, heartbeat_at__lt=now - timedelta(seconds=timeout)
     )
-    return stale.update(
-        status=RerunStatus.FAILED,
-        finished_at=now,
-        message=(
-            f"The worker stopped: no heartbeat for more than {timeout} s "
-            "(it was killed or its host went away). Start a new rerun."
-        ),
-    )
+    failed = 0
+    for run_id, target in stale.values_list("pk", "target"):
+        # One conditional UPDATE per run: a run whose worker beat meanwhile is left alone.
+        if not stale.filter(pk=run_id).update(
+            status=RerunStatus.FAILED,
+            finished_at=now,
+            message=(
+                f"The worker stopped: no heartbeat for more than {timeout} s "
+                "(it was killed or its host went away). Start a new rerun."
+            ),
+        ):
+            continue
+        failed += 1
+        _remove_scratch_of(run_id, target)
+    return failed

@@ -20,7 +20,7 @@ from django.core.files import File
 from django.db import transaction
 
 from submissions import services
-from submissions.models import Contest, Submission
+from submissions.models import Contest, DemoKind, Submission
 
 DEMO_LOGS = Path(__file__).parent / "demo_logs"
 EASTERN = ZoneInfo("America/New_York")
@@ -309,6 +309,7 @@ def _create_entry(entry: DemoEntry, contest: Contest, owner) -> bool:
             log_file=None,
             submitted_at=entry.submitted_at,
             enforce_deadline=False,
+            demo=DemoKind.DEMO,
         )
         return True
     path = DEMO_LOGS / entry.log
@@ -323,6 +324,7 @@ def _create_entry(entry: DemoEntry, contest: Contest, owner) -> bool:
             log_file=File(handle, name=path.name),
             submitted_at=entry.submitted_at,
             enforce_deadline=False,
+            demo=DemoKind.SYNTHETIC if entry.log.startswith("synthetic-") else DemoKind.DEMO,
         )
     return True
 

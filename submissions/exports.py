@@ -12,19 +12,23 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from submissions import tracks
-from submissions.figures import format_duration
+from submissions.figures import format_exact_duration
 from submissions.leaderboard import BoardRow
 from submissions.rules import RuleSet
 
 # The API's fields, in order; the CSV adds a few for people reading it in a spreadsheet.
+# `elapsed_seconds` is measured; `seconds_to_target` is measured or, with `estimated`, an
+# extrapolation whose basis `estimate_basis` states: two fields, never one.
 LEADERBOARD_FIELDS = (
-    "rank", "id", "entrant", "storage_engine", "elapsed_seconds", "terminal_rate",
-    "average_rate", "verified", "trust", "reference",
+    "rank", "id", "entrant", "storage_engine", "elapsed_seconds", "seconds_to_target",
+    "estimated", "estimate_basis", "terminal_rate", "average_rate", "verified", "trust",
+    "reference", "demo",
 )  # fmt: skip
-LEADERBOARD_EXTRA_FIELDS = ("hardware", "estimated", "reason")
+LEADERBOARD_EXTRA_FIELDS = ("hardware", "reason")
 LEADERBOARD_CSV_FIELDS = (
-    "rank", "id", "reference", "entrant", "storage_engine", "hardware", "elapsed_seconds",
-    "elapsed", "estimated", "terminal_rate", "average_rate", "verified", "trust", "reason",
+    "rank", "id", "reference", "demo", "entrant", "storage_engine", "hardware",
+    "elapsed_seconds", "elapsed", "seconds_to_target", "to_target", "estimated",
+    "estimate_basis", "terminal_rate", "average_rate", "verified", "trust", "reason",
 )  # fmt: skip
 
 
@@ -35,6 +39,9 @@ def leaderboard_row_data(row: BoardRow) -> dict:
         "entrant": row.entrant,
         "storage_engine": row.storage_engine,
         "elapsed_seconds": row.elapsed_seconds,
+        "seconds_to_target": row.seconds_to_target,
+        "estimate_basis": row.estimate_basis,
+        "demo": row.demo,
         "terminal_rate": row.terminal_rate,
         "average_rate": row.average_rate,
         "verified": row.verified,
@@ -96,8 +103,11 @@ def leaderboard_csv_lines(
     yield line([*LEADERBOARD_CSV_FIELDS, *(title for title, _ in extra)])
     for row in rows:
         data = leaderboard_row_data(row)
-        seconds = row.elapsed_seconds
-        data["elapsed"] = "" if seconds is None else format_duration(seconds, row.estimated)
+        seconds, to_target = row.elapsed_seconds, row.seconds_to_target
+        data["elapsed"] = "" if seconds is None else format_exact_duration(seconds)
+        data["to_target"] = (
+            "" if to_target is None else format_exact_duration(to_target, row.estimated)
+        )
         values = [data[name] for name in LEADERBOARD_CSV_FIELDS]
         values += [value(row) for _, value in extra]
         yield line([_csv_value(value) for value in values])

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
 from submissions import selectors, services, tracks
-from submissions.figures import format_duration
+from submissions.figures import format_exact_duration
 from submissions.models import Submission
 
 FEED_ITEMS = 50
@@ -36,11 +36,12 @@ class PublishedResultsFeed(Feed):
                 else "not ranked"
             )
         elif entry.rank is not None and entry.seconds_to_target is not None:
-            elapsed = format_duration(entry.seconds_to_target, estimated=entry.estimated)
-            standing = f"rank {entry.rank}, {elapsed} to {entry.contest.target_rows:,} rows"
+            to_target = format_exact_duration(entry.seconds_to_target, estimated=entry.estimated)
+            standing = f"rank {entry.rank}, {to_target} to {entry.contest.target_rows:,} rows"
         else:
             standing = "not ranked"
-        return f"{entry.contest.title}: #{entry.pk} {entry.storage_engine}, {standing}"
+        demo = f" [{entry.demo}]" if entry.demo else ""
+        return f"{entry.contest.title}: #{entry.pk} {entry.storage_engine}{demo}, {standing}"
 
     def item_description(self, entry: Submission) -> str:
         track = entry.contest.track
@@ -55,9 +56,11 @@ class PublishedResultsFeed(Feed):
             return f"{entry.public_name}, {entry.hardware_summary}. {figures}.{reason}"
         rate = f"{entry.terminal_rate:,.0f} rows/s" if entry.terminal_rate is not None else "—"
         reason = f" Not ranked: {entry.ineligible_reason}" if entry.rank is None else ""
+        estimate = f" Time to target estimated: {entry.estimate_basis}." if entry.estimated else ""
         return (
-            f"{entry.public_name}, {entry.hardware_summary}. Terminal rate {rate}, "
-            f"average {entry.average_rate:,.0f} rows/s.{reason}"
+            f"{entry.public_name}, {entry.hardware_summary}. Elapsed "
+            f"{format_exact_duration(entry.elapsed_seconds)} (measured), terminal rate {rate}, "
+            f"average {entry.average_rate:,.0f} rows/s.{estimate}{reason}"
         )
 
     def item_link(self, entry: Submission) -> str:

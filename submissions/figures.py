@@ -1,94 +1,174 @@
-"""The figures a run is ranked by, from its series. Pure: no Django.
+"""The figures a run is ranked by, from its log. Pure: no Django.
 
-No implementation prints a terminal rate, so it is computed here: the rate over the last
-10,000,000 rows (the contest briefs' "terminal rate over the last 10M rows"), or the last 1%
-of a run shorter than the contest's 1,000,000,000 rows so that a small run's terminal rate is
-not its whole run.
+Elapsed time is what the log measured: its own totals line when it prints one (a Python
+iibench run that builds its indexes after the load reports its last rows before the index
+build, and its totals include it), else its last report. Where a log prints its times rounded
+to whole seconds beside a precise cumulative rate (the Java iibench's TSV `elap_secs` and
+`cum_ips`), the time is read from the rate: seconds = rows / cum_ips. Every figure says which
+line and column it came from.
+
+The time to the contest's target is a separate figure: measured when the run passed the
+target, else estimated from the terminal rate (`estimate_basis` says so). The terminal rate is
+measured by submissions/terminal.py.
 """
 
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
-from submissions.logparse.model import Series
+import numpy as np
 
-TERMINAL_WINDOW_ROWS = 10_000_000
-FULL_RUN_ROWS = 1_000_000_000
+from submissions.logparse.model import ParsedLog, Series
+from submissions.terminal import seconds_at_rows, terminal_window
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """Rows and seconds, one entry per report, with the words that say where the seconds
+    were read (`source`, e.g. "t_sec" or "tot_inserts / cum_ips")."""
+
+    rows: np.ndarray
+    seconds: np.ndarray
+    source: str
 
 
 @dataclass(frozen=True)
 class Figures:
     rows: int
-    elapsed_seconds: float
+    elapsed_seconds: float  # measured: never an extrapolation
     average_rate: float
     terminal_rate: float | None  # None when the window has no time (or no rows) in it
-    terminal_window_rows: int  # the window actually used: whole report intervals
+    terminal_window_rows: int  # rounded to a whole row; the start is interpolated
     terminal_window_start_row: int
     target_rows: int
-    # Reached: when the run passed target_rows. Not reached: elapsed plus the rows still
-    # missing at the terminal rate (None without a terminal rate).
+    # Reached: when the run passed target_rows (measured). Not reached: elapsed plus the rows
+    # still missing at the terminal rate (None without a terminal rate).
     estimated_seconds_to_target: float | None
     estimated: bool
+    elapsed_source: str = ""  # "Totals line 23", "line 40, t_sec", ...
+    terminal_window_basis: str = ""  # "the last 10,000,000 rows", ...
+    estimate_basis: str = ""  # "", or what an estimate extrapolates
+
+    @property
+    def seconds_to_target(self) -> float | None:
+        return self.estimated_seconds_to_target
 
 
-def default_window_rows(rows: int) -> int:
-    if rows >= FULL_RUN_ROWS:
-        return TERMINAL_WINDOW_ROWS
-    return min(TERMINAL_WINDOW_ROWS, rows // 100)
-
-
-def compute_figures(series: Series, *, target_rows: int, window_rows: int | None = None) -> Figures:
+def compute_figures(
+    series: Series,
+    *,
+    target_rows: int,
+    window_rows: int | None = None,
+    log: ParsedLog | None = None,
+) -> Figures:
+    """The figures of `series`; with `log`, its totals and its most precise times are used."""
     if not len(series):
         raise ValueError("a series without reports has no figures")
-    rows = int(series.rows[-1])
-    elapsed = float(series.seconds[-1])
-    window = default_window_rows(rows) if window_rows is None else window_rows
-    start_rows, start_seconds = _window_start(series, rows - max(window, 1))
-    window_rows_used = rows - start_rows
-    window_seconds = elapsed - start_seconds
-    terminal = (
-        window_rows_used / window_seconds if window_seconds > 0 and window_rows_used > 0 else None
+    timeline = log_timeline(log) if log is not None else series_timeline(series, "seconds")
+    rows = int(timeline.rows[-1])
+    last_line = int(series.line[-1])
+    elapsed, source = float(timeline.seconds[-1]), f"line {last_line:,}, {timeline.source}"
+    average = rows / elapsed if elapsed > 0 else 0.0
+    totals_seconds = _totals_seconds(log.totals) if log is not None else None
+    # The summary wins when it covers the reports, allowing for its own rounding: it then also
+    # covers what came after the last report (an index build, the final commit).
+    if totals_seconds is not None and totals_seconds >= elapsed * (1 - 1e-3) - 0.05:
+        elapsed, source = totals_seconds, f"summary line {log.totals.line:,}"
+        average = float(log.totals.rows) / elapsed
+    window = terminal_window(
+        timeline.rows, timeline.seconds, target_rows=target_rows, window_rows=window_rows
     )
+    terminal = window.rate
+    basis = ""
     if rows >= target_rows:
-        to_target, estimated = _time_at_rows(series, target_rows), False
+        to_target, estimated = seconds_at_rows(timeline.rows, timeline.seconds, target_rows), False
+        if rows == target_rows:
+            to_target = elapsed  # the run ends at the target: its own total counts
     else:
         missing = target_rows - rows
         to_target = elapsed + missing / terminal if terminal else None
         estimated = True
+        if terminal:
+            basis = (
+                f"measured {format_duration(elapsed)} to {rows:,} rows, then {missing:,} rows "
+                f"at the terminal rate of {terminal:,.0f} rows/s"
+            )
+        else:
+            basis = "no terminal rate to extrapolate"
     return Figures(
         rows=rows,
         elapsed_seconds=elapsed,
-        average_rate=rows / elapsed if elapsed > 0 else 0.0,
+        average_rate=average,
         terminal_rate=terminal,
-        terminal_window_rows=window_rows_used,
-        terminal_window_start_row=start_rows,
+        terminal_window_rows=round(window.rows),
+        terminal_window_start_row=math.floor(window.start_row),
         target_rows=target_rows,
         estimated_seconds_to_target=to_target,
         estimated=estimated,
+        elapsed_source=source,
+        terminal_window_basis=window.basis,
+        estimate_basis=basis,
     )
 
 
-def _window_start(series: Series, from_rows: int) -> tuple[int, float]:
-    """The last sample at or before `from_rows`, or the start of the run (0 rows at 0 s)."""
-    at = bisect_right(series.rows, from_rows) - 1
-    if at < 0:
-        return 0, 0.0
-    return int(series.rows[at]), float(series.seconds[at])
+def _totals_seconds(totals) -> float | None:
+    """The seconds a summary line states, from its rows and rate when that is the more precise
+    reading ("Totals: 36.0 secs, 27747.7 rows/sec, 1000000 rows" is 36.039 s)."""
+    if totals is None or not totals.seconds or totals.rows is None or totals.seconds <= 0:
+        return None
+    seconds = float(totals.seconds)
+    if totals.rate and totals.rate > 0:
+        from_rate = totals.rows / totals.rate
+        if abs(from_rate - seconds) <= printed_resolution(np.array([seconds])) / 2 + 1e-9:
+            return from_rate
+    return seconds
 
 
-def _time_at_rows(series: Series, target_rows: int) -> float:
-    """When the run reached `target_rows`, interpolated between the two reports around it."""
-    at = bisect_left(series.rows, target_rows)
-    after_rows, after_seconds = int(series.rows[at]), float(series.seconds[at])
-    before_rows, before_seconds = (
-        (int(series.rows[at - 1]), float(series.seconds[at - 1])) if at else (0, 0.0)
-    )
-    if after_rows <= before_rows:
-        return after_seconds
-    share = (target_rows - before_rows) / (after_rows - before_rows)
-    return before_seconds + share * (after_seconds - before_seconds)
+def series_timeline(series: Series, source: str) -> Timeline:
+    rows = np.frombuffer(series.rows, dtype=np.int64)[: len(series)].astype(np.float64)
+    seconds = np.frombuffer(series.seconds, dtype=np.float64)[: len(series)]
+    return Timeline(rows, seconds, source)
+
+
+def log_timeline(log: ParsedLog) -> Timeline:
+    """The log's rows and seconds. The seconds come from `rows / cumulative rate` when the log
+    prints whole seconds beside a rate an order of magnitude more precise (Java's `elap_secs`
+    beside `cum_ips` with two decimals): the log's own, more exact figure. Else from its time
+    column."""
+    series = log.series
+    words = log.column_words
+    timeline = series_timeline(series, words.get("seconds", "seconds"))
+    if not len(series):
+        return timeline
+    cumulative = np.frombuffer(series.cumulative_rate, dtype=np.float64)[: len(series)]
+    last_rate, last_seconds = float(cumulative[-1]), float(timeline.seconds[-1])
+    if last_rate <= 0 or last_seconds <= 0:
+        return timeline
+    # Only whole seconds: finer times read off the values can hide printed digits ("17.000").
+    if printed_resolution(timeline.seconds) < 1:
+        return timeline
+    time_error = 0.5 / last_seconds
+    rate_error = printed_resolution(cumulative) / 2 / last_rate
+    if rate_error * 10 >= time_error:
+        return timeline
+    usable = cumulative > 0
+    precise = np.where(usable, timeline.rows / np.where(usable, cumulative, 1.0), timeline.seconds)
+    # Rounding in early reports must not make time run backwards.
+    precise = np.maximum.accumulate(precise)
+    if np.allclose(precise, timeline.seconds, rtol=0, atol=1e-9):
+        return timeline  # a rate the parser derived from these same seconds
+    source = f"{words.get('rows', 'rows')} / {words.get('cumulative_rate', 'cumulative rate')}"
+    return Timeline(timeline.rows, precise, source)
+
+
+def printed_resolution(values: np.ndarray) -> float:
+    """The precision a log printed numbers with (1, 0.1, 0.01, 0.001), read off the values."""
+    for decimals in range(4):
+        scaled = values * 10**decimals
+        if np.all(np.abs(scaled - np.round(scaled)) < 1e-5):
+            return 10.0**-decimals
+    return 0.001
 
 
 def format_duration(seconds: float, estimated: bool = False) -> str:
@@ -109,4 +189,25 @@ def format_duration(seconds: float, estimated: bool = False) -> str:
         text = f"{days:.0f} days"
     else:
         text = f"{days / 365.25:.1f} years"
+    return f"{text} (est.)" if estimated else text
+
+
+def format_exact_duration(seconds: float | None, estimated: bool = False) -> str:
+    """A duration to the second, for ranks that differ by minutes over days: "10d 7h 4m 12s",
+    "4m 05s", "17.3 s" (tenths under a minute)."""
+    if seconds is None or not math.isfinite(seconds):
+        return "unknown (est.)" if estimated else "unknown"
+    if seconds < 59.95:
+        text = f"{max(seconds, 0.0):.1f} s"
+    else:
+        whole = round(seconds)
+        days, rest = divmod(whole, 86400)
+        hours, rest = divmod(rest, 3600)
+        minutes, secs = divmod(rest, 60)
+        if days:
+            text = f"{days}d {hours}h {minutes:02d}m {secs:02d}s"
+        elif hours:
+            text = f"{hours}h {minutes:02d}m {secs:02d}s"
+        else:
+            text = f"{minutes}m {secs:02d}s"
     return f"{text} (est.)" if estimated else text

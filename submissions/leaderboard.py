@@ -9,6 +9,7 @@ import hashlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
+from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 from django.core.cache import cache
@@ -67,16 +68,20 @@ class SortPart:
 
 # The URL's `sort` values; `-name` reverses the first part. Ties always fall to the overall
 # rank, then the entry number, so a page boundary never shuffles rows.
+# Time to the target: measured times before estimates, whatever their values (an estimate is
+# never sorted as if measured).
+TO_TARGET = (
+    SortPart("estimated", "estimated"),
+    SortPart("seconds_to_target", "elapsed_seconds"),
+    SortPart("terminal_rate", "terminal_rate", descending=True),
+)
 SORTS: dict[str, tuple[SortPart, ...]] = {
-    "rank": (
-        SortPart("rank", None),
-        SortPart("seconds_to_target", "elapsed_seconds"),
-        SortPart("terminal_rate", "terminal_rate", descending=True),
-    ),
+    "rank": (SortPart("rank", None), *TO_TARGET),
     "elapsed": (
-        SortPart("seconds_to_target", "elapsed_seconds"),
+        SortPart("elapsed_seconds", "measured_elapsed_seconds"),
         SortPart("terminal_rate", "terminal_rate", descending=True),
     ),
+    "to_target": TO_TARGET,
     "terminal_rate": (SortPart("terminal_rate", "terminal_rate"),),
     "average_rate": (SortPart("average_rate", "average_rate"),),
     "entrant": (SortPart("public_name_key", "label"),),
@@ -87,7 +92,7 @@ SORTS: dict[str, tuple[SortPart, ...]] = {
 DEFAULT_SORT = "rank"
 # A reference row has no rank: on the classic board it sits where its time, then its terminal
 # rate, would rank it.
-RANK_PLACEMENT = SORTS["elapsed"]
+RANK_PLACEMENT = TO_TARGET
 
 
 @dataclass(frozen=True)
@@ -180,8 +185,8 @@ class BoardRow:
     entrant: str
     storage_engine: str
     hardware: str
-    elapsed_seconds: float | None
-    estimated: bool
+    elapsed_seconds: float | None  # measured; None when the source gives only an estimate
+    estimated: bool  # seconds_to_target is an extrapolation
     terminal_rate: float | None
     average_rate: float | None
     verified: bool
@@ -197,6 +202,11 @@ class BoardRow:
     track_figures: dict = field(default_factory=dict)
     track_metric: float | None = None
     track_class: str = ""
+    seconds_to_target: float | None = None  # measured or, when `estimated`, extrapolated
+    estimate_basis: str = ""
+    demo: str = ""  # "demo" or "synthetic": demo data, not an entrant's result
+    # The time to the target reads the same as a ranked neighbour's: the terminal rate decides.
+    tie_break: bool = False
 
 
 @dataclass(frozen=True)
@@ -292,7 +302,8 @@ BOARD_ENTRY_FIELDS = (
     "id", "rank", "public_name", "storage_engine", "sockets", "cpu_model", "cores", "memory_gb",
     "drives", "drive_kind", "raid_level", "seconds_to_target", "estimated", "terminal_rate",
     "average_rate", "verified", "eligible", "ineligible_reason", "rows", "track_figures",
-    "track_metric", "track_class", "live_run__witnessed",
+    "track_metric", "track_class", "elapsed_seconds", "estimate_basis", "demo",
+    "live_run__witnessed",
 )  # fmt: skip
 
 
@@ -447,8 +458,11 @@ def _entry_row(track: tracks.Track, values: dict) -> BoardRow:
             drive_kind=values["drive_kind"],
             raid_level=values["raid_level"],
         ),
-        elapsed_seconds=values["seconds_to_target"],
+        elapsed_seconds=values["elapsed_seconds"],
+        seconds_to_target=values["seconds_to_target"],
         estimated=values["estimated"],
+        estimate_basis=values["estimate_basis"],
+        demo=values["demo"],
         terminal_rate=values["terminal_rate"],
         average_rate=values["average_rate"],
         verified=values["verified"],
@@ -479,8 +493,10 @@ def _reference_row(track: tracks.Track, reference: ReferenceResult) -> BoardRow:
         entrant=reference.label,
         storage_engine=reference.storage_engine,
         hardware=reference.hardware,
-        elapsed_seconds=reference.elapsed_seconds,
+        elapsed_seconds=reference.measured_elapsed_seconds,
+        seconds_to_target=reference.elapsed_seconds,
         estimated=reference.estimated,
+        estimate_basis=reference.note if reference.estimated else "",
         terminal_rate=reference.terminal_rate,
         average_rate=reference.average_rate,
         verified=False,
@@ -556,6 +572,7 @@ def leaderboard_page(*, contest: Contest, query: LeaderboardQuery) -> BoardPage:
     rows = list(
         interleave(map(partial(_entry_row, board.track), entries), board.references, slots, length)
     )
+    mark_tie_breaks(rows)
     return BoardPage(
         rows=rows,
         count=board.count,
@@ -564,6 +581,18 @@ def leaderboard_page(*, contest: Contest, query: LeaderboardQuery) -> BoardPage:
         ranked_count=board.ranked_count,
         reference_count=len(board.references),
     )
+
+
+def mark_tie_breaks(rows: list[BoardRow]) -> None:
+    """Flag neighbouring ranked entries whose times to the target read the same to the second
+    (ranks 1 to 4 of a board may all be "10.3 days" and differ by minutes; to the second they
+    rarely tie): there the terminal rate is what orders them, and the board says so."""
+    ranked = [row for row in rows if row.ranked and row.seconds_to_target is not None]
+    for before, after in pairwise(ranked):
+        if before.estimated == after.estimated and round(before.seconds_to_target) == round(
+            after.seconds_to_target
+        ):
+            before.tie_break = after.tie_break = True
 
 
 def leaderboard_rows(*, contest: Contest, query: LeaderboardQuery) -> Iterator[BoardRow]:

@@ -135,11 +135,20 @@ class DriveKind(models.TextChoices):
     NVME = "nvme", "NVMe"
 
 
+class DemoKind(models.TextChoices):
+    """Entries the site loads as demo data, so no board, page, export or feed passes them off
+    as entrants' results."""
+
+    NONE = "", "An entrant's result"
+    DEMO = "demo", "Demo data (a real run made for the demo)"
+    SYNTHETIC = "synthetic", "Synthetic (a made-up log, not a real run)"
+
+
 # What the leaderboard sorts, filters and counts on (see Submission.Meta.indexes).
 BOARD_INDEX_COLUMNS = [
     "seconds_to_target", "terminal_rate", "average_rate", "verified", "drive_kind",
     "storage_engine", "cores", "memory_gb", "publish", "entrant_name", "track_metric",
-    "track_class",
+    "track_class", "elapsed_seconds", "estimated", "demo",
 ]  # fmt: skip
 
 
@@ -213,17 +222,32 @@ class Submission(models.Model):
     log_format_label = models.CharField(max_length=100, blank=True)
     parameters = models.JSONField(default=dict, blank=True)
     rows = models.PositiveBigIntegerField(default=0)
+    # Measured: the log's own last report or summary line, never an extrapolation.
     elapsed_seconds = models.FloatField(default=0)
+    elapsed_source = models.CharField(
+        max_length=120, blank=True, help_text='Where elapsed was read, e.g. "summary line 40".'
+    )
     average_rate = models.FloatField(default=0)
     terminal_rate = models.FloatField(null=True, blank=True)
     terminal_window_rows = models.PositiveBigIntegerField(default=0)
     terminal_window_start_row = models.PositiveBigIntegerField(default=0)
+    terminal_window_basis = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text='How the window was sized: "the last 10,000,000 rows".',
+    )
     seconds_to_target = models.FloatField(
         null=True,
         blank=True,
-        help_text="Elapsed time to the target rows; extrapolated when estimated.",
+        help_text="Time to the target rows: measured, or extrapolated when estimated.",
     )
     estimated = models.BooleanField(default=False)
+    estimate_basis = models.CharField(
+        max_length=300, blank=True, help_text="What an estimate extrapolates; empty when measured."
+    )
+    # The log does not start at the beginning of the run (its first report comes late).
+    excerpt = models.BooleanField(default=False)
+    demo = models.CharField(max_length=10, choices=DemoKind.choices, blank=True, default="")
     verdicts = models.JSONField(default=list, blank=True)
     eligible = models.BooleanField(default=False)
     ineligible_reason = models.CharField(max_length=500, blank=True)
@@ -354,3 +378,8 @@ class ReferenceResult(models.Model):
 
     def __str__(self) -> str:
         return self.label
+
+    @property
+    def measured_elapsed_seconds(self) -> float | None:
+        """The published time when it was measured; an estimate is not an elapsed time."""
+        return None if self.estimated else self.elapsed_seconds

@@ -27,14 +27,17 @@ class Standing:
     entry_id: int
     seconds_to_target: float
     terminal_rate: float | None
+    estimated: bool = False  # an extrapolated time ranks after every measured one
 
 
-def _order(standing: Standing) -> tuple[float, float]:
+def _order(standing: Standing) -> tuple[bool, float, float]:
     # A missing terminal rate loses every tie: it is worse than any measured rate.
     rate = standing.terminal_rate
-    return standing.seconds_to_target, -rate if rate is not None and math.isfinite(
-        rate
-    ) else math.inf
+    return (
+        standing.estimated,
+        standing.seconds_to_target,
+        -rate if rate is not None and math.isfinite(rate) else math.inf,
+    )
 
 
 def competition_ranks(standings: Iterable, key=_order) -> dict[int, int]:

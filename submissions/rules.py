@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
-from submissions.figures import Figures
+from submissions.figures import Figures, printed_resolution
 from submissions.logparse.model import ParsedLog
 
 
@@ -170,36 +170,58 @@ def _stated_limit(rule_id: str, key: str, what: str, limit: str, exact: bool):
     return check
 
 
+def _first_step(log: ParsedLog) -> int:
+    """The first step to judge: an excerpt's first report follows rows this log never saw."""
+    return 1 if any(marker.kind == "excerpt" for marker in log.markers) else 0
+
+
 def check_report_interval(entry: Entry, rules: RuleSet) -> Verdict:
     log, every = entry.log, rules.report_every_rows
-    per_seconds = log.parameters.get("report_every_seconds")
-    if per_seconds is not None:
-        return Verdict(
-            "report_interval",
-            Status.WARN,
-            f"The log reports every {_n(float(per_seconds.value))} s, not every {_n(every)} rows: "
-            "the curve is still drawn from its samples.",
-            per_seconds.line,
-            f"{per_seconds.value} s",
-            _n(every),
-        )
-    rows = np.frombuffer(log.series.rows, dtype=np.int64)
+    rows = np.frombuffer(log.series.rows, dtype=np.int64)[: len(log.series)]
     if len(rows) == 0:
         return Verdict(
             "report_interval", Status.FAIL, "The log has no report lines.", limit=_n(every)
         )
-    steps = np.diff(rows, prepend=0)
+    steps = np.diff(rows, prepend=0)[_first_step(log) :]
+    offset = _first_step(log)
+    if log.cadence == "time":
+        # A log that reports every N seconds meets "a report every M rows" when no two of its
+        # reports are more than M rows apart: it reports at least that often.
+        over = np.flatnonzero(steps > every)
+        seconds = _stated_seconds(log)
+        if len(over):
+            i = int(over[0]) + offset
+            return Verdict(
+                "report_interval",
+                Status.FAIL,
+                f"The log reports every {seconds}; a report at least every {_n(every)} rows is "
+                f"required, and this one comes {_n(int(rows[i] - (rows[i - 1] if i else 0)))} "
+                "rows after the previous one.",
+                int(log.series.line[i]),
+                _n(int(rows[i] - (rows[i - 1] if i else 0))),
+                _n(every),
+            )
+        most = int(steps.max()) if len(steps) else 0
+        return Verdict(
+            "report_interval",
+            Status.PASS,
+            f"The log reports every {seconds}, at most {_n(most)} rows apart: at least every "
+            f"{_n(every)} rows.",
+            int(log.series.line[-1]),
+            _n(most),
+            _n(every),
+        )
     # The last report may close a run that ends between two report points.
     odd = np.flatnonzero(steps[:-1] != every)
     if len(odd):
-        i = int(odd[0])
+        i = int(odd[0]) + offset
         return Verdict(
             "report_interval",
             Status.FAIL,
-            f"A report every {_n(every)} rows is required; this one comes {_n(int(steps[i]))} rows "
-            "after the previous one.",
+            f"A report every {_n(every)} rows is required; this one comes "
+            f"{_n(int(steps[i - offset]))} rows after the previous one.",
             int(log.series.line[i]),
-            _n(int(steps[i])),
+            _n(int(steps[i - offset])),
             _n(every),
         )
     return Verdict(
@@ -210,6 +232,16 @@ def check_report_interval(entry: Entry, rules: RuleSet) -> Verdict:
         _n(every),
         _n(every),
     )
+
+
+def _stated_seconds(log: ParsedLog) -> str:
+    """ "10 s" as the log states it, else the median step between its reports."""
+    stated = log.parameters.get("report_every_seconds")
+    if stated is not None:
+        return f"{_n(float(stated.value))} s"
+    seconds = np.frombuffer(log.series.seconds, dtype=np.float64)[: len(log.series)]
+    steps = np.diff(seconds)
+    return f"{_n(round(float(np.median(steps)), 1))} s" if len(steps) else "few seconds"
 
 
 def check_indexes_from_start(entry: Entry, rules: RuleSet) -> Verdict:
@@ -275,11 +307,7 @@ RATE_TOLERANCE = 0.02
 def time_resolution(seconds: np.ndarray) -> float:
     """The precision the log printed its times with (1 s, 0.1 s, 0.01 s, 0.001 s), read off the
     values: a rate recomputed from rounded times is only known to within it."""
-    for decimals in range(4):
-        scaled = seconds * 10**decimals
-        if np.all(np.abs(scaled - np.round(scaled)) < 1e-5):
-            return 10.0**-decimals
-    return 0.001
+    return printed_resolution(seconds)
 
 
 def _disagreements(stated: np.ndarray, rows: np.ndarray, seconds: np.ndarray, error: float):
@@ -341,25 +369,32 @@ def check_interval_rate(entry: Entry, rules: RuleSet) -> Verdict:
     stated = np.frombuffer(series.interval_rate, dtype=np.float64)
     # An interval is the difference of two printed times: off by up to one last digit.
     d_rows, d_seconds = np.diff(rows, prepend=0.0), np.diff(seconds, prepend=0.0)
+    if _first_step(entry.log) and len(d_seconds):
+        d_seconds[0] = 0.0  # an excerpt's first interval began before the log: not judged
     error = time_resolution(seconds)
     return _rate_verdict("interval_rate", "interval", series, stated, d_rows, d_seconds, error)
 
 
 def check_no_missing_report(entry: Entry, rules: RuleSet) -> Verdict:
-    series = entry.log.series
-    if "report_every_seconds" in entry.log.parameters or len(series) < 2:
-        seconds = np.frombuffer(series.seconds, dtype=np.float64)
+    log = entry.log
+    series = log.series
+    if len(series) < 2:
+        return Verdict("no_missing_report", Status.PASS, "No report is missing.")
+    if log.cadence != "rows":
+        seconds = np.frombuffer(series.seconds, dtype=np.float64)[: len(series)]
         return _no_time_gap(entry, seconds)
-    rows = np.frombuffer(series.rows, dtype=np.int64)
+    rows = np.frombuffer(series.rows, dtype=np.int64)[: len(series)]
     steps = np.diff(rows)
-    every = int(np.median(steps)) if len(steps) else 0
+    stated = log.parameters.get("report_every_rows")
+    every = int(stated.value) if stated is not None else int(np.median(steps))
     gaps = np.flatnonzero(steps[:-1] > every) if every else []
     if len(gaps):
         i = int(gaps[0]) + 1
         return Verdict(
             "no_missing_report",
             Status.FAIL,
-            f"A report is missing between {_n(rows[i - 1])} and {_n(rows[i])} rows.",
+            f"A report is missing between {_n(rows[i - 1])} and {_n(rows[i])} rows: the log "
+            f"reports every {_n(every)} rows.",
             int(series.line[i]),
             _n(int(steps[i - 1])),
             _n(every),
@@ -367,12 +402,19 @@ def check_no_missing_report(entry: Entry, rules: RuleSet) -> Verdict:
     return Verdict("no_missing_report", Status.PASS, "No report is missing.")
 
 
+# A time step is a missing report when it is this many times the log's interval (plus a
+# second of slack for whole-second clocks): a busy server delays a report, it does not
+# double the interval.
+MISSING_REPORT_FACTOR = 2.5
+
+
 def _no_time_gap(entry: Entry, seconds: np.ndarray) -> Verdict:
     steps = np.diff(seconds)
     if len(steps) < 2:
         return Verdict("no_missing_report", Status.PASS, "No report is missing.")
+    # The median step, not the stated one: the console and the TSV of one run say the same.
     typical = float(np.median(steps))
-    gaps = np.flatnonzero(steps[:-1] > 2.5 * typical + 1.0)
+    gaps = np.flatnonzero(steps[:-1] > MISSING_REPORT_FACTOR * typical + 1.0)
     if len(gaps):
         i = int(gaps[0]) + 1
         return Verdict(
@@ -384,7 +426,14 @@ def _no_time_gap(entry: Entry, seconds: np.ndarray) -> Verdict:
             f"{steps[i - 1]:.1f} s",
             f"{typical:.1f} s",
         )
-    return Verdict("no_missing_report", Status.PASS, "No report is missing.")
+    return Verdict(
+        "no_missing_report",
+        Status.PASS,
+        f"No report is missing: the log reports every {typical:,.1f} s.",
+    )
+
+
+POST_LOAD_SECONDS = re.compile(r"in ([0-9]+(?:\.[0-9]+)?) seconds")
 
 
 def check_totals_agree(entry: Entry, rules: RuleSet) -> Verdict:
@@ -401,11 +450,84 @@ def check_totals_agree(entry: Entry, rules: RuleSet) -> Verdict:
             _n(totals.rows),
             _n(last_rows),
         )
+    if totals.seconds is not None and len(series) >= 2:
+        verdict = _totals_time_verdict(entry, totals)
+        if verdict is not None:
+            return verdict
     return Verdict(
         "totals_agree",
         Status.PASS,
         f"The summary's {_n(totals.rows)} rows agree with the reports.",
         totals.line,
+    )
+
+
+def _totals_time_verdict(entry: Entry, totals) -> Verdict | None:
+    """The summary's time against the last report's: it may be later by a report interval (the
+    final commit) plus the post-load work the log names ("Created secondary indexes in 3.5
+    seconds"), not earlier, and not later by unexplained time."""
+    series = entry.log.series
+    seconds = np.frombuffer(series.seconds, dtype=np.float64)[: len(series)]
+    last = float(seconds[-1])
+    interval = float(np.median(np.diff(seconds)))
+    slack = time_resolution(seconds) + 0.05 + 0.01 * last
+    named = [
+        (marker, float(found[1]))
+        for marker in entry.log.markers
+        if marker.kind == "indexes_created_after_load"
+        and (found := POST_LOAD_SECONDS.search(marker.text))
+    ]
+    post_load = sum(extra for _, extra in named)
+    extra = float(totals.seconds) - last
+    if extra < -slack:
+        return Verdict(
+            "totals_agree",
+            Status.FAIL,
+            f"The summary says {_n(totals.seconds)} s, less than the {_n(last)} s of the last "
+            "report.",
+            totals.line,
+            f"{_n(totals.seconds)} s",
+            f"{_n(last)} s",
+        )
+    allowed = interval + post_load + slack
+    if extra > allowed:
+        return Verdict(
+            "totals_agree",
+            Status.FAIL,
+            f"The summary says {_n(totals.seconds)} s, {_n(round(extra, 1))} s after the last "
+            "report, and the log names no work after the load that took that long.",
+            totals.line,
+            f"{_n(round(extra, 1))} s",
+            f"{_n(round(allowed, 1))} s",
+        )
+    if named:
+        marker, _ = named[0]
+        return Verdict(
+            "totals_agree",
+            Status.PASS,
+            f"The summary's {_n(totals.rows)} rows agree with the reports; its "
+            f"{_n(totals.seconds)} s include {_n(round(extra, 1))} s after the last report, "
+            f"which the log names (line {marker.line:,}: '{marker.text.strip()[:120]}').",
+            totals.line,
+            f"{_n(round(extra, 1))} s",
+            f"{_n(round(allowed, 1))} s",
+        )
+    return None
+
+
+def check_whole_run(entry: Entry, rules: RuleSet) -> Verdict:
+    excerpt = next((m for m in entry.log.markers if m.kind == "excerpt"), None)
+    if excerpt is None:
+        return Verdict(
+            "whole_run", Status.PASS, "The log starts at the beginning of the run.", value="whole"
+        )
+    return Verdict(
+        "whole_run",
+        Status.FAIL,
+        f"The log is an excerpt: {excerpt.text}. It cannot show the whole run.",
+        excerpt.line,
+        "excerpt",
+        "the whole run",
     )
 
 
@@ -572,6 +694,11 @@ RULES: tuple[Rule, ...] = (
         check_interval_rate,
     ),
     Rule("no_missing_report", "The log adds up: no report is missing.", check_no_missing_report),
+    Rule(
+        "whole_run",
+        "The log holds the whole run, from its first report (an excerpt cannot show it).",
+        check_whole_run,
+    ),
     Rule(
         "totals_agree", "The log adds up: its summary agrees with its reports.", check_totals_agree
     ),

@@ -85,14 +85,23 @@ class VerdictSerializer(serializers.Serializer):
 class SummarySerializer(serializers.Serializer):
     format = serializers.CharField(source="log_format")
     rows = serializers.IntegerField()
-    elapsed_seconds = serializers.FloatField()
+    elapsed_seconds = serializers.FloatField(help_text="Measured: the log's own figure.")
+    elapsed_source = serializers.CharField(help_text="The line (and column) it was read from.")
     average_rate = serializers.FloatField()
     terminal_rate = serializers.FloatField(allow_null=True)
     terminal_window_rows = serializers.IntegerField()
-    estimated_seconds_to_target = serializers.FloatField(
-        source="seconds_to_target", allow_null=True
+    terminal_window_start_row = serializers.IntegerField()
+    terminal_window_basis = serializers.CharField(help_text="How the window was sized.")
+    seconds_to_target = serializers.FloatField(
+        allow_null=True, help_text="Time to the target rows: measured, or estimated (see below)."
     )
-    estimated = serializers.BooleanField()
+    estimated_seconds_to_target = serializers.FloatField(
+        source="seconds_to_target", allow_null=True, help_text="Deprecated name of the above."
+    )
+    estimated = serializers.BooleanField(help_text="seconds_to_target is extrapolated.")
+    estimate_basis = serializers.CharField(help_text="What an estimate extrapolates.")
+    excerpt = serializers.BooleanField(help_text="The log does not start at the run's start.")
+    demo = serializers.CharField(help_text='"demo" or "synthetic": not an entrant\'s result.')
     track_figures = serializers.JSONField(
         help_text="The figures of the contest's track (submissions/tracks); {} for the classic run."
     )
@@ -137,14 +146,19 @@ class LeaderboardRowSerializer(serializers.Serializer):
     )
     storage_engine = serializers.CharField()
     elapsed_seconds = serializers.FloatField(
-        allow_null=True, help_text="Time to the contest's target rows."
+        allow_null=True, help_text="Measured elapsed time; null when only an estimate exists."
     )
+    seconds_to_target = serializers.FloatField(
+        allow_null=True, help_text="Time to the target rows: measured, or estimated."
+    )
+    estimate_basis = serializers.CharField(allow_blank=True, help_text="What an estimate uses.")
+    demo = serializers.CharField(allow_blank=True, help_text='"demo", "synthetic" or "".')
     terminal_rate = serializers.FloatField(allow_null=True)
     average_rate = serializers.FloatField(allow_null=True)
     verified = serializers.BooleanField()
     reference = serializers.BooleanField(help_text="A published result from the seeds.")
     hardware = serializers.CharField()
-    estimated = serializers.BooleanField(help_text="The elapsed time is extrapolated.")
+    estimated = serializers.BooleanField(help_text="seconds_to_target is extrapolated.")
     reason = serializers.CharField(
         help_text="Why an entry is not ranked; a reference row's note.", allow_blank=True
     )

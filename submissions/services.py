@@ -202,7 +202,10 @@ def entry_check(
     figures = None
     if parsed is not None and len(parsed.series):
         figures = compute_figures(
-            parsed.series, target_rows=contest.target_rows, window_rows=contest.terminal_window_rows
+            parsed.series,
+            target_rows=contest.target_rows,
+            window_rows=contest.terminal_window_rows,
+            log=parsed,
         )
     track_figures = track.figures(parsed, {**declared, **own}, rules)
     entry = Entry(
@@ -256,6 +259,10 @@ def _apply_check(submission: Submission, checked: CheckedEntry) -> None:
     submission.terminal_window_start_row = figures.terminal_window_start_row if figures else 0
     submission.seconds_to_target = figures.estimated_seconds_to_target if figures else None
     submission.estimated = figures.estimated if figures else False
+    submission.elapsed_source = figures.elapsed_source if figures else ""
+    submission.terminal_window_basis = figures.terminal_window_basis if figures else ""
+    submission.estimate_basis = figures.estimate_basis if figures else ""
+    submission.excerpt = parsed is not None and any(m.kind == "excerpt" for m in parsed.markers)
     submission.track_declared = checked.track_declared
     submission.track_figures = checked.track_figures
     submission.track_metric = checked.track_metric
@@ -291,6 +298,7 @@ def submission_create(
     log_file: File | None,
     submitted_at: datetime | None = None,
     enforce_deadline: bool = True,
+    demo: str = "",
     extra_verdicts: Sequence[Verdict] = (),
 ) -> Submission:
     """Store a new entry with its log, figures and verdicts, or nothing at all. `declared`
@@ -319,6 +327,7 @@ def submission_create(
         log_name=display_name(log_file.name or "log") if log_file is not None else "",
         log_sha256=sha256,
         log_size=log_file.size if log_file is not None else 0,
+        demo=demo,
         **{name: declared[name] for name in DECLARED_FIELDS if name in declared},
     )
     _apply_check(submission, checked)
@@ -470,12 +479,12 @@ def contest_rank(*, contest: Contest) -> int:
     if ranking is None:
         current = list(
             Submission.objects.filter(contest=contest).values_list(
-                "pk", "eligible", "seconds_to_target", "terminal_rate", "rank"
+                "pk", "eligible", "seconds_to_target", "terminal_rate", "estimated", "rank"
             )
         )
         ranks = competition_ranks(
-            Standing(pk, seconds, terminal_rate)
-            for pk, eligible, seconds, terminal_rate, _ in current
+            Standing(pk, seconds, terminal_rate, estimated)
+            for pk, eligible, seconds, terminal_rate, estimated, _ in current
             if eligible and seconds is not None and math.isfinite(seconds)
         )
     else:

@@ -112,7 +112,7 @@ def _reference_item(reference: ReferenceResult) -> dict:
         "reference": reference,
         "figures": figures,
         "curves": {},
-        "elapsed": reference.elapsed_seconds,
+        "elapsed": reference.measured_elapsed_seconds,  # an estimate is not an elapsed time
         "terminal_start": None,
     }
 
@@ -275,9 +275,14 @@ def entry_figures(request: HttpRequest, pk: int) -> JsonResponse:
         "storage_engine": entry.storage_engine,
         "rows": entry.rows,
         "elapsed_seconds": entry.elapsed_seconds,
+        "elapsed_source": entry.elapsed_source,
         "seconds_to_target": entry.seconds_to_target,
         "estimated": entry.estimated,
+        "estimate_basis": entry.estimate_basis,
         "terminal_rate": entry.terminal_rate,
+        "terminal_window_basis": entry.terminal_window_basis,
+        "excerpt": entry.excerpt,
+        "demo": entry.demo,
         "average_rate": entry.average_rate,
         "rank": entry.rank if entry.contest.results_are_public() else None,
         "eligible": entry.eligible,

@@ -139,6 +139,7 @@ BOARD_COLUMNS = (
     BoardColumn("Storage engine", "engine"),
     BoardColumn("Hardware", "hardware"),
     BoardColumn("Elapsed", "elapsed", numeric=True),
+    BoardColumn("To target", "to_target", numeric=True),
     BoardColumn("Terminal rate", "terminal_rate", numeric=True, best_first_descending=True),
     BoardColumn("Average rate", "average_rate", numeric=True, best_first_descending=True),
     BoardColumn("Verified", "verified", best_first_descending=True),
@@ -174,7 +175,7 @@ def track_board_columns(track: tracks.Track, rules: RuleSet) -> tuple[BoardColum
 def unranked_columns(track: tracks.Track, rules: RuleSet) -> list[str]:
     """The figure headers of the not-ranked table, between the hardware and the reason."""
     if track.ranking is None:
-        return ["Elapsed", "Terminal rate"]
+        return ["Elapsed", "To target", "Terminal rate"]
     return [track.columns[0].title(rules)]
 
 

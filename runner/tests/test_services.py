@@ -4,6 +4,7 @@ import subprocess
 import threading
 import time
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -148,3 +149,37 @@ def test_the_sweep_fails_runs_whose_heartbeat_stopped(entry, organizer, settings
     assert stuck.status == RerunStatus.FAILED
     assert "no heartbeat for more than 60 s" in stuck.message
     assert alive.status == RerunStatus.RUNNING
+
+
+def test_the_sweep_removes_the_scratch_file_a_killed_rerun_left(
+    entry, organizer, settings, iibench_binary, rerun_dir
+):
+    # The worker was killed (SIGKILL): its `finally` never ran and the benchmark's SQLite file
+    # stayed behind. Here the benchmark writes that file and is killed the same way.
+    settings.RERUN_HEARTBEAT_TIMEOUT = 60
+    run = start(entry, organizer)
+    work_dir = Path(rerun_dir)
+    work_dir.mkdir(parents=True, exist_ok=True)
+    scratch = work_dir / f"rerun-{run.pk}.db"
+    benchmark = subprocess.Popen(
+        [str(iibench_binary), "--db", f"sqlite:///{scratch}", "--rows", "50000000"],
+        stdout=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while (not scratch.exists() or scratch.stat().st_size < 100_000) and (
+            time.monotonic() < deadline
+        ):
+            time.sleep(0.05)
+    finally:
+        benchmark.kill()
+        benchmark.wait()
+    assert scratch.exists()
+    VerificationRun.objects.filter(pk=run.pk).update(
+        heartbeat_at=timezone.now() - timedelta(seconds=61)
+    )
+
+    assert services.reruns_sweep() == 1
+
+    assert not scratch.exists()
+    assert not list(work_dir.glob(f"rerun-{run.pk}.db*"))

@@ -282,6 +282,11 @@ class CFormatParse(LogParse):
             series.deleted, series.interval_delete_rate = deleted, delete_rate
         if np.frombuffer(queries, dtype=np.int64).any():
             series.queries, series.interval_query_rate = queries, query_rate
+        backend = self.parameters.get("backend")
+        if backend is not None and backend.value != "mysql":
+            # Older builds printed `# param engine=InnoDB` on every backend; a storage engine
+            # is chosen only on MySQL/MariaDB, so elsewhere it states nothing.
+            self.parameters.pop("engine", None)
         secondary = [index for index in self.indexes if not index.primary]
         if self.indexes:
             self.state("secondary_indexes", len(secondary), self.indexes[0].line)

@@ -92,6 +92,10 @@ class LogParse:
         return False
 
     def result(self) -> ParsedLog:
+        cadence = report_cadence(self.series, self.parameters)
+        excerpt = excerpt_marker(self.series, cadence, self.parameters)
+        if excerpt is not None:
+            self.markers.append(excerpt)
         return ParsedLog(
             format=self.format,
             format_label=FORMAT_LABELS[self.format],
@@ -104,6 +108,8 @@ class LogParse:
             key_type_runs=self.key_type_runs,
             line_count=self.reader.line_count,
             cut_off_last_line=self.cut_off_last_line,
+            cadence=cadence,
+            column_words=dict(self.column_words),
         )
 
     def fail(self, message: str, line: int | None) -> LogError:
@@ -151,6 +157,66 @@ class LogParse:
                 f"the log has no report lines (it has {num(self.reader.line_count)} lines): "
                 "upload the output of a run that reached its first report"
             )
+
+
+# -- what the reports say about the log, whatever its format ------------------------------
+
+
+def report_cadence(series: Series, parameters: Mapping[str, Stated]) -> str:
+    """ "time" when the log reports every N seconds, "rows" when every N rows, "" when it has
+    too few reports to tell. What the log states wins; else the steps that vary less (the
+    last report is left out: it closes the run wherever it ends)."""
+    if "report_every_seconds" in parameters:
+        return "time"
+    if "report_every_rows" in parameters:
+        return "rows"
+    if len(series) < 3:
+        return ""
+    n = len(series)
+    rows = np.frombuffer(series.rows, dtype=np.int64)[:n].astype(np.float64)
+    seconds = np.frombuffer(series.seconds, dtype=np.float64)[:n]
+    row_steps = np.diff(rows, prepend=0.0)[:-1]
+    time_steps = np.diff(seconds, prepend=0.0)[:-1]
+    return "time" if _spread(time_steps) < _spread(row_steps) else "rows"
+
+
+def _spread(steps: np.ndarray) -> float:
+    """How much steps vary around their median, relative to it (inf when it is not > 0)."""
+    typical = float(np.median(steps))
+    if typical <= 0:
+        return math.inf
+    return float(np.median(np.abs(steps - typical))) / typical
+
+
+# A first report later than this many of the log's own report steps is not the run's first.
+EXCERPT_STEPS = 3
+
+
+def excerpt_marker(series: Series, cadence: str, parameters: Mapping[str, Stated]) -> Marker | None:
+    """An "excerpt" marker when the first report comes long after the start of the run (a log
+    cut from the middle of a run): measured in the log's own cadence, against the interval it
+    states or else the median one."""
+    n = len(series)
+    if n < 2 or not cadence:
+        return None
+    if cadence == "time":
+        values = np.frombuffer(series.seconds, dtype=np.float64)[:n]
+        stated, unit = parameters.get("report_every_seconds"), "s"
+    else:
+        values = np.frombuffer(series.rows, dtype=np.int64)[:n].astype(np.float64)
+        stated, unit = parameters.get("report_every_rows"), "rows"
+    steps = np.diff(values)
+    every = float(stated.value) if stated is not None else float(np.median(steps))
+    first = float(values[0])
+    if every <= 0 or first <= EXCERPT_STEPS * every + (1.0 if unit == "s" else 0.0):
+        return None
+    where = f"{first:,.0f} s" if unit == "s" else f"{first:,.0f} rows"
+    return Marker(
+        "excerpt",
+        int(series.line[0]),
+        f"the first report is at {where} ({int(series.rows[0]):,} rows) where the log reports "
+        f"every {every:,.0f} {unit}: the log does not start at the beginning of the run",
+    )
 
 
 def numbered(blocks: Iterable[list[str]], start: int = 1) -> Iterator[tuple[int, str]]:

@@ -95,7 +95,12 @@ def body_of(text: str) -> str:
 class JavaConsoleParse(LogParse):
     def parse(self, blocks: Iterable[list[str]]) -> None:
         self.column_words.update(
-            {"seconds": "seconds", "interval_rate": "int ips", "cumulative_rate": "cum ips"}
+            {
+                "rows": "inserts",
+                "seconds": "seconds",
+                "interval_rate": "int ips",
+                "cumulative_rate": "cum ips",
+            }
         )
         self.done_line: int | None = None
         self.repeat_line: int | None = None
@@ -243,7 +248,12 @@ class JavaTsvParse(LogParse):
                 f"the TSV header lacks {', '.join(missing)}", line=self.detection.header_line
             )
         self.column_words.update(
-            {"seconds": "elap_secs", "interval_rate": "int_ips", "cumulative_rate": "cum_ips"}
+            {
+                "rows": "tot_inserts",
+                "seconds": "elap_secs",
+                "interval_rate": "int_ips",
+                "cumulative_rate": "cum_ips",
+            }
         )
         column = {name: i for i, name in enumerate(names)}
         short_line: int | None = None

@@ -48,7 +48,8 @@ class Stated:
 @dataclass(frozen=True)
 class Marker:
     """A notable line: kind is e.g. "indexes_created_after_load", "stopped", "failed",
-    "assumption", "insert_exceptions", "error", "cut_off"."""
+    "assumption", "insert_exceptions", "error", "cut_off", "excerpt" (the first report comes
+    long after the start: the log does not hold the beginning of the run)."""
 
     kind: str
     line: int
@@ -142,6 +143,12 @@ class ParsedLog:
     # The last line had no newline and could not be read (a report or summary cut short):
     # it was ignored, not refused.
     cut_off_last_line: bool
+    # Derived from the reports by `derive` (common.py), whatever the format:
+    # "time" when the log reports every N seconds (Java, Python 2020 on, sysbench), "rows"
+    # when every N rows (Python 2009 to 2019, the C benchmark); "" without two reports.
+    cadence: str = ""
+    # How the log names its series' columns ("seconds" -> "elap_secs"), for evidence.
+    column_words: dict[str, str] = field(default_factory=dict)
 
 
 FORMAT_LABELS = {

@@ -4,7 +4,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from submissions import tracks
-from submissions.figures import format_duration
+from submissions.figures import format_duration, format_exact_duration
 from submissions.markdown import render_markdown
 
 register = template.Library()
@@ -21,6 +21,35 @@ def duration(seconds: float | None, estimated: bool = False) -> str:
     if seconds is None:
         return "—"
     return format_duration(seconds, estimated=estimated)
+
+
+@register.filter
+def exact_duration(seconds: float | None, estimated: bool = False) -> str:
+    """To the second ("10d 7h 04m 12s"): neighbouring ranks differ by minutes over days."""
+    if seconds is None:
+        return "—"
+    return format_exact_duration(seconds, estimated=estimated)
+
+
+def demo_badge(kind: str) -> str:
+    """A flag, not prose: demo data is marked wherever an entry is listed."""
+    if not kind:
+        return ""
+    return format_html(' <span class="badge demo" title="{}">{}</span>', DEMO_TITLES[kind], kind)
+
+
+DEMO_TITLES = {
+    "demo": "Demo data: a real run loaded with the demo, not an entrant's result",
+    "synthetic": "Synthetic: a made-up log, not a real run",
+}
+
+
+def _time_cells(row) -> dict:
+    return {
+        "elapsed": exact_duration(row.elapsed_seconds),
+        "to_target": exact_duration(row.seconds_to_target, row.estimated),
+        "basis": row.estimate_basis if row.estimated else "measured",
+    }
 
 
 @register.filter
@@ -46,8 +75,9 @@ def rate(value: float | None) -> str:
 RANKED_ROW = (
     '<tr><td class="pick"><input type="checkbox" name="ids" value="{id}" '
     'aria-label="Compare entry #{id}"></td><td class="num">{rank}</td>'
-    '<td><a href="{url}">{entrant}</a></td><td>{engine}</td><td class="hardware">{hardware}</td>'
-    '<td class="num">{elapsed}</td><td class="num">{terminal}</td><td class="num">{average}</td>'
+    '<td><a href="{url}">{entrant}</a>{demo}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
+    '<td class="num">{elapsed}</td><td class="num" title="{basis}">{to_target}</td>'
+    '<td class="num">{terminal}{tie_break}</td><td class="num">{average}</td>'
     "<td>{verified}</td></tr>"
 )
 REFERENCE_ROW = (
@@ -55,17 +85,21 @@ REFERENCE_ROW = (
     'aria-label="Compare with the reference {entrant}"></td>'
     '<td class="num"><span class="badge reference">reference</span></td>'
     '<td title="{source}">{entrant}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
-    '<td class="num" title="{note}">{elapsed}</td><td class="num">{terminal}</td>'
-    '<td class="num">{average}</td><td></td></tr>'
+    '<td class="num" title="{note}">{elapsed}</td><td class="num" title="{basis}">{to_target}</td>'
+    '<td class="num">{terminal}</td><td class="num">{average}</td><td></td></tr>'
 )
 UNRANKED_ROW = (
     '<tr><td class="pick"><input type="checkbox" name="ids" value="{id}" '
     'aria-label="Compare entry #{id}"></td><td class="num"><a href="{url}">#{id}</a></td>'
-    '<td>{entrant}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
-    '<td class="num">{elapsed}</td><td class="num">{terminal}</td>'
-    '<td class="reason">{reason}</td></tr>'
+    '<td>{entrant}{demo}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
+    '<td class="num">{elapsed}</td><td class="num" title="{basis}">{to_target}</td>'
+    '<td class="num">{terminal}</td><td class="reason">{reason}</td></tr>'
 )
-# A constant: nothing from a user goes into it.
+# Constants: nothing from a user goes into them.
+TIE_BREAK = mark_safe(  # nosec B308
+    ' <span class="badge muted" title="Same time to the second as a neighbour: the higher '
+    'terminal rate ranks first">tie-break</span>'
+)
 VERIFIED_BADGE = mark_safe('<span class="badge verified">verified</span>')  # nosec B308
 # Every entry's trust level (submissions/live/trust.py): constants too.
 TRUST_BADGES = {
@@ -77,7 +111,7 @@ TRUST_BADGES = {
 
 TRACK_RANKED_ROW = (
     '<tr><td class="pick">{pick}</td><td class="num">{rank}</td>{track_class}'
-    '<td><a href="{url}">{entrant}</a></td><td>{engine}</td><td class="hardware">{hardware}</td>'
+    '<td><a href="{url}">{entrant}</a>{demo}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
     "{figures}<td>{verified}</td></tr>"
 )
 TRACK_REFERENCE_ROW = (
@@ -89,7 +123,7 @@ TRACK_REFERENCE_ROW = (
 )
 TRACK_UNRANKED_ROW = (
     '<tr><td class="pick">{pick}</td><td class="num"><a href="{url}">#{id}</a></td>'
-    '<td>{entrant}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
+    '<td>{entrant}{demo}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
     '{figures}<td class="reason">{reason}</td></tr>'
 )
 
@@ -127,7 +161,9 @@ def _track_board_row(row, track: tracks.Track) -> str:
     }
     if row.reference:
         figures = _figure_cells(row, track.columns, row.reason)
-        return format_html(TRACK_REFERENCE_ROW, source=row.source, figures=figures, **common)
+        return format_html(
+            TRACK_REFERENCE_ROW, id=row.id, source=row.source, figures=figures, **common
+        )
     return format_html(
         TRACK_RANKED_ROW,
         pick=_pick(row, track),
@@ -135,6 +171,7 @@ def _track_board_row(row, track: tracks.Track) -> str:
         url=reverse("submission_detail", args=[row.id]),
         verified=TRUST_BADGES.get(row.trust, ""),
         figures=_figure_cells(row, track.columns),
+        demo=demo_badge(row.demo),
         **common,
     )
 
@@ -148,14 +185,16 @@ def board_row(row, track: tracks.Track | None = None) -> str:
         "entrant": row.entrant,
         "engine": row.storage_engine,
         "hardware": row.hardware,
-        "elapsed": duration(row.elapsed_seconds, row.estimated),
         "terminal": rate(row.terminal_rate),
         "average": rate(row.average_rate),
+        **_time_cells(row),
     }
     if row.reference:
         return format_html(REFERENCE_ROW, id=row.id, source=row.source, note=row.reason, **common)
     return format_html(
         RANKED_ROW,
+        tie_break=TIE_BREAK if row.tie_break else "",
+        demo=demo_badge(row.demo),
         id=row.id,
         rank=row.rank,
         url=reverse("submission_detail", args=[row.id]),
@@ -178,6 +217,7 @@ def unranked_row(row, track: tracks.Track | None = None) -> str:
             hardware=row.hardware,
             figures=_figure_cells(row, track.columns[:1]),
             reason=row.reason,
+            demo=demo_badge(row.demo),
         )
     return format_html(
         UNRANKED_ROW,
@@ -186,7 +226,8 @@ def unranked_row(row, track: tracks.Track | None = None) -> str:
         entrant=row.entrant,
         engine=row.storage_engine,
         hardware=row.hardware,
-        elapsed=duration(row.elapsed_seconds, row.estimated),
         terminal=rate(row.terminal_rate),
         reason=row.reason,
+        demo=demo_badge(row.demo),
+        **_time_cells(row),
     )

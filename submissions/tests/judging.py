@@ -64,7 +64,10 @@ def judge_track(
     figures = None
     if parsed is not None and len(parsed.series):
         figures = compute_figures(
-            parsed.series, target_rows=rules.target_rows, window_rows=rules.terminal_window_rows
+            parsed.series,
+            target_rows=rules.target_rows,
+            window_rows=rules.terminal_window_rows,
+            log=parsed,
         )
     own = tracks.clean_declared(track, declared or {})
     track_figures = track.figures(parsed, {"storage_engine": "InnoDB", **own}, rules)

@@ -63,12 +63,25 @@ def test_posting_a_run_returns_201_with_the_contract(contest, entrant, declared)
         "average_rate",
         "terminal_rate",
         "terminal_window_rows",
+        "terminal_window_start_row",
+        "terminal_window_basis",
+        "elapsed_source",
+        "seconds_to_target",
         "estimated_seconds_to_target",
         "estimated",
+        "estimate_basis",
+        "excerpt",
+        "demo",
         "track_figures",
     }
     assert body["summary"]["track_figures"] == {}
     assert body["summary"]["rows"] == 5_000_000
+    summary = body["summary"]
+    # The log's summary line measured the run; the target was reached, so nothing is estimated.
+    assert summary["elapsed_source"].startswith("summary line")
+    assert summary["estimated"] is False
+    assert summary["estimate_basis"] == ""
+    assert summary["seconds_to_target"] == summary["elapsed_seconds"]
     assert body["eligible"] is True
     assert {"rule", "status", "message", "line"} <= set(body["verdicts"][0])
 

@@ -38,6 +38,14 @@ def test_the_demo_has_a_contest_of_every_track_with_ranked_entries_and_reference
     )
     crash = Submission.objects.filter(contest__workload="crash_recovery")
     assert crash.filter(log_sha256="").exists() and crash.exclude(log_sha256="").exists()
+    # Every demo entry carries its flag; the made-up 1B-row curves say they are synthetic.
+    assert not Submission.objects.filter(demo="").exists()
+    synthetic = Submission.objects.filter(demo="synthetic")
+    assert sorted(synthetic.values_list("log_name", flat=True)) == [
+        "synthetic-fractal-tree-1b.log",
+        "synthetic-innodb-plugin-1b.log",
+        "synthetic-myisam-300m.log",
+    ]
 
 
 def test_loading_the_demo_again_adds_nothing():

@@ -29,14 +29,15 @@ def test_it_gives_the_rows_elapsed_time_and_average_rate():
     assert figures.average_rate == 50_000.0
 
 
-def test_a_short_run_reported_every_million_rows_uses_its_last_interval():
-    # 2M rows: the window is 1% (20,000 rows), widened to the last whole report interval.
+def test_a_short_run_measures_several_report_intervals_not_one():
+    # 1% of 2M rows is 20,000 rows, less than one report: widened to 5 intervals, the whole run.
     figures = compute_figures(
         series_of([(1_000_000, 10.0), (2_000_000, 40.0)]), target_rows=2_000_000
     )
-    assert figures.terminal_window_rows == 1_000_000
-    assert figures.terminal_window_start_row == 1_000_000
-    assert figures.terminal_rate == pytest.approx(1_000_000 / 30.0)
+    assert figures.terminal_window_rows == 2_000_000
+    assert figures.terminal_window_start_row == 0
+    assert figures.terminal_rate == pytest.approx(50_000.0)
+    assert figures.terminal_window_basis == "the whole run"
 
 
 def test_a_full_run_uses_the_last_ten_million_rows():
@@ -45,13 +46,34 @@ def test_a_full_run_uses_the_last_ten_million_rows():
     assert figures.terminal_window_rows == 10_000_000
     assert figures.terminal_window_start_row == 990_000_000
     assert figures.terminal_rate == pytest.approx(1000.0)
+    assert figures.terminal_window_basis == "the last 10,000,000 rows"
 
 
-def test_a_window_that_does_not_fall_on_a_report_starts_at_the_report_before_it():
-    points = [(0 + i * 3_000_000, i * 100.0) for i in range(1, 5)]  # 3M .. 12M
-    figures = compute_figures(series_of(points), target_rows=1_000_000_000, window_rows=5_000_000)
-    assert figures.terminal_window_start_row == 6_000_000
-    assert figures.terminal_window_rows == 6_000_000
+def test_a_window_that_does_not_fall_on_a_report_starts_between_two_reports():
+    # Reports every 3M rows at 100 s each; a 1B-row contest window of 5M rows in a full run.
+    points = [(i * 3_000_000, i * 100.0) for i in range(1, 340)]  # 3M .. 1,017M
+    figures = compute_figures(series_of(points), target_rows=1_000_000_000, window_rows=15_000_000)
+    assert figures.terminal_window_rows == 15_000_000
+    assert figures.terminal_window_start_row == 1_002_000_000
+    assert figures.terminal_rate == pytest.approx(30_000.0)
+
+
+def test_the_window_start_is_interpolated_in_rows_and_seconds():
+    # 10 reports of 100,000 rows, the rate falling; the last 5 intervals are 500,000 rows.
+    points = [(i * 100_000, float(i * i)) for i in range(1, 11)]
+    figures = compute_figures(series_of(points), target_rows=1_000_000_000)
+    assert figures.terminal_window_rows == 500_000
+    assert figures.terminal_rate == pytest.approx(500_000 / (100.0 - 25.0))
+
+
+def test_a_partial_last_second_does_not_make_the_terminal_rate():
+    # The Python iibench's 1M-row log: ~58,000 rows a second, and a last report of 28,990 rows
+    # printed as a whole second. The rate rests on several seconds, not on the stub.
+    points = [(58_000 * i, float(i)) for i in range(1, 17)] + [(1_000_000, 17.0)]
+    figures = compute_figures(series_of(points), target_rows=1_000_000_000)
+    assert figures.terminal_window_rows > 5 * 28_990
+    assert figures.terminal_rate > 50_000
+    assert "widened to 5 report intervals" in figures.terminal_window_basis
 
 
 def test_a_window_larger_than_the_run_starts_at_the_start():
@@ -64,15 +86,15 @@ def test_a_window_larger_than_the_run_starts_at_the_start():
 
 
 def test_it_estimates_the_time_to_target_of_a_run_that_stopped_short():
-    # The seed's MyISAM run: 121 days estimated at the current rate.
-    figures = compute_figures(
-        series_of([(400_000_000, 40 * 86400.0), (410_000_000, 40 * 86400.0 + 10_000_000 / 93)]),
-        target_rows=1_000_000_000,
-    )
+    # The seed's MyISAM run: 121 days estimated at the current rate, reported every 1M rows.
+    points = [(400_000_000 + i * 1_000_000, 40 * 86400.0 + i * 1_000_000 / 93) for i in range(11)]
+    figures = compute_figures(series_of(points), target_rows=1_000_000_000)
     assert figures.estimated is True
     assert figures.terminal_rate == pytest.approx(93.0)
     expected = figures.elapsed_seconds + 590_000_000 / 93.0
     assert figures.estimated_seconds_to_target == pytest.approx(expected)
+    assert figures.elapsed_seconds == pytest.approx(points[-1][1])
+    assert "at the terminal rate of 93 rows/s" in figures.estimate_basis
 
 
 def test_it_interpolates_when_the_target_falls_between_two_reports():
@@ -93,18 +115,21 @@ def test_a_run_that_reached_its_target_reports_when_it_did():
         target_rows=1_000_000,
         estimated_seconds_to_target=14.0,
         estimated=False,
+        elapsed_source="line 2, seconds",
+        terminal_window_basis="the whole run",
+        estimate_basis="",
     )
 
 
-def test_a_stall_at_the_end_gives_no_terminal_rate_from_zero_rows():
-    # The last report repeats the rows (a stall in a time-based log): the window still
-    # reaches back to the report before.
+def test_a_stall_at_the_end_counts_in_the_terminal_rate():
+    # The last report repeats the rows (a stall in a time-based log): the window reaches back
+    # over the reports before, and the stall's time is in it.
     figures = compute_figures(
-        series_of([(1_000_000, 10.0), (1_500_000, 20.0), (1_500_000, 30.0)]),
+        series_of([(500_000, 5.0), (1_000_000, 10.0), (1_500_000, 20.0), (1_500_000, 30.0)]),
         target_rows=2_000_000,
     )
-    assert figures.terminal_window_start_row == 1_000_000
-    assert figures.terminal_rate == pytest.approx(500_000 / 20.0)
+    assert figures.terminal_window_start_row == 0
+    assert figures.terminal_rate == pytest.approx(1_500_000 / 30.0)
 
 
 def test_it_refuses_an_empty_series():

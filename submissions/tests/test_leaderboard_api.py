@@ -27,10 +27,10 @@ def leaderboard(client, contest, query="", **headers):
 def test_it_returns_ranked_entries_then_the_unranked_with_reference_rows_placed(client):
     contest = ContestFactory()
     fast = SubmissionFactory(
-        contest=contest, entrant_name="Fast", seconds_to_target=2 * DAY, terminal_rate=9_000,
+        contest=contest, entrant_name="Fast", elapsed_seconds=2 * DAY, terminal_rate=9_000,
         average_rate=5_787.0, verified=True,
     )  # fmt: skip
-    hidden = SubmissionFactory(contest=contest, publish=False, seconds_to_target=30 * DAY)
+    hidden = SubmissionFactory(contest=contest, publish=False, elapsed_seconds=30 * DAY)
     broken = SubmissionFactory(contest=contest, eligible=False, ineligible_reason="No indexes.")
     reference = ReferenceResultFactory(
         contest=contest, label="Tokutek InnoDB (2008 contest)", elapsed_seconds=19.6 * DAY
@@ -52,6 +52,9 @@ def test_it_returns_ranked_entries_then_the_unranked_with_reference_rows_placed(
         "entrant": "Fast",
         "storage_engine": "InnoDB",
         "elapsed_seconds": 2 * DAY,
+        "seconds_to_target": 2 * DAY,
+        "estimate_basis": "",
+        "demo": "",
         "terminal_rate": 9_000.0,
         "average_rate": 5_787.0,
         "verified": True,

@@ -9,7 +9,6 @@ import pytest
 from django.utils import timezone
 
 from submissions import services
-from submissions.figures import format_duration
 from submissions.tests.factories import (
     ContestFactory,
     ReferenceResultFactory,
@@ -35,12 +34,13 @@ def csv_rows(response) -> list[dict]:
 def contest():
     contest = ContestFactory()
     SubmissionFactory(
-        contest=contest, entrant_name="Grace", seconds_to_target=2 * DAY, terminal_rate=9_000,
+        contest=contest, entrant_name="Grace", elapsed_seconds=2 * DAY, terminal_rate=9_000,
         average_rate=5_787.04, verified=True,
     )  # fmt: skip
     SubmissionFactory(
         contest=contest, entrant_name="Hidden Name", email="hidden@example.org", publish=False,
-        seconds_to_target=25 * DAY, estimated=True,
+        elapsed_seconds=3 * DAY, seconds_to_target=25 * DAY, estimated=True,
+        estimate_basis="measured 3.0 days to 500,000,000 rows, then 500,000,000 rows at 2,200",
     )  # fmt: skip
     SubmissionFactory(
         contest=contest,
@@ -63,8 +63,9 @@ def test_it_downloads_the_board_as_csv_with_reference_rows_unranked(client, cont
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     assert f'filename="{contest.slug}-leaderboard.csv"' in response["Content-Disposition"]
     assert list(rows[0]) == [
-        "rank", "id", "reference", "entrant", "storage_engine", "hardware", "elapsed_seconds",
-        "elapsed", "estimated", "terminal_rate", "average_rate", "verified", "trust", "reason",
+        "rank", "id", "reference", "demo", "entrant", "storage_engine", "hardware",
+        "elapsed_seconds", "elapsed", "seconds_to_target", "to_target", "estimated",
+        "estimate_basis", "terminal_rate", "average_rate", "verified", "trust", "reason",
     ]  # fmt: skip
     assert [(row["rank"], row["entrant"], row["reference"]) for row in rows] == [
         ("1", "Grace", "false"),
@@ -73,11 +74,17 @@ def test_it_downloads_the_board_as_csv_with_reference_rows_unranked(client, cont
         ("", "Bulk", "false"),
     ]
     assert rows[0]["elapsed_seconds"] == "172800"
-    assert rows[0]["elapsed"] == format_duration(2 * DAY)
+    assert rows[0]["elapsed"] == "2d 0h 00m 00s"
+    assert rows[0]["to_target"] == "2d 0h 00m 00s"
     assert rows[0]["terminal_rate"] == "9000"
     assert rows[0]["average_rate"] == "5787.04"
     assert rows[0]["verified"] == "true"
     assert rows[2]["estimated"] == "true"
+    # Measured and estimated are two columns: 3 days measured, 25 days estimated.
+    assert rows[2]["elapsed_seconds"] == "259200"
+    assert rows[2]["seconds_to_target"] == "2160000.0"
+    assert rows[2]["to_target"] == "25d 0h 00m 00s (est.)"
+    assert rows[2]["estimate_basis"].startswith("measured 3.0 days")
     assert rows[3]["reason"] == "Bulk load detected."
 
 

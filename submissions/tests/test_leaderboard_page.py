@@ -7,7 +7,6 @@ from django.urls import reverse
 from django.utils import timezone
 
 from submissions import services
-from submissions.figures import format_duration
 from submissions.tests.factories import (
     ContestFactory,
     ReferenceResultFactory,
@@ -39,20 +38,54 @@ def column(rows, index):
     return [row[index] for row in rows]
 
 
-RANK, ENTRANT, ENGINE, HARDWARE, ELAPSED, TERMINAL, AVERAGE, VERIFIED = range(8)
+RANK, ENTRANT, ENGINE, HARDWARE, ELAPSED, TO_TARGET, TERMINAL, AVERAGE, VERIFIED = range(9)
 
 
 def test_it_ranks_the_entries_by_time_to_the_target_rows(client):
     contest = ContestFactory()
-    entry(contest, entrant_name="Slow", seconds_to_target=19.6 * DAY, terminal_rate=404)
-    entry(contest, entrant_name="Fast", seconds_to_target=2 * DAY, terminal_rate=9_000)
-    entry(contest, entrant_name="Middle", seconds_to_target=5 * DAY, terminal_rate=2_000)
+    entry(contest, entrant_name="Slow", elapsed_seconds=19.6 * DAY, terminal_rate=404)
+    entry(contest, entrant_name="Fast", elapsed_seconds=2 * DAY, terminal_rate=9_000)
+    entry(contest, entrant_name="Middle", elapsed_seconds=5 * DAY, terminal_rate=2_000)
 
     rows = board_rows(board(client, ranked(contest)))
 
     assert column(rows, ENTRANT) == ["Fast", "Middle", "Slow"]
     assert column(rows, RANK) == ["1", "2", "3"]
-    assert rows[2][ELAPSED:AVERAGE] == [format_duration(19.6 * DAY), "404"]
+    assert rows[2][ELAPSED:AVERAGE] == ["19d 14h 24m 00s", "19d 14h 24m 00s", "404"]
+
+
+def test_neighbouring_ranks_days_apart_by_minutes_read_apart(client):
+    # Ranks 1 to 4 of the open board all read "10.3 days"; they differ by up to 28 minutes.
+    contest = ContestFactory()
+    for minutes, name in ((0, "A"), (9, "B"), (17, "C"), (28, "D")):
+        entry(contest, entrant_name=name, elapsed_seconds=10.3 * DAY + 60 * minutes)
+
+    rows = board_rows(board(client, ranked(contest)))
+
+    assert column(rows, ELAPSED) == [
+        "10d 7h 12m 00s", "10d 7h 21m 00s", "10d 7h 29m 00s", "10d 7h 40m 00s",
+    ]  # fmt: skip
+    assert len(set(column(rows, ELAPSED))) == 4
+
+
+def test_an_unfinished_run_shows_its_measured_time_and_its_estimate_apart(client):
+    # A 17 s run of 1,000,000 rows extrapolated to 34,465 s for 1B rows: elapsed is 17 s.
+    contest = ContestFactory()
+    entry(
+        contest, entrant_name="Short", elapsed_seconds=17.0, seconds_to_target=34_465.0,
+        estimated=True, estimate_basis="measured 17 s to 1,000,000 rows, then 999,000,000 "
+        "rows at the terminal rate of 29,000 rows/s",
+    )  # fmt: skip
+    entry(contest, entrant_name="Finished", elapsed_seconds=40_000.0)
+
+    response = board(client, ranked(contest))
+    rows = board_rows(response)
+
+    # The estimate never ranks as if measured, although it is the smaller number.
+    assert column(rows, ENTRANT) == ["Finished", "Short"]
+    assert rows[1][ELAPSED] == "17.0 s"
+    assert rows[1][TO_TARGET] == "9h 34m 25s (est.)"
+    assert "at the terminal rate of 29,000 rows/s" in response.content.decode()
 
 
 def test_it_breaks_ties_by_terminal_rate_and_shares_ranks_when_equal(client):
@@ -134,8 +167,8 @@ def test_it_shows_organizers_the_embargoed_board_with_a_banner(client):
 
 def test_it_shows_reference_rows_where_their_time_puts_them_never_ranked(client):
     contest = ContestFactory()
-    entry(contest, entrant_name="Fast", seconds_to_target=2 * DAY)
-    entry(contest, entrant_name="Slow", seconds_to_target=30 * DAY)
+    entry(contest, entrant_name="Fast", elapsed_seconds=2 * DAY)
+    entry(contest, entrant_name="Slow", elapsed_seconds=30 * DAY)
     ReferenceResultFactory(
         contest=contest, label="Tokutek InnoDB (2008 contest)", elapsed_seconds=19.6 * DAY
     )
@@ -157,7 +190,7 @@ def test_it_shows_reference_rows_where_their_time_puts_them_never_ranked(client)
         "TokuDB brief",
     ]
     assert column(rows, RANK) == ["1", "reference", "2", "reference"]
-    assert rows[3][ELAPSED:AVERAGE] == ["—", "15,853"]
+    assert rows[3][ELAPSED:AVERAGE] == ["—", "—", "15,853"]
     classes = [row["class"] for row in table_rows(response.content.decode(), "ranking")]
     assert classes == ["", "reference", "", "reference"]
 
@@ -204,7 +237,7 @@ def test_it_shows_the_storage_engine_hardware_rates_and_verified_badge(client):
         drives=6,
         drive_kind="ssd",
         raid_level="RAID 0",
-        seconds_to_target=3 * 3600,
+        elapsed_seconds=3 * 3600,
         terminal_rate=15_853,
         average_rate=92_592.6,
         verified=True,
@@ -215,7 +248,8 @@ def test_it_shows_the_storage_engine_hardware_rates_and_verified_badge(client):
     assert row[ENGINE:] == [
         "TokuDB",
         "2x Xeon X5460, 8 cores, 16 GB, 6x SSD, RAID 0",
-        format_duration(3 * 3600),
+        "3h 00m 00s",
+        "3h 00m 00s",
         "15,853",
         "92,593",
         "verified",
@@ -370,3 +404,15 @@ def test_it_reads_the_board_in_the_same_few_queries_however_many_entries(
         response = board(client, contest, "?sort=-terminal_rate&page_size=100")
 
     assert len(board_rows(response)) == entries + 2
+
+
+def test_the_terminal_rate_is_marked_where_it_breaks_a_tie(client):
+    contest = ContestFactory()
+    entry(contest, entrant_name="A", elapsed_seconds=10.3 * DAY, terminal_rate=900)
+    entry(contest, entrant_name="B", elapsed_seconds=10.3 * DAY + 0.2, terminal_rate=1_200)
+    entry(contest, entrant_name="C", elapsed_seconds=12 * DAY, terminal_rate=800)
+
+    rows = board_rows(board(client, ranked(contest)))
+
+    assert column(rows, ENTRANT) == ["A", "B", "C"]
+    assert column(rows, TERMINAL) == ["900 tie-break", "1,200 tie-break", "800"]

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from submissions import services
-from submissions.figures import format_duration
+from submissions.figures import format_exact_duration
 from submissions.tests.factories import ContestFactory, SubmissionFactory
 
 pytestmark = pytest.mark.django_db
@@ -48,9 +48,24 @@ def test_it_lists_published_results_newest_first(client):
         f"http://testserver/entries/{first.pk}/",
     ]
     assert entries[1]["title"] == (
-        f"Open contest: #{second.pk} InnoDB, rank 1, {format_duration(19.6 * 86_400)} "
+        f"Open contest: #{second.pk} InnoDB, rank 1, {format_exact_duration(19.6 * 86_400)} "
         "to 1,000,000,000 rows"
     )
+
+
+def test_it_marks_demo_entries_and_keeps_measured_and_estimated_apart(client):
+    contest = ContestFactory(title="Open contest")
+    SubmissionFactory(
+        contest=contest, demo="synthetic", elapsed_seconds=17.0, seconds_to_target=34_465.0,
+        estimated=True, estimate_basis="measured 17 s to 1,000,000 rows, then 999,000,000 rows "
+        "at the terminal rate of 29,000 rows/s", eligible=False, ineligible_reason="Too short.",
+    )  # fmt: skip
+
+    [entry] = feed_entries(client)
+
+    assert "[synthetic]" in entry["title"]
+    assert "Elapsed 17.0 s (measured)" in entry["summary"]
+    assert "Time to target estimated: measured 17 s" in entry["summary"]
 
 
 def test_it_leaves_out_contests_whose_results_are_not_published(client):

@@ -6,7 +6,7 @@ from submissions import tracks
 from submissions.rules import Status
 from submissions.tests.judging import judge_track
 from submissions.tests.logs import c_log
-from submissions.tracks.crash_recovery import class_label, rate_class
+from submissions.tracks.crash_recovery import class_key, class_label, decade
 
 DECLARED = {"insert_rate": "2000", "rows_at_crash": "250,000", "recovery_seconds": "13"}
 
@@ -21,7 +21,9 @@ def test_it_keeps_the_declared_figures_with_the_engine():
         "engine": "InnoDB",
     }
     assert judged.metric == 13.0
-    assert class_label(judged.track_class) == "2,000 rows/s"
+    assert class_label(judged.track_class) == (
+        "1,000 to 10,000 rows/s, 100,000 to 1,000,000 rows at the crash"
+    )
 
 
 def test_an_entry_without_a_log_passes_with_its_log_unverified():
@@ -84,10 +86,22 @@ def test_a_log_throttled_to_another_rate_fails():
 
 
 @pytest.mark.parametrize(
-    ("rate", "expected"), [(198.7, 200), (200, 200), (1_950, 2_000), (16_384, 16_000), (0, 0)]
+    ("value", "expected"),
+    [(198.7, 100), (200, 100), (1_000, 1_000), (1_950, 1_000), (16_384, 10_000), (0, 0)],
 )
-def test_insert_rates_class_by_two_significant_figures(rate, expected):
-    assert rate_class(rate) == expected
+def test_classes_are_orders_of_magnitude(value, expected):
+    assert decade(value) == expected
+
+
+def test_a_small_crash_is_not_in_the_class_of_the_seeds_250m_row_crash():
+    seed = class_key({"insert_rate": 200, "rows_at_crash": 250_000_000})
+    small = class_key({"insert_rate": 200, "rows_at_crash": 10_000})
+    near = class_key({"insert_rate": 180, "rows_at_crash": 300_000_000})
+    assert small != seed
+    assert near == seed
+    assert (
+        class_label(seed) == "100 to 1,000 rows/s, 100,000,000 to 1,000,000,000 rows at the crash"
+    )
 
 
 def test_it_refuses_declared_figures_that_are_not_numbers_naming_the_field():

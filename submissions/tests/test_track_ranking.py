@@ -56,9 +56,9 @@ def test_it_ranks_bulk_loads_within_their_class():
 
 def test_it_ranks_crash_recoveries_within_their_insert_rate_class():
     contest = ContestFactory(workload=Workload.CRASH_RECOVERY)
-    innodb = entry(contest, 18_505.0, "r000000000200")
-    tokudb = entry(contest, 2.0, "r000000000200")
-    flat_out = entry(contest, 501.0, "r000000016000")
+    innodb = entry(contest, 18_505.0, "r000000000100c000000100000000")
+    tokudb = entry(contest, 2.0, "r000000000100c000000100000000")
+    flat_out = entry(contest, 501.0, "r000000010000c000000100000000")
 
     services.contest_rank(contest=contest)
 

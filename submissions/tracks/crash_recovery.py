@@ -4,8 +4,10 @@
 
 The entrant declares the insert rate, the rows at the crash and the recovery time; a log of the
 insert run is optional and, when attached, must agree with them. Entries rank by recovery time
-within their insert-rate class (the rate to two significant figures: 200, 2,000, 16,000
-rows/s), since the seed shows recovery grows with the work in flight."""
+within their class, since the seed shows recovery grows with the work in flight: a class is a
+range, an order of magnitude, of the insert rate (the seed's 200, 2,000 and 16,000 rows/s fall
+in three) and of the rows at the crash (a 10,000-row crash is not compared with the seed's
+250,000,000 rows)."""
 
 from __future__ import annotations
 
@@ -22,12 +24,14 @@ from .base import LOG_OPTIONAL, SETUP, Ranking, Track, TrackColumn, TrackField, 
 RATE_AGREEMENT = 0.10
 
 
-def rate_class(rate: float) -> int:
-    """The insert rate to two significant figures: 198.7 -> 200, 16,384 -> 16,000."""
-    if rate <= 0:
+def decade(value: float) -> int:
+    """The power of ten at or below `value` (the lower end of its order of magnitude):
+    198.7 -> 100, 2,000 -> 1,000, 250,000,000 -> 100,000,000; 0 for nothing."""
+    if value < 1:
         return 0
-    digits = 1 - math.floor(math.log10(rate))
-    return int(round(rate, digits))
+    low = 10 ** math.floor(math.log10(value))
+    # log10 rounds: 1,000 may come out as 2.9999...
+    return low * 10 if low * 10 <= value else low
 
 
 def crash_figures(log: ParsedLog | None, declared: Mapping, rules: RuleSet) -> dict:
@@ -40,11 +44,20 @@ def crash_figures(log: ParsedLog | None, declared: Mapping, rules: RuleSet) -> d
 
 
 def class_key(figures: Mapping) -> str:
-    return f"r{rate_class(float(figures['insert_rate'])):012d}"
+    """Fixed width, so classes sort by rate, then by rows at the crash."""
+    rate = decade(float(figures["insert_rate"]))
+    rows = decade(float(figures["rows_at_crash"]))
+    return f"r{rate:012d}c{rows:015d}"
 
 
 def class_label(key: str) -> str:
-    return f"{int(key[1:]):,} rows/s"
+    rate_text, _, rows_text = key[1:].partition("c")
+    rate, rows = int(rate_text), int(rows_text or 0)
+    return f"{_range(rate)} rows/s, {_range(rows)} rows at the crash"
+
+
+def _range(low: int) -> str:
+    return f"under {1:,}" if low == 0 else f"{low:,} to {low * 10:,}"
 
 
 # --- rules --------------------------------------------------------------------------------

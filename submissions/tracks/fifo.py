@@ -51,7 +51,7 @@ def stated_delete_after(log: ParsedLog, rules: RuleSet) -> int:
 def fifo_figures(log: ParsedLog | None, declared: Mapping, rules: RuleSet) -> dict:
     series = log.series
     figures = compute_figures(
-        series, target_rows=rules.target_rows, window_rows=rules.terminal_window_rows
+        series, target_rows=rules.target_rows, window_rows=rules.terminal_window_rows, log=log
     )
     deleted = int(series.deleted[-1]) if series.deleted is not None else 0
     return {

@@ -33,7 +33,7 @@ static int fail(int exit_status, const char *message)
 	return exit_status;
 }
 
-static void print_params(const struct load_options *o)
+static void print_params(const struct load_options *o, enum db_kind kind)
 {
 	char masked[4096];
 	report_param_str("mode", "load");
@@ -41,7 +41,9 @@ static void print_params(const struct load_options *o)
 	report_param_u64("row_length", o->row_length);
 	report_param_u64("rows", o->rows);
 	report_param_u64("seed", o->seed);
-	report_param_str("engine", o->engine);
+	/* ENGINE= exists only in MySQL/MariaDB: elsewhere no engine was chosen. */
+	if (kind == DB_MYSQL)
+		report_param_str("engine", o->engine);
 	db_url_masked(o->db_url, masked, sizeof masked);
 	report_param_str("db", masked);
 }
@@ -136,7 +138,7 @@ int run_load_benchmark(int argc, char **argv, const struct load_options *o)
 		return EXIT_USAGE;
 	}
 	report_begin(argc, argv);
-	print_params(o);
+	print_params(o, r.url.kind);
 	int rc = connect_target(&r);
 	if (rc == 0)
 		rc = generate(&r);

@@ -28,7 +28,7 @@ struct run {
 	struct insert_plan plan;
 };
 
-static void print_params(const struct run_options *o)
+static void print_params(const struct run_options *o, enum db_kind kind)
 {
 	char masked[4096];
 	report_param_str("mode", "insert");
@@ -38,7 +38,9 @@ static void print_params(const struct run_options *o)
 	report_param_u64("report_every", o->report_every);
 	report_param_u64("max_rate", o->max_rate);
 	report_param_u64("seed", o->seed);
-	report_param_str("engine", o->engine);
+	/* ENGINE= exists only in MySQL/MariaDB: elsewhere no engine was chosen. */
+	if (kind == DB_MYSQL)
+		report_param_str("engine", o->engine);
 	report_param_str("pk", pk_kind_name(o->pk));
 	report_param_u64("writers", o->writers);
 	report_param_u64("readers", o->readers);
@@ -232,7 +234,7 @@ int run_insert_benchmark(int argc, char **argv, const struct run_options *o)
 	}
 	runstate_install_signal_handlers();
 	report_begin(argc, argv);
-	print_params(o);
+	print_params(o, r.url.kind);
 	int rc = prepare_run(&r);
 	if (rc == 0)
 		rc = execute(&r);

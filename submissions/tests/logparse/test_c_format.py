@@ -1,10 +1,14 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from submissions.logparse import IndexInfo, LoadSummary, LogError, Marker, Totals
+from submissions.logparse import IndexInfo, LoadSummary, LogError, Marker, Totals, parse_log
 
 from .conftest import fixture_text, parse_fixture, parse_text
+
+DEMO_LOGS = Path(__file__).parents[2] / "demo_logs"
 
 
 def test_it_reads_a_completed_run_with_its_header_and_summary():
@@ -174,3 +178,12 @@ def test_it_rejects_a_parameter_the_benchmark_cannot_print(stated, shown):
         f"line 5: param rows_per_commit={shown} is out of the benchmark's range "
         "(0 to 18,446,744,073,709,551,615): was the line edited?"
     )
+
+
+def test_an_engine_printed_on_sqlite_or_postgresql_is_not_kept():
+    # Logs of older builds printed `# param engine=InnoDB` on every backend.
+    for name in ("c-fifo-sqlite-500k.log", "c-fifo-postgresql-500k.log", "c-fifo-mariadb-500k.log"):
+        path = DEMO_LOGS / name
+        assert "# param engine=InnoDB" in path.read_text()
+        parsed = parse_log(path.open("rb"))
+        assert ("engine" in parsed.parameters) == name.startswith("c-fifo-mariadb"), name
