@@ -137,8 +137,6 @@ class LiveSample(models.Model):
     class Meta:
         ordering = ["run", "id"]
         constraints = [models.UniqueConstraint(fields=["run", "line"], name="one_sample_per_line")]
-        # The live figures look up the samples around the terminal window and the target.
-        indexes = [models.Index(fields=["run", "rows"], name="live_sample_rows_idx")]
 
     def __str__(self) -> str:
         return f"{self.rows:,} rows of live run #{self.run_id}"

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 from array import array
 
-from submissions.figures import compute_figures, default_window_rows
+from django.core.cache import cache
+from redis.exceptions import RedisError
+
+from submissions.figures import compute_figures
 from submissions.live.models import LiveBatch, LiveRun, LiveSample
 from submissions.live.trust import trust_level
 from submissions.logparse.model import Series
@@ -49,34 +53,41 @@ def live_samples(run: LiveRun, after: int = 0) -> list[dict]:
     )
 
 
-def _samples_around(run: LiveRun, rows: int) -> list[tuple[int, float]]:
-    """The last sample at or before `rows` and the first after it (an indexed look-up each)."""
-    samples = LiveSample.objects.filter(run=run).values_list("rows", "seconds")
-    before = samples.filter(rows__lte=rows).order_by("-rows").first()
-    after = samples.filter(rows__gt=rows).order_by("rows").first()
-    return [point for point in (before, after) if point is not None]
-
-
 def live_figures(run: LiveRun) -> dict:
-    """Terminal rate and time to the contest's target from the samples so far. The figures
-    read only the samples around the terminal window's start and around the target, so a
-    handful of them stands in for a run of 170,000 reports."""
+    """Terminal rate and time to the contest's target from the samples so far, computed as
+    for a sealed entry. Cached per batch received: every viewer's poll reads it once."""
+    key = f"live-figures:{run.pk}:{run.next_seq}"
+    try:
+        cached = cache.get(key)
+    except (RedisError, OSError):
+        cached = None  # the cache is down: compute it, as a cache miss would
+    if cached is not None:
+        return cached
+    figures = _live_figures(run)
+    with contextlib.suppress(RedisError, OSError):
+        cache.set(key, figures, timeout=3600)
+    return figures
+
+
+def _live_figures(run: LiveRun) -> dict:
     nothing = {"terminal_rate": None, "eta_seconds": None, "seconds_to_target": None}
-    if not run.rows:
-        return nothing
-    contest = run.contest
-    window = contest.terminal_window_rows
-    start = run.rows - max(default_window_rows(run.rows) if window is None else window, 1)
-    points = {(run.rows, run.elapsed_seconds)}
-    points.update(_samples_around(run, start))
-    if run.rows >= contest.target_rows:
-        points.update(_samples_around(run, contest.target_rows - 1))
-    ordered = sorted(point for point in points if point[0] <= run.rows)
-    series = Series(
-        rows=array("q", (rows for rows, _ in ordered)),
-        seconds=array("d", (seconds for _, seconds in ordered)),
+    points = list(
+        LiveSample.objects.filter(run=run).order_by("line").values_list("rows", "seconds")
     )
-    figures = compute_figures(series, target_rows=contest.target_rows, window_rows=window)
+    if not points:
+        return nothing
+    series = Series(
+        rows=array("q", (rows for rows, _ in points)),
+        seconds=array("d", (seconds for _, seconds in points)),
+        line=array("q", range(1, len(points) + 1)),
+    )
+    contest = run.contest
+    try:
+        figures = compute_figures(
+            series, target_rows=contest.target_rows, window_rows=contest.terminal_window_rows
+        )
+    except (ValueError, IndexError):  # rows that went down in a log the seal will refuse
+        return nothing
     to_target = figures.estimated_seconds_to_target
     eta = max(to_target - figures.elapsed_seconds, 0.0) if to_target is not None else None
     return {

@@ -100,7 +100,7 @@ def test_the_board_shows_each_entrys_trust_and_filters_by_it(client, public_cont
     assert [row["id"] for row in api["results"]] == [uploaded.pk]
     response = client.get(f"/contests/{public_contest.slug}/leaderboard.csv?trust=verified")
     csv = b"".join(response.streaming_content).decode()
-    assert f"{verified.pk},false,Rerun" in csv and ",true,verified," in csv
+    assert f"{verified.pk},false,,Rerun" in csv and ",true,verified," in csv
     assert "Uploader" not in csv
 
 
@@ -114,3 +114,10 @@ def test_the_entry_page_shows_the_trust_and_links_the_stream(client, public_cont
     assert run.get_absolute_url() in page
     uploaded = SubmissionFactory(contest=public_contest)
     assert 'data-trust="self-reported"' in client.get(uploaded.get_absolute_url()).content.decode()
+
+
+def test_a_witnessed_entrys_badge_and_figures_say_so(client, public_contest, declared):
+    streamed = SubmissionFactory(contest=public_contest)
+    a_run(public_contest, declared, submission=streamed, witnessed=True, sealed_at=timezone.now())
+    assert "witnessed" in client.get(f"/entries/{streamed.pk}/badge.svg").content.decode()
+    assert client.get(f"/entries/{streamed.pk}/figures.json").json()["trust"] == "witnessed"
