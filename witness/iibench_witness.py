@@ -649,7 +649,11 @@ def main(argv: list | None = None) -> int:
                 stop_command(child)
                 break
             time.sleep(0.2)
-        pump.join()
+        child.wait()
+        # A process the command left behind may hold its output open: wait a while, not forever.
+        pump.join(STOP_GRACE_SECONDS)
+        if pump.is_alive():
+            say("the command exited but something it started still holds its output; sealing")
     signal.signal(signal.SIGINT, previous)
     stream.stop.set()
     sender.join()
