@@ -91,7 +91,7 @@ REFERENCE_ROW = (
 UNRANKED_ROW = (
     '<tr><td class="pick"><input type="checkbox" name="ids" value="{id}" '
     'aria-label="Compare entry #{id}"></td><td class="num"><a href="{url}">#{id}</a></td>'
-    '<td>{entrant}{demo}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
+    '<td>{entrant}{demo}{trust}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
     '<td class="num">{elapsed}</td><td class="num" title="{basis}">{to_target}</td>'
     '<td class="num">{terminal}</td><td class="reason">{reason}</td></tr>'
 )
@@ -101,12 +101,18 @@ TIE_BREAK = mark_safe(  # nosec B308
     'terminal rate ranks first">tie-break</span>'
 )
 VERIFIED_BADGE = mark_safe('<span class="badge verified">verified</span>')  # nosec B308
-# Every entry's trust level (submissions/live/trust.py): constants too.
+# The trust levels the registry vouches for (submissions/live/trust.py): constants too. An
+# uploaded entry (self-reported) carries no badge; the exports and the API name its level.
 TRUST_BADGES = {
     "verified": VERIFIED_BADGE,
     "witnessed": mark_safe('<span class="badge trust witnessed">witnessed</span>'),  # nosec B308
-    "self-reported": mark_safe('<span class="badge trust muted">self-reported</span>'),  # nosec B308
 }
+
+
+def _trust_badge(row) -> str:
+    """Beside the name in the not-ranked table, which has no column for it."""
+    badge = TRUST_BADGES.get(row.trust)
+    return format_html(" {}", badge) if badge else ""
 
 
 TRACK_RANKED_ROW = (
@@ -123,7 +129,7 @@ TRACK_REFERENCE_ROW = (
 )
 TRACK_UNRANKED_ROW = (
     '<tr><td class="pick">{pick}</td><td class="num"><a href="{url}">#{id}</a></td>'
-    '<td>{entrant}{demo}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
+    '<td>{entrant}{demo}{trust}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
     '{figures}<td class="reason">{reason}</td></tr>'
 )
 
@@ -218,6 +224,7 @@ def unranked_row(row, track: tracks.Track | None = None) -> str:
             figures=_figure_cells(row, track.columns[:1]),
             reason=row.reason,
             demo=demo_badge(row.demo),
+            trust=_trust_badge(row),
         )
     return format_html(
         UNRANKED_ROW,
@@ -229,5 +236,6 @@ def unranked_row(row, track: tracks.Track | None = None) -> str:
         terminal=rate(row.terminal_rate),
         reason=row.reason,
         demo=demo_badge(row.demo),
+        trust=_trust_badge(row),
         **_time_cells(row),
     )
