@@ -55,6 +55,7 @@ from django.urls import include, path  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from submissions import services  # noqa: E402
+from submissions.engines import normalised_engine  # noqa: E402
 from submissions.models import Contest, SampleSeries, Submission  # noqa: E402
 from submissions.series import pack_columns, plot_preview  # noqa: E402
 
@@ -133,8 +134,9 @@ def fill_contest(entries: int) -> Contest:
                     drive_kind=DRIVES[number % len(DRIVES)],
                     raid_level="RAID 0" if number % 2 else "",
                     os="CentOS 5.1",
-                    mysql_version="5.1.25",
+                    server_version="5.1.25",
                     storage_engine=ENGINES[number % len(ENGINES)],
+                    engine=normalised_engine(ENGINES[number % len(ENGINES)]),
                     solution_description="Tuned buffer pool. " * 40,
                     log=f"logs/bench/{number:064d}.log",
                     log_name="iibench.log",

@@ -33,3 +33,4 @@ def _die_with_the_worker(**kwargs):
 def _sweep_on_start(sender, **kwargs):
     # Runs left "running" by a worker that died are finished at once when a worker starts.
     sender.app.send_task("runner.tasks.sweep_stuck_runs")
+    sender.app.send_task("submissions.tasks.sweep_rechecks")

@@ -16,3 +16,4 @@ urlpatterns = [
 ]
 
 handler400 = "iibench_site.views.bad_request"
+handler500 = "iibench_site.views.server_error"

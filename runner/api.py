@@ -1,7 +1,7 @@
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -16,7 +16,8 @@ from submissions.models import Submission
 def _visible_run(request: Request, pk: int) -> VerificationRun:
     run = get_object_or_404(VerificationRun.objects.select_related("submission__contest"), pk=pk)
     if not selectors.run_visible(run, request.user):
-        raise PermissionDenied("You cannot see this rerun.")
+        # 404 like its entry: a rerun of an entry under embargo does not exist for this user.
+        raise NotFound("No such rerun.")
     return run
 
 

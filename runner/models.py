@@ -45,6 +45,8 @@ class VerificationRun(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     # The worker writes a heartbeat with every report and every few seconds while the
     # benchmark runs; the sweep fails runs whose heartbeat stopped (a worker killed mid-run).
+    # While the run is queued: when it was last handed to the broker (the sweep sends it again
+    # when no worker claimed it in time).
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     worker = models.CharField(max_length=200, blank=True)
     cancel_requested = models.BooleanField(default=False)

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from runner import process, recovery, workloads
@@ -95,14 +96,25 @@ def _track_figures(submission: Submission) -> dict:
     return dict(figures) if isinstance(figures, dict) else {}
 
 
-def _enqueue(run: VerificationRun, target: Target) -> None:
+def _enqueue(run: VerificationRun, target: Target) -> bool:
+    """Hand the run to the broker. When the broker is down the run stays queued and the sweep
+    sends it again once the broker is back (reruns_resend): starting a rerun never fails on it."""
     from runner.tasks import run_verification
 
     # Celery's own limits are a safety net above the service's, which kills the benchmark itself.
     soft = target.time_limit + 60
-    run_verification.apply_async(
-        args=[run.pk], queue=target.queue, soft_time_limit=soft, time_limit=int(soft * 1.2)
+    try:
+        run_verification.apply_async(
+            args=[run.pk], queue=target.queue, soft_time_limit=soft, time_limit=int(soft * 1.2)
+        )
+    except Exception as error:  # kombu's and redis's errors alike: retried later
+        logger.warning("Rerun %s stays queued: the broker is unreachable (%s)", run.pk, error)
+        return False
+    # While a run is queued, heartbeat_at says when it was last handed to the broker.
+    VerificationRun.objects.filter(pk=run.pk, status=RerunStatus.QUEUED).update(
+        heartbeat_at=timezone.now()
     )
+    return True
 
 
 def rerun_cancel(*, run: VerificationRun) -> VerificationRun:
@@ -244,6 +256,23 @@ def _remove_scratch_of(run_id: int, target_name: str) -> None:
 
 
 # --- nothing gets stuck -------------------------------------------------------------------
+
+
+def reruns_resend(*, now=None) -> int:
+    """Send again the runs still queued RERUN_RESEND_SECONDS after they were last handed to the
+    broker: the broker was down when they were started, or lost them (Redis restarted without
+    persistence). A run delivered twice is claimed once (rerun_claim). Returns how many."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.RERUN_RESEND_SECONDS)
+    unclaimed = VerificationRun.objects.filter(status=RerunStatus.QUEUED).filter(
+        Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, created_at__lt=cutoff)
+    )
+    targets = rerun_targets()
+    sent = 0
+    for run in unclaimed:
+        if run.target in targets and _enqueue(run, targets[run.target]):
+            sent += 1
+    return sent
 
 
 def reruns_sweep(*, now=None) -> int:

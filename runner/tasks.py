@@ -27,4 +27,7 @@ def sweep_stuck_runs() -> int:
     swept = services.reruns_sweep()
     if swept:
         logger.warning("Failed %s reruns whose worker stopped", swept)
+    resent = services.reruns_resend()
+    if resent:
+        logger.warning("Sent %s queued reruns to the broker again", resent)
     return swept

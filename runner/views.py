@@ -1,7 +1,6 @@
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
-from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 
@@ -52,7 +51,8 @@ def rerun_cancel(request: HttpRequest, pk: int) -> HttpResponse:
 def _visible_run(request: HttpRequest, pk: int) -> VerificationRun:
     run = get_object_or_404(VerificationRun.objects.select_related("submission__contest"), pk=pk)
     if not selectors.run_visible(run, request.user):
-        raise PermissionDenied("You cannot see this rerun.")
+        # 404 like its entry: a rerun of an entry under embargo does not exist for this user.
+        raise Http404("No such rerun.")
     return run
 
 

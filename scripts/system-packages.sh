@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the project builds and tests with, when they are missing.
 set -euo pipefail
-packages=(libmariadb-dev libpq-dev libsqlite3-dev pkg-config chromium wrk)
+packages=(libmariadb-dev libpq-dev libsqlite3-dev pkg-config chromium wrk nginx)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -1,8 +1,52 @@
 from django.contrib import admin, messages
+from django.db import transaction
+from django.utils import timezone
+from simple_history.admin import SimpleHistoryAdmin
 
 from runner.admin import start_reruns
-from submissions import services
-from submissions.models import Contest, ReferenceResult, Submission
+from submissions import edits, rule_versions, services
+from submissions.models import (
+    ChangeStatus,
+    Contest,
+    PendingChange,
+    Recheck,
+    ReferenceResult,
+    RuleVersion,
+    Submission,
+)
+from submissions.tasks import recheck_send
+
+
+class RuleVersionInline(admin.TabularInline):
+    model = RuleVersion
+    fields = ("number", "created_at", "created_by", "changes")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    ordering = ("-number",)
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class RecheckInline(admin.TabularInline):
+    """The background re-checks and their progress: the organizer sees them here."""
+
+    model = Recheck
+    fields = (
+        "rule_version",
+        "status",
+        "checked",
+        "total",
+        "unreadable",
+        "queued_at",
+        "finished_at",
+        "message",
+    )
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    max_num = 0
 
 
 @admin.register(Contest)
@@ -10,6 +54,7 @@ class ContestAdmin(admin.ModelAdmin):
     list_display = ("title", "slug", "workload", "target_rows", "deadline", "results_published_at")
     prepopulated_fields = {"slug": ("title",)}
     actions = ["recheck_entries", "add_reference_results", "apply_track_defaults"]
+    inlines = [RecheckInline, RuleVersionInline]
     fieldsets = (
         (None, {"fields": ("title", "slug", "workload", "description")}),
         (
@@ -44,18 +89,34 @@ class ContestAdmin(admin.ModelAdmin):
         ("Verification", {"fields": ("rerun_tolerance",)}),
     )
 
-    @admin.action(description="Re-check all entries against the current rules")
+    def save_model(self, request, obj, form, change):
+        # Read by the signal that records the rule version: the version names who changed it.
+        obj._rules_changed_by = request.user
+        super().save_model(request, obj, form, change)
+        version = rule_versions.rule_version_latest(obj)
+        if change and version and version.created_by_id == request.user.pk and version.changes:
+            self.message_user(
+                request,
+                f"Rules v{version.number}: {'; '.join(version.changes)}. The entries are "
+                "re-checked in the background; progress below and on the contest page.",
+                messages.SUCCESS,
+            )
+
+    @admin.action(description="Re-check all entries against the current rules (background)")
     def recheck_entries(self, request, queryset):
         for contest in queryset:
-            outcome = services.contest_recheck(contest=contest)
-            text = f"{contest.title}: {outcome.checked} entries re-checked."
-            if outcome.unreadable:
-                text += (
-                    f" {outcome.unreadable} stored logs no longer pass the checks: those entries "
-                    "are marked not eligible, with the reason."
-                )
-            level = messages.WARNING if outcome.unreadable else messages.SUCCESS
-            self.message_user(request, text, level)
+            with transaction.atomic():
+                version = rule_versions.rule_version_current(contest)
+                recheck = rule_versions.recheck_queue(version=version)
+                if recheck is not None:
+                    transaction.on_commit(lambda pk=recheck.pk: recheck_send(pk))
+            text = (
+                f"{contest.title}: re-checking its entries under rules v{version.number} in the "
+                "background; progress on the contest's page."
+                if recheck
+                else f"{contest.title}: no entries to re-check."
+            )
+            self.message_user(request, text, messages.SUCCESS)
 
     @admin.action(description="Apply the track's default rules (target rows, track rules)")
     def apply_track_defaults(self, request, queryset):
@@ -63,8 +124,8 @@ class ContestAdmin(admin.ModelAdmin):
             services.contest_track_defaults_apply(contest=contest)
             self.message_user(
                 request,
-                f"{contest.title}: the {contest.track.label} defaults are set; re-check the "
-                "entries to judge them by them.",
+                f"{contest.title}: the {contest.track.label} defaults are set; if they changed "
+                "a rule, the entries are re-checked under them in the background.",
                 messages.SUCCESS,
             )
 
@@ -78,7 +139,7 @@ class ContestAdmin(admin.ModelAdmin):
 
 
 @admin.register(Submission)
-class SubmissionAdmin(admin.ModelAdmin):
+class SubmissionAdmin(SimpleHistoryAdmin):
     list_display = (
         "id",
         "contest",
@@ -90,7 +151,7 @@ class SubmissionAdmin(admin.ModelAdmin):
         "verified",
         "submitted_at",
     )
-    list_filter = ("contest", "eligible", "verified", "drive_kind", "storage_engine")
+    list_filter = ("contest", "eligible", "verified", "drive_kind", "server_family", "engine")
     search_fields = ("entrant_name", "email", "storage_engine", "cpu_model")
     list_select_related = ("contest", "owner")
     readonly_fields = (
@@ -98,10 +159,21 @@ class SubmissionAdmin(admin.ModelAdmin):
         "elapsed_seconds", "average_rate", "terminal_rate", "terminal_window_rows",
         "terminal_window_start_row", "seconds_to_target", "estimated", "verdicts", "eligible",
         "ineligible_reason", "checked_at", "rank", "verified", "track_declared", "track_figures",
-        "track_metric", "track_class",
+        "track_metric", "track_class", "engine", "rules_version", "edited_at",
     )  # fmt: skip
     raw_id_fields = ("owner",)
     actions = [start_reruns]
+
+    def save_model(self, request, obj, form, change):
+        # An organizer's edit of the declaration is kept in the history (SimpleHistoryAdmin
+        # names them), marked "edited" and judged again, like the entrant's own.
+        if change and form.changed_data:
+            obj.edited_at = timezone.now()
+        super().save_model(request, obj, form, change)
+        if change:
+            version = rule_versions.rule_version_current(obj.contest)
+            services.submission_recheck(submission=obj, version=version)
+            services.contest_rank(contest=obj.contest)
 
     # Deleting here bypasses services.submission_delete: rank the contests again afterwards.
     def delete_model(self, request, obj):
@@ -122,3 +194,41 @@ class ReferenceResultAdmin(admin.ModelAdmin):
         "label", "contest", "storage_engine", "elapsed_seconds", "terminal_rate", "source",
     )  # fmt: skip
     list_filter = ("contest", "storage_engine")
+
+
+@admin.register(PendingChange)
+class PendingChangeAdmin(admin.ModelAdmin):
+    """Edits of published entries that change a figure or a verdict, waiting for a decision."""
+
+    list_display = ("submission", "status", "requested_by", "requested_at", "decided_by")
+    list_filter = ("status",)
+    fields = (
+        "submission",
+        "status",
+        "changes",
+        "effects",
+        "requested_by",
+        "requested_at",
+        "decided_by",
+        "decided_at",
+    )
+    readonly_fields = fields
+    actions = ["approve", "reject"]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    @admin.action(description="Approve: apply the change to the entry")
+    def approve(self, request, queryset):
+        for change in queryset.filter(status=ChangeStatus.PENDING):
+            try:
+                edits.pending_change_approve(change=change, by=request.user)
+            except services.SubmissionRefused as refused:
+                self.message_user(
+                    request, f"#{change.submission_id}: {refused.message}", messages.ERROR
+                )
+
+    @admin.action(description="Reject: the entry stays as published")
+    def reject(self, request, queryset):
+        for change in queryset.filter(status=ChangeStatus.PENDING):
+            edits.pending_change_reject(change=change, by=request.user)

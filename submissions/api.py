@@ -5,15 +5,21 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.authtoken.views import ObtainAuthToken
-from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import (
+    NotAuthenticated,
+    NotFound,
+    PermissionDenied,
+    ValidationError,
+)
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from submissions import exports, leaderboard, selectors, services
+from submissions import edits, exports, leaderboard, selectors, services, tokens
 from submissions.leaderboard import API_MAX_PAGE_SIZE, LeaderboardQuery
 from submissions.middleware import too_large_message
 from submissions.models import Contest, SampleSeries, Submission
@@ -23,18 +29,21 @@ from submissions.serializers import (
     LeaderboardSerializer,
     SubmissionCreateSerializer,
     SubmissionSerializer,
+    TokenListSerializer,
 )
 from submissions.series import unpack_columns
-from submissions.throttle import too_many_message, upload_allowed
+from submissions.throttle import upload_refusal, upload_refused
 
 
 class TokenObtain(ObtainAuthToken):
-    """`POST {username, password}` -> `{"token"}`. Locked out like the log-in page after too many
-    wrong passwords (django-axes marks the request; DRF would otherwise answer a bare 400)."""
+    """`POST {username, password}` -> `{"token", "expires_at"}` (a new token once the last one
+    expired). `DELETE` with the token revokes it. Locked out like the log-in page after too
+    many wrong passwords (django-axes marks the request; DRF would otherwise answer a bare 400)."""
 
     def post(self, request: Request, *args, **kwargs) -> Response:
+        serializer = self.get_serializer(data=request.data)
         try:
-            return super().post(request, *args, **kwargs)
+            serializer.is_valid(raise_exception=True)
         except ValidationError:
             if getattr(request, "axes_locked_out", False):
                 return Response(
@@ -44,6 +53,27 @@ class TokenObtain(ObtainAuthToken):
                     status=429,
                 )
             raise
+        token = tokens.api_token_issue(user=serializer.validated_data["user"])
+        expires_at = tokens.token_expires_at(token.created)
+        return Response({"token": token.key, "expires_at": expires_at})
+
+    @extend_schema(request=None, responses={204: None})
+    def delete(self, request: Request) -> Response:
+        if not request.user.is_authenticated:
+            raise NotAuthenticated()
+        if not tokens.api_token_revoke(user=request.user):
+            raise NotFound("You have no API token.")
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TokenList(APIView):
+    """The caller's tokens (API and witness): kind, first characters, created, expiry."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=TokenListSerializer)
+    def get(self, request: Request) -> Response:
+        return Response(TokenListSerializer({"tokens": tokens.tokens_of(request.user)}).data)
 
 
 class ContestList(generics.ListAPIView):
@@ -68,16 +98,18 @@ class SubmissionListCreate(APIView):
 
     @extend_schema(request=SubmissionCreateSerializer, responses={201: SubmissionSerializer})
     def post(self, request: Request) -> Response:
-        allowed, retry_after = upload_allowed(request.user)
-        if not allowed:
-            body = {"detail": too_many_message(retry_after)}
-            return Response(body, status=429, headers={"Retry-After": str(retry_after)})
+        refusal = upload_refusal(request.user)
+        if refusal:
+            headers = {"Retry-After": str(refusal.retry_after)}
+            return Response({"detail": refusal.message}, status=429, headers=headers)
         log = request.FILES.get("log")
         if log is not None and log.size > settings.LOG_UPLOAD_MAX_BYTES:
             # Checked before validation: DRF would fold it into a 400 with the other fields.
             return Response({"log": [too_large_message(log.size)]}, status=413)
         serializer = SubmissionCreateSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        if not serializer.is_valid():
+            upload_refused(request.user)
+            raise ValidationError(serializer.errors)
         data = dict(serializer.validated_data)
         try:
             submission = services.submission_create(
@@ -87,9 +119,11 @@ class SubmissionListCreate(APIView):
                 log_file=data.pop("log", None),
             )
         except services.DuplicateLog as duplicate:
+            upload_refused(request.user)
             url = request.build_absolute_uri(duplicate.existing.get_absolute_url())
             raise ValidationError({"log": [f"{duplicate.message} {url}"]}) from None
         except services.SubmissionRefused as refused:
+            upload_refused(request.user)
             raise ValidationError({refused.field: [refused.message]}) from None
         body = SubmissionSerializer(submission, context={"request": request}).data
         return Response(body, status=status.HTTP_201_CREATED)
@@ -97,9 +131,11 @@ class SubmissionListCreate(APIView):
 
 class SubmissionDetail(APIView):
     def _get(self, request: Request, pk: int) -> Submission:
-        submission = get_object_or_404(Submission.objects.select_related("contest"), pk=pk)
+        entries = Submission.objects.select_related("contest", "rules_version")
+        submission = get_object_or_404(entries, pk=pk)
         if not selectors.submission_visible(submission, request.user):
-            raise PermissionDenied("This entry is not published yet.")
+            # 404, not 403: an entry under embargo does not exist for those who may not see it.
+            raise NotFound("No such entry.")
         return submission
 
     @extend_schema(responses=SubmissionSerializer)
@@ -118,12 +154,22 @@ class SubmissionDetail(APIView):
         serializer.is_valid(raise_exception=True)
         submission.refresh_from_db()
         try:
-            services.submission_update(
-                submission=submission, declared=dict(serializer.validated_data)
+            outcome = edits.submission_edit(
+                submission=submission, declared=dict(serializer.validated_data), by=request.user
             )
         except services.SubmissionRefused as refused:
             raise ValidationError({refused.field: [refused.message]}) from None
-        return Response(SubmissionSerializer(submission, context={"request": request}).data)
+        submission.refresh_from_db()
+        body = SubmissionSerializer(submission, context={"request": request}).data
+        if outcome.pending is not None:
+            # Accepted, not applied: the entry stays as published until an organizer decides.
+            body["pending_change"] = {
+                "id": outcome.pending.pk,
+                "changes": outcome.pending.changes,
+                "effects": outcome.pending.effects,
+            }
+            return Response(body, status=status.HTTP_202_ACCEPTED)
+        return Response(body)
 
     @extend_schema(responses={204: None})
     def delete(self, request: Request, pk: int) -> Response:
@@ -226,7 +272,7 @@ class SubmissionSamples(APIView):
     def get(self, request: Request, pk: int, format: str | None = None) -> StreamingHttpResponse:
         submission = get_object_or_404(Submission.objects.select_related("contest"), pk=pk)
         if not selectors.submission_visible(submission, request.user):
-            raise PermissionDenied("This entry is not published yet.")
+            raise NotFound("No such entry.")
         try:
             series = SampleSeries.objects.only("columns").get(submission=submission)
         except SampleSeries.DoesNotExist:

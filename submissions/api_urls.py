@@ -4,6 +4,7 @@ from submissions import api
 
 urlpatterns = [
     path("auth/token/", api.TokenObtain.as_view(), name="api_token"),
+    path("auth/tokens/", api.TokenList.as_view(), name="api_tokens"),
     path("contests/", api.ContestList.as_view(), name="api_contests"),
     path(
         "contests/<slug:slug>/leaderboard/",

@@ -48,7 +48,10 @@ class DeclarationForm(forms.ModelForm):
                 "direct_attached",
             ),
         ),
-        ("Software", ("os", "mysql_version", "storage_engine", "storage_engine_version")),
+        (
+            "Software",
+            ("os", "server_family", "server_version", "storage_engine", "storage_engine_version"),
+        ),
         ("Solution", ("solution_description", "server_config")),
         ("iiBench output", ("log",)),
     )
@@ -101,8 +104,12 @@ class SubmissionForm(DeclarationForm):
         help_text="The benchmark's output as printed: plain text or .gz.",
     )
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, kept_log=None, **kwargs):
         super().__init__(*args, **kwargs)
+        # The log kept from a refused try (submissions.kept_logs): used when none is chosen.
+        self.kept_log = kept_log
+        if kept_log is not None:
+            self.fields["log"].required = False
         if not self.track.log_required:
             self.fields["log"].required = False
             self.fields["log"].help_text = (
@@ -111,7 +118,7 @@ class SubmissionForm(DeclarationForm):
             )
 
     def clean_log(self):
-        log = self.cleaned_data["log"]
+        log = self.cleaned_data["log"] or self.kept_log
         if log is None:
             return None
         if log.size > settings.LOG_UPLOAD_MAX_BYTES:

@@ -12,7 +12,6 @@ from functools import partial
 from itertools import pairwise
 from zoneinfo import ZoneInfo
 
-from django.core.cache import cache
 from django.db import connection
 from django.db.models import (
     BooleanField,
@@ -29,6 +28,7 @@ from django.db.models.functions import Lower
 from django.utils import timezone
 
 from submissions import tracks
+from submissions.engines import normalised_engine
 from submissions.live.trust import TRUST_LEVELS, VERIFIED, WITNESSED, trust_level
 from submissions.models import (
     Contest,
@@ -39,6 +39,7 @@ from submissions.models import (
 )
 from submissions.ranking import interleave, page_slots, reference_positions
 from submissions.selectors import is_organizer
+from submissions.soft_cache import cache_get, cache_set
 
 DEFAULT_PAGE_SIZE = 50
 PAGE_MAX_PAGE_SIZE = 200
@@ -272,12 +273,12 @@ def cached_board(key: str, stamp: BoardStamp, build, contest: Contest | None = N
     """`build(contest)`'s value for this key, built at most once per board version and state.
     The contest is read only to build (pass it when the caller has it already)."""
     now = timezone.now()
-    hit = cache.get(key)
+    hit = cache_get(key)
     if hit is not None and (hit[0] is None or now < hit[0]):
         return hit[1]
     contest = contest or Contest.objects.get(pk=stamp.contest_id)
     value = build(contest)
-    cache.set(key, (next_state_change(contest, now), value), BOARD_CACHE_SECONDS)
+    cache_set(key, (next_state_change(contest, now), value), BOARD_CACHE_SECONDS)
     return value
 
 
@@ -310,7 +311,8 @@ BOARD_ENTRY_FIELDS = (
 def _board_entries(contest: Contest, query: LeaderboardQuery) -> QuerySet[Submission]:
     entries = Submission.objects.filter(contest=contest)
     if query.engine:
-        entries = entries.filter(storage_engine__iexact=query.engine)
+        # The normalised engine: "InnoDB" finds "InnoDB plugin 1.0" too (submissions/engines.py).
+        entries = entries.filter(engine__iexact=query.engine)
     if query.drive:
         entries = entries.filter(drive_kind=query.drive)
     if query.verified:
@@ -353,7 +355,10 @@ def _board_references(contest: Contest, query: LeaderboardQuery, references) -> 
     return [
         reference
         for reference in references
-        if (not query.engine or reference.storage_engine.lower() == query.engine.lower())
+        if (
+            not query.engine
+            or normalised_engine(reference.storage_engine).lower() == query.engine.lower()
+        )
         and (not query.drive or reference.drive_kind == query.drive)
     ]
 
@@ -606,25 +611,26 @@ def leaderboard_rows(*, contest: Contest, query: LeaderboardQuery) -> Iterator[B
 
 
 def leaderboard_engines(*, contest: Contest) -> list[str]:
-    """The storage engines a board can be filtered by, one spelling each."""
+    """The storage engines a board can be filtered by: the normalised ones, one spelling each."""
     # A loose index scan (one index probe per distinct engine) instead of DISTINCT, which
     # reads every entry of the contest.
     with connection.cursor() as cursor:
         cursor.execute(
             """
             WITH RECURSIVE engines(name) AS (
-                SELECT MIN(storage_engine) FROM submissions_submission WHERE contest_id = %s
+                SELECT MIN(engine) FROM submissions_submission WHERE contest_id = %s
                 UNION ALL
-                SELECT (SELECT MIN(storage_engine) FROM submissions_submission
-                        WHERE contest_id = %s AND storage_engine > engines.name)
+                SELECT (SELECT MIN(engine) FROM submissions_submission
+                        WHERE contest_id = %s AND engine > engines.name)
                 FROM engines WHERE engines.name IS NOT NULL
             )
-            SELECT name FROM engines WHERE name IS NOT NULL
+            SELECT name FROM engines WHERE name IS NOT NULL AND name <> ''
             """,
             [contest.pk, contest.pk],
         )
         names = [name for (name,) in cursor.fetchall()]
     found: dict[str, str] = {}
-    for name in [*names, *(reference.storage_engine for reference in contest.references.all())]:
+    references = [normalised_engine(each.storage_engine) for each in contest.references.all()]
+    for name in [*names, *references]:
         found.setdefault(name.lower(), name)
     return sorted(found.values(), key=str.lower)

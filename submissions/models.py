@@ -8,8 +8,10 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.urls import reverse
 from django.utils import timezone
+from simple_history.models import HistoricalRecords
 
 from submissions import tracks
+from submissions.engines import SERVER_FAMILIES
 
 
 class Workload(models.TextChoices):
@@ -129,6 +131,11 @@ class Contest(models.Model):
         return published is not None and (now or timezone.now()) >= published
 
 
+ServerFamily = models.TextChoices(
+    "ServerFamily", [(key.upper(), (key, label)) for key, label in SERVER_FAMILIES.items()]
+)
+
+
 class DriveKind(models.TextChoices):
     HDD = "hdd", "HDD"
     SSD = "ssd", "SSD"
@@ -147,8 +154,20 @@ class DemoKind(models.TextChoices):
 # What the leaderboard sorts, filters and counts on (see Submission.Meta.indexes).
 BOARD_INDEX_COLUMNS = [
     "seconds_to_target", "terminal_rate", "average_rate", "verified", "drive_kind",
-    "storage_engine", "cores", "memory_gb", "publish", "entrant_name", "track_metric",
-    "track_class", "elapsed_seconds", "estimated", "demo",
+    "storage_engine", "engine", "cores", "memory_gb", "publish", "entrant_name",
+    "track_metric", "track_class", "elapsed_seconds", "estimated", "demo",
+]  # fmt: skip
+
+
+# What the registry computes on a Submission (and the demo loader's flag); the rest is what the
+# entrant sent.
+COMPUTED_FIELDS = [
+    "updated_at", "log_format", "log_format_label", "parameters", "rows", "elapsed_seconds",
+    "elapsed_source", "average_rate", "terminal_rate", "terminal_window_rows",
+    "terminal_window_start_row", "terminal_window_basis", "seconds_to_target", "estimated",
+    "estimate_basis", "excerpt", "verdicts", "eligible", "ineligible_reason", "checked_at",
+    "engine", "rules_version", "edited_at", "rank", "verified", "track_figures", "track_metric",
+    "track_class", "demo", "run_fingerprint",
 ]  # fmt: skip
 
 
@@ -197,8 +216,15 @@ class Submission(models.Model):
     direct_attached = models.BooleanField(default=True)
 
     os = models.CharField("OS and version", max_length=200)
-    mysql_version = models.CharField("MySQL version", max_length=100)
-    storage_engine = models.CharField(max_length=100)
+    server_family = models.CharField(
+        "database server", max_length=20, choices=ServerFamily.choices, default=ServerFamily.MYSQL
+    )
+    server_version = models.CharField(
+        "server version", max_length=100, help_text="As the server reports it, e.g. 5.1.25-rc."
+    )
+    storage_engine = models.CharField(
+        max_length=100, help_text="As you call it, e.g. InnoDB plugin 1.0.1."
+    )
     storage_engine_version = models.CharField(max_length=100, blank=True)
 
     solution_description = models.TextField(max_length=50_000, help_text="Markdown.")
@@ -212,6 +238,10 @@ class Submission(models.Model):
         max_length=255, blank=True, help_text="The file name as sent, for display only."
     )
     log_sha256 = models.CharField(max_length=64, blank=True)
+    # The parsed run's fingerprint (series.series_fingerprint): the same run sent again with
+    # other bytes (re-gzipped, CRLF, blank lines) is refused as a duplicate. Empty without a
+    # series (declared figures, key-type runs, load summaries): the bytes decide there.
+    run_fingerprint = models.CharField(max_length=64, blank=True)
     log_size = models.PositiveBigIntegerField(default=0)
     # What the entrant declared for the contest's track beyond the classic declaration (the
     # fields of submissions/tracks.py, e.g. crash recovery's insert_rate), as typed values.
@@ -252,6 +282,17 @@ class Submission(models.Model):
     eligible = models.BooleanField(default=False)
     ineligible_reason = models.CharField(max_length=500, blank=True)
     checked_at = models.DateTimeField(null=True, blank=True)
+    # The engine the board filters by ("InnoDB" for "InnoDB plugin 1.0"), derived from the
+    # free text with the verdicts (submissions/engines.py); the free text is shown as written.
+    engine = models.CharField(max_length=40, blank=True)
+    # The rules the verdicts were made under: the entry page states them from this version, so
+    # a sentence of one version never stands beside a verdict of another. Null: judged before
+    # versions were kept (a re-check is queued by the migration).
+    rules_version = models.ForeignKey(
+        "RuleVersion", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # The last time the entrant's declaration changed after submission (the "edited" mark).
+    edited_at = models.DateTimeField(null=True, blank=True)
     # Competition rank within the contest (1, 2, 2, 4), null when not ranked. Written only by
     # services.contest_rank, so the leaderboard is one indexed query however many entries.
     rank = models.PositiveIntegerField(null=True, blank=True)
@@ -267,6 +308,10 @@ class Submission(models.Model):
     track_metric = models.FloatField(null=True, blank=True)
     track_class = models.CharField(max_length=40, blank=True)
 
+    # Who changed the declaration or the log, when and what (the entry's history page). What
+    # the registry computes is left out: a re-check is not an edit.
+    history = HistoricalRecords(excluded_fields=COMPUTED_FIELDS)
+
     class Meta:
         ordering = ["-submitted_at"]
         constraints = [
@@ -275,6 +320,11 @@ class Submission(models.Model):
                 fields=["contest", "log_sha256"],
                 condition=~models.Q(log_sha256=""),
                 name="one_entry_per_log_per_contest",
+            ),
+            models.UniqueConstraint(
+                fields=["contest", "run_fingerprint"],
+                condition=~models.Q(run_fingerprint=""),
+                name="one_entry_per_run_per_contest",
             ),
         ]
         indexes = [
@@ -286,7 +336,7 @@ class Submission(models.Model):
                 name="leaderboard_idx",
             ),
             # The leaderboard's engine filter lists a contest's engines from this index alone.
-            models.Index(fields=["contest", "storage_engine"], name="contest_engines_idx"),
+            models.Index(fields=["contest", "engine"], name="contest_engines_idx"),
             models.Index(fields=["owner", "-submitted_at"], name="owner_entries_idx"),
         ]
 
@@ -383,3 +433,111 @@ class ReferenceResult(models.Model):
     def measured_elapsed_seconds(self) -> float | None:
         """The published time when it was measured; an estimate is not an elapsed time."""
         return None if self.estimated else self.elapsed_seconds
+
+
+class RuleVersion(models.Model):
+    """One version of a contest's rules, as they were: every change of a rule (admin, API,
+    track defaults, a shell) records the next one, with the change in words."""
+
+    contest = models.ForeignKey(Contest, on_delete=models.CASCADE, related_name="rule_versions")
+    number = models.PositiveIntegerField()
+    # The rule fields of the contest (submissions/rule_changes.py RULE_FIELDS) as JSON.
+    rules = models.JSONField()
+    changes = models.JSONField(
+        default=list, blank=True, help_text='e.g. ["memory cap 16 -> 32 GB"]'
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["contest", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["contest", "number"], name="one_rule_version_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.contest.slug} rules v{self.number}"
+
+
+class RecheckStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    SUPERSEDED = "superseded", "Superseded by newer rules"
+    FAILED = "failed", "Failed"
+
+
+class Recheck(models.Model):
+    """Judging a contest's entries again under a new rule version, in the background. A row,
+    not only a Celery message: a sweep re-sends one the broker lost (still queued) or whose
+    worker died (running, heartbeat old)."""
+
+    rule_version = models.ForeignKey(RuleVersion, on_delete=models.CASCADE, related_name="rechecks")
+    contest = models.ForeignKey(Contest, on_delete=models.CASCADE, related_name="rechecks")
+    status = models.CharField(
+        max_length=20, choices=RecheckStatus.choices, default=RecheckStatus.QUEUED, db_index=True
+    )
+    queued_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    sent_count = models.PositiveIntegerField(default=0, help_text="Times sent to the broker.")
+    total = models.PositiveIntegerField(default=0)
+    checked = models.PositiveIntegerField(default=0)
+    unreadable = models.PositiveIntegerField(default=0)
+    message = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        ordering = ["-queued_at"]
+
+    def __str__(self) -> str:
+        return f"re-check of {self.rule_version} ({self.status})"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (RecheckStatus.DONE, RecheckStatus.SUPERSEDED, RecheckStatus.FAILED)
+
+
+class ChangeStatus(models.TextChoices):
+    PENDING = "pending", "Waiting for an organizer"
+    APPROVED = "approved", "Approved"
+    REJECTED = "rejected", "Rejected"
+    SUPERSEDED = "superseded", "Replaced by a later change"
+
+
+class PendingChange(models.Model):
+    """An entrant's edit of a published entry that would change a figure or a verdict: the
+    public keeps seeing the published entry until an organizer approves it."""
+
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="pending_changes"
+    )
+    declared = models.JSONField(help_text="The whole declaration as the entrant sent it.")
+    changes = models.JSONField(default=list, help_text='e.g. ["memory (GB): 16 -> 32"]')
+    effects = models.JSONField(default=list, help_text="The figures and verdicts it changes.")
+    status = models.CharField(
+        max_length=20, choices=ChangeStatus.choices, default=ChangeStatus.PENDING
+    )
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    requested_at = models.DateTimeField(default=timezone.now)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-requested_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission"],
+                condition=models.Q(status="pending"),
+                name="one_pending_change_per_entry",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"change of entry #{self.submission_id} ({self.status})"

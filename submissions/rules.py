@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
+from submissions.engines import MYSQL_NUMBERED, SERVER_FAMILIES
 from submissions.figures import Figures, printed_resolution
 from submissions.logparse.model import ParsedLog
 
@@ -63,8 +64,9 @@ class DeclaredSetup:
     raid_level: str
     direct_attached: bool
     os: str
-    mysql_version: str
+    server_version: str
     storage_engine: str
+    server_family: str = "mysql"  # a key of engines.SERVER_FAMILIES
 
 
 @dataclass(frozen=True)
@@ -104,18 +106,20 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Rule:
-    """`sentence` is a template over RuleSet fields, so it always states this contest's limits."""
+    """`sentence` is a template over RuleSet fields, so it always states this contest's limits;
+    `unlimited` is the rule's own line when the contest sets no limit for it."""
 
     id: str
     sentence: str
     check: Callable[[Entry, RuleSet], Verdict]
+    unlimited: str = ""
 
     def describe(self, rules: RuleSet) -> str:
         values = {}
         for name in re.findall(r"{(\w+)}", self.sentence):
             value = getattr(rules, name) if hasattr(rules, name) else rules.track.get(name)
             if value is None or value == "":
-                return f"{self.sentence.split(':')[0]}: no limit in this contest."
+                return self.unlimited or f"{self.sentence.split(':')[0]}: no limit on {name}."
             values[name] = _n(value) if isinstance(value, int | float) else value
         return self.sentence.format(**values)
 
@@ -580,12 +584,22 @@ def check_raid(entry: Entry, rules: RuleSet) -> Verdict:
 
 def check_mysql_version(entry: Entry, rules: RuleSet) -> Verdict:
     required = rules.required_mysql_version.strip()
-    declared = entry.setup.mysql_version.strip()
+    declared = entry.setup.server_version.strip()
+    family = entry.setup.server_family
     # An entry of declared figures may come without a log: then only the declaration speaks.
     stated = entry.log.parameters.get("server_version") if entry.log is not None else None
     if not required:
         return Verdict(
             "mysql_version", Status.PASS, "Any server version is allowed.", value=declared
+        )
+    if family not in MYSQL_NUMBERED:
+        server = f"{SERVER_FAMILIES.get(family, family)} {declared}".strip()
+        return Verdict(
+            "mysql_version",
+            Status.FAIL,
+            f"Declared {server}; the rule requires MySQL {required}.x.",
+            value=server,
+            limit=f"MySQL {required}.x",
         )
     if stated is not None and not _version_matches(str(stated.value), required):
         return Verdict(
@@ -706,29 +720,39 @@ RULES: tuple[Rule, ...] = (
         "sockets",
         "Hardware: at most {max_sockets} sockets.",
         _hardware_cap("sockets", "sockets", "max_sockets", "sockets", "socket"),
+        "Hardware: any number of sockets.",
     ),
     Rule(
         "cores",
         "Hardware: at most {max_cores} cores in total.",
         _hardware_cap("cores", "cores", "max_cores", "cores", "core"),
+        "Hardware: any number of cores.",
     ),
     Rule(
         "memory",
         "Hardware: at most {max_memory_gb} GB of memory.",
         _hardware_cap("memory", "memory_gb", "max_memory_gb", "GB of memory"),
+        "Hardware: any amount of memory.",
     ),
     Rule(
         "drives",
         "Hardware: at most {max_drives} drives.",
         _hardware_cap("drives", "drives", "max_drives", "drives", "drive"),
+        "Hardware: any number of drives.",
     ),
     Rule("direct_attached", "Hardware: drives are direct attached.", check_direct_attached),
     Rule("raid", "Hardware: RAID is allowed.", check_raid),
-    Rule("mysql_version", "Software: MySQL {required_mysql_version}.x.", check_mysql_version),
+    Rule(
+        "mysql_version",
+        "Software: MySQL {required_mysql_version}.x.",
+        check_mysql_version,
+        "Software: any database server and version.",
+    ),
     Rule(
         "preferred_os",
         "Software: {preferred_os} preferred, for comparison (never a failure).",
         check_preferred_os,
+        "Software: any operating system.",
     ),
     Rule("deadline", "Submitted before the deadline.", check_deadline),
 )

@@ -3,16 +3,36 @@ from rest_framework import serializers
 from submissions import tracks
 from submissions.live import selectors as live
 from submissions.live.trust import TRUST_LEVELS
-from submissions.models import Contest, Submission
+from submissions.models import Contest, RuleVersion, Submission
+from submissions.rule_versions import rule_version_latest
 from submissions.services import DECLARED_FIELDS, contest_rule_set
+
+
+class RuleVersionSerializer(serializers.ModelSerializer):
+    """A version of a contest's rules: its number, when it was made and what changed from the
+    one before ("memory cap 16 -> 32 GB")."""
+
+    changed_at = serializers.DateTimeField(source="created_at")
+
+    class Meta:
+        model = RuleVersion
+        fields = ("number", "changed_at", "changes")
 
 
 class ContestSerializer(serializers.ModelSerializer):
     rules = serializers.SerializerMethodField()
+    rules_version = serializers.SerializerMethodField()
 
     class Meta:
         model = Contest
-        fields = ("slug", "title", "workload", "deadline", "results_published_at", "rules")
+        fields = (
+            "slug", "title", "workload", "deadline", "results_published_at", "rules",
+            "rules_version",
+        )  # fmt: skip
+
+    def get_rules_version(self, contest: Contest) -> dict | None:
+        version = rule_version_latest(contest)
+        return RuleVersionSerializer(version).data if version else None
 
     def get_rules(self, contest: Contest) -> dict:
         return {
@@ -119,10 +139,22 @@ class SubmissionSerializer(serializers.ModelSerializer):
     live = serializers.SerializerMethodField(
         help_text="running, stalled, abandoned or sealed for a streamed run; null for an upload."
     )
+    rules_version = RuleVersionSerializer(
+        read_only=True,
+        allow_null=True,
+        help_text="The rules the verdicts were made under; null: judged before versions were kept.",
+    )
+    edited_at = serializers.DateTimeField(
+        read_only=True, allow_null=True, help_text="The entrant's last change; null: never edited."
+    )
 
     class Meta:
         model = Submission
-        fields = ("id", "url", "contest", "eligible", "trust", "live", "summary", "verdicts")
+        fields = (
+            "id", "url", "contest", "server_family", "server_version", "storage_engine", "engine",
+            "eligible", "trust", "live", "summary", "verdicts", "rules_version", "edited_at",
+        )  # fmt: skip
+        read_only_fields = fields
 
     def get_trust(self, submission: Submission) -> str:
         return live.entry_trust(submission)
@@ -176,3 +208,19 @@ class LeaderboardSerializer(serializers.Serializer):
     next = serializers.URLField(allow_null=True)
     previous = serializers.URLField(allow_null=True)
     results = LeaderboardRowSerializer(many=True)
+
+
+class TokenListingSerializer(serializers.Serializer):
+    """A token as its owner sees it listed: never the key, only its first characters."""
+
+    kind = serializers.CharField()
+    id = serializers.CharField()
+    prefix = serializers.CharField()
+    created = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(allow_null=True)
+    expired = serializers.BooleanField()
+    scope = serializers.CharField()
+
+
+class TokenListSerializer(serializers.Serializer):
+    tokens = TokenListingSerializer(many=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import zlib
 from dataclasses import fields
@@ -75,3 +76,18 @@ def plot_preview(columns: dict[str, np.ndarray], points: int = MAX_PLOT_POINTS) 
             x, y = downsample(rows, columns[name], points)
             preview[name] = {"x": x, "y": y}
     return preview
+
+
+def series_fingerprint(columns: dict[str, np.ndarray]) -> str:
+    """What makes two logs one run: the samples themselves, not the bytes that carried them.
+    Blank lines, CRLF, gzip or trailing noise change the bytes and the line numbers, never the
+    rows, times and rates, so the line column is left out."""
+    digest = hashlib.sha256()
+    for name in sorted(columns):
+        if name == "line":
+            continue
+        column = columns[name]
+        dtype = "<i8" if column.dtype.kind in "iu" else "<f8"
+        digest.update(name.encode() + b"\0")
+        digest.update(np.ascontiguousarray(column, dtype=dtype).tobytes())
+    return digest.hexdigest()

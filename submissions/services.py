@@ -15,16 +15,20 @@ from zoneinfo import ZoneInfo
 from django.conf import settings
 from django.core.files import File
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from submissions import tracks
+from submissions.engines import normalised_engine
 from submissions.figures import Figures, compute_figures
 from submissions.live.verdicts import submission_witness_verdicts
 from submissions.logparse import LogError, ParsedLog, key_type_log, parse_log, parse_log_runs
-from submissions.models import Contest, ReferenceResult, SampleSeries, Submission
+from submissions.models import Contest, ReferenceResult, RuleVersion, SampleSeries, Submission
+from submissions.plausibility import implausible
 from submissions.ranking import MetricStanding, Standing, class_ranks, competition_ranks
 from submissions.reference_data import published_results_for
+from submissions.rule_changes import rule_set_of
+from submissions.rule_versions import rule_version_current
 from submissions.rules import (
     DeclaredSetup,
     Entry,
@@ -35,7 +39,7 @@ from submissions.rules import (
     first_failure,
     is_eligible,
 )
-from submissions.series import pack_columns, plot_preview, series_columns
+from submissions.series import pack_columns, plot_preview, series_columns, series_fingerprint
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +58,8 @@ DECLARED_FIELDS = (
     "raid_level",
     "direct_attached",
     "os",
-    "mysql_version",
+    "server_family",
+    "server_version",
     "storage_engine",
     "storage_engine_version",
     "solution_description",
@@ -74,7 +79,7 @@ class SubmissionRefused(Exception):
 class DuplicateLog(SubmissionRefused):
     def __init__(self, existing: Submission):
         super().__init__(
-            f"This log was already submitted to this contest as entry #{existing.pk}.", "log"
+            f"This run was already submitted to this contest as entry #{existing.pk}.", "log"
         )
         self.existing = existing
 
@@ -99,6 +104,7 @@ class CheckedEntry:
     track_metric: float | None
     track_class: str
     verdicts: list[Verdict]
+    rules_version: RuleVersion | None = None
 
 
 def contest_rule_set(contest: Contest) -> RuleSet:
@@ -132,7 +138,8 @@ def declared_setup(declared: dict) -> DeclaredSetup:
         raid_level=declared.get("raid_level", ""),
         direct_attached=declared["direct_attached"],
         os=declared["os"],
-        mysql_version=declared["mysql_version"],
+        server_family=declared.get("server_family") or "mysql",
+        server_version=declared["server_version"],
         storage_engine=declared["storage_engine"],
     )
 
@@ -170,6 +177,9 @@ def _parsed_log(track: tracks.Track, log_file: IO[bytes]) -> ParsedLog:
         raise SubmissionRefused(
             f"{track.label} reads {what}; this log ({parsed.format_label}) has none.", "log"
         )
+    impossible = implausible(parsed.series)
+    if impossible:
+        raise SubmissionRefused(impossible, "log")
     return parsed
 
 
@@ -186,25 +196,28 @@ def entry_check(
     declared: dict,
     log_file: IO[bytes] | None,
     submitted_at: datetime,
+    version: RuleVersion | None = None,
     extra_verdicts: Sequence[Verdict] = (),
 ) -> CheckedEntry:
     """Parse the log (if any), compute the classic and the track's figures and judge the entry
-    against the contest's rules. `declared` holds the classic fields and the track's;
-    `extra_verdicts` are judged elsewhere (a witnessed run's seal rules) and count the same."""
-    track = contest.track
+    against a version of the contest's rules (the current one by default). `declared` holds
+    the classic fields and the track's; `extra_verdicts` are judged elsewhere (a witnessed
+    run's seal rules) and count the same."""
+    version = version or rule_version_current(contest)
+    rules = rule_set_of(version.rules)
+    track = tracks.track_for(version.rules["workload"])
     if log_file is None and track.log_required:
         raise SubmissionRefused(
             f"Attach the benchmark's output: {track.label} reads its figures from it.", "log"
         )
     own = track_declared(track, declared)
-    rules = contest_rule_set(contest)
     parsed = _parsed_log(track, log_file) if log_file is not None else None
     figures = None
     if parsed is not None and len(parsed.series):
         figures = compute_figures(
             parsed.series,
-            target_rows=contest.target_rows,
-            window_rows=contest.terminal_window_rows,
+            target_rows=rules.target_rows,
+            window_rows=rules.terminal_window_rows,
             log=parsed,
         )
     track_figures = track.figures(parsed, {**declared, **own}, rules)
@@ -225,6 +238,7 @@ def entry_check(
         track_metric=ranking.metric_of(track_figures) if ranking else None,
         track_class=ranking.class_of(track_figures) if ranking else "",
         verdicts=[*check_entry(entry, rules, track.rule_list()), *extra_verdicts],
+        rules_version=version,
     )
 
 
@@ -272,6 +286,8 @@ def _apply_check(submission: Submission, checked: CheckedEntry) -> None:
     failure = first_failure(verdicts)
     submission.ineligible_reason = failure.message[:500] if failure else ""
     submission.checked_at = timezone.now()
+    submission.rules_version = checked.rules_version
+    submission.engine = normalised_engine(submission.storage_engine, submission.server_family)
 
 
 def _store_series(submission: Submission, parsed: ParsedLog | None) -> None:
@@ -320,17 +336,24 @@ def submission_create(
         submitted_at=submitted_at,
         extra_verdicts=extra_verdicts,
     )
+    fingerprint = _run_fingerprint(checked.parsed)
+    if fingerprint:
+        existing = Submission.objects.filter(contest=contest, run_fingerprint=fingerprint).first()
+        if existing:
+            raise DuplicateLog(existing)
     submission = Submission(
         contest=contest,
         owner=owner,
         submitted_at=submitted_at,
         log_name=display_name(log_file.name or "log") if log_file is not None else "",
         log_sha256=sha256,
+        run_fingerprint=fingerprint,
         log_size=log_file.size if log_file is not None else 0,
         demo=demo,
         **{name: declared[name] for name in DECLARED_FIELDS if name in declared},
     )
     _apply_check(submission, checked)
+    submission._history_user = owner
     try:
         with transaction.atomic():
             if log_file is not None:
@@ -341,12 +364,21 @@ def submission_create(
             contest_rank(contest=contest)
     except IntegrityError:
         _discard_file(submission)
-        # Two uploads of the same file raced past the check above; the constraint decided.
-        raise DuplicateLog(Submission.objects.get(contest=contest, log_sha256=sha256)) from None
+        # Two uploads of the same run raced past the checks above; a constraint decided.
+        same = Q(log_sha256=sha256) if sha256 else Q(pk__in=[])
+        if fingerprint:
+            same |= Q(run_fingerprint=fingerprint)
+        raise DuplicateLog(Submission.objects.filter(same, contest=contest).first()) from None
     except BaseException:
         _discard_file(submission)
         raise
     return submission
+
+
+def _run_fingerprint(parsed: ParsedLog | None) -> str:
+    if parsed is None or not len(parsed.series):
+        return ""
+    return series_fingerprint(series_columns(parsed.series))
 
 
 def _discard_file(submission: Submission) -> None:
@@ -354,11 +386,20 @@ def _discard_file(submission: Submission) -> None:
         submission.log.storage.delete(submission.log.name)
 
 
-def submission_update(*, submission: Submission, declared: dict) -> Submission:
-    """Change what the entrant declared (classic and track fields) and judge the entry again
-    with the new declaration."""
-    if not submission.contest.is_open():
+def submission_update(
+    *,
+    submission: Submission,
+    declared: dict,
+    by=None,
+    reason: str = "",
+    enforce_deadline: bool = True,
+) -> Submission:
+    """Change what the entrant declared (classic and track fields), keep the change in the
+    entry's history (who: `by`) and judge the entry again with the new declaration. The
+    approval of edits to published entries is decided before, by submissions.edits."""
+    if enforce_deadline and not submission.contest.is_open():
         raise ContestClosed(submission.contest)
+    before = submission_declared(submission)
     for name in DECLARED_FIELDS:
         if name in declared:
             setattr(submission, name, declared[name])
@@ -367,7 +408,13 @@ def submission_update(*, submission: Submission, declared: dict) -> Submission:
         **submission.track_declared,
         **{name: value for name, value in declared.items() if name in fields},
     }
-    return submission_check(submission=submission)
+    with transaction.atomic():
+        if submission_declared(submission) != before:
+            submission.edited_at = timezone.now()
+            submission._history_user = by
+            submission._change_reason = reason or None
+            submission.save()
+        return submission_check(submission=submission)
 
 
 def submission_declared(submission: Submission) -> dict:
@@ -376,32 +423,48 @@ def submission_declared(submission: Submission) -> dict:
     return {**declared, **submission.track_declared}
 
 
-@transaction.atomic
-def submission_check(*, submission: Submission, rank: bool = True) -> Submission:
-    """Judge an entry again from its stored log (after its declaration or its rules changed).
-    `rank=False` leaves the contest's ranks to the caller, who re-checks many entries."""
+def entry_check_stored(
+    *, submission: Submission, version: RuleVersion | None = None
+) -> CheckedEntry:
+    """Judge an entry as it is stored (its log and declaration), without saving anything."""
     declared = submission_declared(submission)
     # A witnessed entry keeps its seal verdicts: they come from the stream, not the log.
     witness = submission_witness_verdicts(submission)
-    if submission.log:
-        with submission.log.open("rb") as log_file:
-            checked = entry_check(
-                contest=submission.contest,
-                declared=declared,
-                log_file=log_file,
-                submitted_at=submission.submitted_at,
-                extra_verdicts=witness,
-            )
-    else:
-        checked = entry_check(
+    if not submission.log:
+        return entry_check(
             contest=submission.contest,
             declared=declared,
             log_file=None,
             submitted_at=submission.submitted_at,
+            version=version,
             extra_verdicts=witness,
         )
+    with submission.log.open("rb") as log_file:
+        return entry_check(
+            contest=submission.contest,
+            declared=declared,
+            log_file=log_file,
+            submitted_at=submission.submitted_at,
+            version=version,
+            extra_verdicts=witness,
+        )
+
+
+@transaction.atomic
+def submission_check(
+    *, submission: Submission, rank: bool = True, version: RuleVersion | None = None
+) -> Submission:
+    """Judge an entry again from its stored log (after its declaration or its rules changed),
+    under `version` of the rules (the current one by default). `rank=False` leaves the
+    contest's ranks to the caller, who re-checks many entries."""
+    checked = entry_check_stored(submission=submission, version=version)
     _apply_check(submission, checked)
-    submission.save()
+    # A re-check is not an edit: the history keeps what the entrant changed, not each verdict.
+    submission.skip_history_when_saving = True
+    try:
+        submission.save()
+    finally:
+        del submission.skip_history_when_saving
     _store_series(submission, checked.parsed)
     if rank:
         contest_rank(contest=submission.contest)
@@ -414,16 +477,26 @@ class RecheckOutcome:
     unreadable: int  # entries whose stored log the current parser or track refuses
 
 
+def submission_recheck(*, submission: Submission, version: RuleVersion) -> bool:
+    """Judge one entry of a contest's re-check under `version`, without ranking. Returns False
+    when its stored log no longer passes (it is then marked not eligible, with the reason)."""
+    try:
+        submission_check(submission=submission, rank=False, version=version)
+    except SubmissionRefused as refused:
+        submission_mark_unreadable(submission=submission, reason=refused.message, version=version)
+        return False
+    return True
+
+
 def contest_recheck(*, contest: Contest) -> RecheckOutcome:
-    """Judge every entry of a contest again, e.g. after its rules changed. An entry whose stored
-    log no longer passes (a stricter parser, a track that reads something else) is marked not
-    eligible with the reason; the others are re-checked all the same and ranked once at the end."""
+    """Judge every entry of a contest again under its current rules, here and now (the
+    background re-check is submissions.rechecks). An entry whose stored log no longer passes
+    (a stricter parser, a track that reads something else) is marked not eligible with the
+    reason; the others are re-checked all the same and ranked once at the end."""
+    version = rule_version_current(contest)
     checked = unreadable = 0
     for submission in contest.submissions.select_related("contest").iterator(chunk_size=100):
-        try:
-            submission_check(submission=submission, rank=False)
-        except SubmissionRefused as refused:
-            submission_mark_unreadable(submission=submission, reason=refused.message)
+        if not submission_recheck(submission=submission, version=version):
             unreadable += 1
         checked += 1
     reference_results_refigure(contest=contest)
@@ -431,17 +504,26 @@ def contest_recheck(*, contest: Contest) -> RecheckOutcome:
     return RecheckOutcome(checked=checked, unreadable=unreadable)
 
 
-def submission_mark_unreadable(*, submission: Submission, reason: str) -> Submission:
-    """Keep the entry and its log, but take it out of the ranking, saying why."""
+def submission_mark_unreadable(
+    *, submission: Submission, reason: str, version: RuleVersion | None = None
+) -> Submission:
+    """Keep the entry and its log, but take it out of the ranking, saying why. Its other
+    verdicts go: they were made under rules it is no longer judged by."""
     message = f"The stored log no longer passes the checks: {reason}"
-    submission.verdicts = [
-        Verdict("log_readable", Status.FAIL, message).as_dict(),
-        *(v for v in submission.verdicts if v.get("rule") != "log_readable"),
-    ]
+    submission.verdicts = [Verdict("log_readable", Status.FAIL, message).as_dict()]
     submission.eligible = False
     submission.ineligible_reason = message[:500]
     submission.checked_at = timezone.now()
-    submission.save(update_fields=["verdicts", "eligible", "ineligible_reason", "checked_at"])
+    submission.rules_version = version or rule_version_current(submission.contest)
+    submission.skip_history_when_saving = True
+    try:
+        submission.save(
+            update_fields=[
+                "verdicts", "eligible", "ineligible_reason", "checked_at", "rules_version",
+            ]
+        )  # fmt: skip
+    finally:
+        del submission.skip_history_when_saving
     return submission
 
 

@@ -2,10 +2,11 @@
 path made it (services, the admin, a shell). Bulk .update() calls bypass signals: the services
 that use them call contest_board_changed themselves."""
 
+from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from submissions.models import ReferenceResult, Submission
+from submissions.models import Contest, ReferenceResult, Submission
 
 
 @receiver([post_save, post_delete], sender=Submission)
@@ -14,3 +15,20 @@ def board_changed(sender, instance, **kwargs) -> None:
     from submissions.services import contest_board_changed
 
     contest_board_changed(contest_id=instance.contest_id)
+
+
+@receiver(post_save, sender=Contest)
+def rules_changed(sender, instance: Contest, raw: bool = False, **kwargs) -> None:
+    """Every save of a contest, whatever made it (the admin, an action, the API, a shell),
+    records a new rule version when a rule changed and re-checks the entries in the background.
+    The admin names who changed them (`_rules_changed_by`)."""
+    if raw:  # loading a fixture
+        return
+    from submissions.rule_versions import contest_rules_record
+    from submissions.tasks import recheck_send
+
+    _, recheck = contest_rules_record(
+        contest=instance, by=getattr(instance, "_rules_changed_by", None)
+    )
+    if recheck is not None:
+        transaction.on_commit(lambda: recheck_send(recheck.pk))

@@ -1,5 +1,6 @@
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -14,21 +15,39 @@ from django.http import (
     StreamingHttpResponse,
 )
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import filesizeformat
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from runner.views import rerun_panel
-from submissions import exports, leaderboard, selectors, services, tracks
+from submissions import (
+    edits,
+    exports,
+    leaderboard,
+    rule_versions,
+    selectors,
+    services,
+    tokens,
+    tracks,
+)
 from submissions.forms import DeclarationForm, SignupForm, SubmissionForm
+from submissions.kept_logs import KeptLog, kept_log_discard, kept_log_open, log_keep
 from submissions.leaderboard import LeaderboardQuery
 from submissions.live import selectors as live_selectors
 from submissions.live.seal_rules import SEAL_RULE_SENTENCES
 from submissions.live.trust import TRUST_LEVELS
-from submissions.models import Contest, DriveKind, Submission
+from submissions.models import (
+    ChangeStatus,
+    Contest,
+    DriveKind,
+    PendingChange,
+    Submission,
+)
+from submissions.rule_changes import rule_set_of
 from submissions.rules import RuleSet
-from submissions.throttle import too_many_message, upload_allowed
+from submissions.throttle import upload_refusal, upload_refused
 
 
 def _posted(request: HttpRequest):
@@ -81,11 +100,20 @@ def _contest_page(request: HttpRequest, contest: Contest, stamp) -> HttpResponse
         ),
         contest,
     )
-    live_runs = live_selectors.contest_live_runs(contest, request.user)
+    # The re-check's progress is the organizers' and moves without the board changing: it is
+    # rendered per request, outside the cached body.
+    recheck = (
+        rule_versions.recheck_active(contest) if selectors.is_organizer(request.user) else None
+    )
     return render(
         request,
         "submissions/contest_detail.html",
-        {"contest": contest, "body": body, "live_runs": live_runs},
+        {
+            "contest": contest,
+            "body": body,
+            "recheck": recheck,
+            "live_runs": live_selectors.contest_live_runs(contest, request.user),
+        },
     )
 
 
@@ -99,7 +127,12 @@ def _contest_context(request: HttpRequest, contest: Contest) -> dict:
     rule_set = services.contest_rule_set(contest)
     track = contest.track
     rules = [(rule.id, rule.describe(rule_set)) for rule in track.rule_list()]
-    context = {"contest": contest, "rules": rules, "track": track}
+    context = {
+        "contest": contest,
+        "rules": rules,
+        "track": track,
+        "rules_version": rule_versions.rule_version_latest(contest),
+    }
     if leaderboard.leaderboard_visible(contest, request.user):
         query = _board_query(request, contest)
         board = leaderboard.leaderboard_page(contest=contest, query=query)
@@ -228,6 +261,7 @@ def _without(request: HttpRequest, *names: str) -> str:
 def _board_contest(request: HttpRequest, slug: str) -> Contest:
     contest = get_object_or_404(leaderboard.contest_with_references(), slug=slug)
     if not leaderboard.leaderboard_visible(contest, request.user):
+        # The contest is public, its board not yet: saying so tells nothing about any entry.
         raise PermissionDenied(leaderboard.embargo_notice(contest))
     return contest
 
@@ -258,18 +292,26 @@ def leaderboard_json(request: HttpRequest, slug: str) -> JsonResponse:
 @login_required
 def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
     contest = get_object_or_404(Contest, slug=slug)
-    form = SubmissionForm(_posted(request), request.FILES or None, contest=contest)
+    kept = None
+    if request.method == "POST" and "log" not in request.FILES and request.POST.get("kept_log"):
+        kept = kept_log_open(token=request.POST["kept_log"], owner=request.user)
+    form = SubmissionForm(
+        _posted(request),
+        request.FILES or None,
+        contest=contest,
+        kept_log=kept.file if kept else None,
+    )
     if request.method == "POST":
-        allowed, retry_after = upload_allowed(request.user)
-        if not allowed:
+        refusal = upload_refusal(request.user)
+        if refusal:
             context = {
                 "form": SubmissionForm(contest=contest),
                 "contest": contest,
                 "closed": False,
-                "refusal": too_many_message(retry_after),
+                "refusal": refusal.message,
             }
             response = render(request, "submissions/submission_form.html", context, status=429)
-            response["Retry-After"] = str(retry_after)
+            response["Retry-After"] = str(refusal.retry_after)
             return response
     if request.method == "POST" and form.is_valid():
         try:
@@ -285,43 +327,92 @@ def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
                 duplicate.existing.get_absolute_url(),
                 duplicate.existing.pk,
             )
-            form.add_error("log", format_html("This log was already submitted as {}.", link))
+            form.add_error("log", format_html("This run was already submitted as {}.", link))
         except services.SubmissionRefused as refused:
             form.add_error(refused.field if refused.field in form.fields else None, refused.message)
         else:
+            if kept is not None:
+                kept_log_discard(kept=kept)
             messages.success(request, "Your run is in. Here are its figures and verdicts.")
             return redirect(submission)
-    initial_closed = not contest.is_open()
+    if request.method == "POST":
+        upload_refused(request.user)
+        kept = _keep_for_retry(request, form, kept)
     return render(
         request,
         "submissions/submission_form.html",
-        {"form": form, "contest": contest, "closed": initial_closed},
+        {"form": form, "contest": contest, "closed": not contest.is_open(), "kept": kept},
     )
+
+
+def _keep_for_retry(request: HttpRequest, form: SubmissionForm, kept: KeptLog | None):
+    """After a refused try, the log the entrant chose, kept on the server so the retry need not
+    choose it again; none when the log itself was the problem."""
+    if "log" in form.errors:
+        if kept is not None:
+            kept_log_discard(kept=kept)
+        return None
+    uploaded = request.FILES.get("log")
+    if uploaded is not None:
+        kept = log_keep(
+            uploaded=uploaded, owner=request.user, name=services.display_name(uploaded.name)
+        )
+    if kept is not None:
+        # The file input may stay empty on the retry: the kept log stands in.
+        form.fields["log"].required = False
+        form.fields["log"].help_text = (
+            f"Kept from your last try: {kept.name} ({filesizeformat(kept.size)}). Leave this "
+            "empty to send it, or choose another file."
+        )
+    return kept
 
 
 def _visible_submission(request: HttpRequest, pk: int) -> Submission:
     # The page plots the stored preview; the full series (megabytes for long runs) stays put.
-    entries = Submission.objects.select_related("contest", "series").defer("series__columns")
+    entries = Submission.objects.select_related("contest", "series", "rules_version").defer(
+        "series__columns"
+    )
     submission = get_object_or_404(entries, pk=pk)
     if not selectors.submission_visible(submission, request.user):
-        raise PermissionDenied("This entry is not published yet.")
+        # 404, not 403: an entry under embargo does not exist for those who may not see it.
+        raise Http404("No such entry.")
     return submission
+
+
+def judged_under(submission: Submission) -> tuple[tracks.Track, RuleSet | None]:
+    """The track and rules the entry's verdicts and figures were made under (never the current
+    rules: those may say 32 GB beside a verdict made under 16). None: judged before versions
+    were kept."""
+    version = submission.rules_version
+    if version is None:
+        return submission.contest.track, None
+    return tracks.track_for(version.rules["workload"]), rule_set_of(version.rules)
+
+
+def verdict_rows(track: tracks.Track, rule_set: RuleSet | None, verdicts: list) -> list[dict]:
+    """The verdicts, each beside its rule's sentence as the rules they were made under state it."""
+    # A witnessed run's seal rules state no limit of the contest: their sentence is fixed.
+    sentences = dict(SEAL_RULE_SENTENCES)
+    if rule_set is not None:
+        sentences.update({rule.id: rule.describe(rule_set) for rule in track.rule_list()})
+    return [dict(verdict, sentence=sentences.get(verdict["rule"], "")) for verdict in verdicts]
 
 
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     submission = _visible_submission(request, pk)
-    rule_set = services.contest_rule_set(submission.contest)
-    track = submission.contest.track
-    sentences = {rule.id: rule.describe(rule_set) for rule in track.rule_list()}
-    sentences.update(SEAL_RULE_SENTENCES)
-    verdicts = [
-        dict(verdict, sentence=sentences.get(verdict["rule"], ""))
-        for verdict in submission.verdicts
-    ]
+    track, judged_rules = judged_under(submission)
+    # The track's tiles are titled by the same rules their figures were computed under.
+    rule_set = judged_rules or services.contest_rule_set(submission.contest)
+    organizer = selectors.is_organizer(request.user)
+    is_owner = request.user.is_authenticated and submission.owner_id == request.user.id
+    pending = submission.pending_changes.filter(status=ChangeStatus.PENDING).first()
     context = {
         "submission": submission,
         "trust": live_selectors.entry_trust(submission),
-        "verdicts": verdicts,
+        "verdicts": verdict_rows(track, judged_rules, submission.verdicts),
+        "rules_caption": rule_versions.version_caption(submission.rules_version),
+        "pending_change": pending if (organizer or is_owner) else None,
+        "may_decide": organizer,
         **track_panel(submission, track, rule_set),
         "is_owner": request.user.is_authenticated and submission.owner_id == request.user.id,
         "editable": selectors.submission_editable(submission, request.user),
@@ -383,6 +474,7 @@ def submission_log(request: HttpRequest, pk: int) -> FileResponse:
     submission = _visible_submission(request, pk)
     if not submission.log:
         raise Http404("This entry has no log: its figures are declared.")
+    # The page's 404 covers an entry under embargo: the log shares it.
     return FileResponse(
         submission.log.open("rb"),
         as_attachment=True,
@@ -407,11 +499,20 @@ def submission_edit(request: HttpRequest, pk: int) -> HttpResponse:
         # The form wrote the values onto the instance already; reload so the service starts clean.
         submission.refresh_from_db()
         try:
-            services.submission_update(submission=submission, declared=declared)
+            outcome = edits.submission_edit(
+                submission=submission, declared=declared, by=request.user
+            )
         except services.SubmissionRefused as refused:
             form.add_error(refused.field if refused.field in form.fields else None, refused.message)
         else:
-            messages.success(request, "Saved, and checked against the rules again.")
+            if outcome.pending is not None:
+                messages.info(
+                    request,
+                    "The results are public and this change moves a figure or a verdict: it "
+                    "waits for an organizer's approval. Until then the entry stays as published.",
+                )
+            else:
+                messages.success(request, "Saved, and checked against the rules again.")
             return redirect(submission)
     return render(
         request, "submissions/submission_edit.html", {"form": form, "submission": submission}
@@ -431,3 +532,49 @@ def submission_delete(request: HttpRequest, pk: int) -> HttpResponse:
 def my_entries(request: HttpRequest) -> HttpResponse:
     entries = selectors.user_submissions(request.user)
     return render(request, "submissions/my_entries.html", {"entries": entries})
+
+
+def submission_history(request: HttpRequest, pk: int) -> HttpResponse:
+    """Who changed the entry's declaration or log, when and what."""
+    submission = _visible_submission(request, pk)
+    full = selectors.is_organizer(request.user) or submission.owner_id == request.user.id
+    history = edits.submission_history(submission=submission, full=full)
+    return render(
+        request,
+        "submissions/submission_history.html",
+        {"submission": submission, "history": history},
+    )
+
+
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    context = {"tokens": tokens.tokens_of(request.user), "token_days": settings.API_TOKEN_DAYS}
+    return render(request, "submissions/account.html", context)
+
+
+@login_required
+@require_POST
+def pending_change_decide(request: HttpRequest, pk: int, decision: str) -> HttpResponse:
+    if not selectors.is_organizer(request.user):
+        raise Http404("No such change.")
+    change = get_object_or_404(PendingChange.objects.select_related("submission"), pk=pk)
+    if decision not in ("approve", "reject"):
+        raise Http404("No such decision.")
+    if decision == "approve":
+        try:
+            edits.pending_change_approve(change=change, by=request.user)
+        except services.SubmissionRefused as refused:
+            messages.error(request, f"Not applied: {refused.message}")
+        else:
+            messages.success(request, "Approved: the entry shows the change and was checked again.")
+    else:
+        edits.pending_change_reject(change=change, by=request.user)
+        messages.success(request, "Rejected: the entry stays as published.")
+    return redirect(change.submission)
+
+
+def token_revoke(request: HttpRequest, kind: str) -> HttpResponse:
+    if kind != "api" or not tokens.api_token_revoke(user=request.user):
+        raise Http404("No such token.")
+    messages.success(request, "Your API token is revoked: clients using it are refused from now.")
+    return redirect("account")

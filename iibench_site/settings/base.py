@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "simple_history",
     "submissions",
     "submissions.live",
     "runner",
@@ -36,6 +37,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "iibench_site.middleware.DatabaseUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "submissions.middleware.UploadSizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -61,6 +63,10 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
+# Proxies in front of the site that append to X-Forwarded-For (nginx in the compose file: 1);
+# the lockout then counts per client address, not per proxy.
+BEHIND_PROXIES = env.int("BEHIND_PROXIES", default=0)
+AXES_CLIENT_IP_CALLABLE = "iibench_site.client_address.client_address"
 
 ROOT_URLCONF = "iibench_site.urls"
 WSGI_APPLICATION = "iibench_site.wsgi.application"
@@ -85,6 +91,8 @@ DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'iibench.sqlite3'}"),
 }
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+# What a 503 tells a client to wait while the database is down.
+DATABASE_RETRY_AFTER_SECONDS = env.int("DATABASE_RETRY_AFTER_SECONDS", default=15)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -120,7 +128,8 @@ MEDIA_URL = "/media/"
 # Uploads: the compressed or plain log as sent, and what a .gz may expand to.
 LOG_UPLOAD_MAX_BYTES = env.int("LOG_UPLOAD_MAX_BYTES", default=256 * 1024 * 1024)
 LOG_EXPANDED_MAX_BYTES = env.int("LOG_EXPANDED_MAX_BYTES", default=1024 * 1024 * 1024)
-# Uploads a user may send per hour, through the form and the API together.
+# Entries a user may store per hour, through the form and the API together (counted in the
+# database), and refused attempts (logs that did not parse, duplicates; counted in the cache).
 UPLOADS_PER_HOUR = env.int("UPLOADS_PER_HOUR", default=30)
 # Witnessed runs (submissions/live): what one streamed batch may hold, how many batches a run may
 # send a minute, when a silent run is shown stalled and then abandoned, and how far the log's
@@ -135,6 +144,7 @@ LIVE_CLOCK_TOLERANCE_SECONDS = env.float("LIVE_CLOCK_TOLERANCE_SECONDS", default
 LIVE_CLOCK_TOLERANCE_FRACTION = env.float("LIVE_CLOCK_TOLERANCE_FRACTION", default=0.02)
 LIVE_CLOCK_MAX_LAG_SECONDS = env.float("LIVE_CLOCK_MAX_LAG_SECONDS", default=24 * 3600.0)
 WITNESS_TOKEN_DAYS = env.int("WITNESS_TOKEN_DAYS", default=90)
+REFUSED_UPLOADS_PER_HOUR = env.int("REFUSED_UPLOADS_PER_HOUR", default=120)
 # Large uploads go to a temporary file, not memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 FILE_UPLOAD_TEMP_DIR = env.str("FILE_UPLOAD_TEMP_DIR", default=None)
@@ -151,9 +161,12 @@ CONTENT_SECURITY_POLICY = (
     "base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 )
 
+# API tokens expire this many days after they were issued (0: never); a new one is issued by
+# POST /api/auth/token/, and its owner revokes it on the account page or with DELETE there.
+API_TOKEN_DAYS = env.int("API_TOKEN_DAYS", default=90)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "submissions.tokens.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
@@ -246,6 +259,12 @@ RERUN_LONGEST_SECONDS = max(target["time_limit"] for target in RERUN_TARGETS.val
 RERUN_HEARTBEAT_SECONDS = env.int("RERUN_HEARTBEAT_SECONDS", default=5)
 RERUN_HEARTBEAT_TIMEOUT = env.int("RERUN_HEARTBEAT_TIMEOUT", default=60)
 RERUN_SWEEP_SECONDS = env.int("RERUN_SWEEP_SECONDS", default=30)
+# A queued rerun no worker claimed RERUN_RESEND_SECONDS after it was last sent to the broker is
+# sent again by the sweep: one the broker lost (Redis restarted; it keeps nothing on disk) or
+# never got (it was down) starts within RESEND + SWEEP seconds of the broker being back. A run
+# waiting behind a long one gets a duplicate message per period; the second delivery finds it
+# claimed and does nothing.
+RERUN_RESEND_SECONDS = env.int("RERUN_RESEND_SECONDS", default=300)
 # Cancelling sends SIGTERM (the benchmark prints a last report) and SIGKILL after this grace.
 RERUN_KILL_GRACE_SECONDS = 5
 
@@ -270,7 +289,12 @@ else:
     }
 # The upload rate limit counts in the cache: Redis when there is one, shared by every process.
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        # A Redis that hangs must not hang the page: the cache is skipped after a second.
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    }
     if REDIS_URL
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
@@ -288,7 +312,14 @@ CELERY_BEAT_SCHEDULE = {
         "task": "runner.tasks.sweep_stuck_runs",
         "schedule": RERUN_SWEEP_SECONDS,
     },
+    "sweep-rechecks": {
+        "task": "submissions.tasks.sweep_rechecks",
+        "schedule": RERUN_SWEEP_SECONDS,
+    },
 }
+# A contest re-check queued this long without a worker taking it, or running without a
+# heartbeat this long (one entry's check takes seconds), is sent again by the sweep.
+RECHECK_STALE_SECONDS = env.int("RECHECK_STALE_SECONDS", default=120)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # E-mail (password resets): EMAIL_URL such as smtp://user:password@host:587; by default the

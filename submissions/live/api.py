@@ -14,7 +14,7 @@ from django.conf import settings
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -230,7 +230,8 @@ class LiveRunDetail(APIView):
             LiveRun.objects.select_related("contest", "submission__contest"), pk=pk
         )
         if not selectors.live_run_visible(run, request.user):
-            raise PermissionDenied("This run's contest has not published its results yet.")
+            # As for a draft entry: under embargo, whether the run exists is not told either.
+            raise NotFound("No such live run.")
         try:
             after = max(int(request.query_params.get("after", 0)), 0)
         except ValueError:

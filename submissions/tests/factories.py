@@ -11,7 +11,9 @@ from django.core.files.base import ContentFile
 from django.utils import timezone
 from factory.django import DjangoModelFactory
 
+from submissions.engines import normalised_engine
 from submissions.models import Contest, DriveKind, ReferenceResult, SampleSeries, Submission
+from submissions.rule_versions import rule_version_current
 from submissions.series import pack_columns, plot_preview
 
 PASSWORD = "a-long-test-password-42"
@@ -70,8 +72,13 @@ class SubmissionFactory(DjangoModelFactory):
     raid_level = "RAID 5"
     direct_attached = True
     os = "CentOS 5.1"
-    mysql_version = "5.1.25-rc"
+    server_family = "mysql"
+    server_version = "5.1.25-rc"
     storage_engine = "InnoDB"
+    engine = factory.LazyAttribute(
+        lambda entry: normalised_engine(entry.storage_engine, entry.server_family)
+    )
+    rules_version = factory.LazyAttribute(lambda entry: rule_version_current(entry.contest))
     solution_description = "Stock settings."
     log_name = "iibench.log"
     log_sha256 = factory.Sequence(lambda n: hashlib.sha256(f"log {n}".encode()).hexdigest())

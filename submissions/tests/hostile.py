@@ -159,7 +159,7 @@ SCRIPT = {
     "cpu_model": '<img src=x onerror="alert(2)">',
     "raid_level": "<svg onload=alert(3)>",
     "os": "</dd><script>alert(4)</script>",
-    "mysql_version": "'\"><script>alert(5)</script>",
+    "server_version": "'\"><script>alert(5)</script>",
     "storage_engine": '<a href="javascript:alert(6)">x</a>',
     "storage_engine_version": "{{ 7*7 }}<b onmouseover=alert(7)>",
     "solution_description": "<script>alert(8)</script>[x](javascript:alert(9))",

@@ -26,7 +26,8 @@ VM = DeclaredSetup(
     raid_level="",
     direct_attached=False,
     os="Debian 12",
-    mysql_version="10.11.19-MariaDB",
+    server_family="mariadb",
+    server_version="10.11.19-MariaDB",
     storage_engine="InnoDB",
 )
 

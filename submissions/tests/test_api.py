@@ -50,8 +50,10 @@ def test_posting_a_run_returns_201_with_the_contract(contest, entrant, declared)
     assert response.status_code == 201, response.content
     body = response.json()
     assert set(body) == {
-        "id", "url", "contest", "eligible", "trust", "live", "summary", "verdicts"
+        "id", "url", "contest", "server_family", "server_version", "storage_engine", "engine",
+        "eligible", "trust", "live", "summary", "verdicts", "rules_version", "edited_at",
     }  # fmt: skip
+    assert body["rules_version"]["number"] == 1 and body["edited_at"] is None
     assert (body["trust"], body["live"]) == ("self-reported", None)
     assert body["contest"] == contest.slug
     assert body["url"].endswith(f"/entries/{body['id']}/")
@@ -145,11 +147,11 @@ def test_an_entry_reads_back_with_the_same_body(contest, entrant, declared):
     assert response.json() == created
 
 
-def test_someone_elses_unpublished_draft_is_a_403(entrant):
+def test_someone_elses_unpublished_draft_is_not_found(entrant):
     embargoed = ContestFactory(results_published_at=timezone.now() + timedelta(days=3))
     draft = SubmissionFactory(contest=embargoed, owner=entrant)
     response = token_client(UserFactory()).get(f"/api/submissions/{draft.pk}/")
-    assert response.status_code == 403
+    assert response.status_code == 404
 
 
 def test_the_owner_and_organizers_read_a_draft(entrant):

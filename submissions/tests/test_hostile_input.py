@@ -38,8 +38,16 @@ def contests(db) -> dict:
 
 
 def media_files(settings) -> set[Path]:
+    """The stored files, less the logs held for a retry of the form (submissions.kept_logs):
+    a log sent with a bad field is kept for its sender on purpose, never as an entry."""
     root = Path(settings.MEDIA_ROOT)
-    return {path for path in root.rglob("*") if path.is_file()} if root.exists() else set()
+    if not root.exists():
+        return set()
+    return {
+        path
+        for path in root.rglob("*")
+        if path.is_file() and "kept" not in path.relative_to(root).parts
+    }
 
 
 def send(case: Hostile, channel: str, entrant, client):

@@ -72,7 +72,7 @@ def test_a_live_run_is_hidden_while_its_contest_is_embargoed(client, declared):
     embargoed = ContestFactory(results_published_at=timezone.now() + timedelta(days=3))
     run = a_run(embargoed, declared)
     assert client.get(run.get_absolute_url()).status_code == 404
-    assert client.get(f"/api/live/{run.pk}/").status_code == 403
+    assert client.get(f"/api/live/{run.pk}/").status_code == 404
 
 
 def test_the_stream_page_shows_a_new_token_once_with_the_two_lines(client, contest):

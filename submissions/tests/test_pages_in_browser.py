@@ -48,6 +48,7 @@ ENTRANT_PAGES = [
     ("submit", "/contests/open/submit/", "text=Submit and check"),
     ("my-entries", "/entries/mine/", "text=InnoDB"),
     ("entry-edit", "/entries/{first}/edit/", "text=Save"),
+    ("account", "/account/", "text=Tokens"),
 ]
 ORGANIZER_PAGES = [
     ("entry-organizer", "/entries/{first}/", "text=Start a rerun"),

@@ -90,6 +90,9 @@ def admin_urls(world: World) -> list[tuple[str, str]]:
             for inner in pattern.url_patterns:
                 inner_route = str(inner.pattern)
                 path = inner_route.replace("<path:object_id>", object_id).replace("<id>", object_id)
+                if inner_route == "^([^/]+)/history/([^/]+)/$":  # django-simple-history's record
+                    record = found.history.order_by("history_id").first()
+                    path = f"{object_id}/history/{record.history_id}/"
                 urls.append((route + inner_route, f"/admin/{route}{path}"))
         elif "content_type_id" in route:
             kind = ContentType.objects.get_for_model(Submission)
@@ -119,6 +122,7 @@ ADMIN_STAFF_STATUS = {
 }
 NO_ADD = {
     "runner/verificationrun/",
+    "submissions/pendingchange/",
     "axes/accessattempt/",
     "axes/accesslog/",
     "axes/accessfailurelog/",
@@ -141,7 +145,12 @@ def one_of_each_admin_model(world) -> None:
     from axes.models import AccessAttempt, AccessFailureLog, AccessLog
     from django.contrib.auth.models import Group
 
+    from submissions.models import PendingChange
+
     Group.objects.create(name="judges")
+    PendingChange.objects.create(
+        submission=world.published, declared={"memory_gb": 32}, requested_by=world.users[ENTRANT]
+    )
     services.reference_results_create(contest=world.public)
     Token.objects.create(user=world.users[ENTRANT])
     attempt = {"user_agent": "curl", "ip_address": "192.0.2.1", "username": "ada", "path_info": "/"}

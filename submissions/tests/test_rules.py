@@ -35,7 +35,7 @@ SUN_X4150 = DeclaredSetup(
     raid_level="RAID 5",
     direct_attached=True,
     os="CentOS 5.1",
-    mysql_version="5.1.25-rc",
+    server_version="5.1.25-rc",
     storage_engine="InnoDB",
 )
 IN_TIME = datetime(2008, 12, 20, tzinfo=UTC)
@@ -57,7 +57,29 @@ def test_every_rule_has_a_sentence_naming_the_contest_limits():
 
 def test_a_rule_without_a_limit_says_so():
     rule = next(rule for rule in RULES if rule.id == "sockets")
-    assert "no limit" in rule.describe(replace(RULES_2008, max_sockets=None))
+    assert (
+        rule.describe(replace(RULES_2008, max_sockets=None)) == "Hardware: any number of sockets."
+    )
+
+
+def test_rules_without_limits_each_read_as_their_own_line():
+    # Seen: "Hardware: no limit in this contest." four times over on a contest without caps.
+    open_rules = replace(
+        RULES_2008, max_sockets=None, max_cores=None, max_memory_gb=None, max_drives=None,
+        required_mysql_version="", preferred_os="",
+    )  # fmt: skip
+    lines = [rule.describe(open_rules) for rule in RULES]
+    assert len(set(lines)) == len(lines), lines
+    assert "Hardware: any amount of memory." in lines
+    assert "Software: any database server and version." in lines
+
+
+def test_a_postgresql_entrant_fails_a_mysql_version_rule_by_its_family():
+    verdict = judge(
+        python_log(), setup=replace(SUN_X4150, server_family="postgresql", server_version="15.4")
+    )["mysql_version"]
+    assert verdict.status == Status.FAIL
+    assert verdict.message == "Declared PostgreSQL 15.4; the rule requires MySQL 5.1.x."
 
 
 def test_a_clean_run_passes_every_rule():
@@ -185,7 +207,7 @@ def test_it_fails_raid_where_the_contest_forbids_it():
 
 @pytest.mark.parametrize("version", ["5.0.67", "5.10.1", "10.11.19-MariaDB", "8.0.36"])
 def test_it_fails_a_server_other_than_mysql_5_1(version):
-    verdict = judge(python_log(), setup=replace(SUN_X4150, mysql_version=version))["mysql_version"]
+    verdict = judge(python_log(), setup=replace(SUN_X4150, server_version=version))["mysql_version"]
     assert verdict.status == Status.FAIL
 
 

@@ -100,8 +100,9 @@ def test_it_refuses_the_samples_of_an_embargoed_entry_to_the_public(client):
     contest = ContestFactory(results_published_at=timezone.now() + timedelta(days=1))
     series = SampleSeriesFactory(submission=SubmissionFactory(contest=contest))
 
-    assert samples(client, series.submission).status_code == 403
-    assert samples(client, series.submission, "?format=csv").status_code == 403
+    # 404, as for an entry that never existed: a 403 would tell that it exists.
+    assert samples(client, series.submission).status_code == 404
+    assert samples(client, series.submission, "?format=csv").status_code == 404
     client.force_login(StaffFactory())
     assert samples(client, series.submission).status_code == 200
 

@@ -17,7 +17,7 @@ PAYLOADS = {
     "cpu_model": '<img src=x onerror="alert(1)">',
     "raid_level": "<svg onload=alert('raid')>",
     "os": "</dd><script>alert('os')</script>",
-    "mysql_version": "'\"><script>alert(3)</script>",
+    "server_version": "'\"><script>alert(3)</script>",
     "storage_engine": '<a href="javascript:alert(4)">x</a>',
     "storage_engine_version": "{{ 7*7 }}<b onmouseover=alert(5)>",
     "server_config": "</pre><script>alert('config')</script>",
@@ -84,7 +84,7 @@ def test_script_in_every_text_field_shows_as_text_and_never_runs(hostile_entry, 
         organizer.page.goto(f"/admin/submissions/submission/{entry}/change/")
         admin_name = organizer.page.input_value("[name=entrant_name]")
 
-    for name in ("entrant_name", "cpu_model", "raid_level", "os", "mysql_version"):
+    for name in ("entrant_name", "cpu_model", "raid_level", "os", "server_version"):
         assert PAYLOADS[name] in entry_page, name
     assert PAYLOADS["storage_engine"] in entry_page
     assert PAYLOADS["server_config"] in entry_page

@@ -59,13 +59,50 @@ def test_uploads_are_limited_per_user_per_hour_across_form_and_api(
     )
     assert response.status_code == 429
     assert int(response["Retry-After"]) > 0
-    assert "2 logs this hour" in response.json()["detail"]
+    assert "stored 2 entries this hour" in response.json()["detail"]
     page = client.post(
         reverse("submission_create", args=[contest.slug]),
         {**data, "log": upload(python_log(5_000_000))},
     )
     assert page.status_code == 429
     assert Submission.objects.count() == 2
+
+
+def test_refused_attempts_do_not_use_up_the_upload_limit(contest, entrant, declared, settings):
+    settings.UPLOADS_PER_HOUR = 1
+    api = APIClient()
+    api.force_authenticate(entrant)
+    for _ in range(3):
+        bad = api.post(
+            "/api/submissions/",
+            {"contest": contest.slug, **declared, "log": upload(b"not a log at all\n")},
+            format="multipart",
+        )
+        assert bad.status_code == 400
+    fixed = api.post(
+        "/api/submissions/",
+        {"contest": contest.slug, **declared, "log": upload(python_log(2_000_000))},
+        format="multipart",
+    )
+    assert fixed.status_code == 201
+    assert Submission.objects.count() == 1
+
+
+def test_refused_attempts_have_a_limit_of_their_own(contest, entrant, declared, settings):
+    settings.REFUSED_UPLOADS_PER_HOUR = 2
+    api = APIClient()
+    api.force_authenticate(entrant)
+    answers = [
+        api.post(
+            "/api/submissions/",
+            {"contest": contest.slug, **declared, "log": upload(b"not a log at all\n")},
+            format="multipart",
+        )
+        for _ in range(3)
+    ]
+    assert [answer.status_code for answer in answers] == [400, 400, 429]
+    assert "sent 2 refused logs this hour" in answers[2].json()["detail"]
+    assert int(answers[2]["Retry-After"]) > 0
 
 
 def test_pages_carry_the_security_headers(client):
@@ -173,3 +210,30 @@ def test_a_password_reset_mail_goes_out_through_the_configured_backend(client, e
     assert response.status_code == 302
     assert len(mailoutbox) == 1
     assert entrant.email in mailoutbox[0].to
+
+
+def test_behind_a_proxy_the_lockout_counts_the_address_the_proxy_saw(settings):
+    from django.test import RequestFactory
+
+    from iibench_site.client_address import client_address
+
+    request = RequestFactory().get(
+        "/", HTTP_X_FORWARDED_FOR="6.6.6.6, 203.0.113.7", REMOTE_ADDR="172.18.0.5"
+    )
+    settings.BEHIND_PROXIES = 1
+    # The left entry is whatever the client wrote; the right one is what nginx saw.
+    assert client_address(request) == "203.0.113.7"
+    settings.BEHIND_PROXIES = 0
+    assert client_address(request) == "172.18.0.5"
+
+
+def test_behind_a_proxy_one_clients_wrong_passwords_do_not_lock_out_another(entrant, settings):
+    settings.BEHIND_PROXIES = 1
+    attacker = APIClient(REMOTE_ADDR="172.18.0.5", HTTP_X_FORWARDED_FOR="203.0.113.7")
+    for _ in range(5):
+        attacker.post("/api/auth/token/", {"username": entrant.username, "password": "wrong"})
+    locked = attacker.post("/api/auth/token/", {"username": entrant.username, "password": PASSWORD})
+    assert locked.status_code == 429
+    owner = APIClient(REMOTE_ADDR="172.18.0.5", HTTP_X_FORWARDED_FOR="198.51.100.2")
+    answer = owner.post("/api/auth/token/", {"username": entrant.username, "password": PASSWORD})
+    assert answer.status_code == 200

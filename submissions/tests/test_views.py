@@ -109,11 +109,11 @@ def test_the_original_log_downloads_as_uploaded(client, contest, entrant, declar
     assert "attachment" in response["Content-Disposition"]
 
 
-def test_someone_elses_draft_is_forbidden(client, entrant):
+def test_someone_elses_draft_is_not_found(client, entrant):
     draft = SubmissionFactory(contest=ContestFactory(results_published_at=None))
     client.force_login(entrant)
-    assert client.get(draft.get_absolute_url()).status_code == 403
-    assert client.get(reverse("submission_log", args=[draft.pk])).status_code == 403
+    assert client.get(draft.get_absolute_url()).status_code == 404
+    assert client.get(reverse("submission_log", args=[draft.pk])).status_code == 404
 
 
 def test_the_owner_edits_until_the_deadline(client, entrant):

@@ -1,0 +1,52 @@
+"""The cache (Redis in production) only saves work: when it is down, a read misses, a write is
+skipped and a count is unknown, each with a logged warning, and the page or upload goes on."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from django.core.cache import cache
+
+logger = logging.getLogger(__name__)
+
+# One warning per this many seconds per process: a Redis outage must not flood the log with a
+# line per request.
+WARN_EVERY_SECONDS = 30
+_last_warning = {"at": 0.0}
+
+
+def _warn(action: str, error: Exception) -> None:
+    now = time.monotonic()
+    if now - _last_warning["at"] >= WARN_EVERY_SECONDS:
+        _last_warning["at"] = now
+        logger.warning("Cache unavailable (%s skipped): %s", action, error)
+
+
+def cache_get(key: str):
+    """The cached value, or None when absent or when the cache cannot be reached."""
+    try:
+        return cache.get(key)
+    except Exception as error:  # any backend's connection error is a miss
+        _warn("read", error)
+        return None
+
+
+def cache_set(key: str, value, timeout: int) -> None:
+    try:
+        cache.set(key, value, timeout)
+    except Exception as error:  # a write that fails is only work redone later
+        _warn("write", error)
+
+
+def cache_count(key: str, timeout: int, *, add: bool) -> int | None:
+    """The counter at `key`, first counting one more when `add`; None when the cache cannot be
+    reached. add() creates it atomically, incr() counts without a read-modify-write race."""
+    try:
+        if not add:
+            return int(cache.get(key) or 0)
+        cache.add(key, 0, timeout=timeout)
+        return cache.incr(key)
+    except Exception as error:
+        _warn("count", error)
+        return None

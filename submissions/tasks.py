@@ -1,0 +1,44 @@
+"""Celery tasks of the registry are thin: load by id, claim, call the service."""
+
+import logging
+
+from celery import shared_task
+from kombu.exceptions import OperationalError
+
+from submissions import rechecks
+
+logger = logging.getLogger(__name__)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def recheck_contest(recheck_id: int) -> None:
+    if not rechecks.recheck_claim(recheck_id=recheck_id):
+        logger.info("Re-check %s is not queued any more (delivered twice): skipped", recheck_id)
+        return
+    try:
+        rechecks.recheck_execute(recheck_id=recheck_id)
+    except Exception as error:
+        rechecks.recheck_fail(recheck_id=recheck_id, message=f"{type(error).__name__}: {error}")
+        raise
+
+
+def recheck_send(recheck_id: int) -> bool:
+    """Send a re-check to the broker; False when the broker is down (the row stays queued and
+    the sweep sends it again), never an error for the organizer who changed the rules."""
+    try:
+        recheck_contest.apply_async(args=[recheck_id], retry=False)
+    except (OperationalError, OSError) as error:
+        logger.warning("Re-check %s not sent (%s): the sweep will send it", recheck_id, error)
+        return False
+    rechecks.recheck_sent(recheck_id=recheck_id)
+    return True
+
+
+@shared_task
+def sweep_rechecks() -> int:
+    resend = rechecks.rechecks_to_resend()
+    for recheck_id in resend:
+        recheck_send(recheck_id)
+    if resend:
+        logger.warning("Sent %s re-checks again (lost or their worker stopped)", len(resend))
+    return len(resend)
