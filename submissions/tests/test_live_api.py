@@ -385,3 +385,18 @@ def test_a_session_cannot_stream_so_there_is_nothing_to_forge(client, contest, e
     )
     assert answer.status_code == 401
     assert not LiveRun.objects.exists()
+
+
+def test_the_account_page_and_the_token_list_show_witness_tokens(client, contest, entrant):
+    made = api_client(entrant).post("/api/witness-tokens/", {"contest": contest.slug}).json()
+    listed = api_client(entrant).get("/api/auth/tokens/").json()["tokens"]
+    witness = [token for token in listed if token["kind"] == "witness"]
+    assert [(t["id"], t["prefix"]) for t in witness] == [(str(made["id"]), "iiw_")]
+    assert f"streaming runs into {contest.title}" in witness[0]["scope"]
+    client.force_login(entrant)
+    page = client.get("/account/").content.decode()
+    assert f"streaming runs into {contest.title}" in page
+    assert made["token"] not in page
+    api_client(entrant).delete(f"/api/witness-tokens/{made['id']}/")
+    listed = api_client(entrant).get("/api/auth/tokens/").json()["tokens"]
+    assert [token["kind"] for token in listed] == ["api"]
