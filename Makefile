@@ -5,7 +5,8 @@ PY := $(VENV)/bin/python
 MANAGE := $(PY) manage.py
 IIBENCH := runner/iibench/iibench
 
-.PHONY: run test bench setup services lint format check-migrations demo worker web clean
+# `make test-fast`: the tests that need nothing running (no PostgreSQL, Redis, worker or browser).
+.PHONY: run test test-fast bench setup services lint format check-migrations demo worker web clean
 
 run: setup
 	mkdir -p var
@@ -25,8 +26,18 @@ test: setup services
 	$(MAKE) -C runner/iibench test asan-test PYTHON=$(abspath $(PY))
 	$(PY) -m pytest
 
+test-fast: $(VENV)/.installed
+	mkdir -p var
+	TEST_DATABASE_URL=sqlite:///$(CURDIR)/var/test-fast.sqlite3 $(PY) -m pytest -q --pure
+
+# The scaling rule's measurements (bench/scaling.py, README "Scaling rule"). What fits a small
+# shared machine in about five minutes; the issue's figure is
+# `make bench SCALING_ARGS="--claim-rows 3000000 --claim-pool 128 --scale 10"` (much longer).
+SCALING_ARGS ?= --pools 16,20,24 --pg-buffers 8,32 --claim-rows 640000 --claim-pool 48 --scale 3 --repeats 2
+
 bench: setup services
 	$(PY) bench/run_all.py
+	$(PY) bench/scaling.py $(SCALING_ARGS)
 	$(MAKE) -C runner/iibench bench PYTHON=$(abspath $(PY))
 
 setup: var/.system-packages $(VENV)/.installed $(IIBENCH)

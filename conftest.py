@@ -17,3 +17,35 @@ def _empty_cache():
     from django.core.cache import cache
 
     cache.clear()
+
+
+# `make test-fast`: the tests that need no database, server or worker (the log parser, the
+# rules, the figures, the tracks and their rerun judges), in seconds.
+NEEDS_SERVICES = {
+    "db",
+    "transactional_db",
+    "django_db_setup",
+    "client",
+    "admin_client",
+    "live_site",
+}
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--pure",
+        action="store_true",
+        help="only the tests that need no database, server or worker (make test-fast)",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--pure"):
+        return
+    kept, dropped = [], []
+    for item in items:
+        needs = any(item.get_closest_marker(name) for name in ("django_db", "browser", "worker"))
+        needs = needs or bool(NEEDS_SERVICES & set(getattr(item, "fixturenames", ())))
+        (dropped if needs else kept).append(item)
+    config.hook.pytest_deselected(items=dropped)
+    items[:] = kept

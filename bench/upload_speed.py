@@ -1,11 +1,19 @@
-"""How long the whole upload of a 2,000,000-line log takes, gzip, to a stored and checked entry.
+"""The whole upload of a 2,000,000-line log, gzipped, to a stored and checked entry, as the
+production server does it: time, the serving process's peak memory, and 8 uploads at once.
 
-    .venv/bin/python bench/upload_speed.py [--lines 2000000]
+    .venv/bin/python bench/upload_speed.py [--lines 2000000] [--at-once 8] [--workers 3]
 
-The same log as parse_speed.py (the 2023 Python-iibench format), gzipped, POSTed through the
-REST API (multipart parsing, SHA-256, parsing, figures, every ground rule, the series packed and
-downsampled for the plot, the file stored) into a scratch PostgreSQL database `iibench_bench`,
-created fresh and dropped afterwards.
+The same log as parse_speed.py (the 2023 Python-iibench format, 62 MB .gz) is POSTed through
+the REST API (multipart parsing, SHA-256, parsing, figures, every ground rule, the series packed
+and downsampled for the plot, the file stored) to gunicorn with the production settings, on a
+scratch PostgreSQL database (BENCH_DATABASE_URL's name + "_upload"), dropped afterwards.
+
+1. One upload to a server of one worker: the seconds it takes (goal <= 2.5 s) and the worker's
+   peak resident memory, VmHWM (goal <= 300 MB).
+2. `--at-once` uploads of it released together, each to a contest of its own, to a server of
+   `--workers` workers: every one answered 201 and stored once, no worker killed or replaced,
+   and the peak of the server's total resident memory (master and workers, sampled every
+   20 ms).
 """
 
 from __future__ import annotations
@@ -13,14 +21,30 @@ from __future__ import annotations
 import argparse
 import gzip
 import os
-import resource
 import sys
+import tempfile
+import threading
 import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-SCRATCH_DB = "iibench_bench_upload"
+
+_BENCH_URL = os.environ.get(
+    "BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/iibench_bench"
+)
+SCRATCH_URL = urlsplit(_BENCH_URL)._replace(path=urlsplit(_BENCH_URL).path + "_upload").geturl()
+REDIS_URL = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/14")
+os.environ["DJANGO_SETTINGS_MODULE"] = "iibench_site.settings.test"
+os.environ["TEST_DATABASE_URL"] = SCRATCH_URL
+os.environ.setdefault("LOG_LEVEL", "WARNING")
+
+SECONDS_GOAL = 2.5
+MEMORY_GOAL_MB = 300
 
 
 def prepare_log(lines: int) -> Path:
@@ -38,82 +62,207 @@ def prepare_log(lines: int) -> Path:
     return gz
 
 
-def django_on_scratch_database(media: Path) -> None:
-    os.environ["DJANGO_SETTINGS_MODULE"] = "iibench_site.settings.test"
-    os.environ["TEST_DATABASE_URL"] = f"postgresql://postgres@127.0.0.1:5432/{SCRATCH_DB}"
-    os.environ["MEDIA_ROOT"] = str(media)
+def admin_execute(statement: str) -> None:
     import psycopg
 
-    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {SCRATCH_DB}")
-        admin.execute(f"CREATE DATABASE {SCRATCH_DB}")
+    admin_url = urlsplit(SCRATCH_URL)._replace(path="/postgres").geturl()
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(statement)
+
+
+def scratch_name() -> str:
+    return urlsplit(SCRATCH_URL).path.lstrip("/")
+
+
+def setup_database(contests: int) -> list[str]:
+    """A fresh scratch database with `contests` open contests; an API token per contest."""
+    admin_execute(f'DROP DATABASE IF EXISTS "{scratch_name()}" WITH (FORCE)')
+    admin_execute(f'CREATE DATABASE "{scratch_name()}"')
     import django
 
     django.setup()
-    from django.conf import settings
     from django.core.management import call_command
+    from django.db import connection
+    from rest_framework.authtoken.models import Token
 
-    settings.MEDIA_ROOT = str(media)
-    settings.ALLOWED_HOSTS = ["*"]
-    call_command("migrate", verbosity=0)
-
-
-def drop_scratch_database() -> None:
-    from django.db import connections
-
-    connections.close_all()
-    import psycopg
-
-    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as admin:
-        admin.execute(f"DROP DATABASE IF EXISTS {SCRATCH_DB}")
-
-
-def upload(gz: Path) -> tuple[float, dict]:
-    from rest_framework.test import APIClient
-
-    from submissions.models import Submission
-    from submissions.tests.conftest import DECLARED
     from submissions.tests.factories import ContestFactory, UserFactory
 
-    contest = ContestFactory(slug="bench", target_rows=1_000_000_000)
-    client = APIClient()
-    client.force_authenticate(UserFactory())
-    with gz.open("rb") as log:
-        start = time.perf_counter()
-        response = client.post(
-            "/api/submissions/",
-            {"contest": contest.slug, **DECLARED, "log": log},
-            format="multipart",
-        )
-        seconds = time.perf_counter() - start
-    assert response.status_code == 201, response.content[:500]
-    entry = Submission.objects.get(pk=response.json()["id"])
-    return seconds, {
-        "rows": entry.rows,
-        "samples": entry.series.count,
-        "plot_points": len(entry.series.preview["interval_rate"]["x"]),
-        "verdicts": len(entry.verdicts),
-    }
+    call_command("migrate", verbosity=0)
+    keys = []
+    for number in range(contests):
+        ContestFactory(slug=f"bench-{number}", target_rows=1_000_000_000)
+        keys.append(Token.objects.create(user=UserFactory()).key)
+    connection.close()
+    return keys
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lines", type=int, default=2_000_000)
-    args = parser.parse_args()
-    gz = prepare_log(args.lines)
-    django_on_scratch_database(ROOT / "var" / "bench" / "media")
+def rss_mb(pid: int, field: str) -> float:
+    """VmRSS or VmHWM of a process in MB (0 once it is gone)."""
     try:
-        seconds, entry = upload(gz)
-    finally:
-        drop_scratch_database()
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(
-        f"upload of {gz.name} ({gz.stat().st_size / 1e6:,.1f} MB gzip, {args.lines:,} lines) to a "
-        f"stored, checked entry: {seconds:.2f} s; {entry['rows']:,} rows, {entry['samples']:,} "
-        f"samples, {entry['verdicts']} verdicts, {entry['plot_points']:,} plot points per series; "
-        f"process peak {peak:,.0f} MB"
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 1024
+    except FileNotFoundError:
+        pass
+    return 0.0
+
+
+def workers_of(master: int) -> list[int]:
+    try:
+        with open(f"/proc/{master}/task/{master}/children") as children:
+            return [int(pid) for pid in children.read().split()]
+    except FileNotFoundError:
+        return []
+
+
+class MemoryWatch:
+    """The peak of the server's total resident memory, sampled every 20 ms in a thread."""
+
+    def __init__(self, master: int):
+        self.master, self.peak, self.seen = master, 0.0, set()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.02):
+            pids = [self.master, *workers_of(self.master)]
+            self.seen.update(pids[1:])
+            self.peak = max(self.peak, sum(rss_mb(pid, "VmRSS") for pid in pids))
+
+    def __enter__(self) -> MemoryWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def post(url: str, key: str, contest: str, log: bytes) -> tuple[int, str, float]:
+    from submissions.tests.conftest import DECLARED
+    from submissions.tests.hostile import multipart
+
+    fields = {
+        "contest": contest,
+        **{k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in DECLARED.items()},
+    }
+    parts = [(name, value, None, None) for name, value in fields.items()]
+    body, content_type = multipart([*parts, ("log", log, "run.log.gz", "application/gzip")])
+    request = urllib.request.Request(  # noqa: S310 - our own server on loopback
+        f"{url}/api/submissions/", data=body, method="POST",
+        headers={"Authorization": f"Token {key}", "Content-Type": content_type},
+    )  # fmt: skip
+    started = time.perf_counter()
+    try:
+        with urllib.request.urlopen(request, timeout=600) as response:  # noqa: S310
+            answer = response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        answer = error.code, error.read().decode()
+    return (*answer, time.perf_counter() - started)
+
+
+def serve(folder: Path, workers: int):
+    from submissions.tests.server import collect_static, production_environment, start_gunicorn
+
+    environment = production_environment(
+        database_url=SCRATCH_URL,
+        static_root=folder / "static",
+        media_root=folder / "media",
+        redis_url=REDIS_URL,
+    )
+    environment["UPLOADS_PER_HOUR"] = "1000"
+    if not (folder / "static").exists():
+        collect_static(environment)
+    return start_gunicorn(
+        environment, folder / f"gunicorn-{workers}.log", folder / "media", workers=workers
     )
 
 
+def stored_per_contest() -> dict[str, int]:
+    from django.db import connection
+    from django.db.models import Count
+
+    from submissions.models import Submission
+
+    counts = dict(
+        Submission.objects.values_list("contest__slug").annotate(n=Count("id")).order_by()
+    )
+    connection.close()
+    return counts
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lines", type=int, default=2_000_000)
+    parser.add_argument("--at-once", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=3)
+    args = parser.parse_args()
+    gz = prepare_log(args.lines)
+    log = gz.read_bytes()
+    keys = setup_database(1 + args.at_once)
+    folder = Path(tempfile.mkdtemp(prefix="iibench-upload-"))
+    failures = []
+    try:
+        server = serve(folder, workers=1)
+        try:
+            (worker,) = workers_of(server.process.pid)
+            status, body, seconds = post(server.url, keys[0], "bench-0", log)
+            peak = rss_mb(worker, "VmHWM")
+        finally:
+            server.stop()
+        if status != 201:
+            failures.append(f"single upload answered {status}: {body[:500]}")
+        time_verdict = "ok" if seconds <= SECONDS_GOAL else "MISSED"
+        memory_verdict = "ok" if peak <= MEMORY_GOAL_MB else "MISSED"
+        print(
+            f"upload of {gz.name} ({len(log) / 1e6:,.1f} MB gzip, {args.lines:,} lines) to a "
+            f"stored, checked entry, gunicorn with 1 worker: {status} in {seconds:.2f} s "
+            f"(goal <= {SECONDS_GOAL} s: {time_verdict}); the worker's peak resident memory "
+            f"{peak:,.0f} MB (goal <= {MEMORY_GOAL_MB} MB: {memory_verdict})"
+        )
+
+        server = serve(folder, workers=args.workers)
+        try:
+            before = set(workers_of(server.process.pid))
+            barrier = threading.Barrier(args.at_once)
+
+            def one(number: int) -> tuple[int, str, float]:
+                barrier.wait()
+                return post(server.url, keys[1 + number], f"bench-{1 + number}", log)
+
+            started = time.perf_counter()
+            with (
+                MemoryWatch(server.process.pid) as watch,
+                ThreadPoolExecutor(max_workers=args.at_once) as pool,
+            ):
+                answers = list(pool.map(one, range(args.at_once)))
+            elapsed = time.perf_counter() - started
+            after = set(workers_of(server.process.pid))
+            server_log = server.log
+        finally:
+            server.stop()
+        counts = stored_per_contest()
+        statuses = [status for status, _, _ in answers]
+        stored_once = all(counts.get(f"bench-{1 + n}") == 1 for n in range(args.at_once))
+        killed = before != after or watch.seen - before or "WORKER TIMEOUT" in server_log
+        print(
+            f"{args.at_once} uploads of it at once (a contest each), gunicorn with "
+            f"{args.workers} workers: statuses {sorted(statuses)}, "
+            f"{'each stored once' if stored_once else f'stored: {counts}'}, "
+            f"{'a worker was killed or replaced' if killed else 'no worker killed'}, all "
+            f"answered in {elapsed:.1f} s; peak total resident memory {watch.peak:,.0f} MB "
+            f"(master and {args.workers} workers)"
+        )
+        if statuses != [201] * args.at_once or not stored_once or killed:
+            failures.append(f"concurrent uploads: {[a[:2] for a in answers]}\n{server_log[-3000:]}")
+    finally:
+        admin_execute(f'DROP DATABASE IF EXISTS "{scratch_name()}" WITH (FORCE)')
+    for failure in failures:
+        print(f"FAILED {failure[:3000]}", file=sys.stderr)
+    goals_met = time_verdict == "ok" and memory_verdict == "ok"
+    return 1 if failures or not goals_met else 0
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -24,9 +24,12 @@ def _make_filesystem_broker_folders(sender, **kwargs):
 def _die_with_the_worker(**kwargs):
     # A pool process must not outlive a worker killed with SIGKILL: it would keep a benchmark
     # running that nobody watches. The benchmark in turn dies with the pool process.
+    from runner.host import this_host
     from runner.process import die_with_parent
 
     die_with_parent()
+    # The host a rerun runs on is read once, as the worker starts (runner/host.py).
+    this_host()
 
 
 @worker_ready.connect

@@ -12,17 +12,24 @@ class VerificationRunAdmin(admin.ModelAdmin):
         "id",
         "submission",
         "target",
-        "status",
+        "outcome",
+        "kind",
+        "scale",
+        "repeats",
         "step",
         "rows_done",
         "rows_target",
-        "verdict",
         "created_at",
     )
-    list_filter = ("status", "verdict", "target")
+    list_filter = ("kind", "status", "verdict", "target")
     list_select_related = ("submission",)
     readonly_fields = [field.name for field in VerificationRun._meta.fields]
     actions = ["cancel_runs"]
+
+    @admin.display(description="Outcome", ordering="verdict")
+    def outcome(self, run: VerificationRun) -> str:
+        # One outcome, as on the entry page: the verdict once judged, else the status.
+        return run.outcome_label
 
     def has_add_permission(self, request):
         return False  # reruns start from an entry, with its contest's rules

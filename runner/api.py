@@ -36,9 +36,8 @@ class RerunStart(APIView):
         except services.RerunRefused as refused:
             raise ValidationError({refused.field: [refused.message]}) from None
         body = RerunSerializer(run, context={"request": request}).data
-        return Response(
-            {"id": body["id"], "url": body["url"], "status": body["status"]}, status=202
-        )
+        keys = ("id", "url", "status", "kind", "scale", "repeats", "rows_target")
+        return Response({key: body[key] for key in keys}, status=202)
 
 
 class RerunDetail(APIView):

@@ -5,3 +5,17 @@ class RunnerConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "runner"
     verbose_name = "Verification reruns"
+
+    def ready(self) -> None:
+        # The registry's entry page and admin show what the runner adds; the registry never
+        # imports the runner (submissions/panels.py).
+        from runner.admin import start_reruns
+        from runner.views import rerun_panel
+        from submissions.panels import (
+            EntryPanel,
+            register_entry_admin_action,
+            register_entry_panel,
+        )
+
+        register_entry_panel(EntryPanel("runner/_reruns.html", rerun_panel))
+        register_entry_admin_action(start_reruns)

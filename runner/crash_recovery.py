@@ -6,32 +6,16 @@ from __future__ import annotations
 import io
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from django.conf import settings
 
-from runner import process, recovery, workloads
+from runner import process, servers
 from runner.models import RerunStatus, VerificationRun
 from runner.targets import Target
 from runner.watch import Outcome, beat_and_check_cancel, begin_step, stopped_outcome, watch
-
-# How often a private server is asked whether it answers: every 20 ms at first, then every 5%
-# of the time waited so far (at most 0.5 s), so the recovery time is measured to about 5% and
-# a recovery of minutes does not fill the server's log with refused probes.
-SERVER_POLL_SECONDS = 0.02
-SERVER_POLL_FRACTION = 0.05
-SERVER_POLL_MAX_SECONDS = 0.5
-
-
-def _server_settings(target: Target) -> recovery.ServerSettings:
-    return recovery.ServerSettings(
-        kind=target.server,
-        base_dir=str(settings.RERUN_RECOVERY_DIR),
-        mariadbd=settings.RERUN_RECOVERY_MARIADBD,
-        mariadb_install_db=settings.RERUN_RECOVERY_MARIADB_INSTALL_DB,
-        postgresql_bin_dir=settings.RERUN_RECOVERY_POSTGRESQL_BIN_DIR,
-        postgresql_os_user=settings.RERUN_RECOVERY_POSTGRESQL_USER,
-    )
+from submissions.tracks.rerun import CrashPlan, RerunSpec
 
 
 class _Journal:
@@ -62,26 +46,33 @@ class _Crash:
     rows_committed: int = 0
 
 
-def execute_recovery(run: VerificationRun, target: Target, spec: workloads.RerunSpec) -> Outcome:
-    crash = workloads.crash_plan(spec.figures, run.rows_target)
+def execute_recovery(
+    run: VerificationRun,
+    target: Target,
+    spec: RerunSpec,
+    crash_plan: Callable[[dict, int], CrashPlan],
+    *,
+    server_settings: dict[str, str] | None = None,
+) -> Outcome:
+    crash = crash_plan(spec.figures, run.rows_target)
     deadline = time.monotonic() + target.time_limit
-    config = _server_settings(target)
+    config = servers.server_config(target.server)
     journal = _Journal(run)
-    for folder in recovery.remove_leftovers(config.base_dir):
+    for folder in servers.remove_leftovers(config.base_dir):
         journal.add(f"# rerun removed a private server left by a killed worker: {folder}")
     try:
-        with recovery.PrivateServer(config, label=f"r{run.pk}") as server:
+        with servers.PrivateServer(config, label=f"r{run.pk}", settings=server_settings) as server:
             return _crash_and_recover(run, target, spec, crash, server, journal, deadline)
-    except recovery.ServerError as error:
+    except servers.ServerError as error:
         return journal.outcome(RerunStatus.FAILED, str(error))
 
 
 def _crash_and_recover(
     run: VerificationRun,
     target: Target,
-    spec: workloads.RerunSpec,
-    crash: workloads.CrashPlan,
-    server: recovery.PrivateServer,
+    spec: RerunSpec,
+    crash: CrashPlan,
+    server: servers.PrivateServer,
     journal: _Journal,
     deadline: float,
 ) -> Outcome:
@@ -97,6 +88,10 @@ def _crash_and_recover(
         f"# rerun step=server: private {kind} server pid={server.pid} port={server.port} "
         f"dir={server.root}"
     )
+    read_back = server.read_settings(list(server.settings))
+    VerificationRun.objects.filter(pk=run.pk).update(settings=read_back)
+    for key, value in read_back.items():
+        journal.add(f"# rerun setting {key}={value}")
     crashed = _insert_until_crash(run, target, spec, crash, server, journal, deadline)
     if isinstance(crashed, Outcome):
         return crashed
@@ -106,9 +101,9 @@ def _crash_and_recover(
 def _insert_until_crash(
     run: VerificationRun,
     target: Target,
-    spec: workloads.RerunSpec,
-    crash: workloads.CrashPlan,
-    server: recovery.PrivateServer,
+    spec: RerunSpec,
+    crash: CrashPlan,
+    server: servers.PrivateServer,
     journal: _Journal,
     deadline: float,
 ) -> Outcome | _Crash:
@@ -127,7 +122,7 @@ def _insert_until_crash(
         crashes.append(_Crash(rows, cumulative_rate, server.crash()))
         return True
 
-    arguments = workloads.crash_insert_arguments(replace(spec.plan, db_url=server.url), crash)
+    arguments = crash.insert_arguments(replace(spec.plan, db_url=server.url))
     journal.add(f"# rerun step=insert (2 of {RECOVERY_STEPS}): the benchmark's output")
     try:
         outcome = watch(
@@ -156,7 +151,7 @@ def _insert_until_crash(
 def _recover(
     run: VerificationRun,
     target: Target,
-    server: recovery.PrivateServer,
+    server: servers.PrivateServer,
     journal: _Journal,
     deadline: float,
     crashed: _Crash,
@@ -194,34 +189,18 @@ def _recover(
 
 
 def _wait_until_answering(
-    run: VerificationRun, server: recovery.PrivateServer, deadline: float, table: bool
+    run: VerificationRun, server: servers.PrivateServer, deadline: float, table: bool
 ) -> str | None:
-    """Polls the server until it answers; returns how the wait was stopped, else None."""
-    started = last_beat = time.monotonic()
-    while not server.answers(table):
-        code = server.exit_code()
-        if code is not None:
-            tail = " | ".join(server.log_text().strip().splitlines()[-3:])
-            raise recovery.ServerError(
-                f"The private {server.config.kind} server exited (code {code}) before it "
-                f"answered: {tail or 'no message'}"
-            )
-        now = time.monotonic()
-        if now > deadline:
-            return RerunStatus.TIMED_OUT
-        if now - last_beat >= settings.RERUN_HEARTBEAT_SECONDS:
-            last_beat = now
-            if beat_and_check_cancel(run):
-                return RerunStatus.CANCELLED
-        waited = now - started
-        time.sleep(
-            min(max(SERVER_POLL_SECONDS, waited * SERVER_POLL_FRACTION), SERVER_POLL_MAX_SECONDS)
-        )
-    return None
+    return server.wait_until_answering(
+        deadline=deadline,
+        table=table,
+        beat=lambda: beat_and_check_cancel(run),
+        beat_seconds=settings.RERUN_HEARTBEAT_SECONDS,
+    )
 
 
 def _stopped_recovery(
-    status: str, target: Target, journal: _Journal, server: recovery.PrivateServer
+    status: str, target: Target, journal: _Journal, server: servers.PrivateServer
 ) -> Outcome:
     # The caller's `with` removes the server on the way out; the message says it will be.
     outcome = stopped_outcome(

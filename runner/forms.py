@@ -7,10 +7,31 @@ def target_choices() -> list[tuple[str, str]]:
 
 
 class RerunForm(forms.Form):
+    """The same choices as the API's: a target, the scale 1/k or the rows, the repeats, and
+    whether a comparison run (never a verification) is asked for."""
+
     target = forms.ChoiceField(choices=target_choices)
+    scale = forms.IntegerField(
+        min_value=1,
+        max_value=1_000_000,
+        required=False,
+        help_text="k: insert 1/k of the claim's rows, memory scaled to match. Empty: the "
+        "target's default from its time limit.",
+    )
     rows = forms.IntegerField(
         min_value=1_000,
-        initial=1_000_000,
-        help_text="Rows to insert: per table for key types, to load for bulk loading, before "
-        "the crash for crash recovery.",
+        required=False,
+        help_text="Instead of a scale: rows to insert (per table for key types, to load for "
+        "bulk loading, before the crash for crash recovery).",
+    )
+    repeats = forms.IntegerField(
+        min_value=1,
+        max_value=10,
+        required=False,
+        help_text="Empty: 3 at a reduced scale, 1 at full scale.",
+    )
+    comparison = forms.BooleanField(
+        required=False,
+        help_text="Run on a target that cannot verify this entry (another engine, a shared "
+        "server): labelled a comparison, never a verification.",
     )

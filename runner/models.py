@@ -1,6 +1,9 @@
 from django.conf import settings
 from django.db import models
 from django.urls import reverse
+from django.utils import timezone
+
+from submissions.tracks.rerun import VERDICTS
 
 
 class RerunStatus(models.TextChoices):
@@ -15,10 +18,18 @@ class RerunStatus(models.TextChoices):
 FINISHED = (RerunStatus.SUCCEEDED, RerunStatus.FAILED, RerunStatus.CANCELLED, RerunStatus.TIMED_OUT)
 
 
-class RerunVerdict(models.TextChoices):
-    REPRODUCED = "reproduced", "Reproduced"
-    NOT_REPRODUCED = "not_reproduced", "Not reproduced"
-    INCONCLUSIVE = "inconclusive", "Inconclusive"
+# The verdict vocabulary is the tracks' (submissions/tracks/rerun.py says what each means):
+# the entry page, the API, the admin, the CSV and the feed all show these values and labels.
+RerunVerdict = models.TextChoices(
+    "RerunVerdict", [(value.upper(), (value, label)) for value, label in VERDICTS.items()]
+)
+
+
+class RerunKind(models.TextChoices):
+    # Same server family, engine and settings as the entry: may verify it.
+    VERIFICATION = "verification", "Verification"
+    # Another engine or a server that cannot take the entry's settings: never verifies.
+    COMPARISON = "comparison", "Comparison"
 
 
 class VerificationRun(models.Model):
@@ -34,6 +45,28 @@ class VerificationRun(models.Model):
     target = models.CharField(max_length=40)
     status = models.CharField(
         max_length=12, choices=RerunStatus.choices, default=RerunStatus.QUEUED
+    )
+    kind = models.CharField(
+        max_length=12, choices=RerunKind.choices, default=RerunKind.VERIFICATION
+    )
+    scale = models.PositiveIntegerField(
+        default=1, help_text="k: the rerun inserts 1/k of the claim's rows, memory scaled to match."
+    )
+    repeats = models.PositiveSmallIntegerField(
+        default=1, help_text="How many times the benchmark runs; the verdict uses their spread."
+    )
+    repeats_done = models.PositiveSmallIntegerField(default=0)
+    # How often a worker picked the run up again after the one running it stopped (deploy,
+    # crash): the benchmark then continues its table (--resume) instead of starting over.
+    resumes = models.PositiveSmallIntegerField(default=0)
+    settings = models.JSONField(
+        default=dict, blank=True, help_text="The server's settings in effect, read back from it."
+    )
+    host = models.JSONField(
+        default=dict, blank=True, help_text="CPU model, cores, memory and drive of the host."
+    )
+    host_comparable = models.BooleanField(
+        null=True, blank=True, help_text="Whether the host is like the entry's declared one."
     )
     rows_target = models.PositiveBigIntegerField()
     rows_done = models.PositiveBigIntegerField(default=0)
@@ -84,6 +117,37 @@ class VerificationRun(models.Model):
     @property
     def finished(self) -> bool:
         return self.status in FINISHED
+
+    @property
+    def outcome(self) -> str:
+        """The one outcome shown: the verdict once a run succeeded and was judged (never a
+        green "succeeded" beside a red verdict), else the status."""
+        if self.status == RerunStatus.SUCCEEDED and self.verdict:
+            return self.verdict
+        return self.status
+
+    @property
+    def outcome_label(self) -> str:
+        if self.status == RerunStatus.SUCCEEDED and self.verdict:
+            return RerunVerdict(self.verdict).label
+        return RerunStatus(self.status).label
+
+    @property
+    def elapsed_seconds(self) -> float | None:
+        if self.started_at is None:
+            return None
+        return ((self.finished_at or timezone.now()) - self.started_at).total_seconds()
+
+    @property
+    def eta_seconds(self) -> float | None:
+        """Time left at the average pace so far, over every repeat: a lower bound, since the
+        rate falls past the cliff."""
+        elapsed = self.elapsed_seconds
+        total = self.rows_target * self.repeats
+        done = self.rows_target * self.repeats_done + self.rows_done
+        if self.finished or not elapsed or done <= 0 or done >= total:
+            return None
+        return elapsed * (total - done) / done
 
 
 class RerunSample(models.Model):

@@ -5,12 +5,20 @@ from runner.models import RerunSample, VerificationRun
 
 
 class RerunRequestSerializer(serializers.Serializer):
-    rows = serializers.IntegerField(min_value=1_000)
     target = serializers.CharField(max_length=40)
+    scale = serializers.IntegerField(min_value=1, max_value=1_000_000, required=False)
+    rows = serializers.IntegerField(min_value=1_000, required=False)
+    repeats = serializers.IntegerField(min_value=1, max_value=10, required=False)
+    comparison = serializers.BooleanField(required=False, default=False)
 
 
 class RerunSerializer(serializers.ModelSerializer):
     verdict = serializers.SerializerMethodField()
+    verdict_label = serializers.SerializerMethodField()
+    outcome = serializers.CharField(
+        read_only=True,
+        help_text="The one outcome to show: the verdict once judged, else the status.",
+    )
     log_url = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
 
@@ -21,13 +29,23 @@ class RerunSerializer(serializers.ModelSerializer):
             "url",
             "submission",
             "target",
+            "kind",
+            "scale",
+            "repeats",
+            "repeats_done",
+            "settings",
+            "host",
+            "host_comparable",
             "status",
             "rows_done",
             "rows_target",
             "rate",
             "started_at",
             "finished_at",
+            "resumes",
             "verdict",
+            "verdict_label",
+            "outcome",
             "ratio",
             "message",
             "log_url",
@@ -37,6 +55,9 @@ class RerunSerializer(serializers.ModelSerializer):
 
     def get_verdict(self, run: VerificationRun) -> str | None:
         return run.verdict or None
+
+    def get_verdict_label(self, run: VerificationRun) -> str | None:
+        return run.get_verdict_display() or None
 
     def _absolute(self, path: str) -> str:
         request = self.context.get("request")

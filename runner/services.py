@@ -3,30 +3,56 @@
 from __future__ import annotations
 
 import logging
-import shutil
-import time
-from dataclasses import replace
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
+from celery import current_app
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from runner import process, recovery, workloads
-from runner.arguments import RunPlan, engine_for
+from runner import servers
+from runner.benchmark_runs import (
+    NotResumable,
+    execute_repeats,
+    remove_scratch,
+    remove_scratch_files,
+    resume_point,
+)
 from runner.crash_recovery import execute_recovery
-from runner.models import RerunStatus, VerificationRun
+from runner.host import compare_hosts, target_host
+from runner.models import RerunKind, RerunStatus, VerificationRun
 from runner.selectors import claimed_rows
 from runner.targets import Target, rerun_targets
 from runner.verdicts import rerun_finish
-from runner.watch import Outcome, begin_step, watch
-from submissions.models import Submission, Workload
+from runner.verification import execute_on_private_server
+from runner.watch import Outcome
+from submissions.declared_settings import declared_settings, entry_family
+from submissions.engines import normalised_engine
+from submissions.models import Submission
+from submissions.scaling import (
+    RerunSettings,
+    default_scale,
+    max_scale,
+    rerun_settings,
+    scaled_rows,
+)
+from submissions.tracks import TRACKS, Track
+from submissions.tracks.rerun import (
+    NotPlannable,
+    RerunRequest,
+    RerunSpec,
+    RunPlan,
+    TargetOptions,
+    engine_for,
+)
 
-# A reproduced rerun marks its entry verified and bumps the contest's board (verdicts.py); the
-# registry's tests import that call from here, where it used to live.
-from submissions.services import contest_board_changed  # noqa: F401
+# The task that runs a rerun, sent by name: the service never imports the task module, which
+# imports the service (runner/tasks.py registers the task under this name).
+RUN_VERIFICATION = "runner.tasks.run_verification"
 
 logger = logging.getLogger(__name__)
 
@@ -51,40 +77,155 @@ def target_named(name: str) -> Target:
 # --- start and cancel ---------------------------------------------------------------------
 
 
-def rerun_start(*, submission: Submission, target: str, rows: int, requested_by) -> VerificationRun:
+DEFAULT_REPEATS_AT_SCALE = 3
+MAX_REPEATS = 10
+
+
+def rerun_start(
+    *,
+    submission: Submission,
+    target: str,
+    requested_by,
+    rows: int | None = None,
+    scale: int | None = None,
+    repeats: int | None = None,
+    comparison: bool = False,
+) -> VerificationRun:
+    """Queue a rerun. A verification runs the entry's own server family, engine and settings at
+    scale 1/k (k from the target's time limit unless given); a target that cannot is refused
+    unless a comparison run is asked for, which never verifies. `rows` sets the size directly
+    (the scale is then the claim's rows over it)."""
     chosen = target_named(target)
-    if rows < 1_000:
-        raise RerunRefused("A rerun needs at least 1,000 rows.", "rows")
-    if rows > chosen.max_rows:
+    refusal = chosen.verification_refusal(
+        family=entry_family(submission),
+        # "InnoDB plugin 1.0.1" runs on a target's InnoDB (the board's normalised engine).
+        engine=normalised_engine(submission.storage_engine, submission.server_family),
+    )
+    if refusal and not comparison:
         raise RerunRefused(
-            f"The {chosen.name} target allows at most {chosen.max_rows:,} rows.", "rows"
+            f'{refusal} Ask for a comparison run ("comparison": true) to run it anyway: '
+            "it is labelled so and never verifies.",
+            "target",
         )
-    _check_workload(submission, chosen, rows)
+    size = _rerun_size(
+        submission,
+        chosen,
+        rows=rows,
+        scale=scale,
+        repeats=repeats,
+        limit=None if refusal or comparison else _scale_limit(submission),
+    )
+    if submission.contest.track.rerun and submission.contest.track.rerun.procedure == "crash":
+        # One crash at the rows asked for: the claim's own settings, one run.
+        size = _Size(size.rows, scale=1, repeats=1)
+    _check_workload(submission, chosen, size.rows)
+    kind = RerunKind.COMPARISON if (refusal or comparison) else RerunKind.VERIFICATION
     with transaction.atomic():
         run = VerificationRun.objects.create(
-            submission=submission, target=chosen.name, rows_target=rows, requested_by=requested_by
+            submission=submission,
+            target=chosen.name,
+            kind=kind,
+            rows_target=size.rows,
+            scale=size.scale,
+            repeats=size.repeats,
+            requested_by=requested_by,
         )
         transaction.on_commit(lambda: _enqueue(run, chosen))
     return run
 
 
-def _check_workload(submission: Submission, target: Target, rows: int) -> None:
-    contest = submission.contest
-    recovery_targets = sorted(name for name, each in rerun_targets().items() if each.server)
-    if contest.workload == Workload.CRASH_RECOVERY and not target.server:
+@dataclass(frozen=True)
+class _Size:
+    rows: int
+    scale: int
+    repeats: int
+
+
+def _rerun_size(
+    submission: Submission,
+    target: Target,
+    *,
+    rows: int | None,
+    scale: int | None,
+    repeats: int | None,
+    limit: tuple[int, str] | None,
+) -> _Size:
+    claimed = claimed_rows(submission)
+    rows_given = rows is not None
+    if rows is not None and scale is not None:
+        raise RerunRefused("Give the rows or the scale, not both.", "rows")
+    if repeats is not None and not 1 <= repeats <= MAX_REPEATS:
+        raise RerunRefused(f"Between 1 and {MAX_REPEATS} repeats.", "repeats")
+    if scale is not None and scale < 1:
         raise RerunRefused(
-            "A crash-recovery rerun runs against a server the worker starts itself: choose "
-            f"a recovery target ({', '.join(recovery_targets) or 'none is configured'}).",
+            "The scale k is a whole number of at least 1 (1/k of the rows).", "scale"
+        )
+    if rows is None:
+        if scale is None:
+            scale = default_scale(
+                claimed_rows=claimed,
+                claimed_seconds=submission.elapsed_seconds,
+                time_limit=target.time_limit,
+                repeats=repeats or DEFAULT_REPEATS_AT_SCALE,
+            )
+            if limit is not None:
+                scale = min(scale, limit[0])
+        if limit is not None and scale > limit[0]:
+            raise RerunRefused(
+                f"At 1/{scale} the entry's {limit[1]} would fall below the size under which the "
+                f'cliff no longer follows it (README "Scaling rule"): use a scale of at most '
+                f"{limit[0]}.",
+                "scale",
+            )
+        rows = scaled_rows(claimed, scale)
+    else:
+        scale = max(1, round(claimed / rows)) if claimed else 1
+    if rows < 1_000:
+        raise RerunRefused("A rerun needs at least 1,000 rows.", "rows")
+    if rows > target.max_rows:
+        raise RerunRefused(
+            f"The {target.name} target allows at most {target.max_rows:,} rows.", "rows"
+        )
+    if repeats is None:
+        # Rows asked for directly keep the one run they always had; a scaled run is repeated.
+        repeats = DEFAULT_REPEATS_AT_SCALE if scale > 1 and not rows_given else 1
+    return _Size(rows, scale, repeats)
+
+
+def _scale_limit(submission: Submission) -> tuple[int, str] | None:
+    return max_scale(
+        declared_settings(submission),
+        family=entry_family(submission),
+        memory_gb=submission.memory_gb,
+    )
+
+
+def _check_workload(submission: Submission, target: Target, rows: int) -> None:
+    track = submission.contest.track
+    if track.rerun is None:
+        raise RerunRefused(f"A {track.label} entry cannot be rerun.")
+    crash = track.rerun.procedure == "crash"
+    server_targets = sorted(name for name, each in rerun_targets().items() if each.crash_recovery)
+    if crash and not target.crash_recovery:
+        raise RerunRefused(
+            f"A {track.label.lower()} rerun runs against a server the worker starts itself: "
+            f"choose a recovery target ({', '.join(server_targets) or 'none is configured'}).",
             "target",
         )
-    if contest.workload != Workload.CRASH_RECOVERY and target.server:
-        raise RerunRefused(f"The {target.name} target runs crash-recovery reruns only.", "target")
-    reason = workloads.refusal(
-        contest.workload,
-        _track_figures(submission),
-        claimed_rows(submission),
-        rows,
-        target.time_limit,
+    if not crash and target.crash_recovery:
+        others = ", ".join(
+            each.label.lower()
+            for each in TRACKS.values()
+            if each.rerun and each.rerun.procedure == "crash"
+        )
+        raise RerunRefused(f"The {target.name} target runs {others} reruns only.", "target")
+    reason = track.rerun.refusal(
+        RerunRequest(
+            figures=_track_figures(submission),
+            claimed_rows=claimed_rows(submission),
+            rows=rows,
+            time_limit=target.time_limit,
+        )
     )
     if reason:
         raise RerunRefused(reason)
@@ -99,13 +240,15 @@ def _track_figures(submission: Submission) -> dict:
 def _enqueue(run: VerificationRun, target: Target) -> bool:
     """Hand the run to the broker. When the broker is down the run stays queued and the sweep
     sends it again once the broker is back (reruns_resend): starting a rerun never fails on it."""
-    from runner.tasks import run_verification
-
     # Celery's own limits are a safety net above the service's, which kills the benchmark itself.
     soft = target.time_limit + 60
     try:
-        run_verification.apply_async(
-            args=[run.pk], queue=target.queue, soft_time_limit=soft, time_limit=int(soft * 1.2)
+        current_app.send_task(
+            RUN_VERIFICATION,
+            args=[run.pk],
+            queue=target.queue,
+            soft_time_limit=soft,
+            time_limit=int(soft * 1.2),
         )
     except Exception as error:  # kombu's and redis's errors alike: retried later
         logger.warning("Rerun %s stays queued: the broker is unreachable (%s)", run.pk, error)
@@ -143,7 +286,11 @@ def rerun_claim(*, run_id: int, worker: str) -> bool:
     now = timezone.now()
     return (
         VerificationRun.objects.filter(pk=run_id, status=RerunStatus.QUEUED).update(
-            status=RerunStatus.RUNNING, started_at=now, heartbeat_at=now, worker=worker[:200]
+            status=RerunStatus.RUNNING,
+            # A resumed run keeps the start of its first worker: its elapsed time is the run's.
+            started_at=Coalesce(F("started_at"), Value(now)),
+            heartbeat_at=now,
+            worker=worker[:200],
         )
         == 1
     )
@@ -155,21 +302,77 @@ def rerun_execute(*, run_id: int) -> VerificationRun:
     work_dir = Path(settings.RERUN_WORK_DIR)
     work_dir.mkdir(parents=True, exist_ok=True)
     spec = _spec(run, target, work_dir)
+    track = run.submission.contest.track
+    _describe_host(run, target)
+    asked = _rerun_settings(run, target, track)
     try:
-        if spec.workload == workloads.CRASH_RECOVERY:
-            outcome = execute_recovery(run, target, spec)
+        if track.rerun.procedure == "crash":
+            if run.resumes:
+                raise NotResumable("The worker stopped mid-crash: start a new rerun.")
+            outcome = execute_recovery(
+                run, target, spec, track.rerun.crash_plan, server_settings=asked.applied
+            )
         else:
-            outcome = _execute_steps(run, target, spec)
-    except (workloads.NotPlannable, recovery.ServerError) as error:
+            steps = track.rerun.steps(spec)
+            resume = resume_point(run, steps) if run.resumes else None
+            if target.server:
+                outcome = execute_on_private_server(
+                    run, target, spec, track.rerun.steps, asked, resume
+                )
+            else:
+                outcome = execute_repeats(
+                    run, target, spec, steps,
+                    before_repeat=lambda _: remove_scratch(spec), resume=resume,
+                )  # fmt: skip
+    except (NotPlannable, servers.ServerError, NotResumable) as error:
         outcome = Outcome(RerunStatus.FAILED, str(error), "")
-    return rerun_finish(run, outcome, spec)
+        remove_scratch(spec)  # a table left for a resume that cannot happen
+    return rerun_finish(run, outcome, spec, track=track, kind=run.kind)
 
 
-def _spec(run: VerificationRun, target: Target, work_dir: Path) -> workloads.RerunSpec:
+def _declared_engine(submission: Submission) -> str:
+    return str(_track_figures(submission).get("engine") or submission.storage_engine)
+
+
+def _describe_host(run: VerificationRun, target: Target) -> None:
+    """The host, and whether it is like the one the entry declared, stored on the run."""
+    submission = run.submission
+    run.host = target_host(target.host)
+    declared = {
+        "cores": submission.cores,
+        "memory_gb": submission.memory_gb,
+        "drive_kind": submission.drive_kind,
+    }
+    comparison = compare_hosts(host=run.host, declared=declared, scale=run.scale)
+    run.host_comparable = comparison.comparable
+    run.host["comparison"] = comparison.sentence
+    VerificationRun.objects.filter(pk=run.pk).update(
+        host=run.host, host_comparable=run.host_comparable
+    )
+
+
+def _rerun_settings(run: VerificationRun, target: Target, track: Track) -> RerunSettings:
+    submission = run.submission
+    if not target.server:
+        return RerunSettings({}, {}, [])
+    crash = track.rerun.procedure == "crash"
+    return rerun_settings(
+        declared_settings(submission),
+        entry_family=entry_family(submission),
+        server_family=target.family,
+        scale=run.scale,
+        # A crash is timed at the claim's own size, with the settings it declared: no memory
+        # is made up from its RAM for it.
+        memory_gb=0 if crash else submission.memory_gb,
+        host_memory_gb=float(run.host.get("memory_gb") or 0),
+    )
+
+
+def _spec(run: VerificationRun, target: Target, work_dir: Path) -> RerunSpec:
     submission = run.submission
     contest = submission.contest
     figures = _track_figures(submission)
-    declared_engine = str(figures.get("engine") or submission.storage_engine)
+    declared_engine = _declared_engine(submission)
     plan = RunPlan(
         binary=str(settings.IIBENCH_BINARY),
         db_url=target.url.format(work_dir=work_dir, run_id=run.pk),
@@ -179,67 +382,13 @@ def _spec(run: VerificationRun, target: Target, work_dir: Path) -> workloads.Rer
         seed=run.pk,
         engine=engine_for(declared_engine, target.engines),
     )
-    return workloads.RerunSpec(
-        workload=contest.workload,
+    return RerunSpec(
         plan=plan,
         figures=figures,
         claimed_rows=claimed_rows(submission),
-        options=workloads.TargetOptions(target.writers, target.readers, target.query_threads),
+        options=TargetOptions(target.writers, target.readers, target.query_threads),
         scratch_dir=str(work_dir / f"rerun-{run.pk}-load"),
     )
-
-
-# --- runs of the benchmark, one after another ------------------------------------------------
-
-
-def _execute_steps(run: VerificationRun, target: Target, spec: workloads.RerunSpec) -> Outcome:
-    steps = workloads.rerun_steps(spec)
-    # One time limit for the whole rerun, however many steps it has.
-    deadline = time.monotonic() + target.time_limit
-    logs: dict[str, str] = {}
-    for index, step in enumerate(steps, 1):
-        begin_step(run, step.name, index, len(steps), step.description)
-        try:
-            outcome = watch(
-                run, process.start(step.arguments, cwd=str(settings.RERUN_WORK_DIR)),
-                time_limit=target.time_limit, deadline=deadline, step=step.name,
-            )  # fmt: skip
-        except OSError as error:
-            outcome = Outcome(RerunStatus.FAILED, f"The benchmark could not start: {error}", "")
-        finally:
-            _remove_scratch(spec)
-        logs[step.name] = outcome.log
-        joined = _joined_log(steps, logs)
-        if outcome.status != RerunStatus.SUCCEEDED:
-            return replace(outcome, log=joined, step_logs=logs)
-        VerificationRun.objects.filter(pk=run.pk).update(log=joined)
-    return Outcome(RerunStatus.SUCCEEDED, "", _joined_log(steps, logs), step_logs=logs)
-
-
-def _joined_log(steps: list[workloads.Step], logs: dict[str, str]) -> str:
-    """One step's output as it is (a classic rerun's log is the benchmark's own); several
-    steps each under a `# rerun step=` line."""
-    if len(steps) == 1:
-        return next(iter(logs.values()), "")
-    parts = []
-    for index, step in enumerate(steps, 1):
-        if step.name in logs:
-            header = f"# rerun step={step.name} ({index} of {len(steps)}): {step.description}\n"
-            parts.append(header + logs[step.name])
-    return "".join(parts)
-
-
-def _remove_scratch(spec: workloads.RerunSpec) -> None:
-    remove_scratch(db_url=spec.plan.db_url, scratch_dir=spec.scratch_dir)
-
-
-def remove_scratch(*, db_url: str, scratch_dir: str) -> None:
-    """A rerun's scratch: its SQLite file (with its journals) and its load directory."""
-    if db_url.startswith("sqlite:///"):
-        path = Path(db_url.removeprefix("sqlite:///"))
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            path.with_name(path.name + suffix).unlink(missing_ok=True)
-    shutil.rmtree(scratch_dir, ignore_errors=True)
 
 
 def _remove_scratch_of(run_id: int, target_name: str) -> None:
@@ -249,7 +398,7 @@ def _remove_scratch_of(run_id: int, target_name: str) -> None:
     except RerunRefused:
         return  # a target no longer configured: nothing known to remove
     work_dir = Path(settings.RERUN_WORK_DIR)
-    remove_scratch(
+    remove_scratch_files(
         db_url=target.url.format(work_dir=work_dir, run_id=run_id),
         scratch_dir=str(work_dir / f"rerun-{run_id}-load"),
     )
@@ -276,16 +425,36 @@ def reruns_resend(*, now=None) -> int:
 
 
 def reruns_sweep(*, now=None) -> int:
-    """Fail the runs whose worker stopped beating (killed, host lost). Returns how many."""
+    """The runs whose worker stopped beating (killed, deployed, host lost): one that has
+    reported progress is queued again, to be resumed from its table by the next worker, at
+    most RERUN_MAX_RESUMES times; the others are failed, with why, and what their worker left
+    is removed. Returns how many were swept."""
     now = now or timezone.now()
     timeout = settings.RERUN_HEARTBEAT_TIMEOUT
     stale = VerificationRun.objects.filter(
         status=RerunStatus.RUNNING, heartbeat_at__lt=now - timedelta(seconds=timeout)
-    )
-    failed = 0
-    for run_id, target in stale.values_list("pk", "target"):
+    ).select_related("submission__contest")
+    swept = 0
+    for run in stale:
         # One conditional UPDATE per run: a run whose worker beat meanwhile is left alone.
-        if not stale.filter(pk=run_id).update(
+        still_stale = VerificationRun.objects.filter(
+            pk=run.pk, status=RerunStatus.RUNNING, heartbeat_at=run.heartbeat_at
+        )
+        target = rerun_targets().get(run.target)
+        if target is not None and _resumable(run, target):
+            requeued = still_stale.update(
+                status=RerunStatus.QUEUED,
+                resumes=F("resumes") + 1,
+                message=(
+                    f"The worker stopped (no heartbeat for more than {timeout} s): queued "
+                    "again, to continue from its table."
+                ),
+            )
+            if requeued:
+                _enqueue(run, target)
+            swept += requeued
+            continue
+        if still_stale.update(
             status=RerunStatus.FAILED,
             finished_at=now,
             message=(
@@ -293,7 +462,16 @@ def reruns_sweep(*, now=None) -> int:
                 "(it was killed or its host went away). Start a new rerun."
             ),
         ):
-            continue
-        failed += 1
-        _remove_scratch_of(run_id, target)
-    return failed
+            swept += 1
+            _remove_scratch_of(run.pk, run.target)
+    return swept
+
+
+def _resumable(run: VerificationRun, target: Target) -> bool:
+    # Whether its plan can continue (one benchmark run of inserts) is decided by the worker
+    # that picks it up (benchmark_runs.resume_point), which fails it with why otherwise.
+    return (
+        not target.crash_recovery
+        and run.resumes < settings.RERUN_MAX_RESUMES
+        and run.samples.exists()
+    )

@@ -9,7 +9,7 @@ from runner import services
 logger = logging.getLogger(__name__)
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True)
+@shared_task(name=services.RUN_VERIFICATION, acks_late=True, reject_on_worker_lost=True)
 def run_verification(run_id: int) -> None:
     from celery import current_task
 

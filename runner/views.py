@@ -36,7 +36,12 @@ def rerun_start(request: HttpRequest, pk: int) -> HttpResponse:
     except services.RerunRefused as refused:
         messages.error(request, refused.message)
         return redirect(submission)
-    messages.success(request, f"Rerun #{run.pk} is queued on {run.target}.")
+    messages.success(
+        request,
+        f"Rerun #{run.pk} ({run.get_kind_display().lower()}, scale 1/{run.scale}, "
+        f"{run.rows_target:,} rows, {run.repeats} run{'s' if run.repeats > 1 else ''}) "
+        f"is queued on {run.target}.",
+    )
     return redirect(f"{submission.get_absolute_url()}#rerun-{run.pk}")
 
 

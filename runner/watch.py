@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from runner import process
 from runner.models import RerunSample, RerunStatus, VerificationRun
-from submissions.logparse.c_format import COLUMNS
+from submissions.logparse.c_format import COLUMNS, COST_COLUMNS
 
 # How often the worker looks at the clock and the cancel flag while the benchmark runs.
 POLL_SECONDS = 0.5
@@ -29,12 +29,26 @@ class Outcome:
     # Each step's own output, for the judge (the stored log joins them).
     step_logs: dict[str, str] = field(default_factory=dict)
     result: dict = field(default_factory=dict)
+    # Every repeat's step logs, in order (step_logs is the first's).
+    repeat_logs: list[dict[str, str]] = field(default_factory=list)
 
 
-def begin_step(run: VerificationRun, name: str, index: int, count: int, description: str) -> None:
+def begin_step(
+    run: VerificationRun,
+    name: str,
+    index: int,
+    count: int,
+    description: str,
+    *,
+    repeat: tuple[int, int] = (1, 1),
+) -> None:
     changes = {"step": name, "rows_done": 0, "rate": None, "heartbeat_at": timezone.now()}
+    each_run = f"Run {repeat[0]} of {repeat[1]}" if repeat[1] > 1 else ""
     if count > 1:
-        changes["message"] = f"Step {index} of {count}: {description}."
+        each_run = f"{each_run}, step" if each_run else "Step"
+        changes["message"] = f"{each_run} {index} of {count}: {description}."
+    elif each_run:
+        changes["message"] = f"{each_run}: {description}."
     VerificationRun.objects.filter(pk=run.pk).update(**changes)
 
 
@@ -46,10 +60,13 @@ def watch(
     deadline: float,
     step: str,
     on_report: Callable[[tuple[int, float, float, float]], bool] | None = None,
+    log_prefix: str | None = None,
 ) -> Outcome:
     """Stream the benchmark's output into progress until it exits, is cancelled or times out.
     `on_report` sees each report; when it returns True the benchmark is expected to end by
-    itself (its server was killed) and is stopped if it has not within the kill grace."""
+    itself (its server was killed) and is stopped if it has not within the kill grace.
+    With `log_prefix`, the run's log is saved with each report (prefix + output so far):
+    what a rerun whose worker dies is resumed from."""
     output, errors = io.StringIO(), io.StringIO()
     reader = LineReader(child)
     last_beat = time.monotonic()
@@ -59,6 +76,10 @@ def watch(
         for stream, line in reader.lines(timeout=POLL_SECONDS):
             (output if stream == "stdout" else errors).write(line)
             report = record_report(run, line, step) if stream == "stdout" else None
+            if report and log_prefix is not None:
+                # About a hundred reports a run: each saves the log, so the output a resumed
+                # run continues ends at the report its samples end at.
+                VerificationRun.objects.filter(pk=run.pk).update(log=log_prefix + output.getvalue())
             if report and on_report and on_report(report) and end_by is None:
                 end_by = time.monotonic() + settings.RERUN_KILL_GRACE_SECONDS
         now = time.monotonic()
@@ -133,7 +154,10 @@ _ROWS, _SECONDS, _INTERVAL, _CUMULATIVE = (
 def parse_report_line(line: str) -> tuple[int, float, float, float] | None:
     """rows, seconds, interval rate, cumulative rate of a C-benchmark report line, else None."""
     fields = line.split("\t")
-    if len(fields) != len(COLUMNS) or not fields[_ROWS].isdigit():
+    # Format 1 has the eight columns, format 2 the cost columns after them.
+    if len(fields) not in (len(COLUMNS), len(COLUMNS) + len(COST_COLUMNS)):
+        return None
+    if not fields[_ROWS].isdigit():
         return None
     try:
         return (

@@ -3,7 +3,6 @@ from django.db import transaction
 from django.utils import timezone
 from simple_history.admin import SimpleHistoryAdmin
 
-from runner.admin import start_reruns
 from submissions import edits, rule_versions, services
 from submissions.models import (
     ChangeStatus,
@@ -14,6 +13,7 @@ from submissions.models import (
     RuleVersion,
     Submission,
 )
+from submissions.panels import ENTRY_ADMIN_ACTIONS
 from submissions.tasks import recheck_send
 
 
@@ -162,7 +162,8 @@ class SubmissionAdmin(SimpleHistoryAdmin):
         "track_metric", "track_class", "engine", "rules_version", "edited_at",
     )  # fmt: skip
     raw_id_fields = ("owner",)
-    actions = [start_reruns]
+    # Other apps add theirs (the runner: start a verification rerun), see submissions/panels.py.
+    actions = ENTRY_ADMIN_ACTIONS
 
     def save_model(self, request, obj, form, change):
         # An organizer's edit of the declaration is kept in the history (SimpleHistoryAdmin

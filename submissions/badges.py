@@ -3,7 +3,7 @@ a README or a blog. Every text in them is escaped here: an entrant's name and en
 
 from __future__ import annotations
 
-from xml.sax.saxutils import escape
+from html import escape
 
 from submissions.live.selectors import entry_trust
 from submissions.templatetags.registry import duration, rate
@@ -55,7 +55,7 @@ def badge_svg(label: str, value: str, colour: str) -> str:
     left = text_width(label) + 2 * PADDING
     right = text_width(value) + 2 * PADDING
     total = left + right
-    title = escape(f"{label}: {value}", {'"': "&quot;"})
+    title = escape(f"{label}: {value}")
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{total}" height="{HEIGHT}" '
         f'role="img" aria-label="{title}">'

@@ -21,6 +21,7 @@ from django.db import transaction
 
 from submissions import services
 from submissions.models import Contest, DemoKind, Submission
+from submissions.tracks import TRACKS
 
 DEMO_LOGS = Path(__file__).parent / "demo_logs"
 EASTERN = ZoneInfo("America/New_York")
@@ -63,68 +64,11 @@ TRACK_DEMO_RULES = {
     "required_mysql_version": "",
     "preferred_os": "",
 }
-TRACK_CONTESTS = (
-    {
-        "slug": "fifo-deletes",
-        "title": "Insert + delete (FIFO), at 1/1000 scale",
-        "workload": "fifo",
-        "description": (
-            "Seed 002's FIFO run at a thousandth of its size: insert 250,000 rows, then delete "
-            "one row from the beginning for every row inserted at the end, to 500,000 rows "
-            "inserted. Ranked by the terminal insert rate over the last 10,000 rows (the brief's "
-            "last 10M of 500M)."
-        ),
-        "target_rows": 500_000,
-        "report_every_rows": 5_000,
-        "terminal_window_rows": 10_000,
-        "track_rules": {"delete_after": 250_000, "pace_tolerance": 0.01},
-    },
-    {
-        "slug": "query-scalability",
-        "title": "Query scalability: query time as the table grows",
-        "workload": "query",
-        "description": (
-            "Seed 001's customer lab test: how long a query takes as the table grows. Entries "
-            "rank by their query time at 1,000,000 rows, read from the log's query columns or "
-            "declared; the seed compared at 125M rows."
-        ),
-        "target_rows": 1_000_000,
-        "report_every_rows": 50_000,
-        "track_rules": {"query_at_rows": 1_000_000},
-    },
-    {
-        "slug": "pk-types",
-        "title": "Primary-key types: auto-increment vs UUIDs",
-        "workload": "pk_types",
-        "description": (
-            "Seed 004: the same load into three tables that differ only by their primary key "
-            "(BIGINT auto-increment, CHAR(36) random UUID, BINARY(16) ordered UUID), writers and "
-            "readers together. Ranked by the ordered-UUID time over the auto-increment time."
-        ),
-    },
-    {
-        "slug": "bulk-load",
-        "title": "Bulk loading: rows/s per keys and row length",
-        "workload": "bulk_load",
-        "description": (
-            "Seed 003's loader test: `iibench load` generates rows of random 8-byte keys padded "
-            "to a row length and loads them with the keys in place. Ranked by rows/s within "
-            "each class (keys per row, row length); at least 100,000 rows here, 100M in the seed."
-        ),
-        "track_rules": {"min_rows": 100_000},
-    },
-    {
-        "slug": "crash-recovery",
-        "title": "Crash recovery: restart time after a crash",
-        "workload": "crash_recovery",
-        "description": (
-            "Seed 003's recovery posts: insert at a fixed rate, kill the server, time the "
-            "restart until the table answers. Entries declare their figures; a log of the "
-            "insert run is optional and must agree with them. Ranked by recovery time within "
-            "each insert-rate class."
-        ),
-        "report_every_rows": 10_000,
-    },
+# One demo contest per track that has one (Track.demo_contest), in the order of TRACKS.
+TRACK_CONTESTS = tuple(
+    {"workload": track.workload, **track.demo_contest}
+    for track in TRACKS.values()
+    if track.demo_contest
 )
 
 DEMO_USERS = (

@@ -21,14 +21,15 @@ from submissions.rules import RuleSet
 # extrapolation whose basis `estimate_basis` states: two fields, never one.
 LEADERBOARD_FIELDS = (
     "rank", "id", "entrant", "storage_engine", "elapsed_seconds", "seconds_to_target",
-    "estimated", "estimate_basis", "terminal_rate", "average_rate", "verified", "trust",
-    "reference", "demo",
+    "estimated", "estimate_basis", "terminal_rate", "average_rate", "verified", "trust", "reference",
+    "demo", "size_gib", "write_kb_per_row", "cpu_us_per_row",
 )  # fmt: skip
-LEADERBOARD_EXTRA_FIELDS = ("hardware", "reason")
+LEADERBOARD_EXTRA_FIELDS = ("hardware", "reason", "verification")
 LEADERBOARD_CSV_FIELDS = (
     "rank", "id", "reference", "demo", "entrant", "storage_engine", "hardware",
     "elapsed_seconds", "elapsed", "seconds_to_target", "to_target", "estimated",
-    "estimate_basis", "terminal_rate", "average_rate", "verified", "trust", "reason",
+    "estimate_basis", "terminal_rate", "average_rate", "verified", "trust", "reason", "verification",
+    "size_gib", "write_kb_per_row", "cpu_us_per_row",
 )  # fmt: skip
 
 
@@ -53,6 +54,11 @@ def leaderboard_row_data(row: BoardRow) -> dict:
         "track_class": row.track_class,
         "track_metric": row.track_metric,
         "track_figures": row.track_figures,
+        "verification": row.verification,
+        # What the run cost; None where its log does not say (server CPU per row).
+        "size_gib": None if row.db_size_bytes is None else row.db_size_bytes / 1024**3,
+        "write_kb_per_row": row.write_kb_per_row,
+        "cpu_us_per_row": row.server_cpu_us_per_row,
     }
 
 

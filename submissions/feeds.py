@@ -8,11 +8,16 @@ from django.contrib.syndication.views import Feed
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
-from submissions import selectors, services, tracks
+from submissions import numbers, selectors, services
 from submissions.figures import format_exact_duration
 from submissions.models import Submission
 
 FEED_ITEMS = 50
+# The verdict vocabulary (runner: reproduced, shape_only), said the same as on the entry page.
+VERIFICATION_SAYS = {
+    "reproduced": " Verified: a rerun reproduced it.",
+    "shape_only": " Shape only: a rerun on a host unlike the entry's reproduced its curve's shape.",
+}
 
 
 class PublishedResultsFeed(Feed):
@@ -29,7 +34,7 @@ class PublishedResultsFeed(Feed):
     def item_title(self, entry: Submission) -> str:
         track = entry.contest.track
         if track.ranking is not None:
-            metric = tracks.display(entry.track_metric, track.columns[0].style)
+            metric = numbers.display(entry.track_metric, track.columns[0].style)
             standing = (
                 f"rank {entry.rank}, {track.ranking.metric_label} {metric}"
                 if entry.rank is not None
@@ -44,12 +49,16 @@ class PublishedResultsFeed(Feed):
         return f"{entry.contest.title}: #{entry.pk} {entry.storage_engine}{demo}, {standing}"
 
     def item_description(self, entry: Submission) -> str:
+        verification = "reproduced" if entry.verified else entry.verification
+        return self._description(entry) + VERIFICATION_SAYS.get(verification, "")
+
+    def _description(self, entry: Submission) -> str:
         track = entry.contest.track
         if track.ranking is not None:
             rules = services.contest_rule_set(entry.contest)
             figures = "; ".join(
                 f"{column.title(rules)} "
-                f"{tracks.display(column.value_of(entry.track_figures), column.style)}"
+                f"{numbers.display(column.value_of(entry.track_figures), column.style)}"
                 for column in track.columns
             )
             reason = f" Not ranked: {entry.ineligible_reason}" if entry.rank is None else ""

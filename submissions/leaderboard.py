@@ -89,7 +89,13 @@ SORTS: dict[str, tuple[SortPart, ...]] = {
     "engine": (SortPart("engine_key", "storage_engine"),),
     "hardware": (SortPart("cores", None), SortPart("memory_gb", None)),
     "verified": (SortPart("verified", None),),
+    # The optional cost columns (?costs=1). Reference rows have a size (the 2008 result's
+    # 166 GiB) but no per-row costs.
+    "size": (SortPart("db_size_bytes", "size_bytes"),),
+    "write_kb": (SortPart("write_kb_per_row", None),),
+    "cpu": (SortPart("server_cpu_us_per_row", None),),
 }
+COST_SORTS = ("size", "write_kb", "cpu")
 DEFAULT_SORT = "rank"
 # A reference row has no rank: on the classic board it sits where its time, then its terminal
 # rate, would rank it.
@@ -143,6 +149,7 @@ class LeaderboardQuery:
     trust: str = ""  # one of TRUST_LEVELS: only entries the registry vouches for that far
     page: int = 1
     page_size: int = DEFAULT_PAGE_SIZE
+    costs: bool = False  # the optional cost columns (size, KiB written and CPU per row)
 
     @classmethod
     def from_params(
@@ -162,6 +169,9 @@ class LeaderboardQuery:
             trust=params.get("trust", "") if params.get("trust", "") in TRUST_LEVELS else "",
             page=_positive_int(params.get("page"), 1),
             page_size=min(_positive_int(params.get("page_size"), DEFAULT_PAGE_SIZE), max_page_size),
+            # Sorting by a cost shows the costs.
+            costs=params.get("costs", "") in ("1", "true", "on", "yes")
+            or sort.removeprefix("-") in COST_SORTS,
         )
 
     @property
@@ -208,6 +218,11 @@ class BoardRow:
     demo: str = ""  # "demo" or "synthetic": demo data, not an entrant's result
     # The time to the target reads the same as a ranked neighbour's: the terminal rate decides.
     tie_break: bool = False
+    verification: str = ""  # "reproduced", or "shape_only": shown apart from the badge
+    # What the run cost (Submission's cost figures; a reference row has its size only).
+    db_size_bytes: int | None = None
+    write_kb_per_row: float | None = None
+    server_cpu_us_per_row: float | None = None
 
 
 @dataclass(frozen=True)
@@ -304,6 +319,8 @@ BOARD_ENTRY_FIELDS = (
     "drives", "drive_kind", "raid_level", "seconds_to_target", "estimated", "terminal_rate",
     "average_rate", "verified", "eligible", "ineligible_reason", "rows", "track_figures",
     "track_metric", "track_class", "elapsed_seconds", "estimate_basis", "demo",
+    "verification",
+    "db_size_bytes", "write_kb_per_row", "server_cpu_us_per_row",
     "live_run__witnessed",
 )  # fmt: skip
 
@@ -479,6 +496,10 @@ def _entry_row(track: tracks.Track, values: dict) -> BoardRow:
         track_figures=values["track_figures"],
         track_metric=values["track_metric"],
         track_class=ranking.label_of(values["track_class"]) if ranking else "",
+        verification=values["verification"],
+        db_size_bytes=values["db_size_bytes"],
+        write_kb_per_row=values["write_kb_per_row"],
+        server_cpu_us_per_row=values["server_cpu_us_per_row"],
     )
 
 
@@ -514,6 +535,7 @@ def _reference_row(track: tracks.Track, reference: ReferenceResult) -> BoardRow:
         track_figures=reference.track_figures,
         track_metric=reference.track_metric,
         track_class=ranking.label_of(reference.track_class) if ranking else "",
+        db_size_bytes=reference.size_bytes,
     )
 
 

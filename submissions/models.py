@@ -13,14 +13,13 @@ from simple_history.models import HistoricalRecords
 from submissions import tracks
 from submissions.engines import SERVER_FAMILIES
 
-
-class Workload(models.TextChoices):
-    CLASSIC = "classic", "Indexed insertion (the classic run)"
-    FIFO = "fifo", "Insert + delete (FIFO)"
-    QUERY = "query", "Query scalability"
-    PK_TYPES = "pk_types", "Primary-key types"
-    BULK_LOAD = "bulk_load", "Bulk loading"
-    CRASH_RECOVERY = "crash_recovery", "Crash recovery"
+# The workloads are the tracks (submissions/tracks): `Workload.FIFO` for code that names one.
+# The contest's field takes its choices from TRACKS when asked, so a new track is offered
+# without a migration.
+Workload = models.TextChoices(
+    "Workload",
+    [(workload.upper(), (workload, track.label)) for workload, track in tracks.TRACKS.items()],
+)
 
 
 class Contest(models.Model):
@@ -30,7 +29,9 @@ class Contest(models.Model):
     slug = models.SlugField(unique=True)
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True, help_text="Markdown.")
-    workload = models.CharField(max_length=20, choices=Workload.choices, default=Workload.CLASSIC)
+    workload = models.CharField(
+        max_length=20, choices=tracks.workload_choices, default=tracks.CLASSIC.workload
+    )
 
     target_rows = models.PositiveBigIntegerField(default=1_000_000_000)
     rows_per_commit = models.PositiveIntegerField(default=1_000)
@@ -155,7 +156,8 @@ class DemoKind(models.TextChoices):
 BOARD_INDEX_COLUMNS = [
     "seconds_to_target", "terminal_rate", "average_rate", "verified", "drive_kind",
     "storage_engine", "engine", "cores", "memory_gb", "publish", "entrant_name",
-    "track_metric", "track_class", "elapsed_seconds", "estimated", "demo",
+    "track_metric", "track_class", "elapsed_seconds", "estimated", "demo", "db_size_bytes",
+    "write_kb_per_row", "server_cpu_us_per_row",
 ]  # fmt: skip
 
 
@@ -166,8 +168,9 @@ COMPUTED_FIELDS = [
     "elapsed_source", "average_rate", "terminal_rate", "terminal_window_rows",
     "terminal_window_start_row", "terminal_window_basis", "seconds_to_target", "estimated",
     "estimate_basis", "excerpt", "verdicts", "eligible", "ineligible_reason", "checked_at",
-    "engine", "rules_version", "edited_at", "rank", "verified", "track_figures", "track_metric",
-    "track_class", "demo", "run_fingerprint",
+    "engine", "rules_version", "edited_at", "rank", "verified", "verification", "track_figures",
+    "track_metric", "track_class", "demo", "run_fingerprint", "db_size_bytes", "write_kb_per_row",
+    "reads_per_row", "server_cpu_us_per_row", "client_cpu_us_per_row",
 ]  # fmt: skip
 
 
@@ -298,7 +301,16 @@ class Submission(models.Model):
     rank = models.PositiveIntegerField(null=True, blank=True)
     # Set by the verification-rerun service (runner app, its VerificationRun verdict) when a
     # rerun reproduced the claim; the leaderboard's badge and its verified-only filter read it.
+    # True only when a verification rerun reproduced the result (same engine and configuration,
+    # a comparable host): the board's badge and its "verified only" filter.
     verified = models.BooleanField(default=False, db_index=True)
+    # The best verdict of its verification reruns that the board shows: "reproduced", or
+    # "shape_only" (the curve's shape reproduced on a host not comparable with the entry's).
+    verification = models.CharField(
+        max_length=16,
+        blank=True,
+        choices=[("reproduced", "Reproduced"), ("shape_only", "Shape only")],
+    )
     # The figures of the contest's track beyond the classic run (FIFO deletes, query times,
     # key types, bulk loading, crash recovery), as submissions/tracks.py computes them; the
     # rerun service compares a rerun with these. Empty for the classic run.
@@ -307,6 +319,16 @@ class Submission(models.Model):
     # checked, so the board ranks and sorts on columns and never reads JSON in SQL.
     track_metric = models.FloatField(null=True, blank=True)
     track_class = models.CharField(max_length=40, blank=True)
+    # What the run cost (submissions/costs.py), from the cost columns of its log (iibench-c
+    # format 2); null where the log does not carry them, never zero for "unknown". Per-row
+    # figures are over the terminal-rate window, like the terminal rate.
+    db_size_bytes = models.PositiveBigIntegerField(
+        "database size (bytes)", null=True, blank=True, help_text="Table and indexes at the end."
+    )
+    write_kb_per_row = models.FloatField("KiB written per row", null=True, blank=True)
+    reads_per_row = models.FloatField("device reads per row", null=True, blank=True)
+    server_cpu_us_per_row = models.FloatField("server CPU µs per row", null=True, blank=True)
+    client_cpu_us_per_row = models.FloatField("client CPU µs per row", null=True, blank=True)
 
     # Who changed the declaration or the log, when and what (the entry's history page). What
     # the registry computes is left out: a re-check is not an edit.
@@ -379,6 +401,39 @@ def hardware_summary(
     return f"{sockets}x {cpu_model}, {cores} cores, {memory_gb:g} GB, {drives}x {kind}{raid}"
 
 
+class SettingSource(models.TextChoices):
+    DECLARED = "declared", "Declared by the entrant"
+    BENCHMARK_HEADER = "benchmark_header", "Printed by the benchmark"
+    RERUN_READBACK = "rerun_readback", "Read back from a rerun's server"
+
+
+class ServerSetting(models.Model):
+    """One server setting an entry ran with (innodb_buffer_pool_size = 12G), from the declared
+    configuration text, the benchmark's own header or a rerun's server; a rerun applies the
+    declared ones that the allow-list lets through (submissions/server_settings.py)."""
+
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="server_settings"
+    )
+    key = models.CharField(max_length=200)
+    value = models.CharField(max_length=1000, blank=True)
+    source = models.CharField(max_length=20, choices=SettingSource.choices)
+    line = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Where the source says it (declared text, log)."
+    )
+
+    class Meta:
+        ordering = ["source", "line", "key"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "source", "key"], name="one_setting_per_source_key"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.key} = {self.value} ({self.source})"
+
+
 class SampleSeries(models.Model):
     """The parsed samples of a log, kept apart from the entry so lists never load them.
     `columns` holds the full series (compressed numpy arrays); `preview` the downsampled curve
@@ -433,6 +488,11 @@ class ReferenceResult(models.Model):
     def measured_elapsed_seconds(self) -> float | None:
         """The published time when it was measured; an estimate is not an elapsed time."""
         return None if self.estimated else self.elapsed_seconds
+
+    @property
+    def size_bytes(self) -> int | None:
+        """The size in the unit entries are stored in, for sorting them together."""
+        return None if self.size_gib is None else round(self.size_gib * 1024**3)
 
 
 class RuleVersion(models.Model):

@@ -19,6 +19,7 @@ import numpy as np
 from submissions.engines import MYSQL_NUMBERED, SERVER_FAMILIES
 from submissions.figures import Figures, printed_resolution
 from submissions.logparse.model import ParsedLog
+from submissions.numbers import number as _n
 
 
 class Status(StrEnum):
@@ -124,13 +125,6 @@ class Rule:
         return self.sentence.format(**values)
 
 
-def _n(value: float) -> str:
-    """Numbers as people read them in evidence: 1,000,000 and 2.5."""
-    if float(value).is_integer():
-        return f"{int(value):,}"
-    return f"{value:,.1f}"
-
-
 # --- the log's own parameters -------------------------------------------------------------
 
 
@@ -153,7 +147,7 @@ def check_target_rows(entry: Entry, rules: RuleSet) -> Verdict:
     )
 
 
-def _stated_limit(rule_id: str, key: str, what: str, limit: str, exact: bool):
+def _stated_limit(*, rule_id: str, key: str, what: str, limit: str, exact: bool):
     def check(entry: Entry, rules: RuleSet) -> Verdict:
         bound = getattr(rules, limit)
         stated = entry.log.parameters.get(key)
@@ -308,6 +302,15 @@ def check_indexes_from_start(entry: Entry, rules: RuleSet) -> Verdict:
 RATE_TOLERANCE = 0.02
 
 
+# Long series are judged a piece at a time: the temporaries of a 2,000,000-report run would
+# otherwise cost a hundred megabytes on top of the series.
+PIECE = 1 << 18
+
+
+def _pieces(length: int) -> range:
+    return range(0, length, PIECE)
+
+
 def time_resolution(seconds: np.ndarray) -> float:
     """The precision the log printed its times with (1 s, 0.1 s, 0.01 s, 0.001 s), read off the
     values: a rate recomputed from rounded times is only known to within it."""
@@ -318,11 +321,19 @@ def _disagreements(stated: np.ndarray, rows: np.ndarray, seconds: np.ndarray, er
     """Where a stated rate lies outside every rate rows / (seconds +- error) allows, give or take
     the relative tolerance and one unit of printing. Intervals shorter than the error say
     nothing and are left out."""
-    usable = seconds > error
-    low = np.divide(rows, seconds + error, out=np.zeros_like(rows), where=usable)
-    high = np.divide(rows, seconds - error, out=np.zeros_like(rows), where=usable)
-    margin = RATE_TOLERANCE * np.abs(stated) + 1.0
-    return np.flatnonzero(usable & ((stated < low - margin) | (stated > high + margin)))
+    found = []
+    for at in _pieces(len(stated)):
+        piece = slice(at, at + PIECE)
+        rows_here, seconds_here, stated_here = rows[piece], seconds[piece], stated[piece]
+        usable = seconds_here > error
+        low = np.divide(rows_here, seconds_here + error, out=np.zeros_like(rows_here), where=usable)
+        high = np.divide(
+            rows_here, seconds_here - error, out=np.zeros_like(rows_here), where=usable
+        )
+        margin = RATE_TOLERANCE * np.abs(stated_here) + 1.0
+        outside = usable & ((stated_here < low - margin) | (stated_here > high + margin))
+        found.append(np.flatnonzero(outside) + at)
+    return np.concatenate(found) if found else np.array([], dtype=np.int64)
 
 
 def _rate_verdict(
@@ -538,7 +549,7 @@ def check_whole_run(entry: Entry, rules: RuleSet) -> Verdict:
 # --- the declared machine and software ----------------------------------------------------
 
 
-def _hardware_cap(rule_id: str, field: str, limit: str, unit: str, singular: str | None = None):
+def _hardware_cap(*, rule_id: str, field: str, limit: str, unit: str, singular: str | None = None):
     singular = singular or unit
 
     def check(entry: Entry, rules: RuleSet) -> Verdict:
@@ -681,14 +692,22 @@ RULES: tuple[Rule, ...] = (
         "rows_per_commit",
         "A commit every {rows_per_commit} rows.",
         _stated_limit(
-            "rows_per_commit", "rows_per_commit", "rows per commit", "rows_per_commit", True
+            rule_id="rows_per_commit",
+            key="rows_per_commit",
+            what="rows per commit",
+            limit="rows_per_commit",
+            exact=True,
         ),
     ),
     Rule(
         "rows_per_insert",
         "At most {max_rows_per_insert} rows per INSERT statement.",
         _stated_limit(
-            "rows_per_insert", "rows_per_insert", "rows per INSERT", "max_rows_per_insert", False
+            rule_id="rows_per_insert",
+            key="rows_per_insert",
+            what="rows per INSERT",
+            limit="max_rows_per_insert",
+            exact=False,
         ),
     ),
     Rule("report_interval", "A report every {report_every_rows} rows.", check_report_interval),
@@ -719,25 +738,37 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "sockets",
         "Hardware: at most {max_sockets} sockets.",
-        _hardware_cap("sockets", "sockets", "max_sockets", "sockets", "socket"),
+        _hardware_cap(
+            rule_id="sockets",
+            field="sockets",
+            limit="max_sockets",
+            unit="sockets",
+            singular="socket",
+        ),
         "Hardware: any number of sockets.",
     ),
     Rule(
         "cores",
         "Hardware: at most {max_cores} cores in total.",
-        _hardware_cap("cores", "cores", "max_cores", "cores", "core"),
+        _hardware_cap(
+            rule_id="cores", field="cores", limit="max_cores", unit="cores", singular="core"
+        ),
         "Hardware: any number of cores.",
     ),
     Rule(
         "memory",
         "Hardware: at most {max_memory_gb} GB of memory.",
-        _hardware_cap("memory", "memory_gb", "max_memory_gb", "GB of memory"),
+        _hardware_cap(
+            rule_id="memory", field="memory_gb", limit="max_memory_gb", unit="GB of memory"
+        ),
         "Hardware: any amount of memory.",
     ),
     Rule(
         "drives",
         "Hardware: at most {max_drives} drives.",
-        _hardware_cap("drives", "drives", "max_drives", "drives", "drive"),
+        _hardware_cap(
+            rule_id="drives", field="drives", limit="max_drives", unit="drives", singular="drive"
+        ),
         "Hardware: any number of drives.",
     ),
     Rule("direct_attached", "Hardware: drives are direct attached.", check_direct_attached),

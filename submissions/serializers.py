@@ -125,6 +125,21 @@ class SummarySerializer(serializers.Serializer):
     track_figures = serializers.JSONField(
         help_text="The figures of the contest's track (submissions/tracks); {} for the classic run."
     )
+    db_size_bytes = serializers.IntegerField(
+        allow_null=True, help_text="Table and indexes at the last report; null: not in the log."
+    )
+    write_kb_per_row = serializers.FloatField(
+        allow_null=True, help_text="KiB written on the data device per row, terminal window."
+    )
+    reads_per_row = serializers.FloatField(
+        allow_null=True, help_text="Device read requests per row, terminal window."
+    )
+    server_cpu_us_per_row = serializers.FloatField(
+        allow_null=True, help_text="Server CPU µs per row, terminal window."
+    )
+    client_cpu_us_per_row = serializers.FloatField(
+        allow_null=True, help_text="Benchmark client CPU µs per row, terminal window."
+    )
 
 
 class SubmissionSerializer(serializers.ModelSerializer):
@@ -152,9 +167,17 @@ class SubmissionSerializer(serializers.ModelSerializer):
         model = Submission
         fields = (
             "id", "url", "contest", "server_family", "server_version", "storage_engine", "engine",
-            "eligible", "trust", "live", "summary", "verdicts", "rules_version", "edited_at",
+            "eligible", "verified", "verification", "trust", "live", "summary", "verdicts",
+            "rules_version", "edited_at",
         )  # fmt: skip
         read_only_fields = fields
+        extra_kwargs = {
+            "verified": {"help_text": "A verification rerun reproduced this result."},
+            "verification": {
+                "help_text": '"reproduced", "shape_only" (a host unlike the entry\'s reproduced '
+                'the curve\'s shape) or "": the best verdict of its verification reruns.'
+            },
+        }
 
     def get_trust(self, submission: Submission) -> str:
         return live.entry_trust(submission)
@@ -187,7 +210,11 @@ class LeaderboardRowSerializer(serializers.Serializer):
     demo = serializers.CharField(allow_blank=True, help_text='"demo", "synthetic" or "".')
     terminal_rate = serializers.FloatField(allow_null=True)
     average_rate = serializers.FloatField(allow_null=True)
-    verified = serializers.BooleanField()
+    verified = serializers.BooleanField(help_text="A verification rerun reproduced it.")
+    verification = serializers.CharField(
+        allow_blank=True,
+        help_text='"reproduced", "shape_only" (shown apart: never the badge) or "".',
+    )
     reference = serializers.BooleanField(help_text="A published result from the seeds.")
     hardware = serializers.CharField()
     estimated = serializers.BooleanField(help_text="seconds_to_target is extrapolated.")
@@ -201,6 +228,15 @@ class LeaderboardRowSerializer(serializers.Serializer):
         allow_null=True, help_text="The value the track ranks by (null on the classic board)."
     )
     track_figures = serializers.JSONField(help_text="The track's figures; {} on the classic board.")
+    size_gib = serializers.FloatField(
+        allow_null=True, help_text="Database size at the end (GiB); null: not measured."
+    )
+    write_kb_per_row = serializers.FloatField(
+        allow_null=True, help_text="KiB written per row over the terminal window."
+    )
+    cpu_us_per_row = serializers.FloatField(
+        allow_null=True, help_text="Server CPU µs per row over the terminal window."
+    )
 
 
 class LeaderboardSerializer(serializers.Serializer):

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import fields
 
 import numpy as np
 from tsdownsample import MinMaxLTTBDownsampler
 
+from submissions.costs import per_row_curves
 from submissions.logparse.model import Series
 
 PACK_LEVEL = 1
+PACK_MAGIC = b"iiBench series 2\n"
+PIECE_VALUES = 1 << 18
+PACK_THREADS = 2
 
 # Per plotted series; a 2,000,000-sample run still sends at most this many points.
 MAX_PLOT_POINTS = 5_000
@@ -30,19 +36,68 @@ def series_columns(series: Series) -> dict[str, np.ndarray]:
 
 
 def pack_columns(columns: dict[str, np.ndarray]) -> bytes:
-    """The columns as an .npz compressed with zlib level 1. Counting columns (int64: rows,
-    lines, deletes, queries) are stored as differences, which compress far better; level 1 keeps
-    a 2,000,000-sample series under a second to pack (numpy's savez_compressed took five)."""
-    stored = {
-        name: np.diff(column, prepend=column.dtype.type(0)) if column.dtype == np.int64 else column
+    """The columns packed: PACK_MAGIC, a JSON header naming each column's type, length and
+    pieces, then the pieces. A piece is at most PIECE_VALUES values, their bytes shuffled (all
+    first bytes, then all second bytes, ...: numbers of one size then compress far better)
+    and deflated at level 1; counting columns (int64: rows, lines, deletes, queries) are
+    stored as differences. The pieces are compressed two at a time (zlib lets go of the
+    interpreter while it works), and only two uncompressed pieces exist at once: packing a
+    2,000,000-sample series costs its packed size, not a copy of the series."""
+    jobs = [
+        (name, start)
         for name, column in columns.items()
+        for start in range(0, max(len(column), 1), PIECE_VALUES)
+    ]
+    with ThreadPoolExecutor(max_workers=PACK_THREADS) as pool:
+        pieces = list(pool.map(lambda job: _pack_piece(columns[job[0]], job[1]), jobs))
+    header = {
+        "columns": [
+            {"name": name, "dtype": column.dtype.str, "count": len(column)}
+            for name, column in columns.items()
+        ],
+        "pieces": [[name, len(piece)] for (name, _), piece in zip(jobs, pieces, strict=True)],
     }
-    buffer = io.BytesIO()
-    np.savez(buffer, **stored)
-    return zlib.compress(buffer.getbuffer(), PACK_LEVEL)
+    encoded = json.dumps(header).encode()
+    return b"".join([PACK_MAGIC, len(encoded).to_bytes(4, "little"), encoded, *pieces])
+
+
+def _pack_piece(column: np.ndarray, start: int) -> bytes:
+    values = column[start : start + PIECE_VALUES]
+    if column.dtype == np.int64:
+        values = np.diff(values, prepend=column[start - 1] if start else np.int64(0))
+    shuffled = np.ascontiguousarray(values.view(np.uint8).reshape(-1, values.itemsize).T)
+    return zlib.compress(shuffled, PACK_LEVEL)
 
 
 def unpack_columns(blob: bytes) -> dict[str, np.ndarray]:
+    if not blob.startswith(PACK_MAGIC):
+        return _unpack_npz(blob)
+    at = len(PACK_MAGIC)
+    size = int.from_bytes(blob[at : at + 4], "little")
+    header = json.loads(blob[at + 4 : at + 4 + size])
+    at += 4 + size
+    columns = {
+        item["name"]: np.empty(item["count"], dtype=np.dtype(item["dtype"]))
+        for item in header["columns"]
+    }
+    filled = dict.fromkeys(columns, 0)
+    for name, length in header["pieces"]:
+        column, start = columns[name], filled[name]
+        count = min(PIECE_VALUES, len(column) - start)
+        raw = np.frombuffer(zlib.decompress(blob[at : at + length]), dtype=np.uint8)
+        column[start : start + count] = (
+            raw.reshape(column.itemsize, count).T.copy().view(column.dtype).reshape(count)
+        )
+        filled[name] += count
+        at += length
+    return {
+        name: np.cumsum(column) if column.dtype == np.int64 else column
+        for name, column in columns.items()
+    }
+
+
+def _unpack_npz(blob: bytes) -> dict[str, np.ndarray]:
+    """Series packed before PACK_MAGIC: an .npz compressed with zlib as a whole."""
     with np.load(io.BytesIO(zlib.decompress(blob)), allow_pickle=False) as archive:
         return {
             name: np.cumsum(archive[name]) if archive[name].dtype == np.int64 else archive[name]
@@ -53,14 +108,15 @@ def unpack_columns(blob: bytes) -> dict[str, np.ndarray]:
 def downsample(x: np.ndarray, y: np.ndarray, points: int = MAX_PLOT_POINTS) -> tuple[list, list]:
     """At most `points` points that keep the curve's shape: MinMax-LTTB, plus the series' own
     minimum and maximum, which LTTB alone may drop (a one-interval stall is what a reader looks
-    for). Samples that cannot be plotted (NaN, infinities) are left out."""
+    for). Samples that cannot be plotted (NaN, infinities) are left out. The columns go to the
+    downsampler as they are (it reads int64 and float64 alike): no float copy of a long x."""
     finite = np.isfinite(y)
     if not finite.all():
         x, y = x[finite], y[finite]
     if len(x) <= points:
         return x.tolist(), y.tolist()
     keep = MinMaxLTTBDownsampler().downsample(
-        x.astype(np.float64), y.astype(np.float64), n_out=points - 2
+        np.ascontiguousarray(x), np.ascontiguousarray(y, dtype=np.float64), n_out=points - 2
     )
     extremes = np.array([np.argmin(y), np.argmax(y)], dtype=np.int64)
     keep = np.union1d(keep.astype(np.int64), extremes)
@@ -68,13 +124,21 @@ def downsample(x: np.ndarray, y: np.ndarray, points: int = MAX_PLOT_POINTS) -> t
 
 
 def plot_preview(columns: dict[str, np.ndarray], points: int = MAX_PLOT_POINTS) -> dict:
-    """The curves an entry page draws: x = rows inserted, y = rows/s."""
+    """The curves an entry page draws: x = rows inserted, y = rows/s; and under `cost` what
+    each interval cost per row (costs.per_row_curves), each only where the log measured it."""
     rows = columns["rows"]
     preview = {"count": len(rows)}
     for name in ("interval_rate", "cumulative_rate", "interval_delete_rate", "interval_query_rate"):
         if name in columns:
             x, y = downsample(rows, columns[name], points)
             preview[name] = {"x": x, "y": y}
+    cost = {}
+    for name, values in per_row_curves(columns).items():
+        x, y = downsample(rows, values, points)
+        if x:
+            cost[name] = {"x": x, "y": y}
+    if cost:
+        preview["cost"] = cost
     return preview
 
 

@@ -12,21 +12,25 @@ from pathlib import PurePath
 from typing import IO
 from zoneinfo import ZoneInfo
 
+import psycopg
 from django.conf import settings
 from django.core.files import File
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
+from psycopg import sql
 
 from submissions import tracks
+from submissions.costs import CostFigures, cost_figures
+from submissions.declared_settings import declared_settings_store
 from submissions.engines import normalised_engine
+from submissions.entry_settings import header_settings_store
 from submissions.figures import Figures, compute_figures
 from submissions.live.verdicts import submission_witness_verdicts
 from submissions.logparse import LogError, ParsedLog, key_type_log, parse_log, parse_log_runs
 from submissions.models import Contest, ReferenceResult, RuleVersion, SampleSeries, Submission
 from submissions.plausibility import implausible
 from submissions.ranking import MetricStanding, Standing, class_ranks, competition_ranks
-from submissions.reference_data import published_results_for
 from submissions.rule_changes import rule_set_of
 from submissions.rule_versions import rule_version_current
 from submissions.rules import (
@@ -169,7 +173,9 @@ def _parsed_log(track: tracks.Track, log_file: IO[bytes]) -> ParsedLog:
         if track.log == tracks.LOG_KEY_TYPES:
             parsed = key_type_log(parse_log_runs(log_file, max_expanded_bytes=cap))
         else:
-            parsed = parse_log(log_file, max_expanded_bytes=cap)
+            parsed = parse_log(
+                log_file, max_expanded_bytes=cap, max_reports=settings.LOG_MAX_REPORTS
+            )
     except LogError as error:
         raise SubmissionRefused(str(error), "log") from error
     holds, what = LOG_NEEDS.get(track.log, (lambda parsed: True, ""))
@@ -288,6 +294,21 @@ def _apply_check(submission: Submission, checked: CheckedEntry) -> None:
     submission.checked_at = timezone.now()
     submission.rules_version = checked.rules_version
     submission.engine = normalised_engine(submission.storage_engine, submission.server_family)
+    _apply_costs(submission, checked)
+
+
+def _apply_costs(submission: Submission, checked: CheckedEntry) -> None:
+    costs = CostFigures(None, None, None, None, None, None)
+    if checked.parsed is not None and checked.figures is not None:
+        costs = cost_figures(
+            series_columns(checked.parsed.series),
+            window_start_row=checked.figures.terminal_window_start_row,
+        )
+    submission.db_size_bytes = costs.db_size_bytes
+    submission.write_kb_per_row = costs.write_kb_per_row
+    submission.reads_per_row = costs.reads_per_row
+    submission.server_cpu_us_per_row = costs.server_cpu_us_per_row
+    submission.client_cpu_us_per_row = costs.client_cpu_us_per_row
 
 
 def _store_series(submission: Submission, parsed: ParsedLog | None) -> None:
@@ -296,14 +317,29 @@ def _store_series(submission: Submission, parsed: ParsedLog | None) -> None:
         SampleSeries.objects.filter(submission=submission).delete()
         return
     columns = series_columns(parsed.series)
+    packed = pack_columns(columns)
     SampleSeries.objects.update_or_create(
         submission=submission,
-        defaults={
-            "count": len(parsed.series),
-            "columns": pack_columns(columns),
-            "preview": plot_preview(columns),
-        },
+        defaults={"count": len(parsed.series), "columns": b"", "preview": plot_preview(columns)},
     )
+    _write_packed(submission.pk, packed)
+
+
+def _write_packed(submission_id: int, packed: bytes) -> None:
+    """The packed series sent as a binary parameter: Django's client-side binding would send it
+    as an escaped text literal, twice its size, built in the serving process's memory."""
+    if connection.vendor != "postgresql":
+        SampleSeries.objects.filter(submission_id=submission_id).update(columns=packed)
+        return
+    connection.ensure_connection()
+    meta = SampleSeries._meta
+    statement = sql.SQL("UPDATE {} SET {} = %b WHERE {} = %s").format(
+        sql.Identifier(meta.db_table),
+        sql.Identifier(meta.get_field("columns").column),
+        sql.Identifier(meta.pk.column),
+    )
+    with psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(statement, [packed, submission_id])
 
 
 def submission_create(
@@ -361,6 +397,8 @@ def submission_create(
                 submission.log.save(submission.log_name, log_file, save=False)
             submission.save()
             _store_series(submission, checked.parsed)
+            declared_settings_store(submission=submission)
+            header_settings_store(submission=submission, parsed=checked.parsed)
             contest_rank(contest=contest)
     except IntegrityError:
         _discard_file(submission)
@@ -414,7 +452,9 @@ def submission_update(
             submission._history_user = by
             submission._change_reason = reason or None
             submission.save()
-        return submission_check(submission=submission)
+        checked = submission_check(submission=submission)
+        declared_settings_store(submission=checked)
+        return checked
 
 
 def submission_declared(submission: Submission) -> dict:
@@ -466,6 +506,7 @@ def submission_check(
     finally:
         del submission.skip_history_when_saving
     _store_series(submission, checked.parsed)
+    header_settings_store(submission=submission, parsed=checked.parsed)
     if rank:
         contest_rank(contest=submission.contest)
     return submission
@@ -620,7 +661,7 @@ def reference_results_create(*, contest: Contest) -> list[ReferenceResult]:
     """Store the seeds' published results of the contest's workload as its reference rows.
     Running it again updates them in place."""
     stored = []
-    for published in published_results_for(contest.workload):
+    for published in contest.track.references:
         fields = {
             name: getattr(published, name)
             for name in (

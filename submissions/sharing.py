@@ -14,6 +14,7 @@ from django.utils.http import quote_etag
 from django.views.decorators.http import condition
 
 from submissions import badges, comparison, selectors
+from submissions.entry_settings import compared_settings
 from submissions.models import Contest, ReferenceResult, SampleSeries, Submission
 from submissions.series import downsample, unpack_columns
 
@@ -53,6 +54,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         "reference_choices": _reference_choices(entries, references),
         "grouped": {pk for group in state.groups for pk in group},
         "state_without_groups": state.hidden_fields(),
+        **compared_settings(entries),
     }
     return render(request, "submissions/compare.html", context)
 

@@ -21,17 +21,19 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from runner.views import rerun_panel
 from submissions import (
     edits,
     exports,
     leaderboard,
+    numbers,
     rule_versions,
     selectors,
     services,
     tokens,
     tracks,
 )
+from submissions.costs import cost_tiles
+from submissions.declared_settings import settings_panel
 from submissions.forms import DeclarationForm, SignupForm, SubmissionForm
 from submissions.kept_logs import KeptLog, kept_log_discard, kept_log_open, log_keep
 from submissions.leaderboard import LeaderboardQuery
@@ -45,6 +47,7 @@ from submissions.models import (
     PendingChange,
     Submission,
 )
+from submissions.panels import entry_panels_context
 from submissions.rule_changes import rule_set_of
 from submissions.rules import RuleSet
 from submissions.throttle import upload_refusal, upload_refused
@@ -143,6 +146,9 @@ def _contest_context(request: HttpRequest, contest: Contest) -> dict:
             ranked_rows=[row for row in board.rows if row.ranked or row.reference],
             unranked_rows=[row for row in board.rows if not (row.ranked or row.reference)],
             columns=columns,
+            costs_toggle=_with(request, costs="" if query.costs else "1")
+            if track.ranking is None
+            else "",
             unranked_columns=unranked_columns(track, rule_set),
             ranked_by=track.ranked_by,
             engines=leaderboard.leaderboard_engines(contest=contest),
@@ -177,12 +183,24 @@ BOARD_COLUMNS = (
     BoardColumn("Average rate", "average_rate", numeric=True, best_first_descending=True),
     BoardColumn("Verified", "verified", best_first_descending=True),
 )
+# The optional cost columns (?costs=1), before Verified: smaller is better, so the first click
+# shows the smallest first.
+COST_BOARD_COLUMNS = (
+    BoardColumn("Size GiB", "size", numeric=True),
+    BoardColumn("KiB written / row", "write_kb", numeric=True),
+    BoardColumn("CPU µs / row", "cpu", numeric=True),
+)
 
 
-def track_board_columns(track: tracks.Track, rules: RuleSet) -> tuple[BoardColumn, ...]:
+def track_board_columns(
+    track: tracks.Track, rules: RuleSet, *, costs: bool = False
+) -> tuple[BoardColumn, ...]:
     """A track's board: rank, its class when it has classes, who and what, then its own
-    figures (the metric sorts, the others are read from the entry's track figures)."""
+    figures (the metric sorts, the others are read from the entry's track figures). The
+    classic board adds the cost columns when asked."""
     if track.ranking is None:
+        if costs:
+            return (*BOARD_COLUMNS[:-1], *COST_BOARD_COLUMNS, BOARD_COLUMNS[-1])
         return BOARD_COLUMNS
     by_class = (BoardColumn("Class", "class"),) if track.ranking.class_key else ()
     figures = tuple(
@@ -220,7 +238,7 @@ def board_columns(
 ) -> list[dict]:
     """Each header's link: a click sorts by it, a second click reverses; filters stay."""
     columns = []
-    for column in track_board_columns(track, rules):
+    for column in track_board_columns(track, rules, costs=query.costs):
         if not column.sort:
             columns.append({"label": column.label, "numeric": column.numeric, "url": ""})
             continue
@@ -413,13 +431,22 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "rules_caption": rule_versions.version_caption(submission.rules_version),
         "pending_change": pending if (organizer or is_owner) else None,
         "may_decide": organizer,
+        "cost_tiles": cost_tiles(
+            db_size_bytes=submission.db_size_bytes,
+            rows=submission.rows,
+            write_kb_per_row=submission.write_kb_per_row,
+            server_cpu_us_per_row=submission.server_cpu_us_per_row,
+            client_cpu_us_per_row=submission.client_cpu_us_per_row,
+            window_rows=submission.terminal_window_rows,
+        ),
         **track_panel(submission, track, rule_set),
         "is_owner": request.user.is_authenticated and submission.owner_id == request.user.id,
         "editable": selectors.submission_editable(submission, request.user),
         "show_name": submission.publish
         or selectors.is_organizer(request.user)
         or submission.owner_id == request.user.id,
-        **rerun_panel(submission, request.user),
+        **entry_panels_context(submission, request.user),
+        **settings_panel(submission),
         "share": _share_links(request, submission),
     }
     return render(request, "submissions/submission_detail.html", context)
@@ -446,7 +473,7 @@ def track_panel(submission: Submission, track: tracks.Track, rules: RuleSet) -> 
         return {"track": track}
     figures = submission.track_figures
     tiles = [
-        (tile.title(rules), tracks.display(tile.value_of(figures), tile.style))
+        (tile.title(rules), numbers.display(tile.value_of(figures), tile.style))
         for tile in track.tiles
     ]
     # Declared numbers are among the tiles already; a declared series is shown as written.
@@ -573,6 +600,8 @@ def pending_change_decide(request: HttpRequest, pk: int, decision: str) -> HttpR
     return redirect(change.submission)
 
 
+@login_required
+@require_POST
 def token_revoke(request: HttpRequest, kind: str) -> HttpResponse:
     if kind != "api" or not tokens.api_token_revoke(user=request.user):
         raise Http404("No such token.")

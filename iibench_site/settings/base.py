@@ -128,6 +128,9 @@ MEDIA_URL = "/media/"
 # Uploads: the compressed or plain log as sent, and what a .gz may expand to.
 LOG_UPLOAD_MAX_BYTES = env.int("LOG_UPLOAD_MAX_BYTES", default=256 * 1024 * 1024)
 LOG_EXPANDED_MAX_BYTES = env.int("LOG_EXPANDED_MAX_BYTES", default=1024 * 1024 * 1024)
+# Report lines a log may have: the series costs ~75 bytes a report while it is checked, so this
+# bounds an upload's memory (2,500,000 reports: ~190 MB) whatever the log's length.
+LOG_MAX_REPORTS = env.int("LOG_MAX_REPORTS", default=2_500_000)
 # Entries a user may store per hour, through the form and the API together (counted in the
 # database), and refused attempts (logs that did not parse, duplicates; counted in the cache).
 UPLOADS_PER_HOUR = env.int("UPLOADS_PER_HOUR", default=30)
@@ -192,35 +195,61 @@ IIBENCH_BINARY = env.path(
 )
 RERUN_WORK_DIR = env.path("RERUN_WORK_DIR", default=str(VAR_DIR / "reruns"))
 RERUN_TARGETS = {
+    # What each target can verify: its server family and storage engines. Only a target that
+    # starts a private server (`server`) can apply an entry's settings, so only those verify
+    # MySQL/MariaDB and PostgreSQL entries; the others run comparison runs.
     "sqlite": {
         "url": "sqlite:///{work_dir}/rerun-{run_id}.db",
+        "family": "sqlite",
         "time_limit": env.int("RERUN_SQLITE_TIME_LIMIT", default=2 * 3600),
         "max_rows": env.int("RERUN_SQLITE_MAX_ROWS", default=100_000_000),
-        "engines": [],
+        "engines": ["SQLite"],
     },
+    # Verification: a private server per rerun (data directory, port and socket under
+    # RERUN_RECOVERY_DIR) started with the entry's allowed settings, memory scaled with the run.
     "mariadb": {
+        "url": "",
+        "server": "mariadb",
+        "family": "mysql",
+        "time_limit": env.int("RERUN_MARIADB_TIME_LIMIT", default=6 * 3600),
+        "max_rows": env.int("RERUN_MARIADB_MAX_ROWS", default=1_000_000_000),
+        "engines": ["InnoDB", "MyISAM", "Aria"],
+    },
+    "postgresql": {
+        "url": "",
+        "server": "postgresql",
+        "family": "postgresql",
+        "time_limit": env.int("RERUN_POSTGRESQL_TIME_LIMIT", default=6 * 3600),
+        "max_rows": env.int("RERUN_POSTGRESQL_MAX_ROWS", default=1_000_000_000),
+        "engines": ["PostgreSQL"],
+    },
+    # Shared scratch databases: the settings cannot be applied there, so comparison runs only.
+    "mariadb-shared": {
         "url": env.str(
             "RERUN_TARGET_MARIADB_URL", default="mysql://root@127.0.0.1:3306/iibench_rerun"
         ),
-        "time_limit": env.int("RERUN_MARIADB_TIME_LIMIT", default=6 * 3600),
-        "max_rows": env.int("RERUN_MARIADB_MAX_ROWS", default=1_000_000_000),
+        "family": "mysql",
+        "time_limit": env.int("RERUN_MARIADB_SHARED_TIME_LIMIT", default=6 * 3600),
+        "max_rows": env.int("RERUN_MARIADB_SHARED_MAX_ROWS", default=1_000_000_000),
         "engines": ["InnoDB", "MyISAM", "Aria", "BLACKHOLE"],
     },
-    "postgresql": {
+    "postgresql-shared": {
         "url": env.str(
             "RERUN_TARGET_POSTGRESQL_URL",
             default="postgresql://postgres@127.0.0.1:5432/iibench_rerun",
         ),
-        "time_limit": env.int("RERUN_POSTGRESQL_TIME_LIMIT", default=6 * 3600),
-        "max_rows": env.int("RERUN_POSTGRESQL_MAX_ROWS", default=1_000_000_000),
-        "engines": [],
+        "family": "postgresql",
+        "time_limit": env.int("RERUN_POSTGRESQL_SHARED_TIME_LIMIT", default=6 * 3600),
+        "max_rows": env.int("RERUN_POSTGRESQL_SHARED_MAX_ROWS", default=1_000_000_000),
+        "engines": ["PostgreSQL"],
     },
-    # Crash recovery (seed 003): the worker starts a private server of its own (data directory,
-    # port and socket under RERUN_RECOVERY_DIR), kills it with SIGKILL and times its restart.
-    # No URL: the server exists only for the run.
+    # Crash recovery (seed 003): a private server too, killed with SIGKILL and timed as it
+    # restarts. No URL: the server exists only for the run.
     "recovery-mariadb": {
         "url": "",
         "server": "mariadb",
+        "family": "mysql",
+        "crash_recovery": True,
         "time_limit": env.int("RERUN_RECOVERY_MARIADB_TIME_LIMIT", default=2 * 3600),
         "max_rows": env.int("RERUN_RECOVERY_MARIADB_MAX_ROWS", default=100_000_000),
         "engines": ["InnoDB", "MyISAM", "Aria"],
@@ -228,9 +257,11 @@ RERUN_TARGETS = {
     "recovery-postgresql": {
         "url": "",
         "server": "postgresql",
+        "family": "postgresql",
+        "crash_recovery": True,
         "time_limit": env.int("RERUN_RECOVERY_POSTGRESQL_TIME_LIMIT", default=2 * 3600),
         "max_rows": env.int("RERUN_RECOVERY_POSTGRESQL_MAX_ROWS", default=100_000_000),
-        "engines": [],
+        "engines": ["PostgreSQL"],
     },
 }
 # Seed 004 ran 10 writers and 100 readers, seed 001 a query thread: what a key-type or query
@@ -240,6 +271,10 @@ for _name, _target in RERUN_TARGETS.items():
     _target["writers"] = env.int(f"{_prefix}_WRITERS", default=2)
     _target["readers"] = env.int(f"{_prefix}_READERS", default=2)
     _target["query_threads"] = env.int(f"{_prefix}_QUERY_THREADS", default=1)
+    # The host a target's worker runs on is read from /proc and /sys when it starts; any of
+    # its keys (cpu_model, cores, memory_gb, drive_kind) can be set here instead, as JSON:
+    # RERUN_MARIADB_HOST='{"drive_kind": "hdd"}'.
+    _target["host"] = env.json(f"{_prefix}_HOST", default={})
 # The private servers of the recovery targets. Their directories hold a Unix socket, whose
 # path must stay under about 100 characters: keep this short.
 RERUN_RECOVERY_DIR = env.str("RERUN_RECOVERY_DIR", default=tempfile.gettempdir())
@@ -259,6 +294,9 @@ RERUN_LONGEST_SECONDS = max(target["time_limit"] for target in RERUN_TARGETS.val
 RERUN_HEARTBEAT_SECONDS = env.int("RERUN_HEARTBEAT_SECONDS", default=5)
 RERUN_HEARTBEAT_TIMEOUT = env.int("RERUN_HEARTBEAT_TIMEOUT", default=60)
 RERUN_SWEEP_SECONDS = env.int("RERUN_SWEEP_SECONDS", default=30)
+# A run of one benchmark run whose worker stopped is queued again and continues its table
+# (--resume), at most this many times; past that, or for other runs, the sweep fails it.
+RERUN_MAX_RESUMES = env.int("RERUN_MAX_RESUMES", default=3)
 # A queued rerun no worker claimed RERUN_RESEND_SECONDS after it was last sent to the broker is
 # sent again by the sweep: one the broker lost (Redis restarted; it keeps nothing on disk) or
 # never got (it was down) starts within RESEND + SWEEP seconds of the broker being back. A run

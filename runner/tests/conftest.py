@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from runner.host import this_host
 from runner.tests.worker import broker_settings, worker  # noqa: F401 - fixtures
 from submissions import services
 from submissions.models import Submission
@@ -63,8 +64,16 @@ def recovery_dir(settings):
 
 def track_entry(workload: str, figures: dict, rows: int = 1_000_000_000, **contest) -> Submission:
     """An entry of a track as the registry stores it: the figures the registry engineer's code
-    computes, given here as they are (no log is parsed)."""
+    computes, given here as they are (no log is parsed). It declares this machine's cores,
+    memory and drive kind: the tracks' figures are absolute speeds, compared only on a host like
+    the declared one."""
     contest.setdefault("rerun_tolerance", 0.25)
+    host = this_host()
     return SubmissionFactory(
-        contest=ContestFactory(workload=workload, **contest), track_figures=figures, rows=rows
+        contest=ContestFactory(workload=workload, **contest),
+        track_figures=figures,
+        rows=rows,
+        cores=host["cores"],
+        memory_gb=host["memory_gb"],
+        drive_kind=host["drive_kind"],
     )

@@ -2,6 +2,7 @@
 benchmark printed: every report line, the summary and the header."""
 
 import io
+import math
 import subprocess
 from pathlib import Path
 
@@ -10,13 +11,14 @@ from django.conf import settings
 
 from submissions.figures import compute_figures
 from submissions.logparse import parse_log
+from submissions.logparse.c_format import COLUMNS, COST_COLUMNS
 
 FIXTURES = Path(settings.BASE_DIR) / "runner" / "iibench" / "tests" / "fixtures"
 # The rerun targets' scratch databases (RERUN_TARGET_*_URL), which `make services` creates.
 TARGETS = {
     "sqlite": "sqlite:///{tmp}/output.db",
-    "mariadb": settings.RERUN_TARGETS["mariadb"]["url"],
-    "postgresql": settings.RERUN_TARGETS["postgresql"]["url"],
+    "mariadb": settings.RERUN_TARGETS["mariadb-shared"]["url"],
+    "postgresql": settings.RERUN_TARGETS["postgresql-shared"]["url"],
 }
 
 
@@ -39,6 +41,15 @@ def assert_same_figures(output: str) -> None:
         assert series.seconds[i] == float(report[1])
         assert series.interval_rate[i] == float(report[2])
         assert series.cumulative_rate[i] == float(report[3])
+        # Format 2: each cost column read back to the printed figure, "-" to NaN (absent).
+        for name, text in zip(COST_COLUMNS, report[len(COLUMNS) :], strict=False):
+            column = getattr(series, name)
+            if column is None:
+                assert all(r[len(COLUMNS) + COST_COLUMNS.index(name)] == "-" for r in reports)
+            elif text == "-":
+                assert math.isnan(column[i])
+            else:
+                assert column[i] == float(text), (name, i)
     figures = compute_figures(series, target_rows=int(summary["rows"]))
     assert figures.rows == int(summary["rows"])
     assert parsed.totals.rows == int(summary["rows"])
@@ -66,6 +77,16 @@ def test_the_parser_reads_a_fresh_run_to_the_printed_figures(target, iibench_bin
     )
     assert {index.name for index in parsed.indexes} >= {"marketsegment", "registersegment", "pdc"}
     assert all(index.created == "before_load" for index in parsed.indexes)
+    # What the run cost and how the machine and server were set up.
+    series = parsed.series
+    assert series.latency_p99_ms is not None and series.db_size_bytes is not None
+    assert list(series.db_size_bytes) == sorted(series.db_size_bytes)
+    assert (series.server_cpu_s is None) == (target == "sqlite")
+    assert int(parsed.machine["cpus"].value) >= 1
+    printed_settings = [
+        line for line in result.stdout.splitlines() if line.startswith("# setting ")
+    ]
+    assert len(parsed.settings) == len(printed_settings) > 0
 
 
 @pytest.mark.parametrize("fixture", sorted(path.name for path in FIXTURES.glob("*.log")))

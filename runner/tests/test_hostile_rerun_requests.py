@@ -14,7 +14,8 @@ from submissions.tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
-VALID = {"rows": 20_000, "target": "sqlite"}
+# The sqlite target cannot verify an InnoDB entry: a comparison run is asked for.
+VALID = {"rows": 20_000, "target": "sqlite", "comparison": True}
 MISSING = object()
 
 
@@ -49,7 +50,24 @@ CORPUS = [
     HostileRerun("int64-overflowing-rows", {"rows": 2**63}, "at most 100,000,000 rows"),
     HostileRerun("huge-rows", {"rows": 10**30}, "at most 100,000,000 rows"),
     HostileRerun("null-rows", {"rows": None}, "may not be null", web=False),
-    HostileRerun("missing-rows", {"rows": MISSING}, "required"),
+    HostileRerun("rows-and-scale", {"scale": 10}, "not both"),
+    HostileRerun(
+        "zero-scale", {"rows": MISSING, "scale": 0}, "greater than or equal to 1", "scale"
+    ),
+    HostileRerun(
+        "scale-as-words",
+        {"rows": MISSING, "scale": "ten"},
+        "valid integer",
+        "scale",
+        web_says="whole number",
+    ),
+    HostileRerun("too-many-repeats", {"repeats": 11}, "less than or equal to 10", "repeats"),
+    HostileRerun(
+        "a-target-that-cannot-verify",
+        {"comparison": MISSING},
+        "The sqlite target runs sqlite; the entry ran mysql",
+        "target",
+    ),
     HostileRerun("missing-target", {"target": MISSING}, "required", field="target"),
     HostileRerun("blank-target", {"target": ""}, "blank", "target", web_says="required"),
     HostileRerun(

@@ -18,7 +18,9 @@ pytestmark = pytest.mark.django_db
 
 
 def start(entry, organizer, rows=20_000, target="sqlite"):
-    run = services.rerun_start(submission=entry, target=target, rows=rows, requested_by=organizer)
+    run = services.rerun_start(
+        submission=entry, target=target, rows=rows, requested_by=organizer, comparison=True
+    )
     assert services.rerun_claim(run_id=run.pk, worker="test")
     return run
 
@@ -37,17 +39,22 @@ def execute_and_close(run_id: int) -> None:
         connections.close_all()  # a thread's connection would keep the test database open
 
 
-def test_a_sqlite_rerun_reproduces_a_modest_claim(entry, organizer, iibench_binary, rerun_dir):
+def test_a_sqlite_rerun_of_an_innodb_claim_is_a_comparison_that_never_verifies(
+    entry, organizer, iibench_binary, rerun_dir
+):
     run = start(entry, organizer)
     run = services.rerun_execute(run_id=run.pk)
     assert run.status == RerunStatus.SUCCEEDED, run.message
-    assert run.verdict == "reproduced"
+    assert run.kind == "comparison"
+    assert run.verdict == "comparison"
+    assert run.outcome == "comparison"  # one outcome shown, not "succeeded" beside it
+    assert "never verifies the claim" in run.message
     assert run.rows_done == 20_000
     assert run.ratio > 1
     assert run.samples.count() == 20  # a report every 1,000 rows
     assert "# summary status=completed rows=20000" in run.log
     entry.refresh_from_db()
-    assert entry.verified is True
+    assert (entry.verified, entry.verification) == (False, "")
 
 
 def test_the_scratch_database_is_removed_after_the_run(
@@ -60,7 +67,7 @@ def test_the_scratch_database_is_removed_after_the_run(
 
 def test_a_run_delivered_twice_is_claimed_once(entry, organizer):
     run = services.rerun_start(
-        submission=entry, target="sqlite", rows=1_000, requested_by=organizer
+        submission=entry, target="sqlite", rows=1_000, requested_by=organizer, comparison=True
     )
     assert services.rerun_claim(run_id=run.pk, worker="first") is True
     assert services.rerun_claim(run_id=run.pk, worker="second") is False
@@ -72,7 +79,13 @@ def test_an_unknown_target_or_absurd_rows_are_refused(entry, organizer):
     with pytest.raises(services.RerunRefused, match="Unknown target 'oracle'"):
         services.rerun_start(submission=entry, target="oracle", rows=1_000, requested_by=organizer)
     with pytest.raises(services.RerunRefused, match="at most"):
-        services.rerun_start(submission=entry, target="sqlite", rows=10**15, requested_by=organizer)
+        services.rerun_start(
+            submission=entry,
+            target="sqlite",
+            rows=10**15,
+            requested_by=organizer,
+            comparison=True,
+        )
     assert VerificationRun.objects.count() == 0
 
 
@@ -81,12 +94,12 @@ def test_a_target_whose_database_is_down_fails_with_the_servers_message(
 ):
     settings.RERUN_TARGETS = {
         **settings.RERUN_TARGETS,
-        "mariadb": {
-            **settings.RERUN_TARGETS["mariadb"],
+        "mariadb-shared": {
+            **settings.RERUN_TARGETS["mariadb-shared"],
             "url": "mysql://root@127.0.0.1:1/iibench_rerun",
         },
     }
-    run = start(entry, organizer, target="mariadb")
+    run = start(entry, organizer, target="mariadb-shared")
     run = services.rerun_execute(run_id=run.pk)
     assert run.status == RerunStatus.FAILED
     assert "cannot connect" in run.message.lower()
@@ -110,7 +123,7 @@ def test_a_time_out_stops_the_benchmark(entry, organizer, iibench_binary, rerun_
 
 def test_cancelling_a_queued_run_needs_no_worker(entry, organizer):
     run = services.rerun_start(
-        submission=entry, target="sqlite", rows=1_000, requested_by=organizer
+        submission=entry, target="sqlite", rows=1_000, requested_by=organizer, comparison=True
     )
     run = services.rerun_cancel(run=run)
     assert run.status == RerunStatus.CANCELLED

@@ -47,7 +47,8 @@ class Worker:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "iibench_site", "worker", "--concurrency=1",
              "--pool=prefork", "--loglevel=INFO", "--without-gossip", "--without-mingle",
-             "-Q", "celery,rerun.sqlite,rerun.mariadb,rerun.recovery-mariadb",
+             "-Q", "celery,rerun.sqlite,rerun.mariadb,rerun.mariadb-shared,rerun.postgresql,"
+             "rerun.recovery-mariadb",
              "-n", f"test-{time.monotonic_ns()}@%h"],
             cwd=ROOT, env=environment, stdout=self.log_path.open("w"), stderr=subprocess.STDOUT,
         )  # fmt: skip

@@ -133,9 +133,11 @@
       var verdict = card.querySelector('[data-field="verdict"]');
       if (run.verdict) {
         verdict.hidden = false;
-        verdict.textContent = run.verdict.replace("_", " ");
+        verdict.textContent = run.verdict_label || run.verdict.replace("_", " ");
         verdict.className = "badge verdict " + run.verdict;
       }
+      // One outcome: a judged run shows its verdict, not "succeeded" beside it.
+      status.hidden = run.outcome !== run.status;
       if (FINISHED.indexOf(run.status) >= 0) {
         var cancel = card.querySelector(".cancel-form");
         if (cancel) cancel.remove();

@@ -1,7 +1,9 @@
-"""The bundled C benchmark's own format (runner/iibench/FORMAT.md, format 1).
+"""The bundled C benchmark's own format (runner/iibench/FORMAT.md, formats 1 and 2).
 
 `# ` lines are the header and trailer, then a TAB separated column header and report lines.
-Unknown `# ` lines and unknown key=value pairs are tolerated, as the format asks.
+Unknown `# ` lines and unknown key=value pairs are tolerated, as the format asks. Format 2 adds
+what each interval cost (COST_COLUMNS, "-" where unmeasured), the machine and the server's
+settings; a format 1 log simply has none of them.
 """
 
 from __future__ import annotations
@@ -12,11 +14,25 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .common import LogParse, to_float, to_int, trim_series
+from . import columnar
+from .common import LogParse, numbered_blocks, to_float, to_int, trim_series
 from .errors import LogError, num, quote
-from .model import IndexInfo, KeyTypeRun, LoadSummary, MeterReading, ParsedLog, Totals
+from .model import (
+    COST_FIELDS,
+    IndexInfo,
+    KeyTypeRun,
+    LoadSummary,
+    MeterReading,
+    ParsedLog,
+    ServerSettingLine,
+    Stated,
+    Totals,
+)
 
-FORMAT_VERSION = "1"
+FORMAT_VERSIONS = ("1", "2")
+# Format 2's cost columns carry the names of the Series fields they fill.
+COST_COLUMNS = COST_FIELDS
+SETTING_STATES = ("default", "changed", "unknown")
 COLUMNS = (
     "rows",
     "seconds",
@@ -27,6 +43,17 @@ COLUMNS = (
     "queries",
     "interval_qps",
 )
+INTEGER_COLUMNS = ("rows", "deleted", "queries")
+COLUMN_KINDS = {name: int if name in INTEGER_COLUMNS else float for name in COLUMNS}
+# Series field -> column, for the columns every report adds to the series; the others are
+# EXTRA_COLUMNS, kept apart (`self.extras`, in this order) until the end shows they are used.
+SERIES_COLUMNS = {
+    "rows": "rows",
+    "seconds": "seconds",
+    "interval_rate": "interval_ips",
+    "cumulative_rate": "cumulative_ips",
+}
+EXTRA_COLUMNS = ("deleted", "interval_dps", "queries", "interval_qps")
 # `# param` name -> (parameter key, type)
 PARAMS = {
     "mode": ("mode", str),
@@ -69,6 +96,41 @@ def key_values(text: str) -> dict[str, str]:
     return dict(word.partition("=")[::2] for word in text.split() if "=" in word)
 
 
+def read_setting(rest: str, line: int) -> tuple[str, ServerSettingLine]:
+    """`# setting NAME STATE VALUE` after the word `setting`: the value runs to the line's end
+    and may be empty."""
+    name, _, rest = rest.lstrip().partition(" ")
+    state, _, value = rest.partition(" ")
+    if not name or state not in SETTING_STATES:
+        raise LogError(
+            f"setting {quote(name)}: the state {quote(state)} is not one of "
+            f"{', '.join(SETTING_STATES)}",
+            line=line,
+        )
+    return name, ServerSettingLine(value.strip(), state, line)
+
+
+def header_settings(lines: Iterable[str]) -> dict[str, ServerSettingLine]:
+    """The server settings a C benchmark log's header lists, read up to its column header
+    only (they come before the reports): for pages that need the settings, not the series."""
+    found: dict[str, ServerSettingLine] = {}
+    for line, text in enumerate(lines, 1):
+        if not text.startswith("#"):
+            if line == 1 or text.strip():
+                break
+            continue
+        if line == 1 and not text.startswith("# iibench-c"):
+            break
+        word, _, rest = text[1:].strip().partition(" ")
+        if word == "setting":
+            try:
+                name, setting = read_setting(rest, line)
+            except LogError:
+                continue
+            found.setdefault(name, setting)
+    return found
+
+
 class CFormatParse(LogParse):
     def parse(self, blocks: Iterable[list[str]], first_line: int = 1) -> None:
         """`first_line`: the number of the first line of `blocks` in the file, when this run is
@@ -84,20 +146,25 @@ class CFormatParse(LogParse):
         self.columns: dict[str, int] | None = None
         self.summary_line: int | None = None
         self.extras = (array("q"), array("d"), array("q"), array("d"))
-        first = first_line
-        for block in blocks:
+        self.costs: dict[str, array] = {}
+        for first, block in columnar.pieces(numbered_blocks(blocks, first_line)):
             self._block(first, block)
-            first += len(block)
         self._finish()
 
     def _block(self, first: int, block: list[str]) -> None:
+        if self._block_fast(block):
+            return
         series = self.series
         prev_rows = series.rows[-1] if len(series) else -1
         prev_seconds = series.seconds[-1] if len(series) else -math.inf
         deleted, delete_rate, queries, query_rate = self.extras
+        costs = [(self.columns[name], values) for name, values in self.costs.items()]
+        nan = math.nan
         for line, text in enumerate(block, first):
             if self.columns is None or not text or not (text[0].isdigit() or text[0] == "-"):
                 self._other(line, text)
+                if self.costs and not costs:  # the column header was on this line
+                    costs = [(self.columns[name], values) for name, values in self.costs.items()]
                 continue
             fields = text.split("\t")
             if len(fields) != self.ncols:
@@ -129,6 +196,9 @@ class CFormatParse(LogParse):
                 delete_rate.append(float(fields[c["interval_dps"]]))
                 queries.append(int(fields[c["queries"]]))
                 query_rate.append(float(fields[c["interval_qps"]]))
+                for at, values in costs:
+                    cost = fields[at]
+                    values.append(nan if cost == "-" else float(cost))
                 series.line.append(line)
             except LogError:
                 raise
@@ -139,16 +209,46 @@ class CFormatParse(LogParse):
                 raise self._bad_report(line, fields) from None
             prev_rows, prev_seconds = rows, seconds
 
+    def _block_fast(self, block: list[str]) -> bool:
+        """A block of plain reports read as columns (columnar.py); False when the block must
+        be read line by line (the column header, `# ` lines, anything odd)."""
+        data = getattr(block, "data", b"")
+        if self.columns is None or self.summary_line is not None or not data[:1].isdigit():
+            return False
+        if self.costs:  # format 2's cost cells ("-" where unmeasured) are read line by line
+            return False
+        # The per-line path reads a line not starting with a digit as a column header (an
+        # error); Arrow refuses it too when the first column holds integers, else look.
+        first_column = next((n for n, at in self.columns.items() if at == 0), None)
+        if COLUMN_KINDS.get(first_column) is not int and (b"\n." in data or b"\n\t" in data):
+            return False
+        kinds = {self.columns[name]: COLUMN_KINDS[name] for name in COLUMNS}
+        read = columnar.read_reports(
+            block, ncols=self.ncols, kinds=kinds, unterminated_line=self.reader.unterminated_line
+        )
+        if read is None:
+            return False
+        values = {name: read[self.columns[name]] for name in COLUMNS}
+        pending = columnar.Pending(self.series)
+        if not pending.in_order(values["rows"], values["seconds"], grows=True):
+            return False
+        for column, name in zip(self.extras, EXTRA_COLUMNS, strict=True):
+            columnar.extend(column, values[name])
+        pending.add(block, {field: values[name] for field, name in SERIES_COLUMNS.items()})
+        return True
+
     def _trim(self) -> None:
         trim_series(self.series)
-        for values in self.extras:
+        for values in (*self.extras, *self.costs.values()):
             del values[len(self.series.line) :]
 
     def _bad_report(self, line: int, fields: list[str]) -> LogError:
-        for name in COLUMNS:
+        for name in (*COLUMNS, *self.costs):
             text = fields[self.columns[name]]
+            if name in self.costs and text == "-":
+                continue
             try:
-                if name in ("rows", "deleted", "queries"):
+                if name in INTEGER_COLUMNS:
                     to_int(text, name, line)
                 else:
                     to_float(text, name, line)
@@ -173,6 +273,8 @@ class CFormatParse(LogParse):
             "server": lambda line, rest: self.state("server_version", rest.strip(), line),
             "index": self._index,
             "summary": self._summary,
+            "machine": self._machine,
+            "setting": self._setting,
         }.get(word)
         if handler:
             try:
@@ -183,10 +285,11 @@ class CFormatParse(LogParse):
 
     def _version(self, line: int, rest: str) -> None:
         pairs = key_values(rest)
-        if pairs.get("format") != FORMAT_VERSION:
+        if pairs.get("format") not in FORMAT_VERSIONS:
             raise LogError(
                 f"iibench-c output format {pairs.get('format', '(none)')}; this registry reads "
-                f"format {FORMAT_VERSION}: rerun with the iibench-c this registry ships",
+                f"formats {' and '.join(FORMAT_VERSIONS)}: rerun with the iibench-c this "
+                "registry ships",
                 line=line,
             )
         if "version" in pairs:
@@ -218,6 +321,16 @@ class CFormatParse(LogParse):
                 "indexes_created_after_load", line, f"index {name} was created after the load"
             )
 
+    def _machine(self, line: int, rest: str) -> None:
+        key, _, value = rest.strip().partition(" ")
+        value = value.strip()
+        if key and value and value != "-":
+            self.machine.setdefault(key, Stated(value, line))
+
+    def _setting(self, line: int, rest: str) -> None:
+        name, setting = read_setting(rest, line)
+        self.settings.setdefault(name, setting)
+
     def _column_header(self, line: int, stripped: str) -> None:
         if self.columns is not None:
             raise self.fail(f"expected a report line, found {quote(stripped)}", line)
@@ -228,7 +341,10 @@ class CFormatParse(LogParse):
                 f"'{' '.join(COLUMNS)}', found {quote(stripped)}",
                 line=line,
             )
-        self.columns = {name: names.index(name) for name in COLUMNS}
+        self.columns = {
+            name: names.index(name) for name in (*COLUMNS, *COST_COLUMNS) if name in names
+        }
+        self.costs = {name: array("d") for name in COST_COLUMNS if name in names}
         self.ncols = len(names)
         self.columns_line = line
 
@@ -282,6 +398,10 @@ class CFormatParse(LogParse):
             series.deleted, series.interval_delete_rate = deleted, delete_rate
         if np.frombuffer(queries, dtype=np.int64).any():
             series.queries, series.interval_query_rate = queries, query_rate
+        for name, values in self.costs.items():
+            # A column no report could measure is absent, not a row of NaNs.
+            if not np.isnan(np.frombuffer(values, dtype=np.float64)).all():
+                setattr(series, name, values)
         backend = self.parameters.get("backend")
         if backend is not None and backend.value != "mysql":
             # Older builds printed `# param engine=InnoDB` on every backend; a storage engine

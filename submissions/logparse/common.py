@@ -12,6 +12,7 @@ import numpy as np
 
 from .errors import LogError, num, quote
 from .model import (
+    COST_FIELDS,
     FORMAT_LABELS,
     IndexInfo,
     KeyTypeRun,
@@ -19,6 +20,7 @@ from .model import (
     Marker,
     ParsedLog,
     Series,
+    ServerSettingLine,
     Stated,
     Totals,
 )
@@ -36,6 +38,17 @@ FIELD_WORDS = {
     "interval_delete_rate": "the delete rate",
     "queries": "queries",
     "interval_query_rate": "the query rate",
+    "latency_p50_ms": "the median latency",
+    "latency_p99_ms": "the 99th percentile latency",
+    "latency_max_ms": "the maximum latency",
+    "client_cpu_s": "the client CPU",
+    "server_cpu_s": "the server CPU",
+    "server_rss_bytes": "the server memory",
+    "read_bytes": "the bytes read",
+    "write_bytes": "the bytes written",
+    "read_ops": "the reads",
+    "write_ops": "the writes",
+    "db_size_bytes": "the database size",
 }
 
 
@@ -66,6 +79,8 @@ class LogParse:
         self.load: LoadSummary | None = None
         self.key_type_runs: list[KeyTypeRun] = []
         self.cut_off_last_line = False
+        self.machine: dict[str, Stated] = {}
+        self.settings: dict[str, ServerSettingLine] = {}
         # How this format names the series' columns, for messages.
         self.column_words: dict[str, str] = dict(FIELD_WORDS)
 
@@ -108,6 +123,8 @@ class LogParse:
             key_type_runs=self.key_type_runs,
             line_count=self.reader.line_count,
             cut_off_last_line=self.cut_off_last_line,
+            machine=self.machine,
+            settings=self.settings,
             cadence=cadence,
             column_words=dict(self.column_words),
         )
@@ -157,6 +174,29 @@ class LogParse:
                 f"the log has no report lines (it has {num(self.reader.line_count)} lines): "
                 "upload the output of a run that reached its first report"
             )
+
+
+def blocks_after(blocks: Iterable[list[str]], header_line: int) -> Iterator[tuple[int, list[str]]]:
+    """(number of the first line, lines) for every line after `header_line`."""
+    first = 1
+    for block in blocks:
+        end = first + len(block)
+        if end <= header_line + 1:
+            first = end
+            continue
+        if first <= header_line:
+            after = header_line + 1 - first
+            block = block.lines_from(after) if hasattr(block, "lines_from") else block[after:]
+            first = header_line + 1
+        yield first, block
+        first = end
+
+
+def numbered_blocks(blocks: Iterable[list[str]], first: int = 1) -> Iterator[tuple[int, list[str]]]:
+    """(number of the first line, lines) for every block."""
+    for block in blocks:
+        yield first, block
+        first += len(block)
 
 
 # -- what the reports say about the log, whatever its format ------------------------------
@@ -240,7 +280,13 @@ def first_bad_value(
             continue
         values = np.frombuffer(column, dtype=np.int64 if column.typecode == "q" else np.float64)
         values = values[:n]
-        bad = (values < 0) if column.typecode == "q" else ~(np.isfinite(values) & (values >= 0))
+        if column.typecode == "q":
+            bad = values < 0
+        elif item.name in COST_FIELDS:
+            # NaN is a cost the report could not measure ("-"): absent, not bad.
+            bad = np.isinf(values) | (values < 0)
+        else:
+            bad = ~(np.isfinite(values) & (values >= 0))
         hits = np.flatnonzero(bad)
         if len(hits) and (worst is None or hits[0] < worst[0]):
             worst = (int(hits[0]), item.name, values[hits[0]].item())

@@ -11,9 +11,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .common import INT64_MAX, LogParse, numbered
+from . import columnar
+from .common import INT64_MAX, LogParse, blocks_after, numbered
 from .errors import LogError, num, quote
 from .model import Totals
+from .reader import TextBlock
 
 PREFIX = re.compile(
     r"^\s*(?:Thread\[[^\]]*\])?"
@@ -38,6 +40,21 @@ PARAMETER_LINES = (
     (re.compile(r"^MySQL Storage Engine\s*=\s*(\S+)$"), "engine", str),
     (re.compile(r"^index technology = (\S+)$"), "backend", str),
 )
+# The TSV file's columns: series field -> column name, and what each holds.
+TSV_COLUMNS = {
+    "rows": "tot_inserts",
+    "seconds": "elap_secs",
+    "cumulative_rate": "cum_ips",
+    "interval_rate": "int_ips",
+}
+TSV_KINDS = {
+    "rows": int,
+    "seconds": int,
+    "cumulative_rate": columnar.TwoDecimals,
+    "interval_rate": columnar.TwoDecimals,
+}
+
+
 ZERO_MEANS_OFF = ("report_every_seconds", "report_every_rows", "max_rate")
 
 
@@ -256,9 +273,46 @@ class JavaTsvParse(LogParse):
             }
         )
         column = {name: i for i, name in enumerate(names)}
-        short_line: int | None = None
-        for line, text in numbered(blocks):
-            if line <= self.detection.header_line or not text.strip():
+        self.names, self.column, short_line = names, column, None
+        for first, block in columnar.pieces(blocks_after(blocks, self.detection.header_line)):
+            if short_line is None and self._block_fast(block):
+                continue
+            if short_line is None and len(block) > 1 and hasattr(block, "data"):
+                # Most often the closing line, which lacks the exceptions column: the reports
+                # before it still go as columns.
+                cut = block.data.rfind(b"\n")
+                head = TextBlock(block.data[:cut], first, len(block) - 1)
+                if self._block_fast(head):
+                    first, block = first + len(head), block.lines_from(len(head))
+            short_line = self._block(first, block, short_line)
+        self.check_series()
+
+    def _block_fast(self, block: list[str]) -> bool:
+        """A block of plain reports read as columns (columnar.py); False when the block must
+        be read line by line. The rates must be printed as Java prints them, with two decimals
+        (`grouped_float` reads 1234.5 as 12345 and .5 as 5: such blocks go per line)."""
+        picks = {field: self.column[name] for field, name in TSV_COLUMNS.items()}
+        read = columnar.read_reports(
+            block,
+            ncols=len(self.names),
+            kinds={position: TSV_KINDS[field] for field, position in picks.items()},
+            unterminated_line=self.reader.unterminated_line,
+        )
+        if read is None:
+            return False
+        values = {field: read[position] for field, position in picks.items()}
+        values["seconds"] = values["seconds"].astype(float)  # whole seconds, kept as floats
+        pending = columnar.Pending(self.series)
+        if not pending.in_order(values["rows"], values["seconds"], grows=False):
+            return False
+        pending.add(block, values)
+        return True
+
+    def _block(self, first: int, block: list[str], short_line: int | None) -> int | None:
+        """The per-line path; returns the line that lacked the exceptions column, if any."""
+        names, column = self.names, self.column
+        for line, text in enumerate(block, first):
+            if not text.strip():
                 continue
             fields = text.strip("\n").split("\t")
             if short_line is not None:
@@ -299,4 +353,4 @@ class JavaTsvParse(LogParse):
             series.interval_rate.append(interval)
             series.cumulative_rate.append(cumulative)
             series.line.append(line)
-        self.check_series()
+        return short_line

@@ -32,9 +32,49 @@ class Series:
     interval_delete_rate: array | None = None  # 'd'
     queries: array | None = None  # 'q' cumulative queries, when the log has queries
     interval_query_rate: array | None = None  # 'd' queries/s over the interval
+    # What each interval cost (iibench-c format 2; Python iibench's max_i): 'd' arrays, NaN
+    # where a report could not measure it; None when no report of the log has it.
+    latency_p50_ms: array | None = None  # INSERT response time in the interval
+    latency_p99_ms: array | None = None
+    latency_max_ms: array | None = None
+    client_cpu_s: array | None = None  # CPU seconds in the interval
+    server_cpu_s: array | None = None
+    server_rss_bytes: array | None = None  # at the report
+    read_bytes: array | None = None  # data device, in the interval
+    write_bytes: array | None = None
+    read_ops: array | None = None
+    write_ops: array | None = None
+    db_size_bytes: array | None = None  # table and indexes, at the report
 
     def __len__(self) -> int:
         return len(self.rows)
+
+
+# The Series fields a report may leave unmeasured (NaN), as opposed to the counts and rates
+# every report has.
+COST_FIELDS = (
+    "latency_p50_ms",
+    "latency_p99_ms",
+    "latency_max_ms",
+    "client_cpu_s",
+    "server_cpu_s",
+    "server_rss_bytes",
+    "read_bytes",
+    "write_bytes",
+    "read_ops",
+    "write_ops",
+    "db_size_bytes",
+)
+
+
+@dataclass(frozen=True)
+class ServerSettingLine:
+    """A server variable as the C benchmark's header lists it (`# setting NAME STATE VALUE`):
+    `changed` when it differs from the server's default, `default`, or `unknown`."""
+
+    value: str
+    state: str
+    line: int
 
 
 @dataclass(frozen=True)
@@ -143,6 +183,10 @@ class ParsedLog:
     # The last line had no newline and could not be read (a report or summary cut short):
     # it was ignored, not refused.
     cut_off_last_line: bool
+    # The machine the benchmark ran on (`# machine KEY VALUE`: cpu_model, cores, memory_bytes,
+    # data_device_model, ...) and the server's settings, as the C benchmark's header has them.
+    machine: dict[str, Stated] = field(default_factory=dict)
+    settings: dict[str, ServerSettingLine] = field(default_factory=dict)
     # Derived from the reports by `derive` (common.py), whatever the format:
     # "time" when the log reports every N seconds (Java, Python 2020 on, sysbench), "rows"
     # when every N rows (Python 2009 to 2019, the C benchmark); "" without two reports.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from itertools import chain, groupby
 from typing import BinaryIO
@@ -10,7 +10,7 @@ from typing import BinaryIO
 from .c_format import CFormatParse, key_type_run
 from .common import Detection, LogParse
 from .detect import detect
-from .errors import LogError
+from .errors import LogError, num
 from .java_iibench import JavaConsoleParse, JavaTsvParse
 from .metrics_console import MetricsConsoleParse
 from .model import ParsedLog, Series
@@ -33,20 +33,44 @@ def parse_log(
     max_expanded_bytes: int = 1 << 30,
     max_line_chars: int = 65536,
     declared: Mapping[str, int] | None = None,
+    max_reports: int | None = None,
 ) -> ParsedLog:
     """Read an iiBench log as uploaded (plain or .gz) and return what it says.
 
     Raises LogError, naming the line, for what is not an iiBench log or is not one any more
     (edited, joined, truncated). `declared` carries what the entrant declared that the log
     cannot say (sysbench's rows per INSERT); using it adds an "assumption" marker.
+    `max_reports`: a log with more report lines is refused (checked block by block, so at
+    most a block's reports beyond the limit are ever held).
     """
     reader = LogReader(source, max_expanded_bytes=max_expanded_bytes, max_line_chars=max_line_chars)
     blocks = reader.blocks()
     detection, seen = detect(blocks)
     parser_class = PARSERS.get(detection.format, PythonIibenchParse)
     parser = parser_class(reader, detection, declared or {})
-    parser.parse(chain(seen, blocks))
+    parser.parse(_limited(chain(seen, blocks), parser, max_reports))
     return parser.result()
+
+
+def _limited(
+    blocks: Iterable[Sequence[str]], parser: LogParse, max_reports: int | None
+) -> Iterator[Sequence[str]]:
+    """The blocks, stopped with an error naming the limit once the series holds more than
+    `max_reports` reports: memory stays bounded whatever the log's length."""
+    for block in blocks:
+        _check_reports(parser, max_reports)
+        yield block
+    _check_reports(parser, max_reports)
+
+
+def _check_reports(parser: LogParse, max_reports: int | None) -> None:
+    if max_reports is not None and len(parser.series) > max_reports:
+        raise LogError(
+            f"the log has more than {num(max_reports)} report lines, more than this registry "
+            "keeps: report less often (a larger --rows_per_report or --secs_per_report) or "
+            "upload a shorter run",
+            line=int(parser.series.line[max_reports]),
+        )
 
 
 C_RUN_START = "# iibench-c"

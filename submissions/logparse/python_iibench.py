@@ -19,11 +19,12 @@ from __future__ import annotations
 import math
 import re
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from .common import LogParse, numbered, to_float, to_int, trim_series
+from . import columnar
+from .common import LogParse, blocks_after, to_float, to_int, trim_series
 from .detect import PYTHON_HEADER_STARTS
 from .errors import LogError, num, quote
 from .model import Marker, Totals
@@ -39,6 +40,19 @@ TAB_COLUMNS = {
     "queries": "t_query",
     "interval_query_rate": "i_qps",
 }
+KINDS = {
+    "rows": int,
+    "seconds": float,
+    "interval_rate": float,
+    "cumulative_rate": float,
+    "deleted": int,
+    "interval_delete_rate": float,
+    "queries": int,
+    "interval_query_rate": float,
+    "latency_max_ms": float,
+}
+EXTRAS = ("deleted", "interval_delete_rate", "queries", "interval_query_rate")
+QUERY_EXTRAS = ("queries", "interval_query_rate")
 SPACE_COLUMNS = {
     "rows": "#rows",
     "seconds": "#seconds",
@@ -52,21 +66,6 @@ TOTALS = re.compile(r"^Totals:\s*(\S+) secs, (\S+) rows/sec, (\d+) rows\b")
 CREATED_AFTER = "Created secondary indexes in"
 DDL_ENGINE = re.compile(r"\bengine\s*=\s*(\w+)")
 DDL_KEY = re.compile(r"(?<!primary )\b(?:unique\s+)?key\s+\w+\s*\(")
-
-
-def blocks_after(blocks: Iterable[list[str]], header_line: int) -> Iterator[tuple[int, list[str]]]:
-    """(number of the first line, lines) for every line after `header_line`."""
-    first = 1
-    for block in blocks:
-        end = first + len(block)
-        if end <= header_line + 1:
-            first = end
-            continue
-        if first <= header_line:
-            block = block[header_line + 1 - first :]
-            first = header_line + 1
-        yield first, block
-        first = end
 
 
 def looks_like_report(stripped: str) -> bool:
@@ -102,73 +101,145 @@ class PythonIibenchParse(LogParse):
     # -- 2020 on: TAB separated, the hot path -----------------------------------------------
 
     def _parse_tab(self, blocks: Iterable[list[str]]) -> None:
-        series, column, ncols = self.series, self.column, self.ncols
-        i_rows, i_sec = column["t_ins"], column["t_sec"]
-        i_int, i_cum, i_q = column["i_ips"], column["t_ips"], column["t_query"]
-        # Without delete columns the delete test looks at the query column again: harmless.
-        i_del = column.get("t_del", i_q)
+        self.pending = columnar.Pending(self.series)
+        for first, block in columnar.pieces(blocks_after(blocks, self.detection.header_line)):
+            if not self._tab_block_fast(block):
+                self._tab_block(first, block)
+        self._drop_zero_extras()
+
+    def _tab_columns(self) -> dict[str, int]:
+        """Series field -> column position. Without delete columns the deletes are read from
+        the query columns: harmless, they are dropped with the other extras."""
+        column = self.column
+        found = {field: column[name] for field, name in TAB_COLUMNS.items() if name in column}
+        found.setdefault("deleted", column["t_query"])
+        found.setdefault("interval_delete_rate", column["i_qps"])
+        if "max_i" in column:
+            found["latency_max_ms"] = column["max_i"]
+        return found
+
+    def _latency(self) -> array:
+        """The interval's worst INSERT latency in ms, from max_i (2020 on)."""
+        if self.series.latency_max_ms is None:
+            self.series.latency_max_ms = array("d")
+        return self.series.latency_max_ms
+
+    def _tab_block_fast(self, block: list[str]) -> bool:
+        """A block of plain reports read as columns (columnar.py); False when the block must
+        be read line by line."""
+        picks = self._tab_columns()
+        kinds = {position: KINDS[field] for field, position in picks.items()}
+        read = columnar.read_reports(
+            block, ncols=self.ncols, kinds=kinds, unterminated_line=self.reader.unterminated_line
+        )
+        if read is None:
+            return False
+        values = {field: read[position] for field, position in picks.items()}
+        if "latency_max_ms" in values:
+            self._latency()
+            values["latency_max_ms"] = values["latency_max_ms"] / 1000  # µs to ms
+        pending, series = self.pending, self.series
+        if not pending.in_order(values["rows"], values["seconds"], grows=False):
+            return False
+        if series.queries is None:
+            started = np.flatnonzero((values["queries"] != 0) | (values["deleted"] != 0))
+            if len(started):
+                self._open_extras(zeros=len(pending) + int(started[0]))
+                for field in EXTRAS:
+                    values[field] = values[field][started[0] :]
+        if series.queries is None:
+            kept = [field for field in values if field not in EXTRAS]
+        elif series.deleted is None:
+            kept = [field for field in values if field not in EXTRAS or field in QUERY_EXTRAS]
+        else:
+            kept = list(values)
+        pending.add(block, {field: values[field] for field in kept})
+        return True
+
+    def _tab_block(self, first: int, block: list[str]) -> None:
+        """The per-line path: every line of a block, reports, noise and trailers."""
+        series, ncols = self.series, self.ncols
+        picks = self._tab_columns()
+        i_rows, i_sec = picks["rows"], picks["seconds"]
+        i_int, i_cum, i_q = picks["interval_rate"], picks["cumulative_rate"], picks["queries"]
+        i_del, i_qr, i_dr = (
+            picks["deleted"],
+            picks["interval_query_rate"],
+            picks["interval_delete_rate"],
+        )
         rows_add, seconds_add = series.rows.append, series.seconds.append
         interval_add, cumulative_add = series.interval_rate.append, series.cumulative_rate.append
         line_add = series.line.append
-        i_qr, i_dr = column["i_qps"], column.get("i_dps", column["i_qps"])
         # Deletes and queries are zero in most runs: no arrays for them until they start.
         query_add = query_rate_add = delete_add = delete_rate_add = None
-        prev_rows, prev_seconds = -1, -math.inf
-        for first, block in blocks_after(blocks, self.detection.header_line):
-            for line, text in enumerate(block, first):
-                fields = text.split("\t")
-                if len(fields) != ncols:
-                    fields = self._other(line, text)
-                    if fields is None:
-                        continue
-                try:
-                    rows = int(fields[i_rows])
-                    seconds = float(fields[i_sec])
-                    interval = float(fields[i_int])
-                    cumulative = float(fields[i_cum])
-                    if rows <= prev_rows or seconds < prev_seconds:
-                        self._check_order(line, rows, seconds)
-                    rows_add(rows)
-                    seconds_add(seconds)
-                    interval_add(interval)
-                    cumulative_add(cumulative)
-                    if query_add is None and (fields[i_q] != "0" or fields[i_del] != "0"):
-                        query_add, query_rate_add, delete_add, delete_rate_add = (
-                            self._start_extras()
-                        )
-                    if query_add is not None:
-                        query_add(int(fields[i_q]))
-                        query_rate_add(float(fields[i_qr]))
-                        if delete_add is not None:
-                            delete_add(int(fields[i_del]))
-                            delete_rate_add(float(fields[i_dr]))
-                    line_add(line)
-                except LogError:
-                    raise
-                except (ValueError, OverflowError):
-                    trim_series(series)
-                    self._bad_report(line, text, fields)
+        if series.queries is not None:
+            query_add, query_rate_add = series.queries.append, series.interval_query_rate.append
+            if series.deleted is not None:
+                delete_add = series.deleted.append
+                delete_rate_add = series.interval_delete_rate.append
+        # max_i: the worst INSERT response time of the interval, in microseconds.
+        i_max = picks.get("latency_max_ms")
+        max_add = self._latency().append if i_max is not None else None
+        prev_rows = series.rows[-1] if len(series) else -1
+        prev_seconds = series.seconds[-1] if len(series) else -math.inf
+        for line, text in enumerate(block, first):
+            fields = text.split("\t")
+            if len(fields) != ncols:
+                fields = self._other(line, text)
+                if fields is None:
                     continue
-                prev_rows, prev_seconds = rows, seconds
-        self._drop_zero_extras()
+            try:
+                rows = int(fields[i_rows])
+                seconds = float(fields[i_sec])
+                interval = float(fields[i_int])
+                cumulative = float(fields[i_cum])
+                if rows <= prev_rows or seconds < prev_seconds:
+                    self._check_order(line, rows, seconds)
+                rows_add(rows)
+                seconds_add(seconds)
+                interval_add(interval)
+                cumulative_add(cumulative)
+                if query_add is None and (int(fields[i_q]) or int(fields[i_del])):
+                    query_add, query_rate_add, delete_add, delete_rate_add = self._start_extras()
+                if query_add is not None:
+                    query_add(int(fields[i_q]))
+                    query_rate_add(float(fields[i_qr]))
+                    if delete_add is not None:
+                        delete_add(int(fields[i_del]))
+                        delete_rate_add(float(fields[i_dr]))
+                if max_add is not None:
+                    max_add(float(fields[i_max]) / 1000)
+                line_add(line)
+            except LogError:
+                raise
+            except (ValueError, OverflowError):
+                trim_series(series)
+                self._bad_report(line, text, fields)
+                continue
+            prev_rows, prev_seconds = rows, seconds
 
     def _start_extras(self) -> tuple[Callable, Callable, Callable | None, Callable | None]:
-        """Arrays for deletes and queries, zero for the reports before the first nonzero one;
-        their append methods (None for deletes in the eras without them)."""
+        """Arrays for deletes and queries, zero for the reports before the first one with a
+        nonzero query or delete count; their append methods (None for deletes in the eras
+        without them)."""
+        self._open_extras(zeros=len(self.series.rows) - 1)
         series = self.series
-        zeros = len(series.rows) - 1
-        series.queries = array("q", bytes(8 * zeros))
-        series.interval_query_rate = array("d", bytes(8 * zeros))
-        if "t_del" not in self.column:
+        if series.deleted is None:
             return series.queries.append, series.interval_query_rate.append, None, None
-        series.deleted = array("q", bytes(8 * zeros))
-        series.interval_delete_rate = array("d", bytes(8 * zeros))
         return (
             series.queries.append,
             series.interval_query_rate.append,
             series.deleted.append,
             series.interval_delete_rate.append,
         )
+
+    def _open_extras(self, *, zeros: int) -> None:
+        series = self.series
+        series.queries = array("q", bytes(8 * zeros))
+        series.interval_query_rate = array("d", bytes(8 * zeros))
+        if "t_del" in self.column:
+            series.deleted = array("q", bytes(8 * zeros))
+            series.interval_delete_rate = array("d", bytes(8 * zeros))
 
     def _drop_zero_extras(self) -> None:
         series = self.series
@@ -200,27 +271,55 @@ class PythonIibenchParse(LogParse):
         # In 2009-03b, whether #seconds is the interval is decided on the second report.
         undecided = self.format == "python-iibench-2009-03b"
         waiting: list[tuple[int, list[str]]] = []
-        for line, text in numbered(blocks):
-            if line <= self.detection.header_line:
+        after_header = blocks_after(blocks, self.detection.header_line)
+        for first, block in columnar.pieces(after_header, delimiter=" "):
+            if not undecided and self._space_block_fast(block, seconds_name):
                 continue
-            fields = text.split()
-            if len(fields) != self.ncols or not looks_like_report(fields[0]):
-                fields = self._other(line, text)
-                if fields is None:
+            for line, text in enumerate(block, first):
+                fields = text.split()
+                if len(fields) != self.ncols or not looks_like_report(fields[0]):
+                    fields = self._other(line, text)
+                    if fields is None:
+                        continue
+                if undecided:
+                    waiting.append((line, fields))
+                    if len(waiting) < 2:
+                        continue
+                    self._decide_seconds(waiting)
+                    undecided = False
+                    for waiting_line, waiting_fields in waiting:
+                        self._add_space(waiting_line, waiting_fields, seconds_name)
                     continue
-            if undecided:
-                waiting.append((line, fields))
-                if len(waiting) < 2:
-                    continue
-                self._decide_seconds(waiting)
-                undecided = False
-                for waiting_line, waiting_fields in waiting:
-                    self._add_space(waiting_line, waiting_fields, seconds_name)
-                continue
-            self._add_space(line, fields, seconds_name)
+                self._add_space(line, fields, seconds_name)
         if undecided:  # a single report: the interval and the total are the same number
             for waiting_line, waiting_fields in waiting:
                 self._add_space(waiting_line, waiting_fields, seconds_name)
+
+    def _space_block_fast(self, block: list[str], seconds_name: str) -> bool:
+        """A block of plain reports, one space between numbers, read as columns; False when
+        the block must be read line by line (and always when #seconds is an interval, whose
+        running total is the per-line path's to add up)."""
+        if self.seconds_is_interval:
+            return False
+        picks = {field: self.column[name] for field, name in SPACE_COLUMNS.items()}
+        picks["seconds"] = self.column[seconds_name]
+        read = columnar.read_reports(
+            block,
+            ncols=self.ncols,
+            kinds={position: KINDS[field] for field, position in picks.items()},
+            unterminated_line=self.reader.unterminated_line,
+            delimiter=" ",
+        )
+        if read is None:
+            return False
+        values = {field: read[position] for field, position in picks.items()}
+        pending, series = columnar.Pending(self.series), self.series
+        if not pending.in_order(values["rows"], values["seconds"], grows=True):
+            return False
+        if series.queries is None:
+            series.queries, series.interval_query_rate = array("q"), array("d")
+        pending.add(block, values)
+        return True
 
     def _add_space(self, line: int, fields: list[str], seconds_name: str) -> None:
         try:

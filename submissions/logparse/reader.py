@@ -2,14 +2,17 @@
 
 The upload is read in blocks of about a megabyte; a .gz is recognised by its magic bytes and
 decompressed as it is read. Nothing holds more than one block plus one unfinished line, so a
-log of any length costs the same memory. Each block is decoded once and split into lines:
-the per-line work is left to the format parsers, which is where the time goes.
+log of any length costs the same memory. Each block is checked as bytes (NUL bytes, UTF-8,
+line length) and split into lines only when a parser reads it line by line: the columnar fast
+path (columnar.py) reads the block's bytes directly.
 """
 
 from __future__ import annotations
 
+import queue
+import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import BinaryIO
 
 from .errors import LogError, num
@@ -40,12 +43,102 @@ UTF_BOMS = (
 UTF8_BOM = b"\xef\xbb\xbf"
 
 
+_END = object()
+
+
+def read_ahead(pieces: Iterator[bytes], depth: int = 2) -> Iterator[bytes]:
+    """The pieces, produced by a thread of their own up to `depth` pieces ahead: zlib lets go of
+    the interpreter while it inflates, so on two cores a .gz is inflated while the previous
+    block is parsed. An error the producer meets is raised here, where its piece would have
+    come; stopping early (the parser refused a line) stops the producer."""
+    handoff: queue.Queue = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def hand(item) -> bool:
+        while not stop.is_set():
+            try:
+                handoff.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for piece in pieces:
+                if not hand(piece):
+                    return
+            hand(_END)
+        except BaseException as error:  # handed over and raised in the reading thread
+            hand(error)
+
+    producer = threading.Thread(target=produce, name="log-inflate", daemon=True)
+    producer.start()
+    try:
+        while True:
+            item = handoff.get()
+            if item is _END:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        producer.join()
+
+
 class _GzipTruncated(Exception):
     pass
 
 
 class _GzipDamaged(Exception):
     pass
+
+
+class TextBlock(Sequence[str]):
+    """The lines of one block (no line ends), split from its bytes on first use.
+
+    `data` is the block's checked UTF-8 bytes without the last line end, `first_line` the
+    1-based number of its first line. Slicing gives a plain list.
+    """
+
+    __slots__ = ("_lines", "count", "data", "first_line", "plain")
+
+    def __init__(self, data: bytes, first_line: int, count: int, lines: list[str] | None = None):
+        self.data = data
+        self.first_line = first_line
+        self.count = count
+        self._lines = lines
+        # Set by columnar.pieces once it has seen only report bytes in `data`.
+        self.plain = False
+
+    @property
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self.data.decode("utf-8").split("\n")
+        return self._lines
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.lines)
+
+    def __getitem__(self, index):
+        return self.lines[index]
+
+    def lines_from(self, index: int) -> TextBlock:
+        """The block's lines from `index` on, as a block of their own (no split into lines)."""
+        if self._lines is not None or index <= 0 or index >= self.count:
+            return TextBlock(
+                "\n".join(self.lines[index:]).encode(),
+                self.first_line + max(index, 0),
+                max(self.count - max(index, 0), 0),
+            )
+        at = -1
+        for _ in range(index):
+            at = self.data.index(b"\n", at + 1)
+        return TextBlock(self.data[at + 1 :], self.first_line + index, self.count - index)
 
 
 class LogReader:
@@ -77,9 +170,19 @@ class LogReader:
         return start
 
     def _raw_pieces(self, start: bytes) -> Iterator[bytes]:
+        """Pieces of about BLOCK_BYTES: a source giving short reads (a pipe, a socket) is read
+        until a block is full, so that a block holds many lines, not one."""
         if start:
             yield start
         while chunk := self.source.read(BLOCK_BYTES):
+            if len(chunk) < BLOCK_BYTES:
+                filled = bytearray(chunk)
+                while len(filled) < BLOCK_BYTES and (
+                    more := self.source.read(BLOCK_BYTES - len(filled))
+                ):
+                    filled += more
+                chunk = bytes(filled)
+                del filled
             yield chunk
 
     def _gunzip(self, start: bytes) -> Iterator[bytes]:
@@ -132,12 +235,12 @@ class LogReader:
 
     # -- text -------------------------------------------------------------------------------
 
-    def blocks(self) -> Iterator[list[str]]:
-        """Lists of lines (no line ends), about a megabyte of text each."""
+    def blocks(self) -> Iterator[TextBlock]:
+        """Blocks of lines (no line ends), about a megabyte of text each."""
         start = self._read_start()
         if start.startswith(GZIP_MAGIC):
             self.is_gzip = True
-            pieces = self._gunzip(start)
+            pieces = read_ahead(self._gunzip(start))
         else:
             pieces = self._raw_pieces(start)
         try:
@@ -165,7 +268,7 @@ class LogReader:
         yield self._check_start(start)
         yield from pieces
 
-    def _split(self, pieces: Iterator[bytes]) -> Iterator[list[str]]:
+    def _split(self, pieces: Iterator[bytes]) -> Iterator[TextBlock]:
         carry = b""
         for piece in self._checked_start(pieces):
             data = carry + piece if carry else piece
@@ -223,12 +326,21 @@ class LogReader:
                 line=self.line_count + 1,
             )
 
-    def _decode(self, data: bytes) -> list[str]:
+    def _decode(self, data: bytes) -> TextBlock:
         """Lines of one block; checks NUL bytes, UTF-8 and line length."""
         if b"\x00" in data:
             at = data.index(b"\x00")
             line = self.line_count + data.count(b"\n", 0, at) + 1
             raise LogError("not text (NUL byte): upload the benchmark's text output", line=line)
+        first = self.line_count + 1
+        if data.isascii():
+            # One byte per character: the checks need no decoding, nor the lines a split yet.
+            count = data.count(b"\n") + 1
+            long_at = self._long_line_start(data)
+            if long_at is not None:
+                raise self._too_long(self.line_count + data.count(b"\n", 0, long_at) + 1)
+            self.line_count += count
+            return TextBlock(data, first, count)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
@@ -236,13 +348,27 @@ class LogReader:
         lines = text.split("\n")
         if len(data) > self.max_line_chars and max(map(len, lines)) > self.max_line_chars:
             at = next(i for i, line in enumerate(lines) if len(line) > self.max_line_chars)
-            raise LogError(
-                f"longer than {num(self.max_line_chars)} characters: "
-                "is this the benchmark's output?",
-                line=self.line_count + at + 1,
-            )
+            raise self._too_long(self.line_count + at + 1)
         self.line_count += len(lines)
-        return lines
+        return TextBlock(data, first, len(lines), lines)
+
+    def _long_line_start(self, data: bytes) -> int | None:
+        """Where the first line longer than the limit starts in ASCII `data`, or None; hops
+        from line end to line end a limit's length at a time, never line by line."""
+        limit = self.max_line_chars
+        start, size = 0, len(data)
+        while size - start > limit:
+            end = data.rfind(b"\n", start, start + limit + 1)
+            if end < 0:
+                return start
+            start = end + 1
+        return None
+
+    def _too_long(self, line: int) -> LogError:
+        return LogError(
+            f"longer than {num(self.max_line_chars)} characters: is this the benchmark's output?",
+            line=line,
+        )
 
     def _not_utf8(self, data: bytes, at: int) -> LogError:
         line_start = data.rfind(b"\n", 0, at) + 1

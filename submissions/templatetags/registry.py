@@ -3,7 +3,7 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
-from submissions import tracks
+from submissions import numbers, tracks
 from submissions.figures import format_duration, format_exact_duration
 from submissions.markdown import render_markdown
 
@@ -59,15 +59,30 @@ def track_result(entry) -> str:
     track = entry.contest.track
     if track.ranking is None:
         return duration(entry.seconds_to_target, entry.estimated)
-    value = tracks.display(entry.track_metric, track.columns[0].style)
+    value = numbers.display(entry.track_metric, track.columns[0].style)
     return f"{track.ranking.metric_label} {value}"
 
 
 @register.filter
 def rate(value: float | None) -> str:
-    if value is None:
+    return numbers.rate(value)
+
+
+@register.filter
+def size_gib(size_bytes: int | None) -> str:
+    return "—" if size_bytes is None else f"{size_bytes / 1024**3:,.2f} GiB"
+
+
+@register.filter
+def gb_per_100m_rows(entry) -> str:
+    if entry.db_size_bytes is None or not entry.rows:
         return "—"
-    return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}"
+    return f"{entry.db_size_bytes / entry.rows * 1e8 / 1e9:,.1f}"
+
+
+@register.filter
+def per_row(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.2f}"
 
 
 # Leaderboard rows are built here rather than in the template: the template language spends
@@ -78,7 +93,7 @@ RANKED_ROW = (
     '<td><a href="{url}">{entrant}</a>{demo}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
     '<td class="num">{elapsed}</td><td class="num" title="{basis}">{to_target}</td>'
     '<td class="num">{terminal}{tie_break}</td><td class="num">{average}</td>'
-    "<td>{verified}</td></tr>"
+    "{costs}<td>{verified}</td></tr>"
 )
 REFERENCE_ROW = (
     '<tr class="reference"><td class="pick"><input type="checkbox" name="refs" value="{id}" '
@@ -86,8 +101,18 @@ REFERENCE_ROW = (
     '<td class="num"><span class="badge reference">reference</span></td>'
     '<td title="{source}">{entrant}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
     '<td class="num" title="{note}">{elapsed}</td><td class="num" title="{basis}">{to_target}</td>'
-    '<td class="num">{terminal}</td><td class="num">{average}</td><td></td></tr>'
+    '<td class="num">{terminal}</td><td class="num">{average}</td>{costs}<td></td></tr>'
 )
+COST_CELLS = '<td class="num">{}</td><td class="num">{}</td><td class="num">{}</td>'
+
+
+def _cost_cells(row) -> str:
+    size = "—" if row.db_size_bytes is None else f"{row.db_size_bytes / 1024**3:,.2f}"
+    return format_html(
+        COST_CELLS, size, per_row(row.write_kb_per_row), per_row(row.server_cpu_us_per_row)
+    )
+
+
 UNRANKED_ROW = (
     '<tr><td class="pick"><input type="checkbox" name="ids" value="{id}" '
     'aria-label="Compare entry #{id}"></td><td class="num"><a href="{url}">#{id}</a></td>'
@@ -101,17 +126,35 @@ TIE_BREAK = mark_safe(  # nosec B308
     'terminal rate ranks first">tie-break</span>'
 )
 VERIFIED_BADGE = mark_safe('<span class="badge verified">verified</span>')  # nosec B308
-# The trust levels the registry vouches for (submissions/live/trust.py): constants too. An
-# uploaded entry (self-reported) carries no badge; the exports and the API name its level.
-TRUST_BADGES = {
-    "verified": VERIFIED_BADGE,
-    "witnessed": mark_safe('<span class="badge trust witnessed">witnessed</span>'),  # nosec B308
-}
+SHAPE_ONLY_BADGE = mark_safe(  # nosec B308
+    '<span class="badge shape-only" title="A rerun on a host unlike the entry\'s reproduced '
+    "the curve's shape; its absolute rates were not compared.\">shape only</span>"
+)
+
+
+def _verification_badge(row) -> str:
+    """The verified badge only for a reproduction; a shape-only rerun shown apart."""
+    if row.verified:
+        return VERIFIED_BADGE
+    return SHAPE_ONLY_BADGE if row.verification == "shape_only" else ""
+
+
+# A witnessed entry (submissions/live/trust.py) gets its badge where a verified one would; an
+# uploaded one (self-reported) none: the exports and the API name its level. A constant too.
+WITNESSED_BADGE = mark_safe('<span class="badge trust witnessed">witnessed</span>')  # nosec B308
 
 
 def _trust_badge(row) -> str:
+    """The verification badge, else the witnessed one."""
+    badge = _verification_badge(row)
+    if not badge and row.trust == "witnessed":
+        return WITNESSED_BADGE
+    return badge
+
+
+def _unranked_trust_badge(row) -> str:
     """Beside the name in the not-ranked table, which has no column for it."""
-    badge = TRUST_BADGES.get(row.trust)
+    badge = _trust_badge(row)
     return format_html(" {}", badge) if badge else ""
 
 
@@ -149,7 +192,7 @@ def _figure_cells(row, columns, note: str = ""):
     """One cell per track column; a reference row's note is the first cell's tooltip."""
     cells = []
     for index, column in enumerate(columns):
-        text = tracks.display(column.value_of(row.track_figures), column.style)
+        text = numbers.display(column.value_of(row.track_figures), column.style)
         title = note if index == 0 else ""
         css = "" if column.style == "text" else "num"
         cells.append((css, title, text))
@@ -175,7 +218,7 @@ def _track_board_row(row, track: tracks.Track) -> str:
         pick=_pick(row, track),
         rank=row.rank,
         url=reverse("submission_detail", args=[row.id]),
-        verified=TRUST_BADGES.get(row.trust, ""),
+        verified=_trust_badge(row),
         figures=_figure_cells(row, track.columns),
         demo=demo_badge(row.demo),
         **common,
@@ -183,11 +226,13 @@ def _track_board_row(row, track: tracks.Track) -> str:
 
 
 @register.simple_tag
-def board_row(row, track: tracks.Track | None = None) -> str:
-    """A row of the ranking table: a ranked entry or a reference result."""
+def board_row(row, track: tracks.Track | None = None, costs: bool = False) -> str:
+    """A row of the ranking table: a ranked entry or a reference result; `costs` adds the
+    optional cost cells."""
     if track is not None and track.ranking is not None:
         return _track_board_row(row, track)
     common = {
+        "costs": _cost_cells(row) if costs else "",
         "entrant": row.entrant,
         "engine": row.storage_engine,
         "hardware": row.hardware,
@@ -204,7 +249,7 @@ def board_row(row, track: tracks.Track | None = None) -> str:
         id=row.id,
         rank=row.rank,
         url=reverse("submission_detail", args=[row.id]),
-        verified=TRUST_BADGES.get(row.trust, ""),
+        verified=_trust_badge(row),
         **common,
     )
 
@@ -224,7 +269,7 @@ def unranked_row(row, track: tracks.Track | None = None) -> str:
             figures=_figure_cells(row, track.columns[:1]),
             reason=row.reason,
             demo=demo_badge(row.demo),
-            trust=_trust_badge(row),
+            trust=_unranked_trust_badge(row),
         )
     return format_html(
         UNRANKED_ROW,
@@ -236,6 +281,6 @@ def unranked_row(row, track: tracks.Track | None = None) -> str:
         terminal=rate(row.terminal_rate),
         reason=row.reason,
         demo=demo_badge(row.demo),
-        trust=_trust_badge(row),
+        trust=_unranked_trust_badge(row),
         **_time_cells(row),
     )

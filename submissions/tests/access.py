@@ -279,7 +279,7 @@ TABLE = [
     row("api_samples", "GET", "/api/submissions/{draft}/samples/?format=csv", 404, 200, 404, 200, api=True),
     # -- reruns: started and cancelled by organizers; a draft's reruns stay with it
     row("rerun_start", "GET", "/entries/{published}/reruns/", ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 405),
-    row("rerun_start", "POST", "/entries/{published}/reruns/", ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 302, data={"target": "sqlite", "rows": 20_000}, effect=rerun_queued, effect_for=(STAFF,)),
+    row("rerun_start", "POST", "/entries/{published}/reruns/", ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 302, data={"target": "sqlite", "rows": 20_000, "comparison": "on"}, effect=rerun_queued, effect_for=(STAFF,)),
     row("rerun_cancel", "POST", "/reruns/{running_run}/cancel/", ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 302, effect=rerun_cancel_asked, effect_for=(STAFF,)),
     row("rerun_detail", "GET", "/reruns/{public_run}/", 302, 302, 302, 302),
     row("rerun_detail", "GET", "/reruns/{draft_run}/", 404, 302, 404, 302),
@@ -287,7 +287,7 @@ TABLE = [
     row("rerun_log", "GET", "/reruns/{public_run}/log/", 200, 200, 200, 200),
     row("rerun_log", "GET", "/reruns/{draft_run}/log/", 404, 200, 404, 200),
     row("rerun_log", "GET", "/reruns/{running_run}/log/", 404, 200, 404, 200),
-    row("api_rerun_start", "POST", "/api/submissions/{published}/reruns/", 401, 403, 403, 202, api=True, data={"target": "sqlite", "rows": 20_000}, format="json", effect=rerun_queued, effect_for=(STAFF,)),
+    row("api_rerun_start", "POST", "/api/submissions/{published}/reruns/", 401, 403, 403, 202, api=True, data={"target": "sqlite", "rows": 20_000, "comparison": True}, format="json", effect=rerun_queued, effect_for=(STAFF,)),
     row("api_rerun_start", "POST", "/api/submissions/999999/reruns/", 401, 403, 403, 404, api=True, data={"target": "sqlite", "rows": 20_000}, format="json"),
     row("api_rerun", "GET", "/api/reruns/{public_run}/", 200, 200, 200, 200, api=True),
     row("api_rerun", "GET", "/api/reruns/{draft_run}/", 404, 200, 404, 200, api=True),

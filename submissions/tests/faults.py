@@ -88,7 +88,7 @@ class PrivateRedis:
 
 class PrivatePostgres:
     """A cluster initialised into a temporary folder; as root, run as the postgres user (it will
-    not run as root), as runner/recovery.py does."""
+    not run as root), as runner/servers.py does."""
 
     def __init__(self):
         self.root = Path(tempfile.mkdtemp(prefix="iibench-faults-pg-"))

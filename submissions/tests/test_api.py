@@ -51,9 +51,11 @@ def test_posting_a_run_returns_201_with_the_contract(contest, entrant, declared)
     body = response.json()
     assert set(body) == {
         "id", "url", "contest", "server_family", "server_version", "storage_engine", "engine",
-        "eligible", "trust", "live", "summary", "verdicts", "rules_version", "edited_at",
+        "eligible", "verified", "verification", "trust", "live", "summary", "verdicts",
+        "rules_version", "edited_at",
     }  # fmt: skip
     assert body["rules_version"]["number"] == 1 and body["edited_at"] is None
+    assert (body["verified"], body["verification"]) == (False, "")
     assert (body["trust"], body["live"]) == ("self-reported", None)
     assert body["contest"] == contest.slug
     assert body["url"].endswith(f"/entries/{body['id']}/")
@@ -75,8 +77,15 @@ def test_posting_a_run_returns_201_with_the_contract(contest, entrant, declared)
         "excerpt",
         "demo",
         "track_figures",
+        "db_size_bytes",
+        "write_kb_per_row",
+        "reads_per_row",
+        "server_cpu_us_per_row",
+        "client_cpu_us_per_row",
     }
     assert body["summary"]["track_figures"] == {}
+    # A Python log carries no costs: absent, never zero.
+    assert body["summary"]["db_size_bytes"] is None
     assert body["summary"]["rows"] == 5_000_000
     summary = body["summary"]
     # The log's summary line measured the run; the target was reached, so nothing is estimated.

@@ -47,8 +47,8 @@ def test_an_edit_made_outside_the_services_shows_at_once(client, contest):
 
 
 def test_a_verified_badge_set_by_a_rerun_shows_at_once(client, contest):
-    from runner.services import contest_board_changed  # what the rerun service calls
     from submissions.models import Submission
+    from submissions.services import contest_board_changed  # what the rerun service calls
 
     entry = SubmissionFactory(contest=contest)
     before = api_names(contest)
@@ -104,3 +104,17 @@ def test_a_board_cached_before_its_publication_time_shows_once_it_passes(client,
     assert "Soon Public" not in board(client, contest)
     time.sleep(1.2)
     assert "Soon Public" in board(client, contest)
+
+
+def test_the_api_board_kept_as_json_is_served_only_as_json(client, contest):
+    SubmissionFactory(contest=contest, entrant_name="Grace Entrant")
+    url = f"/api/contests/{contest.slug}/leaderboard/?page_size=1000"
+    first = APIClient().get(url)
+    again = APIClient().get(url)
+    assert first["Content-Type"] == again["Content-Type"] == "application/json"
+    assert again.content == first.content
+    assert [row["entrant"] for row in again.json()["results"]] == ["Grace Entrant"]
+    # The browsable API asks for HTML at the same URL: it gets HTML, not the kept bytes.
+    page = APIClient().get(url, HTTP_ACCEPT="text/html")
+    assert page["Content-Type"].startswith("text/html")
+    assert b"Grace Entrant" in page.content

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from submissions.reference_data import PK_RESULTS
 from submissions.rules import Status
 from submissions.tests.judging import judge_track
 from submissions.tests.logs import c_pk_run, metrics_console_log
+from submissions.tracks.pk_types.references import REFERENCES as PK_RESULTS
 
 DEMO_LOGS = Path(__file__).resolve().parent.parent / "demo_logs"
 SEED_TEST_1 = (

@@ -106,8 +106,38 @@ def test_the_tracks_are_pure_python_the_worker_can_import_without_django():
     import subprocess
     import sys
 
+    # Every track package with its rerun plan and judge, and the numbers and curve they share.
+    modules = [
+        "submissions.tracks", "submissions.numbers", "submissions.terminal",
+        *(f"submissions.tracks.{workload}.rerun" for workload in tracks.TRACKS),
+        *(f"submissions.tracks.{workload}.references" for workload in tracks.TRACKS),
+    ]  # fmt: skip
     code = (
-        "import sys; import submissions.tracks; "
-        "sys.exit(any(name.startswith('django') for name in sys.modules))"
+        f"import importlib, sys; [importlib.import_module(m) for m in {modules!r}]; "
+        "sys.exit(any(name.startswith(('django', 'runner')) for name in sys.modules))"
     )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def test_the_registry_never_imports_the_runner_and_the_rerun_service_never_its_tasks():
+    """runner depends on submissions, never the reverse (it registers its panel and admin
+    action); runner/services sends the rerun task by name instead of importing runner/tasks."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+
+    def imported(path: Path) -> set[str]:
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names.add(node.module)
+            elif isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+        return names
+
+    registry = [path for path in (root / "submissions").rglob("*.py") if "tests" not in path.parts]
+    assert registry
+    for path in registry:
+        assert not {name for name in imported(path) if name.split(".")[0] == "runner"}, path
+    assert "runner.tasks" not in imported(root / "runner/services.py")

@@ -1,9 +1,11 @@
-"""The registry's tracks: the classic run and the seeds' other workloads (IIBENCH.md, "Workloads
-beyond the classic run"). A contest's `workload` picks its track, which decides what the entrant
-declares, which rules apply, which figures are computed (`Submission.track_figures`), how
-entries rank and what the pages plot. Pure: no Django.
+"""The registry's tracks: the classic run and the seeds' other workloads (docs/IIBENCH.md,
+"Workloads beyond the classic run"). A contest's `workload` picks its track, which decides what
+the entrant declares, which rules apply, which figures are computed (`Submission.track_figures`),
+how entries rank, what the pages plot and how a rerun is planned and judged. Pure: no Django.
 
-Adding a track is adding one entry to TRACKS.
+Adding a track is one package here (its declared fields, rule parameters, rules, figures,
+ranking, board columns, plot, rerun and reference results: see fifo/) and its entry in TRACKS
+(the import beside the others and the name in the tuple).
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from submissions.numbers import number
+
 from .base import (
-    ALL_CLASSIC,
     LOG_KEY_TYPES,
     LOG_LOAD,
     LOG_OPTIONAL,
@@ -22,26 +25,24 @@ from .base import (
     TrackColumn,
     TrackField,
     TrackParameter,
-    display,
-    number,
 )
 from .bulk_load import BULK_LOAD
+from .classic import CLASSIC
 from .crash_recovery import CRASH_RECOVERY
 from .fifo import FIFO
 from .pk_types import PK_TYPES
 from .query import QUERY, SeriesError, parse_declared_series
 
-CLASSIC = Track(
-    workload="classic",
-    label="Indexed insertion (the classic run)",
-    log=LOG_SERIES,
-    figures=lambda log, declared, rules: {},
-    classic_rules=ALL_CLASSIC,
-)
-
+# One line per track, in the order the contest form offers them.
 TRACKS: dict[str, Track] = {
     track.workload: track for track in (CLASSIC, FIFO, QUERY, PK_TYPES, BULK_LOAD, CRASH_RECOVERY)
 }
+
+
+def workload_choices() -> list[tuple[str, str]]:
+    """The contest's workload choices (Contest.workload): every track, as TRACKS holds them."""
+    return [(track.workload, track.label) for track in TRACKS.values()]
+
 
 # Every declared field of every track, by name: the API accepts them all and the contest's
 # track keeps its own.
@@ -161,7 +162,7 @@ __all__ = [
     "TrackInputError",
     "TrackParameter",
     "clean_declared",
-    "display",
     "track_for",
     "track_rules",
+    "workload_choices",
 ]

@@ -9,9 +9,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from submissions.figures import format_duration
 from submissions.logparse.model import ParsedLog
+from submissions.numbers import number
 from submissions.rules import RULES, Rule, RuleSet
+
+from .published import PublishedResult
+from .rerun import Rerun
 
 # What a track's log must hold for its figures to mean anything.
 LOG_SERIES = "series"  # report lines: an insert run (classic, FIFO, query scalability)
@@ -103,7 +106,8 @@ Refigure = Callable[[Mapping, RuleSet], dict]
 @dataclass(frozen=True)
 class Track:
     """A contest workload: what the entrant declares, which rules apply, which figures are
-    computed, how entries rank and what the pages show. Adding a track is one entry in TRACKS."""
+    computed, how entries rank, what the pages show and how a rerun checks a claim. Adding a
+    track is one package under tracks/ and one line in TRACKS."""
 
     workload: str
     label: str
@@ -126,6 +130,14 @@ class Track:
     # Figures stored without a log (the seeds' reference rows) again under a contest's rules,
     # for the keys that depend on them (the query time at the contest's table size).
     refigure: Refigure | None = None
+    # What a verification rerun of an entry runs and how it is judged against the claim
+    # (tracks/rerun.py); None: the track cannot be rerun.
+    rerun: Rerun | None = None
+    # The seeds' published results of this workload: reference rows on its boards.
+    references: tuple[PublishedResult, ...] = ()
+    # The contest the demo data opens for this track: slug, title, description and the
+    # Contest fields it sets (submissions/demo.py); empty: none.
+    demo_contest: Mapping[str, Any] = field(default_factory=dict)
 
     def figures_under(self, figures: Mapping, rules: RuleSet) -> dict:
         return self.refigure(figures, rules) if self.refigure else dict(figures)
@@ -156,35 +168,3 @@ SETUP = (
     "sockets", "cores", "memory", "drives", "direct_attached", "raid", "mysql_version",
     "preferred_os", "deadline",
 )  # fmt: skip
-
-
-def number(value: float) -> str:
-    """Numbers as people read them: 1,000,000 and 2.5."""
-    if float(value).is_integer():
-        return f"{int(value):,}"
-    return f"{value:,.1f}"
-
-
-def display(value: Any, style: str) -> str:
-    """A figure as the pages and the CSV write it; "—" when there is none."""
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return "—"
-    if style == "rate":
-        return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}"
-    if style == "seconds":
-        return format_duration(value)
-    if style == "time":
-        # Three figures, whatever the size: a query's 0.5 ms on a small table and 406 s past
-        # MyISAM's cliff, a recovery's 0.35 s and 18,505 s.
-        if value < 1:
-            return f"{value * 1000:.3g} ms"
-        return f"{value:.3g} s" if value < 1000 else f"{value:,.0f} s"
-    if style == "minutes":
-        return f"{value:,.2f} min"
-    if style == "ratio":
-        return f"{value:.2f}\N{MULTIPLICATION SIGN}"
-    if style == "rows":
-        return f"{int(value):,}"
-    if style == "mb":
-        return f"{value:,.1f}"
-    return str(value)

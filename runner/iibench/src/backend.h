@@ -33,6 +33,8 @@ struct db_conn {
 	char error[DB_ERROR_MAX];
 };
 
+typedef void (*select_row_fn)(void *ctx, unsigned ncols, const char *const *values);
+
 struct backend {
 	enum db_kind kind;
 	/* On failure *out is NULL and err holds the server's or library's message. */
@@ -53,6 +55,11 @@ struct backend {
 	int (*commit)(struct db_conn *c);
 	/* Runs a SELECT and reads its result; *rows = rows returned. */
 	int (*query)(struct db_conn *c, const char *sql, uint64_t *rows);
+	/* Runs a SELECT and hands each row's values, as text (NULL for SQL
+	 * NULL), to `row`: what the cost probe reads from the server. */
+	int (*select_rows)(struct db_conn *c, const char *sql, select_row_fn row, void *ctx);
+	/* Runs a SELECT of one whole number (COUNT, MAX); NULL or no row is 0. */
+	int (*query_u64)(struct db_conn *c, const char *sql, uint64_t *value);
 	/* Writes the table out (MySQL: FLUSH TABLES). *flushed = false when
 	 * it was skipped: c->error then says why, or is empty when the backend
 	 * has nothing of the kind. */

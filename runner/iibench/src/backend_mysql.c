@@ -167,6 +167,22 @@ static int mysql_delete_oldest(struct db_conn *c, uint64_t n, uint64_t *deleted)
 	return 0;
 }
 
+static int mysql_select_rows(struct db_conn *c, const char *sql, select_row_fn row, void *ctx)
+{
+	struct mysql_conn *m = as_mysql(c);
+	if (mysql_real_query(m->mysql, sql, (unsigned long)strlen(sql)) != 0)
+		return fail_mysql(m);
+	MYSQL_RES *res = mysql_store_result(m->mysql);
+	if (!res)
+		return fail_mysql(m);
+	unsigned ncols = mysql_num_fields(res);
+	MYSQL_ROW values;
+	while ((values = mysql_fetch_row(res)))
+		row(ctx, ncols, (const char *const *)values);
+	mysql_free_result(res);
+	return 0;
+}
+
 static int mysql_run_query(struct db_conn *c, const char *sql, uint64_t *rows)
 {
 	struct mysql_conn *m = as_mysql(c);
@@ -176,6 +192,20 @@ static int mysql_run_query(struct db_conn *c, const char *sql, uint64_t *rows)
 	if (!res)
 		return fail_mysql(m);
 	*rows = (uint64_t)mysql_num_rows(res);
+	mysql_free_result(res);
+	return 0;
+}
+
+static int mysql_query_u64(struct db_conn *c, const char *sql, uint64_t *value)
+{
+	struct mysql_conn *m = as_mysql(c);
+	if (mysql_real_query(m->mysql, sql, (unsigned long)strlen(sql)) != 0)
+		return fail_mysql(m);
+	MYSQL_RES *res = mysql_store_result(m->mysql);
+	if (!res)
+		return fail_mysql(m);
+	MYSQL_ROW row = mysql_fetch_row(res);
+	*value = row && row[0] ? strtoull(row[0], NULL, 10) : 0;
 	mysql_free_result(res);
 	return 0;
 }
@@ -256,6 +286,8 @@ const struct backend mysql_backend = {
 	.delete_oldest = mysql_delete_oldest,
 	.commit = mysql_commit_txn,
 	.query = mysql_run_query,
+	.select_rows = mysql_select_rows,
+	.query_u64 = mysql_query_u64,
 	.flush = mysql_flush,
 	.load_file = mysql_load_file,
 	.interrupt = mysql_interrupt,

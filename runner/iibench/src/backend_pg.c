@@ -188,6 +188,37 @@ static int pg_query(struct db_conn *c, const char *sql, uint64_t *rows)
 	return 0;
 }
 
+static int pg_select_rows(struct db_conn *c, const char *sql, select_row_fn row, void *ctx)
+{
+	struct pg_conn *p = as_pg(c);
+	PGresult *res = PQexec(p->pg, sql);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		return fail_result(p, res);
+	int ncols = PQnfields(res);
+	const char *values[64];
+	if (ncols > 64)
+		ncols = 64;
+	for (int r = 0; r < PQntuples(res); r++) {
+		for (int i = 0; i < ncols; i++)
+			values[i] = PQgetisnull(res, r, i) ? NULL : PQgetvalue(res, r, i);
+		row(ctx, (unsigned)ncols, values);
+	}
+	PQclear(res);
+	return 0;
+}
+
+static int pg_query_u64(struct db_conn *c, const char *sql, uint64_t *value)
+{
+	struct pg_conn *p = as_pg(c);
+	PGresult *res = PQexec(p->pg, sql);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+		return fail_result(p, res);
+	bool found = PQntuples(res) > 0 && !PQgetisnull(res, 0, 0);
+	*value = found ? strtoull(PQgetvalue(res, 0, 0), NULL, 10) : 0;
+	PQclear(res);
+	return 0;
+}
+
 static int pg_flush(struct db_conn *c, const char *table, bool *flushed)
 {
 	(void)c;
@@ -275,6 +306,8 @@ const struct backend pg_backend = {
 	.delete_oldest = pg_delete_oldest,
 	.commit = pg_commit,
 	.query = pg_query,
+	.select_rows = pg_select_rows,
+	.query_u64 = pg_query_u64,
 	.flush = pg_flush,
 	.load_file = pg_load_file,
 	.interrupt = pg_interrupt,

@@ -288,6 +288,37 @@ static int sqlite_query(struct db_conn *c, const char *sql, uint64_t *rows)
 	return rc == SQLITE_DONE ? 0 : fail_db(s);
 }
 
+static int sqlite_select_rows(struct db_conn *c, const char *sql, select_row_fn row, void *ctx)
+{
+	struct sqlite_conn *s = as_sqlite(c);
+	sqlite3_stmt *st;
+	if (prepare(s, sql, &st) != 0)
+		return -1;
+	int rc, ncols = sqlite3_column_count(st);
+	const char *values[64];
+	if (ncols > 64)
+		ncols = 64;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (int i = 0; i < ncols; i++)
+			values[i] = (const char *)sqlite3_column_text(st, i);
+		row(ctx, (unsigned)ncols, values);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : fail_db(s);
+}
+
+static int sqlite_query_u64(struct db_conn *c, const char *sql, uint64_t *value)
+{
+	struct sqlite_conn *s = as_sqlite(c);
+	sqlite3_stmt *st;
+	if (prepare(s, sql, &st) != 0)
+		return -1;
+	int rc = sqlite3_step(st);
+	*value = rc == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : fail_db(s);
+}
+
 static int sqlite_flush(struct db_conn *c, const char *table, bool *flushed)
 {
 	(void)table;
@@ -398,6 +429,8 @@ const struct backend sqlite_backend = {
 	.delete_oldest = sqlite_delete_oldest,
 	.commit = sqlite_commit,
 	.query = sqlite_query,
+	.select_rows = sqlite_select_rows,
+	.query_u64 = sqlite_query_u64,
 	.flush = sqlite_flush,
 	.load_file = sqlite_load_file,
 	.interrupt = sqlite_interrupt,

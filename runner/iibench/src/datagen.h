@@ -1,4 +1,4 @@
-/* The iiBench row generator (2008 contest, seeds/000) and the bulk-load key
+/* The iiBench row generator (2008 contest, docs/seeds/000) and the bulk-load key
  * generator (seeds/003).
  *
  * Every value is a pure function of (seed, global row index): the generator

@@ -42,6 +42,11 @@ static const char run_help[] =
 "  --seed S                data seed: the same seed gives the same rows (default 42)\n"
 "  --start-time T          dateandtime of the first row, YYYY-MM-DDTHH:MM:SS\n"
 "                          (default " DEFAULT_START_TIME "); +1 s every 100000 rows\n"
+"  --resume                continue the existing table (an interrupted run with\n"
+"                          the same options): rows, pseudo-clock and report cadence\n"
+"                          go on from the rows it holds; nothing is dropped\n"
+"  --resume-seconds S      the seconds the interrupted run had reached: its curve's\n"
+"                          clock continues from there (default 0)\n"
 "\n"
 "Other workloads:\n"
 "  --delete-after N        FIFO: once N rows are in, every committed batch also\n"
@@ -56,6 +61,12 @@ static const char run_help[] =
 "  --readers N             N connections running a full primary-key range scan\n"
 "                          in a loop (default 0)\n"
 "  --reader-pause-ms MS    pause of a reader between scans (default 100)\n"
+"\n"
+"Cost columns (latency, CPU, device I/O, size: FORMAT.md):\n"
+"  --server-pid PID        the server's process, when it cannot be found from the\n"
+"                          connection (it is for a local MariaDB/MySQL pid file or\n"
+"                          PostgreSQL backend)\n"
+"  --no-cost               measure nothing: every cost column prints '-'\n"
 "\n"
 "  --help                  this text\n"
 "  --version               version and the backends this build supports\n"
@@ -120,6 +131,20 @@ static int parse_u64(const char *name, const char *text, uint64_t min, uint64_t 
 	return 0;
 }
 
+/* A duration in seconds, decimals allowed, not negative, finite. */
+static int parse_seconds(const char *name, const char *text, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (errno || end == text || *end != '\0' || !(v >= 0 && v < 1e12)) {
+		fprintf(stderr, "iibench: error: --%s expects seconds (0 or more), got '%s'\n", name, text);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
 static int parse_uint(const char *name, const char *text, unsigned min, unsigned max, unsigned *out)
 {
 	uint64_t v;
@@ -175,7 +200,8 @@ enum run_option_id {
 	OPT_DB = 1000, OPT_ROWS, OPT_ROWS_PER_COMMIT, OPT_ROWS_PER_INSERT, OPT_REPORT_EVERY,
 	OPT_MAX_RATE, OPT_SEED, OPT_ENGINE, OPT_PK, OPT_WRITERS, OPT_READERS,
 	OPT_READER_PAUSE_MS, OPT_QUERY_THREADS, OPT_DELETE_AFTER, OPT_START_TIME,
-	OPT_KEYS, OPT_ROW_LENGTH, OPT_OUT, OPT_HELP, OPT_VERSION,
+	OPT_RESUME, OPT_RESUME_SECONDS,
+	OPT_KEYS, OPT_ROW_LENGTH, OPT_OUT, OPT_HELP, OPT_VERSION, OPT_SERVER_PID, OPT_NO_COST,
 };
 
 static const struct option run_long_options[] = {
@@ -194,6 +220,10 @@ static const struct option run_long_options[] = {
 	{"query-threads", required_argument, NULL, OPT_QUERY_THREADS},
 	{"delete-after", required_argument, NULL, OPT_DELETE_AFTER},
 	{"start-time", required_argument, NULL, OPT_START_TIME},
+	{"server-pid", required_argument, NULL, OPT_SERVER_PID},
+	{"no-cost", no_argument, NULL, OPT_NO_COST},
+	{"resume", no_argument, NULL, OPT_RESUME},
+	{"resume-seconds", required_argument, NULL, OPT_RESUME_SECONDS},
 	{"help", no_argument, NULL, OPT_HELP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{NULL, 0, NULL, 0},
@@ -236,6 +266,16 @@ static int apply_run_option(int id, const char *arg, struct run_options *o)
 	case OPT_QUERY_THREADS: return parse_uint("query-threads", arg, 0, MAX_THREADS, &o->query_threads);
 	case OPT_DELETE_AFTER: return parse_u64("delete-after", arg, 0, UINT64_C(1) << 53, &o->delete_after);
 	case OPT_START_TIME: return parse_start_time(arg, o);
+	case OPT_NO_COST: o->no_cost = true; return 0;
+	case OPT_SERVER_PID: {
+		uint64_t pid;
+		if (parse_u64("server-pid", arg, 1, 4194304, &pid) != 0)
+			return -1;
+		o->server_pid = (long)pid;
+		return 0;
+	}
+	case OPT_RESUME: o->resume = true; return 0;
+	case OPT_RESUME_SECONDS: return parse_seconds("resume-seconds", arg, &o->resume_seconds);
 	}
 	return -1;
 }
@@ -248,6 +288,10 @@ static int check_run_options(const struct run_options *o)
 		fprintf(stderr, "iibench: error: --rows-per-insert (%llu) cannot exceed "
 				"--rows-per-commit (%llu): an INSERT never spans two commits\n" HELP_HINT,
 			(unsigned long long)o->rows_per_insert, (unsigned long long)o->rows_per_commit);
+		return -1;
+	}
+	if (o->resume_seconds > 0 && !o->resume) {
+		fputs("iibench: error: --resume-seconds goes with --resume\n" HELP_HINT, stderr);
 		return -1;
 	}
 	if (o->delete_after && o->pk == PK_UUID_CHAR) {

@@ -8,8 +8,8 @@
 
 #include "datagen.h"
 
-#define IIBENCH_VERSION "1.0.0"
-#define IIBENCH_FORMAT 1
+#define IIBENCH_VERSION "1.1.0"
+#define IIBENCH_FORMAT 2
 #define DEFAULT_DB_URL "sqlite:///iibench.db"
 #define DEFAULT_START_TIME "2008-11-24T00:00:00"
 #define ENGINE_NAME_MAX 64
@@ -29,8 +29,12 @@ struct run_options {
 	unsigned readers;
 	unsigned reader_pause_ms;
 	unsigned query_threads;
+	bool resume;              /* continue the existing table instead of re-creating it */
+	double resume_seconds;    /* where the interrupted run's clock stood */
 	int64_t start_time;       /* seconds since the epoch */
 	char start_time_text[32]; /* as printed: YYYY-MM-DDTHH:MM:SS */
+	bool no_cost;             /* --no-cost: the cost columns all "-" */
+	long server_pid;          /* --server-pid; 0: found from the connection */
 };
 
 struct load_options {

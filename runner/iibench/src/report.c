@@ -93,7 +93,7 @@ void report_started(bool with_columns)
 	emit("# started %s\n", when);
 	if (with_columns)
 		emit("rows\tseconds\tinterval_ips\tcumulative_ips\tdeleted\tinterval_dps"
-		     "\tqueries\tinterval_qps\n");
+		     "\tqueries\tinterval_qps\t" COST_COLUMNS "\n");
 }
 
 static double timeval_seconds(struct timeval tv)
@@ -139,10 +139,13 @@ static void print_report(struct progress *p, double now, uint64_t queries)
 {
 	double seconds = report_seconds(now - p->t0, p->rows);
 	double interval = seconds - p->last_seconds;
-	emit("%llu\t%.3f\t%.1f\t%.1f\t%llu\t%.1f\t%llu\t%.1f\n", (unsigned long long)p->rows,
+	char cost[512] = "";
+	if (p->cost)
+		cost_format_columns(p->cost, cost, sizeof cost);
+	emit("%llu\t%.3f\t%.1f\t%.1f\t%llu\t%.1f\t%llu\t%.1f%s\n", (unsigned long long)p->rows,
 	     seconds, rate(p->rows - p->last_rows, interval), rate(p->rows, seconds),
 	     (unsigned long long)p->deleted, rate(p->deleted - p->last_deleted, interval),
-	     (unsigned long long)queries, rate(queries - p->last_queries, interval));
+	     (unsigned long long)queries, rate(queries - p->last_queries, interval), cost);
 	p->last_rows = p->rows;
 	p->last_deleted = p->deleted;
 	p->last_queries = queries;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "backend.h"
+#include "cost.h"
 
 /* "# iibench-c version=... format=1" and "# command ..." (password masked). */
 void report_begin(int argc, char **argv);
@@ -42,6 +43,7 @@ struct progress {
 	double last_seconds;
 	bool printed_any;
 	double last_commit_at;          /* the run's end once the writers stop */
+	struct cost_probe *cost;        /* the cost columns of each report line */
 	uint64_t queries_at_last_commit;
 };
 

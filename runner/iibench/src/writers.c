@@ -51,8 +51,10 @@ static int insert_block(struct writer *w, struct purchase_row *rows, uint64_t fi
 		if (done)
 			throttle(w->plan, first + done + n);
 		purchase_generator_fill(&w->plan->generator, first + done, rows, n);
+		double sent = clock_now();
 		if (be->insert_purchases(w->conn, rows, n) != 0)
 			return -1;
+		cost_record_statement(w->plan->progress->cost, clock_now() - sent);
 	}
 	return 0;
 }

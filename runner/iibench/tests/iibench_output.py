@@ -19,6 +19,21 @@ COLUMNS = [
     "queries",
     "interval_qps",
 ]
+# Format 2: what each interval cost; "-" (None here) where the run cannot measure it.
+COST_COLUMNS = [
+    "latency_p50_ms",
+    "latency_p99_ms",
+    "latency_max_ms",
+    "client_cpu_s",
+    "server_cpu_s",
+    "server_rss_bytes",
+    "read_bytes",
+    "write_bytes",
+    "read_ops",
+    "write_ops",
+    "db_size_bytes",
+]
+ALL_COLUMNS = COLUMNS + COST_COLUMNS
 
 
 @dataclass
@@ -32,6 +47,7 @@ class Report:
     queries: int
     interval_qps: float
     text: list[str]
+    cost: dict[str, float | int | None] = field(default_factory=dict)
 
 
 @dataclass
@@ -50,10 +66,13 @@ class Output:
     reports: list[Report] = field(default_factory=list)
     summary: dict[str, str] = field(default_factory=dict)
     comments: dict[str, str] = field(default_factory=dict)
+    machine: dict[str, str] = field(default_factory=dict)
+    # name -> (state, value): state is default, changed or unknown
+    settings: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     @property
     def column_header_index(self) -> int:
-        return self.lines.index("\t".join(COLUMNS))
+        return self.lines.index("\t".join(ALL_COLUMNS))
 
 
 def parse_pairs(text: str) -> dict[str, str]:
@@ -72,7 +91,15 @@ def parse_pairs(text: str) -> dict[str, str]:
 
 def parse_report(line: str) -> Report:
     fields = line.split("\t")
-    assert len(fields) == len(COLUMNS), f"report line with {len(fields)} fields: {line!r}"
+    assert len(fields) == len(ALL_COLUMNS), f"report line with {len(fields)} fields: {line!r}"
+    cost = {}
+    for name, text in zip(COST_COLUMNS, fields[len(COLUMNS) :], strict=True):
+        if text == "-":
+            cost[name] = None
+        elif name.endswith("_bytes") or name.endswith("_ops"):
+            cost[name] = int(text)
+        else:
+            cost[name] = float(text)
     return Report(
         rows=int(fields[0]),
         seconds=float(fields[1]),
@@ -83,6 +110,7 @@ def parse_report(line: str) -> Report:
         queries=int(fields[6]),
         interval_qps=float(fields[7]),
         text=fields,
+        cost=cost,
     )
 
 
@@ -107,12 +135,18 @@ def parse(stdout: str) -> Output:
             out.params[key] = value
         elif line.startswith("# index "):
             out.indexes.append(parse_index(line[len("# index ") :]))
+        elif line.startswith("# machine "):
+            key, _, value = line[len("# machine ") :].partition(" ")
+            out.machine[key] = value
+        elif line.startswith("# setting "):
+            name, state, value = [*line[len("# setting ") :].split(" ", 2), "", ""][:3]
+            out.settings[name] = (state, value)
         elif line.startswith("# summary "):
             out.summary = parse_pairs(line[len("# summary ") :])
         elif line.startswith("# "):
             key, _, value = line[2:].partition(" ")
             out.comments.setdefault(key, value)
-        elif line == "\t".join(COLUMNS):
+        elif line == "\t".join(ALL_COLUMNS):
             seen_columns = True
         elif line and seen_columns:
             out.reports.append(parse_report(line))

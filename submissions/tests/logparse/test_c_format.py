@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -113,11 +114,11 @@ def test_it_tolerates_extra_comment_lines_and_key_values():
 
 
 def test_it_refuses_a_newer_format():
-    text = fixture_text("iibench-c-completed.log").replace("format=1", "format=2")
+    text = fixture_text("iibench-c-completed.log").replace("format=1", "format=3")
     with pytest.raises(LogError) as error:
         parse_text(text)
     assert str(error.value) == (
-        "line 1: iibench-c output format 2; this registry reads format 1: "
+        "line 1: iibench-c output format 3; this registry reads formats 1 and 2: "
         "rerun with the iibench-c this registry ships"
     )
 
@@ -187,3 +188,37 @@ def test_an_engine_printed_on_sqlite_or_postgresql_is_not_kept():
         assert "# param engine=InnoDB" in path.read_text()
         parsed = parse_log(path.open("rb"))
         assert ("engine" in parsed.parameters) == name.startswith("c-fifo-mariadb"), name
+
+
+def test_format_2_reads_the_cost_columns_and_a_dash_as_unmeasured():
+    text = fixture_text("iibench-c-format2-mariadb.log")
+    reports = [line for line in text.splitlines() if line[:1].isdigit()]
+    fields = reports[1].split("\t")
+    fields[12] = "-"  # server_cpu_s
+    parsed = parse_text(text.replace(reports[1], "\t".join(fields)))
+    series = parsed.series
+    assert series.server_cpu_s[0] == float(reports[0].split("\t")[12])
+    assert math.isnan(series.server_cpu_s[1])
+    assert series.db_size_bytes[-1] == float(reports[-1].split("\t")[18])
+    assert parsed.machine["data_filesystem"].value == "ext4"
+    assert parsed.settings["innodb_buffer_pool_size"].value == "134217728"
+
+
+def test_format_2_names_the_cost_column_that_holds_no_number():
+    text = fixture_text("iibench-c-format2-mariadb.log")
+    report = next(line for line in text.splitlines() if line.startswith("40000\t"))
+    fields = report.split("\t")
+    fields[9] = "fast"  # latency_p99_ms
+    with pytest.raises(LogError) as error:
+        parse_text(text.replace(report, "\t".join(fields)))
+    line = text.splitlines().index(report) + 1
+    assert str(error.value) == f"line {line:,}: latency_p99_ms 'fast' is not a number"
+
+
+def test_format_2_refuses_a_negative_cost():
+    text = fixture_text("iibench-c-format2-mariadb.log")
+    report = next(line for line in text.splitlines() if line.startswith("40000\t"))
+    fields = report.split("\t")
+    fields[15] = "-5"  # write_bytes
+    with pytest.raises(LogError, match="the bytes written is -5"):
+        parse_text(text.replace(report, "\t".join(fields)))

@@ -83,6 +83,18 @@ def test_it_reads_the_2020_06_era():
     assert parsed.totals.rows == 2_000_000
 
 
+def test_it_reads_max_i_as_the_worst_insert_latency_in_milliseconds():
+    parsed = parse_fixture("python-2020-06.log")
+    assert list(parsed.series.latency_max_ms) == [25.318, 25.318, 25.318, 25.318]
+    # The Python tool prints no percentiles and no costs: those stay absent.
+    assert parsed.series.latency_p99_ms is None
+    assert parsed.series.db_size_bytes is None
+
+
+def test_an_era_without_max_i_has_no_latency():
+    assert parse_fixture("python-2009-04.log").series.latency_max_ms is None
+
+
 def test_it_reads_the_2020_09_era_with_query_rates_and_retry_totals():
     parsed = parse_fixture("python-2020-09.log")
     assert parsed.format == "python-iibench-2020-09"

@@ -1,0 +1,188 @@
+"""The benchmark runs of a rerun: the workload's steps one after another, the whole list
+`repeats` times (each repeat on a fresh database), under one time limit."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+
+from runner import process
+from runner.models import RerunStatus, VerificationRun
+from runner.targets import Target
+from runner.watch import Outcome, begin_step, watch
+
+if TYPE_CHECKING:  # the plan's types, wherever the workloads keep them
+    from submissions.tracks.rerun import RerunSpec, Step
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Where an interrupted rerun stood: the repeat it was in, its log up to there (with the
+    interrupted run's output, complete lines only) and the seconds of its last report."""
+
+    repeat: int
+    before: str  # the log before the interrupted run: header, earlier repeats
+    interrupted: str  # the interrupted run's output, to its last complete line
+    seconds: float
+
+
+class NotResumable(Exception):
+    """The interrupted rerun cannot continue where it stopped; the message says why."""
+
+
+def resumable(steps: list[Step]) -> bool:
+    """One benchmark run of inserts continues its table (--resume); several steps, a bulk
+    load or a crash procedure start again instead."""
+    return len(steps) == 1 and "--rows" in steps[0].arguments and "load" not in steps[0].arguments
+
+
+def resume_point(run: VerificationRun, steps: list[Step]) -> Resume:
+    """From what the interrupted worker stored: the log it saved with each report and the
+    last sample of the repeat it was in."""
+    if not resumable(steps):
+        raise NotResumable(
+            "The worker stopped, and a rerun of several steps (or a load) cannot be resumed "
+            "where it stopped. Start a new rerun."
+        )
+    repeat = run.repeats_done + 1
+    log = run.log if run.log.endswith("\n") else run.log.rsplit("\n", 1)[0] + "\n"
+    started = log.rfind("# iibench-c ")
+    name = step_name(steps[0].name, repeat, run.repeats)
+    last = run.samples.filter(step=name).order_by("-rows").first()
+    if started < 0 or last is None:
+        raise NotResumable("The worker stopped before the run's first report: nothing to resume.")
+    return Resume(repeat, log[:started], log[started:], last.seconds)
+
+
+def continued_output(output: str) -> str:
+    """A resumed run's output without the header the interrupted run printed already: from its
+    `# resumed at` line on, less its column header and start time."""
+    lines = output.splitlines(keepends=True)
+    start = next((i for i, line in enumerate(lines) if line.startswith("# resumed at")), None)
+    if start is None:
+        return output  # it failed before resuming: its whole output says why
+    return "".join(
+        line
+        for line in lines[start:]
+        if not line.startswith("rows\t") and not line.startswith("# started ")
+    )
+
+
+def step_name(step: str, repeat: int, repeats: int) -> str:
+    """Each repeat's samples are stored apart: `insert`, or `insert#2` of several repeats."""
+    return step if repeats == 1 else f"{step}#{repeat}"
+
+
+def execute_repeats(
+    run: VerificationRun,
+    target: Target,
+    spec: RerunSpec,
+    steps: list[Step],
+    *,
+    header: str = "",
+    before_repeat: Callable[[int], None] | None = None,
+    resume: Resume | None = None,
+) -> Outcome:
+    """Run the steps `run.repeats` times; the outcome's step_logs are the first repeat's (what a
+    single-run judge reads), repeat_logs every repeat's. With `resume`, the repeats before
+    resume.repeat are done, and that one continues its table."""
+    # One time limit for the whole rerun, however many steps and repeats it has.
+    deadline = time.monotonic() + target.time_limit
+    log = header
+    repeat_logs: list[dict[str, str]] = []
+    for repeat in range(1, run.repeats + 1):
+        if resume is not None and repeat < resume.repeat:
+            continue
+        continuing = resume if resume is not None and repeat == resume.repeat else None
+        if continuing is not None:
+            log = continuing.before
+        else:
+            if before_repeat is not None:
+                before_repeat(repeat)
+            if run.repeats > 1:
+                log += f"# rerun repeat={repeat} of {run.repeats}\n"
+        outcome = _execute_steps(run, target, spec, steps, deadline, repeat, log, continuing)
+        log += outcome.log
+        if outcome.status != RerunStatus.SUCCEEDED:
+            return replace(
+                outcome,
+                log=log,
+                step_logs=repeat_logs[0] if repeat_logs else outcome.step_logs,
+                repeat_logs=[*repeat_logs, outcome.step_logs],
+            )
+        repeat_logs.append(outcome.step_logs)
+        VerificationRun.objects.filter(pk=run.pk).update(repeats_done=repeat, log=log)
+    return Outcome(
+        RerunStatus.SUCCEEDED, "", log, step_logs=repeat_logs[0], repeat_logs=repeat_logs
+    )
+
+
+def _execute_steps(
+    run: VerificationRun,
+    target: Target,
+    spec: RerunSpec,
+    steps: list[Step],
+    deadline: float,
+    repeat: int,
+    log_before: str,
+    resume: Resume | None = None,
+) -> Outcome:
+    logs: dict[str, str] = {}
+    for index, step in enumerate(steps, 1):
+        name = step_name(step.name, repeat, run.repeats)
+        begin_step(run, name, index, len(steps), step.description, repeat=(repeat, run.repeats))
+        arguments, earlier = step.arguments, ""
+        if resume is not None:
+            arguments = [*arguments, "--resume", "--resume-seconds", f"{resume.seconds:.3f}"]
+            earlier = resume.interrupted
+        try:
+            outcome = watch(
+                run, process.start(arguments, cwd=str(settings.RERUN_WORK_DIR)),
+                time_limit=target.time_limit, deadline=deadline, step=name,
+                log_prefix=log_before + _joined_log(steps, logs) + earlier,
+            )  # fmt: skip
+        except OSError as error:
+            outcome = Outcome(RerunStatus.FAILED, f"The benchmark could not start: {error}", "")
+        finally:
+            # Only a step that ended gets here: a worker killed mid-run runs no `finally`,
+            # and its table stays for the run to be resumed.
+            remove_scratch(spec)
+        # Resumed: one curve, the interrupted output then the resumed one past its header.
+        logs[step.name] = earlier + (continued_output(outcome.log) if resume else outcome.log)
+        joined = _joined_log(steps, logs)
+        if outcome.status != RerunStatus.SUCCEEDED:
+            return replace(outcome, log=joined, step_logs=logs)
+        VerificationRun.objects.filter(pk=run.pk).update(log=log_before + joined)
+    return Outcome(RerunStatus.SUCCEEDED, "", _joined_log(steps, logs), step_logs=logs)
+
+
+def _joined_log(steps: list[Step], logs: dict[str, str]) -> str:
+    """One step's output as it is (a classic rerun's log is the benchmark's own); several
+    steps each under a `# rerun step=` line."""
+    if len(steps) == 1:
+        return next(iter(logs.values()), "")
+    parts = []
+    for index, step in enumerate(steps, 1):
+        if step.name in logs:
+            header = f"# rerun step={step.name} ({index} of {len(steps)}): {step.description}\n"
+            parts.append(header + logs[step.name])
+    return "".join(parts)
+
+
+def remove_scratch(spec: RerunSpec) -> None:
+    remove_scratch_files(db_url=spec.plan.db_url, scratch_dir=spec.scratch_dir)
+
+
+def remove_scratch_files(*, db_url: str, scratch_dir: str) -> None:
+    """A rerun's scratch: its SQLite file (with its journals) and its load directory."""
+    if db_url.startswith("sqlite:///"):
+        path = Path(db_url.removeprefix("sqlite:///"))
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            path.with_name(path.name + suffix).unlink(missing_ok=True)
+    shutil.rmtree(scratch_dir, ignore_errors=True)

@@ -1,0 +1,145 @@
+"""Verification reruns on private servers the worker starts with the entry's declared
+settings: a real mariadbd and a real PostgreSQL, memory scaled with the run, settings read
+back from the server into the run and its log; refused settings named."""
+
+import re
+
+import pytest
+
+from runner import services
+from runner.models import RerunStatus
+from submissions import services as entry_services
+from submissions.scaling import MEMORY_RULES, scaled_size
+from submissions.server_settings import MYSQL
+from submissions.tests.conftest import DECLARED, upload
+from submissions.tests.factories import ContestFactory, UserFactory
+from submissions.tests.logs import python_log
+
+pytestmark = pytest.mark.django_db
+
+MY_CNF = """\
+[mysqld]
+innodb_buffer_pool_size = 1G
+innodb-flush-log-at-trx-commit = 2
+init_file = /tmp/anything.sql
+innodb_additional_mem_pool_size = 8M
+"""
+POSTGRESQL_CONF = """\
+shared_buffers = 128MB
+synchronous_commit = off
+shared_preload_libraries = 'pg_stat_statements'
+checkpoint_segments = 16
+"""
+
+
+def entry_with(config: str, **declared):
+    contest = ContestFactory(target_rows=5_000_000, rerun_tolerance=0.25)
+    log = python_log(rows=2_000_000, rates=[5_000.0, 5_000.0])
+    return entry_services.submission_create(
+        contest=contest,
+        owner=UserFactory(),
+        declared={**DECLARED, "server_config": config, **declared},
+        log_file=upload(log),
+    )
+
+
+def run_to_end(entry, organizer, target: str, **size):
+    run = services.rerun_start(submission=entry, target=target, requested_by=organizer, **size)
+    assert services.rerun_claim(run_id=run.pk, worker="test")
+    run = services.rerun_execute(run_id=run.pk)
+    assert run.status == RerunStatus.SUCCEEDED, f"{run.message}\n{run.log[-3000:]}"
+    return run
+
+
+def log_setting(log: str, key: str) -> str:
+    found = re.search(rf"^# rerun setting {key}=(\S+)", log, re.MULTILINE)
+    assert found, log[:3000]
+    return found.group(1)
+
+
+def test_a_mariadb_verification_runs_the_entrys_settings_scaled_and_reads_them_back(
+    organizer, iibench_binary, rerun_dir, recovery_dir
+):
+    entry = entry_with(MY_CNF)
+    run = run_to_end(entry, organizer, "mariadb", scale=100, repeats=2)
+
+    assert (run.kind, run.scale, run.rows_target, run.repeats) == ("verification", 100, 20_000, 2)
+    # As the server reports them (bytes), not as asked (1G scaled, in K or M).
+    asked = scaled_size(1 << 30, 100, MEMORY_RULES[MYSQL]["innodb_buffer_pool_size"])
+    pool = int(run.settings["innodb_buffer_pool_size"])
+    assert abs(pool - asked) < (2 << 20)  # the server rounds to whole chunks
+    assert run.settings["innodb_flush_log_at_trx_commit"] == "2"
+    assert log_setting(run.log, "innodb_buffer_pool_size") == str(pool)
+    assert log_setting(run.log, "innodb_flush_log_at_trx_commit") == "2"
+    # Refused, and said so by name; an option this MariaDB lacks is said to be unknown.
+    assert "# rerun setting refused: init_file is refused: it runs SQL at start." in run.log
+    assert "init_file" not in run.settings
+    assert "innodb_additional_mem_pool_size: not known to this server" in run.log
+    # Two runs, each its own curve, on the entry's engine.
+    assert run.repeats_done == 2
+    assert {s.step for s in run.samples.all()} == {"insert#1", "insert#2"}
+    assert run.log.count("# summary status=completed rows=20000") == 2
+    assert "# param engine=InnoDB" in run.log or "engine=InnoDB" in run.log
+    assert run.host["cores"] >= 1 and run.host["cpu_model"]
+    assert run.host_comparable is False  # the entry declared 8 HDDs and 8 cores
+    assert "Host not comparable" in run.message and "Scale 1/100, 2 runs" in run.message
+
+
+def test_a_postgresql_verification_runs_the_entrys_settings_scaled_and_reads_them_back(
+    organizer, iibench_binary, rerun_dir, recovery_dir
+):
+    entry = entry_with(
+        POSTGRESQL_CONF, server_family="postgresql", server_version="15.4", storage_engine="heap"
+    )
+    run = run_to_end(entry, organizer, "postgresql", scale=100, repeats=1)
+
+    assert run.kind == "verification"
+    assert run.settings["synchronous_commit"] == "off"
+    # 128 MB scaled 1/100, in PostgreSQL's own words.
+    assert run.settings["shared_buffers"] != "128MB"
+    assert log_setting(run.log, "shared_buffers") == run.settings["shared_buffers"]
+    # effective_cache_size was not declared: 75% of the declared 16 GB, scaled.
+    assert "effective_cache_size" in run.settings
+    assert (
+        "shared_preload_libraries is refused: it loads plugins." in run.log
+        and "shared_preload_libraries" not in run.settings
+    )
+    assert "checkpoint_segments: not known to this server" in run.log
+    assert "# summary status=completed rows=20000" in run.log
+
+
+def test_a_target_of_another_family_cannot_verify_unless_a_comparison_is_asked(organizer):
+    entry = entry_with(MY_CNF)
+    with pytest.raises(services.RerunRefused, match="cannot verify this entry") as refused:
+        services.rerun_start(
+            submission=entry, target="postgresql", scale=10, requested_by=organizer
+        )
+    assert refused.value.field == "target"
+    assert "comparison" in refused.value.message
+    with pytest.raises(services.RerunRefused, match="shared server: it cannot apply"):
+        services.rerun_start(
+            submission=entry, target="mariadb-shared", scale=10, requested_by=organizer
+        )
+    run = services.rerun_start(
+        submission=entry, target="postgresql", scale=10, requested_by=organizer, comparison=True
+    )
+    assert (run.kind, run.rows_target, run.repeats) == ("comparison", 200_000, 3)
+
+
+def test_the_entry_page_lists_the_declared_settings_and_what_a_rerun_applies(client):
+    entry = entry_with(MY_CNF)
+    page = client.get(entry.get_absolute_url()).content.decode()
+    assert "<code>innodb_flush_log_at_trx_commit</code>" in page
+    assert "init_file is refused: it runs SQL at start." in page
+    assert page.count(">applied<") == 3
+
+
+def test_a_scale_that_would_take_the_pool_below_its_floor_is_refused(organizer):
+    entry = entry_with("[mysqld]\ninnodb_buffer_pool_size = 128M\n")
+    with pytest.raises(services.RerunRefused, match="use a scale of at most 34") as refused:
+        services.rerun_start(submission=entry, target="mariadb", scale=100, requested_by=organizer)
+    assert refused.value.field == "scale"
+    assert "innodb_buffer_pool_size would fall below" in refused.value.message
+    # Without a scale the target's default is capped there.
+    run = services.rerun_start(submission=entry, target="mariadb", requested_by=organizer)
+    assert run.scale <= 34

@@ -1,0 +1,140 @@
+"""What each row cost, from a series' cost columns (iibench-c format 2, Python's max_i). Pure:
+numpy only.
+
+The benchmark prints each interval's totals (CPU seconds, bytes, device requests); a row's
+cost is that total over the rows the interval inserted. What a log does not carry stays
+absent (None, or NaN inside a curve): it is never shown as zero.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+KIB = 1024
+GIB = 1024**3
+
+
+def interval_rows(rows: np.ndarray) -> np.ndarray:
+    """Rows inserted in each report interval (the first interval starts at 0 rows)."""
+    return np.diff(rows, prepend=rows.dtype.type(0)).astype(np.float64)
+
+
+def per_row_curves(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Per report interval, against the report's rows: latency, CPU microseconds per row,
+    KiB written and device reads per row, and the table's size (GiB and GB per 100M rows)."""
+    rows = columns["rows"]
+    inserted = interval_rows(rows)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        per_row = {
+            "server_cpu_us_per_row": ("server_cpu_s", 1e6),
+            "client_cpu_us_per_row": ("client_cpu_s", 1e6),
+            "write_kb_per_row": ("write_bytes", 1 / KIB),
+            "read_kb_per_row": ("read_bytes", 1 / KIB),
+            "reads_per_row": ("read_ops", 1.0),
+        }
+        curves = {
+            name: np.where(inserted > 0, columns[source] * scale / inserted, np.nan)
+            for name, (source, scale) in per_row.items()
+            if source in columns
+        }
+        if "db_size_bytes" in columns:
+            size = columns["db_size_bytes"]
+            curves["db_size_gib"] = size / GIB
+            curves["gb_per_100m_rows"] = np.where(rows > 0, size / rows * 1e8 / 1e9, np.nan)
+    for name in ("latency_p50_ms", "latency_p99_ms", "latency_max_ms"):
+        if name in columns:
+            curves[name] = columns[name]
+    return curves
+
+
+@dataclass(frozen=True)
+class CostFigures:
+    """An entry's cost figures; None where its log does not carry what they need. Per-row
+    figures are over the terminal-rate window, like the terminal rate they stand beside."""
+
+    db_size_bytes: int | None  # at the last report
+    gb_per_100m_rows: float | None  # the last report's size over its rows
+    write_kb_per_row: float | None
+    reads_per_row: float | None
+    server_cpu_us_per_row: float | None
+    client_cpu_us_per_row: float | None
+
+    def as_dict(self) -> dict:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+def _window_total(column: np.ndarray | None, in_window: np.ndarray) -> float | None:
+    """The window's total, or None when any of its intervals was not measured."""
+    if column is None or not in_window.any():
+        return None
+    values = column[in_window]
+    if np.isnan(values).any():
+        return None
+    return float(values.sum())
+
+
+def cost_figures(columns: dict[str, np.ndarray], *, window_start_row: int) -> CostFigures:
+    """The window's per-row costs from the report intervals that end inside it, over the rows
+    those intervals inserted: a cost is printed per interval, so an interval the window starts
+    in counts whole (the terminal rate's window may start between two reports)."""
+    rows = columns["rows"]
+    last_rows = int(rows[-1]) if len(rows) else 0
+    in_window = rows > window_start_row
+    before = rows[~in_window]
+    window_rows = last_rows - (int(before[-1]) if len(before) else 0)
+
+    def per_row(name: str, scale: float) -> float | None:
+        total = _window_total(columns.get(name), in_window)
+        return total * scale / window_rows if total is not None and window_rows > 0 else None
+
+    size = columns.get("db_size_bytes")
+    final_size = float(size[-1]) if size is not None and len(size) else float("nan")
+    has_size = not np.isnan(final_size)
+    return CostFigures(
+        db_size_bytes=int(final_size) if has_size else None,
+        gb_per_100m_rows=final_size / last_rows * 1e8 / 1e9 if has_size and last_rows else None,
+        write_kb_per_row=per_row("write_bytes", 1 / KIB),
+        reads_per_row=per_row("read_ops", 1.0),
+        server_cpu_us_per_row=per_row("server_cpu_s", 1e6),
+        client_cpu_us_per_row=per_row("client_cpu_s", 1e6),
+    )
+
+
+def cost_tiles(
+    *,
+    db_size_bytes: int | None,
+    rows: int,
+    write_kb_per_row: float | None,
+    server_cpu_us_per_row: float | None,
+    client_cpu_us_per_row: float | None,
+    window_rows: int,
+) -> list[tuple[str, str, str]]:
+    """(label, value, note) for the entry page; empty when the log carries no cost at all."""
+    figures = (db_size_bytes, write_kb_per_row, server_cpu_us_per_row, client_cpu_us_per_row)
+    if all(value is None for value in figures):
+        return []
+    absent = "not in this log"
+    window = f"over the last {window_rows:,} rows"
+    size_note = absent
+    if db_size_bytes is not None and rows:
+        size_note = f"{db_size_bytes / rows * 1e8 / 1e9:,.1f} GB per 100M rows"
+    return [
+        (
+            "Database size",
+            "—" if db_size_bytes is None else f"{db_size_bytes / GIB:,.2f} GiB",
+            size_note,
+        ),
+        _per_row_tile("Written per row", write_kb_per_row, "KiB", window, absent),
+        _per_row_tile("Server CPU per row", server_cpu_us_per_row, "µs", window, absent),
+        _per_row_tile("Client CPU per row", client_cpu_us_per_row, "µs", window, absent),
+    ]
+
+
+def _per_row_tile(
+    label: str, value: float | None, unit: str, window: str, absent: str
+) -> tuple[str, str, str]:
+    if value is None:
+        return label, "—", absent
+    return label, f"{value:,.2f} {unit}", window

@@ -1,0 +1,185 @@
+"""The columnar fast path: a block of plain report lines read by Arrow's CSV reader (C++).
+
+A format parser offers each block to `read_reports` first; None sends the block to the
+format's per-line path, which is the reference: it reads everything (noise, trailers, a cut-off
+last line, odd eras) and says which line is wrong. The fast path only takes a block the
+per-line path would read to the very same numbers, so it is strict on purpose:
+
+- every byte is a digit, a dot, the delimiter (TAB, or one space for the 2009 eras) or a line
+  end: no sign, no exponent, no other blank, no letter
+  (Arrow reads "0x10" as 16 where Python's int() refuses it; "nan" and negative numbers are
+  errors the per-line path words); among such texts Arrow and int()/float() agree exactly
+  (both round correctly, both refuse "", "." and "1.2.3" and a fraction in an integer column);
+- every line is a report: as many rows as lines (a blank line makes one fewer), as many
+  fields as the header (Arrow refuses a row with another count);
+- the block does not hold the log's last line when that line has no newline (cut off);
+- the reports follow each other as `order_error` asks (`in_order`), else the per-line path
+  finds the line to blame.
+
+What a report means (which column is which field, what follows from it) stays in each format's
+parser, which hands its column picks here and appends the columns the same way both paths.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from .model import Series
+from .reader import TextBlock
+
+REPORT_BYTES = b"0123456789.\n"
+# A byte that is none of REPORT_BYTES and not the delimiter, to find where to cut a block.
+OTHER_BYTES = {
+    "\t": re.compile(rb"[^0-9.\t\n]"),
+    " ": re.compile(rb"[^0-9. \n]"),
+}
+MAX_CUTS = 16
+
+
+class TwoDecimals(float):
+    """A column kind: a rate as Java's %.2f prints it (digits, or digits, a dot and two
+    digits). Java's parser reads 1234.5 as 12345 (the dot groups thousands unless two digits
+    follow it), so a column that is not printed so goes line by line."""
+
+
+TWO_DECIMALS = r"^[0-9]+(\.[0-9][0-9])?$"
+ARROW_TYPES = {int: pa.int64(), float: pa.float64(), TwoDecimals: pa.string()}
+NUMPY_TYPES = {int: np.int64, float: np.float64, TwoDecimals: np.float64}
+
+
+def pieces(
+    blocks: Iterable[tuple[int, Sequence[str]]], delimiter: str = "\t"
+) -> Iterator[tuple[int, Sequence[str]]]:
+    """(first line, lines) again, each block cut around the lines that cannot be plain reports
+    (a header, a trailer, noise): the runs of plain lines between them go to the fast path
+    whole, instead of the block going line by line for one Totals line. At most MAX_CUTS cuts
+    a block: a block noisy throughout is left to the per-line path as it is."""
+    allowed = REPORT_BYTES + delimiter.encode()
+    other = OTHER_BYTES[delimiter]
+    for first, block in blocks:
+        data = getattr(block, "data", None)
+        if data is None:
+            yield first, block
+            continue
+        if not data.translate(None, allowed):  # the usual case: a block of reports only
+            block.plain = True
+            yield first, block
+            continue
+        for _ in range(MAX_CUTS):
+            if not data or not data.translate(None, allowed):
+                break
+            at = other.search(data).start()
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            if start:
+                head = data[: start - 1]
+                count = head.count(b"\n") + 1
+                yield first, TextBlock(head, first, count)
+                first += count
+            line = data[start:] if end < 0 else data[start:end]
+            yield first, TextBlock(line, first, 1)
+            first += 1
+            if end < 0:
+                data = b""
+                break
+            data = data[end + 1 :]
+        else:
+            yield first, TextBlock(data, first, data.count(b"\n") + 1)
+            continue
+        if data:
+            yield first, TextBlock(data, first, data.count(b"\n") + 1)
+
+
+def read_reports(
+    block: Sequence[str],
+    *,
+    ncols: int,
+    kinds: Mapping[int, type],
+    unterminated_line: int | None,
+    delimiter: str = "\t",
+) -> dict[int, np.ndarray] | None:
+    """The picked columns (position -> int or float) of a block made only of report lines,
+    one entry per line; None when the per-line path must read the block. With a space as the
+    delimiter, exactly one space separates two numbers (two make an empty field: refused)."""
+    data = getattr(block, "data", None)  # a slice of a block is a plain list: per line
+    if not data:
+        return None
+    if not block.plain and data.translate(None, REPORT_BYTES + delimiter.encode()):
+        return None
+    first = block.first_line
+    if unterminated_line is not None and first <= unterminated_line < first + len(block):
+        return None
+    names = [f"c{index}" for index in range(ncols)]
+    try:
+        table = pacsv.read_csv(
+            pa.BufferReader(data),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
+            parse_options=pacsv.ParseOptions(
+                delimiter=delimiter, quote_char=False, double_quote=False, escape_char=False
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types={names[index]: ARROW_TYPES[kind] for index, kind in kinds.items()},
+                include_columns=[names[index] for index in kinds],
+                null_values=[],
+                strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowException, ValueError):
+        return None
+    if table.num_rows != len(block):  # a blank line: its number would shift the others
+        return None
+    columns = {}
+    for index, kind in kinds.items():
+        column = table.column(names[index])
+        if kind is TwoDecimals:
+            if not pc.all(pc.match_substring_regex(column, TWO_DECIMALS)).as_py():
+                return None
+            column = pc.cast(column, pa.float64())  # Arrow's own number reading, as above
+        columns[index] = np.ascontiguousarray(column.to_numpy(), NUMPY_TYPES[kind])
+    return columns
+
+
+class Pending:
+    """Where the fast path puts what it read: straight into the series' arrays, a block at a
+    time, copied out of Arrow's buffers (which are then reused for the next block)."""
+
+    def __init__(self, series: Series):
+        self.series = series
+
+    def __len__(self) -> int:
+        return len(self.series)
+
+    def in_order(self, rows: np.ndarray, seconds: np.ndarray, *, grows: bool) -> bool:
+        """True when no report of the block, nor its first after the last one read, is one
+        that `LogParse.order_error` refuses (rows or time going down, a repeat)."""
+        series = self.series
+        if len(series):
+            rows = np.concatenate(([series.rows[-1]], rows))
+            seconds = np.concatenate(([series.seconds[-1]], seconds))
+        if len(rows) < 2:
+            return True
+        rows_step, seconds_step = np.diff(rows), np.diff(seconds)
+        repeat = rows_step == 0 if grows else (rows_step == 0) & (seconds_step == 0)
+        return bool((rows_step >= 0).all() and (seconds_step >= 0).all() and not repeat.any())
+
+    def add(self, block: Sequence[str], columns: Mapping[str, np.ndarray]) -> None:
+        """A block's columns (series field -> one value per line; `line` is added here)."""
+        for name, values in {**columns, "line": line_numbers(block)}.items():
+            extend(getattr(self.series, name), values)
+
+
+def extend(column: array, values: np.ndarray) -> None:
+    """Append numbers to an `array` column, converted to its type, with no Python objects."""
+    typed = np.ascontiguousarray(values, np.int64 if column.typecode == "q" else np.float64)
+    column.frombytes(memoryview(typed).cast("B"))
+
+
+def line_numbers(block: Sequence[str]) -> np.ndarray:
+    return np.arange(block.first_line, block.first_line + len(block), dtype=np.int64)

@@ -1,0 +1,199 @@
+"""A verification rerun at scale 1/k: rows/k rows on a server whose memory is scaled so the
+data-to-memory ratio, and with it the shape of the curve, matches the claim's. Pure.
+
+Scaling is not simply dividing by k. Measured with the C benchmark on MariaDB 10.11 (InnoDB,
+bench/scaling.py, README "Scaling rule"), the rows a buffer pool holds before the cliff grow
+faster than the pool: as pool ** 1.6 to 1.8 from 16 to 48 MB (the issue's own 13 MB and 64 MB
+points give 1.7), not as pool or pool - overhead. So to insert 1/k of the rows the pool
+shrinks by k ** (1 / 1.7), not by k:
+
+    pool_k = pool / k ** (1 / exponent)
+
+and only down to a floor: below about 16 MB the cliff stopped following the pool (a 12 MB
+pool fell at the same row as a 16 MB one; at 11 MB a 30,000-row run never fell), so a scale
+that would take the pool below it does not keep the curve's shape and is refused.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from submissions.server_settings import (
+    MYSQL,
+    POSTGRESQL,
+    BadSize,
+    applicable,
+    size_in_bytes,
+    size_text,
+)
+
+MIB = 1 << 20
+
+
+@dataclass(frozen=True)
+class MemoryRule:
+    floor: int  # below it the curve's shape no longer follows the setting (measured)
+    ram_share: float  # the share of the declared RAM assumed when the entry did not set it
+    # Rows before the cliff grow as setting ** exponent (measured); 1 scales plainly.
+    exponent: float = 1.0
+
+
+# The exponent and the InnoDB floor are the bench's measurements (README "Scaling rule"); the
+# other floors the servers' least useful sizes. The RAM shares are the usual advice of each
+# server's manual for a dedicated host, used only when an entry declared its RAM but not the
+# setting.
+MEMORY_RULES = {
+    MYSQL: {
+        "innodb_buffer_pool_size": MemoryRule(floor=16 * MIB, ram_share=0.7, exponent=1.7),
+        "key_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),
+        "aria_pagecache_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),
+    },
+    # No cliff was measured for shared_buffers alone (the OS page cache holds the table): it
+    # is scaled plainly.
+    POSTGRESQL: {
+        "shared_buffers": MemoryRule(floor=MIB, ram_share=0.25),
+        "effective_cache_size": MemoryRule(floor=MIB, ram_share=0.75),
+    },
+}
+
+
+def scaled_size(declared: int, scale: int, rule: MemoryRule) -> int:
+    if scale <= 1:
+        return declared
+    return max(rule.floor, int(declared / scale ** (1 / rule.exponent)))
+
+
+@dataclass(frozen=True)
+class ScaledMemory:
+    settings: dict[str, str]  # key -> value to apply
+    notes: list[str]  # one line per setting: where it came from and what it became
+
+
+# A memory setting never takes more than this share of the verification host's memory: a
+# server asked for more than the host has would swap or not start, and verify nothing.
+HOST_SHARE = 0.5
+
+
+def memory_for_scale(
+    declared: dict[str, str],
+    *,
+    family: str,
+    scale: int,
+    memory_gb: float,
+    host_memory_gb: float = 0,
+) -> ScaledMemory:
+    """The memory settings of a rerun at scale 1/`scale`, from the declared settings or, where
+    the entry set none, from its declared RAM (memory_gb; 0 for none); each at most HOST_SHARE
+    of `host_memory_gb` when that is known, said so in the notes."""
+    settings, notes = {}, []
+    for key, rule in MEMORY_RULES.get(family, {}).items():
+        source = f"declared {key} = {declared[key]}" if key in declared else ""
+        try:
+            size = size_in_bytes(declared[key], family=family, key=key) if source else 0
+        except BadSize as error:
+            notes.append(f"{error}: left at the server's default")
+            continue
+        if not source and rule.ram_share and memory_gb > 0:
+            size = int(memory_gb * (1 << 30) * rule.ram_share)
+            source = f"{rule.ram_share:.0%} of the declared {memory_gb:g} GB RAM"
+        if not source:
+            continue
+        scaled = scaled_size(size, scale, rule)
+        cap = int(host_memory_gb * (1 << 30) * HOST_SHARE)
+        if cap and scaled > cap:
+            notes.append(
+                f"{key} capped at {size_text(cap, family)}: half of this host's "
+                f"{host_memory_gb:g} GB (the data-to-memory ratio is not the claim's)"
+            )
+            scaled = cap
+        settings[key] = size_text(scaled, family)
+        notes.append(
+            f"{key} = {settings[key]} ({source}, scaled 1/{scale}: divided by "
+            f"{scale} ** (1/{rule.exponent:g}))"
+            if scale > 1
+            else f"{key} = {settings[key]} ({source})"
+        )
+    return ScaledMemory(settings, notes)
+
+
+def scaled_rows(claimed_rows: int, scale: int) -> int:
+    return max(1_000, claimed_rows // max(1, scale))
+
+
+def default_scale(
+    *, claimed_rows: int, claimed_seconds: float, time_limit: int, repeats: int
+) -> int:
+    """The smallest k whose repeats fit in the target's time limit, with half of it to spare
+    (the verification host may be slower than the entrant's)."""
+    if claimed_seconds <= 0 or claimed_rows <= 0:
+        return 1
+    budget = time_limit / 2 / max(1, repeats)
+    return max(1, math.ceil(claimed_seconds / budget))
+
+
+@dataclass(frozen=True)
+class RerunSettings:
+    """What a rerun's private server is started with, and what it is not, with why."""
+
+    applied: dict[str, str]
+    refused: dict[str, str]  # key -> the message naming it
+    notes: list[str]
+
+
+def rerun_settings(
+    declared: dict[str, str],
+    *,
+    entry_family: str,
+    server_family: str,
+    scale: int,
+    memory_gb: float,
+    host_memory_gb: float = 0,
+) -> RerunSettings:
+    """The entry's allowed settings with memory scaled 1/`scale`. A server of another family
+    (a comparison run) gets only memory, from the declared RAM: the entry's settings are not
+    its own."""
+    if entry_family != server_family:
+        memory = memory_for_scale(
+            {},
+            family=server_family,
+            scale=scale,
+            memory_gb=memory_gb,
+            host_memory_gb=host_memory_gb,
+        )
+        note = f"the entry's {entry_family} settings do not apply to a {server_family} server"
+        return RerunSettings(memory.settings, {}, [note, *memory.notes])
+    allowed = applicable(declared, server_family)
+    memory = memory_for_scale(
+        allowed.applied,
+        family=server_family,
+        scale=scale,
+        memory_gb=memory_gb,
+        host_memory_gb=host_memory_gb,
+    )
+    return RerunSettings({**allowed.applied, **memory.settings}, allowed.refused, memory.notes)
+
+
+def _declared_size(
+    declared: dict[str, str], key: str, rule: MemoryRule, family: str, memory_gb: float
+) -> int:
+    if key in declared:
+        try:
+            return size_in_bytes(declared[key], family=family, key=key)
+        except BadSize:
+            return 0
+    return int(memory_gb * (1 << 30) * rule.ram_share)
+
+
+def max_scale(declared: dict[str, str], *, family: str, memory_gb: float) -> tuple[int, str] | None:
+    """The largest k whose scaled pool stays at or above its floor, with the setting that
+    limits it; None when nothing limits it."""
+    limits = []
+    for key, rule in MEMORY_RULES.get(family, {}).items():
+        if rule.exponent == 1.0:
+            continue  # scaled plainly: no floor measured under which the shape changes
+        size = _declared_size(declared, key, rule, family, memory_gb)
+        if size:
+            # The largest k with size / k ** (1 / exponent) >= floor.
+            limits.append((max(1, math.floor((size / rule.floor) ** rule.exponent)), key))
+    return min(limits) if limits else None

@@ -1,0 +1,178 @@
+"""The classic judge on synthetic curves (issue: verified must mean verified): what scaling
+preserves (the normalised curve, where the cliff falls, terminal / initial), absolute rates only
+on a comparable host, repeats, and power both ways."""
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from submissions.logparse import parse_log
+from submissions.tracks.classic.rerun import cliff_fraction, judge_curves, shape_of
+from submissions.tracks.rerun import (
+    COMPARISON,
+    COMPARISON_RUN,
+    INCONCLUSIVE,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    SHAPE_ONLY,
+    VERIFICATION,
+    curve,
+)
+
+CLAIM_ROWS = 1_000_000_000
+SCALE = 10
+
+
+def run_curve(
+    rows: int,
+    *,
+    initial: float = 40_000.0,
+    cliff: float | None = 0.4,
+    after: float = 0.1,
+    noise: float = 0.05,
+    seed: int = 1,
+    reports: int = 200,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and seconds at each report of a run inserting at `initial` rows/s until `cliff`
+    (a fraction of the run), then at `after` of it, each interval's rate off by up to `noise`."""
+    random = np.random.default_rng(seed)
+    at = np.linspace(rows / reports, rows, reports)
+    fraction = at / rows
+    rate = np.where(cliff is not None and fraction > (cliff or 0), initial * after, initial)
+    rate = rate * (1 + random.uniform(-noise, noise, reports))
+    seconds = np.cumsum(np.diff(np.concatenate(([0.0], at))) / rate)
+    return at.astype(np.int64), seconds
+
+
+def judged(claim, reruns, *, kind=VERIFICATION, host_comparable=True, scale=SCALE):
+    return judge_curves(
+        claim, reruns, kind=kind, scale=scale, host_comparable=host_comparable, tolerance=0.25
+    )
+
+
+CLAIM = run_curve(CLAIM_ROWS, seed=0)
+RERUNS = [run_curve(CLAIM_ROWS // SCALE, seed=seed) for seed in (1, 2, 3)]
+
+
+def test_a_scaled_rerun_with_the_claims_cliff_reproduces_it():
+    verdict, figures = judged(CLAIM, RERUNS)
+    assert verdict.verdict == REPRODUCED, verdict.message
+    assert "At scale 1/10 (3 runs of 100,000,000 rows)" in verdict.message
+    assert "(the claim: at 40% of the run)" in verdict.message
+    assert figures["claim"]["cliff_fraction"] == pytest.approx(0.4, abs=0.03)
+    assert [each["cliff_fraction"] for each in figures["reruns"]] == [
+        pytest.approx(0.4, abs=0.03)
+    ] * 3
+
+
+def test_a_rerun_without_the_cliff_does_not_reproduce_it_and_says_where():
+    flat = [run_curve(CLAIM_ROWS // SCALE, cliff=None, seed=seed) for seed in (1, 2, 3)]
+    verdict, _ = judged(CLAIM, flat)
+    assert verdict.verdict == NOT_REPRODUCED
+    assert "the claim's rate falls below 50% of its start at 40% of the run" in verdict.message
+    assert "the rerun's did never, never, never" in verdict.message
+    assert "terminal rate is 0.10 of its initial rate" in verdict.message
+
+
+def test_a_cliff_far_later_in_the_rerun_does_not_reproduce_the_claim():
+    later = [run_curve(CLAIM_ROWS // SCALE, cliff=0.7, seed=seed) for seed in (1, 2, 3)]
+    verdict, _ = judged(CLAIM, later)
+    assert verdict.verdict == NOT_REPRODUCED
+    assert "at 70% of the run" in verdict.message
+
+
+def test_a_faster_engine_is_a_comparison_never_a_verification():
+    faster = [run_curve(CLAIM_ROWS // SCALE, initial=120_000.0, cliff=None, seed=2)]
+    verdict, _ = judged(CLAIM, faster, kind=COMPARISON_RUN)
+    assert verdict.verdict == COMPARISON
+    assert "never verifies the claim" in verdict.message
+    # Even a comparison run that matches exactly stays a comparison.
+    assert judged(CLAIM, RERUNS, kind=COMPARISON_RUN)[0].verdict == COMPARISON
+
+
+def test_power_a_true_claim_is_reproduced_and_the_same_claim_three_times_faster_is_not():
+    true_claim = run_curve(CLAIM_ROWS, seed=7)
+    assert judged(true_claim, RERUNS)[0].verdict == REPRODUCED
+    # A consistent but false log: every time divided by three. Its shape is the true one, so
+    # only the absolute rates, compared on a host like the entry's, can tell.
+    rows, seconds = true_claim
+    verdict, _ = judged((rows, seconds / 3), RERUNS)
+    assert verdict.verdict == NOT_REPRODUCED
+    assert (
+        "the claim's average rate is 18,744 rows/s; the rerun's 6,240 to 6,248" in verdict.message
+    )
+
+
+def test_on_a_host_unlike_the_entrys_a_matching_shape_is_shape_only_said_plainly():
+    rows, seconds = CLAIM
+    verdict, _ = judged((rows, seconds / 3), RERUNS, host_comparable=False)
+    assert verdict.verdict == SHAPE_ONLY
+    assert "its absolute rates were not compared" in verdict.message
+
+
+def test_repeats_widen_the_range_the_claim_must_lie_in():
+    # The repeats' terminal ratios spread from about 0.08 to 0.12; a claim of 0.13 is inside
+    # the range widened by 25%, a claim of 0.2 is not.
+    spread = [run_curve(CLAIM_ROWS // SCALE, after=after, seed=4) for after in (0.08, 0.1, 0.12)]
+    assert judged(run_curve(CLAIM_ROWS, after=0.13), spread)[0].verdict == REPRODUCED
+    verdict, _ = judged(run_curve(CLAIM_ROWS, after=0.2), spread)
+    assert verdict.verdict == NOT_REPRODUCED
+    assert "terminal rate is 0.20 of its initial rate" in verdict.message
+
+
+def test_a_rerun_that_stops_short_of_the_scaled_run_is_inconclusive():
+    short = [run_curve(CLAIM_ROWS // SCALE // 2, seed=1)]
+    verdict, _ = judged(CLAIM, short)
+    assert verdict.verdict == INCONCLUSIVE
+    assert "should insert 100,000,000 rows; it inserted 50,000,000" in verdict.message
+
+
+def test_a_rerun_with_too_few_reports_has_no_shape():
+    verdict, _ = judged(CLAIM, [run_curve(CLAIM_ROWS // SCALE, reports=5)])
+    assert verdict.verdict == INCONCLUSIVE
+
+
+def test_one_slow_interval_is_not_a_cliff():
+    normalised = np.ones(50)
+    normalised[10] = 0.2  # a checkpoint's stall
+    assert cliff_fraction(normalised) is None
+    normalised[30:] = 0.3
+    assert cliff_fraction(normalised) == pytest.approx(0.6)
+
+
+def test_the_shape_is_measured_against_the_runs_own_start():
+    shape = shape_of(*run_curve(1_000_000, initial=5_000.0, cliff=0.5, after=0.2, noise=0))
+    assert shape.initial_rate == pytest.approx(5_000)
+    assert shape.cliff == pytest.approx(0.5, abs=0.02)
+    assert shape.terminal_ratio == pytest.approx(0.2)
+
+
+# Two identical real runs: the C benchmark, 300,000 rows into InnoDB on a private MariaDB 10.11
+# with a 6 MB buffer pool, on the project's shared 2-core VM while other tests ran. Their starts
+# differ 1.7x (the host's load); where the cliff falls and the average rate do not.
+REAL = Path(__file__).parent / "fixtures/logs"
+
+
+def real_curve(name: str) -> tuple[np.ndarray, np.ndarray]:
+    return curve(parse_log(io.BytesIO((REAL / name).read_bytes())))
+
+
+def test_on_real_runs_the_cliff_is_found_and_a_true_claim_tells_from_one_three_times_faster():
+    first = real_curve("iibench-c-mariadb-6mb-pool-300k-a.log")
+    second = real_curve("iibench-c-mariadb-6mb-pool-300k-b.log")
+    assert shape_of(*first).cliff == pytest.approx(0.14)
+    assert shape_of(*second).cliff == pytest.approx(0.16)
+
+    assert judged(first, [second], scale=1)[0].verdict == REPRODUCED
+    rows, seconds = first
+    faster, _ = judged((rows, seconds / 3), [second], scale=1)
+    assert faster.verdict == NOT_REPRODUCED
+    assert "the claim's average rate is 5,147 rows/s; the rerun's 1,767" in faster.message
+    # One repeat is at the mercy of the host's load: the second run's start was slow, so its
+    # terminal / initial ratio lies outside the first's widened by 25%. Repeats widen the range.
+    alone, _ = judged(second, [first], scale=1)
+    assert alone.verdict == NOT_REPRODUCED
+    assert "terminal rate is 0.08 of its initial rate" in alone.message
+    assert judged(second, [first, second], scale=1)[0].verdict == REPRODUCED

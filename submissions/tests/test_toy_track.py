@@ -1,0 +1,68 @@
+"""Adding a workload is one folder and one line in TRACKS: a toy track (tests/toy_track/) is
+offered to organizers, ranks its entries on its board and plots them, with no other change."""
+
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from submissions import services, tracks
+from submissions.models import Contest
+from submissions.tests.conftest import DECLARED
+from submissions.tests.factories import ContestFactory, UserFactory
+from submissions.tests.logs import python_log
+from submissions.tests.pages import board_rows
+from submissions.tests.toy_track import TOY
+
+pytestmark = pytest.mark.django_db
+
+OPEN = {
+    "required_mysql_version": "",
+    "preferred_os": "",
+    "max_memory_gb": None,
+    "require_direct_attached": False,
+}
+
+
+@pytest.fixture(autouse=True)
+def toy_registered(monkeypatch):
+    # The one line a newcomer adds to submissions/tracks/__init__.py.
+    monkeypatch.setitem(tracks.TRACKS, TOY.workload, TOY)
+
+
+def submit(contest, rates: list[float], name: str):
+    return services.submission_create(
+        contest=contest,
+        owner=UserFactory(),
+        declared={**DECLARED, "entrant_name": name},
+        log_file=SimpleUploadedFile("run.log", python_log(rates=rates)),
+    )
+
+
+def test_the_toy_workload_is_offered_when_an_organizer_adds_a_contest(admin_client):
+    html = admin_client.get("/admin/submissions/contest/add/").content.decode()
+    assert '<option value="toy_peak">Toy: peak insert rate</option>' in html
+    assert ("toy_peak", "Toy: peak insert rate") in Contest._meta.get_field("workload").choices
+
+
+def test_the_toy_workload_ranks_its_entries_on_its_board_and_plots_them(client):
+    contest = ContestFactory(workload="toy_peak", target_rows=5_000_000, **OPEN)
+    contest.full_clean()  # the workload is a valid choice
+    steady = submit(contest, [5_000.0] * 5, "Steady")
+    bursty = submit(contest, [10_000.0, 2_000.0, 2_000.0, 2_000.0, 2_000.0], "Bursty")
+
+    response = client.get(contest.get_absolute_url())
+    html = response.content.decode()
+    assert [(row[0], row[1], row[4]) for row in board_rows(response)] == [
+        ("1", "Bursty", "10,000"),
+        ("2", "Steady", "5,000"),
+    ]
+    assert "Peak rate" in html and "Ranked by the fastest report interval" in html
+
+    page = client.get(steady.get_absolute_url()).content.decode()
+    plot = json.loads(page.split('id="track-plot-data" type="application/json">')[1].split("<")[0])
+    assert plot["kind"] == "rate_curve"
+    assert plot["figures"] == {"peak_rate": 5_000.0, "rows": 5_000_000}
+    assert "Peak rate (rows/s)" in page
+    bursty.refresh_from_db()
+    assert (bursty.rank, bursty.track_metric) == (1, 10_000.0)

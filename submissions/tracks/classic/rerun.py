@@ -1,0 +1,381 @@
+"""A classic rerun and its judge. Pure: numpy only.
+
+A verification rerun at scale 1/k inserts claimed_rows / k rows on a server whose memory is
+scaled so that the data-to-memory ratio, and with it the curve's shape, matches the claim's
+(README "What a rerun's verdict means"). So the judge compares what scaling preserves, each curve
+against its own run:
+
+- where the cliff falls, as a fraction of the run: the first point where the smoothed rate
+  falls below CLIFF_LEVEL of the run's initial rate (None when it never does);
+- the terminal rate over the initial rate;
+- the rate curve at the same fractions of the run, each point over the run's average rate
+  (a running median over 10% of the run).
+  Over its average, not its start: the start of a run is its noisiest part (in memory, CPU
+  bound, as fast as the host is idle). Two identical 300,000-row runs on this project's shared
+  2-core VM (MariaDB 10.11, a 6 MB buffer pool) started at 25,500 and 14,800 rows/s, fell
+  below half at 14% and 16% of the run and averaged 1,716 and 1,767 rows/s.
+
+Absolute rates (the average, rows over seconds) are compared only when the rerun's host is
+comparable with the entry's; otherwise a matching shape is `shape_only`, said plainly. With
+several repeats the claim's figure must lie within the reruns' range widened by the contest's
+tolerance (the cliff's position by CLIFF_FRACTION_TOLERANCE of the run). A rerun on another
+engine or configuration is a `comparison`; a rerun without a scale (a prefix of the run at the
+server's own memory: the API's `rows`) can compare speeds but never verify a curve made past
+the memory cliff.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from submissions.terminal import seconds_at_rows, terminal_window
+
+from ..rerun import (
+    COMPARISON,
+    COMPARISON_RUN,
+    INCONCLUSIVE,
+    NOT_REPRODUCED,
+    REPRODUCED,
+    SHAPE_ONLY,
+    Claim,
+    Comparison,
+    Judgement,
+    Rerun,
+    RerunOutput,
+    RerunSpec,
+    Step,
+    benchmark_arguments,
+    curve,
+    progress,
+)
+
+STEP = "insert"
+POINTS = 50  # the curve is compared at every 2% of the run
+INITIAL_POINTS = 3  # the initial rate: the median of the first 6% of the run
+SMOOTHING = 3  # the cliff is found on a running median of this many points
+# The curves are compared on a running median of this many points (10% of the run): past the
+# cliff one 2% interval differs from the next by a third (checkpoints, flushes).
+PROFILE_SMOOTHING = 5
+CLIFF_LEVEL = 0.5  # the cliff: the rate below half its start
+CLIFF_FRACTION_TOLERANCE = 0.10  # the claim's cliff within 10% of the run of the reruns'
+TERMINAL_SHARE = 0.03  # the terminal rate: the last 3% of the run (three of a rerun's reports)
+SHAPE_SHARE = 0.8  # the normalised curve within the band at 80% of the points
+COVERAGE = 0.9  # a scaled rerun must insert at least 90% of the claim's rows / k
+MIN_REPORTS = 10
+
+
+def steps(spec: RerunSpec) -> list[Step]:
+    plan = spec.plan
+    return [Step(STEP, "the classic run", benchmark_arguments(plan), plan.rows)]
+
+
+# --- the shape of a curve ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shape:
+    rows: int
+    seconds: float
+    initial_rate: float
+    average_rate: float
+    profile: np.ndarray  # the rate over each POINTS-th of the run, over the average rate
+    cliff: float | None  # where the rate fell below CLIFF_LEVEL of its start (fraction)
+    terminal_ratio: float  # terminal rate / initial rate
+
+    def as_dict(self) -> dict:
+        return {
+            "rows": self.rows,
+            "seconds": self.seconds,
+            "initial_rate": self.initial_rate,
+            "average_rate": self.average_rate,
+            "cliff_fraction": self.cliff,
+            "terminal_ratio": self.terminal_ratio,
+        }
+
+
+def shape_of(rows: np.ndarray, seconds: np.ndarray) -> Shape | None:
+    """None for a curve too short to have a shape (fewer than MIN_REPORTS reports)."""
+    if len(rows) < MIN_REPORTS or float(seconds[-1]) <= 0:
+        return None
+    total = float(rows[-1])
+    at_rows = np.linspace(0.0, total, POINTS + 1)
+    at_seconds = np.array([seconds_at_rows(rows, seconds, at) for at in at_rows])
+    spans = np.diff(at_seconds)
+    if np.any(spans <= 0):
+        return None
+    rates = np.diff(at_rows) / spans
+    initial = float(np.median(rates[:INITIAL_POINTS]))
+    average = total / float(seconds[-1])
+    window = terminal_window(
+        rows, seconds, target_rows=int(total), window_rows=total * TERMINAL_SHARE
+    )
+    terminal = window.rate or 0.0
+    return Shape(
+        rows=int(total),
+        seconds=float(seconds[-1]),
+        initial_rate=initial,
+        average_rate=average,
+        profile=running_median(rates / average, PROFILE_SMOOTHING),
+        cliff=cliff_fraction(rates / initial),
+        terminal_ratio=terminal / initial,
+    )
+
+
+def running_median(values: np.ndarray, points: int) -> np.ndarray:
+    half = points // 2
+    return np.array(
+        [np.median(values[max(0, i - half) : i + half + 1]) for i in range(len(values))]
+    )
+
+
+def cliff_fraction(normalised: np.ndarray) -> float | None:
+    """Where a smoothed curve first falls below CLIFF_LEVEL, as a fraction of the run: the
+    start of the first such point. A running median, so a single slow interval (a checkpoint)
+    is not a cliff."""
+    below = np.flatnonzero(running_median(normalised, SMOOTHING) < CLIFF_LEVEL)
+    return float(below[0]) / len(normalised) if len(below) else None
+
+
+# --- the claim against the reruns --------------------------------------------------------------
+
+
+def _within(value: float, low: float, high: float) -> bool:
+    return low <= value <= high
+
+
+def _cliff_text(fraction: float | None) -> str:
+    return "never" if fraction is None else f"at {fraction:.0%} of the run"
+
+
+def check_shape(claim: Shape, reruns: list[Shape], tolerance: float) -> list[str]:
+    """What fails in the claim's shape against the reruns': empty when it matches."""
+    failures = []
+    # A curve without a cliff is taken as one at the very end: a cliff at 95% and none match.
+    cliffs = [1.0 if each.cliff is None else each.cliff for each in reruns]
+    claimed_cliff = 1.0 if claim.cliff is None else claim.cliff
+    if not _within(
+        claimed_cliff,
+        min(cliffs) - CLIFF_FRACTION_TOLERANCE,
+        max(cliffs) + CLIFF_FRACTION_TOLERANCE,
+    ):
+        found = ", ".join(_cliff_text(each.cliff) for each in reruns)
+        failures.append(
+            f"the claim's rate falls below {CLIFF_LEVEL:.0%} of its start "
+            f"{_cliff_text(claim.cliff)}; the rerun's did {found} (allowed: within "
+            f"{CLIFF_FRACTION_TOLERANCE:.0%} of the run)"
+        )
+    ratios = [each.terminal_ratio for each in reruns]
+    low, high = min(ratios) * (1 - tolerance), max(ratios) * (1 + tolerance)
+    if not _within(claim.terminal_ratio, low, high):
+        failures.append(
+            f"the claim's terminal rate is {claim.terminal_ratio:.2f} of its initial rate; "
+            f"the rerun's {_span(ratios, '{:.2f}')} (allowed {low:.2f} to {high:.2f})"
+        )
+    curves = np.log(np.maximum(np.array([each.profile for each in reruns]), 1e-9))
+    band = math.log(1 + tolerance)
+    claimed = np.log(np.maximum(claim.profile, 1e-9))
+    inside = (claimed >= curves.min(axis=0) - band) & (claimed <= curves.max(axis=0) + band)
+    if inside.mean() < SHAPE_SHARE:
+        worst = int(np.argmax(np.abs(claimed - np.median(curves, axis=0))))
+        failures.append(
+            f"the claim's rate curve (over its average rate) strays from the rerun's at "
+            f"{1 - inside.mean():.0%} of the run (at {worst / POINTS:.0%} of the run: "
+            f"{claim.profile[worst]:.2f} of its average against "
+            f"{float(np.median(np.exp(curves[:, worst]))):.2f})"
+        )
+    return failures
+
+
+def check_rates(claim: Shape, reruns: list[Shape], tolerance: float) -> list[str]:
+    """The absolute average rate, for a host comparable with the entry's."""
+    rates = [each.average_rate for each in reruns]
+    low, high = min(rates) * (1 - tolerance), max(rates) * (1 + tolerance)
+    if _within(claim.average_rate, low, high):
+        return []
+    return [
+        f"the claim's average rate is {claim.average_rate:,.0f} rows/s; the rerun's "
+        f"{_span(rates, '{:,.0f}')} rows/s (allowed {low:,.0f} to {high:,.0f})"
+    ]
+
+
+def _span(values: list[float], form: str) -> str:
+    if len(values) == 1 or min(values) == max(values):
+        return form.format(values[0])
+    return f"{form.format(min(values))} to {form.format(max(values))}"
+
+
+def judge_curves(
+    claimed: tuple[np.ndarray, np.ndarray],
+    reruns: list[tuple[np.ndarray, np.ndarray]],
+    *,
+    kind: str,
+    scale: float | None,
+    host_comparable: bool,
+    tolerance: float,
+    claimed_rows: int | None = None,
+) -> tuple[Comparison, dict]:
+    """The verdict on a scaled rerun's curves against the claim's, and the figures behind it."""
+    claim = shape_of(*claimed)
+    if claim is None:
+        return Comparison(
+            INCONCLUSIVE, None, "The entry's log has too few reports for a shape."
+        ), {}
+    shapes = [shape_of(*each) for each in reruns]
+    if not shapes or any(each is None for each in shapes):
+        return Comparison(
+            INCONCLUSIVE, None, f"A rerun reported fewer than {MIN_REPORTS} times: no shape."
+        ), {"claim": claim.as_dict()}
+    claimed_rows = claimed_rows or claim.rows
+    short = min(each.rows for each in shapes)
+    if short * scale < COVERAGE * claimed_rows:
+        return Comparison(
+            INCONCLUSIVE,
+            None,
+            f"At scale 1/{scale:g} the rerun should insert {claimed_rows / scale:,.0f} rows; "
+            f"it inserted {short:,}: it does not reach the claim's end, where its terminal rate "
+            "is measured.",
+        ), {"claim": claim.as_dict()}
+    figures = {
+        "scale": scale,
+        "claim": claim.as_dict(),
+        "reruns": [each.as_dict() for each in shapes],
+    }
+    failures = check_shape(claim, shapes, tolerance)
+    compared_rates = host_comparable and kind != COMPARISON_RUN
+    if compared_rates:
+        failures += check_rates(claim, shapes, tolerance)
+    ratio = float(np.median([each.terminal_ratio for each in shapes])) / claim.terminal_ratio
+    said = _said(claim, shapes, scale)
+    if kind == COMPARISON_RUN:
+        verdict = COMPARISON
+        outcome = (
+            "a comparison run on another engine or configuration: it compares the engines, "
+            "never verifies the claim"
+            + (f" (it differs: {'; '.join(failures)})" if failures else " (the shapes agree)")
+        )
+    elif failures:
+        verdict, outcome = NOT_REPRODUCED, "not reproduced: " + "; ".join(failures)
+    elif compared_rates:
+        verdict, outcome = REPRODUCED, "reproduced: shape and rates within the tolerance"
+    else:
+        verdict = SHAPE_ONLY
+        outcome = (
+            "shape only: the curve's shape matches; the rerun's host is not comparable with "
+            "the entry's, so its absolute rates were not compared"
+        )
+    figures["summary"] = f"{said} {outcome}."
+    return Comparison(verdict, ratio, f"{said} Tolerance {tolerance:.0%}: {outcome}."), figures
+
+
+def _said(claim: Shape, reruns: list[Shape], scale: float) -> str:
+    repeats = f"{len(reruns)} run{'s' if len(reruns) > 1 else ''}"
+    return (
+        f"At scale 1/{scale:g} ({repeats} of {reruns[0].rows:,} rows): the rate fell below "
+        f"{CLIFF_LEVEL:.0%} of its start {', '.join(_cliff_text(each.cliff) for each in reruns)}"
+        f" (the claim: {_cliff_text(claim.cliff)}); terminal / initial rate "
+        f"{_span([each.terminal_ratio for each in reruns], '{:.2f}')} (the claim: "
+        f"{claim.terminal_ratio:.2f}); average rate "
+        f"{_span([each.average_rate for each in reruns], '{:,.0f}')} rows/s (the claim: "
+        f"{claim.average_rate:,.0f})."
+    )
+
+
+# --- a prefix of the run: speeds over the same rows ---------------------------------------------
+
+
+def compare_runs(
+    claimed_rows: np.ndarray,
+    claimed_seconds: np.ndarray,
+    rerun_rows: np.ndarray,
+    rerun_seconds: np.ndarray,
+    tolerance: float,
+) -> Comparison:
+    """A rerun of the run's first rows at the server's own memory against the claim over the
+    same rows: rerun rate / claimed rate."""
+    if len(rerun_rows) == 0 or rerun_seconds[-1] <= 0:
+        return Comparison(INCONCLUSIVE, None, "The rerun reported no rows to compare.")
+    if len(claimed_rows) == 0:
+        return Comparison(INCONCLUSIVE, None, "The entry's log has no samples to compare with.")
+    rows = float(min(rerun_rows[-1], claimed_rows[-1]))
+    rerun_rate = rows / seconds_at_rows(rerun_rows, rerun_seconds, rows)
+    if rows < claimed_rows[0]:
+        # The claim says nothing before its first report: compare with its rate there.
+        claimed_at, claimed_rate = (
+            float(claimed_rows[0]),
+            float(claimed_rows[0] / claimed_seconds[0]),
+        )
+        where = f"the claim's first report, at {claimed_at:,.0f} rows,"
+    else:
+        claimed_rate = rows / seconds_at_rows(claimed_rows, claimed_seconds, rows)
+        where = f"the claim, over the same {rows:,.0f} rows,"
+    ratio = rerun_rate / claimed_rate
+    verdict = REPRODUCED if ratio >= 1.0 - tolerance else NOT_REPRODUCED
+    outcome = (
+        "reproduced"
+        if verdict == REPRODUCED
+        else f"not reproduced: more than {tolerance:.0%} slower than claimed"
+    )
+    message = (
+        f"The rerun inserted {rows:,.0f} rows at {rerun_rate:,.0f} rows/s; {where} ran at "
+        f"{claimed_rate:,.0f} rows/s. Ratio {ratio:.2f} (tolerance {tolerance:.0%}): {outcome}."
+    )
+    return Comparison(verdict, ratio, message)
+
+
+def _prefix(
+    claim: Claim, reruns: list[tuple[np.ndarray, np.ndarray]], kind: str, tolerance: float
+) -> Comparison:
+    speed = compare_runs(claim.curve_rows, claim.curve_seconds, *reruns[-1], tolerance)
+    if speed.verdict == INCONCLUSIVE:
+        return speed
+    if kind == COMPARISON_RUN:
+        return Comparison(
+            COMPARISON,
+            speed.ratio,
+            "Comparison run (another engine or configuration than the entry's): it compares "
+            f"the engines, never verifies the claim. {speed.message}",
+        )
+    return Comparison(
+        INCONCLUSIVE,
+        speed.ratio,
+        f"{speed.message} But this rerun is the run's first rows at the server's own memory, "
+        "not the run scaled: it cannot reach the claim's memory cliff, so it cannot verify "
+        "the claim. Start a verification at a scale.",
+    )
+
+
+def judge(
+    claim: Claim,
+    reruns: list[RerunOutput],
+    *,
+    kind: str,
+    scale: float | None = None,
+    host_comparable: bool = True,
+    tolerance: float,
+) -> Judgement:
+    curves = [curve(output.logs[STEP]) for output in reruns]
+    if not curves:
+        return Judgement(INCONCLUSIVE, None, "The rerun finished no repeat to compare.")
+    rows_done, rate = progress(reruns[-1].logs[STEP])
+    shorter = scale and min(int(rows[-1]) if len(rows) else 0 for rows, _ in curves) * scale
+    covers = bool(scale) and shorter >= COVERAGE * claim.rows
+    if not scale or (kind == COMPARISON_RUN and not covers):
+        # Not a scaled run of the claim: its first rows, compared by speed over the same rows.
+        verdict = _prefix(claim, curves, kind, tolerance)
+        return Judgement(verdict.verdict, verdict.ratio, verdict.message, {}, rows_done, rate)
+    verdict, figures = judge_curves(
+        (claim.curve_rows, claim.curve_seconds),
+        curves,
+        kind=kind,
+        scale=scale,
+        host_comparable=host_comparable,
+        tolerance=tolerance,
+        claimed_rows=claim.rows,
+    )
+    return Judgement(verdict.verdict, verdict.ratio, verdict.message, figures, rows_done, rate)
+
+
+RERUN = Rerun(judge=judge, steps=steps)

@@ -1,0 +1,457 @@
+"""What every track's rerun shares: the benchmark's command line, the plan a rerun is made
+from, what it measured, and the verdict vocabulary. Each track's own package says which runs
+a rerun of it makes (`steps`), why one cannot run (`refusal`) and how its output is judged
+against the claim (`judge`); the runner only starts processes, watches them, stores what they
+printed and calls these. Pure: plain data in, plain data out.
+
+The verdicts (README "What a rerun's verdict means"):
+- reproduced: same engine and configuration, at the named scale, every repeat agreeing;
+- shape_only: same engine and configuration, the host not comparable: the curve's shape
+  matches, its absolute rates were not compared;
+- not_reproduced: the figure that fails is named;
+- comparison: another engine or configuration ran: never a verification;
+- inconclusive: the rerun cannot say (and the message says why).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from submissions.logparse import parse_log
+from submissions.logparse.model import ParsedLog
+
+REPRODUCED = "reproduced"
+SHAPE_ONLY = "shape_only"
+NOT_REPRODUCED = "not_reproduced"
+COMPARISON = "comparison"
+INCONCLUSIVE = "inconclusive"
+VERDICTS = {
+    REPRODUCED: "Reproduced",
+    SHAPE_ONLY: "Shape only",
+    NOT_REPRODUCED: "Not reproduced",
+    COMPARISON: "Comparison",
+    INCONCLUSIVE: "Inconclusive",
+}
+
+VERIFICATION = "verification"
+COMPARISON_RUN = "comparison"  # a rerun's kind: another engine or configuration
+
+# Past this many times smaller than the claim, a rerun says so in its message.
+SCALE_WORTH_SAYING = 10
+
+
+# --- the benchmark's command line -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    binary: str
+    db_url: str
+    rows: int
+    rows_per_commit: int
+    rows_per_insert: int
+    seed: int
+    engine: str | None = None
+    # The seeds' other workloads (README "Other workloads"); None/0 leaves the C default.
+    report_every: int | None = None
+    delete_after: int = 0
+    query_threads: int = 0
+    pk: str | None = None
+    writers: int = 1
+    readers: int = 0
+    reader_pause_ms: int | None = None
+    max_rate: int = 0
+
+
+def report_every(rows: int) -> int:
+    """Often enough for a live curve (about 100 points) without flooding the database."""
+    return max(1_000, rows // 100)
+
+
+def benchmark_arguments(plan: RunPlan) -> list[str]:
+    arguments = [
+        plan.binary,
+        "--db",
+        plan.db_url,
+        "--rows",
+        str(plan.rows),
+        "--rows-per-commit",
+        str(plan.rows_per_commit),
+        "--rows-per-insert",
+        str(min(plan.rows_per_insert, plan.rows_per_commit)),
+        "--report-every",
+        str(plan.report_every or report_every(plan.rows)),
+        "--seed",
+        str(plan.seed),
+    ]
+    if plan.engine:
+        arguments += ["--engine", plan.engine]
+    return arguments + _workload_arguments(plan)
+
+
+def _workload_arguments(plan: RunPlan) -> list[str]:
+    # Only what differs from the C defaults, so a classic rerun's command line stays the
+    # classic one.
+    optional = [
+        ("--delete-after", plan.delete_after, plan.delete_after > 0),
+        ("--query-threads", plan.query_threads, plan.query_threads > 0),
+        ("--pk", plan.pk, plan.pk is not None),
+        ("--writers", plan.writers, plan.writers != 1),
+        ("--readers", plan.readers, plan.readers > 0),
+        ("--reader-pause-ms", plan.reader_pause_ms, plan.reader_pause_ms is not None),
+        ("--max-rate", plan.max_rate, plan.max_rate > 0),
+    ]
+    return [text for flag, value, wanted in optional if wanted for text in (flag, str(value))]
+
+
+@dataclass(frozen=True)
+class LoadPlan:
+    """`iibench load`: seed 003's bulk load of generated rows with the keys in place."""
+
+    binary: str
+    db_url: str
+    keys: int
+    row_length: int
+    rows: int
+    seed: int
+    out_dir: str
+    engine: str | None = None
+
+
+def load_arguments(plan: LoadPlan) -> list[str]:
+    # --out keeps the generated file in the rerun's own folder: `load` does not catch
+    # signals, so a cancelled load would leave a temporary directory behind; ours is removed.
+    arguments = [
+        plan.binary,
+        "load",
+        "--db",
+        plan.db_url,
+        "--keys",
+        str(plan.keys),
+        "--row-length",
+        str(plan.row_length),
+        "--rows",
+        str(plan.rows),
+        "--seed",
+        str(plan.seed),
+        "--out",
+        plan.out_dir,
+    ]
+    if plan.engine:
+        arguments += ["--engine", plan.engine]
+    return arguments
+
+
+def engine_for(declared_engine: str, supported: list[str]) -> str | None:
+    """The entry's storage engine when the target has it (InnoDB, MyISAM...), else None (the
+    target's default)."""
+    wanted = declared_engine.strip().lower()
+    return next((engine for engine in supported if engine.lower() == wanted), None)
+
+
+def server_family(url: str, server: str = "") -> str:
+    """mariadb, postgresql or sqlite: what a target runs, from its URL (or its private
+    server's kind)."""
+    if server:
+        return server
+    scheme = url.split(":", 1)[0].lower()
+    if scheme in ("mysql", "mariadb"):
+        return "mariadb"
+    if scheme.startswith("postgres"):
+        return "postgresql"
+    return scheme
+
+
+def rerun_kind(declared_engine: str, *, family: str, engines: list[str]) -> str:
+    """A verification when the target runs the entry's server family and storage engine, else
+    a comparison: a rerun on another engine compares engines, never verifies the claim."""
+    declared = declared_engine.strip().lower()
+    if family == "postgresql":
+        return VERIFICATION if declared.startswith("postgres") else COMPARISON_RUN
+    if family == "mariadb" and engine_for(declared_engine, engines):
+        return VERIFICATION
+    return COMPARISON_RUN
+
+
+# --- a rerun's plan ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TargetOptions:
+    """How a target scales the seeds' concurrency down (seed 004 ran 10 writers, 100 readers)."""
+
+    writers: int = 2
+    readers: int = 2
+    query_threads: int = 1
+
+
+@dataclass(frozen=True)
+class RerunSpec:
+    plan: RunPlan  # the classic run at the rerun's rows, against the target
+    figures: dict  # the entry's track figures (Submission.track_figures)
+    claimed_rows: int  # the rows of the entry's own run
+    options: TargetOptions = TargetOptions()
+    scratch_dir: str = ""  # where `load` writes its data file
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str  # stored with the run and its samples: "insert", "uuid-char", "load"...
+    description: str  # for people: "Step 2 of 3: ..."
+    arguments: list[str]
+    rows: int
+
+
+class NotPlannable(ValueError):
+    """The entry does not state what this workload's rerun needs (the message says what)."""
+
+
+@dataclass(frozen=True)
+class RerunRequest:
+    """What a rerun is asked to do, checked before it is queued: the organizer reads why it
+    cannot run at once rather than in a failed run."""
+
+    figures: dict
+    claimed_rows: int
+    rows: int
+    time_limit: int
+
+
+# --- what a rerun measured and how it compares ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What the entry claims, as the rerun started: its track figures, the rows of its run and,
+    for a track with a curve, the curve itself (rows and seconds at each report)."""
+
+    figures: dict
+    rows: int
+    curve_rows: object = None  # numpy arrays, or None without a curve
+    curve_seconds: object = None
+    engine: str = ""
+
+
+@dataclass(frozen=True)
+class RerunOutput:
+    """One finished repeat of a rerun: each step's parsed output, what a procedure that is not
+    a list of runs (crash recovery) measured itself, and the plan it ran."""
+
+    logs: dict[str, ParsedLog]
+    spec: RerunSpec
+    rows_target: int
+    result: dict = field(default_factory=dict)
+
+
+def read_output(
+    step_logs: Mapping[str, str], *, spec: RerunSpec, rows_target: int, result: dict | None = None
+) -> RerunOutput:
+    """Parse each step's output with the registry's own parser. Raises LogError."""
+    logs = {name: parse_log(io.BytesIO(text.encode())) for name, text in step_logs.items()}
+    return RerunOutput(logs, spec, rows_target, dict(result or {}))
+
+
+@dataclass(frozen=True)
+class Comparison:
+    verdict: str
+    ratio: float | None
+    message: str
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The verdict on a rerun (all its repeats), its message, and what it measured in the keys
+    of the entry's track figures, with the progress figures the run's row shows."""
+
+    verdict: str
+    ratio: float | None
+    message: str
+    result: dict = field(default_factory=dict)
+    rows_done: int = 0
+    rate: float | None = None
+
+
+# judge(claim, reruns, *, kind, scale, host_comparable, tolerance) -> Judgement
+Judge = Callable[..., Judgement]
+
+
+@dataclass(frozen=True)
+class CrashPlan:
+    """A crash-recovery procedure: a throttled run against a private server, killed once a
+    report shows `crash_at_rows`, then restarted and timed."""
+
+    max_rate: int  # the entry's insert rate, rows/s
+    crash_at_rows: int  # the server is killed once a report shows this many rows
+    insert_rows: int  # what the benchmark is asked for: more, so it is inserting when killed
+    report_every: int
+
+    @property
+    def expected_seconds(self) -> float:
+        return self.crash_at_rows / self.max_rate
+
+    def insert_arguments(self, plan: RunPlan) -> list[str]:
+        """The throttled run against the private server (plan.db_url is the server's)."""
+        throttled = replace(
+            plan, rows=self.insert_rows, report_every=self.report_every, max_rate=self.max_rate
+        )
+        return benchmark_arguments(throttled)
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """How a track is rerun. `procedure`: "steps" (benchmark runs one after another, from
+    `steps`) or "crash" (a private server killed and restarted: the runner's crash
+    procedure, planned by `crash_plan`). `private_server`: it runs only on a target whose
+    server the worker starts itself."""
+
+    judge: Judge
+    steps: Callable[[RerunSpec], list[Step]] | None = None
+    refusal: Callable[[RerunRequest], str | None] = lambda request: None
+    procedure: str = "steps"
+    private_server: bool = False
+    crash_plan: Callable[[dict, int], CrashPlan] | None = None
+
+
+# --- small helpers the judges share -----------------------------------------------------------
+
+
+def speed_verdict(ratio: float, tolerance: float, slower: str = "slower") -> tuple[str, str]:
+    if ratio >= 1.0 - tolerance:
+        return REPRODUCED, "reproduced"
+    return NOT_REPRODUCED, f"not reproduced: more than {tolerance:.0%} {slower} than claimed"
+
+
+def scale_caveat(factor: float, what: str) -> str:
+    if factor < SCALE_WORTH_SAYING:
+        return ""
+    return (
+        f" The rerun is {factor:,.0f}x smaller than the claim, and {what}: at this scale a "
+        "reproduced verdict says the claim is plausible, a not-reproduced one is strong "
+        "evidence against it."
+    )
+
+
+def mapping(value: object) -> dict:
+    """The figures are JSON someone computed or declared: a part that is not an object is
+    treated as absent, never trusted."""
+    return value if isinstance(value, dict) else {}
+
+
+def positive(value: object) -> float | None:
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) and number > 0 else None
+
+
+def pairs(value: object) -> list[tuple[float, float]]:
+    """[[rows, seconds], ...] with both positive numbers; anything else is left out."""
+    if not isinstance(value, list):
+        return []
+    found = []
+    for item in value:
+        if isinstance(item, list | tuple) and len(item) == 2:
+            rows, seconds = positive(item[0]), positive(item[1])
+            if rows is not None and seconds is not None:
+                found.append((rows, seconds))
+    return sorted(found)
+
+
+def combine(
+    comparisons: list[Comparison],
+    *,
+    kind: str,
+    host_comparable: bool,
+    absolute: bool = True,
+    closeness: Callable[[float], float] = lambda ratio: ratio,
+) -> Comparison:
+    """One verdict from the repeats of a rerun compared one by one with the claim.
+
+    Repeats: the claim must lie within the reruns' range widened by the tolerance, which for
+    a one-sided speed comparison ("no slower than claimed") means the best repeat reproduces
+    it (`closeness` says which repeat is best: the fastest, or for a shape the nearest); the
+    spread of the repeats is named in the message. A comparison run never verifies; on a host not comparable
+    with the entry's, an absolute figure (`absolute`) cannot verify either."""
+    if not comparisons:
+        return Comparison(INCONCLUSIVE, None, "The rerun finished no repeat to compare.")
+    decided = [each for each in comparisons if each.verdict != INCONCLUSIVE]
+    if not decided:
+        return comparisons[0]
+    best = max(
+        decided, key=lambda each: closeness(each.ratio) if each.ratio is not None else -math.inf
+    )
+    message = best.message
+    if len(comparisons) > 1:
+        ratios = [each.ratio for each in decided if each.ratio is not None]
+        message = (
+            f"{len(comparisons)} repeats, ratios {min(ratios):.2f} to {max(ratios):.2f}; the "
+            f"best: {message}"
+        )
+    if kind == COMPARISON_RUN:
+        return Comparison(
+            COMPARISON,
+            best.ratio,
+            "Comparison run (another engine or configuration than the entry's): it compares "
+            f"the engines, never verifies the claim. {message}",
+        )
+    if absolute and not host_comparable and best.verdict == REPRODUCED:
+        return Comparison(
+            INCONCLUSIVE,
+            best.ratio,
+            "The rerun's host is not comparable with the entry's declared hardware, and this "
+            f"track's figure is an absolute speed: it cannot verify the claim. {message}",
+        )
+    if not absolute and not host_comparable and best.verdict == REPRODUCED:
+        return Comparison(SHAPE_ONLY, best.ratio, message)
+    return Comparison(best.verdict, best.ratio, message)
+
+
+# --- reading a parsed output -------------------------------------------------------------------
+
+
+def column(values) -> np.ndarray | None:
+    """A parsed log's column as numpy, without copying."""
+    if values is None:
+        return None
+    return np.frombuffer(values, dtype=np.int64 if values.typecode == "q" else np.float64)
+
+
+def curve(parsed: ParsedLog) -> tuple[np.ndarray, np.ndarray]:
+    """Rows and seconds at each report."""
+    return column(parsed.series.rows), column(parsed.series.seconds)
+
+
+def stated(parsed: ParsedLog, name: str, default: int = 0) -> int:
+    """A parameter the benchmark's header states (`query_threads=2`)."""
+    found = parsed.parameters.get(name)
+    return int(found.value) if found is not None else default
+
+
+def progress(parsed: ParsedLog) -> tuple[int, float | None]:
+    """Rows done and the average rate of a step, for the run's row."""
+    rows, seconds = curve(parsed)
+    done = int(rows[-1]) if len(rows) else 0
+    return done, (done / float(seconds[-1]) if len(rows) and seconds[-1] > 0 else None)
+
+
+def judged(
+    comparison: Comparison, *, result: dict | None = None, last: RerunOutput | None = None
+) -> Judgement:
+    """The judgement of a rerun whose progress is its last step's."""
+    rows_done, rate = 0, None
+    if last is not None and last.logs:
+        rows_done, rate = progress(list(last.logs.values())[-1])
+    return Judgement(
+        comparison.verdict,
+        comparison.ratio,
+        comparison.message,
+        dict(result or {}),
+        rows_done,
+        rate,
+    )
