@@ -7,7 +7,7 @@ import time
 import pytest
 
 from submissions.live.models import LiveSample
-from submissions.tests.test_rate_curve_browser import browser_page
+from submissions.tests.test_rate_curve_in_browser import browser_page
 from submissions.tests.test_witness_client import c_benchmark
 from submissions.tests.witness_rig import (
     start_client,
