@@ -86,7 +86,11 @@ class SubmissionListCreate(APIView):
 
     @extend_schema(responses=SubmissionSerializer(many=True))
     def get(self, request: Request) -> Response:
-        entries = selectors.submissions_visible_to(request.user).defer(*selectors.LONG_TEXTS)
+        entries = (
+            selectors.submissions_visible_to(request.user)
+            .select_related("live_run")
+            .defer(*selectors.LONG_TEXTS)
+        )
         paginator = PageNumberPagination()
         page = paginator.paginate_queryset(entries.order_by("-submitted_at"), request, view=self)
         data = SubmissionSerializer(page, many=True, context={"request": request}).data
@@ -188,6 +192,12 @@ LEADERBOARD_PARAMETERS = [
     OpenApiParameter("engine", str, description="Storage engine, any case."),
     OpenApiParameter("drive", str, enum=["hdd", "ssd", "nvme"]),
     OpenApiParameter("verified", bool, description="1: only entries a rerun reproduced."),
+    OpenApiParameter(
+        "trust",
+        str,
+        enum=["self-reported", "witnessed", "verified"],
+        description="Only entries of this trust level.",
+    ),
     OpenApiParameter("page", int),
     OpenApiParameter("page_size", int, description=f"At most {API_MAX_PAGE_SIZE:,}."),
 ]

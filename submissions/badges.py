@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from html import escape
 
+from submissions.live.selectors import entry_trust
 from submissions.templatetags.registry import duration, rate
 
 # Flat two-part badge, 20 px high, Verdana/DejaVu 11 px.
@@ -40,12 +41,8 @@ def text_width(text: str) -> int:
 
 
 def trust_of(entry) -> str:
-    """The entry's trust level. `trust` is the field the witness work adds; until an entry has
-    one, a reproduced rerun makes it verified and anything else is what the entrant reported."""
-    level = getattr(entry, "trust", None)
-    if level:
-        return str(level)
-    return "verified" if entry.verified else "self-reported"
+    """The entry's trust level: verified, witnessed or self-reported (submissions/live)."""
+    return entry_trust(entry)
 
 
 def _clip(text: str) -> str:

@@ -21,14 +21,14 @@ from submissions.rules import RuleSet
 # extrapolation whose basis `estimate_basis` states: two fields, never one.
 LEADERBOARD_FIELDS = (
     "rank", "id", "entrant", "storage_engine", "elapsed_seconds", "seconds_to_target",
-    "estimated", "estimate_basis", "terminal_rate", "average_rate", "verified", "reference",
+    "estimated", "estimate_basis", "terminal_rate", "average_rate", "verified", "trust", "reference",
     "demo", "size_gib", "write_kb_per_row", "cpu_us_per_row",
 )  # fmt: skip
 LEADERBOARD_EXTRA_FIELDS = ("hardware", "reason", "verification")
 LEADERBOARD_CSV_FIELDS = (
     "rank", "id", "reference", "demo", "entrant", "storage_engine", "hardware",
     "elapsed_seconds", "elapsed", "seconds_to_target", "to_target", "estimated",
-    "estimate_basis", "terminal_rate", "average_rate", "verified", "reason", "verification",
+    "estimate_basis", "terminal_rate", "average_rate", "verified", "trust", "reason", "verification",
     "size_gib", "write_kb_per_row", "cpu_us_per_row",
 )  # fmt: skip
 
@@ -46,6 +46,7 @@ def leaderboard_row_data(row: BoardRow) -> dict:
         "terminal_rate": row.terminal_rate,
         "average_rate": row.average_rate,
         "verified": row.verified,
+        "trust": row.trust or None,
         "reference": row.reference,
         "hardware": row.hardware,
         "estimated": row.estimated,

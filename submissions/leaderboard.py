@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from submissions import tracks
 from submissions.engines import normalised_engine
+from submissions.live.trust import TRUST_LEVELS, VERIFIED, WITNESSED, trust_level
 from submissions.models import (
     Contest,
     DriveKind,
@@ -145,6 +146,7 @@ class LeaderboardQuery:
     engine: str = ""
     drive: str = ""
     verified: bool = False
+    trust: str = ""  # one of TRUST_LEVELS: only entries the registry vouches for that far
     page: int = 1
     page_size: int = DEFAULT_PAGE_SIZE
     costs: bool = False  # the optional cost columns (size, KiB written and CPU per row)
@@ -164,6 +166,7 @@ class LeaderboardQuery:
             engine=params.get("engine", "").strip()[:100],
             drive=drive if drive in DriveKind.values else "",
             verified=params.get("verified", "") in ("1", "true", "on", "yes"),
+            trust=params.get("trust", "") if params.get("trust", "") in TRUST_LEVELS else "",
             page=_positive_int(params.get("page"), 1),
             page_size=min(_positive_int(params.get("page_size"), DEFAULT_PAGE_SIZE), max_page_size),
             # Sorting by a cost shows the costs.
@@ -173,7 +176,7 @@ class LeaderboardQuery:
 
     @property
     def filtered(self) -> bool:
-        return bool(self.engine or self.drive or self.verified)
+        return bool(self.engine or self.drive or self.verified or self.trust)
 
 
 def _positive_int(text: str | None, default: int) -> int:
@@ -201,6 +204,7 @@ class BoardRow:
     reference: bool
     ranked: bool
     reason: str = ""
+    trust: str = ""  # an entry's trust level; "" for a reference row
     rows: int | None = None
     size_gib: float | None = None
     source: str = ""
@@ -317,6 +321,7 @@ BOARD_ENTRY_FIELDS = (
     "track_metric", "track_class", "elapsed_seconds", "estimate_basis", "demo",
     "verification",
     "db_size_bytes", "write_kb_per_row", "server_cpu_us_per_row",
+    "live_run__witnessed",
 )  # fmt: skip
 
 
@@ -329,7 +334,18 @@ def _board_entries(contest: Contest, query: LeaderboardQuery) -> QuerySet[Submis
         entries = entries.filter(drive_kind=query.drive)
     if query.verified:
         entries = entries.filter(verified=True)
+    if query.trust:
+        entries = entries.filter(trust_q(query.trust))
     return entries
+
+
+def trust_q(level: str) -> Q:
+    """Entries of one trust level: a rerun verifies, a sealed stream witnesses."""
+    if level == VERIFIED:
+        return Q(verified=True)
+    if level == WITNESSED:
+        return Q(verified=False, live_run__witnessed=True)
+    return Q(verified=False) & ~Q(live_run__witnessed=True)
 
 
 def _public_name() -> Case:
@@ -351,8 +367,8 @@ def _sort_expression(part: SortPart):
 
 
 def _board_references(contest: Contest, query: LeaderboardQuery, references) -> list:
-    if query.verified:
-        return []  # the registry never re-ran a published result
+    if query.verified or query.trust:
+        return []  # the registry never re-ran nor watched a published result
     return [
         reference
         for reference in references
@@ -472,6 +488,7 @@ def _entry_row(track: tracks.Track, values: dict) -> BoardRow:
         terminal_rate=values["terminal_rate"],
         average_rate=values["average_rate"],
         verified=values["verified"],
+        trust=trust_level(verified=values["verified"], witnessed=values["live_run__witnessed"]),
         reference=False,
         ranked=values["rank"] is not None,
         reason=_not_ranked_reason(values, track),

@@ -1,6 +1,8 @@
 from rest_framework import serializers
 
 from submissions import tracks
+from submissions.live import selectors as live
+from submissions.live.trust import TRUST_LEVELS
 from submissions.models import Contest, RuleVersion, Submission
 from submissions.rule_versions import rule_version_latest
 from submissions.services import DECLARED_FIELDS, contest_rule_set
@@ -154,6 +156,13 @@ class SubmissionSerializer(serializers.ModelSerializer):
     contest = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     summary = SummarySerializer(source="*", read_only=True)
     verdicts = VerdictSerializer(many=True, read_only=True)
+    trust = serializers.SerializerMethodField(
+        help_text=f"One of {', '.join(TRUST_LEVELS)}: uploaded, streamed as it ran (clock "
+        "and machine agree), or reproduced by a verification rerun."
+    )
+    live = serializers.SerializerMethodField(
+        help_text="running, stalled, abandoned or sealed for a streamed run; null for an upload."
+    )
     rules_version = RuleVersionSerializer(
         read_only=True,
         allow_null=True,
@@ -167,8 +176,8 @@ class SubmissionSerializer(serializers.ModelSerializer):
         model = Submission
         fields = (
             "id", "url", "contest", "server_family", "server_version", "storage_engine", "engine",
-            "eligible", "verified", "verification", "summary", "verdicts", "rules_version",
-            "edited_at",
+            "eligible", "verified", "verification", "trust", "live", "summary", "verdicts",
+            "rules_version", "edited_at",
         )  # fmt: skip
         read_only_fields = fields
         extra_kwargs = {
@@ -178,6 +187,12 @@ class SubmissionSerializer(serializers.ModelSerializer):
                 'the curve\'s shape) or "": the best verdict of its verification reruns.'
             },
         }
+
+    def get_trust(self, submission: Submission) -> str:
+        return live.entry_trust(submission)
+
+    def get_live(self, submission: Submission) -> str | None:
+        return live.entry_live_state(submission)
 
     def get_url(self, submission: Submission) -> str:
         request = self.context.get("request")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePath
@@ -25,6 +26,7 @@ from submissions.declared_settings import declared_settings_store
 from submissions.engines import normalised_engine
 from submissions.entry_settings import header_settings_store
 from submissions.figures import Figures, compute_figures
+from submissions.live.verdicts import submission_witness_verdicts
 from submissions.logparse import LogError, ParsedLog, key_type_log, parse_log, parse_log_runs
 from submissions.models import Contest, ReferenceResult, RuleVersion, SampleSeries, Submission
 from submissions.plausibility import implausible
@@ -201,10 +203,12 @@ def entry_check(
     log_file: IO[bytes] | None,
     submitted_at: datetime,
     version: RuleVersion | None = None,
+    extra_verdicts: Sequence[Verdict] = (),
 ) -> CheckedEntry:
     """Parse the log (if any), compute the classic and the track's figures and judge the entry
     against a version of the contest's rules (the current one by default). `declared` holds
-    the classic fields and the track's."""
+    the classic fields and the track's; `extra_verdicts` are judged elsewhere (a witnessed
+    run's seal rules) and count the same."""
     version = version or rule_version_current(contest)
     rules = rule_set_of(version.rules)
     track = tracks.track_for(version.rules["workload"])
@@ -239,7 +243,7 @@ def entry_check(
         track_figures=track_figures,
         track_metric=ranking.metric_of(track_figures) if ranking else None,
         track_class=ranking.class_of(track_figures) if ranking else "",
-        verdicts=check_entry(entry, rules, track.rule_list()),
+        verdicts=[*check_entry(entry, rules, track.rule_list()), *extra_verdicts],
         rules_version=version,
     )
 
@@ -347,6 +351,7 @@ def submission_create(
     submitted_at: datetime | None = None,
     enforce_deadline: bool = True,
     demo: str = "",
+    extra_verdicts: Sequence[Verdict] = (),
 ) -> Submission:
     """Store a new entry with its log, figures and verdicts, or nothing at all. `declared`
     holds the classic fields and the contest's track fields; the log may be None only for a
@@ -361,7 +366,11 @@ def submission_create(
         if existing:
             raise DuplicateLog(existing)
     checked = entry_check(
-        contest=contest, declared=declared, log_file=log_file, submitted_at=submitted_at
+        contest=contest,
+        declared=declared,
+        log_file=log_file,
+        submitted_at=submitted_at,
+        extra_verdicts=extra_verdicts,
     )
     fingerprint = _run_fingerprint(checked.parsed)
     if fingerprint:
@@ -459,6 +468,8 @@ def entry_check_stored(
 ) -> CheckedEntry:
     """Judge an entry as it is stored (its log and declaration), without saving anything."""
     declared = submission_declared(submission)
+    # A witnessed entry keeps its seal verdicts: they come from the stream, not the log.
+    witness = submission_witness_verdicts(submission)
     if not submission.log:
         return entry_check(
             contest=submission.contest,
@@ -466,6 +477,7 @@ def entry_check_stored(
             log_file=None,
             submitted_at=submission.submitted_at,
             version=version,
+            extra_verdicts=witness,
         )
     with submission.log.open("rb") as log_file:
         return entry_check(
@@ -474,6 +486,7 @@ def entry_check_stored(
             log_file=log_file,
             submitted_at=submission.submitted_at,
             version=version,
+            extra_verdicts=witness,
         )
 
 

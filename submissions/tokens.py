@@ -1,7 +1,7 @@
 """API tokens a user can see, revoke and that expire (API_TOKEN_DAYS; 0: never).
 
 DRF's authtoken keeps one token per user. Witness tokens (the live side of the registry) join
-the account's list through `tokens_of` when that side exists."""
+the account's list through `tokens_of`."""
 
 from __future__ import annotations
 
@@ -83,5 +83,24 @@ def tokens_of(user) -> list[TokenListing]:
 
 
 def witness_tokens_of(user) -> list[TokenListing]:
-    """The user's witness tokens: none until the live side of the registry lands."""
-    return []
+    """The user's witness tokens not revoked (submissions/live): each streams into one contest.
+    Only their hash is kept, so the listing shows the prefix every witness token shares."""
+    # Imported here: DRF loads this module's authentication class from the settings, before
+    # the apps (and so the live app's models) are ready.
+    from submissions.live.models import WitnessToken
+    from submissions.live.services import TOKEN_PREFIX
+
+    now = timezone.now()
+    witness = WitnessToken.objects.filter(user=user, revoked_at__isnull=True)
+    return [
+        TokenListing(
+            kind="witness",
+            id=str(token.pk),
+            prefix=TOKEN_PREFIX,
+            created=token.created_at,
+            expires_at=token.expires_at,
+            expired=not token.usable(now),
+            scope=f"streaming runs into {token.contest.title}",
+        )
+        for token in witness.select_related("contest").order_by("-created_at")
+    ]

@@ -37,6 +37,9 @@ from submissions.declared_settings import settings_panel
 from submissions.forms import DeclarationForm, SignupForm, SubmissionForm
 from submissions.kept_logs import KeptLog, kept_log_discard, kept_log_open, log_keep
 from submissions.leaderboard import LeaderboardQuery
+from submissions.live import selectors as live_selectors
+from submissions.live.seal_rules import SEAL_RULE_SENTENCES
+from submissions.live.trust import TRUST_LEVELS
 from submissions.models import (
     ChangeStatus,
     Contest,
@@ -108,7 +111,12 @@ def _contest_page(request: HttpRequest, contest: Contest, stamp) -> HttpResponse
     return render(
         request,
         "submissions/contest_detail.html",
-        {"contest": contest, "body": body, "recheck": recheck},
+        {
+            "contest": contest,
+            "body": body,
+            "recheck": recheck,
+            "live_runs": live_selectors.contest_live_runs(contest, request.user),
+        },
     )
 
 
@@ -145,6 +153,7 @@ def _contest_context(request: HttpRequest, contest: Contest) -> dict:
             ranked_by=track.ranked_by,
             engines=leaderboard.leaderboard_engines(contest=contest),
             drive_kinds=DriveKind.choices,
+            trust_levels=TRUST_LEVELS,
             embargo_banner=""
             if contest.results_are_public()
             else leaderboard.embargo_notice(contest),
@@ -400,9 +409,10 @@ def judged_under(submission: Submission) -> tuple[tracks.Track, RuleSet | None]:
 
 def verdict_rows(track: tracks.Track, rule_set: RuleSet | None, verdicts: list) -> list[dict]:
     """The verdicts, each beside its rule's sentence as the rules they were made under state it."""
-    if rule_set is None:
-        return [dict(verdict, sentence="") for verdict in verdicts]
-    sentences = {rule.id: rule.describe(rule_set) for rule in track.rule_list()}
+    # A witnessed run's seal rules state no limit of the contest: their sentence is fixed.
+    sentences = dict(SEAL_RULE_SENTENCES)
+    if rule_set is not None:
+        sentences.update({rule.id: rule.describe(rule_set) for rule in track.rule_list()})
     return [dict(verdict, sentence=sentences.get(verdict["rule"], "")) for verdict in verdicts]
 
 
@@ -416,6 +426,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     pending = submission.pending_changes.filter(status=ChangeStatus.PENDING).first()
     context = {
         "submission": submission,
+        "trust": live_selectors.entry_trust(submission),
         "verdicts": verdict_rows(track, judged_rules, submission.verdicts),
         "rules_caption": rule_versions.version_caption(submission.rules_version),
         "pending_change": pending if (organizer or is_owner) else None,

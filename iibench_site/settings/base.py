@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "axes",
     "simple_history",
     "submissions",
+    "submissions.live",
     "runner",
 ]
 
@@ -133,6 +134,19 @@ LOG_MAX_REPORTS = env.int("LOG_MAX_REPORTS", default=2_500_000)
 # Entries a user may store per hour, through the form and the API together (counted in the
 # database), and refused attempts (logs that did not parse, duplicates; counted in the cache).
 UPLOADS_PER_HOUR = env.int("UPLOADS_PER_HOUR", default=30)
+# Witnessed runs (submissions/live): what one streamed batch may hold, how many batches a run may
+# send a minute, when a silent run is shown stalled and then abandoned, and how far the log's
+# elapsed seconds may run ahead of the registry's receipt clock (seconds, plus a fraction of the
+# elapsed time) or lag behind it (buffered through a network loss).
+LIVE_BATCH_MAX_BYTES = env.int("LIVE_BATCH_MAX_BYTES", default=1024 * 1024)
+LIVE_BATCHES_PER_MINUTE = env.int("LIVE_BATCHES_PER_MINUTE", default=120)
+LIVE_RUNS_PER_HOUR = env.int("LIVE_RUNS_PER_HOUR", default=30)
+LIVE_STALLED_SECONDS = env.int("LIVE_STALLED_SECONDS", default=10 * 60)
+LIVE_ABANDONED_SECONDS = env.int("LIVE_ABANDONED_SECONDS", default=24 * 3600)
+LIVE_CLOCK_TOLERANCE_SECONDS = env.float("LIVE_CLOCK_TOLERANCE_SECONDS", default=60.0)
+LIVE_CLOCK_TOLERANCE_FRACTION = env.float("LIVE_CLOCK_TOLERANCE_FRACTION", default=0.02)
+LIVE_CLOCK_MAX_LAG_SECONDS = env.float("LIVE_CLOCK_MAX_LAG_SECONDS", default=24 * 3600.0)
+WITNESS_TOKEN_DAYS = env.int("WITNESS_TOKEN_DAYS", default=90)
 REFUSED_UPLOADS_PER_HOUR = env.int("REFUSED_UPLOADS_PER_HOUR", default=120)
 # Large uploads go to a temporary file, not memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024

@@ -116,7 +116,7 @@ def _cost_cells(row) -> str:
 UNRANKED_ROW = (
     '<tr><td class="pick"><input type="checkbox" name="ids" value="{id}" '
     'aria-label="Compare entry #{id}"></td><td class="num"><a href="{url}">#{id}</a></td>'
-    '<td>{entrant}{demo}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
+    '<td>{entrant}{demo}{trust}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
     '<td class="num">{elapsed}</td><td class="num" title="{basis}">{to_target}</td>'
     '<td class="num">{terminal}</td><td class="reason">{reason}</td></tr>'
 )
@@ -139,6 +139,25 @@ def _verification_badge(row) -> str:
     return SHAPE_ONLY_BADGE if row.verification == "shape_only" else ""
 
 
+# A witnessed entry (submissions/live/trust.py) gets its badge where a verified one would; an
+# uploaded one (self-reported) none: the exports and the API name its level. A constant too.
+WITNESSED_BADGE = mark_safe('<span class="badge trust witnessed">witnessed</span>')  # nosec B308
+
+
+def _trust_badge(row) -> str:
+    """The verification badge, else the witnessed one."""
+    badge = _verification_badge(row)
+    if not badge and row.trust == "witnessed":
+        return WITNESSED_BADGE
+    return badge
+
+
+def _unranked_trust_badge(row) -> str:
+    """Beside the name in the not-ranked table, which has no column for it."""
+    badge = _trust_badge(row)
+    return format_html(" {}", badge) if badge else ""
+
+
 TRACK_RANKED_ROW = (
     '<tr><td class="pick">{pick}</td><td class="num">{rank}</td>{track_class}'
     '<td><a href="{url}">{entrant}</a>{demo}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
@@ -153,7 +172,7 @@ TRACK_REFERENCE_ROW = (
 )
 TRACK_UNRANKED_ROW = (
     '<tr><td class="pick">{pick}</td><td class="num"><a href="{url}">#{id}</a></td>'
-    '<td>{entrant}{demo}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
+    '<td>{entrant}{demo}{trust}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
     '{figures}<td class="reason">{reason}</td></tr>'
 )
 
@@ -199,7 +218,7 @@ def _track_board_row(row, track: tracks.Track) -> str:
         pick=_pick(row, track),
         rank=row.rank,
         url=reverse("submission_detail", args=[row.id]),
-        verified=_verification_badge(row),
+        verified=_trust_badge(row),
         figures=_figure_cells(row, track.columns),
         demo=demo_badge(row.demo),
         **common,
@@ -230,7 +249,7 @@ def board_row(row, track: tracks.Track | None = None, costs: bool = False) -> st
         id=row.id,
         rank=row.rank,
         url=reverse("submission_detail", args=[row.id]),
-        verified=_verification_badge(row),
+        verified=_trust_badge(row),
         **common,
     )
 
@@ -250,6 +269,7 @@ def unranked_row(row, track: tracks.Track | None = None) -> str:
             figures=_figure_cells(row, track.columns[:1]),
             reason=row.reason,
             demo=demo_badge(row.demo),
+            trust=_unranked_trust_badge(row),
         )
     return format_html(
         UNRANKED_ROW,
@@ -261,5 +281,6 @@ def unranked_row(row, track: tracks.Track | None = None) -> str:
         terminal=rate(row.terminal_rate),
         reason=row.reason,
         demo=demo_badge(row.demo),
+        trust=_unranked_trust_badge(row),
         **_time_cells(row),
     )

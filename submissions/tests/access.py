@@ -20,6 +20,8 @@ from rest_framework.test import APIClient
 
 from runner.models import RerunSample, VerificationRun
 from submissions import services
+from submissions.live import services as live_services
+from submissions.live.models import LiveRun, WitnessToken
 from submissions.models import Submission
 from submissions.tests.conftest import DECLARED, upload
 from submissions.tests.factories import PASSWORD, ContestFactory, StaffFactory, UserFactory
@@ -41,6 +43,9 @@ class World:
     public_run: VerificationRun  # succeeded, of the published entry
     draft_run: VerificationRun  # succeeded, of the draft
     running_run: VerificationRun  # running, of the published entry
+    public_live: LiveRun | None = None  # the entrant's run streaming into `public`
+    draft_live: LiveRun | None = None  # the entrant's run streaming into `embargoed`
+    witness_token: WitnessToken | None = None  # the entrant's, for `public`
 
     def ids(self) -> dict:
         return {
@@ -49,6 +54,9 @@ class World:
             "public_run": self.public_run.pk,
             "draft_run": self.draft_run.pk,
             "running_run": self.running_run.pk,
+            "public_live": self.public_live.pk,
+            "draft_live": self.draft_live.pk,
+            "witness_token": self.witness_token.pk,
         }
 
 
@@ -85,7 +93,15 @@ def world(db) -> World:
             run=run, rows=10_000, seconds=1.0, interval_rate=1e4, cumulative_rate=1e4
         )
         runs.append(run)
-    return World(users, public, embargoed, published, draft, *runs)
+    world = World(users, public, embargoed, published, draft, *runs)
+    for contest, field in ((embargoed, "draft_live"), (public, "public_live")):
+        token, _ = live_services.witness_token_create(user=entrant, contest=contest)
+        run, _ = live_services.live_run_open(
+            token=token, run_key=f"world-{contest.slug}", declared=dict(DECLARED), machine={}
+        )
+        setattr(world, field, run)
+        world.witness_token = token
+    return world
 
 
 # -- what a row checks after the request ------------------------------------------------------
@@ -125,6 +141,18 @@ def draft_on_page(world: World, response) -> bool:
 
 def published_on_page(world: World, response) -> bool:
     return f"/entries/{world.published.pk}/" in response.content.decode()
+
+
+def draft_live_on_page(world: World, response) -> bool:
+    return f"/live/{world.draft_live.pk}/" in response.content.decode()
+
+
+def witness_token_made(world: World, response) -> bool:
+    return WitnessToken.objects.count() == 3
+
+
+def witness_token_revoked(world: World, response) -> bool:
+    return WitnessToken.objects.filter(pk=world.witness_token.pk, revoked_at__isnull=False).exists()
 
 
 def account_made(world: World, response) -> bool:
@@ -267,6 +295,22 @@ TABLE = [
     row("api_rerun_cancel", "POST", "/api/reruns/{running_run}/cancel/", 401, 403, 403, 202, api=True, effect=rerun_cancel_asked, effect_for=(STAFF,)),
     row("api_rerun_samples", "GET", "/api/reruns/{public_run}/samples/", 200, 200, 200, 200, api=True),
     row("api_rerun_samples", "GET", "/api/reruns/{draft_run}/samples/", 404, 200, 404, 200, api=True),
+    # -- witnessed runs: anyone watches a public one; only a witness token streams
+    row("live_run_detail", "GET", "/live/{public_live}/", 200, 200, 200, 200),
+    row("live_run_detail", "GET", "/live/{draft_live}/", 404, 200, 404, 200),
+    row("api_live_run", "GET", "/api/live/{public_live}/", 200, 200, 200, 200, api=True),
+    row("api_live_run", "GET", "/api/live/{draft_live}/", 404, 200, 404, 200, api=True),
+    row("api_live_runs", "POST", "/api/live/", 401, 401, 401, 401, api=True, data={"run_key": "an-api-token-run"}, format="json"),
+    row("api_live_batches", "POST", "/api/live/{public_live}/batches/", 401, 401, 401, 401, api=True, data={"seq": 0, "lines": ["x"]}, format="json"),
+    row("api_live_seal", "POST", "/api/live/{public_live}/seal/", 401, 401, 401, 401, api=True, data={"exit_status": 0, "batches": 0}, format="json"),
+    row("live_runs_feed", "GET", "/feeds/live.atom", 200, 200, 200, 200, effect=draft_live_on_page),
+    row("witness_page", "GET", "/witness/", 200, 200, 200, 200),
+    row("witness_client", "GET", "/witness/iibench-witness.py", 200, 200, 200, 200),
+    row("contest_stream", "GET", "/contests/public/stream/", LOGIN, 200, 200, 200),
+    row("contest_stream", "POST", "/contests/public/stream/", LOGIN, 200, 200, 200, effect=witness_token_made, effect_for=(ENTRANT, OTHER, STAFF)),
+    row("api_witness_tokens", "GET", "/api/witness-tokens/", 401, 200, 200, 200, api=True),
+    row("api_witness_tokens", "POST", "/api/witness-tokens/", 401, 201, 201, 201, api=True, data={"contest": "public"}, format="json", effect=witness_token_made, effect_for=(ENTRANT, OTHER, STAFF)),
+    row("api_witness_token", "DELETE", "/api/witness-tokens/{witness_token}/", 401, 204, 404, 404, api=True, effect=witness_token_revoked, effect_for=(ENTRANT,)),
     # -- accounts and tokens
     row("api_token", "GET", "/api/auth/token/", 405, 405, 405, 405, api=True),
     row("api_token", "POST", "/api/auth/token/", 200, 200, 200, 200, api=True, data={"username": "ada", "password": PASSWORD}),

@@ -51,11 +51,12 @@ def test_posting_a_run_returns_201_with_the_contract(contest, entrant, declared)
     body = response.json()
     assert set(body) == {
         "id", "url", "contest", "server_family", "server_version", "storage_engine", "engine",
-        "eligible", "verified", "verification", "summary", "verdicts", "rules_version",
-        "edited_at",
+        "eligible", "verified", "verification", "trust", "live", "summary", "verdicts",
+        "rules_version", "edited_at",
     }  # fmt: skip
     assert body["rules_version"]["number"] == 1 and body["edited_at"] is None
     assert (body["verified"], body["verification"]) == (False, "")
+    assert (body["trust"], body["live"]) == ("self-reported", None)
     assert body["contest"] == contest.slug
     assert body["url"].endswith(f"/entries/{body['id']}/")
     assert body["url"].startswith("http")

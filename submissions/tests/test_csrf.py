@@ -50,6 +50,7 @@ PAGES_WITH_FORMS = [
     (ANON, "/accounts/password_reset/"),
     (ENTRANT, "/"),  # the log-out button in the header
     (ENTRANT, "/contests/public/submit/"),
+    (ENTRANT, "/contests/public/stream/"),  # make a witness token
     (ENTRANT, "/entries/{published}/edit/"),
     (ENTRANT, "/accounts/password_change/"),
     (STAFF, "/entries/{published}/"),  # start a rerun, cancel one
@@ -75,13 +76,16 @@ def test_every_form_on_the_site_carries_the_csrf_token(world: World):
     }
 
 
+WITNESS_TOKEN_ONLY = ("api_live_runs", "api_live_batches", "api_live_seal")
+
 WRITES = [
     pytest.param(entry, actor, id=f"{entry.id} as {actor}")
     for entry in TABLE
     if entry.method in ("POST", "PATCH", "PUT", "DELETE")
     for actor in (entry.effect_for or (ENTRANT,))
-    # The token endpoint and token-authenticated API calls carry no cookie to forge with.
-    if not (entry.api and actor == ANON) and entry.name != "api_token"
+    # The token endpoint and token-authenticated API calls carry no cookie to forge with, nor
+    # do the witness client's endpoints, which take a witness token and never a session.
+    if not (entry.api and actor == ANON) and entry.name not in ("api_token", *WITNESS_TOKEN_ONLY)
 ]
 
 

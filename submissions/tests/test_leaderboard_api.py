@@ -58,6 +58,7 @@ def test_it_returns_ranked_entries_then_the_unranked_with_reference_rows_placed(
         "terminal_rate": 9_000.0,
         "average_rate": 5_787.0,
         "verified": True,
+        "trust": "verified",
         "reference": False,
         "hardware": "2x Xeon X5460, 8 cores, 16 GB, 8x HDD, RAID 5",
         "estimated": False,
@@ -70,7 +71,9 @@ def test_it_returns_ranked_entries_then_the_unranked_with_reference_rows_placed(
         "write_kb_per_row": None,
         "cpu_us_per_row": None,
     }
+    assert body["results"][1]["trust"] is None  # a published result: nobody vouches here
     assert body["results"][2]["entrant"] == "Anonymous entrant"
+    assert body["results"][2]["trust"] == "self-reported"
     assert body["results"][3]["reason"] == "No indexes."
 
 

@@ -399,9 +399,9 @@ def test_it_reads_the_board_in_the_same_few_queries_however_many_entries(
     ReferenceResultFactory.create_batch(2, contest=contest)
     ranked(contest)
 
-    # 7: the stamp, the contest, its references, the rules' current version, the count, the
-    # page, the engines; none grows with the entries.
-    with django_assert_max_num_queries(7):
+    # 8: the stamp, the contest, its references, the rules' current version, the count, the
+    # page, the engines, and the live runs listed above the board; none grows with the entries.
+    with django_assert_max_num_queries(8):
         response = board(client, contest, "?sort=-terminal_rate&page_size=100")
 
     assert len(board_rows(response)) == entries + 2

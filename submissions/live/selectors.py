@@ -1,0 +1,109 @@
+"""Reads of the live side, with who may see a live run in one place."""
+
+from __future__ import annotations
+
+import contextlib
+from array import array
+
+from django.core.cache import cache
+from redis.exceptions import RedisError
+
+from submissions.figures import compute_figures
+from submissions.live.models import LiveBatch, LiveRun, LiveSample
+from submissions.live.trust import trust_level
+from submissions.logparse.model import Series
+from submissions.models import Submission
+from submissions.selectors import is_organizer
+
+SAMPLES_PER_ANSWER = 2000
+
+
+def live_run_visible(run: LiveRun, user) -> bool:
+    """As for an entry: the organizers, the entrant, and everyone once results are public."""
+    return (
+        is_organizer(user)
+        or run.contest.results_are_public()
+        or (user.is_authenticated and run.owner_id == user.id)
+    )
+
+
+def contest_live_runs(contest, user) -> list[LiveRun]:
+    """The contest's runs still streaming (or gone silent), newest first, as its page lists
+    them above the board."""
+    runs = LiveRun.objects.filter(contest=contest, sealed_at__isnull=True).select_related("contest")
+    return [run for run in runs.order_by("-opened_at")[:50] if live_run_visible(run, user)]
+
+
+def entry_trust(submission: Submission) -> str:
+    run = getattr(submission, "live_run", None)
+    return trust_level(verified=submission.verified, witnessed=run.witnessed if run else None)
+
+
+def entry_live_state(submission: Submission) -> str | None:
+    run = getattr(submission, "live_run", None)
+    return run.state() if run is not None else None
+
+
+def live_samples(run: LiveRun, after: int = 0) -> list[dict]:
+    samples = LiveSample.objects.filter(run=run, id__gt=after).order_by("id")
+    return list(
+        samples.values("id", "rows", "seconds", "interval_rate", "cumulative_rate")[
+            :SAMPLES_PER_ANSWER
+        ]
+    )
+
+
+def live_figures(run: LiveRun) -> dict:
+    """Terminal rate and time to the contest's target from the samples so far, computed as
+    for a sealed entry. Cached per batch received: every viewer's poll reads it once."""
+    key = f"live-figures:{run.pk}:{run.next_seq}"
+    try:
+        cached = cache.get(key)
+    except (RedisError, OSError):
+        cached = None  # the cache is down: compute it, as a cache miss would
+    if cached is not None:
+        return cached
+    figures = _live_figures(run)
+    with contextlib.suppress(RedisError, OSError):
+        cache.set(key, figures, timeout=3600)
+    return figures
+
+
+def _live_figures(run: LiveRun) -> dict:
+    nothing = {"terminal_rate": None, "eta_seconds": None, "seconds_to_target": None}
+    points = list(
+        LiveSample.objects.filter(run=run).order_by("line").values_list("rows", "seconds")
+    )
+    if not points:
+        return nothing
+    series = Series(
+        rows=array("q", (rows for rows, _ in points)),
+        seconds=array("d", (seconds for _, seconds in points)),
+        line=array("q", range(1, len(points) + 1)),
+    )
+    contest = run.contest
+    try:
+        figures = compute_figures(
+            series, target_rows=contest.target_rows, window_rows=contest.terminal_window_rows
+        )
+    except (ValueError, IndexError):  # rows that went down in a log the seal will refuse
+        return nothing
+    to_target = figures.estimated_seconds_to_target
+    eta = max(to_target - figures.elapsed_seconds, 0.0) if to_target is not None else None
+    return {
+        "terminal_rate": figures.terminal_rate,
+        "eta_seconds": eta,
+        "seconds_to_target": to_target,
+    }
+
+
+def last_interval(run: LiveRun) -> dict:
+    """The machine's counters over the client's last interval (CPU, the datadir's drive)."""
+    machine = (
+        LiveBatch.objects.filter(run=run)
+        .exclude(machine={})
+        .order_by("-seq")
+        .values_list("machine", flat=True)
+        .first()
+    )
+    return machine or {}

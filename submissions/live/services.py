@@ -1,0 +1,311 @@
+"""Writes of the live side: witness tokens, opening a live run, appending its batches and
+sealing it into an ordinary entry. Views and the API parse input and call these."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.files.base import ContentFile
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from submissions import services as registry
+from submissions.live import seal_rules
+from submissions.live.models import LiveBatch, LiveRun, LiveSample, WitnessToken
+from submissions.logparse import LogError, parse_log
+from submissions.models import Contest
+from submissions.rules import Verdict
+
+TOKEN_PREFIX = "iiw_"  # noqa: S105 - a prefix people recognise, not a secret  # nosec B105
+# Lines kept whole at the start of a run: enough for every format's header and parameters, so
+# a batch parsed behind them reads as the same format.
+HEAD_LINES = 60
+
+
+class LiveRefused(Exception):
+    """An append or a seal the registry will not take; `status` is the HTTP answer."""
+
+    def __init__(self, status: int, message: str, **details):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.details = details
+
+
+def token_hash(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def witness_token_create(*, user, contest: Contest) -> tuple[WitnessToken, str]:
+    """A new token for streaming runs into one contest. Returns it with its key, which is
+    never stored and so can be shown only now."""
+    key = TOKEN_PREFIX + secrets.token_urlsafe(32)
+    token = WitnessToken.objects.create(
+        user=user,
+        contest=contest,
+        key_hash=token_hash(key),
+        expires_at=timezone.now() + timedelta(days=settings.WITNESS_TOKEN_DAYS),
+    )
+    return token, key
+
+
+def witness_token_revoke(*, token: WitnessToken) -> WitnessToken:
+    WitnessToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
+    token.refresh_from_db(fields=["revoked_at"])
+    return token
+
+
+def live_run_open(
+    *, token: WitnessToken, run_key: str, declared: dict, machine: dict, command: str = ""
+) -> tuple[LiveRun, bool]:
+    """Open a live run, or find the one this key already opened (a retried open whose answer
+    was lost). Returns the run and whether it is new."""
+    contest = token.contest
+    if not contest.is_open():
+        raise registry.ContestClosed(contest)
+    # The declaration is judged now, so an entrant learns of a bad field before a 20-day run.
+    registry.track_declared(contest.track, declared)
+    existing = LiveRun.objects.filter(owner=token.user, run_key=run_key).first()
+    if existing:
+        return existing, False
+    try:
+        with transaction.atomic():
+            run = LiveRun.objects.create(
+                contest=contest,
+                owner=token.user,
+                token=token,
+                run_key=run_key,
+                declared=declared,
+                machine=machine,
+                command=command[:1000],
+            )
+            # The contest page (cached per board version) lists the runs streaming into it.
+            registry.contest_board_changed(contest_id=contest.pk)
+    except IntegrityError:
+        return LiveRun.objects.get(owner=token.user, run_key=run_key), False
+    return run, True
+
+
+@dataclass(frozen=True)
+class Appended:
+    next_seq: int
+    replayed: bool
+    received_at: object
+
+
+def batch_text(lines: list[str], unterminated: bool) -> str:
+    text = "".join(line + "\n" for line in lines)
+    return text[:-1] if unterminated and text else text
+
+
+def locked_run(*, run_id: int, token: WitnessToken) -> LiveRun:
+    """The token's user's run, locked for this transaction: 404 for anyone else's, 403 for a
+    token of another contest. The row lock orders concurrent appends and seals of one run."""
+    run = LiveRun.objects.select_for_update().filter(pk=run_id, owner_id=token.user_id).first()
+    if run is None:
+        raise LiveRefused(404, "No such live run of yours.")
+    if run.contest_id != token.contest_id:
+        raise LiveRefused(
+            403,
+            f"This witness token streams into {token.contest.slug}, not into this run's contest.",
+        )
+    return run
+
+
+@transaction.atomic
+def live_run_append(
+    *,
+    run_id: int,
+    token: WitnessToken,
+    seq: int,
+    lines: list[str],
+    machine: dict,
+    unterminated: bool = False,
+) -> Appended:
+    """Append one batch. Idempotent: the batch already stored under `seq` is acknowledged
+    again, never stored twice; a gap in the sequence is refused with the expected number."""
+    run = locked_run(run_id=run_id, token=token)
+    text = batch_text(lines, unterminated)
+    digest = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
+    if seq < run.next_seq:
+        stored = LiveBatch.objects.filter(run=run, seq=seq).values_list("digest", "received_at")
+        stored_digest, received_at = stored.get()
+        if stored_digest != digest:
+            raise LiveRefused(
+                409,
+                f"Batch {seq} was already received with other lines; the next batch is "
+                f"{run.next_seq}.",
+                expected_seq=run.next_seq,
+            )
+        return Appended(run.next_seq, True, received_at)
+    if run.sealed_at is not None:
+        raise LiveRefused(403, "This run is sealed: it takes no more lines.")
+    if seq > run.next_seq:
+        raise LiveRefused(
+            409,
+            f"Batch {seq} is out of order: the registry expects batch {run.next_seq}.",
+            expected_seq=run.next_seq,
+        )
+    now = timezone.now()
+    LiveBatch.objects.create(
+        run=run,
+        seq=seq,
+        received_at=now,
+        first_line=run.line_count + 1,
+        line_count=len(lines),
+        text=text,
+        digest=digest,
+        machine=machine,
+    )
+    first_line = run.line_count + 1
+    run.next_seq = seq + 1
+    run.line_count += len(lines)
+    run.byte_count += len(text.encode())
+    run.last_batch_at = now
+    changed = ["next_seq", "line_count", "byte_count", "last_batch_at"]
+    if lines:
+        run.last_line_at = now
+        changed += ["last_line_at", *_record_progress(run, first_line, text)]
+    run.save(update_fields=changed)
+    return Appended(run.next_seq, False, now)
+
+
+def _record_progress(run: LiveRun, first_line: int, text: str) -> list[str]:
+    """Parse the new lines behind the log's head and keep their report lines as samples.
+    Best effort: the whole log is parsed when the run is sealed; a batch the parser cannot
+    read yet (a header still arriving) just adds no point to the live curve."""
+    head_lines = run.head.count("\n")
+    document = run.head + text
+    changed = []
+    if head_lines < HEAD_LINES:
+        # The head is still the whole log so far: the document's line numbers are the log's.
+        run.head = "".join(document.splitlines(keepends=True)[:HEAD_LINES])
+        changed.append("head")
+        offset = 0
+    else:
+        offset = first_line - head_lines - 1
+    try:
+        series = parse_log(io.BytesIO(document.encode())).series
+    except (LogError, ValueError):
+        return changed
+    in_head = [i for i in range(len(series)) if series.line[i] <= head_lines]
+    new = [i for i in range(len(series)) if series.line[i] + offset >= first_line]
+    shift = 0.0
+    if offset and in_head and new and series.seconds[new[0]] < run.elapsed_seconds:
+        # A layout whose seconds are intervals (Python iibench of spring 2009): the parser
+        # summed them from the head's last report, not from the last one streamed.
+        shift = run.elapsed_seconds - series.seconds[in_head[-1]]
+    fresh = [
+        LiveSample(
+            run=run,
+            line=series.line[i] + offset,
+            rows=series.rows[i],
+            seconds=series.seconds[i] + shift,
+            interval_rate=series.interval_rate[i],
+            cumulative_rate=series.cumulative_rate[i],
+        )
+        for i in new
+    ]
+    if not fresh:
+        return changed
+    LiveSample.objects.bulk_create(fresh, ignore_conflicts=True)
+    last = fresh[-1]
+    run.rows, run.elapsed_seconds = last.rows, last.seconds
+    run.current_rate, run.cumulative_rate = last.interval_rate, last.cumulative_rate
+    return [*changed, "rows", "elapsed_seconds", "current_rate", "cumulative_rate"]
+
+
+def assembled_log(run: LiveRun) -> bytes:
+    texts = LiveBatch.objects.filter(run=run).order_by("seq").values_list("text", flat=True)
+    return "".join(texts).encode()
+
+
+def _clock_tolerance() -> seal_rules.ClockTolerance:
+    return seal_rules.ClockTolerance(
+        seconds=settings.LIVE_CLOCK_TOLERANCE_SECONDS,
+        fraction=settings.LIVE_CLOCK_TOLERANCE_FRACTION,
+        max_lag_seconds=settings.LIVE_CLOCK_MAX_LAG_SECONDS,
+    )
+
+
+def run_seal_verdicts(run: LiveRun, log: bytes, exit_status: int | None) -> list[Verdict]:
+    try:
+        series = parse_log(
+            io.BytesIO(log), max_expanded_bytes=settings.LOG_EXPANDED_MAX_BYTES
+        ).series
+    except LogError:
+        series = None
+    reports = (
+        [
+            seal_rules.Report(int(series.line[i]), int(series.rows[i]), float(series.seconds[i]))
+            for i in range(len(series))
+        ]
+        if series is not None
+        else []
+    )
+    receipts = [
+        seal_rules.Receipt(
+            first_line=first,
+            last_line=first + count - 1,
+            seconds=(received - run.opened_at).total_seconds(),
+        )
+        for first, count, received in LiveBatch.objects.filter(run=run, line_count__gt=0)
+        .order_by("seq")
+        .values_list("first_line", "line_count", "received_at")
+    ]
+    return seal_rules.seal_verdicts(
+        reports=reports,
+        receipts=receipts,
+        tolerance=_clock_tolerance(),
+        declared=run.declared,
+        machine=run.machine,
+        exit_status=exit_status,
+    )
+
+
+def live_run_seal(
+    *, run_id: int, token: WitnessToken, exit_status: int | None, batches: int
+) -> LiveRun:
+    """Seal the run: its assembled log becomes an entry, judged by the usual rules and the seal
+    rules. Sealing again answers with the sealed run. `batches` is how many the client sent:
+    a seal with batches still missing is refused, naming the next one expected."""
+    with transaction.atomic():
+        run = locked_run(run_id=run_id, token=token)
+        if run.sealed_at is not None:
+            return run
+        if batches != run.next_seq:
+            raise LiveRefused(
+                409,
+                f"The client sent {batches} batches; the registry has {run.next_seq}: send "
+                f"batch {run.next_seq} before sealing.",
+                expected_seq=run.next_seq,
+            )
+        log = assembled_log(run)
+        verdicts = run_seal_verdicts(run, log, exit_status)
+        now = timezone.now()
+        run.sealed_at, run.exit_status = now, exit_status
+        run.seal_verdicts = [verdict.as_dict() for verdict in verdicts]
+        run.witnessed = False
+        try:
+            # A savepoint: a refused log leaves the run sealed with the reason, nothing else.
+            with transaction.atomic():
+                run.submission = registry.submission_create(
+                    contest=run.contest,
+                    owner=run.owner,
+                    declared=run.declared,
+                    log_file=ContentFile(log, name=f"witnessed-run-{run.pk}.log"),
+                    submitted_at=now,
+                    extra_verdicts=verdicts,
+                )
+            run.witnessed = seal_rules.witnessed(verdicts)
+        except registry.SubmissionRefused as refused:
+            run.seal_message = f"Sealed without an entry: {refused.message}"[:500]
+        run.save()
+    return run
