@@ -601,3 +601,29 @@ class PendingChange(models.Model):
 
     def __str__(self) -> str:
         return f"change of entry #{self.submission_id} ({self.status})"
+
+
+class CheckedVerdicts(models.Model):
+    """An entry's verdicts and figures as they were checked under one rule version, kept when
+    newer rules judge it again: the permanent link /entries/<id>/rules/v<N>/ shows them."""
+
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="checked_verdicts"
+    )
+    rules_version = models.ForeignKey(RuleVersion, on_delete=models.CASCADE, related_name="+")
+    verdicts = models.JSONField(default=list)
+    eligible = models.BooleanField(default=False)
+    ineligible_reason = models.CharField(max_length=500, blank=True)
+    # The figures the verdicts were made beside (rows, elapsed, rates, time to target).
+    figures = models.JSONField(default=dict)
+    checked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "rules_version"], name="one_check_per_rule_version"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Entry #{self.submission_id} under {self.rules_version}"

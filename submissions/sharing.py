@@ -13,10 +13,17 @@ from django.urls import reverse
 from django.utils.http import quote_etag
 from django.views.decorators.http import condition
 
-from submissions import badges, comparison, selectors
+from submissions import badges, comparison, rule_versions, selectors
 from submissions.entry_settings import compared_settings
-from submissions.models import Contest, ReferenceResult, SampleSeries, Submission
+from submissions.models import (
+    CheckedVerdicts,
+    Contest,
+    ReferenceResult,
+    SampleSeries,
+    Submission,
+)
 from submissions.series import downsample, unpack_columns
+from submissions.views import judged_under_version, verdict_rows
 
 # Badges and the figures JSON are embedded in other people's pages: let caches keep them a
 # while, and revalidate cheaply (the ETag moves with the contest's board_version).
@@ -292,3 +299,24 @@ def entry_figures(request: HttpRequest, pk: int) -> JsonResponse:
         "badge": request.build_absolute_uri(reverse("entry_badge", args=[entry.pk])),
     }
     return _cacheable(JsonResponse(body))
+
+
+def entry_checked(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """The entry's verdicts as checked under rule version `number`: a link that keeps showing
+    them after the rules change (each sentence stated as that version's rules say it)."""
+    entry = _visible_or_404(request, pk)
+    checked = get_object_or_404(
+        CheckedVerdicts.objects.select_related("rules_version"),
+        submission=entry,
+        rules_version__number=number,
+    )
+    track, rules = judged_under_version(checked.rules_version)
+    context = {
+        "submission": entry,
+        "checked": checked,
+        "verdicts": verdict_rows(track, rules, checked.verdicts),
+        "caption": rule_versions.version_caption(checked.rules_version),
+        "current": entry.rules_version_id == checked.rules_version_id,
+        "current_caption": rule_versions.version_caption(entry.rules_version),
+    }
+    return render(request, "submissions/submission_checked.html", context)

@@ -6,7 +6,7 @@ from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from submissions.models import Contest, ReferenceResult, Submission
+from submissions.models import CheckedVerdicts, Contest, ReferenceResult, Submission
 
 
 @receiver([post_save, post_delete], sender=Submission)
@@ -32,3 +32,29 @@ def rules_changed(sender, instance: Contest, raw: bool = False, **kwargs) -> Non
     )
     if recheck is not None:
         transaction.on_commit(lambda: recheck_send(recheck.pk))
+
+
+# The figures a verdict is kept beside, for its permanent link.
+KEPT_FIGURES = (
+    "rows", "elapsed_seconds", "seconds_to_target", "estimated", "terminal_rate", "average_rate",
+)  # fmt: skip
+
+
+@receiver(post_save, sender=Submission)
+def verdicts_kept(sender, instance: Submission, raw: bool = False, **kwargs) -> None:
+    """Whatever checked the entry (upload, edit, a background re-check, the admin), the verdicts
+    of each rule version stay readable after newer rules judge it again."""
+    fields = kwargs.get("update_fields")
+    if raw or instance.rules_version_id is None or (fields and "verdicts" not in fields):
+        return
+    CheckedVerdicts.objects.update_or_create(
+        submission=instance,
+        rules_version_id=instance.rules_version_id,
+        defaults={
+            "verdicts": instance.verdicts,
+            "eligible": instance.eligible,
+            "ineligible_reason": instance.ineligible_reason,
+            "figures": {name: getattr(instance, name) for name in KEPT_FIGURES},
+            "checked_at": instance.checked_at,
+        },
+    )

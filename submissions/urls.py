@@ -26,5 +26,6 @@ urlpatterns = [
         name="pending_change_decide",
     ),
     path("entries/<int:pk>/badge.svg", sharing.entry_badge, name="entry_badge"),
+    path("entries/<int:pk>/rules/v<int:number>/", sharing.entry_checked, name="entry_checked"),
     path("entries/<int:pk>/figures.json", sharing.entry_figures, name="entry_figures"),
 ]

@@ -45,6 +45,7 @@ from submissions.models import (
     Contest,
     DriveKind,
     PendingChange,
+    RuleVersion,
     Submission,
 )
 from submissions.panels import entry_panels_context
@@ -401,9 +402,12 @@ def judged_under(submission: Submission) -> tuple[tracks.Track, RuleSet | None]:
     """The track and rules the entry's verdicts and figures were made under (never the current
     rules: those may say 32 GB beside a verdict made under 16). None: judged before versions
     were kept."""
-    version = submission.rules_version
-    if version is None:
+    if submission.rules_version is None:
         return submission.contest.track, None
+    return judged_under_version(submission.rules_version)
+
+
+def judged_under_version(version: RuleVersion) -> tuple[tracks.Track, RuleSet]:
     return tracks.track_for(version.rules["workload"]), rule_set_of(version.rules)
 
 

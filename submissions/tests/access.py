@@ -255,6 +255,8 @@ TABLE = [
     row("entry_badge", "GET", "/entries/{draft}/badge.svg", 404, 200, 404, 200),
     row("entry_figures", "GET", "/entries/{published}/figures.json", 200, 200, 200, 200),
     row("entry_figures", "GET", "/entries/{draft}/figures.json", 404, 200, 404, 200),
+    row("entry_checked", "GET", "/entries/{published}/rules/v1/", 200, 200, 200, 200),
+    row("entry_checked", "GET", "/entries/{draft}/rules/v1/", 404, 200, 404, 200),
     row("contest_badge", "GET", "/contests/public/badge.svg", 200, 200, 200, 200),
     row("contest_badge", "GET", "/contests/embargoed/badge.svg", 200, 200, 200, 200, effect=draft_name_shown, effect_for=()),
     row("my_entries", "GET", "/entries/mine/", LOGIN, 200, 200, 200, effect=draft_on_page, effect_for=(ENTRANT,)),

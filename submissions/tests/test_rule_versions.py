@@ -203,3 +203,26 @@ def test_a_contest_without_caps_states_each_rule_on_its_own_line(client):
     for line in ("any number of sockets", "any number of cores", "any amount of memory",
                  "any number of drives"):  # fmt: skip
         assert f"Hardware: {line}." in lines
+
+
+def test_the_permanent_link_keeps_showing_the_verdict_of_its_rule_version(
+    client, organizer, contest, big_machine
+):
+    under_v1 = f"/entries/{big_machine.pk}/rules/v1/"
+    before = client.get(big_machine.get_absolute_url()).content.decode()
+    admin_change_memory_cap(client, organizer, contest, 32)
+    recheck = Recheck.objects.get(contest=contest, status=RecheckStatus.QUEUED)
+    rechecks.recheck_claim(recheck_id=recheck.pk)
+    rechecks.recheck_execute(recheck_id=recheck.pk)
+    client.logout()
+
+    old = client.get(under_v1).content.decode()
+    new = client.get(f"/entries/{big_machine.pk}/rules/v2/").content.decode()
+
+    assert f'href="{under_v1}"' in before
+    row = verdict_row(old, "GB of memory")
+    assert "at most 16 GB of memory" in row and "over the limit of 16" in row
+    assert "The contest's rules have changed since" in old
+    assert "within the limit of 32" in verdict_row(new, "GB of memory")
+    assert "These are the entry's current verdicts" in new
+    assert client.get(f"/entries/{big_machine.pk}/rules/v3/").status_code == 404
