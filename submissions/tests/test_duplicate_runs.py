@@ -9,7 +9,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from submissions import services
-from submissions.models import Submission
+from submissions.models import SampleSeries, Submission
 from submissions.tests.conftest import upload
 from submissions.tests.logs import gzipped, python_log
 
@@ -85,8 +85,8 @@ def test_the_migration_fingerprints_stored_runs_and_keeps_a_stored_copy_unfinger
     )
     # As before the migration: no fingerprints, and a copy of the first run stored twice.
     Submission.objects.update(run_fingerprint="")
-    copy.series.columns = first.series.columns
-    copy.series.save()
+    stored = SampleSeries.objects.values_list("columns", flat=True).get(submission=first)
+    SampleSeries.objects.filter(submission=copy).update(columns=stored)
     migration = importlib.import_module("submissions.migrations.0009_run_fingerprint")
     migration.fingerprint_existing(apps, None)
     first.refresh_from_db()
