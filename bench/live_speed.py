@@ -76,6 +76,38 @@ def stream(
         time.sleep(max(0.0, start_at + (seq + 1) * every - time.monotonic()))
 
 
+def _admin_execute(statement: str) -> None:
+    import psycopg
+
+    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as admin:
+        admin.execute(statement)
+
+
+def django_on_scratch_database(media: Path) -> None:
+    """Django on a fresh scratch database, migrated: the server under test uses it too."""
+    os.environ["DJANGO_SETTINGS_MODULE"] = "iibench_site.settings.test"
+    os.environ["TEST_DATABASE_URL"] = f"postgresql://postgres@127.0.0.1:5432/{SCRATCH_DB}"
+    os.environ["MEDIA_ROOT"] = str(media)
+    _admin_execute(f"DROP DATABASE IF EXISTS {SCRATCH_DB}")
+    _admin_execute(f"CREATE DATABASE {SCRATCH_DB}")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.core.management import call_command
+
+    settings.MEDIA_ROOT = str(media)
+    settings.ALLOWED_HOSTS = ["*"]
+    call_command("migrate", verbosity=0)
+
+
+def drop_scratch_database() -> None:
+    from django.db import connections
+
+    connections.close_all()
+    _admin_execute(f"DROP DATABASE IF EXISTS {SCRATCH_DB}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=200)
@@ -83,12 +115,8 @@ def main() -> None:
     parser.add_argument("--every", type=float, default=5)
     parser.add_argument("--workers", type=int, default=3)
     args = parser.parse_args()
-    import bench.upload_speed as scratch
-    from bench.upload_speed import SCRATCH_DB as _unused  # noqa: F401 - same scratch conventions
-
-    scratch.SCRATCH_DB = SCRATCH_DB
     folder = Path(tempfile.mkdtemp(prefix="live-bench-"))
-    scratch.django_on_scratch_database(folder / "media")
+    django_on_scratch_database(folder / "media")
     from submissions.tests.server import collect_static, production_environment, start_gunicorn
 
     environment = production_environment(
@@ -104,7 +132,7 @@ def main() -> None:
         report = run(server.url, args)
     finally:
         server.stop()
-        scratch.drop_scratch_database()
+        drop_scratch_database()
     print(report)
 
 
