@@ -88,6 +88,28 @@ class ProductionServer:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait()
 
+    def fresh_workers(self, timeout: float = 60) -> None:
+        """Replace the workers with new processes (gunicorn's SIGHUP). A worker keeps what
+        Django caches for the process, such as content type ids, which a transactional test's
+        flush renumbers: an admin save then logs against an id that is gone."""
+        old = self._workers()
+        os.kill(self.process.pid, signal.SIGHUP)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            current = self._workers()
+            if len(current) >= len(old) and not current & old:
+                break
+            time.sleep(0.2)
+        else:
+            pytest.fail(f"gunicorn did not replace its workers:\n{self.log[-4000:]}")
+        wait_until_serving(self)
+
+    def _workers(self) -> set[int]:
+        found = subprocess.run(
+            ["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True, check=False
+        )
+        return {int(pid) for pid in found.stdout.split()}
+
 
 def start_gunicorn(
     environment: dict[str, str], log_path: Path, media_root: Path, workers: int = 3

@@ -35,6 +35,7 @@ def iibench_binary() -> str:
 
 
 def test_a_memory_cap_changed_in_the_admin_never_shows_a_stale_verdict(live_site, request):
+    live_site.fresh_workers()  # the admin's log entry names the content type by its id
     request.getfixturevalue("worker")("redis", MEDIA_ROOT=settings.MEDIA_ROOT)
     StaffFactory(username="olga", is_superuser=True)
     contest = ContestFactory(slug="capped", target_rows=5_000_000)
