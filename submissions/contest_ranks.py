@@ -2,49 +2,37 @@
 
 from __future__ import annotations
 
-import math
-
 from django.db import connection, transaction
 from django.db.models import F
 
 from submissions.models import Contest, Submission
-from submissions.ranking import MetricStanding, Standing, class_ranks, competition_ranks
+from submissions.ranking import KeyedStanding, keyed_ranks
 
 
 @transaction.atomic
 def contest_rank(*, contest: Contest) -> int:
     """Rank the contest's qualifying entries again and store what changed. Returns how many
-    ranks changed. Qualifying: eligible, with a (measured or estimated) time to the target."""
+    ranks changed. Qualifying: eligible, with the values the track's ranking requires (the
+    classic run: a measured or estimated time to the target)."""
     # Two entries saved at once would each rank without seeing the other; locking the contest
     # row makes the second wait for the first to commit, then rank both.
     Contest.objects.select_for_update().filter(pk=contest.pk).values_list("pk").first()
     ranking = contest.track.ranking
-    if ranking is None:
-        current = list(
-            Submission.objects.filter(contest=contest).values_list(
-                "pk", "eligible", "seconds_to_target", "terminal_rate", "estimated", "rank"
-            )
+    keys = ranking.order
+    current = list(
+        Submission.objects.filter(contest=contest).values_list(
+            "pk", "eligible", "track_class", "rank", *(key.column for key in keys)
         )
-        ranks = competition_ranks(
-            Standing(pk, seconds, terminal_rate, estimated)
-            for pk, eligible, seconds, terminal_rate, estimated, _ in current
-            if eligible and seconds is not None and math.isfinite(seconds)
-        )
-    else:
-        current = list(
-            Submission.objects.filter(contest=contest).values_list(
-                "pk", "eligible", "track_metric", "track_class", "rank"
-            )
-        )
-        ranks = class_ranks(
-            (
-                MetricStanding(pk, metric, track_class)
-                for pk, eligible, metric, track_class, _ in current
-                if eligible and metric is not None and math.isfinite(metric)
-            ),
-            descending=ranking.descending,
-        )
-    changed = [(pk, ranks.get(pk)) for pk, *_, rank in current if ranks.get(pk) != rank]
+    )
+    ranks = keyed_ranks(
+        (
+            KeyedStanding(pk, tuple(values), track_class if ranking.class_key else "")
+            for pk, eligible, track_class, _, *values in current
+            if eligible
+        ),
+        keys,
+    )
+    changed = [(pk, ranks.get(pk)) for pk, _, _, rank, *_ in current if ranks.get(pk) != rank]
     if changed:
         _store_ranks(changed)
     contest_board_changed(contest_id=contest.pk)

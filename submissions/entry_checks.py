@@ -130,8 +130,8 @@ def entry_check(
         figures=figures,
         track_declared=own,
         track_figures=track_figures,
-        track_metric=ranking.metric_of(track_figures) if ranking else None,
-        track_class=ranking.class_of(track_figures) if ranking else "",
+        track_metric=ranking.metric_of(track_figures),
+        track_class=ranking.class_of(track_figures),
         verdicts=[*check_entry(entry, rules, track.rule_list()), *extra_verdicts],
         rules_version=version,
     )

@@ -79,7 +79,7 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 def track_csv_columns(track: tracks.Track, rules: RuleSet | None) -> list[tuple[str, object]]:
     """The track's own CSV columns: its class, then each board column's value as a number."""
-    if track.ranking is None or rules is None:
+    if rules is None:
         return []
     columns: list[tuple[str, object]] = []
     if track.ranking.class_key:

@@ -4,7 +4,9 @@ Ranking: the entries that qualify are ordered by the time they took to reach the
 target rows, fastest first; a tie on that time goes to the higher terminal rate; entries equal
 on both share a rank and the next rank skips ("standard competition ranking": 1, 2, 2, 4).
 A track (submissions/tracks) ranks by its own metric instead, highest or lowest first, and
-within each of its classes when it has some (bulk loading: keys and row length).
+within each of its classes when it has some (bulk loading: keys and row length). Both are
+rankings by keys (`RankKey`, `keyed_ranks`): each track's Ranking names the entry's values it
+compares, in order (the classic: estimated or not, the time to the target, the terminal rate).
 
 Placing reference rows: the seeds' published results are shown among the ranked entries where
 their figures put them, but they are never ranked and only a page of entries is ever loaded.
@@ -73,6 +75,57 @@ def class_ranks(standings: Iterable[MetricStanding], *, descending: bool) -> dic
     by_class = sorted(standings, key=lambda standing: standing.track_class)
     for _, members in groupby(by_class, key=lambda standing: standing.track_class):
         ranks.update(competition_ranks(members, key=by_metric))
+    return ranks
+
+
+@dataclass(frozen=True)
+class RankKey:
+    """One value of an entry a ranking compares, by its column name (a Submission field):
+    smallest first, or largest when `descending`; a missing or infinite value loses to every
+    present one. An entry without a `required` value is not ranked at all."""
+
+    column: str
+    descending: bool = False
+    required: bool = False
+
+    def sort_value(self, value) -> tuple[int, float]:
+        if value is None or not math.isfinite(value):
+            return (1, 0.0)
+        return (0, -value if self.descending else value)
+
+
+@dataclass(frozen=True)
+class KeyedStanding:
+    """One entry as a ranking by keys sees it: its values in the keys' order, and its class."""
+
+    entry_id: int
+    values: tuple
+    track_class: str = ""
+
+
+def keyed_ranks(standings: Iterable[KeyedStanding], keys: tuple[RankKey, ...]) -> dict[int, int]:
+    """Rank each entry within its class by `keys`, the first deciding and the next breaking
+    its ties: {entry_id: rank}, entries equal on every key sharing a rank. Entries missing a
+    required key are left out."""
+
+    def order(standing: KeyedStanding) -> tuple:
+        return tuple(
+            key.sort_value(value) for key, value in zip(keys, standing.values, strict=True)
+        )
+
+    qualifying = [
+        standing
+        for standing in standings
+        if all(
+            key.sort_value(value)[0] == 0
+            for key, value in zip(keys, standing.values, strict=True)
+            if key.required
+        )
+    ]
+    ranks: dict[int, int] = {}
+    by_class = sorted(qualifying, key=lambda standing: standing.track_class)
+    for _, members in groupby(by_class, key=lambda standing: standing.track_class):
+        ranks.update(competition_ranks(members, key=order))
     return ranks
 
 

@@ -34,7 +34,7 @@ def _reference_track_fields(contest: Contest, figures: dict) -> dict:
     """A published result's track figures under this contest's rules, with its metric and
     class: what places it among the ranked entries."""
     track = contest.track
-    if track.ranking is None or not figures:
+    if not figures:
         return {"track_figures": dict(figures), "track_metric": None, "track_class": ""}
     refigured = track.figures_under(figures, contest_rule_set(contest))
     return {

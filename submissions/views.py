@@ -155,7 +155,7 @@ def _contest_context(request: HttpRequest, contest: Contest) -> dict:
             unranked_rows=[row for row in board.rows if not (row.ranked or row.reference)],
             columns=columns,
             costs_toggle=_with(request, costs="" if query.costs else "1")
-            if track.ranking is None
+            if track.classic_board
             else "",
             unranked_columns=unranked_columns(track, rule_set),
             ranked_by=track.ranked_by,
@@ -204,7 +204,7 @@ def track_board_columns(
     """A track's board: rank, its class when it has classes, who and what, then its own
     figures (the metric sorts, the others are read from the entry's track figures). The
     classic board adds the cost columns when asked."""
-    if track.ranking is None:
+    if track.classic_board:
         if costs:
             return (*BOARD_COLUMNS[:-1], *COST_BOARD_COLUMNS, BOARD_COLUMNS[-1])
         return BOARD_COLUMNS
@@ -231,7 +231,7 @@ def track_board_columns(
 
 def unranked_columns(track: tracks.Track, rules: RuleSet) -> list[str]:
     """The figure headers of the not-ranked table, between the hardware and the reason."""
-    if track.ranking is None:
+    if track.classic_board:
         return ["Elapsed", "To target", "Terminal rate"]
     return [track.columns[0].title(rules)]
 
@@ -479,7 +479,7 @@ PLOTS_WITH_REFERENCES = {"query_times": False, "load_rates": True, "recovery_bar
 def track_panel(submission: Submission, track: tracks.Track, rules: RuleSet) -> dict:
     """What the entry page shows of the track: its figures as tiles, what the entrant
     declared for it, and the plot's data (with the seeds' figures where the plot compares)."""
-    if track.ranking is None:
+    if track.classic_board:
         return {"track": track}
     figures = submission.track_figures
     tiles = [

@@ -35,17 +35,17 @@ class SortPart:
         return value.lower() if isinstance(value, str) else value
 
 
-# The URL's `sort` values; `-name` reverses the first part. Ties always fall to the overall
-# rank, then the entry number, so a page boundary never shuffles rows.
-# Time to the target: measured times before estimates, whatever their values (an estimate is
+# The URL's `sort` values (a board's BoardOrder.sorts); `-name` reverses the first part. Ties
+# always fall to the overall rank, then the entry number, so a page boundary never shuffles
+# rows. Time to the target: measured times before estimates, whatever their values (an estimate is
 # never sorted as if measured).
 TO_TARGET = (
     SortPart("estimated", "estimated"),
     SortPart("seconds_to_target", "elapsed_seconds"),
     SortPart("terminal_rate", "terminal_rate", descending=True),
 )
-SORTS: dict[str, tuple[SortPart, ...]] = {
-    "rank": (SortPart("rank", None), *TO_TARGET),
+# The sorts of the run's figures: a board whose track has no columns of its own shows these.
+FIGURE_SORTS: dict[str, tuple[SortPart, ...]] = {
     "elapsed": (
         SortPart("elapsed_seconds", "measured_elapsed_seconds"),
         SortPart("terminal_rate", "terminal_rate", descending=True),
@@ -53,21 +53,26 @@ SORTS: dict[str, tuple[SortPart, ...]] = {
     "to_target": TO_TARGET,
     "terminal_rate": (SortPart("terminal_rate", "terminal_rate"),),
     "average_rate": (SortPart("average_rate", "average_rate"),),
+}
+# Every board's.
+COMMON_SORTS: dict[str, tuple[SortPart, ...]] = {
     "entrant": (SortPart("public_name_key", "label"),),
     "engine": (SortPart("engine_key", "storage_engine"),),
     "hardware": (SortPart("cores", None), SortPart("memory_gb", None)),
     "verified": (SortPart("verified", None),),
-    # The optional cost columns (?costs=1). Reference rows have a size (the 2008 result's
-    # 166 GiB) but no per-row costs.
+}
+# The optional cost columns (?costs=1) of a board of the run's figures. Reference rows have a
+# size (the 2008 result's 166 GiB) but no per-row costs.
+COST_SORT_PARTS: dict[str, tuple[SortPart, ...]] = {
     "size": (SortPart("db_size_bytes", "size_bytes"),),
     "write_kb": (SortPart("write_kb_per_row", None),),
     "cpu": (SortPart("server_cpu_us_per_row", None),),
 }
-COST_SORTS = ("size", "write_kb", "cpu")
+COST_SORTS = tuple(COST_SORT_PARTS)
 DEFAULT_SORT = "rank"
-# A reference row has no rank: on the classic board it sits where its time, then its terminal
-# rate, would rank it.
-RANK_PLACEMENT = TO_TARGET
+# The reference row's attribute holding an entry column a ranking compares, where the names
+# differ (a published result's elapsed_seconds is its time to the target).
+REFERENCE_ATTRIBUTES = {"seconds_to_target": "elapsed_seconds"}
 
 
 @dataclass(frozen=True)
@@ -78,25 +83,30 @@ class BoardOrder:
     rank_placement: tuple[SortPart, ...]
 
 
-CLASSIC_ORDER = BoardOrder(SORTS, RANK_PLACEMENT)
-
-
 def board_order(track: tracks.Track) -> BoardOrder:
-    """A track ranks by its metric (within its class): its board sorts by rank, by the metric,
-    by class, and by the columns every board has."""
+    """A board sorts by rank (the track's ranking: within its class, by what the ranking
+    compares), by its figures' columns and by the columns every board has. A reference row
+    has no rank: in rank order it sits where the ranking's values would rank it."""
     ranking = track.ranking
-    if ranking is None:
-        return CLASSIC_ORDER
-    metric = SortPart("track_metric", "track_metric", descending=ranking.descending)
     by_class = (SortPart("track_class", "track_class"),) if ranking.class_key else ()
-    sorts = {
-        "rank": (*by_class, SortPart("rank", None), metric),
-        "metric": (SortPart("track_metric", "track_metric"),),
-        **{name: SORTS[name] for name in ("entrant", "engine", "hardware", "verified")},
-    }
+    ranked_on = tuple(
+        SortPart(key.column, REFERENCE_ATTRIBUTES.get(key.column, key.column), key.descending)
+        for key in ranking.order
+    )
+    by_rank = (*by_class, SortPart("rank", None), *ranked_on)
+    if track.classic_board:
+        sorts = {"rank": by_rank, **FIGURE_SORTS, **COMMON_SORTS, **COST_SORT_PARTS}
+    else:
+        metric = {"metric": (SortPart("track_metric", "track_metric"),)}
+        sorts = {"rank": by_rank, **metric, **COMMON_SORTS}
     if by_class:
-        sorts["class"] = (*by_class, SortPart("rank", None), metric)
-    return BoardOrder(sorts, (*by_class, metric))
+        sorts["class"] = by_rank
+    return BoardOrder(sorts, (*by_class, *ranked_on))
+
+
+CLASSIC_ORDER = board_order(tracks.CLASSIC)
+SORTS = CLASSIC_ORDER.sorts
+RANK_PLACEMENT = CLASSIC_ORDER.rank_placement
 
 
 def board_sort_parts(sort: str, order: BoardOrder = CLASSIC_ORDER) -> tuple[SortPart, ...]:

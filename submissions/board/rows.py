@@ -101,7 +101,7 @@ def entry_row(track: tracks.Track, values: dict) -> BoardRow:
         rows=values["rows"],
         track_figures=values["track_figures"],
         track_metric=values["track_metric"],
-        track_class=ranking.label_of(values["track_class"]) if ranking else "",
+        track_class=ranking.label_of(values["track_class"]),
         verification=values["verification"],
         db_size_bytes=values["db_size_bytes"],
         write_kb_per_row=values["write_kb_per_row"],
@@ -140,7 +140,7 @@ def reference_row(track: tracks.Track, reference: ReferenceResult) -> BoardRow:
         source=reference.source,
         track_figures=reference.track_figures,
         track_metric=reference.track_metric,
-        track_class=ranking.label_of(reference.track_class) if ranking else "",
+        track_class=ranking.label_of(reference.track_class),
         db_size_bytes=reference.size_bytes,
     )
 

@@ -85,6 +85,6 @@ def judge_track(
     return Judged(
         figures=track_figures,
         verdicts=verdicts,
-        metric=ranking.metric_of(track_figures) if ranking else None,
-        track_class=ranking.class_of(track_figures) if ranking else "",
+        metric=ranking.metric_of(track_figures),
+        track_class=ranking.class_of(track_figures),
     )

@@ -81,3 +81,37 @@ def test_it_leaves_no_hole_when_an_entry_vanished_between_count_and_page():
     slots = page_slots(0, 4, reference_positions([3]))
 
     assert list(interleave(["e1", "e2"], ["r1"], slots, 4)) == ["e1", "e2", "r1"]
+
+
+def test_the_classic_tracks_keys_rank_as_the_time_to_the_target_rule_does():
+    from submissions.ranking import KeyedStanding, keyed_ranks
+    from submissions.tracks import CLASSIC
+
+    # seconds, terminal rate, estimated: ties, an estimate faster than every measured time, a
+    # missing and an infinite rate, and an entry without a time (never ranked).
+    entries = {
+        1: (5 * DAY, 800.0, False),
+        2: (5 * DAY, 1_200.0, False),
+        3: (1 * DAY, 9_000.0, True),
+        4: (5 * DAY, None, False),
+        5: (5 * DAY, float("inf"), False),
+        6: (2 * DAY, 500.0, False),
+        7: (2 * DAY, 500.0, False),
+        8: (None, 9_000.0, False),
+    }
+    values = {"seconds_to_target": 0, "terminal_rate": 1, "estimated": 2}
+    keys = CLASSIC.ranking.order
+    keyed = keyed_ranks(
+        [
+            KeyedStanding(pk, tuple(figures[values[key.column]] for key in keys))
+            for pk, figures in entries.items()
+        ],
+        keys,
+    )
+    rule = competition_ranks(
+        Standing(pk, seconds, rate, estimated)
+        for pk, (seconds, rate, estimated) in entries.items()
+        if seconds is not None
+    )
+
+    assert keyed == rule == {6: 1, 7: 1, 2: 3, 1: 4, 4: 5, 5: 5, 3: 7}

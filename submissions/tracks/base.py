@@ -11,6 +11,7 @@ from typing import Any
 
 from submissions.logparse.model import ParsedLog
 from submissions.numbers import number
+from submissions.ranking import RankKey
 from submissions.rules import RULES, Rule, RuleSet
 
 from .published import PublishedResult
@@ -49,18 +50,28 @@ class TrackParameter:
 
 @dataclass(frozen=True)
 class Ranking:
-    """How a track orders its entries: one number from the entry's track figures, best first
-    in `descending` order, compared only within a class when the track has classes.
+    """How a track orders its entries: by `keys`, the entry's values compared in turn, within
+    a class when the track has classes. A track with a `metric` (one number from its track
+    figures, stored as the entry's track_metric) ranks by it, best first in `descending`
+    order; the classic run ranks by the figures of its report lines instead (its keys).
     `class_key` gives a fixed-width key that sorts the classes the way people read them
     (keys=1 before keys=4, 64-byte rows before 256-byte rows); `class_label` shows it."""
 
     metric_label: str
     descending: bool
-    metric: Callable[[Mapping], float | None]
+    metric: Callable[[Mapping], float | None] | None = None
     class_key: Callable[[Mapping], str] | None = None
     class_label: Callable[[str], str] | None = None
+    keys: tuple[RankKey, ...] = ()
+
+    @property
+    def order(self) -> tuple[RankKey, ...]:
+        """What the ranks compare, first to last: the keys, or else the track's metric."""
+        return self.keys or (RankKey("track_metric", self.descending, required=True),)
 
     def metric_of(self, figures: Mapping) -> float | None:
+        if self.metric is None:
+            return None
         try:
             value = self.metric(figures)
         except (KeyError, TypeError, ZeroDivisionError):
@@ -117,7 +128,7 @@ class Track:
     rules: tuple[Rule, ...] = ()
     fields: tuple[TrackField, ...] = ()
     parameters: tuple[TrackParameter, ...] = ()
-    ranking: Ranking | None = None  # None: the classic ranking (time to target rows)
+    ranking: Ranking = field(kw_only=True)
     columns: tuple[TrackColumn, ...] = ()  # board columns after the hardware
     tiles: tuple[TrackColumn, ...] = ()  # the entry page's figures
     # What the entry page draws (static/js): rate_curve, fifo_curve (the rate curve with where
@@ -149,6 +160,12 @@ class Track:
     def has_curve(self) -> bool:
         """Entries have a rate curve, which the compare page overlays."""
         return self.plot in ("rate_curve", "fifo_curve")
+
+    @property
+    def classic_board(self) -> bool:
+        """Its board, feed and entry page show the run's figures (elapsed, time to the target,
+        terminal and average rates, costs), having no columns of its own."""
+        return not self.columns
 
     @property
     def has_target(self) -> bool:

@@ -3,7 +3,9 @@ table with three secondary indexes, ranked by the time to the contest's target r
 
 from __future__ import annotations
 
-from ..base import ALL_CLASSIC, LOG_SERIES, Track
+from submissions.ranking import RankKey
+
+from ..base import ALL_CLASSIC, LOG_SERIES, Ranking, Track
 from .references import REFERENCES
 from .rerun import RERUN
 
@@ -13,6 +15,17 @@ CLASSIC = Track(
     log=LOG_SERIES,
     figures=lambda log, declared, rules: {},
     classic_rules=ALL_CLASSIC,
+    # Fastest to the target rows first, measured times before estimates whatever their values
+    # (an estimate never ranks as if measured); a tie goes to the higher terminal rate.
+    ranking=Ranking(
+        "time to the target rows",
+        descending=False,
+        keys=(
+            RankKey("estimated"),
+            RankKey("seconds_to_target", required=True),
+            RankKey("terminal_rate", descending=True),
+        ),
+    ),
     rerun=RERUN,
     references=REFERENCES,
 )
