@@ -205,14 +205,16 @@ def _check_workload(submission: Submission, target: Target, rows: int) -> None:
     if track.rerun is None:
         raise RerunRefused(f"A {track.label} entry cannot be rerun.")
     crash = track.rerun.procedure == "crash"
-    server_targets = sorted(name for name, each in rerun_targets().items() if each.crash_recovery)
-    if crash and not target.crash_recovery:
+    server_targets = sorted(
+        name for name, each in rerun_targets().items() if each.procedure == "crash"
+    )
+    if crash and target.procedure != "crash":
         raise RerunRefused(
             f"A {track.label.lower()} rerun runs against a server the worker starts itself: "
             f"choose a recovery target ({', '.join(server_targets) or 'none is configured'}).",
             "target",
         )
-    if not crash and target.crash_recovery:
+    if not crash and target.procedure == "crash":
         others = ", ".join(
             each.label.lower()
             for each in TRACKS.values()
@@ -471,7 +473,7 @@ def _resumable(run: VerificationRun, target: Target) -> bool:
     # Whether its plan can continue (one benchmark run of inserts) is decided by the worker
     # that picks it up (benchmark_runs.resume_point), which fails it with why otherwise.
     return (
-        not target.crash_recovery
+        target.procedure != "crash"
         and run.resumes < settings.RERUN_MAX_RESUMES
         and run.samples.exists()
     )

@@ -19,8 +19,10 @@ class Target:
     # "mariadb" or "postgresql": the worker starts a private server of its own for each rerun,
     # with the entry's allowed settings; empty, the benchmark runs against `url`.
     server: str = ""
-    # A crash-recovery target runs crash-recovery reruns only, and only it runs them.
-    crash_recovery: bool = False
+    # The rerun procedure it runs, as a track's rerun declares it (tracks/rerun.py,
+    # Rerun.procedure): "steps" (benchmark runs), or "crash" (its private server killed and
+    # restarted). A target runs the reruns of its procedure only, and only it runs them.
+    procedure: str = "steps"
     # Seed 004's 10 writers and 100 readers, and seed 001's query thread, scaled to this host.
     writers: int = 2
     readers: int = 2

@@ -92,9 +92,11 @@ def track_csv_columns(track: tracks.Track, rules: RuleSet | None) -> list[tuple[
 
 
 def leaderboard_csv_lines(
-    rows: Iterable[BoardRow], track: tracks.Track = tracks.CLASSIC, rules: RuleSet | None = None
+    rows: Iterable[BoardRow],
+    track: tracks.Track = tracks.DEFAULT_TRACK,
+    rules: RuleSet | None = None,
 ) -> Iterator[str]:
-    """The board as CSV: the classic columns, then the track's (a FIFO board adds its
+    """The board as CSV: the run's columns, then the track's (a FIFO board adds its
     terminal insert rate, a bulk-load board its class and rates)."""
     extra = track_csv_columns(track, rules)
     buffer = io.StringIO()

@@ -33,7 +33,7 @@ class PublishedResultsFeed(Feed):
 
     def item_title(self, entry: Submission) -> str:
         track = entry.contest.track
-        if not track.classic_board:
+        if not track.shows_run_figures:
             metric = numbers.display(entry.track_metric, track.columns[0].style)
             standing = (
                 f"rank {entry.rank}, {track.ranking.metric_label} {metric}"
@@ -54,7 +54,7 @@ class PublishedResultsFeed(Feed):
 
     def _description(self, entry: Submission) -> str:
         track = entry.contest.track
-        if not track.classic_board:
+        if not track.shows_run_figures:
             rules = rule_versions.contest_rule_set(entry.contest)
             figures = "; ".join(
                 f"{column.title(rules)} "

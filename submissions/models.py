@@ -13,7 +13,7 @@ from simple_history.models import HistoricalRecords
 from submissions import tracks
 from submissions.engines import SERVER_FAMILIES
 
-# The workloads are the tracks (submissions/tracks): `Workload.FIFO` for code that names one.
+# The workloads are the tracks (submissions/tracks): `Workload.<NAME>` for a test that names one.
 # The contest's field takes its choices from TRACKS when asked, so a new track is offered
 # without a migration.
 Workload = models.TextChoices(
@@ -30,7 +30,7 @@ class Contest(models.Model):
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True, help_text="Markdown.")
     workload = models.CharField(
-        max_length=20, choices=tracks.workload_choices, default=tracks.CLASSIC.workload
+        max_length=20, choices=tracks.workload_choices, default=tracks.DEFAULT_TRACK.workload
     )
 
     target_rows = models.PositiveBigIntegerField(default=1_000_000_000)

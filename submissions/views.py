@@ -155,7 +155,7 @@ def _contest_context(request: HttpRequest, contest: Contest) -> dict:
             unranked_rows=[row for row in board.rows if not (row.ranked or row.reference)],
             columns=columns,
             costs_toggle=_with(request, costs="" if query.costs else "1")
-            if track.classic_board
+            if track.shows_run_figures
             else "",
             unranked_columns=unranked_columns(track, rule_set),
             ranked_by=track.ranked_by,
@@ -204,7 +204,7 @@ def track_board_columns(
     """A track's board: rank, its class when it has classes, who and what, then its own
     figures (the metric sorts, the others are read from the entry's track figures). The
     classic board adds the cost columns when asked."""
-    if track.classic_board:
+    if track.shows_run_figures:
         if costs:
             return (*BOARD_COLUMNS[:-1], *COST_BOARD_COLUMNS, BOARD_COLUMNS[-1])
         return BOARD_COLUMNS
@@ -231,7 +231,7 @@ def track_board_columns(
 
 def unranked_columns(track: tracks.Track, rules: RuleSet) -> list[str]:
     """The figure headers of the not-ranked table, between the hardware and the reason."""
-    if track.classic_board:
+    if track.shows_run_figures:
         return ["Elapsed", "To target", "Terminal rate"]
     return [track.columns[0].title(rules)]
 
@@ -239,7 +239,7 @@ def unranked_columns(track: tracks.Track, rules: RuleSet) -> list[str]:
 def board_columns(
     request: HttpRequest,
     query: LeaderboardQuery,
-    track: tracks.Track = tracks.CLASSIC,
+    track: tracks.Track = tracks.DEFAULT_TRACK,
     rules: RuleSet | None = None,
 ) -> list[dict]:
     """Each header's link: a click sorts by it, a second click reverses; filters stay."""
@@ -472,14 +472,10 @@ def _share_links(request: HttpRequest, submission: Submission) -> dict | None:
     }
 
 
-# Reference rows a track's plot sets beside the entry: all of them, or those of its class.
-PLOTS_WITH_REFERENCES = {"query_times": False, "load_rates": True, "recovery_bars": False}
-
-
 def track_panel(submission: Submission, track: tracks.Track, rules: RuleSet) -> dict:
     """What the entry page shows of the track: its figures as tiles, what the entrant
     declared for it, and the plot's data (with the seeds' figures where the plot compares)."""
-    if track.classic_board:
+    if track.shows_run_figures:
         return {"track": track}
     figures = submission.track_figures
     tiles = [
@@ -493,8 +489,8 @@ def track_panel(submission: Submission, track: tracks.Track, rules: RuleSet) -> 
         if field.kind == "series" and field.name in submission.track_declared
     ]
     plot = {"kind": track.plot, "figures": figures, "references": []}
-    if track.plot in PLOTS_WITH_REFERENCES:
-        same_class = PLOTS_WITH_REFERENCES[track.plot]
+    if track.plot_references:
+        same_class = track.plot_references == "same_class"
         references = submission.contest.references.all()
         plot["references"] = [
             {"label": reference.label, "figures": reference.track_figures}

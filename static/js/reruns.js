@@ -26,10 +26,10 @@
   // A rerun of several steps (three key types; a crash recovery's insert) draws one curve per
   // step: each step's rows start again from its first report.
   var STEP_COLORS = ["#16a34a", "#2563eb", "#9333ea", "#ea580c"];
-  var CLASSIC_STEPS = ["", "insert"];
+  var ONE_RUN_STEPS = ["", "insert"];
 
   function stepTraceName(step) {
-    return CLASSIC_STEPS.indexOf(step) >= 0 ? "rerun (cumulative)" : "rerun: " + step + " (cumulative)";
+    return ONE_RUN_STEPS.indexOf(step) >= 0 ? "rerun (cumulative)" : "rerun: " + step + " (cumulative)";
   }
 
   // Where the result says something happened on the curve: deletes began, the server was killed.

@@ -94,7 +94,7 @@ def board_order(track: tracks.Track) -> BoardOrder:
         for key in ranking.order
     )
     by_rank = (*by_class, SortPart("rank", None), *ranked_on)
-    if track.classic_board:
+    if track.shows_run_figures:
         sorts = {"rank": by_rank, **FIGURE_SORTS, **COMMON_SORTS, **COST_SORT_PARTS}
     else:
         metric = {"metric": (SortPart("track_metric", "track_metric"),)}
@@ -104,12 +104,12 @@ def board_order(track: tracks.Track) -> BoardOrder:
     return BoardOrder(sorts, (*by_class, *ranked_on))
 
 
-CLASSIC_ORDER = board_order(tracks.CLASSIC)
-SORTS = CLASSIC_ORDER.sorts
-RANK_PLACEMENT = CLASSIC_ORDER.rank_placement
+DEFAULT_ORDER = board_order(tracks.DEFAULT_TRACK)
+SORTS = DEFAULT_ORDER.sorts
+RANK_PLACEMENT = DEFAULT_ORDER.rank_placement
 
 
-def board_sort_parts(sort: str, order: BoardOrder = CLASSIC_ORDER) -> tuple[SortPart, ...]:
+def board_sort_parts(sort: str, order: BoardOrder = DEFAULT_ORDER) -> tuple[SortPart, ...]:
     descending = sort.startswith("-")
     first, *rest = order.sorts[sort.removeprefix("-")]
     return (first.reversed() if descending else first, *rest)
@@ -135,7 +135,7 @@ class LeaderboardQuery:
         params,
         *,
         max_page_size: int = PAGE_MAX_PAGE_SIZE,
-        order: BoardOrder = CLASSIC_ORDER,
+        order: BoardOrder = DEFAULT_ORDER,
     ) -> LeaderboardQuery:
         sort = params.get("sort", DEFAULT_SORT)
         drive = params.get("drive", "")

@@ -57,7 +57,7 @@ def track_result(entry) -> str:
     """What an entry achieved, as its contest's track measures it: the classic time to the
     target rows, or the track's metric ("recovery time 0.35 s")."""
     track = entry.contest.track
-    if track.classic_board:
+    if track.shows_run_figures:
         return duration(entry.seconds_to_target, entry.estimated)
     value = numbers.display(entry.track_metric, track.columns[0].style)
     return f"{track.ranking.metric_label} {value}"
@@ -229,7 +229,7 @@ def _track_board_row(row, track: tracks.Track) -> str:
 def board_row(row, track: tracks.Track | None = None, costs: bool = False) -> str:
     """A row of the ranking table: a ranked entry or a reference result; `costs` adds the
     optional cost cells."""
-    if track is not None and not track.classic_board:
+    if track is not None and not track.shows_run_figures:
         return _track_board_row(row, track)
     common = {
         "costs": _cost_cells(row) if costs else "",
@@ -257,7 +257,7 @@ def board_row(row, track: tracks.Track | None = None, costs: bool = False) -> st
 @register.simple_tag
 def unranked_row(row, track: tracks.Track | None = None) -> str:
     """A row of the not-ranked table, with the reason."""
-    if track is not None and not track.classic_board:
+    if track is not None and not track.shows_run_figures:
         return format_html(
             TRACK_UNRANKED_ROW,
             pick=_pick(row, track),

@@ -51,8 +51,12 @@ ALL_FIELDS: dict[str, TrackField] = {
 }
 
 
+# The track a contest runs unless it names another, and what an unknown workload falls back to.
+DEFAULT_TRACK = CLASSIC
+
+
 def track_for(workload: str) -> Track:
-    return TRACKS.get(workload, CLASSIC)
+    return TRACKS.get(workload, DEFAULT_TRACK)
 
 
 class TrackInputError(ValueError):
@@ -150,6 +154,7 @@ def _declared_value(field: TrackField, value: Any) -> Any:
 __all__ = [
     "ALL_FIELDS",
     "CLASSIC",
+    "DEFAULT_TRACK",
     "LOG_KEY_TYPES",
     "LOG_LOAD",
     "LOG_OPTIONAL",

@@ -131,9 +131,16 @@ class Track:
     ranking: Ranking = field(kw_only=True)
     columns: tuple[TrackColumn, ...] = ()  # board columns after the hardware
     tiles: tuple[TrackColumn, ...] = ()  # the entry page's figures
-    # What the entry page draws (static/js): rate_curve, fifo_curve (the rate curve with where
-    # deletes begin), query_times, key_type_bars, load_rates, recovery_bars.
+    # What the entry page draws (static/js): rate_curve (rate-curve.js: the insertion rate, and
+    # where deletes begin when the figures say), or a track-plot.js kind: query_times,
+    # key_type_bars, load_rates, recovery_bars; with its heading and what it shows.
     plot: str = "rate_curve"
+    plot_title: str = ""
+    plot_help: str = ""
+    # The contest's reference rows drawn beside the entry: "all", "same_class" (those of the
+    # entry's class) or "" (none).
+    plot_references: str = ""
+    curve_note: str = ""  # said under the rate curve, after what every curve shows
     ranked_by: str = ""  # the leaderboard's sentence on how entries rank
     unranked_reason: str = "No time to the target rows could be measured or estimated."
     # Classic contest fields a contest of this track starts from (Contest model field names).
@@ -159,10 +166,10 @@ class Track:
     @property
     def has_curve(self) -> bool:
         """Entries have a rate curve, which the compare page overlays."""
-        return self.plot in ("rate_curve", "fifo_curve")
+        return self.plot == "rate_curve"
 
     @property
-    def classic_board(self) -> bool:
+    def shows_run_figures(self) -> bool:
         """Its board, feed and entry page show the run's figures (elapsed, time to the target,
         terminal and average rates, costs), having no columns of its own."""
         return not self.columns

@@ -162,6 +162,12 @@ BULK_LOAD = Track(
         TrackColumn("Load time", lambda f: f["seconds"], "seconds"),
     ),
     plot="load_rates",
+    plot_title="Load rates beside the seed's, same class",
+    plot_help=(
+        "Rows/s, key-value pairs/s and MB/s of this load and of the seed's TokuDB loads of the "
+        "same keys and row length."
+    ),
+    plot_references="same_class",
     ranked_by="Ranked by rows/s within each class (keys per row, row length), highest first.",
     unranked_reason="No load rate.",
     rerun=RERUN,

@@ -202,6 +202,12 @@ CRASH_RECOVERY = Track(
         TrackColumn("Rows at the crash", lambda f: f["rows_at_crash"], "rows"),
     ),
     plot="recovery_bars",
+    plot_title="Recovery time beside the seed's",
+    plot_help=(
+        "Seconds from the restart until the table answers (log scale), this entry and the "
+        "seed's published recoveries with their insert rates."
+    ),
+    plot_references="all",
     ranked_by="Ranked by recovery time within each insert-rate class, fastest first.",
     unranked_reason="No recovery time declared.",
     rerun=RERUN,

@@ -230,7 +230,8 @@ FIFO = Track(
         TrackColumn("Deletes began at (rows)", lambda f: f["deletes_start_row"], "rows"),
         TrackColumn("Terminal insert rate (rows/s)", lambda f: f["terminal_insert_rate"], "rate"),
     ),
-    plot="fifo_curve",
+    plot="rate_curve",
+    curve_note="The dashed line marks where deletes begin; the green curve is the delete rate.",
     ranked_by=(
         "Ranked by the terminal insert rate (rows/s over the terminal window), highest first."
     ),

@@ -204,6 +204,11 @@ PK_TYPES = Track(
         TrackColumn("uuid-ordered / autoinc", _ratio("uuid-ordered"), "ratio"),
     ),
     plot="key_type_bars",
+    plot_title="Time and rates per key type",
+    plot_help=(
+        "Each key type's run: minutes, rows written per second and range scans per second, "
+        "with the UUID runs' time over the auto-increment run's."
+    ),
     ranked_by=(
         "Ranked by the ordered-UUID run's time over the auto-increment run's, lowest first: "
         "what the key type costs, whatever the machine."

@@ -253,6 +253,12 @@ QUERY = Track(
         TrackColumn("Source", lambda f: f["source"], "text"),
     ),
     plot="query_times",
+    plot_title="Query time as the table grows",
+    plot_help=(
+        "Seconds per query against rows in the table; the seeds' published query times are "
+        "drawn for comparison."
+    ),
+    plot_references="all",
     refigure=at_contest_size,
     ranked_by="Ranked by the query time at the contest's table size, fastest first.",
     unranked_reason="No query time at the contest's table size.",
