@@ -5,7 +5,8 @@ PY := $(VENV)/bin/python
 MANAGE := $(PY) manage.py
 IIBENCH := runner/iibench/iibench
 
-# `make test-fast`: the tests that need nothing running (no PostgreSQL, Redis, worker or browser).
+# `make test-fast`: the pure tests and the database tests that run on SQLite (no PostgreSQL,
+# Redis, worker, browser or production server).
 .PHONY: run test test-fast bench setup services lint format check-migrations demo worker web clean
 
 run: setup
@@ -28,7 +29,7 @@ test: setup services
 
 test-fast: $(VENV)/.installed
 	mkdir -p var
-	TEST_DATABASE_URL=sqlite:///$(CURDIR)/var/test-fast.sqlite3 $(PY) -m pytest -q --pure
+	TEST_DATABASE_URL=sqlite:///$(CURDIR)/var/test-fast.sqlite3 $(PY) -m pytest -q --fast
 
 # The scaling rule's measurements (bench/scaling.py, README "Scaling rule"). What fits a small
 # shared machine in about five minutes; the issue's figure is

@@ -19,33 +19,53 @@ def _empty_cache():
     cache.clear()
 
 
-# `make test-fast`: the tests that need no database, server or worker (the log parser, the
-# rules, the figures, the tracks and their rerun judges), in seconds.
+# `--pure`: the tests that need no database, server or worker (the log parser, the rules, the
+# figures, the tracks and their rerun judges). `--fast` (`make test-fast`) adds the tests of
+# the database paths that run on SQLite too: everything but a browser, the production server,
+# a worker, the C benchmark, a private server or Redis, and what is marked `postgresql`.
+NEEDS_DATABASE = {"db", "transactional_db", "django_db_setup", "client", "admin_client"}
 NEEDS_SERVICES = {
-    "db",
-    "transactional_db",
-    "django_db_setup",
-    "client",
-    "admin_client",
     "live_site",
+    "production_server",
+    "worker",
+    "broker_settings",
+    "iibench_binary",
+    "fault_stack",
 }
+SERVICE_MARKERS = ("browser", "server", "worker", "postgresql", "slow")
 
 
 def pytest_addoption(parser):
     parser.addoption(
         "--pure",
         action="store_true",
-        help="only the tests that need no database, server or worker (make test-fast)",
+        help="only the tests that need no database, server or worker",
+    )
+    parser.addoption(
+        "--fast",
+        action="store_true",
+        help="the pure tests and the database tests that run on SQLite (make test-fast)",
     )
 
 
+def _needs_services(item) -> bool:
+    fixtures = set(getattr(item, "fixturenames", ()))
+    marked = any(item.get_closest_marker(name) for name in SERVICE_MARKERS)
+    return marked or bool(NEEDS_SERVICES & fixtures)
+
+
+def _needs_database(item) -> bool:
+    fixtures = set(getattr(item, "fixturenames", ()))
+    return bool(item.get_closest_marker("django_db")) or bool(NEEDS_DATABASE & fixtures)
+
+
 def pytest_collection_modifyitems(config, items):
-    if not config.getoption("--pure"):
+    pure, fast = config.getoption("--pure"), config.getoption("--fast")
+    if not (pure or fast):
         return
     kept, dropped = [], []
     for item in items:
-        needs = any(item.get_closest_marker(name) for name in ("django_db", "browser", "worker"))
-        needs = needs or bool(NEEDS_SERVICES & set(getattr(item, "fixturenames", ())))
+        needs = _needs_services(item) or (pure and _needs_database(item))
         (dropped if needs else kept).append(item)
     config.hook.pytest_deselected(items=dropped)
     items[:] = kept

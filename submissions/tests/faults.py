@@ -1,5 +1,5 @@
-"""A private stack for fault tests: a PostgreSQL cluster and a redis-server of the test's own
-(each on a free port, stopped and started by the test), the production server (gunicorn) and a
+"""A private stack for fault tests: a PostgreSQL cluster (runner/servers.py's private server)
+and a redis-server of the test's own (each on a free port, stopped and started by the test), the production server (gunicorn) and a
 real Celery worker and beat against them. The shared services are never touched.
 
 The fixture `fault_stack` is module-scoped: one stack for the tests of test_faults.py."""
@@ -10,12 +10,10 @@ import http.client
 import json
 import os
 import secrets
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -25,6 +23,7 @@ import psycopg
 import pytest
 from django.conf import settings
 
+from runner.servers import PrivateServer, free_port, server_config
 from submissions.tests.server import (
     ProductionServer,
     collect_static,
@@ -33,14 +32,7 @@ from submissions.tests.server import (
 )
 
 ROOT = Path(settings.BASE_DIR)
-PG_BIN = Path(settings.RERUN_RECOVERY_POSTGRESQL_BIN_DIR)
 PASSWORD = "a-long-fault-password-42"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def wait_until(condition, timeout: float, what: str, interval: float = 0.2):
@@ -87,62 +79,39 @@ class PrivateRedis:
 
 
 class PrivatePostgres:
-    """A cluster initialised into a temporary folder; as root, run as the postgres user (it will
-    not run as root), as runner/servers.py does."""
+    """The stack's PostgreSQL: runner/servers.py's private server (its own cluster, port and
+    socket under the recovery directory, removed at the end), stopped and started again by the
+    tests. fsync is off: the tests stop it cleanly, they never crash it."""
 
-    def __init__(self):
-        self.root = Path(tempfile.mkdtemp(prefix="iibench-faults-pg-"))
-        self.data = self.root / "data"
-        self.port = free_port()
-        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/registry"
-        self.user = settings.RERUN_RECOVERY_POSTGRESQL_USER if os.geteuid() == 0 else None
-        if self.user:
-            shutil.chown(self.root, self.user)
-        self.process: subprocess.Popen | None = None
-
-    def init(self) -> None:
-        subprocess.run(
-            [str(PG_BIN / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust",
-             "-E", "UTF8", "--no-sync"],
-            check=True, capture_output=True, user=self.user, cwd=self.root,
-        )  # fmt: skip
-        self.start()
-        with psycopg.connect(self.admin_url, autocommit=True) as connection:
-            connection.execute("CREATE DATABASE registry")
+    def __init__(self, server: PrivateServer):
+        self.server = server
 
     @property
-    def admin_url(self) -> str:
-        return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+    def url(self) -> str:
+        return self.server.url
+
+    def init(self) -> None:
+        self.server.initialize()
+        self.start()
+        self.server.create_database()
 
     def start(self) -> None:
-        self.process = subprocess.Popen(
-            [str(PG_BIN / "postgres"), "-D", str(self.data), "-p", str(self.port),
-             "-k", str(self.root), "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, user=self.user,
-            cwd=self.root, start_new_session=True,
-        )  # fmt: skip
-        wait_until(self._accepts, 30, "PostgreSQL did not accept connections")
-
-    def _accepts(self) -> bool:
-        try:
-            psycopg.connect(self.admin_url, connect_timeout=1).close()
-            return True
-        except psycopg.OperationalError:
-            return False
+        """Start it and return once it accepts connections."""
+        self.server.start()
+        if self.server.wait_until_answering(deadline=time.monotonic() + 30):
+            pytest.fail("PostgreSQL did not accept connections within 30 s")
 
     def stop(self) -> None:
-        """A fast shutdown (SIGINT): connections are cut, as when the server is restarted."""
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
-            self.process.wait(timeout=30)
+        """A fast shutdown (SIGINT): connections are cut, as when the server is restarted.
+        (PrivateServer.stop's SIGTERM would wait for the site's connections to end.)"""
+        process = self.server.server
+        if process is not None and process.poll() is None:
+            process.send_signal(signal.SIGINT)
+            process.wait(timeout=30)
 
     def query(self, sql: str, *params) -> list[tuple]:
         with psycopg.connect(self.url) as connection:
             return connection.execute(sql, params).fetchall()
-
-    def remove(self) -> None:
-        self.stop()
-        shutil.rmtree(self.root, ignore_errors=True)
 
 
 @dataclass
@@ -316,28 +285,29 @@ def fault_stack(tmp_path_factory):
     if not os.access(settings.IIBENCH_BINARY, os.X_OK):
         pytest.fail("The C benchmark is not built: run `make -C runner/iibench`.")
     folder = tmp_path_factory.mktemp("faults")
-    postgres = PrivatePostgres()
     redis_server = PrivateRedis(folder)
     web = None
-    try:
-        postgres.init()
-        redis_server.start()
-        environment = production_environment(
-            database_url=postgres.url,
-            static_root=folder / "static",
-            media_root=folder / "media",
-            redis_url=redis_server.url,
-        )
-        manage(environment, "migrate", "--noinput")
-        printed = manage(environment, "shell", "-c", SETUP_SCRIPT.format(password=PASSWORD))
-        accounts = json.loads(printed.strip().splitlines()[-1])
-        collect_static(environment)
-        web = start_gunicorn(environment, folder / "gunicorn.log", folder / "media")
-        stack = FaultStack(folder, postgres, redis_server, web, environment, accounts, "faults")
-        yield stack
-        stack.stop_daemons()
-    finally:
-        if web is not None:
-            web.stop()
-        redis_server.kill()
-        postgres.remove()
+    server = PrivateServer(server_config("postgresql"), "faults", {"fsync": "off"})
+    with server:
+        postgres = PrivatePostgres(server)
+        try:
+            postgres.init()
+            redis_server.start()
+            environment = production_environment(
+                database_url=postgres.url,
+                static_root=folder / "static",
+                media_root=folder / "media",
+                redis_url=redis_server.url,
+            )
+            manage(environment, "migrate", "--noinput")
+            printed = manage(environment, "shell", "-c", SETUP_SCRIPT.format(password=PASSWORD))
+            accounts = json.loads(printed.strip().splitlines()[-1])
+            collect_static(environment)
+            web = start_gunicorn(environment, folder / "gunicorn.log", folder / "media")
+            stack = FaultStack(folder, postgres, redis_server, web, environment, accounts, "faults")
+            yield stack
+            stack.stop_daemons()
+        finally:
+            if web is not None:
+                web.stop()
+            redis_server.kill()

@@ -14,7 +14,8 @@ from submissions.tests.conftest import DECLARED, upload
 from submissions.tests.factories import ContestFactory, UserFactory
 from submissions.tests.logs import python_log
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Two database sessions writing at once: what PostgreSQL serves, not the embedded SQLite.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql]
 
 
 def test_two_entries_stored_at_the_same_moment_are_both_ranked(monkeypatch):

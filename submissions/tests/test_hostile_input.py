@@ -18,12 +18,25 @@ from submissions import services
 from submissions.models import SampleSeries, Submission
 from submissions.tests.conftest import DECLARED, upload
 from submissions.tests.factories import ContestFactory, UserFactory
-from submissions.tests.hostile import CORPUS, MISSING, SCRIPT, Hostile, request_body
+from submissions.tests.hostile import (
+    CORPUS,
+    LONG_LOG_LINES,
+    MISSING,
+    SCRIPT,
+    Hostile,
+    request_body,
+)
 
 pytestmark = pytest.mark.django_db
 
 CASES = [
-    pytest.param(case, channel, id=f"{case.id}-{channel}")
+    # The 2,000,000-line log is a minute's work: `make test-fast` leaves it to `make test`.
+    pytest.param(
+        case,
+        channel,
+        id=f"{case.id}-{channel}",
+        marks=[pytest.mark.slow] if case.reports >= LONG_LOG_LINES else [],
+    )
     for case in CORPUS
     for channel in case.channels
 ]

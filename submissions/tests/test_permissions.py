@@ -39,6 +39,8 @@ CASES = [
 ]
 
 
+# 400 cases, each on a world of its own (100 s): `make test-fast` leaves the table to `make test`.
+@pytest.mark.slow
 @pytest.mark.parametrize(("entry", "actor", "expected"), CASES)
 def test_each_actor_gets_exactly_what_the_table_says(entry, actor, expected, world):
     response = send(entry, world, actor)

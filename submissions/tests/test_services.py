@@ -71,6 +71,7 @@ def test_it_stores_nothing_when_the_log_is_refused(contest, entrant, declared, s
     assert stored_files(settings) == []
 
 
+@pytest.mark.postgresql  # SQLite stores a value longer than its column
 def test_it_removes_the_stored_file_when_the_database_write_fails(
     contest, entrant, declared, settings
 ):

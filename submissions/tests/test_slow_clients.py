@@ -20,8 +20,8 @@ SLOW_CLIENTS = 50
 DRIP_SECONDS = 0.5
 BOUND_SECONDS = 1.0
 
-# It serves the production server, as the browser tests do.
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+# It serves the production server behind nginx, as the browser tests do, with no browser.
+pytestmark = [pytest.mark.server, pytest.mark.django_db(transaction=True)]
 
 
 class SlowClients:
