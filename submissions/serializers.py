@@ -97,7 +97,9 @@ class SubmissionCreateSerializer(DeclarationSerializer):
     log = serializers.FileField(
         allow_empty_file=False,
         required=False,
-        help_text="The benchmark's output. Required except for crash recovery's declared figures.",
+        help_text=(
+            "The benchmark's output. Required unless the contest's track reads declared figures."
+        ),
     )
 
     class Meta(DeclarationSerializer.Meta):
@@ -132,7 +134,10 @@ class SummarySerializer(serializers.Serializer):
     excerpt = serializers.BooleanField(help_text="The log does not start at the run's start.")
     demo = serializers.CharField(help_text='"demo" or "synthetic": not an entrant\'s result.')
     track_figures = serializers.JSONField(
-        help_text="The figures of the contest's track (submissions/tracks); {} for the classic run."
+        help_text=(
+            "The figures of the contest's track (submissions/tracks); {} for a track without "
+            "figures of its own."
+        )
     )
     db_size_bytes = serializers.IntegerField(
         allow_null=True, help_text="Table and indexes at the last report; null: not in the log."
@@ -234,9 +239,12 @@ class LeaderboardRowSerializer(serializers.Serializer):
         allow_blank=True, help_text='The track\'s class, e.g. "keys=4, row length=64"; "" if none.'
     )
     track_metric = serializers.FloatField(
-        allow_null=True, help_text="The value the track ranks by (null on the classic board)."
+        allow_null=True,
+        help_text="The value the track ranks by (null when it ranks by the run's figures).",
     )
-    track_figures = serializers.JSONField(help_text="The track's figures; {} on the classic board.")
+    track_figures = serializers.JSONField(
+        help_text="The track's figures; {} when it has none of its own."
+    )
     size_gib = serializers.FloatField(
         allow_null=True, help_text="Database size at the end (GiB); null: not measured."
     )
