@@ -223,6 +223,7 @@ class BoardRow:
     db_size_bytes: int | None = None
     write_kb_per_row: float | None = None
     server_cpu_us_per_row: float | None = None
+    machine_cpu_us_per_row: float | None = None
 
 
 @dataclass(frozen=True)
@@ -320,7 +321,7 @@ BOARD_ENTRY_FIELDS = (
     "average_rate", "verified", "eligible", "ineligible_reason", "rows", "track_figures",
     "track_metric", "track_class", "elapsed_seconds", "estimate_basis", "demo",
     "verification",
-    "db_size_bytes", "write_kb_per_row", "server_cpu_us_per_row",
+    "db_size_bytes", "write_kb_per_row", "server_cpu_us_per_row", "machine_cpu_us_per_row",
     "live_run__witnessed",
 )  # fmt: skip
 
@@ -500,6 +501,7 @@ def _entry_row(track: tracks.Track, values: dict) -> BoardRow:
         db_size_bytes=values["db_size_bytes"],
         write_kb_per_row=values["write_kb_per_row"],
         server_cpu_us_per_row=values["server_cpu_us_per_row"],
+        machine_cpu_us_per_row=values["machine_cpu_us_per_row"],
     )
 
 

@@ -1,9 +1,9 @@
-"""The bundled C benchmark's own format (runner/iibench/FORMAT.md, formats 1 and 2).
+"""The bundled C benchmark's own format (runner/iibench/FORMAT.md, formats 1 to 3).
 
 `# ` lines are the header and trailer, then a TAB separated column header and report lines.
 Unknown `# ` lines and unknown key=value pairs are tolerated, as the format asks. Format 2 adds
 what each interval cost (COST_COLUMNS, "-" where unmeasured), the machine and the server's
-settings; a format 1 log simply has none of them.
+settings; format 3 the machine's CPU (`machine_cpu_s`). An older log simply has none of them.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from .model import (
     Totals,
 )
 
-FORMAT_VERSIONS = ("1", "2")
+FORMAT_VERSIONS = ("1", "2", "3")
 # Format 2's cost columns carry the names of the Series fields they fill.
 COST_COLUMNS = COST_FIELDS
 SETTING_STATES = ("default", "changed", "unknown")
@@ -288,7 +288,7 @@ class CFormatParse(LogParse):
         if pairs.get("format") not in FORMAT_VERSIONS:
             raise LogError(
                 f"iibench-c output format {pairs.get('format', '(none)')}; this registry reads "
-                f"formats {' and '.join(FORMAT_VERSIONS)}: rerun with the iibench-c this "
+                f"formats {', '.join(FORMAT_VERSIONS[:-1])} and {FORMAT_VERSIONS[-1]}: rerun with the iibench-c this "
                 "registry ships",
                 line=line,
             )
