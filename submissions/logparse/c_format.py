@@ -147,7 +147,8 @@ class CFormatParse(LogParse):
         self.summary_line: int | None = None
         self.extras = (array("q"), array("d"), array("q"), array("d"))
         self.costs: dict[str, array] = {}
-        for first, block in columnar.pieces(numbered_blocks(blocks, first_line)):
+        # Format 2's cost cells may be "-": a report's byte, not a reason to cut the block.
+        for first, block in columnar.pieces(numbered_blocks(blocks, first_line), dashes=True):
             self._block(first, block)
         self._finish()
 
@@ -215,24 +216,31 @@ class CFormatParse(LogParse):
         data = getattr(block, "data", b"")
         if self.columns is None or self.summary_line is not None or not data[:1].isdigit():
             return False
-        if self.costs:  # format 2's cost cells ("-" where unmeasured) are read line by line
-            return False
         # The per-line path reads a line not starting with a digit as a column header (an
         # error); Arrow refuses it too when the first column holds integers, else look.
         first_column = next((n for n, at in self.columns.items() if at == 0), None)
         if COLUMN_KINDS.get(first_column) is not int and (b"\n." in data or b"\n\t" in data):
             return False
         kinds = {self.columns[name]: COLUMN_KINDS[name] for name in COLUMNS}
+        # Cost cells: "-" where the report could not measure, NaN as on the per-line path.
+        unmeasured = frozenset(self.columns[name] for name in self.costs)
+        kinds.update(dict.fromkeys(unmeasured, float))
         read = columnar.read_reports(
-            block, ncols=self.ncols, kinds=kinds, unterminated_line=self.reader.unterminated_line
+            block,
+            ncols=self.ncols,
+            kinds=kinds,
+            unterminated_line=self.reader.unterminated_line,
+            missing=unmeasured,
         )
         if read is None:
             return False
-        values = {name: read[self.columns[name]] for name in COLUMNS}
+        values = {name: read[self.columns[name]] for name in (*COLUMNS, *self.costs)}
         pending = columnar.Pending(self.series)
         if not pending.in_order(values["rows"], values["seconds"], grows=True):
             return False
         for column, name in zip(self.extras, EXTRA_COLUMNS, strict=True):
+            columnar.extend(column, values[name])
+        for name, column in self.costs.items():
             columnar.extend(column, values[name])
         pending.add(block, {field: values[name] for field, name in SERIES_COLUMNS.items()})
         return True
