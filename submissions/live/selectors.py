@@ -6,7 +6,6 @@ import contextlib
 from array import array
 
 import numpy as np
-
 from django.core.cache import cache
 from redis.exceptions import RedisError
 
