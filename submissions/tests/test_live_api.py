@@ -9,6 +9,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from submissions.costs import CostFigures
 from submissions.live.models import LiveBatch, LiveRun, WitnessToken
 from submissions.models import Submission
 from submissions.tests.factories import ContestFactory, UserFactory
@@ -404,15 +405,24 @@ def test_the_account_page_and_the_token_list_show_witness_tokens(client, contest
 
 
 FORMAT3 = Path(__file__).resolve().parent / "fixtures" / "logs" / "iibench-c-format3-mariadb.log"
-# The cost figures an entry stores (costs.CostFigures but the size per 100M rows, derived).
-COST_FIGURES = (
-    "db_size_bytes",
-    "write_kb_per_row",
-    "reads_per_row",
-    "server_cpu_us_per_row",
-    "client_cpu_us_per_row",
-    "machine_cpu_us_per_row",
+# The cost figures an entry stores (all of CostFigures but the size per 100M rows, derived).
+COST_FIGURES = tuple(
+    name for name in CostFigures.__dataclass_fields__ if name != "gb_per_100m_rows"
 )
+
+
+def streamed_format3(entrant, declared) -> tuple[APIClient, int, int]:
+    """The format 3 fixture streamed in batches of 40 lines: (client, run id, batches)."""
+    contest = ContestFactory(
+        target_rows=100_000, results_published_at=timezone.now() - timedelta(days=1)
+    )
+    client = witness_client(entrant, contest)
+    run_id = open_run(client, declared).json()["id"]
+    lines = FORMAT3.read_text().splitlines()
+    starts = range(0, len(lines), 40)
+    for seq, start in enumerate(starts):
+        assert append(client, run_id, seq, lines[start : start + 40]).status_code == 200
+    return client, run_id, len(starts)
 
 
 def test_a_streamed_c_run_carries_the_cost_figures_of_its_upload(entrant, declared):
@@ -425,14 +435,7 @@ def test_a_streamed_c_run_carries_the_cost_figures_of_its_upload(entrant, declar
 
     log = FORMAT3.read_bytes()
     series = parse_log(io.BytesIO(log)).series
-    contest = ContestFactory(
-        target_rows=100_000, results_published_at=timezone.now() - timedelta(days=1)
-    )
-    client = witness_client(entrant, contest)
-    run_id = open_run(client, declared).json()["id"]
-    lines = log.decode().splitlines()
-    for seq, start in enumerate(range(0, len(lines), 40)):
-        assert append(client, run_id, seq, lines[start : start + 40]).status_code == 200
+    client, run_id, batches = streamed_format3(entrant, declared)
     progress = APIClient().get(f"/api/live/{run_id}/").json()
     samples = progress["samples"]
     assert [s["rows"] for s in samples] == list(series.rows)
@@ -451,7 +454,7 @@ def test_a_streamed_c_run_carries_the_cost_figures_of_its_upload(entrant, declar
         assert progress["cost"][name] == pytest.approx(getattr(uploaded, name)), name
 
     sealed = client.post(
-        f"/api/live/{run_id}/seal/", {"exit_status": 0, "batches": seq + 1}, format="json"
+        f"/api/live/{run_id}/seal/", {"exit_status": 0, "batches": batches}, format="json"
     ).json()
     entry = Submission.objects.get(pk=sealed["entry"]["id"])
     for name in COST_FIGURES:
@@ -471,14 +474,7 @@ def test_a_streamed_log_without_costs_has_none_live(streaming):
 
 
 def test_the_live_page_shows_what_each_row_cost_so_far(client, entrant, declared):
-    contest = ContestFactory(
-        target_rows=100_000, results_published_at=timezone.now() - timedelta(days=1)
-    )
-    witness = witness_client(entrant, contest)
-    run_id = open_run(witness, declared).json()["id"]
-    lines = FORMAT3.read_text().splitlines()
-    for seq, start in enumerate(range(0, len(lines), 40)):
-        assert append(witness, run_id, seq, lines[start : start + 40]).status_code == 200
+    _, run_id, _ = streamed_format3(entrant, declared)
     cost = APIClient().get(f"/api/live/{run_id}/").json()["cost"]
     page = client.get(f"/live/{run_id}/").content.decode()
     section = page[page.index('id="live-costs"') :]
