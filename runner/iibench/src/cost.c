@@ -259,7 +259,7 @@ static void read_server(struct cost_probe *probe, struct cost_totals *t)
 /* The whole machine's busy CPU time, all CPUs (the first line of /proc/stat): user, nice,
  * system, irq and softirq; idle, iowait and steal (another guest's time on a VM) are not this
  * machine's work, and guest time is in user already. */
-static void read_machine(struct cost_probe *probe, struct cost_totals *t)
+static void read_proc_stat_cpu(struct cost_probe *probe, struct cost_totals *t)
 {
 	char text[512];
 	unsigned long long user, nice, system, idle, iowait, irq, softirq;
@@ -270,6 +270,64 @@ static void read_machine(struct cost_probe *probe, struct cost_totals *t)
 	t->has_machine_cpu = true;
 	t->machine_cpu_s = (double)(user + nice + system + irq + softirq)
 			   / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* The same sum from the root cgroup's cpu.stat (cgroup v2: usage_usec is user + nice + system
+ * + irq + softirq, from the same per-CPU counters), a fifth of /proc/stat's cost, which prints
+ * every interrupt's count too. */
+static void read_cgroup_cpu(struct cost_probe *probe, struct cost_totals *t)
+{
+	char text[512];
+	unsigned long long usec;
+	if (read_kept_file(&probe->cgroup_fd, probe->cgroup_stat, text, sizeof text) != 0
+	    || sscanf(text, "usage_usec %llu", &usec) != 1)
+		return;
+	t->has_machine_cpu = true;
+	t->machine_cpu_s = (double)usec * 1e-6;
+}
+
+static void read_machine(struct cost_probe *probe, struct cost_totals *t)
+{
+	if (probe->cgroup_stat[0])
+		read_cgroup_cpu(probe, t);
+	else
+		read_proc_stat_cpu(probe, t);
+}
+
+/* The root cgroup's cpu.stat, used when it says what /proc/stat says: inside a cgroup
+ * namespace (a container) the root seen is the container's, which is not the machine. */
+static void find_machine_cpu(struct cost_probe *probe)
+{
+	char line[4096], root[4096], mount[4096];
+	struct cost_totals from_proc = {0}, from_cgroup = {0};
+	read_proc_stat_cpu(probe, &from_proc);
+	probe->has_machine = from_proc.has_machine_cpu;
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	while (f && fgets(line, sizeof line, f)) {
+		char *dash = strstr(line, " - cgroup2 ");
+		if (dash && sscanf(line, "%*d %*d %*s %4095s %4095s", root, mount) == 2
+		    && strcmp(root, "/") == 0) {
+			snprintf(probe->cgroup_stat, sizeof probe->cgroup_stat, "%s/cpu.stat", mount);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!probe->cgroup_stat[0])
+		return;
+	read_cgroup_cpu(probe, &from_cgroup);
+	read_proc_stat_cpu(probe, &from_proc);
+	double gap = from_cgroup.machine_cpu_s - from_proc.machine_cpu_s;
+	/* /proc/stat counts in ticks: the two agree to a few ticks per CPU. */
+	if (!from_cgroup.has_machine_cpu || !from_proc.has_machine_cpu
+	    || gap < -0.1 * (double)sysconf(_SC_NPROCESSORS_ONLN) - 0.001 * from_proc.machine_cpu_s
+	    || gap > 0.1 * (double)sysconf(_SC_NPROCESSORS_ONLN) + 0.001 * from_proc.machine_cpu_s) {
+		probe->cgroup_stat[0] = '\0';
+		close_kept_file(&probe->cgroup_fd);
+		return;
+	}
+	probe->has_machine = true;
+	close_kept_file(&probe->machine_fd);
 }
 
 /* The device's line of /proc/diskstats, from /sys/dev/block/M:m/stat (one device, not
@@ -526,7 +584,8 @@ void cost_probe_init(struct cost_probe *probe, bool enabled, const struct backen
 	probe->backend = backend;
 	probe->control = control;
 	probe->server.stat_fd = probe->server.statm_fd = -1;
-	probe->children_fd = probe->machine_fd = probe->disk_fd = probe->size_fd = -1;
+	probe->children_fd = probe->machine_fd = probe->cgroup_fd = -1;
+	probe->disk_fd = probe->size_fd = -1;
 	if (!enabled) {
 		cost_report_probe(probe);
 		return;
@@ -543,10 +602,7 @@ void cost_probe_init(struct cost_probe *probe, bool enabled, const struct backen
 	 * then the client's alone. */
 	if (local && (backend->kind == DB_SQLITE || probe->server.pid > 0)) {
 		find_device(probe, url);
-		struct cost_totals t = {0};
-		probe->has_machine = true;
-		read_machine(probe, &t);
-		probe->has_machine = t.has_machine_cpu;
+		find_machine_cpu(probe);
 	}
 	cost_report_probe(probe);
 }
@@ -561,6 +617,7 @@ void cost_probe_close(struct cost_probe *probe)
 	probe->nkept = 0;
 	close_kept_file(&probe->children_fd);
 	close_kept_file(&probe->machine_fd);
+	close_kept_file(&probe->cgroup_fd);
 	close_kept_file(&probe->disk_fd);
 	close_kept_file(&probe->size_fd);
 }

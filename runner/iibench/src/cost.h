@@ -57,6 +57,8 @@ struct cost_probe {
 	size_t nkept;
 	bool server_forks;             /* false: the server's children are not looked for */
 	int children_fd, machine_fd, disk_fd;
+	int cgroup_fd;                 /* the root cgroup's cpu.stat, when it is the machine's */
+	char cgroup_stat[4200];        /* its path; "" to read /proc/stat */
 	int size_fd;                   /* the table's file, when its size is read from it */
 	bool size_fixed;               /* BLACKHOLE: fixed_size for the whole run */
 	uint64_t fixed_size;
