@@ -1,4 +1,4 @@
-"""What each row cost, from a series' cost columns (iibench-c format 2, Python's max_i). Pure:
+"""What each row cost, from a series' cost columns (iibench-c formats 2 and 3, Python's max_i). Pure:
 numpy only.
 
 The benchmark prints each interval's totals (CPU seconds, bytes, device requests); a row's
@@ -30,6 +30,7 @@ def per_row_curves(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         per_row = {
             "server_cpu_us_per_row": ("server_cpu_s", 1e6),
             "client_cpu_us_per_row": ("client_cpu_s", 1e6),
+            "machine_cpu_us_per_row": ("machine_cpu_s", 1e6),
             "write_kb_per_row": ("write_bytes", 1 / KIB),
             "read_kb_per_row": ("read_bytes", 1 / KIB),
             "reads_per_row": ("read_ops", 1.0),
@@ -60,6 +61,11 @@ class CostFigures:
     reads_per_row: float | None
     server_cpu_us_per_row: float | None
     client_cpu_us_per_row: float | None
+    machine_cpu_us_per_row: float | None = None  # the whole machine: iibench-c format 3
+
+    @classmethod
+    def absent(cls) -> CostFigures:
+        return cls(None, None, None, None, None, None)
 
     def as_dict(self) -> dict:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}
@@ -99,6 +105,7 @@ def cost_figures(columns: dict[str, np.ndarray], *, window_start_row: int) -> Co
         reads_per_row=per_row("read_ops", 1.0),
         server_cpu_us_per_row=per_row("server_cpu_s", 1e6),
         client_cpu_us_per_row=per_row("client_cpu_s", 1e6),
+        machine_cpu_us_per_row=per_row("machine_cpu_s", 1e6),
     )
 
 
@@ -109,10 +116,17 @@ def cost_tiles(
     write_kb_per_row: float | None,
     server_cpu_us_per_row: float | None,
     client_cpu_us_per_row: float | None,
+    machine_cpu_us_per_row: float | None = None,
     window_rows: int,
 ) -> list[tuple[str, str, str]]:
     """(label, value, note) for the entry page; empty when the log carries no cost at all."""
-    figures = (db_size_bytes, write_kb_per_row, server_cpu_us_per_row, client_cpu_us_per_row)
+    figures = (
+        db_size_bytes,
+        write_kb_per_row,
+        server_cpu_us_per_row,
+        client_cpu_us_per_row,
+        machine_cpu_us_per_row,
+    )
     if all(value is None for value in figures):
         return []
     absent = "not in this log"
@@ -129,6 +143,7 @@ def cost_tiles(
         _per_row_tile("Written per row", write_kb_per_row, "KiB", window, absent),
         _per_row_tile("Server CPU per row", server_cpu_us_per_row, "µs", window, absent),
         _per_row_tile("Client CPU per row", client_cpu_us_per_row, "µs", window, absent),
+        _per_row_tile("Machine CPU per row", machine_cpu_us_per_row, "µs", window, absent),
     ]
 
 

@@ -204,7 +204,7 @@ def apply_check(submission: Submission, checked: CheckedEntry) -> None:
 
 
 def _apply_costs(submission: Submission, checked: CheckedEntry) -> None:
-    costs = CostFigures(None, None, None, None, None, None)
+    costs = CostFigures.absent()
     if checked.parsed is not None and checked.figures is not None:
         costs = cost_figures(
             series_columns(checked.parsed.series),
@@ -215,3 +215,4 @@ def _apply_costs(submission: Submission, checked: CheckedEntry) -> None:
     submission.reads_per_row = costs.reads_per_row
     submission.server_cpu_us_per_row = costs.server_cpu_us_per_row
     submission.client_cpu_us_per_row = costs.client_cpu_us_per_row
+    submission.machine_cpu_us_per_row = costs.machine_cpu_us_per_row

@@ -22,14 +22,14 @@ from submissions.rules import RuleSet
 LEADERBOARD_FIELDS = (
     "rank", "id", "entrant", "storage_engine", "elapsed_seconds", "seconds_to_target",
     "estimated", "estimate_basis", "terminal_rate", "average_rate", "verified", "trust", "reference",
-    "demo", "size_gib", "write_kb_per_row", "cpu_us_per_row",
+    "demo", "size_gib", "write_kb_per_row", "cpu_us_per_row", "machine_cpu_us_per_row",
 )  # fmt: skip
 LEADERBOARD_EXTRA_FIELDS = ("hardware", "reason", "verification")
 LEADERBOARD_CSV_FIELDS = (
     "rank", "id", "reference", "demo", "entrant", "storage_engine", "hardware",
     "elapsed_seconds", "elapsed", "seconds_to_target", "to_target", "estimated",
     "estimate_basis", "terminal_rate", "average_rate", "verified", "trust", "reason", "verification",
-    "size_gib", "write_kb_per_row", "cpu_us_per_row",
+    "size_gib", "write_kb_per_row", "cpu_us_per_row", "machine_cpu_us_per_row",
 )  # fmt: skip
 
 
@@ -59,6 +59,7 @@ def leaderboard_row_data(row: BoardRow) -> dict:
         "size_gib": None if row.db_size_bytes is None else row.db_size_bytes / 1024**3,
         "write_kb_per_row": row.write_kb_per_row,
         "cpu_us_per_row": row.server_cpu_us_per_row,
+        "machine_cpu_us_per_row": row.machine_cpu_us_per_row,
     }
 
 

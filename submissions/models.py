@@ -170,7 +170,7 @@ COMPUTED_FIELDS = [
     "estimate_basis", "excerpt", "verdicts", "eligible", "ineligible_reason", "checked_at",
     "engine", "rules_version", "edited_at", "rank", "verified", "verification", "track_figures",
     "track_metric", "track_class", "demo", "run_fingerprint", "db_size_bytes", "write_kb_per_row",
-    "reads_per_row", "server_cpu_us_per_row", "client_cpu_us_per_row",
+    "reads_per_row", "server_cpu_us_per_row", "client_cpu_us_per_row", "machine_cpu_us_per_row",
 ]  # fmt: skip
 
 
@@ -329,6 +329,8 @@ class Submission(models.Model):
     reads_per_row = models.FloatField("device reads per row", null=True, blank=True)
     server_cpu_us_per_row = models.FloatField("server CPU µs per row", null=True, blank=True)
     client_cpu_us_per_row = models.FloatField("client CPU µs per row", null=True, blank=True)
+    # The whole machine (client, server and the rest), iibench-c format 3.
+    machine_cpu_us_per_row = models.FloatField("machine CPU µs per row", null=True, blank=True)
 
     # Who changed the declaration or the log, when and what (the entry's history page). What
     # the registry computes is left out: a re-check is not an edit.

@@ -154,6 +154,11 @@ class SummarySerializer(serializers.Serializer):
     client_cpu_us_per_row = serializers.FloatField(
         allow_null=True, help_text="Benchmark client CPU µs per row, terminal window."
     )
+    machine_cpu_us_per_row = serializers.FloatField(
+        allow_null=True,
+        help_text="The whole machine's CPU µs per row (client, server and the rest), terminal "
+        "window; null: not in the log.",
+    )
 
 
 class SubmissionSerializer(serializers.ModelSerializer):
@@ -253,6 +258,9 @@ class LeaderboardRowSerializer(serializers.Serializer):
     )
     cpu_us_per_row = serializers.FloatField(
         allow_null=True, help_text="Server CPU µs per row over the terminal window."
+    )
+    machine_cpu_us_per_row = serializers.FloatField(
+        allow_null=True, help_text="The whole machine's CPU µs per row, terminal window."
     )
 
 

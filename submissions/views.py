@@ -447,6 +447,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
             write_kb_per_row=submission.write_kb_per_row,
             server_cpu_us_per_row=submission.server_cpu_us_per_row,
             client_cpu_us_per_row=submission.client_cpu_us_per_row,
+            machine_cpu_us_per_row=submission.machine_cpu_us_per_row,
             window_rows=submission.terminal_window_rows,
         ),
         **track_panel(submission, track, rule_set),

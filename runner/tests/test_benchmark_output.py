@@ -82,6 +82,10 @@ def test_the_parser_reads_a_fresh_run_to_the_printed_figures(target, iibench_bin
     assert series.latency_p99_ms is not None and series.db_size_bytes is not None
     assert list(series.db_size_bytes) == sorted(series.db_size_bytes)
     assert (series.server_cpu_s is None) == (target == "sqlite")
+    # Format 3: the machine's CPU, parsed back to the printed figures.
+    printed = [line.split("\t")[-1] for line in result.stdout.splitlines() if line[:1].isdigit()]
+    assert list(series.machine_cpu_s) == [float(value) for value in printed]
+    assert sum(series.machine_cpu_s) >= sum(series.client_cpu_s) * 0.5
     assert int(parsed.machine["cpus"].value) >= 1
     printed_settings = [
         line for line in result.stdout.splitlines() if line.startswith("# setting ")

@@ -12,6 +12,7 @@
     { title: "CPU µs per row", curves: [
       ["server_cpu_us_per_row", "server CPU", "#9333ea", "solid"],
       ["client_cpu_us_per_row", "client CPU", "#0891b2", "dot"],
+      ["machine_cpu_us_per_row", "machine CPU", "#475569", "dash"],
     ], format: ",.2f", unit: "µs/row" },
     { title: "KiB per row", curves: [
       ["write_kb_per_row", "KiB written", "#ea580c", "solid"],

@@ -47,6 +47,18 @@
     setField("eta", duration(run.eta_seconds));
     setField("lines", number(run.lines));
     page.querySelector("progress").value = run.rows;
+    // What each row cost over the terminal window so far (a C benchmark's cost columns);
+    // a figure the log does not carry stays a dash.
+    var costs = document.getElementById("live-costs");
+    if (costs && run.cost) {
+      costs.hidden = false;
+      setField("cost_db_size", run.cost.db_size_bytes === null ? "—"
+        : number(run.cost.db_size_bytes / 1073741824, 2) + " GiB");
+      ["write_kb_per_row", "server_cpu_us_per_row", "client_cpu_us_per_row",
+        "machine_cpu_us_per_row"].forEach(function (name) {
+        setField("cost_" + name, number(run.cost[name], 2));
+      });
+    }
     if (run.samples.length) {
       lastId = run.samples[run.samples.length - 1].id;
       window.Plotly.extendTraces(plot, {

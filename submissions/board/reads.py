@@ -33,7 +33,7 @@ BOARD_ENTRY_FIELDS = (
     "average_rate", "verified", "eligible", "ineligible_reason", "rows", "track_figures",
     "track_metric", "track_class", "elapsed_seconds", "estimate_basis", "demo",
     "verification",
-    "db_size_bytes", "write_kb_per_row", "server_cpu_us_per_row",
+    "db_size_bytes", "write_kb_per_row", "server_cpu_us_per_row", "machine_cpu_us_per_row",
     "live_run__witnessed",
 )  # fmt: skip
 

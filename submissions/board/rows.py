@@ -46,6 +46,7 @@ class BoardRow:
     db_size_bytes: int | None = None
     write_kb_per_row: float | None = None
     server_cpu_us_per_row: float | None = None
+    machine_cpu_us_per_row: float | None = None
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,7 @@ def entry_row(track: tracks.Track, values: dict) -> BoardRow:
         db_size_bytes=values["db_size_bytes"],
         write_kb_per_row=values["write_kb_per_row"],
         server_cpu_us_per_row=values["server_cpu_us_per_row"],
+        machine_cpu_us_per_row=values["machine_cpu_us_per_row"],
     )
 
 

@@ -133,6 +133,9 @@ class LiveSample(models.Model):
     seconds = models.FloatField()
     interval_rate = models.FloatField(null=True)
     cumulative_rate = models.FloatField(null=True)
+    # What the report's interval cost, as its log prints it (the C benchmark's cost columns,
+    # Python's max_i: logparse.model.COST_FIELDS); only the measured ones, absent otherwise.
+    cost = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["run", "id"]

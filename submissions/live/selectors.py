@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 from array import array
 
+import numpy as np
 from django.core.cache import cache
 from redis.exceptions import RedisError
 
+from submissions.costs import cost_figures
 from submissions.figures import compute_figures
 from submissions.live.models import LiveBatch, LiveRun, LiveSample
 from submissions.live.trust import trust_level
@@ -47,7 +49,7 @@ def entry_live_state(submission: Submission) -> str | None:
 def live_samples(run: LiveRun, after: int = 0) -> list[dict]:
     samples = LiveSample.objects.filter(run=run, id__gt=after).order_by("id")
     return list(
-        samples.values("id", "rows", "seconds", "interval_rate", "cumulative_rate")[
+        samples.values("id", "rows", "seconds", "interval_rate", "cumulative_rate", "cost")[
             :SAMPLES_PER_ANSWER
         ]
     )
@@ -70,15 +72,15 @@ def live_figures(run: LiveRun) -> dict:
 
 
 def _live_figures(run: LiveRun) -> dict:
-    nothing = {"terminal_rate": None, "eta_seconds": None, "seconds_to_target": None}
+    nothing = {"terminal_rate": None, "eta_seconds": None, "seconds_to_target": None, "cost": None}
     points = list(
-        LiveSample.objects.filter(run=run).order_by("line").values_list("rows", "seconds")
+        LiveSample.objects.filter(run=run).order_by("line").values_list("rows", "seconds", "cost")
     )
     if not points:
         return nothing
     series = Series(
-        rows=array("q", (rows for rows, _ in points)),
-        seconds=array("d", (seconds for _, seconds in points)),
+        rows=array("q", (rows for rows, _, _ in points)),
+        seconds=array("d", (seconds for _, seconds, _ in points)),
         line=array("q", range(1, len(points) + 1)),
     )
     contest = run.contest
@@ -94,7 +96,20 @@ def _live_figures(run: LiveRun) -> dict:
         "terminal_rate": figures.terminal_rate,
         "eta_seconds": eta,
         "seconds_to_target": to_target,
+        "cost": _live_cost(points, figures.terminal_window_start_row),
     }
+
+
+def _live_cost(points: list[tuple], window_start_row: int) -> dict | None:
+    """The cost figures of the samples so far, computed as for a sealed entry (costs.py);
+    None when no sample carries a cost. An unmeasured value is NaN again, never zero."""
+    names = {name for _, _, cost in points for name in cost}
+    if not names:
+        return None
+    columns = {"rows": np.array([rows for rows, _, _ in points], dtype=np.int64)}
+    for name in names:
+        columns[name] = np.array([cost.get(name, np.nan) for _, _, cost in points])
+    return cost_figures(columns, window_start_row=window_start_row).as_dict()
 
 
 def last_interval(run: LiveRun) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
@@ -19,6 +20,7 @@ from submissions import services as registry
 from submissions.live import seal_rules
 from submissions.live.models import LiveBatch, LiveRun, LiveSample, WitnessToken
 from submissions.logparse import LogError, parse_log
+from submissions.logparse.model import COST_FIELDS, Series
 from submissions.models import Contest
 from submissions.rules import Verdict
 
@@ -211,6 +213,7 @@ def _record_progress(run: LiveRun, first_line: int, text: str) -> list[str]:
             seconds=series.seconds[i] + shift,
             interval_rate=series.interval_rate[i],
             cumulative_rate=series.cumulative_rate[i],
+            cost=_sample_cost(series, i),
         )
         for i in new
     ]
@@ -221,6 +224,16 @@ def _record_progress(run: LiveRun, first_line: int, text: str) -> list[str]:
     run.rows, run.elapsed_seconds = last.rows, last.seconds
     run.current_rate, run.cumulative_rate = last.interval_rate, last.cumulative_rate
     return [*changed, "rows", "elapsed_seconds", "current_rate", "cumulative_rate"]
+
+
+def _sample_cost(series: Series, index: int) -> dict[str, float]:
+    """The report's cost columns that it measured (an unmeasured one is NaN: left out)."""
+    cost = {}
+    for name in COST_FIELDS:
+        column = getattr(series, name)
+        if column is not None and math.isfinite(column[index]):
+            cost[name] = column[index]
+    return cost
 
 
 def assembled_log(run: LiveRun) -> bytes:

@@ -1,9 +1,9 @@
-"""The bundled C benchmark's own format (runner/iibench/FORMAT.md, formats 1 and 2).
+"""The bundled C benchmark's own format (runner/iibench/FORMAT.md, formats 1 to 3).
 
 `# ` lines are the header and trailer, then a TAB separated column header and report lines.
 Unknown `# ` lines and unknown key=value pairs are tolerated, as the format asks. Format 2 adds
 what each interval cost (COST_COLUMNS, "-" where unmeasured), the machine and the server's
-settings; a format 1 log simply has none of them.
+settings; format 3 the machine's CPU (`machine_cpu_s`). An older log simply has none of them.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from .model import (
     Totals,
 )
 
-FORMAT_VERSIONS = ("1", "2")
+FORMAT_VERSIONS = ("1", "2", "3")
 # Format 2's cost columns carry the names of the Series fields they fill.
 COST_COLUMNS = COST_FIELDS
 SETTING_STATES = ("default", "changed", "unknown")
@@ -147,7 +147,8 @@ class CFormatParse(LogParse):
         self.summary_line: int | None = None
         self.extras = (array("q"), array("d"), array("q"), array("d"))
         self.costs: dict[str, array] = {}
-        for first, block in columnar.pieces(numbered_blocks(blocks, first_line)):
+        # Format 2's cost cells may be "-": a report's byte, not a reason to cut the block.
+        for first, block in columnar.pieces(numbered_blocks(blocks, first_line), dashes=True):
             self._block(first, block)
         self._finish()
 
@@ -215,24 +216,31 @@ class CFormatParse(LogParse):
         data = getattr(block, "data", b"")
         if self.columns is None or self.summary_line is not None or not data[:1].isdigit():
             return False
-        if self.costs:  # format 2's cost cells ("-" where unmeasured) are read line by line
-            return False
         # The per-line path reads a line not starting with a digit as a column header (an
         # error); Arrow refuses it too when the first column holds integers, else look.
         first_column = next((n for n, at in self.columns.items() if at == 0), None)
         if COLUMN_KINDS.get(first_column) is not int and (b"\n." in data or b"\n\t" in data):
             return False
         kinds = {self.columns[name]: COLUMN_KINDS[name] for name in COLUMNS}
+        # Cost cells: "-" where the report could not measure, NaN as on the per-line path.
+        unmeasured = frozenset(self.columns[name] for name in self.costs)
+        kinds.update(dict.fromkeys(unmeasured, float))
         read = columnar.read_reports(
-            block, ncols=self.ncols, kinds=kinds, unterminated_line=self.reader.unterminated_line
+            block,
+            ncols=self.ncols,
+            kinds=kinds,
+            unterminated_line=self.reader.unterminated_line,
+            missing=unmeasured,
         )
         if read is None:
             return False
-        values = {name: read[self.columns[name]] for name in COLUMNS}
+        values = {name: read[self.columns[name]] for name in (*COLUMNS, *self.costs)}
         pending = columnar.Pending(self.series)
         if not pending.in_order(values["rows"], values["seconds"], grows=True):
             return False
         for column, name in zip(self.extras, EXTRA_COLUMNS, strict=True):
+            columnar.extend(column, values[name])
+        for name, column in self.costs.items():
             columnar.extend(column, values[name])
         pending.add(block, {field: values[name] for field, name in SERIES_COLUMNS.items()})
         return True
@@ -288,7 +296,7 @@ class CFormatParse(LogParse):
         if pairs.get("format") not in FORMAT_VERSIONS:
             raise LogError(
                 f"iibench-c output format {pairs.get('format', '(none)')}; this registry reads "
-                f"formats {' and '.join(FORMAT_VERSIONS)}: rerun with the iibench-c this "
+                f"formats {', '.join(FORMAT_VERSIONS[:-1])} and {FORMAT_VERSIONS[-1]}: rerun with the iibench-c this "
                 "registry ships",
                 line=line,
             )

@@ -14,7 +14,10 @@ per-line path would read to the very same numbers, so it is strict on purpose:
   fields as the header (Arrow refuses a row with another count);
 - the block does not hold the log's last line when that line has no newline (cut off);
 - the reports follow each other as `order_error` asks (`in_order`), else the per-line path
-  finds the line to blame.
+  finds the line to blame;
+- with `missing` (the C format's cost columns), a cell that is one `-` alone is a value the
+  report could not measure: NaN in those columns, as the per-line path reads it; a `-` anywhere
+  else (a sign, a `-` in another column) sends the block line by line.
 
 What a report means (which column is which field, what follows from it) stays in each format's
 parser, which hands its column picks here and appends the columns the same way both paths.
@@ -40,6 +43,9 @@ OTHER_BYTES = {
     "\t": re.compile(rb"[^0-9.\t\n]"),
     " ": re.compile(rb"[^0-9. \n]"),
 }
+# With dashes: a `-` is allowed as a byte, and MISPLACED_DASH finds one that is not a cell alone.
+OTHER_BYTES_WITH_DASHES = re.compile(rb"[^0-9.\t\n-]")
+MISPLACED_DASH = re.compile(rb"^-|[^\t]-|-[^\t\n]", re.M)
 MAX_CUTS = 16
 
 
@@ -55,14 +61,15 @@ NUMPY_TYPES = {int: np.int64, float: np.float64, TwoDecimals: np.float64}
 
 
 def pieces(
-    blocks: Iterable[tuple[int, Sequence[str]]], delimiter: str = "\t"
+    blocks: Iterable[tuple[int, Sequence[str]]], delimiter: str = "\t", *, dashes: bool = False
 ) -> Iterator[tuple[int, Sequence[str]]]:
     """(first line, lines) again, each block cut around the lines that cannot be plain reports
     (a header, a trailer, noise): the runs of plain lines between them go to the fast path
     whole, instead of the block going line by line for one Totals line. At most MAX_CUTS cuts
-    a block: a block noisy throughout is left to the per-line path as it is."""
-    allowed = REPORT_BYTES + delimiter.encode()
-    other = OTHER_BYTES[delimiter]
+    a block: a block noisy throughout is left to the per-line path as it is. `dashes`: a `-`
+    is a report's byte too (TAB only; `read_reports(missing=...)`)."""
+    allowed = REPORT_BYTES + delimiter.encode() + (b"-" if dashes else b"")
+    other = OTHER_BYTES_WITH_DASHES if dashes else OTHER_BYTES[delimiter]
     for first, block in blocks:
         data = getattr(block, "data", None)
         if data is None:
@@ -104,14 +111,20 @@ def read_reports(
     kinds: Mapping[int, type],
     unterminated_line: int | None,
     delimiter: str = "\t",
+    missing: frozenset[int] = frozenset(),
 ) -> dict[int, np.ndarray] | None:
     """The picked columns (position -> int or float) of a block made only of report lines,
     one entry per line; None when the per-line path must read the block. With a space as the
-    delimiter, exactly one space separates two numbers (two make an empty field: refused)."""
+    delimiter, exactly one space separates two numbers (two make an empty field: refused).
+    `missing`: float columns where a cell `-` alone is an unmeasured value, read as NaN."""
     data = getattr(block, "data", None)  # a slice of a block is a plain list: per line
     if not data:
         return None
-    if not block.plain and data.translate(None, REPORT_BYTES + delimiter.encode()):
+    allowed = REPORT_BYTES + delimiter.encode() + (b"-" if missing else b"")
+    if not block.plain and data.translate(None, allowed):
+        return None
+    dashed = b"-" in data
+    if dashed and (not missing or MISPLACED_DASH.search(data)):
         return None
     first = block.first_line
     if unterminated_line is not None and first <= unterminated_line < first + len(block):
@@ -127,7 +140,7 @@ def read_reports(
             convert_options=pacsv.ConvertOptions(
                 column_types={names[index]: ARROW_TYPES[kind] for index, kind in kinds.items()},
                 include_columns=[names[index] for index in kinds],
-                null_values=[],
+                null_values=["-"] if dashed else [],
                 strings_can_be_null=False,
             ),
         )
@@ -138,6 +151,8 @@ def read_reports(
     columns = {}
     for index, kind in kinds.items():
         column = table.column(names[index])
+        if column.null_count and index not in missing:  # a `-` where a number must be
+            return None
         if kind is TwoDecimals:
             if not pc.all(pc.match_substring_regex(column, TWO_DECIMALS)).as_py():
                 return None

@@ -43,6 +43,7 @@ FIELD_WORDS = {
     "latency_max_ms": "the maximum latency",
     "client_cpu_s": "the client CPU",
     "server_cpu_s": "the server CPU",
+    "machine_cpu_s": "the machine CPU",
     "server_rss_bytes": "the server memory",
     "read_bytes": "the bytes read",
     "write_bytes": "the bytes written",

@@ -45,6 +45,7 @@ class Series:
     read_ops: array | None = None
     write_ops: array | None = None
     db_size_bytes: array | None = None  # table and indexes, at the report
+    machine_cpu_s: array | None = None  # the whole machine's busy CPU (format 3)
 
     def __len__(self) -> int:
         return len(self.rows)
@@ -64,6 +65,7 @@ COST_FIELDS = (
     "read_ops",
     "write_ops",
     "db_size_bytes",
+    "machine_cpu_s",
 )
 
 

@@ -82,6 +82,7 @@ def test_posting_a_run_returns_201_with_the_contract(contest, entrant, declared)
         "reads_per_row",
         "server_cpu_us_per_row",
         "client_cpu_us_per_row",
+        "machine_cpu_us_per_row",
     }
     assert body["summary"]["track_figures"] == {}
     # A Python log carries no costs: absent, never zero.

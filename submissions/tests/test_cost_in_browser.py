@@ -93,6 +93,7 @@ def test_the_cost_plots_draw_under_the_rate_curve_of_a_c_benchmark_entry(c_entri
         "max latency": reports,
         "server CPU": reports,
         "client CPU": reports,
+        "machine CPU": reports,
         "KiB written": reports,
         "KiB read": reports,
         "database size": reports,
@@ -100,6 +101,7 @@ def test_the_cost_plots_draw_under_the_rate_curve_of_a_c_benchmark_entry(c_entri
     assert plot["xTitle"] == "rows inserted"
     assert any(tile.startswith("Database size") and "GiB" in tile for tile in tiles)
     assert any(tile.startswith("Server CPU per row") and "µs" in tile for tile in tiles)
+    assert any(tile.startswith("Machine CPU per row") and "µs" in tile for tile in tiles)
 
 
 def test_compare_sets_the_two_servers_settings_side_by_side(c_entries, live_site):

@@ -21,6 +21,8 @@ from submissions.tests.logs import python_log
 from submissions.tests.pages import table_rows
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "logs" / "iibench-c-format2-mariadb.log"
+# Format 3 (machine_cpu_s): `iibench --db mysql://... --rows 100000 --report-every 20000`.
+FORMAT3 = FIXTURE.with_name("iibench-c-format3-mariadb.log")
 NAN = math.nan
 
 
@@ -199,7 +201,7 @@ def test_compare_of_logs_without_costs_or_settings_says_so(client, db):
         for log in (python_log(), python_log(rows=4_000_000))
     ]
     html = client.get(f"/compare/?ids={entries[0].pk},{entries[1].pk}").content.decode()
-    assert table_rows(html, "compare-costs")[0]["cells"][3:] == ["—"] * 5
+    assert table_rows(html, "compare-costs")[0]["cells"][3:] == ["—"] * 6
     # No header settings: the declared configuration is what there is to compare.
     assert table_rows(html, "settings-diff") == []
     assert ["innodb_buffer_pool_size", "12G"] in [
@@ -268,3 +270,43 @@ def test_the_entry_page_counts_the_printed_settings_without_listing_them_for_a_r
     html = client.get(c_entry.get_absolute_url()).content.decode()
     assert f"The benchmark's header lists {len(parse_fixture_settings())} server variables" in html
     assert "<code>pid_file</code>" not in html
+
+
+def test_a_format_3_log_gives_the_machines_cpu_per_row_on_the_page_in_the_api_and_downloads(
+    client, db
+):
+    with FORMAT3.open("rb") as source:
+        series = parse_log(source).series
+    entry = services.submission_create(
+        contest=ContestFactory(target_rows=100_000),
+        owner=UserFactory(),
+        declared=DECLARED,
+        log_file=upload(FORMAT3.read_bytes(), "format3.log"),
+    )
+    window = [i for i, rows in enumerate(series.rows) if rows > entry.terminal_window_start_row]
+    window_rows = series.rows[-1] - (series.rows[window[0] - 1] if window[0] else 0)
+    spent = sum(series.machine_cpu_s[i] for i in window)
+    assert entry.machine_cpu_us_per_row == pytest.approx(spent * 1e6 / window_rows)
+    # The machine ran the client and the server: at least their time.
+    assert entry.machine_cpu_us_per_row >= entry.server_cpu_us_per_row
+
+    page = client.get(entry.get_absolute_url()).content.decode()
+    assert "Machine CPU per row" in page
+    assert f"{entry.machine_cpu_us_per_row:,.2f} µs" in page
+    assert "machine_cpu_us_per_row" in entry.series.preview["cost"]
+    summary = client.get(f"/api/submissions/{entry.pk}/").json()["summary"]
+    assert summary["machine_cpu_us_per_row"] == pytest.approx(entry.machine_cpu_us_per_row)
+    samples = json.loads(
+        b"".join(client.get(f"/api/submissions/{entry.pk}/samples/").streaming_content)
+    )["columns"]
+    assert samples["machine_cpu_s"] == list(series.machine_cpu_s)
+
+
+def test_a_format_2_log_has_no_machine_cpu_and_says_so(client, c_entry):
+    assert c_entry.machine_cpu_us_per_row is None
+    assert "machine_cpu_us_per_row" not in c_entry.series.preview["cost"]
+    page = client.get(c_entry.get_absolute_url()).content.decode()
+    tile = page[page.index("Machine CPU per row") :][:200]
+    assert "not in this log" in tile
+    summary = client.get(f"/api/submissions/{c_entry.pk}/").json()["summary"]
+    assert summary["machine_cpu_us_per_row"] is None

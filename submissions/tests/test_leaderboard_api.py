@@ -70,6 +70,7 @@ def test_it_returns_ranked_entries_then_the_unranked_with_reference_rows_placed(
         "size_gib": None,
         "write_kb_per_row": None,
         "cpu_us_per_row": None,
+        "machine_cpu_us_per_row": None,
     }
     assert body["results"][1]["trust"] is None  # a published result: nobody vouches here
     assert body["results"][2]["entrant"] == "Anonymous entrant"

@@ -24,7 +24,7 @@ def contest():
     contest = ContestFactory()
     SubmissionFactory(
         contest=contest, entrant_name="Big", seconds_to_target=2 * DAY, db_size_bytes=166 * GIB,
-        write_kb_per_row=3.5, server_cpu_us_per_row=40.0,
+        write_kb_per_row=3.5, server_cpu_us_per_row=40.0, machine_cpu_us_per_row=61.25,
     )  # fmt: skip
     SubmissionFactory(
         contest=contest, entrant_name="Small", seconds_to_target=3 * DAY, db_size_bytes=12 * GIB,
@@ -87,14 +87,25 @@ def test_the_downloads_carry_the_cost_figures(client, contest):
     ).decode()
     rows = list(csv.DictReader(io.StringIO(text)))
     assert [
-        (r["entrant"], r["size_gib"], r["write_kb_per_row"], r["cpu_us_per_row"]) for r in rows
+        (
+            r["entrant"],
+            r["size_gib"],
+            r["write_kb_per_row"],
+            r["cpu_us_per_row"],
+            r["machine_cpu_us_per_row"],
+        )
+        for r in rows
     ] == [
-        ("Big", "166", "3.5", "40"),
-        ("Small", "12", "0.25", "17.5"),
-        ("Python log", "", "", ""),
+        ("Big", "166", "3.5", "40", "61.25"),
+        # A format 2 log: no machine CPU, an empty cell rather than a zero.
+        ("Small", "12", "0.25", "17.5", ""),
+        ("Python log", "", "", "", ""),
     ]
     data = json.loads(client.get(f"/contests/{contest.slug}/leaderboard.json").content)
     assert data["results"][1]["size_gib"] == 12.0
     assert data["results"][2]["cpu_us_per_row"] is None
+    assert data["results"][0]["machine_cpu_us_per_row"] == 61.25
+    assert data["results"][1]["machine_cpu_us_per_row"] is None
     api = client.get(f"/api/contests/{contest.slug}/leaderboard/").json()
     assert api["results"][0]["write_kb_per_row"] == 3.5
+    assert api["results"][0]["machine_cpu_us_per_row"] == 61.25

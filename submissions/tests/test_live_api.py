@@ -2,12 +2,14 @@
 answers (replays, gaps, oversized batches, sealed runs, other people's runs and contests)."""
 
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from submissions.costs import CostFigures
 from submissions.live.models import LiveBatch, LiveRun, WitnessToken
 from submissions.models import Submission
 from submissions.tests.factories import ContestFactory, UserFactory
@@ -400,3 +402,82 @@ def test_the_account_page_and_the_token_list_show_witness_tokens(client, contest
     api_client(entrant).delete(f"/api/witness-tokens/{made['id']}/")
     listed = api_client(entrant).get("/api/auth/tokens/").json()["tokens"]
     assert [token["kind"] for token in listed] == ["api"]
+
+
+FORMAT3 = Path(__file__).resolve().parent / "fixtures" / "logs" / "iibench-c-format3-mariadb.log"
+# The cost figures an entry stores (all of CostFigures but the size per 100M rows, derived).
+COST_FIGURES = tuple(
+    name for name in CostFigures.__dataclass_fields__ if name != "gb_per_100m_rows"
+)
+
+
+def streamed_format3(entrant, declared) -> tuple[APIClient, int, int]:
+    """The format 3 fixture streamed in batches of 40 lines: (client, run id, batches)."""
+    contest = ContestFactory(
+        target_rows=100_000, results_published_at=timezone.now() - timedelta(days=1)
+    )
+    client = witness_client(entrant, contest)
+    run_id = open_run(client, declared).json()["id"]
+    lines = FORMAT3.read_text().splitlines()
+    starts = range(0, len(lines), 40)
+    for seq, start in enumerate(starts):
+        assert append(client, run_id, seq, lines[start : start + 40]).status_code == 200
+    return client, run_id, len(starts)
+
+
+def test_a_streamed_c_run_carries_the_cost_figures_of_its_upload(entrant, declared):
+    """The C benchmark's cost columns, streamed: the live samples hold them, the live figures
+    and the sealed entry give what an upload of the same log gives."""
+    import io
+
+    from submissions.logparse import parse_log
+    from submissions.logparse.model import COST_FIELDS
+
+    log = FORMAT3.read_bytes()
+    series = parse_log(io.BytesIO(log)).series
+    client, run_id, batches = streamed_format3(entrant, declared)
+    progress = APIClient().get(f"/api/live/{run_id}/").json()
+    samples = progress["samples"]
+    assert [s["rows"] for s in samples] == list(series.rows)
+    for name in COST_FIELDS:
+        assert [s["cost"].get(name) for s in samples] == list(getattr(series, name)), name
+
+    upload = api_client(entrant).post(
+        "/api/submissions/",
+        {"contest": ContestFactory(target_rows=100_000).slug, **declared, "log": _file(log)},
+        format="multipart",
+    )
+    assert upload.status_code == 201, upload.content
+    uploaded = Submission.objects.get(pk=upload.json()["id"])
+    assert uploaded.machine_cpu_us_per_row is not None
+    for name in COST_FIGURES:
+        assert progress["cost"][name] == pytest.approx(getattr(uploaded, name)), name
+
+    sealed = client.post(
+        f"/api/live/{run_id}/seal/", {"exit_status": 0, "batches": batches}, format="json"
+    ).json()
+    entry = Submission.objects.get(pk=sealed["entry"]["id"])
+    for name in COST_FIGURES:
+        assert getattr(entry, name) == getattr(uploaded, name), name
+    assert entry.series.preview["cost"] == uploaded.series.preview["cost"]
+    summary = {key: sealed["entry"]["summary"][key] for key in COST_FIGURES}
+    assert summary == {key: upload.json()["summary"][key] for key in COST_FIGURES}
+
+
+def test_a_streamed_log_without_costs_has_none_live(streaming):
+    client, run_id = streaming
+    for seq, line in enumerate(log_lines()):
+        append(client, run_id, seq, [line])
+    body = APIClient().get(f"/api/live/{run_id}/").json()
+    assert body["cost"] is None
+    assert all(sample["cost"] == {} for sample in body["samples"])
+
+
+def test_the_live_page_shows_what_each_row_cost_so_far(client, entrant, declared):
+    _, run_id, _ = streamed_format3(entrant, declared)
+    cost = APIClient().get(f"/api/live/{run_id}/").json()["cost"]
+    page = client.get(f"/live/{run_id}/").content.decode()
+    section = page[page.index('id="live-costs"') :]
+    assert "hidden" not in section[: section.index(">")]
+    assert f"{cost['machine_cpu_us_per_row']:,.2f}" in section
+    assert f"{cost['write_kb_per_row']:,.2f}" in section

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -33,20 +34,44 @@ static int read_small_file(const char *path, char *out, size_t outlen)
 	return 0;
 }
 
+/* A /proc or /sys file read at every report, kept open: a read from offset 0 makes the kernel
+ * print it afresh, and saves the open's path lookup, which on this project's VM costs more than
+ * the read itself. A descriptor that fails (its process exited) is opened once more by path:
+ * the pid may belong to a new process now. */
+static int read_kept_file(int *fd, const char *path, char *out, size_t outlen)
+{
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (*fd < 0 && (*fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			return -1;
+		ssize_t n = pread(*fd, out, outlen - 1, 0);
+		if (n >= 0) {
+			out[n] = '\0';
+			return 0;
+		}
+		close(*fd);
+		*fd = -1;
+	}
+	return -1;
+}
+
+static void close_kept_file(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
 struct proc_stat {
 	pid_t ppid;
 	unsigned long long utime, stime, cutime, cstime;  /* clock ticks */
+	unsigned long long rss;                           /* resident pages */
 	char comm[64];
 };
 
 /* /proc/PID/stat: the command sits in parentheses and may hold blanks, so
  * the fields are counted from the last ')'. */
-static int read_proc_stat(pid_t pid, struct proc_stat *st)
+static int parse_proc_stat(char *text, struct proc_stat *st)
 {
-	char path[64], text[1024];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-	if (read_small_file(path, text, sizeof text) != 0)
-		return -1;
 	char *open = strchr(text, '('), *close = strrchr(text, ')');
 	if (!open || !close || close < open)
 		return -1;
@@ -57,21 +82,51 @@ static int read_proc_stat(pid_t pid, struct proc_stat *st)
 	st->comm[n] = '\0';
 	int ppid;
 	/* state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
-	 * cmajflt utime stime cutime cstime */
-	if (sscanf(close + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
-		   &ppid, &st->utime, &st->stime, &st->cutime, &st->cstime) != 5)
+	 * cmajflt utime stime cutime cstime priority nice num_threads itrealvalue
+	 * starttime vsize rss */
+	if (sscanf(close + 2,
+		   "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu %*d %*d %*d "
+		   "%*d %*u %*u %llu",
+		   &ppid, &st->utime, &st->stime, &st->cutime, &st->cstime, &st->rss) != 6)
 		return -1;
 	st->ppid = (pid_t)ppid;
 	return 0;
 }
 
-/* The live children of pid (PostgreSQL's backends and helpers). */
-static size_t list_children(pid_t pid, pid_t *out, size_t max)
+static int read_proc_stat(pid_t pid, struct proc_stat *st)
 {
-	char path[64], text[16384];
+	char path[64], text[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if (read_small_file(path, text, sizeof text) != 0)
+		return -1;
+	return parse_proc_stat(text, st);
+}
+
+/* One server process's stat and statm, kept open between reports. */
+static int read_kept_stat(struct server_process *p, struct proc_stat *st)
+{
+	char path[64], text[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)p->pid);
+	if (read_kept_file(&p->stat_fd, path, text, sizeof text) != 0)
+		return -1;
+	return parse_proc_stat(text, st);
+}
+
+static void forget_process(struct server_process *p)
+{
+	close_kept_file(&p->stat_fd);
+	close_kept_file(&p->statm_fd);
+}
+
+/* The live children of the server (PostgreSQL's backends and helpers). */
+static size_t list_children(struct cost_probe *probe, pid_t *out, size_t max)
+{
+	static char text[65536];
+	pid_t pid = probe->server.pid;
+	char path[64];
 	size_t count = 0;
 	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
-	if (read_small_file(path, text, sizeof text) == 0) {
+	if (read_kept_file(&probe->children_fd, path, text, sizeof text) == 0) {
 		for (char *p = text; *p && count < max;) {
 			char *end;
 			long child = strtol(p, &end, 10);
@@ -103,16 +158,23 @@ struct resident {
 	unsigned long long private_pages, shared_pages;
 };
 
-static int read_resident(pid_t pid, struct resident *r)
+/* `rss`: the resident pages stat gave just now. While they stay the same the last split is
+ * kept: an idle process (most of PostgreSQL's) is then one read per report, not two. */
+static int read_resident(struct server_process *p, unsigned long long rss, struct resident *r)
 {
 	char path[64], text[256];
 	unsigned long long size, resident, shared;
-	snprintf(path, sizeof path, "/proc/%d/statm", (int)pid);
-	if (read_small_file(path, text, sizeof text) != 0
-	    || sscanf(text, "%llu %llu %llu", &size, &resident, &shared) != 3)
-		return -1;
-	r->shared_pages = shared;
-	r->private_pages = resident > shared ? resident - shared : 0;
+	if (rss == 0 || rss != p->split_rss) {
+		snprintf(path, sizeof path, "/proc/%d/statm", (int)p->pid);
+		if (read_kept_file(&p->statm_fd, path, text, sizeof text) != 0
+		    || sscanf(text, "%llu %llu %llu", &size, &resident, &shared) != 3)
+			return -1;
+		p->split_rss = resident == rss ? rss : 0;
+		p->shared_pages = shared;
+		p->private_pages = resident > shared ? resident - shared : 0;
+	}
+	r->shared_pages = p->shared_pages;
+	r->private_pages = p->private_pages;
 	return 0;
 }
 
@@ -126,29 +188,67 @@ static void add_resident(struct resident *sum, const struct resident *r)
 }
 
 #define MAX_SERVER_CHILDREN 4096
+#define MAX_KEPT_CHILDREN COST_KEPT_CHILDREN
+
+/* The cached files of `pid` among the previous report's children, moved out of `kept` (a
+ * child keeps its place in the kernel's list, so the search starts after the last found). */
+static struct server_process take_kept(struct server_process *kept, size_t nkept, size_t *hint,
+				       pid_t pid)
+{
+	struct server_process none = {.pid = pid, .stat_fd = -1, .statm_fd = -1};
+	for (size_t k = 0; k < nkept; k++) {
+		size_t i = (*hint + k) % nkept;
+		if (kept[i].pid == pid) {
+			struct server_process found = kept[i];
+			kept[i].pid = 0;
+			kept[i].stat_fd = kept[i].statm_fd = -1;
+			*hint = i + 1;
+			return found;
+		}
+	}
+	return none;
+}
 
 /* CPU of the server and every process it started: its own time, what its
  * exited children left it (cutime/cstime), and its live children's time. */
-static void read_server(pid_t pid, struct cost_totals *t)
+static void read_server(struct cost_probe *probe, struct cost_totals *t)
 {
 	static pid_t children[MAX_SERVER_CHILDREN];
+	static struct server_process now_kept[MAX_KEPT_CHILDREN];
 	struct proc_stat st;
-	if (pid <= 0 || read_proc_stat(pid, &st) != 0)
+	if (probe->server.pid <= 0 || read_kept_stat(&probe->server, &st) != 0)
 		return;
 	unsigned long long ticks = st.utime + st.stime + st.cutime + st.cstime;
 	struct resident sum = {0}, one;
-	bool has_memory = read_resident(pid, &one) == 0;
-	if (has_memory)
+	size_t n = probe->server_forks ? list_children(probe, children, MAX_SERVER_CHILDREN) : 0;
+	size_t nnow = 0, hint = 0;
+	/* A server alone (MariaDB) has its resident pages in its stat: statm is read only to
+	 * count shared pages once over several processes. */
+	bool has_memory = n == 0 || read_resident(&probe->server, st.rss, &one) == 0;
+	if (n == 0)
+		sum.private_pages = st.rss;
+	else if (has_memory)
 		add_resident(&sum, &one);
-	size_t n = list_children(pid, children, MAX_SERVER_CHILDREN);
 	for (size_t i = 0; i < n; i++) {
-		struct proc_stat child;
-		if (read_proc_stat(children[i], &child) != 0)
-			continue;
-		ticks += child.utime + child.stime + child.cutime + child.cstime;
-		if (has_memory && read_resident(children[i], &one) == 0)
-			add_resident(&sum, &one);
+		struct server_process child =
+			take_kept(probe->kept, probe->nkept, &hint, children[i]);
+		struct proc_stat child_stat;
+		if (read_kept_stat(&child, &child_stat) == 0) {
+			ticks += child_stat.utime + child_stat.stime + child_stat.cutime
+				 + child_stat.cstime;
+			if (has_memory && read_resident(&child, child_stat.rss, &one) == 0)
+				add_resident(&sum, &one);
+		}
+		if (nnow < MAX_KEPT_CHILDREN && child.stat_fd >= 0)
+			now_kept[nnow++] = child;
+		else
+			forget_process(&child);
 	}
+	/* Children gone since the last report. */
+	for (size_t i = 0; i < probe->nkept; i++)
+		forget_process(&probe->kept[i]);
+	memcpy(probe->kept, now_kept, nnow * sizeof *now_kept);
+	probe->nkept = nnow;
 	t->has_server_cpu = true;
 	t->server_cpu_s = (double)ticks / (double)sysconf(_SC_CLK_TCK);
 	t->has_server_rss = has_memory;
@@ -156,15 +256,89 @@ static void read_server(pid_t pid, struct cost_totals *t)
 			      * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
+/* The whole machine's busy CPU time, all CPUs (the first line of /proc/stat): user, nice,
+ * system, irq and softirq; idle, iowait and steal (another guest's time on a VM) are not this
+ * machine's work, and guest time is in user already. */
+static void read_proc_stat_cpu(struct cost_probe *probe, struct cost_totals *t)
+{
+	char text[512];
+	unsigned long long user, nice, system, idle, iowait, irq, softirq;
+	if (read_kept_file(&probe->machine_fd, "/proc/stat", text, sizeof text) != 0
+	    || sscanf(text, "cpu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &system, &idle,
+		      &iowait, &irq, &softirq) != 7)
+		return;
+	t->has_machine_cpu = true;
+	t->machine_cpu_s = (double)(user + nice + system + irq + softirq)
+			   / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* The same sum from the root cgroup's cpu.stat (cgroup v2: usage_usec is user + nice + system
+ * + irq + softirq, from the same per-CPU counters), a fifth of /proc/stat's cost, which prints
+ * every interrupt's count too. */
+static void read_cgroup_cpu(struct cost_probe *probe, struct cost_totals *t)
+{
+	char text[512];
+	unsigned long long usec;
+	if (read_kept_file(&probe->cgroup_fd, probe->cgroup_stat, text, sizeof text) != 0
+	    || sscanf(text, "usage_usec %llu", &usec) != 1)
+		return;
+	t->has_machine_cpu = true;
+	t->machine_cpu_s = (double)usec * 1e-6;
+}
+
+static void read_machine(struct cost_probe *probe, struct cost_totals *t)
+{
+	if (probe->cgroup_stat[0])
+		read_cgroup_cpu(probe, t);
+	else
+		read_proc_stat_cpu(probe, t);
+}
+
+/* The root cgroup's cpu.stat, used when it says what /proc/stat says: inside a cgroup
+ * namespace (a container) the root seen is the container's, which is not the machine. */
+static void find_machine_cpu(struct cost_probe *probe)
+{
+	char line[4096], root[4096], mount[4096];
+	struct cost_totals from_proc = {0}, from_cgroup = {0};
+	read_proc_stat_cpu(probe, &from_proc);
+	probe->has_machine = from_proc.has_machine_cpu;
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	while (f && fgets(line, sizeof line, f)) {
+		char *dash = strstr(line, " - cgroup2 ");
+		if (dash && sscanf(line, "%*d %*d %*s %4095s %4095s", root, mount) == 2
+		    && strcmp(root, "/") == 0) {
+			snprintf(probe->cgroup_stat, sizeof probe->cgroup_stat, "%s/cpu.stat", mount);
+			break;
+		}
+	}
+	if (f)
+		fclose(f);
+	if (!probe->cgroup_stat[0])
+		return;
+	read_cgroup_cpu(probe, &from_cgroup);
+	read_proc_stat_cpu(probe, &from_proc);
+	double gap = from_cgroup.machine_cpu_s - from_proc.machine_cpu_s;
+	/* /proc/stat counts in ticks: the two agree to a few ticks per CPU. */
+	if (!from_cgroup.has_machine_cpu || !from_proc.has_machine_cpu
+	    || gap < -0.1 * (double)sysconf(_SC_NPROCESSORS_ONLN) - 0.001 * from_proc.machine_cpu_s
+	    || gap > 0.1 * (double)sysconf(_SC_NPROCESSORS_ONLN) + 0.001 * from_proc.machine_cpu_s) {
+		probe->cgroup_stat[0] = '\0';
+		close_kept_file(&probe->cgroup_fd);
+		return;
+	}
+	probe->has_machine = true;
+	close_kept_file(&probe->machine_fd);
+}
+
 /* The device's line of /proc/diskstats, from /sys/dev/block/M:m/stat (one device, not
  * all of them); sectors are 512 bytes whatever the device's own size. */
-static void read_disk(const struct cost_probe *probe, struct cost_totals *t)
+static void read_disk(struct cost_probe *probe, struct cost_totals *t)
 {
 	char path[64], text[512];
 	unsigned long long reads, sectors_read, writes, sectors_written;
 	snprintf(path, sizeof path, "/sys/dev/block/%u:%u/stat", probe->device_major,
 		 probe->device_minor);
-	if (read_small_file(path, text, sizeof text) != 0
+	if (read_kept_file(&probe->disk_fd, path, text, sizeof text) != 0
 	    || sscanf(text, " %llu %*u %llu %*u %llu %*u %llu", &reads, &sectors_read, &writes,
 		      &sectors_written) != 4)
 		return;
@@ -240,8 +414,62 @@ static const char *const sqlite_size_queries[] = {
 	NULL,
 };
 
+/* The table's size from its file, without asking the server: fstat of InnoDB's tablespace
+ * file (what innodb_sys_tablespaces.file_size reports: the file's apparent size), kept open.
+ * A BLACKHOLE table stores nothing: its size is the server's first answer for the whole run.
+ * Used only when the file's size equals the server's answer at the start; otherwise, and on
+ * the other backends and engines, the size query runs at every report. A query is a round trip
+ * on the control connection, a third of what measuring cost per report on MariaDB. */
+static void find_size_file(struct cost_probe *probe)
+{
+	char engine[64], file[4096], path[8192];
+	uint64_t server_size;
+	struct stat st;
+	if (probe->backend->kind != DB_MYSQL
+	    || !select_text(probe,
+			    "SELECT engine FROM information_schema.tables WHERE table_schema = "
+			    "DATABASE() AND table_name = '" PURCHASES_TABLE "'",
+			    engine, sizeof engine))
+		return;
+	if (strcasecmp(engine, "BLACKHOLE") == 0) {
+		probe->size_fixed = select_u64(probe, mysql_size_queries[1], &probe->fixed_size);
+		return;
+	}
+	if (strcasecmp(engine, "InnoDB") != 0 || !probe->data_dir[0]
+	    || !select_text(probe,
+			    "SELECT filename FROM information_schema.innodb_sys_tablespaces "
+			    "WHERE name = CONCAT(DATABASE(), '/" PURCHASES_TABLE "')",
+			    file, sizeof file)
+	    || !select_u64(probe, mysql_size_queries[0], &server_size))
+		return;
+	if (file[0] == '/')
+		snprintf(path, sizeof path, "%s", file);
+	else
+		snprintf(path, sizeof path, "%s/%s", probe->data_dir,
+			 strncmp(file, "./", 2) == 0 ? file + 2 : file);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size != server_size) {
+		close(fd);
+		return;
+	}
+	probe->size_fd = fd;
+}
+
 static void read_size(struct cost_probe *probe, struct cost_totals *t)
 {
+	struct stat st;
+	if (probe->size_fixed) {
+		t->has_size = true;
+		t->db_size_bytes = probe->fixed_size;
+		return;
+	}
+	if (probe->size_fd >= 0 && fstat(probe->size_fd, &st) == 0) {
+		t->has_size = true;
+		t->db_size_bytes = (uint64_t)st.st_size;
+		return;
+	}
 	const char *const *queries = probe->backend->kind == DB_MYSQL	     ? mysql_size_queries
 				     : probe->backend->kind == DB_POSTGRESQL ? pg_size_queries
 									     : sqlite_size_queries;
@@ -340,7 +568,9 @@ static void read_totals(struct cost_probe *probe, struct cost_totals *t)
 	getrusage(RUSAGE_SELF, &ru);
 	t->client_cpu_s = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec)
 			  + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-	read_server(probe->server_pid, t);
+	if (probe->has_machine)
+		read_machine(probe, t);
+	read_server(probe, t);
 	if (probe->has_device)
 		read_disk(probe, t);
 	read_size(probe, t);
@@ -353,26 +583,50 @@ void cost_probe_init(struct cost_probe *probe, bool enabled, const struct backen
 	probe->enabled = enabled;
 	probe->backend = backend;
 	probe->control = control;
+	probe->server.stat_fd = probe->server.statm_fd = -1;
+	probe->children_fd = probe->machine_fd = probe->cgroup_fd = -1;
+	probe->disk_fd = probe->size_fd = -1;
 	if (!enabled) {
 		cost_report_probe(probe);
 		return;
 	}
 	bool local = backend->kind == DB_SQLITE || host_is_local(url) || server_pid > 0;
 	if (server_pid > 0)
-		probe->server_pid = (pid_t)server_pid;
+		probe->server.pid = (pid_t)server_pid;
 	else if (local)
-		probe->server_pid = find_server_pid(probe);
-	/* A remote server's data directory names nothing on this host. */
-	if (local && (backend->kind == DB_SQLITE || probe->server_pid > 0))
+		probe->server.pid = find_server_pid(probe);
+	/* mariadbd and mysqld serve with threads and start no process: their children are not
+	 * looked for at every report. PostgreSQL forks a backend per connection. */
+	probe->server_forks = server_pid > 0 || backend->kind != DB_MYSQL;
+	/* A remote server's data directory names nothing on this host, and this host's CPU is
+	 * then the client's alone. */
+	if (local && (backend->kind == DB_SQLITE || probe->server.pid > 0)) {
 		find_device(probe, url);
+		find_machine_cpu(probe);
+	}
 	cost_report_probe(probe);
+}
+
+void cost_probe_close(struct cost_probe *probe)
+{
+	if (!probe)
+		return;
+	forget_process(&probe->server);
+	for (size_t i = 0; i < probe->nkept; i++)
+		forget_process(&probe->kept[i]);
+	probe->nkept = 0;
+	close_kept_file(&probe->children_fd);
+	close_kept_file(&probe->machine_fd);
+	close_kept_file(&probe->cgroup_fd);
+	close_kept_file(&probe->disk_fd);
+	close_kept_file(&probe->size_fd);
 }
 
 void cost_report_probe(const struct cost_probe *probe)
 {
 	char pid[32] = "-", device[32] = "-";
-	if (probe->server_pid > 0)
-		snprintf(pid, sizeof pid, "%d", (int)probe->server_pid);
+	if (probe->server.pid > 0)
+		snprintf(pid, sizeof pid, "%d", (int)probe->server.pid);
 	if (probe->has_device)
 		snprintf(device, sizeof device, "%u:%u", probe->device_major, probe->device_minor);
 	/* data_dir comes last: a path may hold blanks. */
@@ -405,6 +659,7 @@ void cost_probe_start(struct cost_probe *probe)
 {
 	if (!probe->enabled)
 		return;
+	find_size_file(probe);
 	probe->statement_cpu_s = calibrate_statement_cost(probe);
 	latency_take(&probe->latency);
 	atomic_store(&probe->statements, 0);
@@ -448,7 +703,7 @@ void cost_format_columns(struct cost_probe *probe, char *out, size_t outlen)
 {
 	out[0] = '\0';
 	if (!probe->enabled) {
-		for (int i = 0; i < 11; i++)
+		for (int i = 0; i < COST_COLUMN_COUNT; i++)
 			append(out, outlen, "\t-");
 		return;
 	}
@@ -482,6 +737,12 @@ void cost_format_columns(struct cost_probe *probe, char *out, size_t outlen)
 		append(out, outlen, "\t%llu", (unsigned long long)now.db_size_bytes);
 	else
 		append(out, outlen, "\t-");
+	if (now.has_machine_cpu && was->has_machine_cpu) {
+		double machine = now.machine_cpu_s - was->machine_cpu_s;
+		append(out, outlen, "\t%.3f", machine > 0 ? machine : 0.0);
+	} else {
+		append(out, outlen, "\t-");
+	}
 	/* A quantity missing now makes the next interval's difference "-" too:
 	 * it would otherwise span two intervals. */
 	*was = now;

@@ -16,26 +16,53 @@
 #include "backend.h"
 #include "latency.h"
 
-/* The column names that follow the eight of format 1, TAB separated. */
+/* The column names that follow the eight of format 1, TAB separated (format 3 added the
+ * last one). */
 #define COST_COLUMNS                                                                   \
 	"latency_p50_ms\tlatency_p99_ms\tlatency_max_ms\tclient_cpu_s\tserver_cpu_s"    \
-	"\tserver_rss_bytes\tread_bytes\twrite_bytes\tread_ops\twrite_ops\tdb_size_bytes"
+	"\tserver_rss_bytes\tread_bytes\twrite_bytes\tread_ops\twrite_ops\tdb_size_bytes" \
+	"\tmachine_cpu_s"
+#define COST_COLUMN_COUNT 12
+
+/* The server's children whose /proc files stay open between reports (two descriptors each);
+ * the others are read by path. */
+#define COST_KEPT_CHILDREN 256
 
 /* Running totals read at one moment; `has_*` false = not measurable. */
 struct cost_totals {
 	double client_cpu_s;
-	bool has_server_cpu, has_server_rss, has_disk, has_size;
+	bool has_server_cpu, has_server_rss, has_disk, has_size, has_machine_cpu;
 	double server_cpu_s;
+	double machine_cpu_s;  /* every CPU's busy time */
 	uint64_t server_rss_bytes;
 	uint64_t read_bytes, write_bytes, read_ops, write_ops;
 	uint64_t db_size_bytes;
+};
+
+/* A process whose /proc files are read at every report, kept open (-1: not open). */
+struct server_process {
+	pid_t pid;
+	int stat_fd, statm_fd;
+	/* statm's split of the resident pages, read when stat's total was `split_rss` (0: never) */
+	unsigned long long split_rss, private_pages, shared_pages;
 };
 
 struct cost_probe {
 	bool enabled;                  /* false with --no-cost: every column "-" */
 	const struct backend *backend;
 	struct db_conn *control;       /* idle during the run: the size query */
-	pid_t server_pid;              /* 0: not on this host or not found */
+	struct server_process server;  /* pid 0: not on this host or not found */
+	/* The server's children at the last report, with their files kept open. */
+	struct server_process kept[COST_KEPT_CHILDREN];
+	size_t nkept;
+	bool server_forks;             /* false: the server's children are not looked for */
+	int children_fd, machine_fd, disk_fd;
+	int cgroup_fd;                 /* the root cgroup's cpu.stat, when it is the machine's */
+	char cgroup_stat[4200];        /* its path; "" to read /proc/stat */
+	int size_fd;                   /* the table's file, when its size is read from it */
+	bool size_fixed;               /* BLACKHOLE: fixed_size for the whole run */
+	uint64_t fixed_size;
+	bool has_machine;              /* /proc/stat read, the server on this host */
 	bool has_device;
 	unsigned device_major, device_minor;
 	char data_dir[4096];
@@ -54,6 +81,9 @@ struct cost_probe {
 void cost_probe_init(struct cost_probe *probe, bool enabled, const struct backend *backend,
 		     struct db_conn *control, const struct db_url *url, long server_pid);
 
+/* Closes the files the probe kept open. */
+void cost_probe_close(struct cost_probe *probe);
+
 /* "# cost ..." header line: what was found (FORMAT.md). */
 void cost_report_probe(const struct cost_probe *probe);
 
@@ -67,7 +97,7 @@ void cost_report_overhead(const struct cost_probe *probe);
 /* Called by writers around every INSERT statement. */
 void cost_record_statement(struct cost_probe *probe, double seconds);
 
-/* The eleven cost columns of one report line, each preceded by a TAB, for
+/* The COST_COLUMN_COUNT cost columns of one report line, each preceded by a TAB, for
  * the interval since the previous call. Called by one thread at a time. */
 void cost_format_columns(struct cost_probe *probe, char *out, size_t outlen);
 

@@ -8,8 +8,8 @@
 
 #include "datagen.h"
 
-#define IIBENCH_VERSION "1.1.0"
-#define IIBENCH_FORMAT 2
+#define IIBENCH_VERSION "1.2.0"
+#define IIBENCH_FORMAT 3
 #define DEFAULT_DB_URL "sqlite:///iibench.db"
 #define DEFAULT_START_TIME "2008-11-24T00:00:00"
 #define ENGINE_NAME_MAX 64

@@ -196,6 +196,7 @@ static void close_all(struct run *r)
 		r->backend->close(r->control);
 	free(r->writers);
 	free(r->readers);
+	cost_probe_close(r->cost);
 	free(r->cost);
 }
 

@@ -19,7 +19,7 @@ COLUMNS = [
     "queries",
     "interval_qps",
 ]
-# Format 2: what each interval cost; "-" (None here) where the run cannot measure it.
+# Format 2 and 3: what each interval cost; "-" (None here) where the run cannot measure it.
 COST_COLUMNS = [
     "latency_p50_ms",
     "latency_p99_ms",
@@ -32,6 +32,8 @@ COST_COLUMNS = [
     "read_ops",
     "write_ops",
     "db_size_bytes",
+    # Format 3.
+    "machine_cpu_s",
 ]
 ALL_COLUMNS = COLUMNS + COST_COLUMNS
 

@@ -67,7 +67,7 @@ def test_the_indexes_exist_before_the_first_row(db: Database) -> None:
 def test_the_header_describes_the_run(db: Database) -> None:
     out = run_iibench("--db", db.url, "--rows", "2000").output
 
-    assert out.lines[0] == "# iibench-c version=1.1.0 format=2"
+    assert out.lines[0] == "# iibench-c version=1.2.0 format=3"
     assert out.lines[1].startswith("# command iibench --db ")
     expected = [name for name in FORMAT_PARAMS if name != "engine" or db.kind == "mysql"]
     assert list(out.params)[: len(expected)] == expected
@@ -101,7 +101,7 @@ def test_report_lines_and_summary_agree_with_their_own_figures(db: Database) -> 
     # counts, or "-" where the run cannot measure).
     line = re.compile(
         r"\d+\t\d+\.\d{3}\t\d+\.\d\t\d+\.\d\t\d+\t\d+\.\d\t\d+\t\d+\.\d"
-        r"(\t(\d+\.\d{3}|-)){5}(\t(\d+|-)){6}"
+        r"(\t(\d+\.\d{3}|-)){5}(\t(\d+|-)){6}\t(\d+\.\d{3}|-)"
     )
     for report in out.reports:
         assert line.fullmatch("\t".join(report.text))

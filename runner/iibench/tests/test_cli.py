@@ -44,7 +44,7 @@ def test_help_says_the_table_is_dropped() -> None:
 def test_version_names_the_backends_of_this_build() -> None:
     out = run_iibench("--version").stdout
 
-    assert out.startswith("iibench-c version=1.1.0 format=2 backends=sqlite")
+    assert out.startswith("iibench-c version=1.2.0 format=3 backends=sqlite")
 
 
 @pytest.mark.server

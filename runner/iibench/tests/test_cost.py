@@ -1,4 +1,4 @@
-"""What a run costs (format 2): latency, CPU, device I/O and size on every report line, and
+"""What a run costs (formats 2 and 3): latency, CPU, device I/O and size on every report line, and
 the machine and the server's settings in the header."""
 
 from __future__ import annotations
@@ -59,6 +59,25 @@ def test_every_report_line_carries_what_its_interval_cost(db: Database) -> None:
     if db.kind != "sqlite":
         server = sum(r.cost["server_cpu_s"] for r in out.reports)
         assert server > sum(r.cost["client_cpu_s"] for r in out.reports)
+
+
+def test_machine_cpu_is_the_whole_machines_busy_time(db: Database) -> None:
+    out = costly_run(db)
+
+    previous = 0.0
+    for report in out.reports:
+        cost = report.cost
+        machine = cost["machine_cpu_s"]
+        assert machine is not None
+        # Every CPU of the machine at most, over the interval (ticks are 10 ms, per CPU).
+        interval = report.seconds - previous
+        assert machine <= os.cpu_count() * interval + 0.02 * os.cpu_count()
+        previous = report.seconds
+    # The machine's time holds the client's and the server's, which ran on it (over the
+    # run: each is counted in ticks of 10 ms, so an interval alone may disagree).
+    spent = sum(r.cost["client_cpu_s"] + (r.cost["server_cpu_s"] or 0) for r in out.reports)
+    machine = sum(r.cost["machine_cpu_s"] for r in out.reports)
+    assert machine >= 0.9 * spent - 0.02 * len(out.reports)
 
 
 def test_the_database_grows_with_its_rows_and_its_size_is_the_servers(db: Database) -> None:

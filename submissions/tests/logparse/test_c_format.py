@@ -114,11 +114,11 @@ def test_it_tolerates_extra_comment_lines_and_key_values():
 
 
 def test_it_refuses_a_newer_format():
-    text = fixture_text("iibench-c-completed.log").replace("format=1", "format=3")
+    text = fixture_text("iibench-c-completed.log").replace("format=1", "format=4")
     with pytest.raises(LogError) as error:
         parse_text(text)
     assert str(error.value) == (
-        "line 1: iibench-c output format 3; this registry reads formats 1 and 2: "
+        "line 1: iibench-c output format 4; this registry reads formats 1, 2 and 3: "
         "rerun with the iibench-c this registry ships"
     )
 

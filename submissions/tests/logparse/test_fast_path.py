@@ -9,8 +9,10 @@ path follows and the other does not (a new column, a new rule) fails here.
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import io
+import math
 import random
 from pathlib import Path
 
@@ -137,6 +139,60 @@ def c_format(count: int, *, seed: int, summary: bool = True) -> str:
     return "\n".join(lines) + "\n"
 
 
+C_COST_HEADER = (
+    "# iibench-c version=1.2.0 format=3\n# param rows=1000000\n# param report_every=1000\n"
+    "# backend mysql\n# cost measured=yes server_pid=1 device=8:0 data_dir=/var/lib/mysql\n"
+    "rows\tseconds\tinterval_ips\tcumulative_ips\tdeleted\tinterval_dps\tqueries"
+    "\tinterval_qps\tlatency_p50_ms\tlatency_p99_ms\tlatency_max_ms\tclient_cpu_s"
+    "\tserver_cpu_s\tserver_rss_bytes\tread_bytes\twrite_bytes\tread_ops\twrite_ops"
+    "\tdb_size_bytes\tmachine_cpu_s"
+)
+
+
+def c_format_costs(count: int, *, seed: int, machine: bool = True) -> str:
+    """Formats 2 and 3 (`machine=False`: format 2's nineteen columns): cost cells with "-"
+    where a report could not measure (scattered, and a stretch with no latency at all)."""
+    rng = random.Random(seed)
+    header = C_COST_HEADER if machine else C_COST_HEADER.rsplit("\t", 1)[0]
+    if not machine:
+        header = header.replace("version=1.2.0 format=3", "version=1.1.0 format=2")
+    lines, rows, seconds = [header], 0, 0.0
+    for i in range(count):
+        rows += 1000
+        seconds += rng.random()
+        p50 = rng.random() * 10
+        costs = [
+            f"{p50:.3f}", f"{p50 * 2:.3f}", f"{p50 * 3:.3f}", f"{rng.random():.3f}",
+            f"{rng.random() * 4:.3f}", str(rng.randrange(1 << 30)), str(rng.randrange(1 << 20)),
+            str(rng.randrange(1 << 24)), str(rng.randrange(300)), str(rng.randrange(900)),
+            str(1000 * rows),
+        ]  # fmt: skip
+        if machine:
+            costs.append(f"{rng.random() * 8:.3f}")
+        if count // 3 <= i < count // 3 + 40:
+            costs[0:3] = ["-", "-", "-"]  # intervals without an INSERT
+        for at in range(len(costs)):
+            if rng.random() < 0.01:
+                costs[at] = "-"
+        lines.append(
+            f"{rows}\t{seconds:.3f}\t{1000 / max(seconds, 1e-3):.1f}\t{rows / seconds:.1f}"
+            f"\t0\t0.0\t0\t0.0\t" + "\t".join(costs)
+        )
+    lines.append(
+        f"# summary status=completed rows={rows} seconds={seconds:.3f} "
+        f"average_ips={rows / seconds:.1f}"
+    )
+    return "\n".join(lines) + "\n"
+
+
+def with_field(text: str, line: int, at: int, value: str) -> str:
+    lines = text.split("\n")
+    fields = lines[line - 1].split("\t")
+    fields[at] = value
+    lines[line - 1] = "\t".join(fields)
+    return "\n".join(lines)
+
+
 def edited(text: str, line: int, old: str, new: str) -> str:
     lines = text.split("\n")
     assert old in lines[line - 1]
@@ -177,7 +233,13 @@ def generated() -> dict[str, bytes]:
         "java-tsv-short-line-inside": edited(java_tsv(3000, seed=17), 900, "\t0.00\t0", "\t0.00"),
         "c-format": c_format(3000, seed=5),
         "c-format-no-summary": c_format(2000, seed=6, summary=False),
+        "c-format-3-costs": c_format_costs(3000, seed=18),
+        "c-format-2-costs": c_format_costs(2000, seed=19, machine=False),
     }
+    costs = logs["c-format-3-costs"]
+    logs["c-format-3-dash-in-a-rate"] = with_field(costs, 2001, 2, "-")
+    logs["c-format-3-negative-cost"] = with_field(costs, 1500, -1, "-1.5")
+    logs["c-format-3-double-dash"] = costs.replace("\t-\t", "\t--\t", 1)
     java = logs["java-tsv"].split("\n")
     fields = java[1500].split("\t")
     fields[3] = fields[3][:-1]  # int_ips with one decimal: Java's reader groups the dot
@@ -204,11 +266,18 @@ CORPUS = corpus()
 
 
 def outcome(data: bytes):
-    """The ParsedLog, or the error as people see it."""
+    """The ParsedLog, or the error as people see it. The series' columns are compared by their
+    bytes: an unmeasured cost is NaN, which equals nothing, not even itself."""
     try:
-        return parse_log(io.BytesIO(data))
+        parsed = parse_log(io.BytesIO(data))
     except LogError as error:
         return ("error", str(error), error.line)
+    series = {
+        item.name: None if column is None else (column.typecode, column.tobytes())
+        for item in dataclasses.fields(parsed.series)
+        for column in [getattr(parsed.series, item.name)]
+    }
+    return dataclasses.replace(parsed, series=None), series
 
 
 @pytest.fixture
@@ -243,12 +312,27 @@ def test_both_paths_read_every_log_alike(name, block_bytes, monkeypatch, fast_bl
 
 def test_the_fast_path_takes_every_plain_report(monkeypatch, fast_blocks):
     monkeypatch.setattr(reader_module, "BLOCK_BYTES", 4096)
-    parsed = outcome(CORPUS["generated/2023-deletes-mid-block"])
+    parsed = parse_log(io.BytesIO(CORPUS["generated/2023-deletes-mid-block"]))
     # The header's block and the Totals line's block are cut around those lines.
     assert sum(fast_blocks) == len(parsed.series)
     fast_blocks.clear()
-    parsed = outcome(CORPUS["generated/2023-noise"])
+    parsed = parse_log(io.BytesIO(CORPUS["generated/2023-noise"]))
     assert sum(fast_blocks) > 0.9 * len(parsed.series)
+
+
+@pytest.mark.parametrize("name", ["c-format-3-costs", "c-format-2-costs"])
+def test_the_fast_path_takes_the_c_formats_cost_columns_with_their_dashes(
+    name, monkeypatch, fast_blocks
+):
+    monkeypatch.setattr(reader_module, "BLOCK_BYTES", 4096)
+    parsed = parse_log(io.BytesIO(CORPUS[f"generated/{name}"]))
+    assert sum(fast_blocks) == len(parsed.series)
+    # The stretch without INSERTs is NaN, not 0, and the rest is read.
+    latency = parsed.series.latency_p99_ms
+    stretch = latency[len(latency) // 3 : len(latency) // 3 + 40]
+    assert all(math.isnan(value) for value in stretch)
+    assert sum(1 for value in latency if not math.isnan(value)) > 0.9 * len(latency) - 40
+    assert (parsed.series.machine_cpu_s is None) == (name == "c-format-2-costs")
 
 
 @pytest.mark.parametrize("block_bytes", [4096, 1 << 20])
