@@ -3,6 +3,7 @@ what a check writes onto the entry."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -150,16 +151,9 @@ def entry_check_stored(
     declared = submission_declared(submission)
     # A witnessed entry keeps its seal verdicts: they come from the stream, not the log.
     witness = submission_witness_verdicts(submission)
-    if not submission.log:
-        return entry_check(
-            contest=submission.contest,
-            declared=declared,
-            log_file=None,
-            submitted_at=submission.submitted_at,
-            version=version,
-            extra_verdicts=witness,
-        )
-    with submission.log.open("rb") as log_file:
+    # An entry of declared figures has no log: the check gets None.
+    stored_log = submission.log.open("rb") if submission.log else contextlib.nullcontext()
+    with stored_log as log_file:
         return entry_check(
             contest=submission.contest,
             declared=declared,
