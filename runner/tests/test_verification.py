@@ -10,7 +10,7 @@ from runner import services
 from runner.models import RerunStatus
 from submissions import services as entry_services
 from submissions.scaling import MEMORY_RULES, scaled_size
-from submissions.server_settings import MYSQL
+from submissions.server_settings import MYSQL, size_text
 from submissions.tests.conftest import DECLARED, upload
 from submissions.tests.factories import ContestFactory, UserFactory
 from submissions.tests.logs import python_log
@@ -82,7 +82,12 @@ def test_a_mariadb_verification_runs_the_entrys_settings_scaled_and_reads_them_b
     assert "# param engine=InnoDB" in run.log or "engine=InnoDB" in run.log
     assert run.host["cores"] >= 1 and run.host["cpu_model"]
     assert run.host_comparable is False  # the entry declared 8 HDDs and 8 cores
-    assert "Host not comparable" in run.message and "Scale 1/100, 2 runs" in run.message
+    # The verdict names what ran: engine, server, settings in effect, scale, runs, host.
+    assert (
+        f"InnoDB on a private mariadb server with innodb_buffer_pool_size={size_text(pool)}, "
+        "innodb_flush_log_at_trx_commit=2" in run.message
+    )
+    assert "scale 1/100, 2 runs on mariadb. Host not comparable" in run.message
 
 
 def test_a_postgresql_verification_runs_the_entrys_settings_scaled_and_reads_them_back(
