@@ -116,6 +116,15 @@
       setField(card, "rows_done", number(run.rows_done));
       setField(card, "rate", number(run.rate));
       card.querySelector("progress").value = run.rows_done;
+      setField(card, "repeats_done", number(run.repeats_done));
+      // Elapsed and time left, as the server counts them at this poll.
+      var timing = card.querySelector(".timing");
+      if (timing) {
+        setField(card, "elapsed", number(run.elapsed_seconds));
+        timing.hidden = !run.elapsed_seconds;
+        setField(card, "eta", number(run.eta_seconds));
+        timing.querySelector(".eta").hidden = !run.eta_seconds;
+      }
       setField(card, "message", run.message || "");
       var finished = FINISHED.indexOf(run.status) >= 0;
       var stepLine = card.querySelector(".step-line");
