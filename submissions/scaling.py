@@ -35,8 +35,35 @@ MIB = 1 << 20
 class MemoryRule:
     floor: int  # below it the curve's shape no longer follows the setting (measured)
     ram_share: float  # the share of the declared RAM assumed when the entry did not set it
-    # Rows before the cliff grow as setting ** exponent (measured); 1 scales plainly.
+    # Rows before the cliff grow as (setting - overhead) ** exponent (measured); an overhead
+    # of 0 and an exponent of 1 scale plainly.
     exponent: float = 1.0
+    overhead: int = 0  # bytes of the setting that hold no index pages (measured)
+
+    def scaled(self, size: int, scale: int) -> int:
+        """The size whose rows before the cliff are 1/`scale` of `size`'s (not floored)."""
+        if size <= self.overhead:
+            return size
+        return int(self.overhead + (size - self.overhead) / scale ** (1 / self.exponent))
+
+    def max_scale(self, size: int) -> int:
+        """The largest k that keeps `size` scaled 1/k at or above the floor."""
+        if size <= self.floor:
+            return 1
+        if self.floor <= self.overhead:
+            return 1 << 62  # the scaled size never reaches the floor
+        return max(
+            1, math.floor(((size - self.overhead) / (self.floor - self.overhead)) ** self.exponent)
+        )
+
+    @property
+    def formula(self) -> str:
+        if self.overhead:
+            mb = self.overhead / MIB
+            return f"({{size}} - {mb:g} MB) / {{k}} ** (1/{self.exponent:g}) + {mb:g} MB"
+        if self.exponent != 1.0:
+            return f"divided by {{k}} ** (1/{self.exponent:g})"
+        return "divided by {k}"
 
 
 # The exponent and the InnoDB floor are the bench's measurements (README "Scaling rule"); the
@@ -61,7 +88,7 @@ MEMORY_RULES = {
 def scaled_size(declared: int, scale: int, rule: MemoryRule) -> int:
     if scale <= 1:
         return declared
-    return max(rule.floor, int(declared / scale ** (1 / rule.exponent)))
+    return max(rule.floor, rule.scaled(declared, scale))
 
 
 @dataclass(frozen=True)
@@ -108,9 +135,9 @@ def memory_for_scale(
             )
             scaled = cap
         settings[key] = size_text(scaled, family)
+        how = rule.formula.format(size=size_text(size, family), k=scale)
         notes.append(
-            f"{key} = {settings[key]} ({source}, scaled 1/{scale}: divided by "
-            f"{scale} ** (1/{rule.exponent:g}))"
+            f"{key} = {settings[key]} ({source}, scaled 1/{scale}: {how})"
             if scale > 1
             else f"{key} = {settings[key]} ({source})"
         )
@@ -190,10 +217,9 @@ def max_scale(declared: dict[str, str], *, family: str, memory_gb: float) -> tup
     limits it; None when nothing limits it."""
     limits = []
     for key, rule in MEMORY_RULES.get(family, {}).items():
-        if rule.exponent == 1.0:
+        if rule.exponent == 1.0 and not rule.overhead:
             continue  # scaled plainly: no floor measured under which the shape changes
         size = _declared_size(declared, key, rule, family, memory_gb)
         if size:
-            # The largest k with size / k ** (1 / exponent) >= floor.
-            limits.append((max(1, math.floor((size / rule.floor) ** rule.exponent)), key))
+            limits.append((rule.max_scale(size), key))
     return min(limits) if limits else None
