@@ -9,6 +9,7 @@ from django.utils import timezone
 from runner.models import RerunStatus, RerunVerdict, VerificationRun
 from runner.targets import rerun_targets
 from runner.watch import Outcome
+from submissions.declared_settings import entry_family
 from submissions.logparse import LogError
 from submissions.models import Submission
 from submissions.scaling import MEMORY_RULES
@@ -104,6 +105,8 @@ def _setup_sentence(run: VerificationRun) -> str:
     host = run.host.get("comparison", "") if isinstance(run.host, dict) else ""
     target = rerun_targets().get(run.target)
     engine = run.submission.storage_engine or "the default engine"
+    if target is not None and target.family != entry_family(run.submission):
+        engine = "its own engine"  # another server: the entry's engine is not there
     if target is not None and target.server:
         server = f"{engine} on a private {target.server} server"
     else:

@@ -43,12 +43,17 @@ class MemoryRule:
     # of 0 and an exponent of 1 scale plainly.
     exponent: float = 1.0
     overhead: int = 0  # bytes of the setting that hold no index pages (measured)
+    # The step the server sizes it in, 0 for none: MariaDB 10.11 cuts a buffer pool down to
+    # whole MB (26.4 MB asked ran as 26 MB, 17.9 MB as 17 MB, which near the floor moved the
+    # cliff by a tenth of the run), so the rule asks for the nearest whole MB itself.
+    step: int = 0
 
     def scaled(self, size: int, scale: int) -> int:
         """The size whose rows before the cliff are 1/`scale` of `size`'s (not floored)."""
         if size <= self.overhead:
             return size
-        return int(self.overhead + (size - self.overhead) / scale ** (1 / self.exponent))
+        scaled = self.overhead + (size - self.overhead) / scale ** (1 / self.exponent)
+        return int(round(scaled / self.step) * self.step) if self.step else int(scaled)
 
     def max_scale(self, size: int) -> int:
         """The largest k that keeps `size` scaled 1/k at or above the floor."""
@@ -64,7 +69,8 @@ class MemoryRule:
     def formula(self) -> str:
         if self.overhead:
             mb = self.overhead / MIB
-            return f"({{size}} - {mb:g} MB) / {{k}} ** (1/{self.exponent:g}) + {mb:g} MB"
+            nearest = ", to the nearest MB" if self.step == MIB else ""
+            return f"({{size}} - {mb:g} MB) / {{k}} ** (1/{self.exponent:g}) + {mb:g} MB{nearest}"
         if self.exponent != 1.0:
             return f"divided by {{k}} ** (1/{self.exponent:g})"
         return "divided by {k}"
@@ -77,7 +83,7 @@ class MemoryRule:
 MEMORY_RULES = {
     MYSQL: {
         "innodb_buffer_pool_size": MemoryRule(
-            floor=16 * MIB, ram_share=0.7, exponent=1.14, overhead=int(10.8 * MIB)
+            floor=16 * MIB, ram_share=0.7, exponent=1.14, overhead=int(10.8 * MIB), step=MIB
         ),
         "key_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),
         "aria_pagecache_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),

@@ -17,7 +17,7 @@ RERUN_ROWS = 200_000
 
 CARD_STATE = """card => ({
     status: card.querySelector('[data-field="status"]').textContent.trim(),
-    statusShown: !card.querySelector('[data-field="status"]').hidden,
+    statusShown: getComputedStyle(card.querySelector('[data-field="status"]')).display !== "none",
     done: Number(card.querySelector("progress").value),
     verdict: card.querySelector('[data-field="verdict"]').hidden
         ? "" : card.querySelector('[data-field="verdict"]').textContent.trim(),

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from runner import services
-from runner.models import RerunStatus
+from runner.tests.conftest import run_to_end
 from submissions import services as entry_services
 from submissions.scaling import MEMORY_RULES, scaled_size
 from submissions.server_settings import MYSQL, size_text
@@ -41,14 +41,6 @@ def entry_with(config: str, **declared):
         declared={**DECLARED, "server_config": config, **declared},
         log_file=upload(log),
     )
-
-
-def run_to_end(entry, organizer, target: str, **size):
-    run = services.rerun_start(submission=entry, target=target, requested_by=organizer, **size)
-    assert services.rerun_claim(run_id=run.pk, worker="test")
-    run = services.rerun_execute(run_id=run.pk)
-    assert run.status == RerunStatus.SUCCEEDED, f"{run.message}\n{run.log[-3000:]}"
-    return run
 
 
 def log_setting(log: str, key: str) -> str:
