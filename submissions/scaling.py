@@ -4,12 +4,12 @@ data-to-memory ratio, and with it the shape of the curve, matches the claim's. P
 Scaling is not simply dividing by k: part of an InnoDB buffer pool holds no index pages of the
 run. Measured with the C benchmark on private MariaDB 10.11 servers (bench/scaling.py, README
 "Scaling rule"), the rows before the cliff (the rate's steepest fall, as the classic judge
-finds it) at 16, 24, 32, 48, 64 and 128 MB pools follow
+finds it) at 16, 24, 26 (nine runs), 32, 48, 64 and 128 MB pools follow
 
-    rows = a * (pool - overhead) ** exponent,  overhead 10.8 MB, exponent 1.14
+    rows = a * (pool - overhead) ** exponent,  overhead 11.5 MB, exponent 1.06
 
-within 5% (a line, exponent 1, with 12.2 MB within 8%; a power through the origin misses by
-27%). So to insert 1/k of the rows the pool keeps its overhead and shrinks the rest:
+within 6% (a line, exponent 1, with 12.1 MB within 9%; a power through the origin misses by
+32%). So to insert 1/k of the rows the pool keeps its overhead and shrinks the rest:
 
     pool_k = overhead + (pool - overhead) / k ** (1 / exponent)
 
@@ -83,7 +83,7 @@ class MemoryRule:
 MEMORY_RULES = {
     MYSQL: {
         "innodb_buffer_pool_size": MemoryRule(
-            floor=16 * MIB, ram_share=0.7, exponent=1.14, overhead=int(10.8 * MIB), step=MIB
+            floor=16 * MIB, ram_share=0.7, exponent=1.06, overhead=int(11.5 * MIB), step=MIB
         ),
         "key_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),
         "aria_pagecache_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),

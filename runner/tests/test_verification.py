@@ -133,10 +133,10 @@ def test_the_entry_page_lists_the_declared_settings_and_what_a_rerun_applies(cli
 
 def test_a_scale_that_would_take_the_pool_below_its_floor_is_refused(organizer):
     entry = entry_with("[mysqld]\ninnodb_buffer_pool_size = 128M\n")
-    with pytest.raises(services.RerunRefused, match="use a scale of at most 34") as refused:
+    with pytest.raises(services.RerunRefused, match="use a scale of at most 31") as refused:
         services.rerun_start(submission=entry, target="mariadb", scale=100, requested_by=organizer)
     assert refused.value.field == "scale"
     assert "innodb_buffer_pool_size would fall below" in refused.value.message
     # Without a scale the target's default is capped there.
     run = services.rerun_start(submission=entry, target="mariadb", requested_by=organizer)
-    assert run.scale <= 34
+    assert run.scale <= 31
