@@ -56,6 +56,7 @@ def test_a_mariadb_verification_runs_the_entrys_settings_scaled_and_reads_them_b
     run = run_to_end(entry, organizer, "mariadb", scale=100, repeats=2)
 
     assert (run.kind, run.scale, run.rows_target, run.repeats) == ("verification", 100, 20_000, 2)
+    assert run.claim_divisor == 100  # its card draws the claim at rows / 100 beside it
     # As the server reports them (bytes), not as asked (1G scaled, in K or M).
     asked = scaled_size(1 << 30, 100, MEMORY_RULES[MYSQL]["innodb_buffer_pool_size"])
     pool = int(run.settings["innodb_buffer_pool_size"])
@@ -117,6 +118,10 @@ def test_a_target_of_another_family_cannot_verify_unless_a_comparison_is_asked(o
         services.rerun_start(
             submission=entry, target="mariadb-shared", scale=10, requested_by=organizer
         )
+    run = services.rerun_start(
+        submission=entry, target="mariadb-shared", scale=10, requested_by=organizer, comparison=True
+    )
+    assert run.claim_divisor == 1  # a shared server runs the claim's first rows, not it scaled
     run = services.rerun_start(
         submission=entry, target="postgresql", scale=10, requested_by=organizer, comparison=True
     )
