@@ -133,6 +133,16 @@ class VerificationRun(models.Model):
         return RerunStatus(self.status).label
 
     @property
+    def claim_divisor(self) -> int:
+        """What the claim's rows are divided by to draw it beside this run: the scale when the
+        run is the claim scaled (a private server took the entry's memory scaled), else 1 (the
+        run's rows are the claim's first rows)."""
+        from runner.targets import rerun_targets  # the targets read settings; models load first
+
+        target = rerun_targets().get(self.target)
+        return self.scale if target is not None and target.server and self.scale > 1 else 1
+
+    @property
     def elapsed_seconds(self) -> float | None:
         if self.started_at is None:
             return None

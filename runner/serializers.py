@@ -21,6 +21,14 @@ class RerunSerializer(serializers.ModelSerializer):
     )
     log_url = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
+    elapsed_seconds = serializers.FloatField(
+        read_only=True, help_text="Since the run started (until it finished); null before."
+    )
+    eta_seconds = serializers.FloatField(
+        read_only=True,
+        help_text="Time left at the average pace so far over every repeat (a lower bound: the "
+        "rate falls past the cliff); null when not running.",
+    )
 
     class Meta:
         model = VerificationRun
@@ -42,6 +50,8 @@ class RerunSerializer(serializers.ModelSerializer):
             "rate",
             "started_at",
             "finished_at",
+            "elapsed_seconds",
+            "eta_seconds",
             "resumes",
             "verdict",
             "verdict_label",

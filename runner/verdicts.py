@@ -10,9 +10,12 @@ from runner.models import RerunStatus, RerunVerdict, VerificationRun
 from runner.targets import rerun_targets
 from runner.watch import Outcome
 from submissions.contest_ranks import contest_board_changed
+from submissions.declared_settings import entry_family
 from submissions.logparse import LogError
 from submissions.models import Submission
+from submissions.scaling import MEMORY_RULES
 from submissions.series import unpack_columns
+from submissions.server_settings import size_text
 from submissions.tracks import Track
 from submissions.tracks.rerun import Claim, NotPlannable, RerunSpec, read_output
 
@@ -96,10 +99,36 @@ def _judged_scale(run: VerificationRun) -> int | None:
 
 
 def _setup_sentence(run: VerificationRun) -> str:
-    """The rerun's scale and repeats, and how the target's host compares with the entry's."""
+    """What ran: the engine and server, the settings in effect as read back from the server,
+    the scale and repeats, and how the target's host compares with the entry's."""
     runs = f"{run.repeats} run{'s' if run.repeats > 1 else ''}"
     host = run.host.get("comparison", "") if isinstance(run.host, dict) else ""
-    return f"Scale 1/{run.scale}, {runs} on {run.target}. {host}".strip()
+    target = rerun_targets().get(run.target)
+    engine = run.submission.storage_engine or "the default engine"
+    if target is not None and target.family != entry_family(run.submission):
+        engine = "its own engine"  # another server: the entry's engine is not there
+    if target is not None and target.server:
+        server = f"{engine} on a private {target.server} server"
+    else:
+        server = f"{engine} on the {run.target} target's own server"
+    settings = settings_text(run.settings, target.family if target else "")
+    return f"{server}{settings}; scale 1/{run.scale}, {runs} on {run.target}. {host}".strip()
+
+
+SETTINGS_NAMED = 6  # more settings than this are counted, not listed (the log has them all)
+
+
+def settings_text(read_back: dict, family: str) -> str:
+    """ "with key=value, ... (read back)", memory in the server's own units."""
+    if not isinstance(read_back, dict) or not read_back:
+        return ""
+    memory = MEMORY_RULES.get(family, {})
+    shown = [
+        f"{key}={size_text(int(value), family) if key in memory and str(value).isdigit() else value}"
+        for key, value in list(read_back.items())[:SETTINGS_NAMED]
+    ]
+    more = len(read_back) - SETTINGS_NAMED
+    return f" with {', '.join(shown)}{f' and {more} more' if more > 0 else ''} (read back)"
 
 
 def _host_comparable(run: VerificationRun) -> bool:

@@ -6,7 +6,9 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from runner import services as rerun_services
 from runner.host import this_host
+from runner.models import RerunStatus
 from runner.tests.worker import broker_settings, worker  # noqa: F401 - fixtures
 from submissions import services
 from submissions.models import Submission
@@ -60,6 +62,17 @@ def recovery_dir(settings):
     settings.RERUN_RECOVERY_DIR = folder
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def run_to_end(entry, organizer, target: str, **size):
+    """A rerun started, claimed and run to its end in this process, as a worker would."""
+    run = rerun_services.rerun_start(
+        submission=entry, target=target, requested_by=organizer, **size
+    )
+    assert rerun_services.rerun_claim(run_id=run.pk, worker="test")
+    run = rerun_services.rerun_execute(run_id=run.pk)
+    assert run.status == RerunStatus.SUCCEEDED, f"{run.message}\n{run.log[-3000:]}"
+    return run
 
 
 def track_entry(workload: str, figures: dict, rows: int = 1_000_000_000, **contest) -> Submission:

@@ -17,13 +17,16 @@ RERUN_ROWS = 200_000
 
 CARD_STATE = """card => ({
     status: card.querySelector('[data-field="status"]').textContent.trim(),
-    statusShown: !card.querySelector('[data-field="status"]').hidden,
+    statusShown: getComputedStyle(card.querySelector('[data-field="status"]')).display !== "none",
     done: Number(card.querySelector("progress").value),
     verdict: card.querySelector('[data-field="verdict"]').hidden
         ? "" : card.querySelector('[data-field="verdict"]').textContent.trim(),
     points: card.querySelector(".rerun-plot").data
         .filter(trace => trace.name.startsWith("rerun")).reduce((n, t) => n + t.x.length, 0),
     cancel: card.querySelectorAll(".cancel-form").length,
+    timingShown: !card.querySelector(".timing").hidden,
+    elapsed: Number(card.querySelector('[data-field="elapsed"]').textContent.replace(/,/g, "")),
+    etaShown: !card.querySelector(".timing .eta").hidden,
     sameDocument: window.__sameDocument === true,
 })"""
 
@@ -75,6 +78,11 @@ def test_an_organizer_watches_a_rerun_progress_to_its_verdict_without_a_reload(
     assert progress == sorted(progress)
     assert any(0 < done < RERUN_ROWS for done in progress), progress  # seen mid-run
     assert "running" in [state["status"] for state in states]
+    # Elapsed time and the time left follow the run without a reload: the elapsed time grows
+    # while it runs.
+    running = [state for state in states if state["status"] == "running"]
+    assert len({state["elapsed"] for state in running if state["timingShown"]}) >= 2, running
+    assert any(state["etaShown"] for state in running), running
     last = states[-1]
     assert last["status"] == "succeeded"
     # An InnoDB entry rerun on SQLite compares engines; the card shows that one outcome, not a
@@ -84,4 +92,5 @@ def test_an_organizer_watches_a_rerun_progress_to_its_verdict_without_a_reload(
     assert last["done"] == RERUN_ROWS
     assert last["points"] == run.samples.count() == 100
     assert last["cancel"] == 0  # the cancel button goes once the run is over
+    assert last["timingShown"] and last["elapsed"] >= 1 and not last["etaShown"]
     assert run.status == RerunStatus.SUCCEEDED

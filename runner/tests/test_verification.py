@@ -7,10 +7,10 @@ import re
 import pytest
 
 from runner import services
-from runner.models import RerunStatus
+from runner.tests.conftest import run_to_end
 from submissions import services as entry_services
 from submissions.scaling import MEMORY_RULES, scaled_size
-from submissions.server_settings import MYSQL
+from submissions.server_settings import MYSQL, size_text
 from submissions.tests.conftest import DECLARED, upload
 from submissions.tests.factories import ContestFactory, UserFactory
 from submissions.tests.logs import python_log
@@ -43,14 +43,6 @@ def entry_with(config: str, **declared):
     )
 
 
-def run_to_end(entry, organizer, target: str, **size):
-    run = services.rerun_start(submission=entry, target=target, requested_by=organizer, **size)
-    assert services.rerun_claim(run_id=run.pk, worker="test")
-    run = services.rerun_execute(run_id=run.pk)
-    assert run.status == RerunStatus.SUCCEEDED, f"{run.message}\n{run.log[-3000:]}"
-    return run
-
-
 def log_setting(log: str, key: str) -> str:
     found = re.search(rf"^# rerun setting {key}=(\S+)", log, re.MULTILINE)
     assert found, log[:3000]
@@ -64,6 +56,7 @@ def test_a_mariadb_verification_runs_the_entrys_settings_scaled_and_reads_them_b
     run = run_to_end(entry, organizer, "mariadb", scale=100, repeats=2)
 
     assert (run.kind, run.scale, run.rows_target, run.repeats) == ("verification", 100, 20_000, 2)
+    assert run.claim_divisor == 100  # its card draws the claim at rows / 100 beside it
     # As the server reports them (bytes), not as asked (1G scaled, in K or M).
     asked = scaled_size(1 << 30, 100, MEMORY_RULES[MYSQL]["innodb_buffer_pool_size"])
     pool = int(run.settings["innodb_buffer_pool_size"])
@@ -82,7 +75,12 @@ def test_a_mariadb_verification_runs_the_entrys_settings_scaled_and_reads_them_b
     assert "# param engine=InnoDB" in run.log or "engine=InnoDB" in run.log
     assert run.host["cores"] >= 1 and run.host["cpu_model"]
     assert run.host_comparable is False  # the entry declared 8 HDDs and 8 cores
-    assert "Host not comparable" in run.message and "Scale 1/100, 2 runs" in run.message
+    # The verdict names what ran: engine, server, settings in effect, scale, runs, host.
+    assert (
+        f"InnoDB on a private mariadb server with innodb_buffer_pool_size={size_text(pool)}, "
+        "innodb_flush_log_at_trx_commit=2" in run.message
+    )
+    assert "scale 1/100, 2 runs on mariadb. Host not comparable" in run.message
 
 
 def test_a_postgresql_verification_runs_the_entrys_settings_scaled_and_reads_them_back(
@@ -121,6 +119,10 @@ def test_a_target_of_another_family_cannot_verify_unless_a_comparison_is_asked(o
             submission=entry, target="mariadb-shared", scale=10, requested_by=organizer
         )
     run = services.rerun_start(
+        submission=entry, target="mariadb-shared", scale=10, requested_by=organizer, comparison=True
+    )
+    assert run.claim_divisor == 1  # a shared server runs the claim's first rows, not it scaled
+    run = services.rerun_start(
         submission=entry, target="postgresql", scale=10, requested_by=organizer, comparison=True
     )
     assert (run.kind, run.rows_target, run.repeats) == ("comparison", 200_000, 3)
@@ -136,10 +138,10 @@ def test_the_entry_page_lists_the_declared_settings_and_what_a_rerun_applies(cli
 
 def test_a_scale_that_would_take_the_pool_below_its_floor_is_refused(organizer):
     entry = entry_with("[mysqld]\ninnodb_buffer_pool_size = 128M\n")
-    with pytest.raises(services.RerunRefused, match="use a scale of at most 34") as refused:
+    with pytest.raises(services.RerunRefused, match="use a scale of at most 31") as refused:
         services.rerun_start(submission=entry, target="mariadb", scale=100, requested_by=organizer)
     assert refused.value.field == "scale"
     assert "innodb_buffer_pool_size would fall below" in refused.value.message
     # Without a scale the target's default is capped there.
     run = services.rerun_start(submission=entry, target="mariadb", requested_by=organizer)
-    assert run.scale <= 34
+    assert run.scale <= 31

@@ -43,12 +43,17 @@
   function startPlot(card, claimed, rowsTarget) {
     var plot = card.querySelector(".rerun-plot");
     var traces = [];
+    // A scaled verification is the whole claim at 1/k: its rows are drawn divided by k, so the
+    // two cliffs fall at the same place; any other run is the claim's first rows.
+    var divisor = Number(card.dataset.claimDivisor) || 1;
     if (claimed) {
       var xs = [], ys = [];
       for (var i = 0; i < claimed.x.length; i++) {
-        if (claimed.x[i] <= rowsTarget || xs.length === 0) { xs.push(claimed.x[i]); ys.push(claimed.y[i]); }
+        var x = claimed.x[i] / divisor;
+        if (x <= rowsTarget || xs.length === 0) { xs.push(x); ys.push(claimed.y[i]); }
       }
-      traces.push({ x: xs, y: ys, name: "claimed (cumulative)", mode: "lines+markers", line: { color: "#dc2626", dash: "dot" } });
+      var name = divisor > 1 ? "claimed, rows / " + divisor + " (cumulative)" : "claimed (cumulative)";
+      traces.push({ x: xs, y: ys, name: name, mode: "lines+markers", line: { color: "#dc2626", dash: "dot" } });
     }
     window.Plotly.newPlot(plot, traces, {
       margin: { t: 20, r: 20, b: 45, l: 70 }, height: 280,
@@ -116,6 +121,15 @@
       setField(card, "rows_done", number(run.rows_done));
       setField(card, "rate", number(run.rate));
       card.querySelector("progress").value = run.rows_done;
+      setField(card, "repeats_done", number(run.repeats_done));
+      // Elapsed and time left, as the server counts them at this poll.
+      var timing = card.querySelector(".timing");
+      if (timing) {
+        setField(card, "elapsed", number(run.elapsed_seconds));
+        timing.hidden = !run.elapsed_seconds;
+        setField(card, "eta", number(run.eta_seconds));
+        timing.querySelector(".eta").hidden = !run.eta_seconds;
+      }
       setField(card, "message", run.message || "");
       var finished = FINISHED.indexOf(run.status) >= 0;
       var stepLine = card.querySelector(".step-line");

@@ -156,18 +156,20 @@ def test_the_family_of_an_entry(server, engine, family):
     assert family_of(server_family=server, storage_engine=engine) == family
 
 
-def test_a_pool_shrinks_by_k_to_the_measured_power_not_by_k():
+def test_a_pool_keeps_its_measured_overhead_and_shrinks_the_rest_not_by_k():
     rule = MEMORY_RULES[MYSQL]["innodb_buffer_pool_size"]
-    # 128 MB at 1/10: rows before the cliff grow as pool ** 1.7, so the pool is 33.2 MB.
-    assert scaled_size(128 * 2**20, 10, rule) == int(128 * 2**20 / 10 ** (1 / 1.7))
-    assert 33 * 2**20 < scaled_size(128 * 2**20, 10, rule) < 34 * 2**20
+    # 128 MB at 1/10: rows before the cliff grow as (pool - 11.5 MB) ** 1.06, so the pool is
+    # 24.8 MB, not 12.8 MB; asked in whole MB, as the server runs it.
+    assert scaled_size(128 * 2**20, 10, rule) == 25 * 2**20  # 24.77
+    assert scaled_size(96 * 2**20, 10, rule) == 21 * 2**20  # 21.1
+    assert scaled_size(64 * 2**20, 10, rule) == 17 * 2**20  # 17.5
     assert scaled_size(128 * 2**20, 1, rule) == 128 * 2**20
     assert scaled_size(64 * 2**20, 1000, rule) == rule.floor
 
 
 def test_the_largest_scale_keeps_the_pool_at_its_floor():
     limit = max_scale({"innodb_buffer_pool_size": "128M"}, family=MYSQL, memory_gb=16)
-    assert limit == (int((128 / 16) ** 1.7), "innodb_buffer_pool_size")  # 34
+    assert limit == (int(((128 - 11.5) / (16 - 11.5)) ** 1.06), "innodb_buffer_pool_size")  # 31
     assert max_scale({}, family=POSTGRESQL, memory_gb=16) is None
 
 
@@ -176,8 +178,8 @@ def test_memory_for_scale_uses_the_declared_settings_then_the_declared_ram():
     scaled = memory_for_scale(declared, family=MYSQL, scale=10, memory_gb=16)
     assert set(scaled.settings) == {"innodb_buffer_pool_size"}
     assert (
-        "declared innodb_buffer_pool_size = 128M, scaled 1/10: divided by 10 ** (1/1.7)"
-        in (scaled.notes[0])
+        "declared innodb_buffer_pool_size = 128M, scaled 1/10: (128M - 11.5 MB) / 10 ** (1/1.06)"
+        " + 11.5 MB, to the nearest MB" in scaled.notes[0]
     )
     from_ram = memory_for_scale({}, family=POSTGRESQL, scale=1, memory_gb=16)
     assert from_ram.settings == {"shared_buffers": "4096MB", "effective_cache_size": "12288MB"}

@@ -440,18 +440,46 @@ def progress(parsed: ParsedLog) -> tuple[int, float | None]:
     return done, (done / float(seconds[-1]) if len(rows) and seconds[-1] > 0 else None)
 
 
-def judged(
-    comparison: Comparison, *, result: dict | None = None, last: RerunOutput | None = None
+@dataclass(frozen=True)
+class Repeat:
+    """One repeat judged on its own: its comparison with the claim, what it measured (in the
+    keys of the track's figures) and the progress the run's row shows."""
+
+    comparison: Comparison
+    result: dict = field(default_factory=dict)
+    rows_done: int = 0
+    rate: float | None = None
+
+
+def repeat_of(comparison: Comparison, result: dict, output: RerunOutput) -> Repeat:
+    """A repeat whose progress is its last step's."""
+    rows_done, rate = progress(list(output.logs.values())[-1]) if output.logs else (0, None)
+    return Repeat(comparison, dict(result), rows_done, rate)
+
+
+def judge_repeats(
+    reruns: list[RerunOutput],
+    judge_one: Callable[[RerunOutput], Repeat],
+    *,
+    kind: str,
+    host_comparable: bool,
+    absolute: bool = True,
+    closeness: Callable[[float], float] = lambda ratio: ratio,
 ) -> Judgement:
-    """The judgement of a rerun whose progress is its last step's."""
-    rows_done, rate = 0, None
-    if last is not None and last.logs:
-        rows_done, rate = progress(list(last.logs.values())[-1])
+    """Every track's judge: each repeat compared with the claim on its own (`judge_one`), then
+    one verdict from all of them (`combine`: the spread, the kind, the host), with what the
+    last repeat measured and its progress."""
+    repeats = [judge_one(output) for output in reruns]
+    verdict = combine(
+        [each.comparison for each in repeats],
+        kind=kind,
+        host_comparable=host_comparable,
+        absolute=absolute,
+        closeness=closeness,
+    )
+    if not repeats:
+        return Judgement(verdict.verdict, verdict.ratio, verdict.message)
+    last = repeats[-1]
     return Judgement(
-        comparison.verdict,
-        comparison.ratio,
-        comparison.message,
-        dict(result or {}),
-        rows_done,
-        rate,
+        verdict.verdict, verdict.ratio, verdict.message, last.result, last.rows_done, last.rate
     )

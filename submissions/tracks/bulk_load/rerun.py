@@ -14,12 +14,13 @@ from ..rerun import (
     Judgement,
     LoadPlan,
     NotPlannable,
+    Repeat,
     Rerun,
     RerunOutput,
     RerunRequest,
     RerunSpec,
     Step,
-    combine,
+    judge_repeats,
     load_arguments,
     positive,
     scale_caveat,
@@ -139,23 +140,12 @@ def judge(
     host_comparable: bool = True,
     tolerance: float,
 ) -> Judgement:
-    comparisons, figures = [], None
-    for output in reruns:
+    def judge_one(output: RerunOutput) -> Repeat:
         figures = load_figures(output)
-        comparisons.append(
-            compare_bulk_load(claimed=claim.figures, rerun=figures, tolerance=tolerance)
-        )
-    verdict = combine(comparisons, kind=kind, host_comparable=host_comparable)
-    if figures is None:
-        return Judgement(verdict.verdict, verdict.ratio, verdict.message)
-    return Judgement(
-        verdict.verdict,
-        verdict.ratio,
-        verdict.message,
-        load_result(figures),
-        figures.rows,
-        figures.rows_per_s,
-    )
+        comparison = compare_bulk_load(claimed=claim.figures, rerun=figures, tolerance=tolerance)
+        return Repeat(comparison, load_result(figures), figures.rows, figures.rows_per_s)
+
+    return judge_repeats(reruns, judge_one, kind=kind, host_comparable=host_comparable)
 
 
 RERUN = Rerun(judge=judge, steps=steps, refusal=refusal)

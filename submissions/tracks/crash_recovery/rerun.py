@@ -16,10 +16,11 @@ from ..rerun import (
     CrashPlan,
     Judgement,
     NotPlannable,
+    Repeat,
     Rerun,
     RerunOutput,
     RerunRequest,
-    combine,
+    judge_repeats,
     positive,
     report_every,
     scale_caveat,
@@ -122,8 +123,7 @@ def judge(
     host_comparable: bool = True,
     tolerance: float,
 ) -> Judgement:
-    comparisons, result = [], {}
-    for output in reruns:
+    def judge_one(output: RerunOutput) -> Repeat:
         result = output.result
         figures = RecoveryFigures(
             engine=result["engine"],
@@ -133,18 +133,10 @@ def judge(
             rows_found=result["rows_found"],
             recovery_seconds=result["recovery_seconds"],
         )
-        comparisons.append(
-            compare_recovery(claimed=claim.figures, rerun=figures, tolerance=tolerance)
-        )
-    verdict = combine(comparisons, kind=kind, host_comparable=host_comparable)
-    return Judgement(
-        verdict.verdict,
-        verdict.ratio,
-        verdict.message,
-        dict(result),
-        int(result.get("rows_at_crash", 0)),
-        result.get("insert_rate"),
-    )
+        comparison = compare_recovery(claimed=claim.figures, rerun=figures, tolerance=tolerance)
+        return Repeat(comparison, dict(result), int(figures.rows_at_crash), figures.insert_rate)
+
+    return judge_repeats(reruns, judge_one, kind=kind, host_comparable=host_comparable)
 
 
 RERUN = Rerun(

@@ -16,6 +16,7 @@ from ..rerun import (
     Comparison,
     Judgement,
     NotPlannable,
+    Repeat,
     Rerun,
     RerunOutput,
     RerunRequest,
@@ -23,10 +24,10 @@ from ..rerun import (
     Step,
     benchmark_arguments,
     column,
-    combine,
     curve,
-    judged,
+    judge_repeats,
     positive,
+    repeat_of,
     report_every,
     scale_caveat,
     speed_verdict,
@@ -184,21 +185,19 @@ def judge(
     host_comparable: bool = True,
     tolerance: float,
 ) -> Judgement:
-    comparisons, result = [], {}
-    for output in reruns:
+    def judge_one(output: RerunOutput) -> Repeat:
         plan = fifo_scale(claim.figures, claim.rows, output.rows_target)
         result = measured(output, plan)
-        comparisons.append(
-            compare_fifo(
-                claimed=claim.figures,
-                scale=plan,
-                rerun_terminal_rate=result["terminal_insert_rate"],
-                rerun_deletes_start=result["deletes_start_row"],
-                tolerance=tolerance,
-            )
+        comparison = compare_fifo(
+            claimed=claim.figures,
+            scale=plan,
+            rerun_terminal_rate=result["terminal_insert_rate"],
+            rerun_deletes_start=result["deletes_start_row"],
+            tolerance=tolerance,
         )
-    verdict = combine(comparisons, kind=kind, host_comparable=host_comparable)
-    return judged(verdict, result=result, last=reruns[-1] if reruns else None)
+        return repeat_of(comparison, result, output)
+
+    return judge_repeats(reruns, judge_one, kind=kind, host_comparable=host_comparable)
 
 
 RERUN = Rerun(judge=judge, steps=steps, refusal=refusal)

@@ -16,14 +16,15 @@ from ..rerun import (
     Claim,
     Comparison,
     Judgement,
+    Repeat,
     Rerun,
     RerunOutput,
     RerunSpec,
     Step,
     benchmark_arguments,
     column,
-    combine,
     curve,
+    judge_repeats,
     mapping,
     positive,
     progress,
@@ -166,28 +167,23 @@ def judge(
     host_comparable: bool = True,
     tolerance: float,
 ) -> Judgement:
-    comparisons, result, rows_done, rate = [], {}, 0, None
-    for output in reruns:
-        runs = {}
-        for key in KEY_TYPES:
-            runs[key] = key_type_run(output.logs[key])
-            rows_done, rate = progress(output.logs[key])
+    def judge_one(output: RerunOutput) -> Repeat:
+        runs = {key: key_type_run(output.logs[key]) for key in KEY_TYPES}
         options = output.spec.options
         result = key_type_figures(runs, options.writers, options.readers)
-        comparisons.append(
-            compare_key_types(
-                claimed=claim.figures,
-                rerun_ratios=result["ratios"],
-                tolerance=tolerance,
-                rerun_runs=runs,
-            )
+        comparison = compare_key_types(
+            claimed=claim.figures,
+            rerun_ratios=result["ratios"],
+            tolerance=tolerance,
+            rerun_runs=runs,
         )
+        return Repeat(comparison, result, *progress(output.logs[KEY_TYPES[-1]]))
+
     # A shape, not a speed: on a host unlike the entry's it still says something.
-    verdict = combine(
-        comparisons, kind=kind, host_comparable=host_comparable, absolute=False,
+    return judge_repeats(
+        reruns, judge_one, kind=kind, host_comparable=host_comparable, absolute=False,
         closeness=lambda ratio: -abs(math.log(ratio)),
     )  # fmt: skip
-    return Judgement(verdict.verdict, verdict.ratio, verdict.message, result, rows_done, rate)
 
 
 RERUN = Rerun(judge=judge, steps=steps)

@@ -14,16 +14,17 @@ from ..rerun import (
     Claim,
     Comparison,
     Judgement,
+    Repeat,
     Rerun,
     RerunOutput,
     RerunSpec,
     Step,
     benchmark_arguments,
     column,
-    combine,
     curve,
-    judged,
+    judge_repeats,
     pairs,
+    repeat_of,
     speed_verdict,
     stated,
 )
@@ -114,16 +115,14 @@ def judge(
     host_comparable: bool = True,
     tolerance: float,
 ) -> Judgement:
-    comparisons, result = [], {}
-    for output in reruns:
+    def judge_one(output: RerunOutput) -> Repeat:
         result = measured(output)
-        comparisons.append(
-            compare_queries(
-                claimed=claim.figures, rerun_points=result["points"], tolerance=tolerance
-            )
+        comparison = compare_queries(
+            claimed=claim.figures, rerun_points=result["points"], tolerance=tolerance
         )
-    verdict = combine(comparisons, kind=kind, host_comparable=host_comparable)
-    return judged(verdict, result=result, last=reruns[-1] if reruns else None)
+        return repeat_of(comparison, result, output)
+
+    return judge_repeats(reruns, judge_one, kind=kind, host_comparable=host_comparable)
 
 
 RERUN = Rerun(judge=judge, steps=steps)
