@@ -35,7 +35,7 @@ def series_columns(series: Series) -> dict[str, np.ndarray]:
     return columns
 
 
-def pack_columns(columns: dict[str, np.ndarray]) -> bytes:
+def pack_columns(columns: dict[str, np.ndarray]) -> bytearray:
     """The columns packed: PACK_MAGIC, a JSON header naming each column's type, length and
     pieces, then the pieces. A piece is at most PIECE_VALUES values, their bytes shuffled (all
     first bytes, then all second bytes, ...: numbers of one size then compress far better)
@@ -58,7 +58,12 @@ def pack_columns(columns: dict[str, np.ndarray]) -> bytes:
         "pieces": [[name, len(piece)] for (name, _), piece in zip(jobs, pieces, strict=True)],
     }
     encoded = json.dumps(header).encode()
-    return b"".join([PACK_MAGIC, len(encoded).to_bytes(4, "little"), encoded, *pieces])
+    # Grown in place while each piece is let go: a join would hold the pieces and their copy.
+    packed = bytearray(PACK_MAGIC + len(encoded).to_bytes(4, "little") + encoded)
+    for number, piece in enumerate(pieces):
+        packed += piece
+        pieces[number] = b""
+    return packed
 
 
 def _pack_piece(column: np.ndarray, start: int) -> bytes:
@@ -153,5 +158,5 @@ def series_fingerprint(columns: dict[str, np.ndarray]) -> str:
         column = columns[name]
         dtype = "<i8" if column.dtype.kind in "iu" else "<f8"
         digest.update(name.encode() + b"\0")
-        digest.update(np.ascontiguousarray(column, dtype=dtype).tobytes())
+        digest.update(np.ascontiguousarray(column, dtype=dtype))
     return digest.hexdigest()
