@@ -130,10 +130,18 @@ def downsample(x: np.ndarray, y: np.ndarray, points: int = MAX_PLOT_POINTS) -> t
 
 def plot_preview(columns: dict[str, np.ndarray], points: int = MAX_PLOT_POINTS) -> dict:
     """The curves an entry page draws: x = rows inserted, y = rows/s; and under `cost` what
-    each interval cost per row (costs.per_row_curves), each only where the log measured it."""
+    each interval cost per row (costs.per_row_curves), each only where the log measured it.
+    `seconds` (y = elapsed seconds) lets the compare page put a curve against time without
+    reading the packed series."""
     rows = columns["rows"]
     preview = {"count": len(rows)}
-    for name in ("interval_rate", "cumulative_rate", "interval_delete_rate", "interval_query_rate"):
+    for name in (
+        "interval_rate",
+        "cumulative_rate",
+        "interval_delete_rate",
+        "interval_query_rate",
+        "seconds",
+    ):
         if name in columns:
             x, y = downsample(rows, columns[name], points)
             preview[name] = {"x": x, "y": y}

@@ -1,6 +1,7 @@
 """Downsampling a series for the plots: few points, the shape and the extremes kept."""
 
 import numpy as np
+import pytest
 
 from submissions.series import MAX_PLOT_POINTS, downsample, plot_preview
 from submissions.tests.factories import rate_columns
@@ -67,7 +68,24 @@ def test_it_leaves_out_samples_that_cannot_be_plotted():
 def test_it_previews_the_delete_rate_when_the_run_deletes():
     preview = plot_preview(rate_columns(1_000, deletes=True))
 
-    assert set(preview) == {"count", "interval_rate", "cumulative_rate", "interval_delete_rate"}
+    assert set(preview) == {
+        "count",
+        "interval_rate",
+        "cumulative_rate",
+        "interval_delete_rate",
+        "seconds",
+    }
+
+
+def test_the_preview_carries_elapsed_seconds_against_rows():
+    columns = rate_columns(TWO_MILLION, every=500)
+    preview = plot_preview(columns)
+
+    seconds = preview["seconds"]
+    assert 4_000 < len(seconds["x"]) <= MAX_PLOT_POINTS
+    assert seconds["x"][-1] == columns["rows"][-1]
+    assert seconds["y"][-1] == columns["seconds"][-1]
+    assert seconds["y"] == sorted(seconds["y"])
 
 
 def test_packed_columns_come_back_exactly():
@@ -85,3 +103,24 @@ def test_packed_columns_come_back_exactly():
     for name, column in columns.items():
         assert unpacked[name].dtype == column.dtype
         assert np.array_equal(unpacked[name], column)
+
+
+@pytest.mark.django_db
+def test_the_migration_adds_seconds_to_previews_stored_without_them():
+    from importlib import import_module
+
+    from django.apps import apps
+
+    from submissions.models import SampleSeries
+    from submissions.tests.factories import SampleSeriesFactory
+
+    columns = rate_columns(20_000)
+    old = plot_preview(columns)
+    del old["seconds"]
+    stored = SampleSeriesFactory(count=20_000, columns_data=columns, preview=old)
+
+    import_module("submissions.migrations.0014_preview_seconds").add_seconds_to_previews(apps, None)
+
+    preview = SampleSeries.objects.get(pk=stored.pk).preview
+    assert preview["seconds"] == plot_preview(columns)["seconds"]
+    assert preview["interval_rate"] == old["interval_rate"]
