@@ -57,7 +57,7 @@ from django.urls import include, path  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from bench import ab  # noqa: E402
-from submissions import services  # noqa: E402
+from submissions import contest_ranks, reference_rows  # noqa: E402
 from submissions.engines import normalised_engine  # noqa: E402
 from submissions.models import Contest, SampleSeries, Submission  # noqa: E402
 from submissions.series import pack_columns, plot_preview  # noqa: E402
@@ -109,7 +109,7 @@ def fill_contest(entries: int) -> Contest:
         title="Bench contest",
         results_published_at=timezone.now() - timedelta(days=1),
     )
-    services.reference_results_create(contest=contest)
+    reference_rows.reference_results_create(contest=contest)
     owner = get_user_model().objects.create(username="bench-entrant")
     rng = np.random.default_rng(2008)
     started = time.perf_counter()
@@ -178,16 +178,16 @@ def fill_contest(entries: int) -> Contest:
 
 def rank(contest: Contest) -> None:
     started = time.perf_counter()
-    changed = services.contest_rank(contest=contest)
+    changed = contest_ranks.contest_rank(contest=contest)
     first = time.perf_counter() - started
     # A newcomer at the top moves every other rank down by one: the worst case of a save.
     last = Submission.objects.filter(contest=contest, rank__isnull=False).order_by("rank").last()
     Submission.objects.filter(pk=last.pk).update(seconds_to_target=1.0)
     started = time.perf_counter()
-    moved = services.contest_rank(contest=contest)
+    moved = contest_ranks.contest_rank(contest=contest)
     again = time.perf_counter() - started
     started = time.perf_counter()
-    unchanged = services.contest_rank(contest=contest)
+    unchanged = contest_ranks.contest_rank(contest=contest)
     idle = time.perf_counter() - started
     print(f"  contest_rank: first ranking {first * 1000:.0f} ms ({changed:,} ranks written); "
           f"a newcomer at the top {again * 1000:.0f} ms ({moved:,} ranks moved); "

@@ -9,10 +9,10 @@ from django.utils import timezone
 from runner.models import RerunStatus, RerunVerdict, VerificationRun
 from runner.targets import rerun_targets
 from runner.watch import Outcome
+from submissions.contest_ranks import contest_board_changed
 from submissions.logparse import LogError
 from submissions.models import Submission
 from submissions.series import unpack_columns
-from submissions.services import contest_board_changed
 from submissions.tracks import Track
 from submissions.tracks.rerun import Claim, NotPlannable, RerunSpec, read_output
 

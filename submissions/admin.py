@@ -3,7 +3,7 @@ from django.db import transaction
 from django.utils import timezone
 from simple_history.admin import SimpleHistoryAdmin
 
-from submissions import edits, rule_versions, services
+from submissions import contest_ranks, edits, reference_rows, refusals, rule_versions, services
 from submissions.models import (
     ChangeStatus,
     Contest,
@@ -132,7 +132,7 @@ class ContestAdmin(admin.ModelAdmin):
     @admin.action(description="Add the seeds' published results as reference rows")
     def add_reference_results(self, request, queryset):
         for contest in queryset:
-            stored = services.reference_results_create(contest=contest)
+            stored = reference_rows.reference_results_create(contest=contest)
             self.message_user(
                 request, f"{contest.title}: {len(stored)} reference rows.", messages.SUCCESS
             )
@@ -174,19 +174,19 @@ class SubmissionAdmin(SimpleHistoryAdmin):
         if change:
             version = rule_versions.rule_version_current(obj.contest)
             services.submission_recheck(submission=obj, version=version)
-            services.contest_rank(contest=obj.contest)
+            contest_ranks.contest_rank(contest=obj.contest)
 
     # Deleting here bypasses services.submission_delete: rank the contests again afterwards.
     def delete_model(self, request, obj):
         contest = obj.contest
         super().delete_model(request, obj)
-        services.contest_rank(contest=contest)
+        contest_ranks.contest_rank(contest=contest)
 
     def delete_queryset(self, request, queryset):
         contests = list(Contest.objects.filter(submissions__in=queryset).distinct())
         super().delete_queryset(request, queryset)
         for contest in contests:
-            services.contest_rank(contest=contest)
+            contest_ranks.contest_rank(contest=contest)
 
 
 @admin.register(ReferenceResult)
@@ -224,7 +224,7 @@ class PendingChangeAdmin(admin.ModelAdmin):
         for change in queryset.filter(status=ChangeStatus.PENDING):
             try:
                 edits.pending_change_approve(change=change, by=request.user)
-            except services.SubmissionRefused as refused:
+            except refusals.SubmissionRefused as refused:
                 self.message_user(
                     request, f"#{change.submission_id}: {refused.message}", messages.ERROR
                 )

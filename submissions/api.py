@@ -19,8 +19,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from submissions import edits, exports, leaderboard, selectors, services, tokens
-from submissions.leaderboard import API_MAX_PAGE_SIZE, LeaderboardQuery
+from submissions import edits, exports, refusals, selectors, services, tokens
+from submissions.board.cache import board_cache_key, board_stamp, cached_board
+from submissions.board.query import API_MAX_PAGE_SIZE, SORTS, LeaderboardQuery, board_order
+from submissions.board.reads import leaderboard_page
+from submissions.board.visibility import embargo_notice, leaderboard_visible
 from submissions.middleware import too_large_message
 from submissions.models import Contest, SampleSeries, Submission
 from submissions.serializers import (
@@ -118,11 +121,11 @@ class SubmissionListCreate(APIView):
                 declared=data,
                 log_file=data.pop("log", None),
             )
-        except services.DuplicateLog as duplicate:
+        except refusals.DuplicateLog as duplicate:
             upload_refused(request.user)
             url = request.build_absolute_uri(duplicate.existing.get_absolute_url())
             raise ValidationError({"log": [f"{duplicate.message} {url}"]}) from None
-        except services.SubmissionRefused as refused:
+        except refusals.SubmissionRefused as refused:
             upload_refused(request.user)
             raise ValidationError({refused.field: [refused.message]}) from None
         body = SubmissionSerializer(submission, context={"request": request}).data
@@ -157,7 +160,7 @@ class SubmissionDetail(APIView):
             outcome = edits.submission_edit(
                 submission=submission, declared=dict(serializer.validated_data), by=request.user
             )
-        except services.SubmissionRefused as refused:
+        except refusals.SubmissionRefused as refused:
             raise ValidationError({refused.field: [refused.message]}) from None
         submission.refresh_from_db()
         body = SubmissionSerializer(submission, context={"request": request}).data
@@ -186,7 +189,7 @@ LEADERBOARD_PARAMETERS = [
     OpenApiParameter(
         "sort",
         str,
-        description=f"One of {', '.join(leaderboard.SORTS)} (a track's board: rank, metric, "
+        description=f"One of {', '.join(SORTS)} (a track's board: rank, metric, "
         "class, entrant, engine, hardware, verified); -name reverses.",
     ),
     OpenApiParameter("engine", str, description="Storage engine, any case."),
@@ -210,24 +213,22 @@ class ContestLeaderboard(APIView):
 
     @extend_schema(parameters=LEADERBOARD_PARAMETERS, responses=LeaderboardSerializer)
     def get(self, request: Request, slug: str) -> Response | HttpResponse:
-        stamp = leaderboard.board_stamp(slug)
+        stamp = board_stamp(slug)
         if stamp is None:
             raise NotFound("No such contest.")
         renderer = request.accepted_renderer
         if isinstance(renderer, JSONRenderer):
             # JSON is kept rendered: a 1,000-row page cost 20 ms to encode and 4 ms to unpickle
             # as rows on every request; as bytes it is one copy out of the cache.
-            key = leaderboard.board_cache_key("api-json", stamp, request)
-            visible, body = leaderboard.cached_board(
+            key = board_cache_key("api-json", stamp, request)
+            visible, body = cached_board(
                 key, stamp, lambda c: self._rendered_body(request, c, renderer)
             )
             if not visible:
                 raise PermissionDenied(body)
             return HttpResponse(body, content_type=renderer.media_type)
-        key = leaderboard.board_cache_key(f"api-{renderer.format}", stamp, request)
-        visible, body = leaderboard.cached_board(
-            key, stamp, lambda c: self._visible_body(request, c)
-        )
+        key = board_cache_key(f"api-{renderer.format}", stamp, request)
+        visible, body = cached_board(key, stamp, lambda c: self._visible_body(request, c))
         if not visible:
             raise PermissionDenied(body)
         return Response(body)
@@ -239,17 +240,17 @@ class ContestLeaderboard(APIView):
         return visible, renderer.render(body) if visible else body
 
     def _visible_body(self, request: Request, contest: Contest) -> tuple[bool, dict | str]:
-        if not leaderboard.leaderboard_visible(contest, request.user):
-            return False, leaderboard.embargo_notice(contest)
+        if not leaderboard_visible(contest, request.user):
+            return False, embargo_notice(contest)
         return True, self._body(request, contest)
 
     def _body(self, request: Request, contest: Contest) -> dict:
         query = LeaderboardQuery.from_params(
             request.query_params,
             max_page_size=API_MAX_PAGE_SIZE,
-            order=leaderboard.board_order(contest.track),
+            order=board_order(contest.track),
         )
-        board = leaderboard.leaderboard_page(contest=contest, query=query)
+        board = leaderboard_page(contest=contest, query=query)
         # Plain dicts, not a serializer per row: a page holds up to 1,000 rows.
         return {
             "count": board.count,

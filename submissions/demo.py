@@ -19,7 +19,7 @@ from django.contrib.auth import get_user_model
 from django.core.files import File
 from django.db import transaction
 
-from submissions import services
+from submissions import reference_rows, services
 from submissions.models import Contest, DemoKind, Submission
 from submissions.tracks import TRACKS
 
@@ -279,7 +279,7 @@ def demo_load() -> dict:
     """Create the demo contests, accounts and entries that are not there yet."""
     contests = {values["slug"]: _ensure_contest(values) for values in demo_contests()}
     for contest in contests.values():
-        services.reference_results_create(contest=contest)
+        reference_rows.reference_results_create(contest=contest)
     users = _ensure_users()
     created = sum(
         _create_entry(entry, contests[entry.contest], users["entrant"]) for entry in demo_entries()

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from submissions import services
+from submissions import entry_checks, services
 from submissions.models import ChangeStatus, PendingChange, Submission
 
 # What the public compares of an entry before and after an edit.
@@ -51,15 +51,15 @@ def _effects(submission: Submission, declared: dict) -> list[str]:
     """The figures and verdicts the new declaration would change, judged without saving."""
     trial = Submission.objects.select_related("contest").get(pk=submission.pk)
     for name, value in declared.items():
-        if name in services.DECLARED_FIELDS:
+        if name in entry_checks.DECLARED_FIELDS:
             setattr(trial, name, value)
     names = {field.name for field in trial.contest.track.fields}
     trial.track_declared = {
         **trial.track_declared,
         **{name: value for name, value in declared.items() if name in names},
     }
-    checked = services.entry_check_stored(submission=trial)
-    services._apply_check(trial, checked)
+    checked = entry_checks.entry_check_stored(submission=trial)
+    entry_checks.apply_check(trial, checked)
     effects = [
         f"{name.replace('_', ' ')}: {_shown(getattr(submission, name))} -> {_shown(getattr(trial, name))}"
         for name in FIGURE_FIELDS
@@ -82,7 +82,7 @@ def submission_edit(*, submission: Submission, declared: dict, by) -> EditOutcom
         return EditOutcome(
             services.submission_update(submission=submission, declared=declared, by=by), None
         )
-    before = services.submission_declared(submission)
+    before = entry_checks.submission_declared(submission)
     after = {**before, **{name: value for name, value in declared.items() if name in before}}
     changes = declaration_changes(submission, before, after)
     if not changes:

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from submissions import tracks
+from submissions.board.rows import BoardRow
 from submissions.figures import format_exact_duration
-from submissions.leaderboard import BoardRow
 from submissions.rules import RuleSet
 
 # The API's fields, in order; the CSV adds a few for people reading it in a spreadsheet.

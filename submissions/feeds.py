@@ -8,7 +8,7 @@ from django.contrib.syndication.views import Feed
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
-from submissions import numbers, selectors, services
+from submissions import numbers, rule_versions, selectors
 from submissions.figures import format_exact_duration
 from submissions.models import Submission
 
@@ -55,7 +55,7 @@ class PublishedResultsFeed(Feed):
     def _description(self, entry: Submission) -> str:
         track = entry.contest.track
         if track.ranking is not None:
-            rules = services.contest_rule_set(entry.contest)
+            rules = rule_versions.contest_rule_set(entry.contest)
             figures = "; ".join(
                 f"{column.title(rules)} "
                 f"{numbers.display(column.value_of(entry.track_figures), column.style)}"

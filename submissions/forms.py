@@ -4,9 +4,9 @@ from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
 
 from submissions import tracks
+from submissions.entry_checks import DECLARED_FIELDS
 from submissions.middleware import too_large_message
 from submissions.models import Contest, Submission
-from submissions.services import DECLARED_FIELDS
 
 
 class SignupForm(UserCreationForm):

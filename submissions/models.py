@@ -297,7 +297,7 @@ class Submission(models.Model):
     # The last time the entrant's declaration changed after submission (the "edited" mark).
     edited_at = models.DateTimeField(null=True, blank=True)
     # Competition rank within the contest (1, 2, 2, 4), null when not ranked. Written only by
-    # services.contest_rank, so the leaderboard is one indexed query however many entries.
+    # contest_ranks.contest_rank, so the leaderboard is one indexed query however many entries.
     rank = models.PositiveIntegerField(null=True, blank=True)
     # Set by the verification-rerun service (runner app, its VerificationRun verdict) when a
     # rerun reproduced the claim; the leaderboard's badge and its verified-only filter read it.

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from submissions import services
+from submissions import contest_ranks, reference_rows, services
 from submissions.models import Recheck, RecheckStatus, RuleVersion, Submission
 
 logger = logging.getLogger(__name__)
@@ -73,8 +73,8 @@ def recheck_execute(*, recheck_id: int) -> Recheck:
             unreadable=F("unreadable") + (0 if readable else 1),
             heartbeat_at=timezone.now(),
         )
-    services.reference_results_refigure(contest=recheck.contest)
-    services.contest_rank(contest=recheck.contest)
+    reference_rows.reference_results_refigure(contest=recheck.contest)
+    contest_ranks.contest_rank(contest=recheck.contest)
     return _finish(recheck, RecheckStatus.DONE, "")
 
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from submissions import tracks
 from submissions.models import Contest, Recheck, RecheckStatus, RuleVersion
 from submissions.rule_changes import RULE_FIELDS, rule_changes, snapshot_of
+from submissions.rules import RuleSet
 
 
 def contest_snapshot(contest: Contest) -> dict:
@@ -78,4 +80,26 @@ def version_caption(version: RuleVersion | None) -> str:
         return f"checked under rules v{version.number} (the contest's rules since {changed})"
     return (
         f"checked under rules v{version.number} (changed {changed}: {'; '.join(version.changes)})"
+    )
+
+
+def contest_rule_set(contest: Contest) -> RuleSet:
+    return RuleSet(
+        target_rows=contest.target_rows,
+        rows_per_commit=contest.rows_per_commit,
+        max_rows_per_insert=contest.max_rows_per_insert,
+        report_every_rows=contest.report_every_rows,
+        indexes_from_start=contest.indexes_from_start,
+        max_sockets=contest.max_sockets,
+        max_cores=contest.max_cores,
+        max_memory_gb=contest.max_memory_gb,
+        max_drives=contest.max_drives,
+        require_direct_attached=contest.require_direct_attached,
+        raid_allowed=contest.raid_allowed,
+        required_mysql_version=contest.required_mysql_version,
+        preferred_os=contest.preferred_os,
+        deadline=contest.deadline,
+        timezone=contest.timezone,
+        terminal_window_rows=contest.terminal_window_rows,
+        track=tracks.track_rules(contest.track, contest.track_rules),
     )

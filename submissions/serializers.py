@@ -1,11 +1,11 @@
 from rest_framework import serializers
 
 from submissions import tracks
+from submissions.entry_checks import DECLARED_FIELDS
 from submissions.live import selectors as live
 from submissions.live.trust import TRUST_LEVELS
 from submissions.models import Contest, RuleVersion, Submission
-from submissions.rule_versions import rule_version_latest
-from submissions.services import DECLARED_FIELDS, contest_rule_set
+from submissions.rule_versions import contest_rule_set, rule_version_latest
 
 
 class RuleVersionSerializer(serializers.ModelSerializer):

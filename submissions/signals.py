@@ -12,7 +12,7 @@ from submissions.models import CheckedVerdicts, Contest, ReferenceResult, Submis
 @receiver([post_save, post_delete], sender=Submission)
 @receiver([post_save, post_delete], sender=ReferenceResult)
 def board_changed(sender, instance, **kwargs) -> None:
-    from submissions.services import contest_board_changed
+    from submissions.contest_ranks import contest_board_changed
 
     contest_board_changed(contest_id=instance.contest_id)
 

@@ -24,19 +24,26 @@ from django.views.decorators.http import require_POST
 from submissions import (
     edits,
     exports,
-    leaderboard,
     numbers,
+    refusals,
     rule_versions,
     selectors,
     services,
     tokens,
     tracks,
 )
+from submissions.board.cache import board_cache_key, board_stamp, cached_board
+from submissions.board.query import LeaderboardQuery, board_order
+from submissions.board.reads import leaderboard_engines, leaderboard_page, leaderboard_rows
+from submissions.board.visibility import (
+    contest_with_references,
+    embargo_notice,
+    leaderboard_visible,
+)
 from submissions.costs import cost_tiles
 from submissions.declared_settings import settings_panel
 from submissions.forms import DeclarationForm, SignupForm, SubmissionForm
 from submissions.kept_logs import KeptLog, kept_log_discard, kept_log_open, log_keep
-from submissions.leaderboard import LeaderboardQuery
 from submissions.live import selectors as live_selectors
 from submissions.live.seal_rules import SEAL_RULE_SENTENCES
 from submissions.live.trust import TRUST_LEVELS
@@ -76,13 +83,13 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 
 def contest_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    stamp = leaderboard.board_stamp(slug)
+    stamp = board_stamp(slug)
     if stamp is None:
         raise Http404("No such contest.")
     if _plain_visit(request):
         # An anonymous visitor with no message pending sees what every other one sees.
-        key = leaderboard.board_cache_key("visitor", stamp, request)
-        page = leaderboard.cached_board(
+        key = board_cache_key("visitor", stamp, request)
+        page = cached_board(
             key, stamp, lambda contest: _contest_page(request, contest, stamp).content
         )
         return HttpResponse(page)
@@ -96,8 +103,8 @@ def _plain_visit(request: HttpRequest) -> bool:
 def _contest_page(request: HttpRequest, contest: Contest, stamp) -> HttpResponse:
     # The page's body (rules and board) is the same for every visitor of one audience: render
     # it once per board version. The frame around it (who is logged in) is rendered per request.
-    body = leaderboard.cached_board(
-        leaderboard.board_cache_key("page", stamp, request),
+    body = cached_board(
+        board_cache_key("page", stamp, request),
         stamp,
         lambda contest: render_to_string(
             "submissions/contest_body.html", _contest_context(request, contest), request=request
@@ -122,13 +129,13 @@ def _contest_page(request: HttpRequest, contest: Contest, stamp) -> HttpResponse
 
 
 def _board_query(request: HttpRequest, contest: Contest) -> LeaderboardQuery:
-    order = leaderboard.board_order(contest.track)
+    order = board_order(contest.track)
     return LeaderboardQuery.from_params(request.GET, order=order)
 
 
 def _contest_context(request: HttpRequest, contest: Contest) -> dict:
     prefetch_related_objects([contest], "references")
-    rule_set = services.contest_rule_set(contest)
+    rule_set = rule_versions.contest_rule_set(contest)
     track = contest.track
     rules = [(rule.id, rule.describe(rule_set)) for rule in track.rule_list()]
     context = {
@@ -137,9 +144,9 @@ def _contest_context(request: HttpRequest, contest: Contest) -> dict:
         "track": track,
         "rules_version": rule_versions.rule_version_latest(contest),
     }
-    if leaderboard.leaderboard_visible(contest, request.user):
+    if leaderboard_visible(contest, request.user):
         query = _board_query(request, contest)
-        board = leaderboard.leaderboard_page(contest=contest, query=query)
+        board = leaderboard_page(contest=contest, query=query)
         columns = board_columns(request, query, track, rule_set)
         context.update(
             board=board,
@@ -152,23 +159,21 @@ def _contest_context(request: HttpRequest, contest: Contest) -> dict:
             else "",
             unranked_columns=unranked_columns(track, rule_set),
             ranked_by=track.ranked_by,
-            engines=leaderboard.leaderboard_engines(contest=contest),
+            engines=leaderboard_engines(contest=contest),
             drive_kinds=DriveKind.choices,
             trust_levels=TRUST_LEVELS,
-            embargo_banner=""
-            if contest.results_are_public()
-            else leaderboard.embargo_notice(contest),
+            embargo_banner="" if contest.results_are_public() else embargo_notice(contest),
             export_query=_without(request, "page"),
         )
     else:
-        context["embargo_notice"] = leaderboard.embargo_notice(contest)
+        context["embargo_notice"] = embargo_notice(contest)
     return context
 
 
 @dataclass(frozen=True)
 class BoardColumn:
     label: str
-    sort: str  # a key of the board's sorts (leaderboard.board_order); "": not sortable
+    sort: str  # a key of the board's sorts (board_order); "": not sortable
     numeric: bool = False
     best_first_descending: bool = False  # the first click on a rate shows the highest first
 
@@ -278,18 +283,20 @@ def _without(request: HttpRequest, *names: str) -> str:
 
 
 def _board_contest(request: HttpRequest, slug: str) -> Contest:
-    contest = get_object_or_404(leaderboard.contest_with_references(), slug=slug)
-    if not leaderboard.leaderboard_visible(contest, request.user):
+    contest = get_object_or_404(contest_with_references(), slug=slug)
+    if not leaderboard_visible(contest, request.user):
         # The contest is public, its board not yet: saying so tells nothing about any entry.
-        raise PermissionDenied(leaderboard.embargo_notice(contest))
+        raise PermissionDenied(embargo_notice(contest))
     return contest
 
 
 def leaderboard_csv(request: HttpRequest, slug: str) -> StreamingHttpResponse:
     contest = _board_contest(request, slug)
     query = _board_query(request, contest)
-    rows = leaderboard.leaderboard_rows(contest=contest, query=query)
-    lines = exports.leaderboard_csv_lines(rows, contest.track, services.contest_rule_set(contest))
+    rows = leaderboard_rows(contest=contest, query=query)
+    lines = exports.leaderboard_csv_lines(
+        rows, contest.track, rule_versions.contest_rule_set(contest)
+    )
     response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{contest.slug}-leaderboard.csv"'
     return response
@@ -299,8 +306,7 @@ def leaderboard_json(request: HttpRequest, slug: str) -> JsonResponse:
     contest = _board_contest(request, slug)
     query = _board_query(request, contest)
     results = [
-        exports.leaderboard_row_data(row)
-        for row in leaderboard.leaderboard_rows(contest=contest, query=query)
+        exports.leaderboard_row_data(row) for row in leaderboard_rows(contest=contest, query=query)
     ]
     body = {"contest": contest.slug, "count": len(results), "results": results}
     response = JsonResponse(body)
@@ -340,14 +346,14 @@ def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
                 declared=form.declared(),
                 log_file=form.cleaned_data.get("log"),
             )
-        except services.DuplicateLog as duplicate:
+        except refusals.DuplicateLog as duplicate:
             link = format_html(
                 '<a href="{}">entry #{}</a>',
                 duplicate.existing.get_absolute_url(),
                 duplicate.existing.pk,
             )
             form.add_error("log", format_html("This run was already submitted as {}.", link))
-        except services.SubmissionRefused as refused:
+        except refusals.SubmissionRefused as refused:
             form.add_error(refused.field if refused.field in form.fields else None, refused.message)
         else:
             if kept is not None:
@@ -424,7 +430,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     submission = _visible_submission(request, pk)
     track, judged_rules = judged_under(submission)
     # The track's tiles are titled by the same rules their figures were computed under.
-    rule_set = judged_rules or services.contest_rule_set(submission.contest)
+    rule_set = judged_rules or rule_versions.contest_rule_set(submission.contest)
     organizer = selectors.is_organizer(request.user)
     is_owner = request.user.is_authenticated and submission.owner_id == request.user.id
     pending = submission.pending_changes.filter(status=ChangeStatus.PENDING).first()
@@ -533,7 +539,7 @@ def submission_edit(request: HttpRequest, pk: int) -> HttpResponse:
             outcome = edits.submission_edit(
                 submission=submission, declared=declared, by=request.user
             )
-        except services.SubmissionRefused as refused:
+        except refusals.SubmissionRefused as refused:
             form.add_error(refused.field if refused.field in form.fields else None, refused.message)
         else:
             if outcome.pending is not None:
@@ -594,7 +600,7 @@ def pending_change_decide(request: HttpRequest, pk: int, decision: str) -> HttpR
     if decision == "approve":
         try:
             edits.pending_change_approve(change=change, by=request.user)
-        except services.SubmissionRefused as refused:
+        except refusals.SubmissionRefused as refused:
             messages.error(request, f"Not applied: {refused.message}")
         else:
             messages.success(request, "Approved: the entry shows the change and was checked again.")

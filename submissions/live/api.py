@@ -21,7 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from submissions import services as registry
+from submissions import refusals
 from submissions.live import selectors, services, throttle
 from submissions.live.authentication import WitnessTokenAuthentication
 from submissions.live.models import LiveRun, WitnessToken
@@ -77,7 +77,7 @@ class WitnessTokenListCreate(APIView):
         serializer.is_valid(raise_exception=True)
         contest = serializer.validated_data["contest"]
         if not contest.is_open():
-            raise ValidationError({"contest": [str(registry.ContestClosed(contest))]})
+            raise ValidationError({"contest": [str(refusals.ContestClosed(contest))]})
         token, key = services.witness_token_create(user=request.user, contest=contest)
         body = {**WitnessTokenSerializer(token).data, "token": key}
         return Response(body, status=status.HTTP_201_CREATED)
@@ -166,7 +166,7 @@ class LiveRunOpen(WitnessedView):
                 command=data.pop("command", ""),
                 declared=data,
             )
-        except registry.SubmissionRefused as error:
+        except refusals.SubmissionRefused as error:
             raise ValidationError({error.field: [error.message]}) from None
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
         return Response(live_run_body(run, request), status=code)

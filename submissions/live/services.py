@@ -14,6 +14,7 @@ from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from submissions import contest_ranks, entry_checks, refusals
 from submissions import services as registry
 from submissions.live import seal_rules
 from submissions.live.models import LiveBatch, LiveRun, LiveSample, WitnessToken
@@ -69,9 +70,9 @@ def live_run_open(
     was lost). Returns the run and whether it is new."""
     contest = token.contest
     if not contest.is_open():
-        raise registry.ContestClosed(contest)
+        raise refusals.ContestClosed(contest)
     # The declaration is judged now, so an entrant learns of a bad field before a 20-day run.
-    registry.track_declared(contest.track, declared)
+    entry_checks.track_declared(contest.track, declared)
     existing = LiveRun.objects.filter(owner=token.user, run_key=run_key).first()
     if existing:
         return existing, False
@@ -87,7 +88,7 @@ def live_run_open(
                 command=command[:1000],
             )
             # The contest page (cached per board version) lists the runs streaming into it.
-            registry.contest_board_changed(contest_id=contest.pk)
+            contest_ranks.contest_board_changed(contest_id=contest.pk)
     except IntegrityError:
         return LiveRun.objects.get(owner=token.user, run_key=run_key), False
     return run, True
@@ -305,7 +306,7 @@ def live_run_seal(
                     extra_verdicts=verdicts,
                 )
             run.witnessed = seal_rules.witnessed(verdicts)
-        except registry.SubmissionRefused as refused:
+        except refusals.SubmissionRefused as refused:
             run.seal_message = f"Sealed without an entry: {refused.message}"[:500]
         run.save()
     return run

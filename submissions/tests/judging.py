@@ -1,4 +1,4 @@
-"""Judging an entry of a track the way services.entry_check does, without a database: for the
+"""Judging an entry of a track the way entry_checks.entry_check does, without a database: for the
 pure tests of each track's figures and rules."""
 
 from __future__ import annotations

@@ -47,8 +47,8 @@ def test_an_edit_made_outside_the_services_shows_at_once(client, contest):
 
 
 def test_a_verified_badge_set_by_a_rerun_shows_at_once(client, contest):
+    from submissions.contest_ranks import contest_board_changed  # what the rerun service calls
     from submissions.models import Submission
-    from submissions.services import contest_board_changed  # what the rerun service calls
 
     entry = SubmissionFactory(contest=contest)
     before = api_names(contest)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from submissions import services
+from submissions import contest_ranks
 from submissions.tests.browser import chromium
 from submissions.tests.factories import ContestFactory, SampleSeriesFactory, SubmissionFactory
 
@@ -34,7 +34,7 @@ def board(live_site):
             terminal_rate=terminal,
         )
         SampleSeriesFactory(submission=entry, count=50)
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
     return contest
 
 

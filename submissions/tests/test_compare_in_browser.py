@@ -3,7 +3,7 @@ browser, changes the view, and shares it: the address alone gives the same view 
 
 import pytest
 
-from submissions import services
+from submissions import contest_ranks
 from submissions.tests.browser import chromium
 from submissions.tests.factories import (
     ContestFactory,
@@ -39,7 +39,7 @@ def two_entries_and_a_reference(live_site):
         )
         SampleSeriesFactory(submission=entry, count=120)
         entries.append(entry)
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
     return entries, reference
 
 

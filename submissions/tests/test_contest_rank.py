@@ -1,4 +1,4 @@
-"""services.contest_rank: the persisted ranks follow every change to a contest's entries."""
+"""contest_ranks.contest_rank: the persisted ranks follow every change to a contest's entries."""
 
 from datetime import timedelta
 
@@ -6,7 +6,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
-from submissions import services
+from submissions import contest_ranks, services
 from submissions.models import Submission
 from submissions.tests.conftest import DECLARED
 from submissions.tests.factories import ContestFactory, SubmissionFactory, UserFactory
@@ -28,7 +28,7 @@ def test_it_ranks_eligible_entries_by_time_to_target_then_terminal_rate():
     tied_low = SubmissionFactory(contest=contest, seconds_to_target=5 * DAY, terminal_rate=500)
     tied_high = SubmissionFactory(contest=contest, seconds_to_target=5 * DAY, terminal_rate=900)
 
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
 
     assert ranks_of(fast, tied_high, tied_low, slow) == [1, 2, 3, 4]
 
@@ -39,7 +39,7 @@ def test_it_gives_equal_entries_the_same_rank():
     second = SubmissionFactory(contest=contest, seconds_to_target=DAY, terminal_rate=900)
     third = SubmissionFactory(contest=contest, seconds_to_target=2 * DAY)
 
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
 
     assert ranks_of(first, second, third) == [1, 1, 3]
 
@@ -52,7 +52,7 @@ def test_it_never_ranks_ineligible_entries_or_entries_without_a_time():
     )
     no_time = SubmissionFactory(contest=contest, seconds_to_target=None)
 
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
 
     assert ranks_of(ranked, broke_a_rule, no_time) == [1, None, None]
 
@@ -62,8 +62,8 @@ def test_it_ranks_each_contest_on_its_own():
     mine = SubmissionFactory(contest=contest, seconds_to_target=9 * DAY)
     theirs = SubmissionFactory(contest=other, seconds_to_target=DAY)
 
-    services.contest_rank(contest=contest)
-    services.contest_rank(contest=other)
+    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=other)
 
     assert ranks_of(mine, theirs) == [1, 1]
 
@@ -72,10 +72,10 @@ def test_it_writes_only_the_ranks_that_changed():
     contest = ContestFactory()
     for days in (1, 2, 3):
         SubmissionFactory(contest=contest, seconds_to_target=days * DAY)
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
     SubmissionFactory(contest=contest, seconds_to_target=2.5 * DAY)
 
-    assert services.contest_rank(contest=contest) == 2  # the newcomer and the one it passed
+    assert contest_ranks.contest_rank(contest=contest) == 2  # the newcomer and the one it passed
 
 
 def test_it_ranks_an_entry_as_it_is_submitted():
@@ -95,7 +95,7 @@ def test_it_moves_the_others_up_when_an_entry_is_deleted():
     contest = ContestFactory(deadline=timezone.now() + timedelta(days=1))
     first = SubmissionFactory(contest=contest, seconds_to_target=DAY)
     second = SubmissionFactory(contest=contest, seconds_to_target=2 * DAY)
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
 
     services.submission_delete(submission=first)
 
@@ -106,9 +106,9 @@ def test_it_unranks_an_entry_that_is_no_longer_eligible():
     contest = ContestFactory()
     first = SubmissionFactory(contest=contest, seconds_to_target=DAY)
     second = SubmissionFactory(contest=contest, seconds_to_target=2 * DAY)
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
     Submission.objects.filter(pk=first.pk).update(eligible=False)
 
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
 
     assert ranks_of(first, second) == [None, 1]

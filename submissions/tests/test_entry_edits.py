@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from submissions import services
+from submissions import entry_checks, services
 from submissions.models import ChangeStatus, PendingChange, Submission
 from submissions.tests.conftest import upload
 from submissions.tests.factories import StaffFactory
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 
 
 def edit_form(submission: Submission, **changes) -> dict:
-    declared = {**services.submission_declared(submission), **changes}
+    declared = {**entry_checks.submission_declared(submission), **changes}
     data = {name: value for name, value in declared.items() if value is not None}
     for flag in ("publish", "direct_attached"):
         data[flag] = "on" if declared[flag] else ""

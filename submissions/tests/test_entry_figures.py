@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from rest_framework.test import APIClient
 
-from submissions import services
+from submissions import contest_ranks, services
 from submissions.models import DemoKind
 from submissions.tests.conftest import DECLARED, upload
 from submissions.tests.factories import ContestFactory, UserFactory
@@ -65,7 +65,7 @@ def test_demo_entries_carry_their_flag_on_the_page_and_the_board(client):
     entry = create("python-iibench-postgresql-1m.log", folder=DEMO, target_rows=1_000_000)
     entry.demo = DemoKind.SYNTHETIC
     entry.save()
-    services.contest_rank(contest=entry.contest)
+    contest_ranks.contest_rank(contest=entry.contest)
 
     page = client.get(entry.get_absolute_url()).content.decode()
     board = client.get(entry.contest.get_absolute_url()).content.decode()

@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from submissions import services
+from submissions import contest_ranks
 from submissions.tests.factories import (
     ContestFactory,
     ReferenceResultFactory,
@@ -35,7 +35,7 @@ def test_it_returns_ranked_entries_then_the_unranked_with_reference_rows_placed(
     reference = ReferenceResultFactory(
         contest=contest, label="Tokutek InnoDB (2008 contest)", elapsed_seconds=19.6 * DAY
     )
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
 
     body = leaderboard(client, contest).json()
 
@@ -116,7 +116,7 @@ def test_it_sorts_filters_and_pages_like_the_page(client):
             contest=contest, storage_engine=engine, seconds_to_target=day * DAY,
             terminal_rate=1_000 * day,
         )  # fmt: skip
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
 
     body = leaderboard(
         client, contest, "?engine=innodb&sort=-terminal_rate&page_size=2&page=2"
@@ -155,7 +155,7 @@ def test_it_reads_the_board_in_the_same_few_queries_however_many_entries(
     contest = ContestFactory()
     SubmissionFactory.create_batch(entries, contest=contest, owner=UserFactory())
     ReferenceResultFactory.create_batch(2, contest=contest)
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
 
     with django_assert_max_num_queries(5):
         body = leaderboard(client, contest, "?page_size=1000&sort=engine").json()

@@ -8,7 +8,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from submissions import services
+from submissions import contest_ranks
 from submissions.tests.factories import ContestFactory, ReferenceResultFactory, SubmissionFactory
 from submissions.tests.pages import board_rows, table_rows
 
@@ -31,7 +31,7 @@ def contest():
         write_kb_per_row=0.25, server_cpu_us_per_row=17.5,
     )  # fmt: skip
     SubmissionFactory(contest=contest, entrant_name="Python log", seconds_to_target=4 * DAY)
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
     return contest
 
 

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from submissions import services
+from submissions import contest_ranks
 from submissions.tests.factories import (
     ContestFactory,
     ReferenceResultFactory,
@@ -26,7 +26,7 @@ def entry(contest, **fields):
 
 
 def ranked(contest):
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
     return contest
 
 

@@ -14,7 +14,7 @@ from django.contrib import admin
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.authtoken.models import Token
 
-from submissions import services
+from submissions import reference_rows
 from submissions.models import Submission
 from submissions.tests.access import (
     ACTORS,
@@ -151,7 +151,7 @@ def one_of_each_admin_model(world) -> None:
     PendingChange.objects.create(
         submission=world.published, declared={"memory_gb": 32}, requested_by=world.users[ENTRANT]
     )
-    services.reference_results_create(contest=world.public)
+    reference_rows.reference_results_create(contest=world.public)
     Token.objects.create(user=world.users[ENTRANT])
     attempt = {"user_agent": "curl", "ip_address": "192.0.2.1", "username": "ada", "path_info": "/"}
     AccessAttempt.objects.create(**attempt, get_data="", post_data="", failures_since_start=1)

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from submissions import services
+from submissions import contest_ranks
 from submissions.series import pack_columns, plot_preview
 from submissions.tests.browser import LAUNCH_ARGS
 from submissions.tests.factories import (
@@ -80,7 +80,7 @@ def test_it_compares_the_entries_ticked_on_the_leaderboard(live_server):
     second = SubmissionFactory(contest=contest, seconds_to_target=2e5, storage_engine="InnoDB")
     for entry in (first, second):
         SampleSeriesFactory(submission=entry, count=50)
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
 
     with browser_page() as page:
         page.goto(live_server.url + contest.get_absolute_url())

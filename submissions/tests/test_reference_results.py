@@ -1,8 +1,8 @@
-"""services.reference_results_create: the seeds' published results as a contest's reference rows."""
+"""reference_rows.reference_results_create: the seeds' published results as a contest's reference rows."""
 
 import pytest
 
-from submissions import services
+from submissions import reference_rows, services
 from submissions.models import ReferenceResult, Workload
 from submissions.tests.factories import ContestFactory
 
@@ -22,7 +22,7 @@ def figures(contest) -> list[tuple]:
 def test_it_stores_the_2008_contest_results_and_the_terminal_rate_briefs():
     contest = ContestFactory()
 
-    services.reference_results_create(contest=contest)
+    reference_rows.reference_results_create(contest=contest)
 
     assert sorted(figures(contest), key=repr) == sorted(
         [
@@ -39,10 +39,10 @@ def test_it_stores_the_2008_contest_results_and_the_terminal_rate_briefs():
 
 def test_it_updates_the_rows_in_place_when_run_again():
     contest = ContestFactory()
-    services.reference_results_create(contest=contest)
+    reference_rows.reference_results_create(contest=contest)
     ReferenceResult.objects.filter(terminal_rate=404).update(note="edited by hand")
 
-    services.reference_results_create(contest=contest)
+    reference_rows.reference_results_create(contest=contest)
 
     assert ReferenceResult.objects.filter(contest=contest).count() == 5
     assert ReferenceResult.objects.get(terminal_rate=404).note.startswith("Elapsed 19.6 days")
@@ -51,7 +51,7 @@ def test_it_updates_the_rows_in_place_when_run_again():
 def test_it_stores_the_fifo_results_for_an_insert_delete_contest():
     contest = ContestFactory(workload=Workload.FIFO)
 
-    services.reference_results_create(contest=contest)
+    reference_rows.reference_results_create(contest=contest)
 
     assert sorted(rate for *_, rate, _ in figures(contest)) == [204.0, 5_088.0, 7_109.0]
 
@@ -60,7 +60,7 @@ def test_every_track_gets_the_figures_its_seed_published():
     counts = {}
     for workload in Workload.values:
         contest = ContestFactory(workload=workload)
-        counts[workload] = len(services.reference_results_create(contest=contest))
+        counts[workload] = len(reference_rows.reference_results_create(contest=contest))
 
     assert counts == {
         "classic": 5,
@@ -75,7 +75,7 @@ def test_every_track_gets_the_figures_its_seed_published():
 def test_a_track_reference_row_carries_its_figures_metric_and_class():
     contest = ContestFactory(workload=Workload.BULK_LOAD)
 
-    services.reference_results_create(contest=contest)
+    reference_rows.reference_results_create(contest=contest)
 
     v4 = ReferenceResult.objects.get(contest=contest, label="TokuDB v4, keys=4, row length=64")
     assert v4.track_figures["kv_pairs_per_s"] == 330_000
@@ -86,7 +86,7 @@ def test_a_track_reference_row_carries_its_figures_metric_and_class():
 def test_query_references_are_compared_at_the_contests_table_size():
     contest = ContestFactory(workload=Workload.QUERY, track_rules={"query_at_rows": 130_000_000})
 
-    services.reference_results_create(contest=contest)
+    reference_rows.reference_results_create(contest=contest)
 
     myisam = ReferenceResult.objects.get(contest=contest, storage_engine="MyISAM")
     # 17.7 s at 125M, 406 s at 132M: 5/7 of the way up the cliff.
@@ -99,7 +99,7 @@ def test_query_references_are_compared_at_the_contests_table_size():
 
 def test_it_shows_the_stored_references_on_the_board_unranked(client):
     contest = ContestFactory()
-    services.reference_results_create(contest=contest)
+    reference_rows.reference_results_create(contest=contest)
 
     body = client.get(f"/api/contests/{contest.slug}/leaderboard/").json()
 

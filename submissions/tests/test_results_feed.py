@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from submissions import services
+from submissions import contest_ranks
 from submissions.figures import format_exact_duration
 from submissions.tests.factories import ContestFactory, SubmissionFactory
 
@@ -38,7 +38,7 @@ def test_it_lists_published_results_newest_first(client):
     second = SubmissionFactory(contest=newer, submitted_at=now - timedelta(days=5))
     late = SubmissionFactory(contest=older, submitted_at=now - timedelta(hours=2))
     for contest in (older, newer):
-        services.contest_rank(contest=contest)
+        contest_ranks.contest_rank(contest=contest)
 
     entries = feed_entries(client)
 
@@ -112,7 +112,7 @@ def test_a_track_entry_is_announced_by_its_tracks_figures(client):
         track_metric=2.0,
         track_class="r000000000200",
     )
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
 
     (entry,) = feed_entries(client)
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from submissions import services
+from submissions import refusals, services
 from submissions.models import SampleSeries, Submission
 from submissions.tests.conftest import upload
 from submissions.tests.logs import gzipped, python_log
@@ -52,7 +52,7 @@ def test_it_refuses_the_same_file_twice_in_a_contest_naming_the_entry(contest, e
     first = services.submission_create(
         contest=contest, owner=entrant, declared=declared, log_file=upload()
     )
-    with pytest.raises(services.DuplicateLog) as refused:
+    with pytest.raises(refusals.DuplicateLog) as refused:
         services.submission_create(
             contest=contest, owner=entrant, declared=declared, log_file=upload()
         )
@@ -61,7 +61,7 @@ def test_it_refuses_the_same_file_twice_in_a_contest_naming_the_entry(contest, e
 
 
 def test_it_stores_nothing_when_the_log_is_refused(contest, entrant, declared, settings):
-    with pytest.raises(services.SubmissionRefused) as refused:
+    with pytest.raises(refusals.SubmissionRefused) as refused:
         services.submission_create(
             contest=contest, owner=entrant, declared=declared, log_file=upload(b"hello\nworld\n")
         )
@@ -86,7 +86,7 @@ def test_it_removes_the_stored_file_when_the_database_write_fails(
 def test_it_refuses_entries_after_the_deadline(contest, entrant, declared):
     contest.deadline = timezone.now() - timedelta(minutes=1)
     contest.save()
-    with pytest.raises(services.ContestClosed):
+    with pytest.raises(refusals.ContestClosed):
         services.submission_create(
             contest=contest, owner=entrant, declared=declared, log_file=upload()
         )

@@ -11,7 +11,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from submissions import services
+from submissions import reference_rows, refusals, services
 from submissions.models import Submission, Workload
 from submissions.tests.conftest import DECLARED
 from submissions.tests.factories import ContestFactory, UserFactory
@@ -115,7 +115,7 @@ def test_the_key_type_entry_page_draws_grouped_bars_with_the_ratios(client):
 
 def test_the_bulk_load_entry_page_compares_with_the_seeds_loads_of_its_class(client):
     contest = ContestFactory(workload=Workload.BULK_LOAD, track_rules={"min_rows": 1}, **OPEN)
-    services.reference_results_create(contest=contest)
+    reference_rows.reference_results_create(contest=contest)
     entry = submit(contest, c_load_log(keys=4, row_length=64))
 
     html = client.get(entry.get_absolute_url()).content.decode()
@@ -175,7 +175,7 @@ def test_a_track_that_reads_a_log_refuses_an_entry_without_one(client):
 def test_a_log_of_the_wrong_kind_for_the_track_is_refused_with_what_it_reads():
     contest = ContestFactory(workload=Workload.BULK_LOAD, **OPEN)
 
-    with pytest.raises(services.SubmissionRefused) as refused:
+    with pytest.raises(refusals.SubmissionRefused) as refused:
         submit(contest, c_fifo_log())
 
     assert refused.value.message == (
@@ -198,7 +198,7 @@ def test_the_same_crash_log_twice_is_still_a_duplicate():
     log = c_fifo_log()
     submit(contest, log, **CRASH)
 
-    with pytest.raises(services.DuplicateLog):
+    with pytest.raises(refusals.DuplicateLog):
         submit(contest, log, name="Again", **CRASH)
 
 
@@ -321,7 +321,7 @@ def test_a_track_board_page_takes_as_few_queries_as_a_classic_one(
     client, django_assert_max_num_queries
 ):
     contest = ContestFactory(workload=Workload.BULK_LOAD, track_rules={"min_rows": 1}, **OPEN)
-    services.reference_results_create(contest=contest)
+    reference_rows.reference_results_create(contest=contest)
     for keys in (1, 4):
         submit(contest, c_load_log(keys=keys), name=f"Loader {keys}")
 

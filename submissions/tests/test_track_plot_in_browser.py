@@ -3,7 +3,7 @@ on log axes beside the seed's, grouped bars per key type, recovery bars."""
 
 import pytest
 
-from submissions import services
+from submissions import reference_rows
 from submissions.models import Workload
 from submissions.tests.factories import ContestFactory, SubmissionFactory
 from submissions.tests.logs import c_fifo_log
@@ -43,7 +43,7 @@ def test_the_key_type_bars_and_the_recovery_bars_are_drawn(live_server):
         contest=pk_contest, track_figures=pk_figures(0.7), track_metric=0.7
     )
     crash_contest = ContestFactory(workload=Workload.CRASH_RECOVERY, **OPEN)
-    services.reference_results_create(contest=crash_contest)
+    reference_rows.reference_results_create(contest=crash_contest)
     crash_entry = SubmissionFactory(
         contest=crash_contest, track_figures=crash(200, 0.35), track_metric=0.35
     )
@@ -71,7 +71,7 @@ def test_the_query_times_are_drawn_on_log_axes_beside_the_seeds(live_server):
     contest = ContestFactory(
         workload=Workload.QUERY, track_rules={"query_at_rows": 1_000_000}, **OPEN
     )
-    services.reference_results_create(contest=contest)
+    reference_rows.reference_results_create(contest=contest)
     figures = {
         "points": [[500_000, 0.0001], [1_000_000, 0.0005]],
         "source": "log",

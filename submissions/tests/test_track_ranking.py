@@ -1,10 +1,10 @@
-"""services.contest_rank on track contests: each track's metric and direction, its classes,
+"""contest_ranks.contest_rank on track contests: each track's metric and direction, its classes,
 ties; and the board's order with the seeds' reference rows placed by the same metric."""
 
 import pytest
 from django.urls import reverse
 
-from submissions import services
+from submissions import contest_ranks, reference_rows
 from submissions.models import Submission, Workload
 from submissions.ranking import MetricStanding, class_ranks
 from submissions.tests.factories import ContestFactory, SubmissionFactory
@@ -28,7 +28,7 @@ def test_it_ranks_fifo_entries_by_terminal_insert_rate_highest_first():
     tokudb = entry(contest, 5_088.0, seconds_to_target=DAY_1 * 30)
     fast_but_broken = entry(contest, 9_999.0, eligible=False)
 
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
 
     assert ranks_of(tokudb, innodb, fast_but_broken) == [1, 2, None]
 
@@ -38,7 +38,7 @@ def test_it_ranks_query_times_and_recovery_times_lowest_first_sharing_ties():
     slow, fast, tied = entry(contest, 17.7), entry(contest, 7.2), entry(contest, 7.2)
     no_time = entry(contest, None)
 
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
 
     assert ranks_of(fast, tied, slow, no_time) == [1, 1, 3, None]
 
@@ -49,7 +49,7 @@ def test_it_ranks_bulk_loads_within_their_class():
     small_fast = entry(contest, 142_000.0, "k001l0000064")
     wide_slow = entry(contest, 5_000.0, "k004l0000256")
 
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
 
     assert ranks_of(small_fast, small_slow, wide_slow) == [1, 2, 1]
 
@@ -60,7 +60,7 @@ def test_it_ranks_crash_recoveries_within_their_insert_rate_class():
     tokudb = entry(contest, 2.0, "r000000000100c000000100000000")
     flat_out = entry(contest, 501.0, "r000000010000c000000100000000")
 
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
 
     assert ranks_of(tokudb, innodb, flat_out) == [1, 2, 1]
 
@@ -78,10 +78,10 @@ def test_class_ranks_skip_after_ties_within_a_class_only():
 
 def test_the_key_type_board_lists_entries_by_ratio_with_the_seeds_tests_among_them(client):
     contest = ContestFactory(workload=Workload.PK_TYPES)
-    services.reference_results_create(contest=contest)
+    reference_rows.reference_results_create(contest=contest)
     good = entry(contest, 0.5, entrant_name="Ordered keys win", track_figures=pk_figures(0.5))
     poor = entry(contest, 1.2, entrant_name="Ordered keys lose", track_figures=pk_figures(1.2))
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
 
     body = client.get(f"/api/contests/{contest.slug}/leaderboard/").json()
 
@@ -101,12 +101,12 @@ def test_the_key_type_board_lists_entries_by_ratio_with_the_seeds_tests_among_th
 
 def test_the_bulk_load_board_groups_entries_and_references_by_class(client):
     contest = ContestFactory(workload=Workload.BULK_LOAD)
-    services.reference_results_create(contest=contest)
+    reference_rows.reference_results_create(contest=contest)
     entry(
         contest, 150_000.0, "k001l0000064", entrant_name="Fast loader",
         track_figures=load_figures(1, 64, 150_000.0),
     )  # fmt: skip
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
 
     body = client.get(f"/api/contests/{contest.slug}/leaderboard/").json()
 
@@ -131,7 +131,7 @@ def test_a_track_board_sorts_by_its_metric_when_asked(client):
     entry(contest, 13.0, "r000000002000", entrant_name="B", track_figures=crash(2_000, 13))
     entry(contest, 2.0, "r000000000200", entrant_name="A", track_figures=crash(200, 2))
     entry(contest, 501.0, "r000000016000", entrant_name="C", track_figures=crash(16_000, 501))
-    services.contest_rank(contest=contest)
+    contest_ranks.contest_rank(contest=contest)
     url = reverse("api_leaderboard", args=[contest.slug])
 
     by_class = client.get(url).json()["results"]

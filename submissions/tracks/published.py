@@ -2,7 +2,7 @@
 track keeps its own (`Track.references`, in its package's references.py).
 
 They are shown on a leaderboard for comparison and never ranked: nobody submitted their logs.
-`services.reference_results_create` stores a track's for a contest of that track. Pure.
+`reference_rows.reference_results_create` stores a track's for a contest of that track. Pure.
 """
 
 from __future__ import annotations

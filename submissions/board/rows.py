@@ -1,0 +1,157 @@
+"""A board's rows, an entry's or a reference result's, as every output shows them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+from submissions import tracks
+from submissions.live.trust import trust_level
+from submissions.models import ReferenceResult, hardware_summary
+
+
+@dataclass(slots=True)
+class BoardRow:
+    """One row of a board, an entry or a reference result, as every output shows it."""
+
+    id: int
+    rank: int | None
+    entrant: str
+    storage_engine: str
+    hardware: str
+    elapsed_seconds: float | None  # measured; None when the source gives only an estimate
+    estimated: bool  # seconds_to_target is an extrapolation
+    terminal_rate: float | None
+    average_rate: float | None
+    verified: bool
+    reference: bool
+    ranked: bool
+    reason: str = ""
+    trust: str = ""  # an entry's trust level; "" for a reference row
+    rows: int | None = None
+    size_gib: float | None = None
+    source: str = ""
+    # The track's figures (the same keys as Submission.track_figures), its ranking metric and
+    # the label of its class ("keys=4, row length=64"); empty on the classic board.
+    track_figures: dict = field(default_factory=dict)
+    track_metric: float | None = None
+    track_class: str = ""
+    seconds_to_target: float | None = None  # measured or, when `estimated`, extrapolated
+    estimate_basis: str = ""
+    demo: str = ""  # "demo" or "synthetic": demo data, not an entrant's result
+    # The time to the target reads the same as a ranked neighbour's: the terminal rate decides.
+    tie_break: bool = False
+    verification: str = ""  # "reproduced", or "shape_only": shown apart from the badge
+    # What the run cost (Submission's cost figures; a reference row has its size only).
+    db_size_bytes: int | None = None
+    write_kb_per_row: float | None = None
+    server_cpu_us_per_row: float | None = None
+
+
+@dataclass(frozen=True)
+class BoardPage:
+    rows: list[BoardRow]
+    count: int
+    page: int
+    page_size: int
+    ranked_count: int
+    reference_count: int
+
+    @property
+    def num_pages(self) -> int:
+        return max(1, -(-self.count // self.page_size))
+
+    @property
+    def has_previous(self) -> bool:
+        return self.page > 1
+
+    @property
+    def has_next(self) -> bool:
+        return self.page < self.num_pages
+
+
+def entry_row(track: tracks.Track, values: dict) -> BoardRow:
+    ranking = track.ranking
+    return BoardRow(
+        id=values["id"],
+        rank=values["rank"],
+        entrant=values["public_name"],
+        storage_engine=values["storage_engine"],
+        hardware=hardware_summary(
+            sockets=values["sockets"],
+            cpu_model=values["cpu_model"],
+            cores=values["cores"],
+            memory_gb=values["memory_gb"],
+            drives=values["drives"],
+            drive_kind=values["drive_kind"],
+            raid_level=values["raid_level"],
+        ),
+        elapsed_seconds=values["elapsed_seconds"],
+        seconds_to_target=values["seconds_to_target"],
+        estimated=values["estimated"],
+        estimate_basis=values["estimate_basis"],
+        demo=values["demo"],
+        terminal_rate=values["terminal_rate"],
+        average_rate=values["average_rate"],
+        verified=values["verified"],
+        trust=trust_level(verified=values["verified"], witnessed=values["live_run__witnessed"]),
+        reference=False,
+        ranked=values["rank"] is not None,
+        reason=_not_ranked_reason(values, track),
+        rows=values["rows"],
+        track_figures=values["track_figures"],
+        track_metric=values["track_metric"],
+        track_class=ranking.label_of(values["track_class"]) if ranking else "",
+        verification=values["verification"],
+        db_size_bytes=values["db_size_bytes"],
+        write_kb_per_row=values["write_kb_per_row"],
+        server_cpu_us_per_row=values["server_cpu_us_per_row"],
+    )
+
+
+def _not_ranked_reason(values: dict, track: tracks.Track) -> str:
+    if values["rank"] is not None:
+        return ""
+    if not values["eligible"]:
+        return values["ineligible_reason"] or "It breaks a ground rule."
+    return track.unranked_reason
+
+
+def reference_row(track: tracks.Track, reference: ReferenceResult) -> BoardRow:
+    ranking = track.ranking
+    return BoardRow(
+        id=reference.id,
+        rank=None,
+        entrant=reference.label,
+        storage_engine=reference.storage_engine,
+        hardware=reference.hardware,
+        elapsed_seconds=reference.measured_elapsed_seconds,
+        seconds_to_target=reference.elapsed_seconds,
+        estimated=reference.estimated,
+        estimate_basis=reference.note if reference.estimated else "",
+        terminal_rate=reference.terminal_rate,
+        average_rate=reference.average_rate,
+        verified=False,
+        reference=True,
+        ranked=False,
+        reason=reference.note,
+        rows=reference.rows,
+        size_gib=reference.size_gib,
+        source=reference.source,
+        track_figures=reference.track_figures,
+        track_metric=reference.track_metric,
+        track_class=ranking.label_of(reference.track_class) if ranking else "",
+        db_size_bytes=reference.size_bytes,
+    )
+
+
+def mark_tie_breaks(rows: list[BoardRow]) -> None:
+    """Flag neighbouring ranked entries whose times to the target read the same to the second
+    (ranks 1 to 4 of a board may all be "10.3 days" and differ by minutes; to the second they
+    rarely tie): there the terminal rate is what orders them, and the board says so."""
+    ranked = [row for row in rows if row.ranked and row.seconds_to_target is not None]
+    for before, after in pairwise(ranked):
+        if before.estimated == after.estimated and round(before.seconds_to_target) == round(
+            after.seconds_to_target
+        ):
+            before.tie_break = after.tie_break = True

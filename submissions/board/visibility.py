@@ -1,0 +1,28 @@
+"""Who sees a contest's board, and what the public reads while it is under embargo."""
+
+from __future__ import annotations
+
+from zoneinfo import ZoneInfo
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from submissions.models import Contest
+from submissions.selectors import is_organizer
+
+
+def contest_with_references() -> QuerySet[Contest]:
+    """Contests whose reference rows the board reads once, however many times it asks."""
+    return Contest.objects.prefetch_related("references")
+
+
+def leaderboard_visible(contest: Contest, user) -> bool:
+    return is_organizer(user) or contest.results_are_public()
+
+
+def embargo_notice(contest: Contest) -> str:
+    """What the public reads instead of an embargoed board."""
+    if contest.results_published_at is None:
+        return "Results are not published yet."
+    local = timezone.localtime(contest.results_published_at, ZoneInfo(contest.timezone))
+    return f"Results are published on {local:%-d %b %Y, %H:%M} {local.tzname()}."
