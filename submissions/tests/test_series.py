@@ -124,3 +124,17 @@ def test_the_migration_adds_seconds_to_previews_stored_without_them():
     preview = SampleSeries.objects.get(pk=stored.pk).preview
     assert preview["seconds"] == plot_preview(columns)["seconds"]
     assert preview["interval_rate"] == old["interval_rate"]
+
+
+@pytest.mark.django_db
+def test_postgresql_stores_the_packed_series_without_compressing_it_again():
+    from django.db import connection
+
+    from submissions.models import SampleSeries
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT attstorage FROM pg_attribute WHERE attrelid = %s::regclass AND attname = %s",
+            [SampleSeries._meta.db_table, "columns"],
+        )
+        assert cursor.fetchone() == ("e",)  # EXTERNAL: out of line, as it is
