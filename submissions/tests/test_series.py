@@ -105,6 +105,46 @@ def test_packed_columns_come_back_exactly():
         assert np.array_equal(unpacked[name], column)
 
 
+def test_series_stored_deflated_before_zstd_come_back_exactly():
+    import json
+    import zlib
+
+    from submissions.series import (
+        DEFLATED_MAGIC,
+        PACK_CODEC,
+        PACK_MAGIC,
+        PIECE_VALUES,
+        pack_columns,
+        unpack_columns,
+    )
+
+    columns = {
+        "rows": np.arange(1, 300_001, dtype=np.int64) * 500,
+        "interval_rate": np.linspace(90_000.0, 4_000.0, 300_000),
+    }
+    packed = bytes(pack_columns(columns))
+    # The same pieces as the format before zstd wrote them: deflated, under DEFLATED_MAGIC.
+    at = len(PACK_MAGIC)
+    size = int.from_bytes(packed[at : at + 4], "little")
+    header = json.loads(packed[at + 4 : at + 4 + size])
+    at += 4 + size
+    filled = dict.fromkeys(columns, 0)
+    pieces = []
+    for piece in header["pieces"]:
+        name, length = piece
+        count = min(PIECE_VALUES, len(columns[name]) - filled[name])
+        raw = PACK_CODEC.decompress(packed[at : at + length], decompressed_size=count * 8)
+        pieces.append(zlib.compress(raw.to_pybytes(), 1))
+        piece[1], filled[name], at = len(pieces[-1]), filled[name] + count, at + length
+    encoded = json.dumps(header).encode()
+    deflated = b"".join([DEFLATED_MAGIC, len(encoded).to_bytes(4, "little"), encoded, *pieces])
+
+    unpacked = unpack_columns(deflated)
+    for name, column in columns.items():
+        assert unpacked[name].dtype == column.dtype
+        assert np.array_equal(unpacked[name], column)
+
+
 @pytest.mark.django_db
 def test_the_migration_adds_seconds_to_previews_stored_without_them():
     from importlib import import_module
