@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -283,6 +284,8 @@ def main() -> int:
             failures.append(f"concurrent uploads: {[a[:2] for a in answers]}\n{server_log[-3000:]}")
     finally:
         admin_execute(f'DROP DATABASE IF EXISTS "{scratch_name()}" WITH (FORCE)')
+        # The stored copies of the log: 62 MB an upload, ~600 MB a run.
+        shutil.rmtree(folder, ignore_errors=True)
     for failure in failures:
         print(f"FAILED {failure[:3000]}", file=sys.stderr)
     goals_met = time_verdict == "ok" and memory_verdict == "ok"
