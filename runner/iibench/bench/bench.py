@@ -209,7 +209,8 @@ def measure_python(scenario: Scenario, slug: str) -> float:
     parts = urlsplit(scenario.url)
     dbms = "postgres" if parts.scheme.startswith("postgres") else "mysql"
     command = [
-        PYTHON_INTERPRETER, "-c", PYTHON_RUNNER, PYTHON_IIBENCH, f"--dbms={dbms}", "--setup",
+        PYTHON_INTERPRETER, "-c", PYTHON_RUNNER, str(Path(PYTHON_IIBENCH).resolve()),
+        f"--dbms={dbms}", "--setup",
         f"--db_host={parts.hostname or '127.0.0.1'}", f"--db_name={parts.path.lstrip('/')}",
         f"--db_user={unquote(parts.username or 'root')}",
         f"--db_password={unquote(parts.password or '')}", f"--max_rows={ROWS}",
@@ -223,8 +224,9 @@ def measure_python(scenario: Scenario, slug: str) -> float:
     default_port = 3306 if dbms == "mysql" else 5432
     tcp = f"{parts.hostname or '127.0.0.1'}:{parts.port or default_port}"
     environment = {**os.environ, "IIBENCH_TCP": tcp}
+    # In the logs' folder: on PostgreSQL it writes its backend's pid to a file where it runs.
     proc = subprocess.run(  # nosec B603
-        command, capture_output=True, text=True, check=False, env=environment
+        command, capture_output=True, text=True, check=False, env=environment, cwd=LOG_DIR
     )
     (LOG_DIR / f"{slug}-python.log").write_text(proc.stdout + proc.stderr)
     totals = re.search(r"^Totals: [\d.]+ secs, ([\d.]+) rows/sec", proc.stdout, re.M)
