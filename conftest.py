@@ -16,7 +16,10 @@ def _empty_cache():
     """Each test starts with no cached pages and no upload counts."""
     from django.core.cache import cache
 
+    from submissions.board.cache import forget_kept_boards
+
     cache.clear()
+    forget_kept_boards()
 
 
 # `--pure`: the tests that need no database, server or worker (the log parser, the rules, the

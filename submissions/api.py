@@ -219,10 +219,10 @@ class ContestLeaderboard(APIView):
         renderer = request.accepted_renderer
         if isinstance(renderer, JSONRenderer):
             # JSON is kept rendered: a 1,000-row page cost 20 ms to encode and 4 ms to unpickle
-            # as rows on every request; as bytes it is one copy out of the cache.
+            # as rows on every request; as bytes the process can keep it (immutable).
             key = board_cache_key("api-json", stamp, request)
             visible, body = cached_board(
-                key, stamp, lambda c: self._rendered_body(request, c, renderer)
+                key, stamp, lambda c: self._rendered_body(request, c, renderer), immutable=True
             )
             if not visible:
                 raise PermissionDenied(body)

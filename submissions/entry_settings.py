@@ -12,8 +12,8 @@ from contextlib import nullcontext
 
 from django.db import transaction
 
-from submissions.logparse import ParsedLog
 from submissions.logparse.c_format import header_settings
+from submissions.logparse.model import ServerSettingLine
 from submissions.models import ServerSetting, SettingSource, Submission
 from submissions.setting_diff import settings_side_by_side
 
@@ -37,10 +37,13 @@ def log_header_settings(entry: Submission) -> dict[str, str]:
 
 
 @transaction.atomic
-def header_settings_store(*, submission: Submission, parsed: ParsedLog | None) -> None:
-    """Replace the entry's `benchmark_header` settings with those its log's header lists."""
+def header_settings_store(
+    *, submission: Submission, settings: dict[str, ServerSettingLine]
+) -> None:
+    """Replace the entry's `benchmark_header` settings with those its log's header lists
+    (`ParsedLog.settings`)."""
     submission.server_settings.filter(source=SettingSource.BENCHMARK_HEADER).delete()
-    if parsed is None or not parsed.settings:
+    if not settings:
         return
     ServerSetting.objects.bulk_create(
         ServerSetting(
@@ -50,7 +53,7 @@ def header_settings_store(*, submission: Submission, parsed: ParsedLog | None) -
             source=SettingSource.BENCHMARK_HEADER,
             line=setting.line,
         )
-        for name, setting in parsed.settings.items()
+        for name, setting in settings.items()
     )
 
 

@@ -451,6 +451,14 @@ class SampleSeries(models.Model):
     def __str__(self) -> str:
         return f"{self.count:,} samples of entry #{self.submission_id}"
 
+    @property
+    def rate_curves(self) -> dict:
+        """The preview's rate curves, what the entry page's plot draws: its cost curves are
+        embedded on their own and its seconds serve the compare page."""
+        return {
+            name: curve for name, curve in self.preview.items() if name not in ("cost", "seconds")
+        }
+
 
 class ReferenceResult(models.Model):
     """A published result from the seeds (Tokutek's deck and briefs), shown on the leaderboard

@@ -317,14 +317,44 @@ def time_resolution(seconds: np.ndarray) -> float:
     return printed_resolution(seconds)
 
 
-def _disagreements(stated: np.ndarray, rows: np.ndarray, seconds: np.ndarray, error: float):
+# The rows and seconds a stated rate covers, as floats, for a slice of the reports: made a piece
+# at a time, so that no whole-series copy (rows as floats, their differences) is ever held.
+Spans = Callable[[slice], tuple[np.ndarray, np.ndarray]]
+
+
+def _cumulative_spans(series) -> Spans:
+    rows = np.frombuffer(series.rows, dtype=np.int64)[: len(series)]
+    seconds = np.frombuffer(series.seconds, dtype=np.float64)[: len(series)]
+    return lambda piece: (rows[piece].astype(np.float64), seconds[piece])
+
+
+def _interval_spans(series, skip_first: bool) -> Spans:
+    """Each report's interval: rows and seconds since the report before (since 0 for the first;
+    `skip_first`: an excerpt's first interval began before the log and is not judged)."""
+    rows = np.frombuffer(series.rows, dtype=np.int64)[: len(series)]
+    seconds = np.frombuffer(series.seconds, dtype=np.float64)[: len(series)]
+
+    def spans(piece: slice) -> tuple[np.ndarray, np.ndarray]:
+        if piece.start:
+            with_previous = slice(piece.start - 1, piece.stop)
+            return np.diff(rows[with_previous].astype(np.float64)), np.diff(seconds[with_previous])
+        d_rows = np.diff(rows[piece].astype(np.float64), prepend=0.0)
+        d_seconds = np.diff(seconds[piece], prepend=0.0)
+        if skip_first and len(d_seconds):
+            d_seconds[0] = 0.0
+        return d_rows, d_seconds
+
+    return spans
+
+
+def _disagreements(stated: np.ndarray, spans: Spans, error: float):
     """Where a stated rate lies outside every rate rows / (seconds +- error) allows, give or take
     the relative tolerance and one unit of printing. Intervals shorter than the error say
     nothing and are left out."""
     found = []
     for at in _pieces(len(stated)):
         piece = slice(at, at + PIECE)
-        rows_here, seconds_here, stated_here = rows[piece], seconds[piece], stated[piece]
+        (rows_here, seconds_here), stated_here = spans(piece), stated[piece]
         usable = seconds_here > error
         low = np.divide(rows_here, seconds_here + error, out=np.zeros_like(rows_here), where=usable)
         high = np.divide(
@@ -341,12 +371,11 @@ def _rate_verdict(
     what: str,
     series,
     stated: np.ndarray,
-    rows: np.ndarray,
-    seconds: np.ndarray,
+    spans: Spans,
     error: float,
 ) -> Verdict:
     """Pass, or fail at the first report whose stated rate `what` does not add up."""
-    found = _disagreements(stated, rows, seconds, error)
+    found = _disagreements(stated, spans, error)
     if not len(found):
         return Verdict(
             rule_id,
@@ -355,12 +384,13 @@ def _rate_verdict(
             limit=f"within {RATE_TOLERANCE:.0%}",
         )
     i = int(found[0])
-    computed = rows[i] / seconds[i]
+    (rows,), (seconds,) = spans(slice(i, i + 1))
+    computed = rows / seconds
     return Verdict(
         rule_id,
         Status.FAIL,
-        f"The log says {_n(stated[i])} rows/s for this {what}, but {_n(rows[i])} rows in "
-        f"{seconds[i]:,.1f} s is {_n(computed)} rows/s.",
+        f"The log says {_n(stated[i])} rows/s for this {what}, but {_n(rows)} rows in "
+        f"{seconds:,.1f} s is {_n(computed)} rows/s.",
         int(series.line[i]),
         _n(stated[i]),
         _n(computed),
@@ -369,25 +399,22 @@ def _rate_verdict(
 
 def check_cumulative_rate(entry: Entry, rules: RuleSet) -> Verdict:
     series = entry.log.series
-    rows = np.frombuffer(series.rows, dtype=np.int64).astype(np.float64)
     seconds = np.frombuffer(series.seconds, dtype=np.float64)
     stated = np.frombuffer(series.cumulative_rate, dtype=np.float64)
     # Each printed elapsed time is off by up to half its last digit.
     error = time_resolution(seconds) / 2
-    return _rate_verdict("cumulative_rate", "cumulative rate", series, stated, rows, seconds, error)
+    spans = _cumulative_spans(series)
+    return _rate_verdict("cumulative_rate", "cumulative rate", series, stated, spans, error)
 
 
 def check_interval_rate(entry: Entry, rules: RuleSet) -> Verdict:
     series = entry.log.series
-    rows = np.frombuffer(series.rows, dtype=np.int64).astype(np.float64)
     seconds = np.frombuffer(series.seconds, dtype=np.float64)
     stated = np.frombuffer(series.interval_rate, dtype=np.float64)
     # An interval is the difference of two printed times: off by up to one last digit.
-    d_rows, d_seconds = np.diff(rows, prepend=0.0), np.diff(seconds, prepend=0.0)
-    if _first_step(entry.log) and len(d_seconds):
-        d_seconds[0] = 0.0  # an excerpt's first interval began before the log: not judged
     error = time_resolution(seconds)
-    return _rate_verdict("interval_rate", "interval", series, stated, d_rows, d_seconds, error)
+    spans = _interval_spans(series, skip_first=bool(_first_step(entry.log)))
+    return _rate_verdict("interval_rate", "interval", series, stated, spans, error)
 
 
 def check_no_missing_report(entry: Entry, rules: RuleSet) -> Verdict:

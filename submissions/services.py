@@ -55,21 +55,35 @@ def display_name(name: str) -> str:
     return cleaned[:200] or "log"
 
 
-def _store_series(submission: Submission, parsed: ParsedLog | None) -> None:
+@dataclass(frozen=True)
+class PackedSeries:
+    """A parsed series as it is stored: what the pages plot, and every sample packed."""
+
+    count: int
+    preview: dict
+    packed: bytes | bytearray
+
+
+def _series_packed(parsed: ParsedLog | None) -> PackedSeries | None:
     if parsed is None or not len(parsed.series):
+        return None
+    columns = series_columns(parsed.series)
+    return PackedSeries(len(parsed.series), plot_preview(columns), pack_columns(columns))
+
+
+def _store_series(submission: Submission, series: PackedSeries | None) -> None:
+    if series is None:
         # A load summary, key-type runs or declared figures: no curve to keep.
         SampleSeries.objects.filter(submission=submission).delete()
         return
-    columns = series_columns(parsed.series)
-    packed = pack_columns(columns)
     SampleSeries.objects.update_or_create(
         submission=submission,
-        defaults={"count": len(parsed.series), "columns": b"", "preview": plot_preview(columns)},
+        defaults={"count": series.count, "columns": b"", "preview": series.preview},
     )
-    _write_packed(submission.pk, packed)
+    _write_packed(submission.pk, series.packed)
 
 
-def _write_packed(submission_id: int, packed: bytes) -> None:
+def _write_packed(submission_id: int, packed: bytes | bytearray) -> None:
     """The packed series sent as a binary parameter: Django's client-side binding would send it
     as an escaped text literal, twice its size, built in the serving process's memory."""
     if connection.vendor != "postgresql":
@@ -134,15 +148,20 @@ def submission_create(
     )
     apply_check(submission, checked)
     submission._history_user = owner
+    # Packed before the transaction, and the parsed samples let go before the write: the
+    # write copies the packed bytes again, and a 2,000,000-report series is 160 MB of arrays.
+    series = _series_packed(checked.parsed)
+    parsed_header = checked.parsed.settings if checked.parsed is not None else {}
+    del checked
     try:
         with transaction.atomic():
             if log_file is not None:
                 log_file.seek(0)
                 submission.log.save(submission.log_name, log_file, save=False)
             submission.save()
-            _store_series(submission, checked.parsed)
+            _store_series(submission, series)
             declared_settings_store(submission=submission)
-            header_settings_store(submission=submission, parsed=checked.parsed)
+            header_settings_store(submission=submission, settings=parsed_header)
             contest_rank(contest=contest)
     except IntegrityError:
         _discard_file(submission)
@@ -216,8 +235,10 @@ def submission_check(
         submission.save()
     finally:
         del submission.skip_history_when_saving
-    _store_series(submission, checked.parsed)
-    header_settings_store(submission=submission, parsed=checked.parsed)
+    _store_series(submission, _series_packed(checked.parsed))
+    header_settings_store(
+        submission=submission, settings=checked.parsed.settings if checked.parsed else {}
+    )
     if rank:
         contest_rank(contest=submission.contest)
     return submission

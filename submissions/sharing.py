@@ -22,7 +22,6 @@ from submissions.models import (
     SampleSeries,
     Submission,
 )
-from submissions.series import downsample, unpack_columns
 from submissions.views import judged_under_version, verdict_rows
 
 # Badges and the figures JSON are embedded in other people's pages: let caches keep them a
@@ -133,7 +132,7 @@ def _curves(entry: Submission) -> dict:
         preview = entry.series.preview if entry.series else {}
     except SampleSeries.DoesNotExist:
         return {}
-    seconds = preview.get("seconds") or _seconds_preview(entry.series)
+    seconds = preview.get("seconds")
     curves = {}
     for mode, name in (("interval", "interval_rate"), ("cumulative", "cumulative_rate")):
         curve = preview.get(name)
@@ -142,17 +141,6 @@ def _curves(entry: Submission) -> dict:
         at = np.interp(curve["x"], seconds["x"], seconds["y"]) if curve["x"] else []
         curves[mode] = {"x": curve["x"], "t": [round(float(s), 3) for s in at], "y": curve["y"]}
     return curves
-
-
-def _seconds_preview(series: SampleSeries) -> dict | None:
-    """Seconds against rows for previews stored before the preview carried them."""
-    columns = unpack_columns(
-        SampleSeries.objects.values_list("columns", flat=True).get(pk=series.pk)
-    )
-    if "seconds" not in columns or not len(columns["rows"]):
-        return None
-    x, y = downsample(columns["rows"], columns["seconds"])
-    return {"x": x, "y": y}
 
 
 def _band(group: tuple[int, ...], by_id: dict[int, dict]) -> dict | None:

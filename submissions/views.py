@@ -90,7 +90,10 @@ def contest_detail(request: HttpRequest, slug: str) -> HttpResponse:
         # An anonymous visitor with no message pending sees what every other one sees.
         key = board_cache_key("visitor", stamp, request)
         page = cached_board(
-            key, stamp, lambda contest: _contest_page(request, contest, stamp).content
+            key,
+            stamp,
+            lambda contest: _contest_page(request, contest, stamp).content,
+            immutable=True,
         )
         return HttpResponse(page)
     return _contest_page(request, Contest.objects.get(pk=stamp.contest_id), stamp)
@@ -110,6 +113,7 @@ def _contest_page(request: HttpRequest, contest: Contest, stamp) -> HttpResponse
             "submissions/contest_body.html", _contest_context(request, contest), request=request
         ),
         contest,
+        immutable=True,
     )
     # The re-check's progress is the organizers' and moves without the board changing: it is
     # rendered per request, outside the cached body.

@@ -150,6 +150,10 @@ WITNESS_TOKEN_DAYS = env.int("WITNESS_TOKEN_DAYS", default=90)
 REFUSED_UPLOADS_PER_HOUR = env.int("REFUSED_UPLOADS_PER_HOUR", default=120)
 # Large uploads go to a temporary file, not memory.
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+FILE_UPLOAD_HANDLERS = [
+    "iibench_site.uploads.MemoryUploadHandler",
+    "iibench_site.uploads.TemporaryUploadHandler",
+]
 FILE_UPLOAD_TEMP_DIR = env.str("FILE_UPLOAD_TEMP_DIR", default=None)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
 

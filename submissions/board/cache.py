@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from django.db import connection
@@ -17,6 +19,13 @@ from submissions.soft_cache import cache_get, cache_set
 # time changes (the deadline passing, the results being published) is handled by storing each
 # page with the moment it stops being true.
 BOARD_CACHE_SECONDS = 600
+# Rendered bodies that cannot change (bytes) are also kept in the process, under the same keys:
+# a key holds the board version, so a kept body is as fresh as the shared cache's, and reading
+# a 1,000-row page back from the shared cache cost a copy and an unpickling of half a megabyte
+# on every request. The last few are kept: a handful of boards and page sizes are most asked.
+KEPT_BODIES = 16
+_kept: OrderedDict[str, tuple] = OrderedDict()
+_kept_lock = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -49,14 +58,47 @@ def next_state_change(contest: Contest, now):
     return min(moments, default=None)
 
 
-def cached_board(key: str, stamp: BoardStamp, build, contest: Contest | None = None):
+def cached_board(
+    key: str, stamp: BoardStamp, build, contest: Contest | None = None, *, immutable: bool = False
+):
     """`build(contest)`'s value for this key, built at most once per board version and state.
-    The contest is read only to build (pass it when the caller has it already)."""
+    The contest is read only to build (pass it when the caller has it already). `immutable`:
+    the value (bytes, str, tuples of them) is never changed by its readers, so the process
+    may keep it and hand out the same object."""
     now = timezone.now()
-    hit = cache_get(key)
+    hit = _kept_get(key) if immutable else None
+    if hit is None:
+        hit = cache_get(key)
+        if hit is not None and immutable:
+            _keep(key, hit)
     if hit is not None and (hit[0] is None or now < hit[0]):
         return hit[1]
     contest = contest or Contest.objects.get(pk=stamp.contest_id)
     value = build(contest)
-    cache_set(key, (next_state_change(contest, now), value), BOARD_CACHE_SECONDS)
+    entry = (next_state_change(contest, now), value)
+    cache_set(key, entry, BOARD_CACHE_SECONDS)
+    if immutable:
+        _keep(key, entry)
     return value
+
+
+def _kept_get(key: str) -> tuple | None:
+    with _kept_lock:
+        hit = _kept.get(key)
+        if hit is not None:
+            _kept.move_to_end(key)
+        return hit
+
+
+def _keep(key: str, entry: tuple) -> None:
+    with _kept_lock:
+        _kept[key] = entry
+        _kept.move_to_end(key)
+        while len(_kept) > KEPT_BODIES:
+            _kept.popitem(last=False)
+
+
+def forget_kept_boards() -> None:
+    """Empties the process's kept bodies (tests that start from an empty cache)."""
+    with _kept_lock:
+        _kept.clear()

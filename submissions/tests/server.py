@@ -56,6 +56,8 @@ def production_environment(
         "MEDIA_ROOT": str(media_root),
         "REDIS_URL": redis_url,
         "LOG_LEVEL": "WARNING",
+        # As docker-compose.yml runs gunicorn: see MALLOC_MMAP_THRESHOLD_ there.
+        "MALLOC_MMAP_THRESHOLD_": "262144",
     }
 
 

@@ -118,3 +118,23 @@ def test_the_api_board_kept_as_json_is_served_only_as_json(client, contest):
     page = APIClient().get(url, HTTP_ACCEPT="text/html")
     assert page["Content-Type"].startswith("text/html")
     assert b"Grace Entrant" in page.content
+
+
+def test_the_api_board_is_kept_by_the_process_under_its_board_version(contest):
+    from django.core.cache import cache
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    SubmissionFactory(contest=contest, entrant_name="Grace Entrant")
+    url = f"/api/contests/{contest.slug}/leaderboard/?page_size=1000"
+    first = APIClient().get(url)
+    cache.clear()  # the shared cache lost it (Redis restarted): the process still has it
+    with CaptureQueriesContext(connection) as queries:
+        again = APIClient().get(url)
+    assert again.content == first.content
+    assert len(queries) == 1  # the board version, nothing else
+    SubmissionFactory(contest=contest, entrant_name="Ada Newcomer")
+    assert sorted(row["entrant"] for row in APIClient().get(url).json()["results"]) == [
+        "Ada Newcomer",
+        "Grace Entrant",
+    ]

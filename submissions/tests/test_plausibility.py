@@ -46,6 +46,19 @@ def test_a_rate_that_disagrees_with_its_rows_and_seconds_is_named_with_its_line(
     assert "2,000,000 rows in 40.0 s" in problem
 
 
+def test_the_first_impossible_line_is_named_when_several_are():
+    data = log(
+        "1000000 20.0 20.0 50000.0 1000000 50000.0 0 0.0 0.0",
+        "2000000 20.0 40.0 900000.0 2000000 50000.0 0 0.0 0.0",
+        "3000000 20.0 60.0 50000.0 3000000 1e300 0 0.0 0.0",
+        "4000000 20.0 80.0 50000.0 4000000 1e300 0 0.0 0.0",
+    )
+    assert first_problem(data).startswith("line 3: the cumulative rate 900,000.0 rows/s")
+    assert first_problem(data.replace(b"900000.0", b"50000.0")).startswith(
+        "line 4: an interval rate of"
+    )
+
+
 def test_rounded_seconds_early_in_a_run_are_not_held_against_it():
     # 1 s printed for 1.4 s: the rate is 30% off what the printed figures give.
     data = log("1000 1 1 714.3 1000 714.3 0 0.0 0.0")

@@ -171,6 +171,20 @@ def test_it_fails_an_interval_rate_that_does_not_match_the_deltas():
     assert verdict.line == 3
 
 
+def test_it_names_a_bad_interval_rate_past_the_first_piece_of_a_long_log():
+    # Long series are judged a piece of 262,144 reports at a time. The rate halves where the
+    # second piece starts: an interval there is still the difference from the report before.
+    rates = [50_000.0] * 262_144 + [25_000.0] * 37_856
+    lines = python_log(rows=30_000_000_000, every=100_000, rates=rates).decode().splitlines()
+    fields = lines[280_000].split()  # list index n holds line n + 1
+    fields[5] = "12345.0"
+    lines[280_000] = " ".join(fields)
+    verdict = judge(("\n".join(lines) + "\n").encode())["interval_rate"]
+    assert verdict.status == Status.FAIL
+    assert verdict.line == 280_001
+    assert "12,345 rows/s for this interval, but 100,000 rows in 4.0 s" in verdict.message
+
+
 def test_it_fails_a_missing_report_naming_the_rows_around_the_gap():
     lines = python_log(rows=5_000_000, trailer=False).decode().splitlines()
     del lines[3]  # the 3,000,000-row report

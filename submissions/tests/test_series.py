@@ -1,6 +1,7 @@
 """Downsampling a series for the plots: few points, the shape and the extremes kept."""
 
 import numpy as np
+import pytest
 
 from submissions.series import MAX_PLOT_POINTS, downsample, plot_preview
 from submissions.tests.factories import rate_columns
@@ -67,7 +68,24 @@ def test_it_leaves_out_samples_that_cannot_be_plotted():
 def test_it_previews_the_delete_rate_when_the_run_deletes():
     preview = plot_preview(rate_columns(1_000, deletes=True))
 
-    assert set(preview) == {"count", "interval_rate", "cumulative_rate", "interval_delete_rate"}
+    assert set(preview) == {
+        "count",
+        "interval_rate",
+        "cumulative_rate",
+        "interval_delete_rate",
+        "seconds",
+    }
+
+
+def test_the_preview_carries_elapsed_seconds_against_rows():
+    columns = rate_columns(TWO_MILLION, every=500)
+    preview = plot_preview(columns)
+
+    seconds = preview["seconds"]
+    assert 4_000 < len(seconds["x"]) <= MAX_PLOT_POINTS
+    assert seconds["x"][-1] == columns["rows"][-1]
+    assert seconds["y"][-1] == columns["seconds"][-1]
+    assert seconds["y"] == sorted(seconds["y"])
 
 
 def test_packed_columns_come_back_exactly():
@@ -85,3 +103,78 @@ def test_packed_columns_come_back_exactly():
     for name, column in columns.items():
         assert unpacked[name].dtype == column.dtype
         assert np.array_equal(unpacked[name], column)
+
+
+def test_series_stored_deflated_before_zstd_come_back_exactly():
+    import json
+    import zlib
+
+    from submissions.series import (
+        DEFLATED_MAGIC,
+        PACK_CODEC,
+        PACK_MAGIC,
+        PIECE_VALUES,
+        pack_columns,
+        unpack_columns,
+    )
+
+    columns = {
+        "rows": np.arange(1, 300_001, dtype=np.int64) * 500,
+        "interval_rate": np.linspace(90_000.0, 4_000.0, 300_000),
+    }
+    packed = bytes(pack_columns(columns))
+    # The same pieces as the format before zstd wrote them: deflated, under DEFLATED_MAGIC.
+    at = len(PACK_MAGIC)
+    size = int.from_bytes(packed[at : at + 4], "little")
+    header = json.loads(packed[at + 4 : at + 4 + size])
+    at += 4 + size
+    filled = dict.fromkeys(columns, 0)
+    pieces = []
+    for piece in header["pieces"]:
+        name, length = piece
+        count = min(PIECE_VALUES, len(columns[name]) - filled[name])
+        raw = PACK_CODEC.decompress(packed[at : at + length], decompressed_size=count * 8)
+        pieces.append(zlib.compress(raw.to_pybytes(), 1))
+        piece[1], filled[name], at = len(pieces[-1]), filled[name] + count, at + length
+    encoded = json.dumps(header).encode()
+    deflated = b"".join([DEFLATED_MAGIC, len(encoded).to_bytes(4, "little"), encoded, *pieces])
+
+    unpacked = unpack_columns(deflated)
+    for name, column in columns.items():
+        assert unpacked[name].dtype == column.dtype
+        assert np.array_equal(unpacked[name], column)
+
+
+@pytest.mark.django_db
+def test_the_migration_adds_seconds_to_previews_stored_without_them():
+    from importlib import import_module
+
+    from django.apps import apps
+
+    from submissions.models import SampleSeries
+    from submissions.tests.factories import SampleSeriesFactory
+
+    columns = rate_columns(20_000)
+    old = plot_preview(columns)
+    del old["seconds"]
+    stored = SampleSeriesFactory(count=20_000, columns_data=columns, preview=old)
+
+    import_module("submissions.migrations.0015_preview_seconds").add_seconds_to_previews(apps, None)
+
+    preview = SampleSeries.objects.get(pk=stored.pk).preview
+    assert preview["seconds"] == plot_preview(columns)["seconds"]
+    assert preview["interval_rate"] == old["interval_rate"]
+
+
+@pytest.mark.django_db
+def test_postgresql_stores_the_packed_series_without_compressing_it_again():
+    from django.db import connection
+
+    from submissions.models import SampleSeries
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT attstorage FROM pg_attribute WHERE attrelid = %s::regclass AND attname = %s",
+            [SampleSeries._meta.db_table, "columns"],
+        )
+        assert cursor.fetchone() == ("e",)  # EXTERNAL: out of line, as it is

@@ -21,15 +21,22 @@ The logs go to build/bench/.
 The Python column: when IIBENCH_PY names a copy of the Python iibench (mdcallag/mytools
 bench/ibench/iibench.py; not in this repository), it runs interleaved with the C benchmark on
 the same server, IIBENCH_PAIRS pairs (default 5, C and Python alternating which goes first),
-and both are printed with the ratio's median and range (MariaDB through PyMySQL standing in
-for MySQLdb; PostgreSQL when psycopg2 is importable). Without it the Python figures are the
-reference figures of IIBENCH.md, labelled as such.
+and both are printed with the ratio's median and range. Like with like: both over TCP to the
+same server (the Python iibench would take MariaDB's unix socket: PyMySQL, standing in for
+MySQLdb, is pointed at the URL's host and port instead), 1,000 rows per INSERT and commit,
+no queries, and the three secondary indexes in place from the start (`--secondary_at_start`:
+without it the Python iibench creates none and only its primary key is maintained).
+IIBENCH_PY_PYTHON names the interpreter that runs it (default: this one); it needs PyMySQL,
+and psycopg2 for PostgreSQL. What still differs is the tools' own: the Python iibench builds
+its statements in a second process, adds a 10-character `data` column, and draws prices from
+500 values (the C benchmark's follow the customer id, as the 2008 iiBench's did).
+Without IIBENCH_PY the Python figures are the reference figures of IIBENCH.md, labelled as
+such.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import re
 import statistics
@@ -41,6 +48,7 @@ from urllib.parse import unquote, urlsplit
 
 ROWS = int(os.environ.get("IIBENCH_BENCH_ROWS", "1000000"))
 PYTHON_IIBENCH = os.environ.get("IIBENCH_PY", "")
+PYTHON_INTERPRETER = os.environ.get("IIBENCH_PY_PYTHON", sys.executable)
 PAIRS = int(os.environ.get("IIBENCH_PAIRS", "5"))
 CPU_GOAL_US = 0.3
 CPU_CEILING_US = 0.5
@@ -182,10 +190,17 @@ def measure_cost_overhead(binary: str, report_every: int) -> float:
     return statistics.median(shares)
 
 
-# MySQLdb (mysqlclient) is not a dependency of this project: PyMySQL stands in for it.
+# MySQLdb (mysqlclient) is not a dependency of this project: PyMySQL stands in for it, and
+# connects over TCP to IIBENCH_TCP (host:port) where the Python iibench would ask for its
+# socket, so that both benchmarks pay the same round trips.
 PYTHON_RUNNER = (
-    "import runpy, sys\n"
+    "import os, runpy, sys\n"
     "import pymysql\n"
+    "host, port = os.environ['IIBENCH_TCP'].rsplit(':', 1)\n"
+    "connect = pymysql.connect\n"
+    "def over_tcp(*args, unix_socket=None, read_default_file=None, **kwargs):\n"
+    "    return connect(*args, **{**kwargs, 'host': host, 'port': int(port)})\n"
+    "pymysql.connect = pymysql.Connect = over_tcp\n"
     "pymysql.install_as_MySQLdb()\n"
     "sys.argv = sys.argv[1:]\n"
     "runpy.run_path(sys.argv[0], run_name='__main__')\n"
@@ -199,33 +214,31 @@ def measure_python(scenario: Scenario, slug: str) -> float:
     parts = urlsplit(scenario.url)
     dbms = "postgres" if parts.scheme.startswith("postgres") else "mysql"
     command = [
-        sys.executable, "-c", PYTHON_RUNNER, PYTHON_IIBENCH, f"--dbms={dbms}", "--setup",
+        PYTHON_INTERPRETER, "-c", PYTHON_RUNNER, str(Path(PYTHON_IIBENCH).resolve()),
+        f"--dbms={dbms}", "--setup",
         f"--db_host={parts.hostname or '127.0.0.1'}", f"--db_name={parts.path.lstrip('/')}",
         f"--db_user={unquote(parts.username or 'root')}",
         f"--db_password={unquote(parts.password or '')}", f"--max_rows={ROWS}",
-        "--rows_per_commit=1000", "--num_secondary_indexes=3", "--query_threads=0",
+        "--rows_per_commit=1000", "--num_secondary_indexes=3", "--secondary_at_start",
+        "--query_threads=0",
         # Its Totals line counts time in whole report periods: 1 s keeps that error small.
         "--secs_per_report=1",
     ]  # fmt: skip
     if dbms == "mysql":
-        # This iibench connects through the server's socket unless told otherwise.
-        command += ["--engine=innodb", f"--db_socket={mysql_socket(scenario.url)}"]
-    proc = subprocess.run(command, capture_output=True, text=True, check=False)  # nosec B603
+        command += ["--engine=innodb"]
+    default_port = 3306 if dbms == "mysql" else 5432
+    tcp = f"{parts.hostname or '127.0.0.1'}:{parts.port or default_port}"
+    environment = {**os.environ, "IIBENCH_TCP": tcp}
+    # In the logs' folder: on PostgreSQL it writes its backend's pid to a file where it runs.
+    proc = subprocess.run(  # nosec B603
+        command, capture_output=True, text=True, check=False, env=environment, cwd=LOG_DIR
+    )
     (LOG_DIR / f"{slug}-python.log").write_text(proc.stdout + proc.stderr)
     totals = re.search(r"^Totals: [\d.]+ secs, ([\d.]+) rows/sec", proc.stdout, re.M)
     if proc.returncode != 0 or not totals:
         sys.exit(f"bench: the Python iibench failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
     drop_python_table(scenario.url)
     return float(totals[1])
-
-
-def mysql_socket(url: str) -> str:
-    conn, _ = mysql_admin(url)
-    with conn.cursor() as cur:
-        cur.execute("SELECT @@socket")
-        (path,) = cur.fetchone()
-    conn.close()
-    return path
 
 
 def drop_python_table(url: str) -> None:
@@ -247,13 +260,18 @@ def drop_python_table(url: str) -> None:
     conn.close()
 
 
+def python_has(module: str) -> bool:
+    check = [PYTHON_INTERPRETER, "-c", f"import {module}"]
+    return subprocess.run(check, capture_output=True, check=False).returncode == 0  # nosec B603
+
+
 def side_by_side(binary: str) -> None:
     """C and Python interleaved on the same server, PAIRS pairs each for InnoDB and PostgreSQL."""
     runs = [s for s in SCENARIOS if s.name in ("MariaDB InnoDB", "PostgreSQL")]
     lines = []
     for scenario in runs:
-        if scenario.url.startswith("postgres") and importlib.util.find_spec("psycopg2") is None:
-            lines.append(f"{scenario.name:<20} not run: the Python iibench needs psycopg2")
+        if scenario.url.startswith("postgres") and not python_has("psycopg2"):
+            lines.append(f"{scenario.name:<20} not run: {PYTHON_INTERPRETER} has no psycopg2")
             continue
         c_rates, python_rates = [], []
         for pair in range(PAIRS):
