@@ -163,7 +163,7 @@ def _execute_steps(
 
 
 def _joined_log(steps: list[Step], logs: dict[str, str]) -> str:
-    """One step's output as it is (a classic rerun's log is the benchmark's own); several
+    """One step's output as it is (a one-step rerun's log is the benchmark's own); several
     steps each under a `# rerun step=` line."""
     if len(steps) == 1:
         return next(iter(logs.values()), "")

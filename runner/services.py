@@ -22,7 +22,7 @@ from runner.benchmark_runs import (
     remove_scratch_files,
     resume_point,
 )
-from runner.crash_recovery import execute_recovery
+from runner.crash_procedure import execute_recovery
 from runner.host import compare_hosts, target_host
 from runner.models import RerunKind, RerunStatus, VerificationRun
 from runner.selectors import claimed_rows

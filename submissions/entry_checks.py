@@ -51,7 +51,7 @@ DECLARED_FIELDS = (
 
 @dataclass(frozen=True)
 class CheckedEntry:
-    """An entry judged: its log as parsed (None without one), the classic figures (None when
+    """An entry judged: its log as parsed (None without one), the run's figures (None when
     the log has no report lines), the track's figures and the verdicts."""
 
     parsed: ParsedLog | None
@@ -95,9 +95,9 @@ def entry_check(
     version: RuleVersion | None = None,
     extra_verdicts: Sequence[Verdict] = (),
 ) -> CheckedEntry:
-    """Parse the log (if any), compute the classic and the track's figures and judge the entry
+    """Parse the log (if any), compute the run's and the track's figures and judge the entry
     against a version of the contest's rules (the current one by default). `declared` holds
-    the classic fields and the track's; `extra_verdicts` are judged elsewhere (a witnessed
+    the run's fields and the track's; `extra_verdicts` are judged elsewhere (a witnessed
     run's seal rules) and count the same."""
     version = version or rule_version_current(contest)
     rules = rule_set_of(version.rules)
@@ -139,7 +139,7 @@ def entry_check(
 
 
 def submission_declared(submission: Submission) -> dict:
-    """What the entrant declared, classic and track fields, as the services take it."""
+    """What the entrant declared, the run's and the track's fields, as the services take it."""
     declared = {name: getattr(submission, name) for name in DECLARED_FIELDS}
     return {**declared, **submission.track_declared}
 

@@ -97,8 +97,8 @@ def leaderboard_csv_lines(
     track: tracks.Track = tracks.DEFAULT_TRACK,
     rules: RuleSet | None = None,
 ) -> Iterator[str]:
-    """The board as CSV: the run's columns, then the track's (a FIFO board adds its
-    terminal insert rate, a bulk-load board its class and rates)."""
+    """The board as CSV: the run's columns, then the track's own columns
+    (`Track.board_columns`)."""
     extra = track_csv_columns(track, rules)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n")

@@ -85,7 +85,7 @@ class DeclarationForm(forms.ModelForm):
         return cleaned
 
     def declared(self) -> dict:
-        """The classic fields and the track's, as the services take them."""
+        """The run's fields and the track's, as the services take them."""
         names = [*DECLARED_FIELDS, *(field.name for field in self.track.fields)]
         return {name: self.cleaned_data.get(name) for name in names}
 

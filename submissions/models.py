@@ -50,10 +50,9 @@ class Contest(models.Model):
         default=dict,
         blank=True,
         help_text=(
-            'The workload\'s own rule parameters, e.g. FIFO {"delete_after": 250000000, '
-            '"pace_tolerance": 0.01}, query scalability {"query_at_rows": 125000000}, bulk '
-            'loading {"min_rows": 100000000}. Empty ({}): the track\'s defaults. Re-check the '
-            "entries after changing them."
+            "The workload's own rule parameters, by the names its track declares "
+            "(its TrackParameter list). Empty ({}): the track's defaults. "
+            "Re-check the entries after changing them."
         ),
     )
 
@@ -246,7 +245,7 @@ class Submission(models.Model):
     # series (declared figures, key-type runs, load summaries): the bytes decide there.
     run_fingerprint = models.CharField(max_length=64, blank=True)
     log_size = models.PositiveBigIntegerField(default=0)
-    # What the entrant declared for the contest's track beyond the classic declaration (the
+    # What the entrant declared for the contest's track beyond the run's declaration (the
     # fields of submissions/tracks.py, e.g. crash recovery's insert_rate), as typed values.
     track_declared = models.JSONField(default=dict, blank=True)
 
@@ -311,9 +310,9 @@ class Submission(models.Model):
         blank=True,
         choices=[("reproduced", "Reproduced"), ("shape_only", "Shape only")],
     )
-    # The figures of the contest's track beyond the classic run (FIFO deletes, query times,
-    # key types, bulk loading, crash recovery), as submissions/tracks.py computes them; the
-    # rerun service compares a rerun with these. Empty for the classic run.
+    # The figures of the contest's track beyond the run's own (deletes, query times,
+    # key types, load rates, recovery times), as submissions/tracks.py computes them; the
+    # rerun service compares a rerun with these. Empty for a track with none.
     track_figures = models.JSONField(default=dict, blank=True)
     # The track's ranking metric and class, copied out of track_figures when the entry is
     # checked, so the board ranks and sorts on columns and never reads JSON in SQL.

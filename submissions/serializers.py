@@ -69,7 +69,7 @@ def _track_field(field: tracks.TrackField) -> serializers.Field:
 
 
 class DeclarationSerializer(serializers.ModelSerializer):
-    """The classic declaration, plus every track's declared fields: the contest's track keeps
+    """The run's declaration, plus every track's declared fields: the contest's track keeps
     its own (the service checks them) and says which it requires."""
 
     class Meta:

@@ -112,7 +112,7 @@ def submission_create(
     extra_verdicts: Sequence[Verdict] = (),
 ) -> Submission:
     """Store a new entry with its log, figures and verdicts, or nothing at all. `declared`
-    holds the classic fields and the contest's track fields; the log may be None only for a
+    holds the run's fields and the contest's track fields; the log may be None only for a
     track of declared figures (crash recovery)."""
     submitted_at = submitted_at or timezone.now()
     if enforce_deadline and not contest.is_open(submitted_at):
@@ -195,7 +195,7 @@ def submission_update(
     reason: str = "",
     enforce_deadline: bool = True,
 ) -> Submission:
-    """Change what the entrant declared (classic and track fields), keep the change in the
+    """Change what the entrant declared (the run's and the track's fields), keep the change in the
     entry's history (who: `by`) and judge the entry again with the new declaration. The
     approval of edits to published entries is decided before, by submissions.edits."""
     if enforce_deadline and not submission.contest.is_open():
@@ -301,8 +301,8 @@ def submission_mark_unreadable(
 
 
 def contest_track_defaults_apply(*, contest: Contest) -> Contest:
-    """Give a contest its track's starting rules: the classic fields the track sets (FIFO: 500M
-    rows, a 10M-row terminal window) and the track's own parameters at their defaults."""
+    """Give a contest its track's starting rules: the run's fields the track sets (its
+    target rows, its terminal window) and the track's own parameters at their defaults."""
     track = contest.track
     for name, value in track.contest_defaults.items():
         setattr(contest, name, value)

@@ -206,8 +206,8 @@ def track_board_columns(
     track: tracks.Track, rules: RuleSet, *, costs: bool = False
 ) -> tuple[BoardColumn, ...]:
     """A track's board: rank, its class when it has classes, who and what, then its own
-    figures (the metric sorts, the others are read from the entry's track figures). The
-    classic board adds the cost columns when asked."""
+    figures (the metric sorts, the others are read from the entry's track figures). A board
+    of the run's own figures adds the cost columns when asked."""
     if track.shows_run_figures:
         if costs:
             return (*BOARD_COLUMNS[:-1], *COST_BOARD_COLUMNS, BOARD_COLUMNS[-1])

@@ -27,8 +27,8 @@
     };
   }
 
-  // FIFO runs: a dashed vertical line where deletes begin (seed 002's "then the deletions
-  // start executing").
+  // A track whose figures name where deletes begin: a dashed vertical line there (seed 002's
+  // "then the deletions start executing").
   function deletesStart(element) {
     if (!("deletesStart" in element.dataset)) return { shapes: [], annotations: [] };
     var at = Number(element.dataset.deletesStart);

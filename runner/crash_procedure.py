@@ -1,4 +1,4 @@
-"""A crash-recovery rerun (seed 003): a private server of its own, a throttled insert killed
+"""The crash procedure of a rerun (a track whose rerun declares a CrashPlan): a private server of its own, a throttled insert killed
 with SIGKILL at a row count, a restart on the same data timed until the table answers."""
 
 from __future__ import annotations
