@@ -28,7 +28,7 @@ ROWS = 3_000_000
 LOG = Path(__file__).parent / "c-small-pool-mariadb-3m.log"
 
 if __name__ == "__main__":
-    base_dir = tempfile.mkdtemp(prefix="sp-", dir="/tmp")  # sockets: keep the path short
+    base_dir = tempfile.mkdtemp(prefix="sp-")  # the system temp dir: sockets want a short path
     LOG.unlink(missing_ok=True)
     try:
         curve = run_benchmark("mariadb", SETTINGS, ROWS, base_dir, keep=LOG)
