@@ -166,6 +166,7 @@ def test_the_migration_adds_seconds_to_previews_stored_without_them():
     assert preview["interval_rate"] == old["interval_rate"]
 
 
+@pytest.mark.postgresql
 @pytest.mark.django_db
 def test_postgresql_stores_the_packed_series_without_compressing_it_again():
     from django.db import connection
