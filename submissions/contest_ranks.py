@@ -12,8 +12,8 @@ from submissions.ranking import KeyedStanding, keyed_ranks
 @transaction.atomic
 def contest_rank(*, contest: Contest) -> int:
     """Rank the contest's qualifying entries again and store what changed. Returns how many
-    ranks changed. Qualifying: eligible, with the values the track's ranking requires (the
-    classic run: a measured or estimated time to the target)."""
+    ranks changed. Qualifying: eligible, with the values the track's ranking requires (e.g. a
+    measured or estimated time to the target)."""
     # Two entries saved at once would each rank without seeing the other; locking the contest
     # row makes the second wait for the first to commit, then rank both.
     Contest.objects.select_for_update().filter(pk=contest.pk).values_list("pk").first()

@@ -6,7 +6,7 @@ on both share a rank and the next rank skips ("standard competition ranking": 1,
 A track (submissions/tracks) ranks by its own metric instead, highest or lowest first, and
 within each of its classes when it has some (bulk loading: keys and row length). Both are
 rankings by keys (`RankKey`, `keyed_ranks`): each track's Ranking names the entry's values it
-compares, in order (the classic: estimated or not, the time to the target, the terminal rate).
+compares, in order (e.g. estimated or not, the time to the target, the terminal rate).
 
 Placing reference rows: the seeds' published results are shown among the ranked entries where
 their figures put them, but they are never ranked and only a page of entries is ever loaded.

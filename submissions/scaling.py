@@ -3,7 +3,7 @@ data-to-memory ratio, and with it the shape of the curve, matches the claim's. P
 
 Scaling is not simply dividing by k: part of an InnoDB buffer pool holds no index pages of the
 run. Measured with the C benchmark on private MariaDB 10.11 servers (bench/scaling.py, README
-"Scaling rule"), the rows before the cliff (the rate's steepest fall, as the classic judge
+"Scaling rule"), the rows before the cliff (the rate's steepest fall, as the insert-rate judge
 finds it) at 16, 24, 26 (nine runs), 32, 48, 64 and 128 MB pools follow
 
     rows = a * (pool - overhead) ** exponent,  overhead 11.5 MB, exponent 1.06

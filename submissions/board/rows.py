@@ -32,7 +32,7 @@ class BoardRow:
     size_gib: float | None = None
     source: str = ""
     # The track's figures (the same keys as Submission.track_figures), its ranking metric and
-    # the label of its class ("keys=4, row length=64"); empty on the classic board.
+    # the label of its class ("keys=4, row length=64"); empty on a board of the run's own figures.
     track_figures: dict = field(default_factory=dict)
     track_metric: float | None = None
     track_class: str = ""

@@ -54,8 +54,8 @@ def _time_cells(row) -> dict:
 
 @register.filter
 def track_result(entry) -> str:
-    """What an entry achieved, as its contest's track measures it: the classic time to the
-    target rows, or the track's metric ("recovery time 0.35 s")."""
+    """What an entry achieved, as its contest's track measures it: the time to the
+    target rows, or the track's own metric ("recovery time 0.35 s")."""
     track = entry.contest.track
     if track.shows_run_figures:
         return duration(entry.seconds_to_target, entry.estimated)
