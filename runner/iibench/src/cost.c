@@ -68,10 +68,15 @@ struct proc_stat {
 	char comm[64];
 };
 
-/* /proc/PID/stat: the command sits in parentheses and may hold blanks, so
- * the fields are counted from the last ')'. */
+/* /proc/PID/stat: the command sits in parentheses and may hold blanks, so the fields are
+ * counted from the last ')'. Parsed by hand: sscanf's reading of its format cost as much as
+ * the kernel's printing of the file. */
 static int parse_proc_stat(char *text, struct proc_stat *st)
 {
+	/* Fields after the command, from 0: state ppid pgrp session tty_nr tpgid flags minflt
+	 * cminflt majflt cmajflt utime stime cutime cstime priority nice num_threads
+	 * itrealvalue starttime vsize rss. */
+	enum { PPID = 1, UTIME = 11, STIME, CUTIME, CSTIME, RSS = 21 };
 	char *open = strchr(text, '('), *close = strrchr(text, ')');
 	if (!open || !close || close < open)
 		return -1;
@@ -80,16 +85,27 @@ static int parse_proc_stat(char *text, struct proc_stat *st)
 		n = sizeof st->comm - 1;
 	memcpy(st->comm, open + 1, n);
 	st->comm[n] = '\0';
-	int ppid;
-	/* state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
-	 * cmajflt utime stime cutime cstime priority nice num_threads itrealvalue
-	 * starttime vsize rss */
-	if (sscanf(close + 2,
-		   "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu %*d %*d %*d "
-		   "%*d %*u %*u %llu",
-		   &ppid, &st->utime, &st->stime, &st->cutime, &st->cstime, &st->rss) != 6)
-		return -1;
-	st->ppid = (pid_t)ppid;
+	unsigned long long value[RSS + 1];
+	const char *p = close + 1;
+	for (int field = 0; field <= RSS; field++) {
+		while (*p == ' ')
+			p++;
+		if (!*p || *p == '\n')
+			return -1;
+		unsigned long long v = 0;
+		for (; *p >= '0' && *p <= '9'; p++)
+			v = v * 10 + (unsigned long long)(*p - '0');
+		/* The state is a letter, tpgid and nice may be negative: never used. */
+		while (*p && *p != ' ' && *p != '\n')
+			p++;
+		value[field] = v;
+	}
+	st->ppid = (pid_t)value[PPID];
+	st->utime = value[UTIME];
+	st->stime = value[STIME];
+	st->cutime = value[CUTIME];
+	st->cstime = value[CSTIME];
+	st->rss = value[RSS];
 	return 0;
 }
 
@@ -158,24 +174,52 @@ struct resident {
 	unsigned long long private_pages, shared_pages;
 };
 
-/* `rss`: the resident pages stat gave just now. While they stay the same the last split is
- * kept: an idle process (most of PostgreSQL's) is then one read per report, not two. */
-static int read_resident(struct server_process *p, unsigned long long rss, struct resident *r)
+/* The next decimal number of `*p`, blanks before it skipped; false if there is none. */
+static bool next_number(const char **p, unsigned long long *out)
+{
+	const char *q = *p;
+	while (*q == ' ' || *q == '\n')
+		q++;
+	if (*q < '0' || *q > '9')
+		return false;
+	unsigned long long v = 0;
+	for (; *q >= '0' && *q <= '9'; q++)
+		v = v * 10 + (unsigned long long)(*q - '0');
+	*out = v;
+	*p = q;
+	return true;
+}
+
+static int read_resident(struct server_process *p, struct resident *r)
 {
 	char path[64], text[256];
 	unsigned long long size, resident, shared;
-	if (rss == 0 || rss != p->split_rss) {
-		snprintf(path, sizeof path, "/proc/%d/statm", (int)p->pid);
-		if (read_kept_file(&p->statm_fd, path, text, sizeof text) != 0
-		    || sscanf(text, "%llu %llu %llu", &size, &resident, &shared) != 3)
-			return -1;
-		p->split_rss = resident == rss ? rss : 0;
-		p->shared_pages = shared;
-		p->private_pages = resident > shared ? resident - shared : 0;
-	}
-	r->shared_pages = p->shared_pages;
-	r->private_pages = p->private_pages;
+	const char *q = text;
+	snprintf(path, sizeof path, "/proc/%d/statm", (int)p->pid);
+	if (read_kept_file(&p->statm_fd, path, text, sizeof text) != 0 || !next_number(&q, &size)
+	    || !next_number(&q, &resident) || !next_number(&q, &shared))
+		return -1;
+	r->shared_pages = shared;
+	r->private_pages = resident > shared ? resident - shared : 0;
 	return 0;
+}
+
+/* A process's CPU time from its CPU clock, which any process may read: the run time of all its
+ * threads, live and exited, in nanoseconds. /proc/PID/stat's utime + stime is the same sum
+ * rounded to clock ticks, at several times the cost (the kernel prints fifty fields and walks
+ * every thread; mariadbd has dozens). The clock leaves out the children the process waited
+ * for (stat's cutime and cstime): the top of a forking server, PostgreSQL's postmaster, which
+ * reaps its backends, is read from stat. The clock id is the kernel's ABI
+ * (MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)); clock_getcpuclockid would add a syscall to
+ * check it. */
+static bool read_cpu_clock(pid_t pid, double *seconds)
+{
+	struct timespec ts;
+	clockid_t clock = (clockid_t)((~(unsigned)pid << 3) | 2u);
+	if (clock_gettime(clock, &ts) != 0)
+		return false;
+	*seconds = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return true;
 }
 
 /* Private pages add up over the processes; shared ones (files, PostgreSQL's shared buffers)
@@ -190,7 +234,7 @@ static void add_resident(struct resident *sum, const struct resident *r)
 #define MAX_SERVER_CHILDREN 4096
 #define MAX_KEPT_CHILDREN COST_KEPT_CHILDREN
 
-/* The cached files of `pid` among the previous report's children, moved out of `kept` (a
+/* The kept files of `pid` among the previous report's children, moved out of `kept` (a
  * child keeps its place in the kernel's list, so the search starts after the last found). */
 static struct server_process take_kept(struct server_process *kept, size_t nkept, size_t *hint,
 				       pid_t pid)
@@ -209,22 +253,39 @@ static struct server_process take_kept(struct server_process *kept, size_t nkept
 	return none;
 }
 
-/* CPU of the server and every process it started: its own time, what its
- * exited children left it (cutime/cstime), and its live children's time. */
+/* A server that starts no process (mariadbd, mysqld: threads): its CPU clock and statm. */
+static void read_lone_server(struct cost_probe *probe, struct cost_totals *t)
+{
+	struct resident r;
+	if (!read_cpu_clock(probe->server.pid, &t->server_cpu_s))
+		return;
+	t->has_server_cpu = true;
+	if ((t->has_server_rss = read_resident(&probe->server, &r) == 0))
+		t->server_rss_bytes = (uint64_t)(r.private_pages + r.shared_pages)
+				      * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* CPU of the server and every process it started: its own time, what its exited children
+ * left it (cutime/cstime), and its live children's time (their CPU clocks). */
 static void read_server(struct cost_probe *probe, struct cost_totals *t)
 {
 	static pid_t children[MAX_SERVER_CHILDREN];
 	static struct server_process now_kept[MAX_KEPT_CHILDREN];
 	struct proc_stat st;
-	if (probe->server.pid <= 0 || read_kept_stat(&probe->server, &st) != 0)
+	if (probe->server.pid <= 0)
 		return;
-	unsigned long long ticks = st.utime + st.stime + st.cutime + st.cstime;
+	if (!probe->server_forks) {
+		read_lone_server(probe, t);
+		return;
+	}
+	if (read_kept_stat(&probe->server, &st) != 0)
+		return;
+	double ticks = (double)(st.utime + st.stime + st.cutime + st.cstime);
+	double children_cpu_s = 0, one_cpu_s;
 	struct resident sum = {0}, one;
-	size_t n = probe->server_forks ? list_children(probe, children, MAX_SERVER_CHILDREN) : 0;
+	size_t n = list_children(probe, children, MAX_SERVER_CHILDREN);
 	size_t nnow = 0, hint = 0;
-	/* A server alone (MariaDB) has its resident pages in its stat: statm is read only to
-	 * count shared pages once over several processes. */
-	bool has_memory = n == 0 || read_resident(&probe->server, st.rss, &one) == 0;
+	bool has_memory = n == 0 || read_resident(&probe->server, &one) == 0;
 	if (n == 0)
 		sum.private_pages = st.rss;
 	else if (has_memory)
@@ -232,14 +293,14 @@ static void read_server(struct cost_probe *probe, struct cost_totals *t)
 	for (size_t i = 0; i < n; i++) {
 		struct server_process child =
 			take_kept(probe->kept, probe->nkept, &hint, children[i]);
-		struct proc_stat child_stat;
-		if (read_kept_stat(&child, &child_stat) == 0) {
-			ticks += child_stat.utime + child_stat.stime + child_stat.cutime
-				 + child_stat.cstime;
-			if (has_memory && read_resident(&child, child_stat.rss, &one) == 0)
+		/* A child that exits between the list and its clock is in neither sum this
+		 * time; the server's cutime has it at the next report. */
+		if (read_cpu_clock(child.pid, &one_cpu_s)) {
+			children_cpu_s += one_cpu_s;
+			if (has_memory && read_resident(&child, &one) == 0)
 				add_resident(&sum, &one);
 		}
-		if (nnow < MAX_KEPT_CHILDREN && child.stat_fd >= 0)
+		if (nnow < MAX_KEPT_CHILDREN && child.statm_fd >= 0)
 			now_kept[nnow++] = child;
 		else
 			forget_process(&child);
@@ -250,7 +311,7 @@ static void read_server(struct cost_probe *probe, struct cost_totals *t)
 	memcpy(probe->kept, now_kept, nnow * sizeof *now_kept);
 	probe->nkept = nnow;
 	t->has_server_cpu = true;
-	t->server_cpu_s = (double)ticks / (double)sysconf(_SC_CLK_TCK);
+	t->server_cpu_s = ticks / (double)sysconf(_SC_CLK_TCK) + children_cpu_s;
 	t->has_server_rss = has_memory;
 	t->server_rss_bytes = (uint64_t)(sum.private_pages + sum.shared_pages)
 			      * (uint64_t)sysconf(_SC_PAGESIZE);

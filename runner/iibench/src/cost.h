@@ -43,8 +43,6 @@ struct cost_totals {
 struct server_process {
 	pid_t pid;
 	int stat_fd, statm_fd;
-	/* statm's split of the resident pages, read when stat's total was `split_rss` (0: never) */
-	unsigned long long split_rss, private_pages, shared_pages;
 };
 
 struct cost_probe {
