@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +51,25 @@ static int read_kept_file(int *fd, const char *path, char *out, size_t outlen)
 		*fd = -1;
 	}
 	return -1;
+}
+
+/* The same for a file whose path holds numbers (a pid, a device): the path is printed only
+ * when the file has to be opened, not at every report. */
+static int read_kept_numbered(int *fd, const char *format, unsigned a, unsigned b, char *out,
+			      size_t outlen)
+{
+	char path[96];
+	if (*fd >= 0) {
+		ssize_t n = pread(*fd, out, outlen - 1, 0);
+		if (n >= 0) {
+			out[n] = '\0';
+			return 0;
+		}
+		close(*fd);
+		*fd = -1;
+	}
+	snprintf(path, sizeof path, format, a, b);
+	return read_kept_file(fd, path, out, outlen);
 }
 
 static void close_kept_file(int *fd)
@@ -121,9 +139,9 @@ static int read_proc_stat(pid_t pid, struct proc_stat *st)
 /* One server process's stat and statm, kept open between reports. */
 static int read_kept_stat(struct server_process *p, struct proc_stat *st)
 {
-	char path[64], text[1024];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)p->pid);
-	if (read_kept_file(&p->stat_fd, path, text, sizeof text) != 0)
+	char text[1024];
+	if (read_kept_numbered(&p->stat_fd, "/proc/%u/stat", (unsigned)p->pid, 0, text,
+			       sizeof text) != 0)
 		return -1;
 	return parse_proc_stat(text, st);
 }
@@ -139,10 +157,9 @@ static size_t list_children(struct cost_probe *probe, pid_t *out, size_t max)
 {
 	static char text[65536];
 	pid_t pid = probe->server.pid;
-	char path[64];
 	size_t count = 0;
-	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
-	if (read_kept_file(&probe->children_fd, path, text, sizeof text) == 0) {
+	if (read_kept_numbered(&probe->children_fd, "/proc/%u/task/%u/children", (unsigned)pid,
+			       (unsigned)pid, text, sizeof text) == 0) {
 		for (char *p = text; *p && count < max;) {
 			char *end;
 			long child = strtol(p, &end, 10);
@@ -192,11 +209,12 @@ static bool next_number(const char **p, unsigned long long *out)
 
 static int read_resident(struct server_process *p, struct resident *r)
 {
-	char path[64], text[256];
+	char text[256];
 	unsigned long long size, resident, shared;
 	const char *q = text;
-	snprintf(path, sizeof path, "/proc/%d/statm", (int)p->pid);
-	if (read_kept_file(&p->statm_fd, path, text, sizeof text) != 0 || !next_number(&q, &size)
+	if (read_kept_numbered(&p->statm_fd, "/proc/%u/statm", (unsigned)p->pid, 0, text,
+			       sizeof text) != 0
+	    || !next_number(&q, &size)
 	    || !next_number(&q, &resident) || !next_number(&q, &shared))
 		return -1;
 	r->shared_pages = shared;
@@ -340,8 +358,9 @@ static void read_cgroup_cpu(struct cost_probe *probe, struct cost_totals *t)
 {
 	char text[512];
 	unsigned long long usec;
+	const char *p = text + strlen("usage_usec");
 	if (read_kept_file(&probe->cgroup_fd, probe->cgroup_stat, text, sizeof text) != 0
-	    || sscanf(text, "usage_usec %llu", &usec) != 1)
+	    || strncmp(text, "usage_usec ", strlen("usage_usec ")) != 0 || !next_number(&p, &usec))
 		return;
 	t->has_machine_cpu = true;
 	t->machine_cpu_s = (double)usec * 1e-6;
@@ -395,19 +414,21 @@ static void find_machine_cpu(struct cost_probe *probe)
  * all of them); sectors are 512 bytes whatever the device's own size. */
 static void read_disk(struct cost_probe *probe, struct cost_totals *t)
 {
-	char path[64], text[512];
-	unsigned long long reads, sectors_read, writes, sectors_written;
-	snprintf(path, sizeof path, "/sys/dev/block/%u:%u/stat", probe->device_major,
-		 probe->device_minor);
-	if (read_kept_file(&probe->disk_fd, path, text, sizeof text) != 0
-	    || sscanf(text, " %llu %*u %llu %*u %llu %*u %llu", &reads, &sectors_read, &writes,
-		      &sectors_written) != 4)
+	char text[512];
+	/* reads, reads merged, sectors read, ms reading, writes, writes merged, sectors written */
+	unsigned long long field[7];
+	const char *p = text;
+	if (read_kept_numbered(&probe->disk_fd, "/sys/dev/block/%u:%u/stat", probe->device_major,
+			       probe->device_minor, text, sizeof text) != 0)
 		return;
+	for (int i = 0; i < 7; i++)
+		if (!next_number(&p, &field[i]))
+			return;
 	t->has_disk = true;
-	t->read_ops = reads;
-	t->write_ops = writes;
-	t->read_bytes = sectors_read * 512;
-	t->write_bytes = sectors_written * 512;
+	t->read_ops = field[0];
+	t->write_ops = field[4];
+	t->read_bytes = field[2] * 512;
+	t->write_bytes = field[6] * 512;
 }
 
 void cost_record_statement(struct cost_probe *probe, double seconds)
@@ -741,69 +762,107 @@ void cost_report_overhead(const struct cost_probe *probe)
 		       client > 0 ? spent / client : 0.0);
 }
 
-static void append(char *out, size_t outlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void append(char *out, size_t outlen, const char *fmt, ...)
+/* The columns are written by hand, not with printf: a dozen vsnprintf calls with "%.3f" cost
+ * as much as one of the /proc reads. */
+struct columns {
+	char *p, *end;  /* end: the last byte, kept for the '\0' */
+};
+
+static void put_text(struct columns *c, const char *text)
 {
-	size_t n = strlen(out);
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(out + n, outlen - n, fmt, ap);
-	va_end(ap);
+	while (*text && c->p < c->end)
+		*c->p++ = *text++;
+	*c->p = '\0';
 }
 
-static void append_delta(char *out, size_t outlen, bool has, uint64_t now, uint64_t before)
+static void put_digits(struct columns *c, uint64_t v, int min_digits)
+{
+	char digits[24];
+	int n = 0;
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v || n < min_digits);
+	while (n && c->p < c->end)
+		*c->p++ = digits[--n];
+	*c->p = '\0';
+}
+
+static void put_u64(struct columns *c, uint64_t v)
+{
+	put_text(c, "\t");
+	put_digits(c, v, 1);
+}
+
+/* Thousandths, rounded half up: "%.3f" of a value >= 0 but for exact ties. */
+static void put_thousandths(struct columns *c, uint64_t thousandths)
+{
+	put_text(c, "\t");
+	put_digits(c, thousandths / 1000, 1);
+	put_text(c, ".");
+	put_digits(c, thousandths % 1000, 3);
+}
+
+static void put_seconds(struct columns *c, double seconds)
+{
+	put_thousandths(c, seconds > 0 ? (uint64_t)(seconds * 1000.0 + 0.5) : 0);
+}
+
+static void put_ms(struct columns *c, uint64_t ns)
+{
+	put_thousandths(c, (ns + 500) / 1000);
+}
+
+static void put_delta(struct columns *c, bool has, uint64_t now, uint64_t before)
 {
 	if (has)
-		append(out, outlen, "\t%llu", (unsigned long long)(now > before ? now - before : 0));
+		put_u64(c, now > before ? now - before : 0);
 	else
-		append(out, outlen, "\t-");
+		put_text(c, "\t-");
 }
 
 void cost_format_columns(struct cost_probe *probe, char *out, size_t outlen)
 {
+	struct columns c = {out, out + outlen - 1};
 	out[0] = '\0';
 	if (!probe->enabled) {
 		for (int i = 0; i < COST_COLUMN_COUNT; i++)
-			append(out, outlen, "\t-");
+			put_text(&c, "\t-");
 		return;
 	}
 	double started = thread_cpu_now();
 	struct latency_summary lat = latency_take(&probe->latency);
-	if (lat.statements)
-		append(out, outlen, "\t%.3f\t%.3f\t%.3f", (double)lat.p50_ns * 1e-6,
-		       (double)lat.p99_ns * 1e-6, (double)lat.max_ns * 1e-6);
-	else
-		append(out, outlen, "\t-\t-\t-");
+	if (lat.statements) {
+		put_ms(&c, lat.p50_ns);
+		put_ms(&c, lat.p99_ns);
+		put_ms(&c, lat.max_ns);
+	} else {
+		put_text(&c, "\t-\t-\t-");
+	}
 	struct cost_totals now, *was = &probe->last;
 	read_totals(probe, &now);
-	double client = now.client_cpu_s - was->client_cpu_s;
-	append(out, outlen, "\t%.3f", client > 0 ? client : 0.0);
-	if (now.has_server_cpu && was->has_server_cpu) {
-		double server = now.server_cpu_s - was->server_cpu_s;
-		append(out, outlen, "\t%.3f", server > 0 ? server : 0.0);
-	} else {
-		append(out, outlen, "\t-");
-	}
+	put_seconds(&c, now.client_cpu_s - was->client_cpu_s);
+	if (now.has_server_cpu && was->has_server_cpu)
+		put_seconds(&c, now.server_cpu_s - was->server_cpu_s);
+	else
+		put_text(&c, "\t-");
 	if (now.has_server_rss)
-		append(out, outlen, "\t%llu", (unsigned long long)now.server_rss_bytes);
+		put_u64(&c, now.server_rss_bytes);
 	else
-		append(out, outlen, "\t-");
+		put_text(&c, "\t-");
 	bool disk = now.has_disk && was->has_disk;
-	append_delta(out, outlen, disk, now.read_bytes, was->read_bytes);
-	append_delta(out, outlen, disk, now.write_bytes, was->write_bytes);
-	append_delta(out, outlen, disk, now.read_ops, was->read_ops);
-	append_delta(out, outlen, disk, now.write_ops, was->write_ops);
+	put_delta(&c, disk, now.read_bytes, was->read_bytes);
+	put_delta(&c, disk, now.write_bytes, was->write_bytes);
+	put_delta(&c, disk, now.read_ops, was->read_ops);
+	put_delta(&c, disk, now.write_ops, was->write_ops);
 	if (now.has_size)
-		append(out, outlen, "\t%llu", (unsigned long long)now.db_size_bytes);
+		put_u64(&c, now.db_size_bytes);
 	else
-		append(out, outlen, "\t-");
-	if (now.has_machine_cpu && was->has_machine_cpu) {
-		double machine = now.machine_cpu_s - was->machine_cpu_s;
-		append(out, outlen, "\t%.3f", machine > 0 ? machine : 0.0);
-	} else {
-		append(out, outlen, "\t-");
-	}
+		put_text(&c, "\t-");
+	if (now.has_machine_cpu && was->has_machine_cpu)
+		put_seconds(&c, now.machine_cpu_s - was->machine_cpu_s);
+	else
+		put_text(&c, "\t-");
 	/* A quantity missing now makes the next interval's difference "-" too:
 	 * it would otherwise span two intervals. */
 	*was = now;
