@@ -539,6 +539,136 @@ static void find_size_file(struct cost_probe *probe)
 	probe->size_fd = fd;
 }
 
+/* -- PostgreSQL's size from its files ----------------------------------------------- */
+
+/* pg_total_relation_size adds up the sizes of the files of the table, its indexes, its TOAST
+ * table and that table's index: for each, every fork (main, _fsm, _vm, _init) and each fork's
+ * 1 GB segments (.1, .2, ...), found by trying names until one is missing. The benchmark does
+ * the same with the files kept open, and looks for files again only when the database's
+ * directory changed (a file created or removed changes its mtime), which saves the query's
+ * round trip at every report. */
+static const char *const pg_forks[] = {"", "_fsm", "_vm", "_init"};
+
+static void close_pg_files(struct cost_probe *probe)
+{
+	for (size_t i = 0; i < probe->npg_files; i++)
+		close_kept_file(&probe->pg_files[i]);
+	probe->npg_files = 0;
+}
+
+/* Opens every file of the relations; false if one has no main fork or they are too many. */
+static bool open_pg_files(struct cost_probe *probe)
+{
+	char path[8192];
+	close_pg_files(probe);
+	for (const char *rel = probe->pg_relations; *rel;) {
+		size_t len = strcspn(rel, " ");
+		for (size_t f = 0; f < sizeof pg_forks / sizeof *pg_forks; f++)
+			for (unsigned segment = 0;; segment++) {
+				if (segment)
+					snprintf(path, sizeof path, "%s/%.*s%s.%u", probe->data_dir,
+						 (int)len, rel, pg_forks[f], segment);
+				else
+					snprintf(path, sizeof path, "%s/%.*s%s", probe->data_dir,
+						 (int)len, rel, pg_forks[f]);
+				int fd = open(path, O_RDONLY | O_CLOEXEC);
+				if (fd < 0) {
+					if (f == 0 && segment == 0)
+						return false;
+					break;
+				}
+				if (probe->npg_files == COST_PG_FILES) {
+					close(fd);
+					return false;
+				}
+				probe->pg_files[probe->npg_files++] = fd;
+			}
+		rel += len;
+		rel += strspn(rel, " ");
+	}
+	return true;
+}
+
+static bool same_time(struct timespec a, struct timespec b)
+{
+	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+/* The sum of the files' sizes; false when they can no longer stand for the relations (a file
+ * removed: TRUNCATE, VACUUM FULL or REINDEX gave a relation new files). */
+static bool pg_files_size(struct cost_probe *probe, uint64_t *size)
+{
+	struct stat st;
+	struct timespec now;
+	if (fstat(probe->pg_dir_fd, &st) != 0)
+		return false;
+	/* The directory's mtime comes from the kernel's coarse clock, cut to the file system's
+	 * resolution: a file created in the same tick as the last change leaves it as it was.
+	 * A look at the files is trusted once it started a tick after that change (the tick
+	 * taken as 20 ms, or 2 s where the file system keeps whole seconds); until then the
+	 * files are looked for again at every report. */
+	if (!same_time(st.st_mtim, probe->pg_dir_mtime) || !probe->pg_dir_settled) {
+		clock_gettime(CLOCK_REALTIME_COARSE, &now);
+		if (!open_pg_files(probe))
+			return false;
+		double tick = st.st_mtim.tv_nsec ? 0.02 : 2.0;
+		probe->pg_dir_settled = (double)(now.tv_sec - st.st_mtim.tv_sec)
+						+ (double)(now.tv_nsec - st.st_mtim.tv_nsec) * 1e-9
+					> tick;
+		probe->pg_dir_mtime = st.st_mtim;
+	}
+	uint64_t sum = 0;
+	for (size_t i = 0; i < probe->npg_files; i++) {
+		if (fstat(probe->pg_files[i], &st) != 0 || st.st_nlink == 0)
+			return false;
+		sum += (uint64_t)st.st_size;
+	}
+	*size = sum;
+	return true;
+}
+
+/* Used when the data directory can be read (the server's user, or root) and the files add up
+ * to the server's answer at the start. */
+static void find_pg_files(struct cost_probe *probe)
+{
+	char dir[8192];
+	uint64_t server_size, files_size;
+	if (!probe->data_dir[0]
+	    || !select_text(probe,
+			    "SELECT string_agg(pg_relation_filepath(oid), ' ') FROM pg_class WHERE oid "
+			    "IN (SELECT '" PURCHASES_TABLE "'::regclass UNION ALL SELECT reltoastrelid "
+			    "FROM pg_class WHERE oid = '" PURCHASES_TABLE "'::regclass UNION ALL "
+			    "SELECT indexrelid FROM pg_index WHERE indrelid IN ('" PURCHASES_TABLE
+			    "'::regclass, (SELECT reltoastrelid FROM pg_class WHERE oid = '"
+			    PURCHASES_TABLE "'::regclass)))",
+			    probe->pg_relations, sizeof probe->pg_relations))
+		return;
+	/* Relations in another tablespace are under pg_tblspc/: their directory is not the
+	 * first one's, whose changes are watched. */
+	const char *first = probe->pg_relations;
+	size_t len = strcspn(first, " ");
+	const char *slash = memrchr(first, '/', len);
+	if (!slash || strstr(probe->pg_relations, "pg_tblspc/"))
+		return;
+	for (const char *rel = first; *rel;) {
+		size_t n = strcspn(rel, " ");
+		if (n <= (size_t)(slash - first) || strncmp(rel, first, (size_t)(slash - first) + 1) != 0)
+			return;
+		rel += n;
+		rel += strspn(rel, " ");
+	}
+	snprintf(dir, sizeof dir, "%s/%.*s", probe->data_dir, (int)(slash - first), first);
+	if ((probe->pg_dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return;
+	if (pg_files_size(probe, &files_size) && select_u64(probe, pg_size_queries[0], &server_size)
+	    && files_size == server_size) {
+		probe->pg_use_files = true;
+		return;
+	}
+	close_pg_files(probe);
+	close_kept_file(&probe->pg_dir_fd);
+}
+
 static void read_size(struct cost_probe *probe, struct cost_totals *t)
 {
 	struct stat st;
@@ -551,6 +681,13 @@ static void read_size(struct cost_probe *probe, struct cost_totals *t)
 		t->has_size = true;
 		t->db_size_bytes = (uint64_t)st.st_size;
 		return;
+	}
+	if (probe->pg_use_files) {
+		if ((t->has_size = pg_files_size(probe, &t->db_size_bytes)))
+			return;
+		probe->pg_use_files = false;
+		close_pg_files(probe);
+		close_kept_file(&probe->pg_dir_fd);
 	}
 	const char *const *queries = probe->backend->kind == DB_MYSQL	     ? mysql_size_queries
 				     : probe->backend->kind == DB_POSTGRESQL ? pg_size_queries
@@ -667,7 +804,7 @@ void cost_probe_init(struct cost_probe *probe, bool enabled, const struct backen
 	probe->control = control;
 	probe->server.stat_fd = probe->server.statm_fd = -1;
 	probe->children_fd = probe->machine_fd = probe->cgroup_fd = -1;
-	probe->disk_fd = probe->size_fd = -1;
+	probe->disk_fd = probe->size_fd = probe->pg_dir_fd = -1;
 	if (!enabled) {
 		cost_report_probe(probe);
 		return;
@@ -702,6 +839,8 @@ void cost_probe_close(struct cost_probe *probe)
 	close_kept_file(&probe->cgroup_fd);
 	close_kept_file(&probe->disk_fd);
 	close_kept_file(&probe->size_fd);
+	close_pg_files(probe);
+	close_kept_file(&probe->pg_dir_fd);
 }
 
 void cost_report_probe(const struct cost_probe *probe)
@@ -742,6 +881,8 @@ void cost_probe_start(struct cost_probe *probe)
 	if (!probe->enabled)
 		return;
 	find_size_file(probe);
+	if (probe->backend->kind == DB_POSTGRESQL)
+		find_pg_files(probe);
 	probe->statement_cpu_s = calibrate_statement_cost(probe);
 	latency_take(&probe->latency);
 	atomic_store(&probe->statements, 0);
