@@ -4,7 +4,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +53,25 @@ static int read_kept_file(int *fd, const char *path, char *out, size_t outlen)
 	return -1;
 }
 
+/* The same for a file whose path holds numbers (a pid, a device): the path is printed only
+ * when the file has to be opened, not at every report. */
+static int read_kept_numbered(int *fd, const char *format, unsigned a, unsigned b, char *out,
+			      size_t outlen)
+{
+	char path[96];
+	if (*fd >= 0) {
+		ssize_t n = pread(*fd, out, outlen - 1, 0);
+		if (n >= 0) {
+			out[n] = '\0';
+			return 0;
+		}
+		close(*fd);
+		*fd = -1;
+	}
+	snprintf(path, sizeof path, format, a, b);
+	return read_kept_file(fd, path, out, outlen);
+}
+
 static void close_kept_file(int *fd)
 {
 	if (*fd >= 0)
@@ -68,10 +86,15 @@ struct proc_stat {
 	char comm[64];
 };
 
-/* /proc/PID/stat: the command sits in parentheses and may hold blanks, so
- * the fields are counted from the last ')'. */
+/* /proc/PID/stat: the command sits in parentheses and may hold blanks, so the fields are
+ * counted from the last ')'. Parsed by hand: sscanf's reading of its format cost as much as
+ * the kernel's printing of the file. */
 static int parse_proc_stat(char *text, struct proc_stat *st)
 {
+	/* Fields after the command, from 0: state ppid pgrp session tty_nr tpgid flags minflt
+	 * cminflt majflt cmajflt utime stime cutime cstime priority nice num_threads
+	 * itrealvalue starttime vsize rss. */
+	enum { PPID = 1, UTIME = 11, STIME, CUTIME, CSTIME, RSS = 21 };
 	char *open = strchr(text, '('), *close = strrchr(text, ')');
 	if (!open || !close || close < open)
 		return -1;
@@ -80,16 +103,27 @@ static int parse_proc_stat(char *text, struct proc_stat *st)
 		n = sizeof st->comm - 1;
 	memcpy(st->comm, open + 1, n);
 	st->comm[n] = '\0';
-	int ppid;
-	/* state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt
-	 * cmajflt utime stime cutime cstime priority nice num_threads itrealvalue
-	 * starttime vsize rss */
-	if (sscanf(close + 2,
-		   "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu %*d %*d %*d "
-		   "%*d %*u %*u %llu",
-		   &ppid, &st->utime, &st->stime, &st->cutime, &st->cstime, &st->rss) != 6)
-		return -1;
-	st->ppid = (pid_t)ppid;
+	unsigned long long value[RSS + 1];
+	const char *p = close + 1;
+	for (int field = 0; field <= RSS; field++) {
+		while (*p == ' ')
+			p++;
+		if (!*p || *p == '\n')
+			return -1;
+		unsigned long long v = 0;
+		for (; *p >= '0' && *p <= '9'; p++)
+			v = v * 10 + (unsigned long long)(*p - '0');
+		/* The state is a letter, tpgid and nice may be negative: never used. */
+		while (*p && *p != ' ' && *p != '\n')
+			p++;
+		value[field] = v;
+	}
+	st->ppid = (pid_t)value[PPID];
+	st->utime = value[UTIME];
+	st->stime = value[STIME];
+	st->cutime = value[CUTIME];
+	st->cstime = value[CSTIME];
+	st->rss = value[RSS];
 	return 0;
 }
 
@@ -105,9 +139,9 @@ static int read_proc_stat(pid_t pid, struct proc_stat *st)
 /* One server process's stat and statm, kept open between reports. */
 static int read_kept_stat(struct server_process *p, struct proc_stat *st)
 {
-	char path[64], text[1024];
-	snprintf(path, sizeof path, "/proc/%d/stat", (int)p->pid);
-	if (read_kept_file(&p->stat_fd, path, text, sizeof text) != 0)
+	char text[1024];
+	if (read_kept_numbered(&p->stat_fd, "/proc/%u/stat", (unsigned)p->pid, 0, text,
+			       sizeof text) != 0)
 		return -1;
 	return parse_proc_stat(text, st);
 }
@@ -123,10 +157,9 @@ static size_t list_children(struct cost_probe *probe, pid_t *out, size_t max)
 {
 	static char text[65536];
 	pid_t pid = probe->server.pid;
-	char path[64];
 	size_t count = 0;
-	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
-	if (read_kept_file(&probe->children_fd, path, text, sizeof text) == 0) {
+	if (read_kept_numbered(&probe->children_fd, "/proc/%u/task/%u/children", (unsigned)pid,
+			       (unsigned)pid, text, sizeof text) == 0) {
 		for (char *p = text; *p && count < max;) {
 			char *end;
 			long child = strtol(p, &end, 10);
@@ -158,24 +191,53 @@ struct resident {
 	unsigned long long private_pages, shared_pages;
 };
 
-/* `rss`: the resident pages stat gave just now. While they stay the same the last split is
- * kept: an idle process (most of PostgreSQL's) is then one read per report, not two. */
-static int read_resident(struct server_process *p, unsigned long long rss, struct resident *r)
+/* The next decimal number of `*p`, blanks before it skipped; false if there is none. */
+static bool next_number(const char **p, unsigned long long *out)
 {
-	char path[64], text[256];
+	const char *q = *p;
+	while (*q == ' ' || *q == '\n')
+		q++;
+	if (*q < '0' || *q > '9')
+		return false;
+	unsigned long long v = 0;
+	for (; *q >= '0' && *q <= '9'; q++)
+		v = v * 10 + (unsigned long long)(*q - '0');
+	*out = v;
+	*p = q;
+	return true;
+}
+
+static int read_resident(struct server_process *p, struct resident *r)
+{
+	char text[256];
 	unsigned long long size, resident, shared;
-	if (rss == 0 || rss != p->split_rss) {
-		snprintf(path, sizeof path, "/proc/%d/statm", (int)p->pid);
-		if (read_kept_file(&p->statm_fd, path, text, sizeof text) != 0
-		    || sscanf(text, "%llu %llu %llu", &size, &resident, &shared) != 3)
-			return -1;
-		p->split_rss = resident == rss ? rss : 0;
-		p->shared_pages = shared;
-		p->private_pages = resident > shared ? resident - shared : 0;
-	}
-	r->shared_pages = p->shared_pages;
-	r->private_pages = p->private_pages;
+	const char *q = text;
+	if (read_kept_numbered(&p->statm_fd, "/proc/%u/statm", (unsigned)p->pid, 0, text,
+			       sizeof text) != 0
+	    || !next_number(&q, &size)
+	    || !next_number(&q, &resident) || !next_number(&q, &shared))
+		return -1;
+	r->shared_pages = shared;
+	r->private_pages = resident > shared ? resident - shared : 0;
 	return 0;
+}
+
+/* A process's CPU time from its CPU clock, which any process may read: the run time of all its
+ * threads, live and exited, in nanoseconds. /proc/PID/stat's utime + stime is the same sum
+ * rounded to clock ticks, at several times the cost (the kernel prints fifty fields and walks
+ * every thread; mariadbd has dozens). The clock leaves out the children the process waited
+ * for (stat's cutime and cstime): the top of a forking server, PostgreSQL's postmaster, which
+ * reaps its backends, is read from stat. The clock id is the kernel's ABI
+ * (MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)); clock_getcpuclockid would add a syscall to
+ * check it. */
+static bool read_cpu_clock(pid_t pid, double *seconds)
+{
+	struct timespec ts;
+	clockid_t clock = (clockid_t)((~(unsigned)pid << 3) | 2u);
+	if (clock_gettime(clock, &ts) != 0)
+		return false;
+	*seconds = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return true;
 }
 
 /* Private pages add up over the processes; shared ones (files, PostgreSQL's shared buffers)
@@ -190,7 +252,7 @@ static void add_resident(struct resident *sum, const struct resident *r)
 #define MAX_SERVER_CHILDREN 4096
 #define MAX_KEPT_CHILDREN COST_KEPT_CHILDREN
 
-/* The cached files of `pid` among the previous report's children, moved out of `kept` (a
+/* The kept files of `pid` among the previous report's children, moved out of `kept` (a
  * child keeps its place in the kernel's list, so the search starts after the last found). */
 static struct server_process take_kept(struct server_process *kept, size_t nkept, size_t *hint,
 				       pid_t pid)
@@ -209,22 +271,39 @@ static struct server_process take_kept(struct server_process *kept, size_t nkept
 	return none;
 }
 
-/* CPU of the server and every process it started: its own time, what its
- * exited children left it (cutime/cstime), and its live children's time. */
+/* A server that starts no process (mariadbd, mysqld: threads): its CPU clock and statm. */
+static void read_lone_server(struct cost_probe *probe, struct cost_totals *t)
+{
+	struct resident r;
+	if (!read_cpu_clock(probe->server.pid, &t->server_cpu_s))
+		return;
+	t->has_server_cpu = true;
+	if ((t->has_server_rss = read_resident(&probe->server, &r) == 0))
+		t->server_rss_bytes = (uint64_t)(r.private_pages + r.shared_pages)
+				      * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* CPU of the server and every process it started: its own time, what its exited children
+ * left it (cutime/cstime), and its live children's time (their CPU clocks). */
 static void read_server(struct cost_probe *probe, struct cost_totals *t)
 {
 	static pid_t children[MAX_SERVER_CHILDREN];
 	static struct server_process now_kept[MAX_KEPT_CHILDREN];
 	struct proc_stat st;
-	if (probe->server.pid <= 0 || read_kept_stat(&probe->server, &st) != 0)
+	if (probe->server.pid <= 0)
 		return;
-	unsigned long long ticks = st.utime + st.stime + st.cutime + st.cstime;
+	if (!probe->server_forks) {
+		read_lone_server(probe, t);
+		return;
+	}
+	if (read_kept_stat(&probe->server, &st) != 0)
+		return;
+	double ticks = (double)(st.utime + st.stime + st.cutime + st.cstime);
+	double children_cpu_s = 0, one_cpu_s;
 	struct resident sum = {0}, one;
-	size_t n = probe->server_forks ? list_children(probe, children, MAX_SERVER_CHILDREN) : 0;
+	size_t n = list_children(probe, children, MAX_SERVER_CHILDREN);
 	size_t nnow = 0, hint = 0;
-	/* A server alone (MariaDB) has its resident pages in its stat: statm is read only to
-	 * count shared pages once over several processes. */
-	bool has_memory = n == 0 || read_resident(&probe->server, st.rss, &one) == 0;
+	bool has_memory = n == 0 || read_resident(&probe->server, &one) == 0;
 	if (n == 0)
 		sum.private_pages = st.rss;
 	else if (has_memory)
@@ -232,14 +311,14 @@ static void read_server(struct cost_probe *probe, struct cost_totals *t)
 	for (size_t i = 0; i < n; i++) {
 		struct server_process child =
 			take_kept(probe->kept, probe->nkept, &hint, children[i]);
-		struct proc_stat child_stat;
-		if (read_kept_stat(&child, &child_stat) == 0) {
-			ticks += child_stat.utime + child_stat.stime + child_stat.cutime
-				 + child_stat.cstime;
-			if (has_memory && read_resident(&child, child_stat.rss, &one) == 0)
+		/* A child that exits between the list and its clock is in neither sum this
+		 * time; the server's cutime has it at the next report. */
+		if (read_cpu_clock(child.pid, &one_cpu_s)) {
+			children_cpu_s += one_cpu_s;
+			if (has_memory && read_resident(&child, &one) == 0)
 				add_resident(&sum, &one);
 		}
-		if (nnow < MAX_KEPT_CHILDREN && child.stat_fd >= 0)
+		if (nnow < MAX_KEPT_CHILDREN && child.statm_fd >= 0)
 			now_kept[nnow++] = child;
 		else
 			forget_process(&child);
@@ -250,7 +329,7 @@ static void read_server(struct cost_probe *probe, struct cost_totals *t)
 	memcpy(probe->kept, now_kept, nnow * sizeof *now_kept);
 	probe->nkept = nnow;
 	t->has_server_cpu = true;
-	t->server_cpu_s = (double)ticks / (double)sysconf(_SC_CLK_TCK);
+	t->server_cpu_s = ticks / (double)sysconf(_SC_CLK_TCK) + children_cpu_s;
 	t->has_server_rss = has_memory;
 	t->server_rss_bytes = (uint64_t)(sum.private_pages + sum.shared_pages)
 			      * (uint64_t)sysconf(_SC_PAGESIZE);
@@ -279,8 +358,9 @@ static void read_cgroup_cpu(struct cost_probe *probe, struct cost_totals *t)
 {
 	char text[512];
 	unsigned long long usec;
+	const char *p = text + strlen("usage_usec");
 	if (read_kept_file(&probe->cgroup_fd, probe->cgroup_stat, text, sizeof text) != 0
-	    || sscanf(text, "usage_usec %llu", &usec) != 1)
+	    || strncmp(text, "usage_usec ", strlen("usage_usec ")) != 0 || !next_number(&p, &usec))
 		return;
 	t->has_machine_cpu = true;
 	t->machine_cpu_s = (double)usec * 1e-6;
@@ -334,19 +414,21 @@ static void find_machine_cpu(struct cost_probe *probe)
  * all of them); sectors are 512 bytes whatever the device's own size. */
 static void read_disk(struct cost_probe *probe, struct cost_totals *t)
 {
-	char path[64], text[512];
-	unsigned long long reads, sectors_read, writes, sectors_written;
-	snprintf(path, sizeof path, "/sys/dev/block/%u:%u/stat", probe->device_major,
-		 probe->device_minor);
-	if (read_kept_file(&probe->disk_fd, path, text, sizeof text) != 0
-	    || sscanf(text, " %llu %*u %llu %*u %llu %*u %llu", &reads, &sectors_read, &writes,
-		      &sectors_written) != 4)
+	char text[512];
+	/* reads, reads merged, sectors read, ms reading, writes, writes merged, sectors written */
+	unsigned long long field[7];
+	const char *p = text;
+	if (read_kept_numbered(&probe->disk_fd, "/sys/dev/block/%u:%u/stat", probe->device_major,
+			       probe->device_minor, text, sizeof text) != 0)
 		return;
+	for (int i = 0; i < 7; i++)
+		if (!next_number(&p, &field[i]))
+			return;
 	t->has_disk = true;
-	t->read_ops = reads;
-	t->write_ops = writes;
-	t->read_bytes = sectors_read * 512;
-	t->write_bytes = sectors_written * 512;
+	t->read_ops = field[0];
+	t->write_ops = field[4];
+	t->read_bytes = field[2] * 512;
+	t->write_bytes = field[6] * 512;
 }
 
 void cost_record_statement(struct cost_probe *probe, double seconds)
@@ -457,6 +539,136 @@ static void find_size_file(struct cost_probe *probe)
 	probe->size_fd = fd;
 }
 
+/* -- PostgreSQL's size from its files ----------------------------------------------- */
+
+/* pg_total_relation_size adds up the sizes of the files of the table, its indexes, its TOAST
+ * table and that table's index: for each, every fork (main, _fsm, _vm, _init) and each fork's
+ * 1 GB segments (.1, .2, ...), found by trying names until one is missing. The benchmark does
+ * the same with the files kept open, and looks for files again only when the database's
+ * directory changed (a file created or removed changes its mtime), which saves the query's
+ * round trip at every report. */
+static const char *const pg_forks[] = {"", "_fsm", "_vm", "_init"};
+
+static void close_pg_files(struct cost_probe *probe)
+{
+	for (size_t i = 0; i < probe->npg_files; i++)
+		close_kept_file(&probe->pg_files[i]);
+	probe->npg_files = 0;
+}
+
+/* Opens every file of the relations; false if one has no main fork or they are too many. */
+static bool open_pg_files(struct cost_probe *probe)
+{
+	char path[8192];
+	close_pg_files(probe);
+	for (const char *rel = probe->pg_relations; *rel;) {
+		size_t len = strcspn(rel, " ");
+		for (size_t f = 0; f < sizeof pg_forks / sizeof *pg_forks; f++)
+			for (unsigned segment = 0;; segment++) {
+				if (segment)
+					snprintf(path, sizeof path, "%s/%.*s%s.%u", probe->data_dir,
+						 (int)len, rel, pg_forks[f], segment);
+				else
+					snprintf(path, sizeof path, "%s/%.*s%s", probe->data_dir,
+						 (int)len, rel, pg_forks[f]);
+				int fd = open(path, O_RDONLY | O_CLOEXEC);
+				if (fd < 0) {
+					if (f == 0 && segment == 0)
+						return false;
+					break;
+				}
+				if (probe->npg_files == COST_PG_FILES) {
+					close(fd);
+					return false;
+				}
+				probe->pg_files[probe->npg_files++] = fd;
+			}
+		rel += len;
+		rel += strspn(rel, " ");
+	}
+	return true;
+}
+
+static bool same_time(struct timespec a, struct timespec b)
+{
+	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+/* The sum of the files' sizes; false when they can no longer stand for the relations (a file
+ * removed: TRUNCATE, VACUUM FULL or REINDEX gave a relation new files). */
+static bool pg_files_size(struct cost_probe *probe, uint64_t *size)
+{
+	struct stat st;
+	struct timespec now;
+	if (fstat(probe->pg_dir_fd, &st) != 0)
+		return false;
+	/* The directory's mtime comes from the kernel's coarse clock, cut to the file system's
+	 * resolution: a file created in the same tick as the last change leaves it as it was.
+	 * A look at the files is trusted once it started a tick after that change (the tick
+	 * taken as 20 ms, or 2 s where the file system keeps whole seconds); until then the
+	 * files are looked for again at every report. */
+	if (!same_time(st.st_mtim, probe->pg_dir_mtime) || !probe->pg_dir_settled) {
+		clock_gettime(CLOCK_REALTIME_COARSE, &now);
+		if (!open_pg_files(probe))
+			return false;
+		double tick = st.st_mtim.tv_nsec ? 0.02 : 2.0;
+		probe->pg_dir_settled = (double)(now.tv_sec - st.st_mtim.tv_sec)
+						+ (double)(now.tv_nsec - st.st_mtim.tv_nsec) * 1e-9
+					> tick;
+		probe->pg_dir_mtime = st.st_mtim;
+	}
+	uint64_t sum = 0;
+	for (size_t i = 0; i < probe->npg_files; i++) {
+		if (fstat(probe->pg_files[i], &st) != 0 || st.st_nlink == 0)
+			return false;
+		sum += (uint64_t)st.st_size;
+	}
+	*size = sum;
+	return true;
+}
+
+/* Used when the data directory can be read (the server's user, or root) and the files add up
+ * to the server's answer at the start. */
+static void find_pg_files(struct cost_probe *probe)
+{
+	char dir[8192];
+	uint64_t server_size, files_size;
+	if (!probe->data_dir[0]
+	    || !select_text(probe,
+			    "SELECT string_agg(pg_relation_filepath(oid), ' ') FROM pg_class WHERE oid "
+			    "IN (SELECT '" PURCHASES_TABLE "'::regclass UNION ALL SELECT reltoastrelid "
+			    "FROM pg_class WHERE oid = '" PURCHASES_TABLE "'::regclass UNION ALL "
+			    "SELECT indexrelid FROM pg_index WHERE indrelid IN ('" PURCHASES_TABLE
+			    "'::regclass, (SELECT reltoastrelid FROM pg_class WHERE oid = '"
+			    PURCHASES_TABLE "'::regclass)))",
+			    probe->pg_relations, sizeof probe->pg_relations))
+		return;
+	/* Relations in another tablespace are under pg_tblspc/: their directory is not the
+	 * first one's, whose changes are watched. */
+	const char *first = probe->pg_relations;
+	size_t len = strcspn(first, " ");
+	const char *slash = memrchr(first, '/', len);
+	if (!slash || strstr(probe->pg_relations, "pg_tblspc/"))
+		return;
+	for (const char *rel = first; *rel;) {
+		size_t n = strcspn(rel, " ");
+		if (n <= (size_t)(slash - first) || strncmp(rel, first, (size_t)(slash - first) + 1) != 0)
+			return;
+		rel += n;
+		rel += strspn(rel, " ");
+	}
+	snprintf(dir, sizeof dir, "%s/%.*s", probe->data_dir, (int)(slash - first), first);
+	if ((probe->pg_dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return;
+	if (pg_files_size(probe, &files_size) && select_u64(probe, pg_size_queries[0], &server_size)
+	    && files_size == server_size) {
+		probe->pg_use_files = true;
+		return;
+	}
+	close_pg_files(probe);
+	close_kept_file(&probe->pg_dir_fd);
+}
+
 static void read_size(struct cost_probe *probe, struct cost_totals *t)
 {
 	struct stat st;
@@ -469,6 +681,13 @@ static void read_size(struct cost_probe *probe, struct cost_totals *t)
 		t->has_size = true;
 		t->db_size_bytes = (uint64_t)st.st_size;
 		return;
+	}
+	if (probe->pg_use_files) {
+		if ((t->has_size = pg_files_size(probe, &t->db_size_bytes)))
+			return;
+		probe->pg_use_files = false;
+		close_pg_files(probe);
+		close_kept_file(&probe->pg_dir_fd);
 	}
 	const char *const *queries = probe->backend->kind == DB_MYSQL	     ? mysql_size_queries
 				     : probe->backend->kind == DB_POSTGRESQL ? pg_size_queries
@@ -585,7 +804,7 @@ void cost_probe_init(struct cost_probe *probe, bool enabled, const struct backen
 	probe->control = control;
 	probe->server.stat_fd = probe->server.statm_fd = -1;
 	probe->children_fd = probe->machine_fd = probe->cgroup_fd = -1;
-	probe->disk_fd = probe->size_fd = -1;
+	probe->disk_fd = probe->size_fd = probe->pg_dir_fd = -1;
 	if (!enabled) {
 		cost_report_probe(probe);
 		return;
@@ -620,6 +839,8 @@ void cost_probe_close(struct cost_probe *probe)
 	close_kept_file(&probe->cgroup_fd);
 	close_kept_file(&probe->disk_fd);
 	close_kept_file(&probe->size_fd);
+	close_pg_files(probe);
+	close_kept_file(&probe->pg_dir_fd);
 }
 
 void cost_report_probe(const struct cost_probe *probe)
@@ -660,6 +881,8 @@ void cost_probe_start(struct cost_probe *probe)
 	if (!probe->enabled)
 		return;
 	find_size_file(probe);
+	if (probe->backend->kind == DB_POSTGRESQL)
+		find_pg_files(probe);
 	probe->statement_cpu_s = calibrate_statement_cost(probe);
 	latency_take(&probe->latency);
 	atomic_store(&probe->statements, 0);
@@ -680,69 +903,107 @@ void cost_report_overhead(const struct cost_probe *probe)
 		       client > 0 ? spent / client : 0.0);
 }
 
-static void append(char *out, size_t outlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void append(char *out, size_t outlen, const char *fmt, ...)
+/* The columns are written by hand, not with printf: a dozen vsnprintf calls with "%.3f" cost
+ * as much as one of the /proc reads. */
+struct columns {
+	char *p, *end;  /* end: the last byte, kept for the '\0' */
+};
+
+static void put_text(struct columns *c, const char *text)
 {
-	size_t n = strlen(out);
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(out + n, outlen - n, fmt, ap);
-	va_end(ap);
+	while (*text && c->p < c->end)
+		*c->p++ = *text++;
+	*c->p = '\0';
 }
 
-static void append_delta(char *out, size_t outlen, bool has, uint64_t now, uint64_t before)
+static void put_digits(struct columns *c, uint64_t v, int min_digits)
+{
+	char digits[24];
+	int n = 0;
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v || n < min_digits);
+	while (n && c->p < c->end)
+		*c->p++ = digits[--n];
+	*c->p = '\0';
+}
+
+static void put_u64(struct columns *c, uint64_t v)
+{
+	put_text(c, "\t");
+	put_digits(c, v, 1);
+}
+
+/* Thousandths, rounded half up: "%.3f" of a value >= 0 but for exact ties. */
+static void put_thousandths(struct columns *c, uint64_t thousandths)
+{
+	put_text(c, "\t");
+	put_digits(c, thousandths / 1000, 1);
+	put_text(c, ".");
+	put_digits(c, thousandths % 1000, 3);
+}
+
+static void put_seconds(struct columns *c, double seconds)
+{
+	put_thousandths(c, seconds > 0 ? (uint64_t)(seconds * 1000.0 + 0.5) : 0);
+}
+
+static void put_ms(struct columns *c, uint64_t ns)
+{
+	put_thousandths(c, (ns + 500) / 1000);
+}
+
+static void put_delta(struct columns *c, bool has, uint64_t now, uint64_t before)
 {
 	if (has)
-		append(out, outlen, "\t%llu", (unsigned long long)(now > before ? now - before : 0));
+		put_u64(c, now > before ? now - before : 0);
 	else
-		append(out, outlen, "\t-");
+		put_text(c, "\t-");
 }
 
 void cost_format_columns(struct cost_probe *probe, char *out, size_t outlen)
 {
+	struct columns c = {out, out + outlen - 1};
 	out[0] = '\0';
 	if (!probe->enabled) {
 		for (int i = 0; i < COST_COLUMN_COUNT; i++)
-			append(out, outlen, "\t-");
+			put_text(&c, "\t-");
 		return;
 	}
 	double started = thread_cpu_now();
 	struct latency_summary lat = latency_take(&probe->latency);
-	if (lat.statements)
-		append(out, outlen, "\t%.3f\t%.3f\t%.3f", (double)lat.p50_ns * 1e-6,
-		       (double)lat.p99_ns * 1e-6, (double)lat.max_ns * 1e-6);
-	else
-		append(out, outlen, "\t-\t-\t-");
+	if (lat.statements) {
+		put_ms(&c, lat.p50_ns);
+		put_ms(&c, lat.p99_ns);
+		put_ms(&c, lat.max_ns);
+	} else {
+		put_text(&c, "\t-\t-\t-");
+	}
 	struct cost_totals now, *was = &probe->last;
 	read_totals(probe, &now);
-	double client = now.client_cpu_s - was->client_cpu_s;
-	append(out, outlen, "\t%.3f", client > 0 ? client : 0.0);
-	if (now.has_server_cpu && was->has_server_cpu) {
-		double server = now.server_cpu_s - was->server_cpu_s;
-		append(out, outlen, "\t%.3f", server > 0 ? server : 0.0);
-	} else {
-		append(out, outlen, "\t-");
-	}
+	put_seconds(&c, now.client_cpu_s - was->client_cpu_s);
+	if (now.has_server_cpu && was->has_server_cpu)
+		put_seconds(&c, now.server_cpu_s - was->server_cpu_s);
+	else
+		put_text(&c, "\t-");
 	if (now.has_server_rss)
-		append(out, outlen, "\t%llu", (unsigned long long)now.server_rss_bytes);
+		put_u64(&c, now.server_rss_bytes);
 	else
-		append(out, outlen, "\t-");
+		put_text(&c, "\t-");
 	bool disk = now.has_disk && was->has_disk;
-	append_delta(out, outlen, disk, now.read_bytes, was->read_bytes);
-	append_delta(out, outlen, disk, now.write_bytes, was->write_bytes);
-	append_delta(out, outlen, disk, now.read_ops, was->read_ops);
-	append_delta(out, outlen, disk, now.write_ops, was->write_ops);
+	put_delta(&c, disk, now.read_bytes, was->read_bytes);
+	put_delta(&c, disk, now.write_bytes, was->write_bytes);
+	put_delta(&c, disk, now.read_ops, was->read_ops);
+	put_delta(&c, disk, now.write_ops, was->write_ops);
 	if (now.has_size)
-		append(out, outlen, "\t%llu", (unsigned long long)now.db_size_bytes);
+		put_u64(&c, now.db_size_bytes);
 	else
-		append(out, outlen, "\t-");
-	if (now.has_machine_cpu && was->has_machine_cpu) {
-		double machine = now.machine_cpu_s - was->machine_cpu_s;
-		append(out, outlen, "\t%.3f", machine > 0 ? machine : 0.0);
-	} else {
-		append(out, outlen, "\t-");
-	}
+		put_text(&c, "\t-");
+	if (now.has_machine_cpu && was->has_machine_cpu)
+		put_seconds(&c, now.machine_cpu_s - was->machine_cpu_s);
+	else
+		put_text(&c, "\t-");
 	/* A quantity missing now makes the next interval's difference "-" too:
 	 * it would otherwise span two intervals. */
 	*was = now;

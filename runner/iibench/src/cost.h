@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "backend.h"
 #include "latency.h"
@@ -28,6 +29,10 @@
  * the others are read by path. */
 #define COST_KEPT_CHILDREN 256
 
+/* PostgreSQL's files of the table, its indexes and TOAST read by fstat at most; beyond, the
+ * size query. */
+#define COST_PG_FILES 64
+
 /* Running totals read at one moment; `has_*` false = not measurable. */
 struct cost_totals {
 	double client_cpu_s;
@@ -43,8 +48,6 @@ struct cost_totals {
 struct server_process {
 	pid_t pid;
 	int stat_fd, statm_fd;
-	/* statm's split of the resident pages, read when stat's total was `split_rss` (0: never) */
-	unsigned long long split_rss, private_pages, shared_pages;
 };
 
 struct cost_probe {
@@ -60,6 +63,14 @@ struct cost_probe {
 	int cgroup_fd;                 /* the root cgroup's cpu.stat, when it is the machine's */
 	char cgroup_stat[4200];        /* its path; "" to read /proc/stat */
 	int size_fd;                   /* the table's file, when its size is read from it */
+	/* PostgreSQL: the relations' files (pg_relation_filepath, space separated) kept open,
+	 * and their directory, whose mtime says when to look for files again. */
+	bool pg_use_files, pg_dir_settled;
+	char pg_relations[1024];
+	int pg_dir_fd;
+	struct timespec pg_dir_mtime;
+	int pg_files[COST_PG_FILES];
+	size_t npg_files;
 	bool size_fixed;               /* BLACKHOLE: fixed_size for the whole run */
 	uint64_t fixed_size;
 	bool has_machine;              /* /proc/stat read, the server on this host */

@@ -128,6 +128,23 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def test_a_threaded_servers_cpu_is_what_proc_says_it_spent(mysql_db: Database) -> None:
+    # mariadbd starts no process: its CPU is read from its CPU clock, not /proc/PID/stat, and
+    # must agree with what stat says the process spent over the run.
+    with open(mysql_db.scalar("SELECT @@pid_file")) as pid_file:
+        pid = int(pid_file.read())
+    before = cpu_seconds(pid)
+    out = costly_run(mysql_db)
+    spent = cpu_seconds(pid) - before
+
+    assert f"server_pid={pid} " in out.comments["cost"]
+    counted = sum(r.cost["server_cpu_s"] for r in out.reports)
+    # The reports leave out the set-up (the table's creation); stat's ticks are 10 ms and
+    # truncated, the clock's nanoseconds, and each report line rounds to 1 ms.
+    assert 0.5 * spent - 0.05 <= counted <= spent + 0.03
+    assert counted > 0
+
+
 def test_server_pid_names_the_process_whose_cpu_is_counted(sqlite_db: Database) -> None:
     # A process that burns CPU for the whole run stands in for a server.
     busy = subprocess.Popen(
