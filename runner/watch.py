@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from runner import process
@@ -75,11 +76,17 @@ def watch(
     while True:
         for stream, line in reader.lines(timeout=POLL_SECONDS):
             (output if stream == "stdout" else errors).write(line)
-            report = record_report(run, line, step) if stream == "stdout" else None
-            if report and log_prefix is not None:
-                # About a hundred reports a run: each saves the log, so the output a resumed
-                # run continues ends at the report its samples end at.
-                VerificationRun.objects.filter(pk=run.pk).update(log=log_prefix + output.getvalue())
+            report = parse_report_line(line) if stream == "stdout" else None
+            if report:
+                # A report's sample and the log holding its line are saved together: a worker
+                # killed between the two writes would leave a sample the log a resumed run
+                # continues does not have (about a hundred reports a run, each saving the log).
+                with transaction.atomic():
+                    record_report(run, report, step)
+                    if log_prefix is not None:
+                        VerificationRun.objects.filter(pk=run.pk).update(
+                            log=log_prefix + output.getvalue()
+                        )
             if report and on_report and on_report(report) and end_by is None:
                 end_by = time.monotonic() + settings.RERUN_KILL_GRACE_SECONDS
         now = time.monotonic()
@@ -170,12 +177,7 @@ def parse_report_line(line: str) -> tuple[int, float, float, float] | None:
         return None
 
 
-def record_report(
-    run: VerificationRun, line: str, step: str
-) -> tuple[int, float, float, float] | None:
-    report = parse_report_line(line)
-    if report is None:
-        return None
+def record_report(run: VerificationRun, report: tuple[int, float, float, float], step: str) -> None:
     rows, seconds, interval_rate, cumulative_rate = report
     RerunSample.objects.get_or_create(
         run=run,
@@ -190,7 +192,6 @@ def record_report(
     VerificationRun.objects.filter(pk=run.pk).update(
         rows_done=rows, rate=interval_rate, heartbeat_at=timezone.now()
     )
-    return report
 
 
 def beat_and_check_cancel(run: VerificationRun) -> bool:
