@@ -41,28 +41,33 @@ def series_columns(series: Series) -> dict[str, np.ndarray]:
     return columns
 
 
-def pack_columns(columns: dict[str, np.ndarray]) -> bytearray:
+def pack_columns(columns: dict[str, np.ndarray], *, release: bool = False) -> bytearray:
     """The columns packed: PACK_MAGIC, a JSON header naming each column's type, length and
     pieces, then the pieces. A piece is at most PIECE_VALUES values, their bytes shuffled (all
     first bytes, then all second bytes, ...: numbers of one size then compress far better)
     and compressed (PACK_CODEC); counting columns (int64: rows, lines, deletes, queries) are
-    stored as differences. The pieces are compressed two at a time (the codec lets go of
-    the interpreter while it works), and only two uncompressed pieces exist at once: packing a
-    2,000,000-sample series costs its packed size, not a copy of the series."""
-    jobs = [
-        (name, start)
-        for name, column in columns.items()
-        for start in range(0, max(len(column), 1), PIECE_VALUES)
-    ]
-    with ThreadPoolExecutor(max_workers=PACK_THREADS) as pool:
-        pieces = list(pool.map(lambda job: _pack_piece(columns[job[0]], job[1]), jobs))
+    stored as differences. A column's pieces are compressed two at a time (the codec lets go
+    of the interpreter while it works), and only two uncompressed pieces exist at once:
+    packing a 2,000,000-sample series costs its packed size, not a copy of the series.
+    `release`: each column is taken out of `columns` once it is packed, so that, held nowhere
+    else, its memory goes back while the next ones are packed (an upload's peak)."""
     header = {
         "columns": [
             {"name": name, "dtype": _packed_dtype(column).str, "count": len(column)}
             for name, column in columns.items()
         ],
-        "pieces": [[name, len(piece)] for (name, _), piece in zip(jobs, pieces, strict=True)],
+        "pieces": [],
     }
+    pieces = []
+    with ThreadPoolExecutor(max_workers=PACK_THREADS) as pool:
+        for name in list(columns):
+            column = columns[name]
+            starts = range(0, max(len(column), 1), PIECE_VALUES)
+            for piece in pool.map(lambda start, column=column: _pack_piece(column, start), starts):
+                pieces.append(piece)
+                header["pieces"].append([name, len(piece)])
+            if release:
+                del columns[name], column
     encoded = json.dumps(header).encode()
     # Grown in place while each piece is let go: a join would hold the pieces and their copy.
     packed = bytearray(PACK_MAGIC + len(encoded).to_bytes(4, "little") + encoded)

@@ -28,7 +28,7 @@ from submissions.entry_checks import (
     submission_declared,
 )
 from submissions.entry_settings import header_settings_store
-from submissions.logparse import ParsedLog
+from submissions.logparse import ParsedLog, Series
 from submissions.models import Contest, RuleVersion, SampleSeries, Submission
 from submissions.reference_rows import reference_results_refigure
 from submissions.refusals import ContestClosed, DuplicateLog, SubmissionRefused
@@ -65,10 +65,15 @@ class PackedSeries:
 
 
 def _series_packed(parsed: ParsedLog | None) -> PackedSeries | None:
+    """The series packed, and taken out of `parsed` (whose samples are not read after): each
+    column's memory goes back once it is packed, instead of the whole series staying beside
+    the packed bytes (160 MB beside 27 MB for 2,000,000 reports)."""
     if parsed is None or not len(parsed.series):
         return None
-    columns = series_columns(parsed.series)
-    return PackedSeries(len(parsed.series), plot_preview(columns), pack_columns(columns))
+    count, columns = len(parsed.series), series_columns(parsed.series)
+    parsed.series = Series()
+    preview = plot_preview(columns)
+    return PackedSeries(count, preview, pack_columns(columns, release=True))
 
 
 def _store_series(submission: Submission, series: PackedSeries | None) -> None:
