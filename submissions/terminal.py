@@ -75,7 +75,8 @@ def typical_report_rows(rows: Sequence) -> float:
     values = np.asarray(rows, dtype=np.float64)
     steps = np.diff(values) if len(values) > 1 else values
     steps = steps[steps > 0]
-    return float(np.median(steps)) if len(steps) else 0.0
+    # Sorted in place: the median of a 2,000,000-report series costs no third copy of it.
+    return float(np.median(steps, overwrite_input=True)) if len(steps) else 0.0
 
 
 def window_size(
