@@ -88,21 +88,45 @@ def _store_series(submission: Submission, series: PackedSeries | None) -> None:
     _write_packed(submission.pk, series.packed)
 
 
+# A binary COPY of one row of one field: the signature, no flags, no header extension.
+COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + bytes(8)
+COPY_PIECE = 1 << 20
+
+
 def _write_packed(submission_id: int, packed: bytes | bytearray) -> None:
-    """The packed series sent as a binary parameter: Django's client-side binding would send it
-    as an escaped text literal, twice its size, built in the serving process's memory."""
+    """The packed series sent in binary, a megabyte at a time: Django's client-side binding
+    would send it as an escaped text literal, twice its size, and even a binary parameter of
+    the whole stays in libpq's output buffer, which never shrinks, for the connection's life
+    (a worker kept 30-45 MB after one 2,000,000-report upload). So it goes through COPY into a
+    temporary table (stored EXTERNAL, as the series' own column: compressing the compressed
+    pieces again only costs time) and from there into its row."""
     if connection.vendor != "postgresql":
         SampleSeries.objects.filter(submission_id=submission_id).update(columns=packed)
         return
-    connection.ensure_connection()
     meta = SampleSeries._meta
-    statement = sql.SQL("UPDATE {} SET {} = %b WHERE {} = %s").format(
+    update = sql.SQL(
+        "UPDATE {} SET {} = (SELECT data FROM packed_series_upload) WHERE {} = %s"
+    ).format(
         sql.Identifier(meta.db_table),
         sql.Identifier(meta.get_field("columns").column),
         sql.Identifier(meta.pk.column),
     )
-    with psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(statement, [packed, submission_id])
+    with transaction.atomic():
+        connection.ensure_connection()
+        with psycopg.Cursor(connection.connection) as cursor:
+            cursor.execute(
+                "CREATE TEMPORARY TABLE packed_series_upload (data bytea) ON COMMIT DROP; "
+                "ALTER TABLE packed_series_upload ALTER data SET STORAGE EXTERNAL"
+            )
+            copy_rows = "COPY packed_series_upload (data) FROM STDIN (FORMAT BINARY)"
+            with cursor.copy(copy_rows) as copy:
+                copy.write(COPY_SIGNATURE + (1).to_bytes(2, "big") + len(packed).to_bytes(4, "big"))
+                view = memoryview(packed)
+                for at in range(0, len(packed), COPY_PIECE):
+                    copy.write(view[at : at + COPY_PIECE])
+                copy.write(b"\xff\xff")
+            cursor.execute(update, [submission_id])
+            cursor.execute("DROP TABLE packed_series_upload")
 
 
 def submission_create(
