@@ -161,7 +161,8 @@ def read_reports(
             matched = pc.match_substring_regex(column, TWO_DECIMALS, memory_pool=MEMORY_POOL)
             if not pc.all(matched, memory_pool=MEMORY_POOL).as_py():
                 return None
-            column = pc.cast(column, pa.float64(), memory_pool=MEMORY_POOL)  # Arrow's own number reading, as above
+            # Arrow's own number reading, as above.
+            column = pc.cast(column, pa.float64(), memory_pool=MEMORY_POOL)
         columns[index] = np.ascontiguousarray(column.to_numpy(), NUMPY_TYPES[kind])
     return columns
 
