@@ -31,7 +31,6 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from .model import Series
@@ -158,6 +157,10 @@ def read_reports(
         if column.null_count and index not in missing:  # a `-` where a number must be
             return None
         if kind is TwoDecimals:
+            # Imported here: Arrow's compute module is 9 MB of every worker's memory, and only
+            # Java's columns need it.
+            import pyarrow.compute as pc
+
             matched = pc.match_substring_regex(column, TWO_DECIMALS, memory_pool=MEMORY_POOL)
             if not pc.all(matched, memory_pool=MEMORY_POOL).as_py():
                 return None
