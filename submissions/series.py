@@ -15,6 +15,7 @@ import pyarrow as pa
 from tsdownsample import MinMaxLTTBDownsampler
 
 from submissions.costs import per_row_curves
+from submissions.logparse.columnar import MEMORY_POOL
 from submissions.logparse.model import Series
 
 PACK_MAGIC = b"iiBench series 3\n"
@@ -36,33 +37,37 @@ def series_columns(series: Series) -> dict[str, np.ndarray]:
     for field in fields(series):
         column = getattr(series, field.name)
         if column is not None:
-            dtype = np.int64 if column.typecode == "q" else np.float64
-            columns[field.name] = np.frombuffer(column, dtype=dtype)
+            columns[field.name] = np.frombuffer(column, dtype=column.typecode)
     return columns
 
 
-def pack_columns(columns: dict[str, np.ndarray]) -> bytearray:
+def pack_columns(columns: dict[str, np.ndarray], *, release: bool = False) -> bytearray:
     """The columns packed: PACK_MAGIC, a JSON header naming each column's type, length and
     pieces, then the pieces. A piece is at most PIECE_VALUES values, their bytes shuffled (all
     first bytes, then all second bytes, ...: numbers of one size then compress far better)
     and compressed (PACK_CODEC); counting columns (int64: rows, lines, deletes, queries) are
-    stored as differences. The pieces are compressed two at a time (the codec lets go of
-    the interpreter while it works), and only two uncompressed pieces exist at once: packing a
-    2,000,000-sample series costs its packed size, not a copy of the series."""
-    jobs = [
-        (name, start)
-        for name, column in columns.items()
-        for start in range(0, max(len(column), 1), PIECE_VALUES)
-    ]
-    with ThreadPoolExecutor(max_workers=PACK_THREADS) as pool:
-        pieces = list(pool.map(lambda job: _pack_piece(columns[job[0]], job[1]), jobs))
+    stored as differences. A column's pieces are compressed two at a time (the codec lets go
+    of the interpreter while it works), and only two uncompressed pieces exist at once:
+    packing a 2,000,000-sample series costs its packed size, not a copy of the series.
+    `release`: each column is taken out of `columns` once it is packed, so that, held nowhere
+    else, its memory goes back while the next ones are packed (an upload's peak)."""
     header = {
         "columns": [
-            {"name": name, "dtype": column.dtype.str, "count": len(column)}
+            {"name": name, "dtype": _packed_dtype(column).str, "count": len(column)}
             for name, column in columns.items()
         ],
-        "pieces": [[name, len(piece)] for (name, _), piece in zip(jobs, pieces, strict=True)],
+        "pieces": [],
     }
+    pieces = []
+    with ThreadPoolExecutor(max_workers=PACK_THREADS) as pool:
+        for name in list(columns):
+            column = columns[name]
+            starts = range(0, max(len(column), 1), PIECE_VALUES)
+            for piece in pool.map(lambda start, column=column: _pack_piece(column, start), starts):
+                pieces.append(piece)
+                header["pieces"].append([name, len(piece)])
+            if release:
+                del columns[name], column
     encoded = json.dumps(header).encode()
     # Grown in place while each piece is let go: a join would hold the pieces and their copy.
     packed = bytearray(PACK_MAGIC + len(encoded).to_bytes(4, "little") + encoded)
@@ -72,16 +77,24 @@ def pack_columns(columns: dict[str, np.ndarray]) -> bytearray:
     return packed
 
 
+def _packed_dtype(column: np.ndarray) -> np.dtype:
+    """Counting columns are packed as int64 whatever they are held as (the line numbers are
+    4 bytes while an upload is checked): the packed bytes do not depend on it."""
+    return np.dtype(np.int64) if column.dtype.kind in "iu" else column.dtype
+
+
 def _pack_piece(column: np.ndarray, start: int) -> bytes:
-    values = column[start : start + PIECE_VALUES]
-    if column.dtype == np.int64:
-        values = np.diff(values, prepend=column[start - 1] if start else np.int64(0))
+    values = column[start : start + PIECE_VALUES].astype(_packed_dtype(column), copy=False)
+    if values.dtype == np.int64:
+        values = np.diff(values, prepend=np.int64(column[start - 1]) if start else np.int64(0))
     shuffled = np.ascontiguousarray(values.view(np.uint8).reshape(-1, values.itemsize).T)
-    return PACK_CODEC.compress(shuffled, asbytes=True)
+    return PACK_CODEC.compress(shuffled, asbytes=True, memory_pool=MEMORY_POOL)
 
 
 def _inflate_zstd(piece: bytes, size: int) -> bytes:
-    return PACK_CODEC.decompress(piece, decompressed_size=size, asbytes=True)
+    return PACK_CODEC.decompress(
+        piece, decompressed_size=size, asbytes=True, memory_pool=MEMORY_POOL
+    )
 
 
 def _inflate_deflated(piece: bytes, size: int) -> bytes:

@@ -28,7 +28,7 @@ from submissions.entry_checks import (
     submission_declared,
 )
 from submissions.entry_settings import header_settings_store
-from submissions.logparse import ParsedLog
+from submissions.logparse import ParsedLog, Series
 from submissions.models import Contest, RuleVersion, SampleSeries, Submission
 from submissions.reference_rows import reference_results_refigure
 from submissions.refusals import ContestClosed, DuplicateLog, SubmissionRefused
@@ -65,10 +65,15 @@ class PackedSeries:
 
 
 def _series_packed(parsed: ParsedLog | None) -> PackedSeries | None:
+    """The series packed, and taken out of `parsed` (whose samples are not read after): each
+    column's memory goes back once it is packed, instead of the whole series staying beside
+    the packed bytes (160 MB beside 27 MB for 2,000,000 reports)."""
     if parsed is None or not len(parsed.series):
         return None
-    columns = series_columns(parsed.series)
-    return PackedSeries(len(parsed.series), plot_preview(columns), pack_columns(columns))
+    count, columns = len(parsed.series), series_columns(parsed.series)
+    parsed.series = Series()
+    preview = plot_preview(columns)
+    return PackedSeries(count, preview, pack_columns(columns, release=True))
 
 
 def _store_series(submission: Submission, series: PackedSeries | None) -> None:
@@ -83,21 +88,45 @@ def _store_series(submission: Submission, series: PackedSeries | None) -> None:
     _write_packed(submission.pk, series.packed)
 
 
+# A binary COPY of one row of one field: the signature, no flags, no header extension.
+COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + bytes(8)
+COPY_PIECE = 1 << 20
+
+
 def _write_packed(submission_id: int, packed: bytes | bytearray) -> None:
-    """The packed series sent as a binary parameter: Django's client-side binding would send it
-    as an escaped text literal, twice its size, built in the serving process's memory."""
+    """The packed series sent in binary, a megabyte at a time: Django's client-side binding
+    would send it as an escaped text literal, twice its size, and even a binary parameter of
+    the whole stays in libpq's output buffer, which never shrinks, for the connection's life
+    (a worker kept 30-45 MB after one 2,000,000-report upload). So it goes through COPY into a
+    temporary table (stored EXTERNAL, as the series' own column: compressing the compressed
+    pieces again only costs time) and from there into its row."""
     if connection.vendor != "postgresql":
         SampleSeries.objects.filter(submission_id=submission_id).update(columns=packed)
         return
-    connection.ensure_connection()
     meta = SampleSeries._meta
-    statement = sql.SQL("UPDATE {} SET {} = %b WHERE {} = %s").format(
+    update = sql.SQL(
+        "UPDATE {} SET {} = (SELECT data FROM packed_series_upload) WHERE {} = %s"
+    ).format(
         sql.Identifier(meta.db_table),
         sql.Identifier(meta.get_field("columns").column),
         sql.Identifier(meta.pk.column),
     )
-    with psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(statement, [packed, submission_id])
+    with transaction.atomic():
+        connection.ensure_connection()
+        with psycopg.Cursor(connection.connection) as cursor:
+            cursor.execute(
+                "CREATE TEMPORARY TABLE packed_series_upload (data bytea) ON COMMIT DROP; "
+                "ALTER TABLE packed_series_upload ALTER data SET STORAGE EXTERNAL"
+            )
+            copy_rows = "COPY packed_series_upload (data) FROM STDIN (FORMAT BINARY)"
+            with cursor.copy(copy_rows) as copy:
+                copy.write(COPY_SIGNATURE + (1).to_bytes(2, "big") + len(packed).to_bytes(4, "big"))
+                view = memoryview(packed)
+                for at in range(0, len(packed), COPY_PIECE):
+                    copy.write(view[at : at + COPY_PIECE])
+                copy.write(b"\xff\xff")
+            cursor.execute(update, [submission_id])
+            cursor.execute("DROP TABLE packed_series_upload")
 
 
 def submission_create(

@@ -13,6 +13,7 @@ Figures (submissions/figures.py) and verification reruns both call `terminal_win
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -47,22 +48,24 @@ class TerminalWindow:
         return None
 
 
-def _arrays(rows: Sequence, seconds: Sequence) -> tuple[np.ndarray, np.ndarray]:
-    return np.asarray(rows, dtype=np.float64), np.asarray(seconds, dtype=np.float64)
-
-
 def seconds_at_rows(rows: Sequence, seconds: Sequence, at_row: float) -> float | None:
     """When the run had inserted `at_row` rows, interpolated between the report before and the
     first report at or past it (the run starts at 0 rows at 0 s). None past the last report."""
-    rows_, seconds_ = _arrays(rows, seconds)
+    rows_, seconds_ = np.asarray(rows), np.asarray(seconds, dtype=np.float64)
     if not len(rows_) or at_row > rows_[-1]:
         return None
     if at_row <= 0:
         return 0.0
-    after = int(np.searchsorted(rows_, at_row, side="left"))
-    before_rows = rows_[after - 1] if after else 0.0
+    if rows_.dtype.kind in "iu":
+        # Whole rows searched as they are (no float copy of a 2,000,000-report column): the
+        # first report at or past `at_row` is the first at or past its ceiling.
+        after = int(np.searchsorted(rows_, math.ceil(at_row), side="left"))
+    else:
+        rows_ = rows_.astype(np.float64, copy=False)
+        after = int(np.searchsorted(rows_, at_row, side="left"))
+    before_rows = np.float64(rows_[after - 1]) if after else 0.0
     before_seconds = seconds_[after - 1] if after else 0.0
-    after_rows, after_seconds = rows_[after], seconds_[after]
+    after_rows, after_seconds = np.float64(rows_[after]), seconds_[after]
     if after_rows <= before_rows:
         return float(after_seconds)
     share = (at_row - before_rows) / (after_rows - before_rows)
@@ -73,9 +76,12 @@ def typical_report_rows(rows: Sequence) -> float:
     """The median rows between two reports that added rows (a stall adds none). The rows
     before the first report count only when there is no other step: a log may begin late."""
     values = np.asarray(rows, dtype=np.float64)
-    steps = np.diff(values) if len(values) > 1 else values
-    steps = steps[steps > 0]
-    return float(np.median(steps)) if len(steps) else 0.0
+    steps = np.diff(values) if len(values) > 1 else values.copy()
+    adding = steps > 0
+    if not adding.all():  # else no copy of the steps without the stalls: an upload's peak
+        steps = steps[adding]
+    # Sorted in place, being a copy already.
+    return float(np.median(steps, overwrite_input=True)) if len(steps) else 0.0
 
 
 def window_size(

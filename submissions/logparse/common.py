@@ -279,9 +279,8 @@ def first_bad_value(
         column = getattr(series, item.name)
         if column is None or item.name == "line" or not len(column):
             continue
-        values = np.frombuffer(column, dtype=np.int64 if column.typecode == "q" else np.float64)
-        values = values[:n]
-        if column.typecode == "q":
+        values = np.frombuffer(column, dtype=column.typecode)[:n]
+        if values.dtype.kind == "i":
             bad = values < 0
         elif item.name in COST_FIELDS:
             # NaN is a cost the report could not measure ("-"): absent, not bad.

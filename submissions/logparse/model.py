@@ -14,9 +14,19 @@ def float_array() -> array:
     return array("d")
 
 
+# Line numbers take 4 bytes, not 8: a 2,000,000-report series is 8 MB smaller while an upload
+# is checked. The reader refuses a log of more lines (LogReader, MAX_LINES).
+MAX_LINES = (1 << 31) - 1
+
+
+def line_array() -> array:
+    return array("i")
+
+
 @dataclass
 class Series:
-    """Columnar samples, one index per report line; arrays from the `array` module.
+    """Columnar samples, one index per report line; arrays from the `array` module (numpy
+    reads one as `np.frombuffer(column, dtype=column.typecode)`).
 
     Every array that is not None has one entry per report line. The optional ones are set
     only when the log has that quantity (some deletes or queries); Java logs state a query
@@ -27,7 +37,7 @@ class Series:
     seconds: array = field(default_factory=float_array)  # 'd' elapsed seconds since the start
     interval_rate: array = field(default_factory=float_array)  # 'd' rows/s over the interval
     cumulative_rate: array = field(default_factory=float_array)  # 'd' rows/s since the start
-    line: array = field(default_factory=int_array)  # 'q' 1-based line number of the report
+    line: array = field(default_factory=line_array)  # 'i' 1-based line number of the report
     deleted: array | None = None  # 'q' cumulative rows deleted, when the log has deletes
     interval_delete_rate: array | None = None  # 'd'
     queries: array | None = None  # 'q' cumulative queries, when the log has queries

@@ -257,9 +257,12 @@ class PythonIibenchParse(LogParse):
         seconds = np.frombuffer(self.series.seconds, dtype=np.float64)
         if not len(seconds):
             return
-        steps = np.diff(seconds, prepend=0.0)
-        # The last interval is usually cut short by the end of the run.
-        period = float(np.median(steps[:-1] if len(steps) > 1 else steps))
+        steps = np.empty_like(seconds)
+        steps[0] = seconds[0]
+        np.subtract(seconds[1:], seconds[:-1], out=steps[1:])
+        # The last interval is usually cut short by the end of the run. The median sorts the
+        # steps in place: one copy of the column while the upload's memory is at its peak.
+        period = float(np.median(steps[:-1] if len(steps) > 1 else steps, overwrite_input=True))
         if period > 0 and math.isfinite(period):
             self.state("report_every_seconds", max(1, round(period)), int(self.series.line[0]))
 

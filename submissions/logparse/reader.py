@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from typing import BinaryIO
 
 from .errors import LogError, num
+from .model import MAX_LINES
 
 BLOCK_BYTES = 1 << 20
 GZIP_MAGIC = b"\x1f\x8b"
@@ -339,7 +340,7 @@ class LogReader:
             long_at = self._long_line_start(data)
             if long_at is not None:
                 raise self._too_long(self.line_count + data.count(b"\n", 0, long_at) + 1)
-            self.line_count += count
+            self._count_lines(count)
             return TextBlock(data, first, count)
         try:
             text = data.decode("utf-8")
@@ -349,8 +350,16 @@ class LogReader:
         if len(data) > self.max_line_chars and max(map(len, lines)) > self.max_line_chars:
             at = next(i for i, line in enumerate(lines) if len(line) > self.max_line_chars)
             raise self._too_long(self.line_count + at + 1)
-        self.line_count += len(lines)
+        self._count_lines(len(lines))
         return TextBlock(data, first, len(lines), lines)
+
+    def _count_lines(self, count: int) -> None:
+        if self.line_count + count > MAX_LINES:
+            raise LogError(
+                f"the log has more than {num(MAX_LINES)} lines: upload only this run's output",
+                line=MAX_LINES + 1,
+            )
+        self.line_count += count
 
     def _long_line_start(self, data: bytes) -> int | None:
         """Where the first line longer than the limit starts in ASCII `data`, or None; hops

@@ -419,7 +419,7 @@ def column(values) -> np.ndarray | None:
     """A parsed log's column as numpy, without copying."""
     if values is None:
         return None
-    return np.frombuffer(values, dtype=np.int64 if values.typecode == "q" else np.float64)
+    return np.frombuffer(values, dtype=values.typecode)
 
 
 def curve(parsed: ParsedLog) -> tuple[np.ndarray, np.ndarray]:

@@ -65,6 +65,18 @@ def test_it_streams_a_large_log_without_holding_it_whole():
     assert source.largest_read <= reader_module.BLOCK_BYTES
 
 
+def test_it_refuses_a_log_of_more_lines_than_its_line_numbers_hold(monkeypatch):
+    # The series keeps line numbers in 4 bytes: past MAX_LINES (2^31 - 1) a log is refused,
+    # naming the limit, rather than its numbers wrapping. A small limit stands in for it.
+    monkeypatch.setattr(reader_module, "MAX_LINES", 30_000)
+    with pytest.raises(LogError) as refused:
+        parse_log(GeneratedLog(python_2023_lines(40_000)))
+    assert "more than 30,000 lines" in str(refused.value)
+    assert refused.value.line == 30_001
+    parsed = parse_log(GeneratedLog(python_2023_lines(20_000)))
+    assert parsed.series.line.typecode == "i" and parsed.series.line[-1] == 20_001
+
+
 def test_its_memory_grows_with_the_reports_not_with_the_text():
     # Long enough (9 MB) that a few blocks of bytes in flight are small beside the whole text.
     count = 150_000
