@@ -10,7 +10,7 @@ from django.core.cache import cache
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from submissions.models import Submission
+from submissions.models import DemoKind, Submission
 from submissions.tests.conftest import upload
 from submissions.tests.factories import PASSWORD, StaffFactory
 from submissions.tests.logs import python_log
@@ -66,6 +66,31 @@ def test_uploads_are_limited_per_user_per_hour_across_form_and_api(
     )
     assert page.status_code == 429
     assert Submission.objects.count() == 2
+
+
+def test_demo_entries_do_not_use_up_the_upload_limit(contest, entrant, declared, settings):
+    settings.UPLOADS_PER_HOUR = 1
+    api = APIClient()
+    api.force_authenticate(entrant)
+    first = api.post(
+        "/api/submissions/",
+        {"contest": contest.slug, **declared, "log": upload(python_log(2_000_000))},
+        format="multipart",
+    )
+    assert first.status_code == 201
+    Submission.objects.filter(pk=first.json()["id"]).update(demo=DemoKind.DEMO)
+    second = api.post(
+        "/api/submissions/",
+        {"contest": contest.slug, **declared, "log": upload(python_log(3_000_000))},
+        format="multipart",
+    )
+    assert second.status_code == 201
+    third = api.post(
+        "/api/submissions/",
+        {"contest": contest.slug, **declared, "log": upload(python_log(4_000_000))},
+        format="multipart",
+    )
+    assert third.status_code == 429
 
 
 def test_refused_attempts_do_not_use_up_the_upload_limit(contest, entrant, declared, settings):
