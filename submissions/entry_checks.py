@@ -15,7 +15,7 @@ from submissions import tracks
 from submissions.costs import CostFigures, cost_figures
 from submissions.engines import normalised_engine
 from submissions.entry_logs import parsed_log
-from submissions.figures import Figures, compute_figures
+from submissions.figures import Figures, log_figures
 from submissions.live.verdicts import submission_witness_verdicts
 from submissions.logparse import ParsedLog
 from submissions.models import Contest, RuleVersion, Submission
@@ -108,14 +108,7 @@ def entry_check(
         )
     own = track_declared(track, declared)
     parsed = parsed_log(track, log_file) if log_file is not None else None
-    figures = None
-    if parsed is not None and len(parsed.series):
-        figures = compute_figures(
-            parsed.series,
-            target_rows=rules.target_rows,
-            window_rows=rules.terminal_window_rows,
-            log=parsed,
-        )
+    figures = log_figures(parsed, rules)
     track_figures = track.figures(parsed, {**declared, **own}, rules)
     entry = Entry(
         log=parsed,

@@ -55,6 +55,19 @@ class Figures:
         return self.estimated_seconds_to_target
 
 
+def log_figures(log: ParsedLog | None, rules) -> Figures | None:
+    """A parsed log's figures under a contest's rules (`rules.target_rows`,
+    `rules.terminal_window_rows`): None without a log or without report lines."""
+    if log is None or not len(log.series):
+        return None
+    return compute_figures(
+        log.series,
+        target_rows=rules.target_rows,
+        window_rows=rules.terminal_window_rows,
+        log=log,
+    )
+
+
 def compute_figures(
     series: Series,
     *,

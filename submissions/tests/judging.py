@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from submissions import tracks
-from submissions.figures import compute_figures
+from submissions.figures import log_figures
 from submissions.logparse import key_type_log, parse_log, parse_log_runs
 from submissions.rules import DeclaredSetup, Entry, RuleSet, Verdict, check_entry
 
@@ -62,14 +62,7 @@ def judge_track(
             parsed = key_type_log(parse_log_runs(io.BytesIO(log)))
         else:
             parsed = parse_log(io.BytesIO(log))
-    figures = None
-    if parsed is not None and len(parsed.series):
-        figures = compute_figures(
-            parsed.series,
-            target_rows=rules.target_rows,
-            window_rows=rules.terminal_window_rows,
-            log=parsed,
-        )
+    figures = log_figures(parsed, rules)
     own = tracks.clean_declared(track, declared or {})
     track_figures = track.figures(parsed, {"storage_engine": "InnoDB", **own}, rules)
     entry = Entry(
