@@ -223,6 +223,7 @@ def main() -> int:
             # A worker imports most of the site on its first request: not an upload's cost.
             urllib.request.urlopen(f"{server.url}/", timeout=60).read()  # noqa: S310
             walls, cpus, loads = [], [], []
+            resident_before = rss_mb(worker, "VmRSS")
             for number in range(args.repeat):
                 cpu_before = cpu_seconds(worker)
                 status, body, seconds = post(server.url, keys[number], f"bench-{number}", log)
@@ -232,6 +233,7 @@ def main() -> int:
                 if status != 201:
                     failures.append(f"single upload answered {status}: {body[:500]}")
             peak = rss_mb(worker, "VmHWM")
+            kept = rss_mb(worker, "VmRSS") - resident_before
         finally:
             server.stop()
         seconds = statistics.median(walls)
@@ -244,7 +246,8 @@ def main() -> int:
             f"{SECONDS_GOAL} s: {time_verdict}); the worker's CPU median "
             f"{statistics.median(cpus):.2f} s ({min(cpus):.2f}-{max(cpus):.2f}); load average "
             f"{min(loads):.1f}-{max(loads):.1f}; the worker's peak resident memory over them "
-            f"{peak:,.0f} MB (goal <= {MEMORY_GOAL_MB} MB: {memory_verdict})"
+            f"{peak:,.0f} MB (goal <= {MEMORY_GOAL_MB} MB: {memory_verdict}); resident after "
+            f"them {kept:+,.0f} MB over before them"
         )
 
         server = serve(folder, workers=args.workers)

@@ -20,7 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from submissions import edits, exports, refusals, selectors, services, tokens
-from submissions.board.cache import board_cache_key, board_stamp, cached_board
+from submissions.board.cache import board_cache_key, board_stamp, cached_board, kept_body
 from submissions.board.query import API_MAX_PAGE_SIZE, SORTS, LeaderboardQuery, board_order
 from submissions.board.reads import leaderboard_page
 from submissions.board.visibility import embargo_notice, leaderboard_visible
@@ -211,9 +211,31 @@ class ContestLeaderboard(APIView):
     (`"reference": true, "rank": null`), then the entries that are not ranked (`"rank": null`).
     Organizers-only until the contest publishes its results."""
 
+    def dispatch(self, request, *args, **kwargs):
+        # A board this process keeps rendered as JSON, for a reader without a token who asks
+        # for JSON: the same bytes and headers as `get` answers, without DRF's negotiation,
+        # authentication and request wrapping, which cost as much as the rest of the request
+        # (README "Speed"). Anything else (a token, another format, a board not kept here, an
+        # embargo) goes the whole way.
+        self._stamp = board_stamp(kwargs["slug"])
+        if (
+            self._stamp is not None
+            and request.method == "GET"
+            and "HTTP_AUTHORIZATION" not in request.META
+            and request.GET.get("format", "json") == "json"
+            and request.META.get("HTTP_ACCEPT", "*/*") in ("*/*", "application/json")
+        ):
+            kept = kept_body(board_cache_key("api-json", self._stamp, request))
+            if kept is not None and kept[0]:
+                response = HttpResponse(kept[1], content_type="application/json")
+                for header, value in self.default_response_headers.items():
+                    response[header] = value
+                return response
+        return super().dispatch(request, *args, **kwargs)
+
     @extend_schema(parameters=LEADERBOARD_PARAMETERS, responses=LeaderboardSerializer)
     def get(self, request: Request, slug: str) -> Response | HttpResponse:
-        stamp = board_stamp(slug)
+        stamp = self._stamp
         if stamp is None:
             raise NotFound("No such contest.")
         renderer = request.accepted_renderer

@@ -82,6 +82,15 @@ def cached_board(
     return value
 
 
+def kept_body(key: str):
+    """The value this process keeps for `key` (an `immutable` one of `cached_board`) while it
+    is still true, else None: nothing is built or fetched from the shared cache."""
+    hit = _kept_get(key)
+    if hit is None or (hit[0] is not None and timezone.now() >= hit[0]):
+        return None
+    return hit[1]
+
+
 def _kept_get(key: str) -> tuple | None:
     with _kept_lock:
         hit = _kept.get(key)

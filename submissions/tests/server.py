@@ -57,7 +57,7 @@ def production_environment(
         "REDIS_URL": redis_url,
         "LOG_LEVEL": "WARNING",
         # As docker-compose.yml runs gunicorn: see MALLOC_MMAP_THRESHOLD_ there.
-        "MALLOC_MMAP_THRESHOLD_": "262144",
+        "MALLOC_MMAP_THRESHOLD_": "2097152",
     }
 
 

@@ -138,3 +138,31 @@ def test_the_api_board_is_kept_by_the_process_under_its_board_version(contest):
         "Ada Newcomer",
         "Grace Entrant",
     ]
+
+
+def test_a_kept_api_board_answers_the_bytes_and_headers_of_the_first_answer(contest):
+    # The second request is served from the process's kept body without DRF's dispatch: it
+    # must not be told apart from the first.
+    SubmissionFactory(contest=contest, entrant_name="Grace Entrant")
+    url = f"/api/contests/{contest.slug}/leaderboard/?page_size=1000"
+    first = APIClient().get(url)
+    again = APIClient().get(url, HTTP_ACCEPT="application/json")
+    assert again.status_code == first.status_code == 200
+    assert again.content == first.content
+    assert {h: again.get(h) for h in ("Content-Type", "Allow", "Vary")} == {
+        h: first.get(h) for h in ("Content-Type", "Allow", "Vary")
+    }
+
+
+def test_an_organizer_with_a_token_gets_the_embargoed_board_and_a_visitor_a_403(contest):
+    from rest_framework.authtoken.models import Token
+
+    contest.results_published_at = None
+    contest.save()
+    SubmissionFactory(contest=contest, entrant_name="Grace Entrant")
+    url = f"/api/contests/{contest.slug}/leaderboard/"
+    token = Token.objects.create(user=UserFactory(is_staff=True))
+    for _ in range(2):  # the second time from what the process keeps
+        seen = APIClient().get(url, HTTP_AUTHORIZATION=f"Token {token.key}")
+        assert [row["entrant"] for row in seen.json()["results"]] == ["Grace Entrant"]
+        assert APIClient().get(url).status_code == 403
