@@ -12,7 +12,7 @@ shape_of: the cliff is the rate's steepest fall, as a fraction of the run).
 2. PostgreSQL, shared_buffers in --pg-buffers (MB): the same.
 3. A claim and its verification at scale 1/k: --claim-rows with --claim-pool, then
    --claim-rows/k rows with the pool the rule gives, --repeats times: wall time, each curve's
-   cliff (fraction of its run), terminal/initial rate, and the classic judge's verdict.
+   cliff (fraction of its run), how far the rate falls, and the classic judge's verdict.
 
 The issue's figure is a 3,000,000-row claim with a 128 MB pool at 1/10 (the Makefile's
 default, about 20 minutes here). --keep-claim FILE keeps the claim's log and reuses it, so
@@ -58,7 +58,7 @@ TOLERANCE = 0.25  # a contest's default rerun tolerance
 @dataclass(frozen=True)
 class Curve:
     """One run's reports, with its shape as the classic track's judge reads it (where the
-    cliff falls, terminal/initial): one definition of the cliff, the judge's."""
+    cliff falls, how far the rate falls): one definition of the cliff, the judge's."""
 
     rows: np.ndarray
     seconds: np.ndarray
@@ -130,8 +130,9 @@ def describe(curve: Curve) -> str:
     shape, cliff = curve.shape, curve.cliff_row
     at = "none" if cliff is None else f"{cliff:,} rows ({shape.cliff:.0%} of the run)"
     return (
-        f"cliff {at}; initial {shape.initial_rate:,.0f} rows/s, terminal/initial "
-        f"{shape.terminal_ratio:.2f}; average {shape.average_rate:,.0f} rows/s; "
+        f"cliff {at}; before the fall {shape.initial_rate:,.0f} rows/s, after the cliff "
+        f"{shape.fall_ratio:.3f} of it (terminal/initial {shape.terminal_ratio:.2f}); average "
+        f"{shape.average_rate:,.0f} rows/s; "
         f"wall {curve.wall:.1f} s"
     )
 
@@ -237,7 +238,7 @@ def claim_and_verification(args, base_dir: str) -> None:
     claimed = claim.shape
     cliffs = [1.0 if c.shape.cliff is None else c.shape.cliff for c in reruns]
     claimed_cliff = 1.0 if claimed.cliff is None else claimed.cliff
-    ratios = [c.shape.terminal_ratio for c in reruns]
+    ratios = [c.shape.fall_ratio for c in reruns]
     wall = sum(c.wall for c in reruns)
     met = min(cliffs) - 0.1 <= claimed_cliff <= max(cliffs) + 0.1
     print(
@@ -245,8 +246,8 @@ def claim_and_verification(args, base_dir: str) -> None:
         f"{max(cliffs):.0%} (goal: within 10% of the run: {'met' if met else 'NOT met'})"
     )
     print(
-        f"  terminal/initial: claim {claimed.terminal_ratio:.2f}, reruns {min(ratios):.2f} to "
-        f"{max(ratios):.2f}"
+        f"  the rate after the cliff over the rate before it: claim {claimed.fall_ratio:.3f}, "
+        f"reruns {min(ratios):.3f} to {max(ratios):.3f}"
     )
     each = statistics.mean(c.wall for c in reruns)
     print(

@@ -433,6 +433,31 @@ def stated(parsed: ParsedLog, name: str, default: int = 0) -> int:
     return int(found.value) if found is not None else default
 
 
+# A rerun's host was busy when work other than the benchmark and its server kept this many of its
+# cores busy on average over the run. Measured here (MariaDB, 300,000 rows at 1/10, 2 cores):
+# quiet reruns -0.02 to 0.01 cores, one beside a short test run 0.18; two beside a CPU-bound
+# process 0.99 and 1.27 (the second ran 20% slower than the quiet ones' median).
+BUSY_CORES = 0.5
+
+
+def other_work(parsed: ParsedLog) -> float | None:
+    """The cores that work other than the benchmark and its server kept busy during a run, on
+    average: the machine's busy CPU less the client's and the server's (format 3). None when
+    the log does not measure the machine's CPU."""
+    series = parsed.series
+    machine = column(series.machine_cpu_s)
+    client, server = column(series.client_cpu_s), column(series.server_cpu_s)
+    if machine is None or client is None or server is None:
+        return None
+    seconds = column(series.seconds)
+    spans = np.diff(seconds, prepend=0.0)
+    measured = np.isfinite(machine) & np.isfinite(client) & np.isfinite(server) & (spans > 0)
+    if not measured.any():
+        return None
+    other = machine[measured] - client[measured] - server[measured]
+    return float(other.sum() / spans[measured].sum())
+
+
 def progress(parsed: ParsedLog) -> tuple[int, float | None]:
     """Rows done and the average rate of a step, for the run's row."""
     rows, seconds = curve(parsed)

@@ -1,0 +1,128 @@
+"""Power both ways of the classic judge, on real runs: a claim against every choice of
+`--repeats` among N reruns of it at scale 1/k, as a verification with that many repeats would
+be judged on this host (comparable: the absolute rates are compared too). A true claim must come
+out reproduced; the same log with its times divided by 3 or by 1.5 (consistent logs with the
+true shape) must not.
+
+The claim is the demo entry's log (3,000,000 rows into InnoDB with a 128 MB pool and
+innodb_flush_log_at_trx_commit=2, made on this VM while it was quiet); the reruns are the C
+benchmark on private MariaDB servers (runner/servers.py) with the pool the scaling rule gives,
+one after another (about 30 s each here at 1/10). `--reuse DIR` judges logs kept before
+(`--logs DIR` keeps them) instead of running again.
+
+    .venv/bin/python bench/verification_power.py [--runs 9] [--repeats 3] [--scale 10]
+        [--claim FILE] [--claim-pool 128] [--logs DIR | --reuse DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import itertools
+import os
+import shutil
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import bench.scaling as scaling  # noqa: E402
+from submissions.logparse import parse_log  # noqa: E402
+from submissions.scaling import MEMORY_RULES, scaled_size  # noqa: E402
+from submissions.server_settings import MYSQL  # noqa: E402
+from submissions.tracks.classic.rerun import judge_curves  # noqa: E402
+from submissions.tracks.rerun import REPRODUCED, VERIFICATION, curve  # noqa: E402
+
+DEMO_CLAIM = ROOT / "submissions" / "demo_logs" / "c-small-pool-mariadb-3m.log"
+TOLERANCE = 0.25  # a contest's default rerun tolerance
+FALSE_CLAIMS = (3.0, 1.5)  # the claim's times divided by these
+
+
+def read_curve(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    return curve(parse_log(io.BytesIO(path.read_bytes())))
+
+
+def collect(args, rows: int, pool: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """`--runs` reruns of `rows` rows on a private MariaDB with a `pool`-byte buffer pool."""
+    if args.logs:
+        scaling.LOGS = Path(args.logs)
+        scaling.LOGS.mkdir(parents=True, exist_ok=True)
+    base_dir = tempfile.mkdtemp(prefix="vp-", dir="/tmp")  # sockets: keep the path short
+    settings = {
+        "innodb_buffer_pool_size": f"{pool // 1024}K",
+        "innodb_flush_log_at_trx_commit": "2",
+    }
+    runs = []
+    try:
+        for number in range(1, args.runs + 1):
+            run = scaling.run_benchmark("mariadb", settings, rows, base_dir)
+            print(f"  run {number}: {scaling.describe(run)}", flush=True)
+            runs.append((run.rows, run.seconds))
+    finally:
+        shutil.rmtree(base_dir, ignore_errors=True)
+    return runs
+
+
+def verdicts(claim, runs, repeats: int, scale: int) -> tuple[Counter, Counter]:
+    """The verdict for every choice of `repeats` runs, and what failed when it was not
+    reproduced (the message's clauses, cut to their first words)."""
+    found, failing = Counter(), Counter()
+    for chosen in itertools.combinations(runs, repeats):
+        verdict, _ = judge_curves(
+            claim, list(chosen), kind=VERIFICATION, scale=scale, host_comparable=True,
+            tolerance=TOLERANCE,
+        )  # fmt: skip
+        found[verdict.verdict] += 1
+        if verdict.verdict != REPRODUCED:
+            reasons = verdict.message.rsplit("not reproduced: ", 1)[-1].split("; the claim")
+            failing.update(" ".join(reason.split()[:6]) for reason in reasons)
+    return found, failing
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--scale", type=int, default=10)
+    parser.add_argument("--claim", default=str(DEMO_CLAIM))
+    parser.add_argument("--claim-pool", type=int, default=128, help="MB")
+    parser.add_argument("--logs", default="", help="a folder to keep the reruns' logs in")
+    parser.add_argument("--reuse", default="", help="judge the logs in this folder instead")
+    args = parser.parse_args()
+    claim = read_curve(Path(args.claim))
+    rows = int(claim[0][-1]) // args.scale
+    rule = MEMORY_RULES[MYSQL]["innodb_buffer_pool_size"]
+    pool = scaled_size(args.claim_pool << 20, args.scale, rule)
+    print(f"Load average (1, 5, 15 min): {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if args.reuse:
+        runs = [read_curve(path) for path in sorted(Path(args.reuse).glob("*.log"))]
+        print(f"{len(runs)} reruns kept in {args.reuse}")
+    else:
+        print(f"{args.runs} reruns at 1/{args.scale}: {rows:,} rows, pool {pool >> 20} MB")
+        runs = collect(args, rows, pool)
+    if len(runs) < args.repeats:
+        raise SystemExit(f"{len(runs)} reruns: fewer than --repeats {args.repeats}")
+    choices = len(list(itertools.combinations(range(len(runs)), args.repeats)))
+    print(f"\nEvery {args.repeats} of {len(runs)} reruns ({choices} verifications), tolerance "
+          f"{TOLERANCE:.0%}, the host comparable:")  # fmt: skip
+    rows_, seconds = claim
+    met = True
+    for label, divided in (("the true claim", 1.0), *((f"times / {d:g}", d) for d in FALSE_CLAIMS)):
+        found, failing = verdicts((rows_, seconds / divided), runs, args.repeats, args.scale)
+        wanted = found[REPRODUCED] == choices if divided == 1.0 else not found[REPRODUCED]
+        met = met and wanted
+        shown = ", ".join(f"{verdict} {count}" for verdict, count in found.most_common())
+        print(f"  {label}: {shown} ({'as it must' if wanted else 'WRONG'})")
+        for reason, count in failing.most_common(3):
+            print(f"      {count} x {reason}...")
+    print(f"\nPower both ways: {'met' if met else 'NOT met'}")
+    return 0 if met else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
