@@ -106,7 +106,7 @@ def _setup_sentence(run: VerificationRun) -> str:
     target = rerun_targets().get(run.target)
     engine = run.submission.storage_engine or "the default engine"
     if target is not None and target.family != entry_family(run.submission):
-        engine = "its own engine"  # another server: the entry's engine is not there
+        engine = "Its own engine"  # another server: the entry's engine is not there
     if target is not None and target.server:
         server = f"{engine} on a private {target.server} server"
     else:

@@ -39,7 +39,11 @@ def test_an_organizer_verifies_the_demo_innodb_entry_at_a_tenth_of_its_scale(
     assert pool == asked  # whole MB, as the rule asks it
     assert run.settings["innodb_flush_log_at_trx_commit"] == "2"
     # One verdict, judged on the curve's shape, naming what ran and where the cliffs fell.
-    assert run.verdict in ("reproduced", "shape_only", "not_reproduced"), run.message
+    assert run.verdict in ("reproduced", "shape_only", "not_reproduced", "inconclusive"), (
+        run.message
+    )
+    if run.verdict == "inconclusive":  # only for a host other work kept busy meanwhile
+        assert "rerun it on a quiet host" in run.message
     assert "At scale 1/10 (1 run of 300,000 rows)" in run.message
     assert "the cliff (the rate's steepest fall): " in run.message
     assert "(the claim: at " in run.message  # the claim's cliff, as a fraction of its run
@@ -56,7 +60,7 @@ def test_an_organizer_verifies_the_demo_innodb_entry_at_a_tenth_of_its_scale(
 
     assert (comparison.kind, comparison.verdict) == ("comparison", "comparison")
     assert "it compares the engines, never verifies the claim" in comparison.message
-    assert "its own engine on a private postgresql server with shared_buffers=" in (
+    assert ". Its own engine on a private postgresql server with shared_buffers=" in (
         comparison.message
     )
     entry.refresh_from_db()

@@ -137,6 +137,24 @@ def test_a_claim_that_falls_far_less_than_its_reruns_is_not_reproduced():
         assert f"rate after its cliff is {said} of its rate before it" in verdict.message
 
 
+def test_a_claim_whose_rate_keeps_falling_after_the_cliff_strays_from_flat_reruns():
+    # Same cliff, same median fall, same average: only the curve tells that the claim's rate
+    # after its cliff fell from 2x to a third of its median where the reruns' stayed level.
+    def declining(rows: int) -> tuple[np.ndarray, np.ndarray]:
+        at = np.linspace(rows / 200, rows, 200)
+        fraction = at / rows
+        after = 4_000.0 * np.interp(fraction, [0.4, 1.0], [2.0, 0.3])
+        rate = np.where(fraction > 0.4, after, 40_000.0)
+        return at.astype(np.int64), np.cumsum(np.diff(np.concatenate(([0.0], at))) / rate)
+
+    verdict, _ = judged(declining(CLAIM_ROWS), RERUNS, host_comparable=False)
+    assert verdict.verdict == NOT_REPRODUCED
+    assert "the claim's rate curve (each phase over its median) strays from the rerun's" in (
+        verdict.message
+    )
+    assert "cliff (its rate's steepest fall): at" not in verdict.message.split("not reproduced")[1]
+
+
 def test_a_rerun_that_stops_short_of_the_scaled_run_is_inconclusive():
     short = [run_curve(CLAIM_ROWS // SCALE // 2, seed=1)]
     verdict, _ = judged(CLAIM, short)
