@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
+import psycopg
 from django.db import connection
 from django.utils import timezone
 
@@ -34,12 +36,29 @@ class BoardStamp:
     version: int
 
 
+STAMP_SQL = "SELECT id, board_version FROM submissions_contest WHERE slug = %s"
+
+
 def board_stamp(slug: str) -> BoardStamp | None:
     """The contest's id and board version, or None. Plain SQL: on a cached page this lookup is
-    the only database work, and compiling the ORM query cost as much as running it."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT id, board_version FROM submissions_contest WHERE slug = %s", [slug])
-        row = cursor.fetchone()
+    the only database work, and compiling the ORM query cost as much as running it. On
+    PostgreSQL a prepared statement on the driver's connection: Django's cursor binds on the
+    client (the slug quoted in Python, ~45 us) and never prepares; this halves the lookup."""
+    if connection.vendor != "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(STAMP_SQL, [slug])
+            row = cursor.fetchone()
+        return BoardStamp(*row) if row else None
+    connection.ensure_connection()
+    started = time.monotonic()
+    # A plain (server-binding) cursor: Django's connection makes client-binding ones. Its
+    # errors are Django's (a server gone away is a 503 like any other query's).
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        row = cursor.execute(STAMP_SQL, (slug,), prepare=True).fetchone()
+    if connection.queries_logged:  # as Django's cursor would: tests count the queries
+        connection.queries_log.append(
+            {"sql": STAMP_SQL % repr(slug), "time": f"{time.monotonic() - started:.3f}"}
+        )
     return BoardStamp(*row) if row else None
 
 

@@ -251,6 +251,10 @@ def test_postgres_stopped_pages_and_the_api_answer_503_and_recover(fault_stack):
         assert api.status == 503
         assert "database is unavailable" in api.json()["detail"]
         assert int(api.headers["Retry-After"]) > 0
+        # The board's version is read on the driver's own cursor (a prepared statement).
+        board = stack.request("GET", "/api/contests/faults/leaderboard/")
+        assert board.status == 503
+        assert "database is unavailable" in board.json()["detail"]
         refused = upload(stack, a_log(7_000_000))
         assert refused.status == 503
         assert "Nothing was stored" in refused.json()["detail"]
@@ -259,6 +263,7 @@ def test_postgres_stopped_pages_and_the_api_answer_503_and_recover(fault_stack):
     # Recovers by itself: the next request opens a new connection.
     wait_until(lambda: stack.request("GET", "/").status == 200, 10, "the site did not recover")
     assert stack.request("GET", "/contests/faults/").status == 200
+    assert stack.request("GET", "/api/contests/faults/leaderboard/").status == 200
     assert "Internal Server Error" not in stack.web.log
 
 
