@@ -230,6 +230,14 @@ def test_power_on_real_runs_the_demo_claim_at_a_tenth_is_reproduced_and_false_on
     verdict, figures = judged((rows, seconds), TENTHS)
     assert verdict.verdict == REPRODUCED, verdict.message
     assert figures["claim"]["cliff_fraction"] == pytest.approx(0.46, abs=0.01)
+    # What the reruns measured, on its own (the page shows it beside the message), and the
+    # ratio every track gives: the reruns' median average rate over the claim's.
+    averages = [each["average_rate"] for each in figures["reruns"]]
+    assert figures["summary"] == (
+        "cliff at 50% of the run, at 46% of the run, at 48% of the run; the rate after it 0.04 "
+        f"of the rate before it; average {min(averages):,.0f} to {max(averages):,.0f} rows/s"
+    )
+    assert verdict.ratio == pytest.approx(float(np.median(averages)) / 12_173.8, rel=1e-4)
     # The same log with its times divided by 3, and by 1.5: consistent logs, the true shape.
     for divided in (3, 1.5):
         verdict, _ = judged((rows, seconds / divided), TENTHS)

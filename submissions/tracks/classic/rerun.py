@@ -280,9 +280,8 @@ def check_rates(claim: Shape, reruns: list[Shape], tolerance: float) -> list[str
 
 
 def _span(values: list[float], form: str) -> str:
-    if len(values) == 1 or min(values) == max(values):
-        return form.format(values[0])
-    return f"{form.format(min(values))} to {form.format(max(values))}"
+    low, high = form.format(min(values)), form.format(max(values))
+    return low if low == high else f"{low} to {high}"
 
 
 def judge_curves(
@@ -338,7 +337,8 @@ def judge_curves(
         (bent if faster else firm).extend(check_rates(claim, shapes, tolerance))
     busy = busy_cores is not None and busy_cores >= BUSY_CORES and kind != COMPARISON_RUN
     failures, doubtful = (firm, bent) if busy else (firm + bent, [])
-    ratio = float(np.median([each.fall_ratio for each in shapes])) / claim.fall_ratio
+    # As every track's: above 1, the rerun did better (here: its median average rate).
+    ratio = float(np.median([each.average_rate for each in shapes])) / claim.average_rate
     said = _said(claim, shapes, scale)
     if kind == COMPARISON_RUN:
         verdict = COMPARISON
@@ -365,8 +365,17 @@ def judge_curves(
             "shape only: the curve's shape matches; the rerun's host is not comparable with "
             "the entry's, so its absolute rates were not compared"
         )
-    figures["summary"] = f"{said} {outcome}."
+    figures["summary"] = _measured(shapes)
     return Comparison(verdict, ratio, f"{said} Tolerance {tolerance:.0%}: {outcome}."), figures
+
+
+def _measured(reruns: list[Shape]) -> str:
+    """What the reruns measured, shown on their own beside the verdict's message."""
+    return (
+        f"cliff {', '.join(_cliff_text(each.cliff) for each in reruns)}; the rate after it "
+        f"{_span([each.fall_ratio for each in reruns], '{:.2f}')} of the rate before it; "
+        f"average {_span([each.average_rate for each in reruns], '{:,.0f}')} rows/s"
+    )
 
 
 def _said(claim: Shape, reruns: list[Shape], scale: float) -> str:
