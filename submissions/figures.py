@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from submissions.logparse.columns import floats
 from submissions.logparse.model import ParsedLog, Series
 from submissions.terminal import seconds_at_rows, terminal_window
 
@@ -156,7 +157,7 @@ def log_timeline(log: ParsedLog) -> Timeline:
     timeline = series_timeline(series, words.get("seconds", "seconds"))
     if not len(series):
         return timeline
-    cumulative = np.frombuffer(series.cumulative_rate, dtype=np.float64)[: len(series)]
+    cumulative = floats(series.cumulative_rate)[: len(series)]
     last_rate, last_seconds = float(cumulative[-1]), float(timeline.seconds[-1])
     if last_rate <= 0 or last_seconds <= 0:
         return timeline

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from submissions.logparse.columns import floats
 from submissions.logparse.model import Series
 
 MAX_ROWS_PER_SECOND = 100_000_000
@@ -49,8 +50,8 @@ def _first_suspect(series: Series) -> int | None:
     temporaries would take tens of MB of it."""
     rows = np.frombuffer(series.rows, dtype=np.int64)
     seconds = np.frombuffer(series.seconds, dtype=np.float64)
-    interval = np.frombuffer(series.interval_rate, dtype=np.float64)
-    cumulative = np.frombuffer(series.cumulative_rate, dtype=np.float64)
+    interval = floats(series.interval_rate)
+    cumulative = floats(series.cumulative_rate)
     for start in range(0, len(rows), BLOCK):
         block = slice(start, start + BLOCK)
         suspects = np.flatnonzero(

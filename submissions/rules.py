@@ -18,6 +18,7 @@ import numpy as np
 
 from submissions.engines import MYSQL_NUMBERED, SERVER_FAMILIES
 from submissions.figures import Figures, printed_resolution
+from submissions.logparse.columns import floats
 from submissions.logparse.model import ParsedLog
 from submissions.numbers import number as _n
 
@@ -412,7 +413,7 @@ def _rate_verdict(
 def check_cumulative_rate(entry: Entry, rules: RuleSet) -> Verdict:
     series = entry.log.series
     seconds = np.frombuffer(series.seconds, dtype=np.float64)
-    stated = np.frombuffer(series.cumulative_rate, dtype=np.float64)
+    stated = floats(series.cumulative_rate)
     # Each printed elapsed time is off by up to half its last digit.
     error = time_resolution(seconds) / 2
     spans = _cumulative_spans(series)
@@ -422,7 +423,7 @@ def check_cumulative_rate(entry: Entry, rules: RuleSet) -> Verdict:
 def check_interval_rate(entry: Entry, rules: RuleSet) -> Verdict:
     series = entry.log.series
     seconds = np.frombuffer(series.seconds, dtype=np.float64)
-    stated = np.frombuffer(series.interval_rate, dtype=np.float64)
+    stated = floats(series.interval_rate)
     # An interval is the difference of two printed times: off by up to one last digit.
     error = time_resolution(seconds)
     spans = _interval_spans(series, skip_first=bool(_first_step(entry.log)))

@@ -78,9 +78,10 @@ def pack_columns(columns: dict[str, np.ndarray], *, release: bool = False) -> by
 
 
 def _packed_dtype(column: np.ndarray) -> np.dtype:
-    """Counting columns are packed as int64 whatever they are held as (the line numbers are
-    4 bytes while an upload is checked): the packed bytes do not depend on it."""
-    return np.dtype(np.int64) if column.dtype.kind in "iu" else column.dtype
+    """Counting columns are packed as int64 and the others as float64 whatever they are held
+    as (the line numbers are 4 bytes, exact rates 4, while an upload is checked): the packed
+    bytes do not depend on it."""
+    return np.dtype(np.int64) if column.dtype.kind in "iu" else np.dtype(np.float64)
 
 
 def _pack_piece(column: np.ndarray, start: int) -> bytes:

@@ -33,6 +33,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from .columns import NARROW_FIELDS, Narrow, exact_in_float32, narrow, wide
 from .model import Series
 from .reader import TextBlock
 
@@ -174,8 +175,14 @@ class Pending:
     """Where the fast path puts what it read: straight into the series' arrays, a block at a
     time, copied out of Arrow's buffers (which are then reused for the next block)."""
 
-    def __init__(self, series: Series):
+    def __init__(self, series: Series, *, narrow: bool = False):
+        """`narrow`: hold rate columns as float32 where exact (columns.py); only for a parser
+        that reads the series' columns afresh and `widen`s before appending line by line."""
         self.series = series
+        self.narrow = narrow
+        # Rate columns whose values held before this parse's first block were examined for
+        # narrowing (columns.py): once, not on every block.
+        self._examined: set[str] = set()
 
     def __len__(self) -> int:
         return len(self.series)
@@ -194,9 +201,27 @@ class Pending:
         return bool((rows_step >= 0).all() and (seconds_step >= 0).all() and not repeat.any())
 
     def add(self, block: Sequence[str], columns: Mapping[str, np.ndarray]) -> None:
-        """A block's columns (series field -> one value per line; `line` is added here)."""
+        """A block's columns (series field -> one value per line; `line` is added here). A rate
+        column is held as float32 while every value in it is exact so (columns.py)."""
         for name, values in {**columns, "line": line_numbers(block)}.items():
-            extend(getattr(self.series, name), values)
+            column = getattr(self.series, name)
+            if self.narrow and name in NARROW_FIELDS:
+                column = self._narrowed(name, column, values)
+            extend(column, values)
+
+    def _narrowed(self, name: str, column: array, values: np.ndarray) -> array:
+        """The column to extend with `values`: narrowed, kept, or widened back to float64."""
+        if isinstance(column, Narrow):
+            if exact_in_float32(values):
+                return column
+            column = wide(column)
+        elif name not in self._examined:
+            self._examined.add(name)
+            held = np.frombuffer(column, dtype=column.typecode)
+            if exact_in_float32(held) and exact_in_float32(values):
+                column = narrow(held)
+        setattr(self.series, name, column)
+        return column
 
 
 def extend(column: array, values: np.ndarray) -> None:

@@ -416,10 +416,11 @@ def combine(
 
 
 def column(values) -> np.ndarray | None:
-    """A parsed log's column as numpy, without copying."""
+    """A parsed log's column as numpy, without copying (a float32-held rate as float64)."""
     if values is None:
         return None
-    return np.frombuffer(values, dtype=values.typecode)
+    found = np.frombuffer(values, dtype=values.typecode)
+    return found.astype(np.float64) if found.dtype == np.float32 else found
 
 
 def curve(parsed: ParsedLog) -> tuple[np.ndarray, np.ndarray]:

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from submissions.logparse.columns import floats
 from submissions.logparse.model import ParsedLog
 from submissions.numbers import display, number
 from submissions.rules import Entry, Rule, RuleSet, Status, Verdict
@@ -89,7 +90,7 @@ def log_points(log: ParsedLog) -> list[list[float]]:
     if series.interval_query_rate is None:
         return []
     rows = np.frombuffer(series.rows, dtype=np.int64)
-    rates = np.frombuffer(series.interval_query_rate, dtype=np.float64)
+    rates = floats(series.interval_query_rate)
     ran = np.flatnonzero(rates > 0)
     return [[int(rows[i]), 1.0 / float(rates[i])] for i in ran]
 
@@ -157,7 +158,7 @@ def check_query_samples(entry: Entry, rules: RuleSet) -> Verdict:
             value=str(len(points)),
         )
     series = entry.log.series
-    rates = np.frombuffer(series.interval_query_rate, dtype=np.float64)
+    rates = floats(series.interval_query_rate)
     first = int(np.flatnonzero(rates > 0)[0])
     return Verdict(
         "query_samples",
