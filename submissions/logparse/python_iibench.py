@@ -104,8 +104,20 @@ class PythonIibenchParse(LogParse):
     def _parse_tab(self, blocks: Iterable[list[str]]) -> None:
         # Rates held as float32 while exact (columns.py): 32 MB less for 2,000,000 reports.
         self.pending = columnar.Pending(self.series, narrow=True)
-        for first, block in columnar.pieces(blocks_after(blocks, self.detection.header_line)):
-            if not self._tab_block_fast(block):
+        picks = self._tab_columns()
+        kinds = {position: KINDS[field] for field, position in picks.items()}
+
+        def read(block):
+            return columnar.read_reports(
+                block,
+                ncols=self.ncols,
+                kinds=kinds,
+                unterminated_line=self.reader.unterminated_line,
+            )
+
+        pieces = columnar.pieces(blocks_after(blocks, self.detection.header_line))
+        for first, block, read_block in columnar.read_blocks_ahead(pieces, read):
+            if not self._tab_block_fast(block, read_block):
                 if self._may_report(block):  # not for the Totals and Done lines alone
                     widen(self.series)
                 self._tab_block(first, block)
@@ -137,14 +149,10 @@ class PythonIibenchParse(LogParse):
             self.series.latency_max_ms = array("d")
         return self.series.latency_max_ms
 
-    def _tab_block_fast(self, block: list[str]) -> bool:
-        """A block of plain reports read as columns (columnar.py); False when the block must
-        be read line by line."""
+    def _tab_block_fast(self, block: list[str], read: dict[int, np.ndarray] | None) -> bool:
+        """A block of plain reports, `read` as columns (columnar.py, a block ahead); False when
+        the block must be read line by line."""
         picks = self._tab_columns()
-        kinds = {position: KINDS[field] for field, position in picks.items()}
-        read = columnar.read_reports(
-            block, ncols=self.ncols, kinds=kinds, unterminated_line=self.reader.unterminated_line
-        )
         if read is None:
             return False
         values = {field: read[position] for field, position in picks.items()}
