@@ -49,6 +49,9 @@ def board_stamp(slug: str) -> BoardStamp | None:
             cursor.execute(STAMP_SQL, [slug])
             row = cursor.fetchone()
         return BoardStamp(*row) if row else None
+    # As Django's own cursor does: a persistent connection the server dropped (a restart) is
+    # replaced here, not found dead by the query (CONN_HEALTH_CHECKS).
+    connection.close_if_health_check_failed()
     connection.ensure_connection()
     started = time.monotonic()
     # A plain (server-binding) cursor: Django's connection makes client-binding ones. Its
