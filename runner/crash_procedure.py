@@ -62,154 +62,137 @@ def execute_recovery(
         journal.add(f"# rerun removed a private server left by a killed worker: {folder}")
     try:
         with servers.PrivateServer(config, label=f"r{run.pk}", settings=server_settings) as server:
-            return _crash_and_recover(run, target, spec, crash, server, journal, deadline)
+            procedure = _Procedure(run, target, server, journal, deadline)
+            return procedure.crash_and_recover(spec, crash)
     except servers.ServerError as error:
         return journal.outcome(RerunStatus.FAILED, str(error))
 
 
-def _crash_and_recover(
-    run: VerificationRun,
-    target: Target,
-    spec: RerunSpec,
-    crash: CrashPlan,
-    server: servers.PrivateServer,
-    journal: _Journal,
-    deadline: float,
-) -> Outcome:
-    kind = server.config.kind
-    begin_step(run, "server", 1, RECOVERY_STEPS, f"a private {kind} server starts")
-    server.initialize()
-    server.start()
-    stopped = _wait_until_answering(run, server, deadline, table=False)
-    if stopped:
-        return _stopped_recovery(stopped, target, journal, server)
-    server.create_database()
-    journal.add(
-        f"# rerun step=server: private {kind} server pid={server.pid} port={server.port} "
-        f"dir={server.root}"
-    )
-    read_back = server.read_settings(list(server.settings))
-    VerificationRun.objects.filter(pk=run.pk).update(settings=read_back)
-    for key, value in read_back.items():
-        journal.add(f"# rerun setting {key}={value}")
-    crashed = _insert_until_crash(run, target, spec, crash, server, journal, deadline)
-    if isinstance(crashed, Outcome):
-        return crashed
-    return _recover(run, target, server, journal, deadline, crashed)
+@dataclass
+class _Procedure:
+    """One crash-recovery rerun on its private server: what every step works with."""
 
+    run: VerificationRun
+    target: Target
+    server: servers.PrivateServer
+    journal: _Journal
+    deadline: float
 
-def _insert_until_crash(
-    run: VerificationRun,
-    target: Target,
-    spec: RerunSpec,
-    crash: CrashPlan,
-    server: servers.PrivateServer,
-    journal: _Journal,
-    deadline: float,
-) -> Outcome | _Crash:
-    """The throttled run; SIGKILL to the server once a report reaches the crash row count.
-    Returns what the crash left, or the outcome that ended the rerun before it."""
-    begin_step(
-        run, "insert", 2, RECOVERY_STEPS,
-        f"inserts at {crash.max_rate:,} rows/s; the server is killed at {crash.crash_at_rows:,} rows",
-    )  # fmt: skip
-    crashes: list[_Crash] = []
+    def crash_and_recover(self, spec: RerunSpec, crash: CrashPlan) -> Outcome:
+        run, server, journal = self.run, self.server, self.journal
+        kind = server.config.kind
+        begin_step(run, "server", 1, RECOVERY_STEPS, f"a private {kind} server starts")
+        server.initialize()
+        server.start()
+        stopped = self.wait_until_answering(table=False)
+        if stopped:
+            return self.stopped(stopped)
+        server.create_database()
+        journal.add(
+            f"# rerun step=server: private {kind} server pid={server.pid} port={server.port} "
+            f"dir={server.root}"
+        )
+        read_back = server.read_settings(list(server.settings))
+        VerificationRun.objects.filter(pk=run.pk).update(settings=read_back)
+        for key, value in read_back.items():
+            journal.add(f"# rerun setting {key}={value}")
+        crashed = self.insert_until_crash(spec, crash)
+        if isinstance(crashed, Outcome):
+            return crashed
+        return self.recover(crashed)
 
-    def crash_when_due(report: tuple[int, float, float, float]) -> bool:
-        rows, _, _, cumulative_rate = report
-        if crashes or rows < crash.crash_at_rows:
-            return False
-        crashes.append(_Crash(rows, cumulative_rate, server.crash()))
-        return True
-
-    arguments = crash.insert_arguments(replace(spec.plan, db_url=server.url))
-    journal.add(f"# rerun step=insert (2 of {RECOVERY_STEPS}): the benchmark's output")
-    try:
-        outcome = watch(
-            run, process.start(arguments, cwd=server.root), time_limit=target.time_limit,
-            deadline=deadline, step="insert", on_report=crash_when_due,
+    def insert_until_crash(self, spec: RerunSpec, crash: CrashPlan) -> Outcome | _Crash:
+        """The throttled run; SIGKILL to the server once a report reaches the crash row count.
+        Returns what the crash left, or the outcome that ended the rerun before it."""
+        run, target, server, journal = self.run, self.target, self.server, self.journal
+        begin_step(
+            run, "insert", 2, RECOVERY_STEPS,
+            f"inserts at {crash.max_rate:,} rows/s; the server is killed at {crash.crash_at_rows:,} rows",
         )  # fmt: skip
-    except OSError as error:
-        return journal.outcome(RerunStatus.FAILED, f"The benchmark could not start: {error}")
-    journal.add(outcome.log)
-    if outcome.status in (RerunStatus.CANCELLED, RerunStatus.TIMED_OUT):
-        return _stopped_recovery(outcome.status, target, journal, server)
-    if not crashes:
-        # The benchmark ended before the crash point: its own failure, not the one we caused.
-        message = outcome.message or f"The benchmark ended before {crash.crash_at_rows:,} rows."
-        return journal.outcome(RerunStatus.FAILED, message)
-    crashed = crashes[0]
-    pids = " ".join(str(pid) for pid in crashed.pids)
-    journal.add(
-        f"# rerun crash: SIGKILL to the {server.config.kind} server (pids {pids}) at "
-        f"{crashed.rows_at_crash:,} rows; the benchmark lost its connection, as expected"
-    )
-    crashed.rows_committed = _summary_rows(outcome.log, default=crashed.rows_at_crash)
-    return crashed
+        crashes: list[_Crash] = []
 
+        def crash_when_due(report: tuple[int, float, float, float]) -> bool:
+            rows, _, _, cumulative_rate = report
+            if crashes or rows < crash.crash_at_rows:
+                return False
+            crashes.append(_Crash(rows, cumulative_rate, server.crash()))
+            return True
 
-def _recover(
-    run: VerificationRun,
-    target: Target,
-    server: servers.PrivateServer,
-    journal: _Journal,
-    deadline: float,
-    crashed: _Crash,
-) -> Outcome:
-    begin_step(
-        run, "recovery", 3, RECOVERY_STEPS,
-        "the server restarts on the same data; timing until the table answers",
-    )  # fmt: skip
-    log_before = len(server.log_text(limit=10**9))
-    started = time.monotonic()
-    server.start()
-    stopped = _wait_until_answering(run, server, deadline, table=True)
-    if stopped:
-        return _stopped_recovery(stopped, target, journal, server)
-    seconds = time.monotonic() - started
-    rows_found = server.count_rows()
-    result = {
-        "server": server.config.kind,
-        "engine": _engine_of(journal.text.getvalue(), server.config.kind),
-        "insert_rate": crashed.insert_rate,
-        "rows_at_crash": crashed.rows_at_crash,
-        "rows_committed": crashed.rows_committed,
-        "rows_found": rows_found,
-        "recovery_seconds": seconds,
-        "crashed_pids": crashed.pids,
-        "restarted_pid": server.pid,
-        "summary": f"recovered in {seconds:,.2f} s, {rows_found:,} rows found",
-    }
-    journal.add(
-        f"# rerun step=recovery: restarted pid={server.pid}; the table answered after "
-        f"{seconds:.3f} s; {rows_found:,} rows found\n# rerun server log since the restart:\n"
-        + server.log_text(limit=10**9)[log_before:][-20_000:]
-    )
-    return journal.outcome(RerunStatus.SUCCEEDED, "", result=result)
+        arguments = crash.insert_arguments(replace(spec.plan, db_url=server.url))
+        journal.add(f"# rerun step=insert (2 of {RECOVERY_STEPS}): the benchmark's output")
+        try:
+            outcome = watch(
+                run, process.start(arguments, cwd=server.root), time_limit=target.time_limit,
+                deadline=self.deadline, step="insert", on_report=crash_when_due,
+            )  # fmt: skip
+        except OSError as error:
+            return journal.outcome(RerunStatus.FAILED, f"The benchmark could not start: {error}")
+        journal.add(outcome.log)
+        if outcome.status in (RerunStatus.CANCELLED, RerunStatus.TIMED_OUT):
+            return self.stopped(outcome.status)
+        if not crashes:
+            # The benchmark ended before the crash point: its own failure, not the one we caused.
+            message = outcome.message or f"The benchmark ended before {crash.crash_at_rows:,} rows."
+            return journal.outcome(RerunStatus.FAILED, message)
+        crashed = crashes[0]
+        pids = " ".join(str(pid) for pid in crashed.pids)
+        journal.add(
+            f"# rerun crash: SIGKILL to the {server.config.kind} server (pids {pids}) at "
+            f"{crashed.rows_at_crash:,} rows; the benchmark lost its connection, as expected"
+        )
+        crashed.rows_committed = _summary_rows(outcome.log, default=crashed.rows_at_crash)
+        return crashed
 
+    def recover(self, crashed: _Crash) -> Outcome:
+        run, server, journal = self.run, self.server, self.journal
+        begin_step(
+            run, "recovery", 3, RECOVERY_STEPS,
+            "the server restarts on the same data; timing until the table answers",
+        )  # fmt: skip
+        log_before = len(server.log_text(limit=10**9))
+        started = time.monotonic()
+        server.start()
+        stopped = self.wait_until_answering(table=True)
+        if stopped:
+            return self.stopped(stopped)
+        seconds = time.monotonic() - started
+        rows_found = server.count_rows()
+        result = {
+            "server": server.config.kind,
+            "engine": _engine_of(journal.text.getvalue(), server.config.kind),
+            "insert_rate": crashed.insert_rate,
+            "rows_at_crash": crashed.rows_at_crash,
+            "rows_committed": crashed.rows_committed,
+            "rows_found": rows_found,
+            "recovery_seconds": seconds,
+            "crashed_pids": crashed.pids,
+            "restarted_pid": server.pid,
+            "summary": f"recovered in {seconds:,.2f} s, {rows_found:,} rows found",
+        }
+        journal.add(
+            f"# rerun step=recovery: restarted pid={server.pid}; the table answered after "
+            f"{seconds:.3f} s; {rows_found:,} rows found\n# rerun server log since the restart:\n"
+            + server.log_text(limit=10**9)[log_before:][-20_000:]
+        )
+        return journal.outcome(RerunStatus.SUCCEEDED, "", result=result)
 
-def _wait_until_answering(
-    run: VerificationRun, server: servers.PrivateServer, deadline: float, table: bool
-) -> str | None:
-    return server.wait_until_answering(
-        deadline=deadline,
-        table=table,
-        beat=lambda: beat_and_check_cancel(run),
-        beat_seconds=settings.RERUN_HEARTBEAT_SECONDS,
-    )
+    def wait_until_answering(self, *, table: bool) -> str | None:
+        return self.server.wait_until_answering(
+            deadline=self.deadline,
+            table=table,
+            beat=lambda: beat_and_check_cancel(self.run),
+            beat_seconds=settings.RERUN_HEARTBEAT_SECONDS,
+        )
 
-
-def _stopped_recovery(
-    status: str, target: Target, journal: _Journal, server: servers.PrivateServer
-) -> Outcome:
-    # The caller's `with` removes the server on the way out; the message says it will be.
-    outcome = stopped_outcome(
-        status,
-        target.time_limit,
-        "",
-        f"the private {server.config.kind} server was stopped and removed",
-    )
-    return journal.outcome(outcome.status, outcome.message)
+    def stopped(self, status: str) -> Outcome:
+        # The caller's `with` removes the server on the way out; the message says it will be.
+        outcome = stopped_outcome(
+            status,
+            self.target.time_limit,
+            "",
+            f"the private {self.server.config.kind} server was stopped and removed",
+        )
+        return self.journal.outcome(outcome.status, outcome.message)
 
 
 _SUMMARY_ROWS = re.compile(r"^# summary .*?\brows=(\d+)", re.MULTILINE)
