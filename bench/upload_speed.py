@@ -246,45 +246,50 @@ def main() -> int:
             f"{SECONDS_GOAL} s: {time_verdict}); the worker's CPU median "
             f"{statistics.median(cpus):.2f} s ({min(cpus):.2f}-{max(cpus):.2f}); load average "
             f"{min(loads):.1f}-{max(loads):.1f}; the worker's peak resident memory over them "
-            f"{peak:,.0f} MB (goal <= {MEMORY_GOAL_MB} MB: {memory_verdict}); resident after "
-            f"them {kept:+,.0f} MB over before them"
+            f"{peak:,.0f} MB (goal <= {MEMORY_GOAL_MB} MB: {memory_verdict}), {resident_before:,.0f} MB "
+            f"of it before them, once warmed by a page; resident after them {kept:+,.0f} MB"
         )
 
-        server = serve(folder, workers=args.workers)
-        try:
-            before = set(workers_of(server.process.pid))
-            barrier = threading.Barrier(args.at_once)
+        if args.at_once:
+            server = serve(folder, workers=args.workers)
+            try:
+                before = set(workers_of(server.process.pid))
+                barrier = threading.Barrier(args.at_once)
 
-            def one(number: int) -> tuple[int, str, float]:
-                barrier.wait()
-                first = args.repeat + number
-                return post(server.url, keys[first], f"bench-{first}", log)
+                def one(number: int) -> tuple[int, str, float]:
+                    barrier.wait()
+                    first = args.repeat + number
+                    return post(server.url, keys[first], f"bench-{first}", log)
 
-            started = time.perf_counter()
-            with (
-                MemoryWatch(server.process.pid) as watch,
-                ThreadPoolExecutor(max_workers=args.at_once) as pool,
-            ):
-                answers = list(pool.map(one, range(args.at_once)))
-            elapsed = time.perf_counter() - started
-            after = set(workers_of(server.process.pid))
-            server_log = server.log
-        finally:
-            server.stop()
-        counts = stored_per_contest()
-        statuses = [status for status, _, _ in answers]
-        stored_once = all(counts.get(f"bench-{args.repeat + n}") == 1 for n in range(args.at_once))
-        killed = before != after or watch.seen - before or "WORKER TIMEOUT" in server_log
-        print(
-            f"{args.at_once} uploads of it at once (a contest each), gunicorn with "
-            f"{args.workers} workers: statuses {sorted(statuses)}, "
-            f"{'each stored once' if stored_once else f'stored: {counts}'}, "
-            f"{'a worker was killed or replaced' if killed else 'no worker killed'}, all "
-            f"answered in {elapsed:.1f} s; peak total resident memory {watch.peak:,.0f} MB "
-            f"(master and {args.workers} workers)"
-        )
-        if statuses != [201] * args.at_once or not stored_once or killed:
-            failures.append(f"concurrent uploads: {[a[:2] for a in answers]}\n{server_log[-3000:]}")
+                started = time.perf_counter()
+                with (
+                    MemoryWatch(server.process.pid) as watch,
+                    ThreadPoolExecutor(max_workers=args.at_once) as pool,
+                ):
+                    answers = list(pool.map(one, range(args.at_once)))
+                elapsed = time.perf_counter() - started
+                after = set(workers_of(server.process.pid))
+                server_log = server.log
+            finally:
+                server.stop()
+            counts = stored_per_contest()
+            statuses = [status for status, _, _ in answers]
+            stored_once = all(
+                counts.get(f"bench-{args.repeat + n}") == 1 for n in range(args.at_once)
+            )
+            killed = before != after or watch.seen - before or "WORKER TIMEOUT" in server_log
+            print(
+                f"{args.at_once} uploads of it at once (a contest each), gunicorn with "
+                f"{args.workers} workers: statuses {sorted(statuses)}, "
+                f"{'each stored once' if stored_once else f'stored: {counts}'}, "
+                f"{'a worker was killed or replaced' if killed else 'no worker killed'}, all "
+                f"answered in {elapsed:.1f} s; peak total resident memory {watch.peak:,.0f} MB "
+                f"(master and {args.workers} workers)"
+            )
+            if statuses != [201] * args.at_once or not stored_once or killed:
+                failures.append(
+                    f"concurrent uploads: {[a[:2] for a in answers]}\n{server_log[-3000:]}"
+                )
     finally:
         admin_execute(f'DROP DATABASE IF EXISTS "{scratch_name()}" WITH (FORCE)')
         # The stored copies of the log: 62 MB an upload, ~600 MB a run.

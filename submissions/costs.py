@@ -90,8 +90,10 @@ def cost_figures(columns: dict[str, np.ndarray], *, window_start_row: int) -> Co
     rows = columns["rows"]
     last_rows = int(rows[-1]) if len(rows) else 0
     in_window = rows > window_start_row
-    before = rows[~in_window]
-    window_rows = last_rows - (int(before[-1]) if len(before) else 0)
+    # The last report before the window, found without a copy of the reports before it.
+    before = ~in_window
+    last_before = len(before) - 1 - int(np.argmax(before[::-1])) if before.any() else None
+    window_rows = last_rows - (int(rows[last_before]) if last_before is not None else 0)
 
     def per_row(name: str, scale: float) -> float | None:
         total = _window_total(columns.get(name), in_window)

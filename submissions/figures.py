@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from submissions.logparse.columns import floats
+from submissions.logparse.columns import held, wide_piece
 from submissions.logparse.model import ParsedLog, Series
 from submissions.terminal import seconds_at_rows, terminal_window
 
@@ -157,7 +157,8 @@ def log_timeline(log: ParsedLog) -> Timeline:
     timeline = series_timeline(series, words.get("seconds", "seconds"))
     if not len(series):
         return timeline
-    cumulative = floats(series.cumulative_rate)[: len(series)]
+    # As held (float32 when narrowed): a float64 copy is made only for the seconds it gives.
+    cumulative = held(series.cumulative_rate)[: len(series)]
     last_rate, last_seconds = float(cumulative[-1]), float(timeline.seconds[-1])
     if last_rate <= 0 or last_seconds <= 0:
         return timeline
@@ -168,6 +169,7 @@ def log_timeline(log: ParsedLog) -> Timeline:
     rate_error = printed_resolution(cumulative) / 2 / last_rate
     if rate_error * 10 >= time_error:
         return timeline
+    cumulative = wide_piece(cumulative)
     usable = cumulative > 0
     precise = np.where(usable, timeline.rows / np.where(usable, cumulative, 1.0), timeline.seconds)
     # Rounding in early reports must not make time run backwards.
@@ -178,15 +180,19 @@ def log_timeline(log: ParsedLog) -> Timeline:
     return Timeline(timeline.rows, precise, source)
 
 
+RESOLUTION_PIECE = 1 << 16
+
+
 def printed_resolution(values: np.ndarray) -> float:
     """The precision a log printed numbers with (1, 0.1, 0.01, 0.001), read off the values."""
     # A piece at a time: whole, a 2,000,000-report run's temporaries cost ~50 MB.
-    piece = 1 << 18
+    piece = RESOLUTION_PIECE
     for decimals in range(4):
         if all(
             np.all(np.abs(scaled - np.round(scaled)) < 1e-5)
             for scaled in (
-                values[at : at + piece] * 10**decimals for at in range(0, len(values), piece)
+                wide_piece(values[at : at + piece]) * 10**decimals
+                for at in range(0, len(values), piece)
             )
         ):
             return 10.0**-decimals

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from submissions.logparse.columns import floats
+from submissions.logparse.columns import held, wide_piece
 from submissions.logparse.model import Series
 
 MAX_ROWS_PER_SECOND = 100_000_000
@@ -50,12 +50,16 @@ def _first_suspect(series: Series) -> int | None:
     temporaries would take tens of MB of it."""
     rows = np.frombuffer(series.rows, dtype=np.int64)
     seconds = np.frombuffer(series.seconds, dtype=np.float64)
-    interval = floats(series.interval_rate)
-    cumulative = floats(series.cumulative_rate)
+    interval, cumulative = held(series.interval_rate), held(series.cumulative_rate)
     for start in range(0, len(rows), BLOCK):
         block = slice(start, start + BLOCK)
         suspects = np.flatnonzero(
-            _suspects(rows[block], seconds[block], interval[block], cumulative[block])
+            _suspects(
+                rows[block],
+                seconds[block],
+                wide_piece(interval[block]),
+                wide_piece(cumulative[block]),
+            )
         )
         if len(suspects):
             return start + int(suspects[0])

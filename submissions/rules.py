@@ -8,7 +8,7 @@ Adding a rule is adding one `Rule(...)` entry to RULES.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -18,8 +18,9 @@ import numpy as np
 
 from submissions.engines import MYSQL_NUMBERED, SERVER_FAMILIES
 from submissions.figures import Figures, printed_resolution
-from submissions.logparse.columns import floats
+from submissions.logparse.columns import held, wide_piece
 from submissions.logparse.model import ParsedLog
+from submissions.logparse.steps import median_step
 from submissions.numbers import number as _n
 
 
@@ -174,6 +175,26 @@ def _first_step(log: ParsedLog) -> int:
     return 1 if any(marker.kind == "excerpt" for marker in log.markers) else 0
 
 
+def _row_steps(rows: np.ndarray, start: int, stop: int) -> Iterator[tuple[int, np.ndarray]]:
+    """(first index, steps) a piece at a time for the reports from `start` to `stop`: each
+    report's rows since the one before (since 0 for the first)."""
+    for at in range(start, stop, PIECE):
+        end = min(at + PIECE, stop)
+        steps = np.diff(rows[max(at - 1, 0) : end])
+        yield at, (np.concatenate((rows[:1], steps)) if at == 0 else steps)
+
+
+def _first_step_where(
+    rows: np.ndarray, start: int, stop: int, test: Callable[[np.ndarray], np.ndarray]
+) -> int | None:
+    """The index of the first report from `start` to `stop` whose step passes `test`."""
+    for at, steps in _row_steps(rows, start, stop):
+        hits = np.flatnonzero(test(steps))
+        if len(hits):
+            return at + int(hits[0])
+    return None
+
+
 def check_report_interval(entry: Entry, rules: RuleSet) -> Verdict:
     log, every = entry.log, rules.report_every_rows
     rows = np.frombuffer(log.series.rows, dtype=np.int64)[: len(log.series)]
@@ -181,19 +202,13 @@ def check_report_interval(entry: Entry, rules: RuleSet) -> Verdict:
         return Verdict(
             "report_interval", Status.FAIL, "The log has no report lines.", limit=_n(every)
         )
-    # The differences straight into one array: np.diff's prepend copies the column first.
-    steps = np.empty_like(rows)
-    steps[0] = rows[0]
-    np.subtract(rows[1:], rows[:-1], out=steps[1:])
     offset = _first_step(log)
-    steps = steps[offset:]
     if log.cadence == "time":
         # A log that reports every N seconds meets "a report every M rows" when no two of its
         # reports are more than M rows apart: it reports at least that often.
-        over = np.flatnonzero(steps > every)
+        i = _first_step_where(rows, offset, len(rows), lambda steps: steps > every)
         seconds = _stated_seconds(log)
-        if len(over):
-            i = int(over[0]) + offset
+        if i is not None:
             return Verdict(
                 "report_interval",
                 Status.FAIL,
@@ -204,7 +219,9 @@ def check_report_interval(entry: Entry, rules: RuleSet) -> Verdict:
                 _n(int(rows[i] - (rows[i - 1] if i else 0))),
                 _n(every),
             )
-        most = int(steps.max()) if len(steps) else 0
+        most = max(
+            (int(steps.max()) for _, steps in _row_steps(rows, offset, len(rows))), default=0
+        )
         return Verdict(
             "report_interval",
             Status.PASS,
@@ -215,16 +232,16 @@ def check_report_interval(entry: Entry, rules: RuleSet) -> Verdict:
             _n(every),
         )
     # The last report may close a run that ends between two report points.
-    odd = np.flatnonzero(steps[:-1] != every)
-    if len(odd):
-        i = int(odd[0]) + offset
+    i = _first_step_where(rows, offset, len(rows) - 1, lambda steps: steps != every)
+    if i is not None:
+        step = int(rows[i] - (rows[i - 1] if i else 0))
         return Verdict(
             "report_interval",
             Status.FAIL,
             f"A report every {_n(every)} rows is required; this one comes "
-            f"{_n(int(steps[i - offset]))} rows after the previous one.",
+            f"{_n(step)} rows after the previous one.",
             int(log.series.line[i]),
-            _n(int(steps[i - offset])),
+            _n(step),
             _n(every),
         )
     return Verdict(
@@ -310,18 +327,13 @@ RATE_TOLERANCE = 0.02
 
 # Long series are judged a piece at a time: the temporaries of a 2,000,000-report run would
 # otherwise cost a hundred megabytes on top of the series.
-PIECE = 1 << 18
+# A whole-series check works on this many reports at a time: its temporaries (a dozen float64
+# arrays of a piece) stay a few MB whatever the log's length.
+PIECE = 1 << 16
 
 
 def _pieces(length: int) -> range:
     return range(0, length, PIECE)
-
-
-def median_step(values: np.ndarray) -> float:
-    """The median step between neighbouring values. The steps are sorted in place: for a
-    2,000,000-report series the median costs one copy of the column (an upload's peak
-    memory), not two."""
-    return float(np.median(np.diff(values), overwrite_input=True))
 
 
 def time_resolution(seconds: np.ndarray) -> float:
@@ -367,7 +379,7 @@ def _disagreements(stated: np.ndarray, spans: Spans, error: float):
     found = []
     for at in _pieces(len(stated)):
         piece = slice(at, at + PIECE)
-        (rows_here, seconds_here), stated_here = spans(piece), stated[piece]
+        (rows_here, seconds_here), stated_here = spans(piece), wide_piece(stated[piece])
         usable = seconds_here > error
         low = np.divide(rows_here, seconds_here + error, out=np.zeros_like(rows_here), where=usable)
         high = np.divide(
@@ -402,10 +414,10 @@ def _rate_verdict(
     return Verdict(
         rule_id,
         Status.FAIL,
-        f"The log says {_n(stated[i])} rows/s for this {what}, but {_n(rows)} rows in "
-        f"{seconds:,.1f} s is {_n(computed)} rows/s.",
+        f"The log says {_n(float(stated[i]))} rows/s for this {what}, but {_n(rows)} rows "
+        f"in {seconds:,.1f} s is {_n(computed)} rows/s.",
         int(series.line[i]),
-        _n(stated[i]),
+        _n(float(stated[i])),
         _n(computed),
     )
 
@@ -413,7 +425,7 @@ def _rate_verdict(
 def check_cumulative_rate(entry: Entry, rules: RuleSet) -> Verdict:
     series = entry.log.series
     seconds = np.frombuffer(series.seconds, dtype=np.float64)
-    stated = floats(series.cumulative_rate)
+    stated = held(series.cumulative_rate)
     # Each printed elapsed time is off by up to half its last digit.
     error = time_resolution(seconds) / 2
     spans = _cumulative_spans(series)
@@ -423,7 +435,7 @@ def check_cumulative_rate(entry: Entry, rules: RuleSet) -> Verdict:
 def check_interval_rate(entry: Entry, rules: RuleSet) -> Verdict:
     series = entry.log.series
     seconds = np.frombuffer(series.seconds, dtype=np.float64)
-    stated = floats(series.interval_rate)
+    stated = held(series.interval_rate)
     # An interval is the difference of two printed times: off by up to one last digit.
     error = time_resolution(seconds)
     spans = _interval_spans(series, skip_first=bool(_first_step(entry.log)))
@@ -468,17 +480,17 @@ def _no_time_gap(entry: Entry, seconds: np.ndarray) -> Verdict:
         return Verdict("no_missing_report", Status.PASS, "No report is missing.")
     # The median step, not the stated one: the console and the TSV of one run say the same.
     typical = median_step(seconds)
-    steps = np.diff(seconds)
-    gaps = np.flatnonzero(steps[:-1] > MISSING_REPORT_FACTOR * typical + 1.0)
-    if len(gaps):
-        i = int(gaps[0]) + 1
+    # The last step is left out: the run's end cuts it short or long.
+    i = _first_gap(seconds[:-1], MISSING_REPORT_FACTOR * typical + 1.0)
+    if i is not None:
+        step = float(seconds[i] - seconds[i - 1])
         return Verdict(
             "no_missing_report",
             Status.FAIL,
-            f"A report is missing: {steps[i - 1]:,.1f} s passed between two reports that come "
+            f"A report is missing: {step:,.1f} s passed between two reports that come "
             f"every {typical:,.1f} s.",
             int(entry.log.series.line[i]),
-            f"{steps[i - 1]:.1f} s",
+            f"{step:.1f} s",
             f"{typical:.1f} s",
         )
     return Verdict(
@@ -486,6 +498,16 @@ def _no_time_gap(entry: Entry, seconds: np.ndarray) -> Verdict:
         Status.PASS,
         f"No report is missing: the log reports every {typical:,.1f} s.",
     )
+
+
+def _first_gap(seconds: np.ndarray, longest: float) -> int | None:
+    """The first report that comes more than `longest` seconds after the one before, read a
+    piece at a time."""
+    for at in _pieces(len(seconds) - 1):
+        gaps = np.flatnonzero(np.diff(seconds[at : at + PIECE + 1]) > longest)
+        if len(gaps):
+            return at + int(gaps[0]) + 1
+    return None
 
 
 POST_LOAD_SECONDS = re.compile(r"in ([0-9]+(?:\.[0-9]+)?) seconds")

@@ -43,9 +43,21 @@ def exact_in_float32(values: np.ndarray) -> bool:
 
 def floats(column: array) -> np.ndarray:
     """A float column as float64: the column's own memory when it is held so, else an exact
-    float64 copy of its float32 values."""
-    values = np.frombuffer(column, dtype=column.typecode)
+    float64 copy of its float32 values. A whole-series pass reads `held(column)` instead and
+    widens a piece at a time (`wide_piece`): the copy of a 2,000,000-report column is 16 MB
+    at the upload's peak."""
+    values = held(column)
     return values if values.dtype == np.float64 else values.astype(np.float64)
+
+
+def held(column: array) -> np.ndarray:
+    """A column's values as it holds them (float32 when narrowed), without a copy."""
+    return np.frombuffer(column, dtype=column.typecode)
+
+
+def wide_piece(values: np.ndarray) -> np.ndarray:
+    """A piece of a `held` float column as float64 (no copy when it is float64 already)."""
+    return np.asarray(values, dtype=np.float64)
 
 
 def wide(column: array) -> array:

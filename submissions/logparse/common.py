@@ -25,6 +25,7 @@ from .model import (
     Totals,
 )
 from .reader import LogReader
+from .steps import median_step, step_spread
 
 INT64_MAX = (1 << 63) - 1
 
@@ -214,19 +215,18 @@ def report_cadence(series: Series, parameters: Mapping[str, Stated]) -> str:
     if len(series) < 3:
         return ""
     n = len(series)
-    rows = np.frombuffer(series.rows, dtype=np.int64)[:n].astype(np.float64)
-    seconds = np.frombuffer(series.seconds, dtype=np.float64)[:n]
-    row_steps = np.diff(rows, prepend=0.0)[:-1]
-    time_steps = np.diff(seconds, prepend=0.0)[:-1]
-    return "time" if _spread(time_steps) < _spread(row_steps) else "rows"
+    rows = np.frombuffer(series.rows, dtype=np.int64)[: n - 1]
+    seconds = np.frombuffer(series.seconds, dtype=np.float64)[: n - 1]
+    return "time" if _spread(seconds) < _spread(rows) else "rows"
 
 
-def _spread(steps: np.ndarray) -> float:
-    """How much steps vary around their median, relative to it (inf when it is not > 0)."""
-    typical = float(np.median(steps))
+def _spread(values: np.ndarray) -> float:
+    """How much the steps from 0 to the first value and between the values vary around their
+    median, relative to it (inf when it is not > 0)."""
+    typical, distance = step_spread(values, from_zero=True)
     if typical <= 0:
         return math.inf
-    return float(np.median(np.abs(steps - typical))) / typical
+    return distance / typical
 
 
 # A first report later than this many of the log's own report steps is not the run's first.
@@ -244,10 +244,9 @@ def excerpt_marker(series: Series, cadence: str, parameters: Mapping[str, Stated
         values = np.frombuffer(series.seconds, dtype=np.float64)[:n]
         stated, unit = parameters.get("report_every_seconds"), "s"
     else:
-        values = np.frombuffer(series.rows, dtype=np.int64)[:n].astype(np.float64)
+        values = np.frombuffer(series.rows, dtype=np.int64)[:n]
         stated, unit = parameters.get("report_every_rows"), "rows"
-    steps = np.diff(values)
-    every = float(stated.value) if stated is not None else float(np.median(steps))
+    every = float(stated.value) if stated is not None else median_step(values)
     first = float(values[0])
     if every <= 0 or first <= EXCERPT_STEPS * every + (1.0 if unit == "s" else 0.0):
         return None
@@ -280,16 +279,10 @@ def first_bad_value(
         if column is None or item.name == "line" or not len(column):
             continue
         values = np.frombuffer(column, dtype=column.typecode)[:n]
-        if values.dtype.kind == "i":
-            bad = values < 0
-        elif item.name in COST_FIELDS:
-            # NaN is a cost the report could not measure ("-"): absent, not bad.
-            bad = np.isinf(values) | (values < 0)
-        else:
-            bad = ~(np.isfinite(values) & (values >= 0))
-        hits = np.flatnonzero(bad)
-        if len(hits) and (worst is None or hits[0] < worst[0]):
-            worst = (int(hits[0]), item.name, values[hits[0]].item())
+        # Only reports before the earliest bad one found so far can change the answer.
+        index = _first_bad(values[: worst[0]] if worst else values, item.name in COST_FIELDS)
+        if index is not None:
+            worst = (index, item.name, values[index].item())
     if worst is None:
         return None
     index, name, value = worst
@@ -302,6 +295,27 @@ def first_bad_value(
         "negative; was the line edited?",
         line=line,
     )
+
+
+# Reports checked at a time: the checks' temporaries stay a few MB whatever the log's length.
+CHECK_PIECE = 1 << 16
+
+
+def _first_bad(values: np.ndarray, cost: bool) -> int | None:
+    """The first index of a negative count, or of a value that is not a finite number >= 0
+    (a cost may be NaN: a report could not measure it, "-"), or None."""
+    for at in range(0, len(values), CHECK_PIECE):
+        piece = values[at : at + CHECK_PIECE]
+        if piece.dtype.kind == "i":
+            bad = piece < 0
+        elif cost:
+            bad = np.isinf(piece) | (piece < 0)
+        else:
+            bad = ~(np.isfinite(piece) & (piece >= 0))
+        hits = np.flatnonzero(bad)
+        if len(hits):
+            return at + int(hits[0])
+    return None
 
 
 def trim_series(series: Series) -> None:

@@ -48,8 +48,17 @@ def parse_log(
     detection, seen = detect(blocks)
     parser_class = PARSERS.get(detection.format, PythonIibenchParse)
     parser = parser_class(reader, detection, declared or {})
-    parser.parse(_limited(chain(seen, blocks), parser, max_reports))
+    parser.parse(_limited(_read_again(seen, blocks), parser, max_reports))
     return parser.result()
+
+
+def _read_again(seen: list[Sequence[str]], blocks: Iterator[Sequence[str]]):
+    """The blocks detection read, each let go once handed over (a block and its lines are a
+    few MB the parse would otherwise hold to its end), then the rest."""
+    seen.reverse()
+    while seen:
+        yield seen.pop()
+    yield from blocks
 
 
 def _limited(

@@ -29,6 +29,7 @@ from .common import LogParse, blocks_after, to_float, to_int, trim_series
 from .detect import PYTHON_HEADER_STARTS
 from .errors import LogError, num, quote
 from .model import Marker, Totals
+from .steps import median_step
 
 # Series field -> column name, per family.
 TAB_COLUMNS = {
@@ -278,12 +279,9 @@ class PythonIibenchParse(LogParse):
         seconds = np.frombuffer(self.series.seconds, dtype=np.float64)
         if not len(seconds):
             return
-        steps = np.empty_like(seconds)
-        steps[0] = seconds[0]
-        np.subtract(seconds[1:], seconds[:-1], out=steps[1:])
-        # The last interval is usually cut short by the end of the run. The median sorts the
-        # steps in place: one copy of the column while the upload's memory is at its peak.
-        period = float(np.median(steps[:-1] if len(steps) > 1 else steps, overwrite_input=True))
+        # The first report's time is its step from 0; the last interval is usually cut short
+        # by the end of the run.
+        period = median_step(seconds[:-1] if len(seconds) > 1 else seconds, from_zero=True)
         if period > 0 and math.isfinite(period):
             self.state("report_every_seconds", max(1, round(period)), int(self.series.line[0]))
 

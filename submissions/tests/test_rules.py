@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from submissions import rules as rules_module
 from submissions.figures import compute_figures
 from submissions.logparse import parse_log
 from submissions.rules import RULES, DeclaredSetup, Entry, RuleSet, Status, check_entry, is_eligible
@@ -172,8 +173,8 @@ def test_it_fails_an_interval_rate_that_does_not_match_the_deltas():
 
 
 def test_it_names_a_bad_interval_rate_past_the_first_piece_of_a_long_log():
-    # Long series are judged a piece of 262,144 reports at a time. The rate halves where the
-    # second piece starts: an interval there is still the difference from the report before.
+    # Long series are judged a piece of 65,536 reports at a time. The rate halves where the
+    # fifth piece starts: an interval there is still the difference from the report before.
     rates = [50_000.0] * 262_144 + [25_000.0] * 37_856
     lines = python_log(rows=30_000_000_000, every=100_000, rates=rates).decode().splitlines()
     fields = lines[280_000].split()  # list index n holds line n + 1
@@ -287,3 +288,30 @@ def test_the_time_resolution_is_read_off_the_printed_values():
     assert time_resolution(np.array([10.0, 20.0, 35.0])) == 1.0
     assert time_resolution(np.array([10.1, 20.2, 35.0])) == pytest.approx(0.1)
     assert time_resolution(np.array([0.051, 0.109])) == pytest.approx(0.001)
+
+
+def edited(log: bytes, line: int, field: int, value: str) -> bytes:
+    lines = log.decode().splitlines()
+    fields = lines[line].split()
+    fields[field] = value
+    lines[line] = " ".join(fields)
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.parametrize(
+    "log",
+    [
+        python_log(rows=9_000_000),
+        python_log(rows=9_000_000, every=500_000),
+        edited(python_log(rows=9_000_000), 5, 3, "99999.0"),
+        edited(python_log(rows=9_000_000), 6, 5, "12345.0"),
+        python_log(rows=9_000_000).replace(b"\n4000000 ", b"\n#4000000 "),
+    ],
+    ids=["clean", "every-500k", "cumulative", "interval", "missing-report"],
+)
+def test_the_verdicts_do_not_depend_on_the_piece_a_check_reads_at_a_time(monkeypatch, log):
+    # Whole-series checks read a piece of reports at a time; pieces of 2 reports put a piece
+    # boundary beside every report the checks look at.
+    whole = judge(log)
+    monkeypatch.setattr(rules_module, "PIECE", 2)
+    assert judge(log) == whole

@@ -179,3 +179,14 @@ def test_postgresql_stores_the_packed_series_without_compressing_it_again():
             [SampleSeries._meta.db_table, "columns"],
         )
         assert cursor.fetchone() == ("e",)  # EXTERNAL: out of line, as it is
+
+
+def test_a_rate_column_held_in_4_bytes_is_downsampled_to_the_same_points():
+    # Exact rates are held as float32 while an upload is checked (logparse/columns.py); the
+    # downsampler reads them as they are, and must pick what it picks from their float64 copy.
+    rng = np.random.default_rng(4150)
+    count = 300_000
+    rows = np.cumsum(rng.integers(900, 1_100, count)).astype(np.int64)
+    falling = 90_000 / (1 + np.arange(count) / 30_000)
+    rates = np.round(falling * rng.uniform(0.7, 1.3, count)).astype(np.float32)
+    assert downsample(rows, rates) == downsample(rows, rates.astype(np.float64))
