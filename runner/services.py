@@ -303,7 +303,7 @@ def rerun_execute(*, run_id: int) -> VerificationRun:
     target = target_named(run.target)
     work_dir = Path(settings.RERUN_WORK_DIR)
     work_dir.mkdir(parents=True, exist_ok=True)
-    spec = _spec(run, target, work_dir)
+    spec = spec_of(run, target, work_dir)
     track = run.submission.contest.track
     _describe_host(run, target)
     asked = _rerun_settings(run, target, track)
@@ -370,7 +370,8 @@ def _rerun_settings(run: VerificationRun, target: Target, track: Track) -> Rerun
     )
 
 
-def _spec(run: VerificationRun, target: Target, work_dir: Path) -> RerunSpec:
+def spec_of(run: VerificationRun, target: Target, work_dir: Path) -> RerunSpec:
+    """What a rerun runs and compares with: its plan on the target, the claim's figures."""
     submission = run.submission
     contest = submission.contest
     figures = _track_figures(submission)

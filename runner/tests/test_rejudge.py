@@ -1,0 +1,168 @@
+"""Reruns stored before the judge changed, judged again by `manage.py rerun_rejudge` from the
+output they stored (runner/rejudge.py): the demo InnoDB claim and three real 1/10 reruns of it
+made on this machine (submissions/tests/fixtures/logs), stored as a worker stores them."""
+
+from __future__ import annotations
+
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from runner.models import RerunStatus, VerificationRun
+from runner.rejudge import stored_repeat_logs
+from submissions.demo import demo_load
+from submissions.models import Contest, Submission
+from submissions.tracks.rerun import Step
+
+pytestmark = pytest.mark.django_db
+
+LOGS = Path(__file__).resolve().parents[2] / "submissions" / "tests" / "fixtures" / "logs"
+DEMO_ENTRY = "Demo: C iiBench on MariaDB, a 128 MB buffer pool"
+HEADER = (
+    "# rerun server: private mariadb pid=4150 port=40000\n"
+    "# rerun setting innodb_buffer_pool_size=26214400 (asked 25M)\n"
+    "# rerun setting innodb_flush_log_at_trx_commit=2\n"
+)
+
+
+def stored_log(names: list[str]) -> str:
+    """A rerun's log as execute_repeats stores it: the header, then each repeat's output (under
+    a `# rerun repeat=` line when there are several)."""
+    log = HEADER
+    for number, name in enumerate(names, 1):
+        if len(names) > 1:
+            log += f"# rerun repeat={number} of {len(names)}\n"
+        log += (LOGS / name).read_text()
+    return log
+
+
+def stored_run(entry: Submission, names: list[str], verdict: str, message: str):
+    finished = timezone.now()
+    return VerificationRun.objects.create(
+        submission=entry,
+        target="mariadb",
+        kind="verification",
+        scale=10,
+        repeats=len(names),
+        repeats_done=len(names),
+        status=RerunStatus.SUCCEEDED,
+        rows_target=300_000,
+        rows_done=300_000,
+        settings={"innodb_buffer_pool_size": "26214400", "innodb_flush_log_at_trx_commit": "2"},
+        host={"comparison": "Host comparable (AMD EPYC, 2 cores, 23.5 GB, hdd drive)."},
+        verdict=verdict,
+        message=message,
+        log=stored_log(names),
+        started_at=finished,
+        finished_at=finished,
+    )
+
+
+@pytest.fixture
+def demo_entry():
+    demo_load()
+    return Submission.objects.get(entrant_name=DEMO_ENTRY)
+
+
+def rejudge() -> str:
+    out = StringIO()
+    call_command("rerun_rejudge", stdout=out)
+    return out.getvalue()
+
+
+def test_a_true_claim_refuted_by_the_old_judge_is_reproduced_and_verified(demo_entry):
+    run = stored_run(
+        demo_entry,
+        [f"iibench-c-mariadb-25mb-pool-300k-{n}.log" for n in (1, 2, 3)],
+        "not_reproduced",
+        "Not reproduced: terminal/initial 0.040 against the claim's 0.070 (the old judge).",
+    )
+    board_before = Contest.objects.get(pk=demo_entry.contest_id).board_version
+
+    said = rejudge()
+
+    run.refresh_from_db()
+    demo_entry.refresh_from_db()
+    assert run.verdict == "reproduced", run.message
+    assert f"rerun {run.pk} (entry {demo_entry.pk}): not_reproduced -> reproduced" in said
+    assert "1 verdicts changed" in said
+    assert "at 50% of the run, at 46% of the run, at 48% of the run (the claim: at 46% of the " in (
+        run.message
+    )
+    assert "innodb_buffer_pool_size=25M, innodb_flush_log_at_trx_commit=2 (read back); scale " in (
+        run.message
+    )
+    assert run.finished_at == VerificationRun.objects.get(pk=run.pk).finished_at
+    assert demo_entry.verified and demo_entry.verification == "reproduced"
+    assert Contest.objects.get(pk=demo_entry.contest_id).board_version > board_before
+
+    # Judged again by the same judge, it stands: nothing changes, the board stays.
+    board_now = Contest.objects.get(pk=demo_entry.contest_id).board_version
+    assert "0 verdicts changed" in rejudge()
+    assert Contest.objects.get(pk=demo_entry.contest_id).board_version == board_now
+
+
+def test_a_reproduction_the_judge_now_refutes_takes_the_badge_away(demo_entry):
+    # A 40 MB pool at 300,000 rows is past its cliff only at the end of its run (94%): not a
+    # 1/10 scale of the claim, whose cliff is at 46%.
+    run = stored_run(
+        demo_entry, ["iibench-c-mariadb-40mb-pool-300k.log"], "reproduced", "Reproduced (old)."
+    )
+    Submission.objects.filter(pk=demo_entry.pk).update(verified=True, verification="reproduced")
+
+    rejudge()
+
+    run.refresh_from_db()
+    demo_entry.refresh_from_db()
+    assert run.verdict == "not_reproduced", run.message
+    assert not demo_entry.verified and demo_entry.verification == ""
+
+
+def test_a_rerun_whose_output_is_not_all_there_is_left_as_it_is(demo_entry):
+    run = stored_run(
+        demo_entry,
+        [f"iibench-c-mariadb-25mb-pool-300k-{n}.log" for n in (1, 2, 3)],
+        "not_reproduced",
+        "Not reproduced (old).",
+    )
+    # A log cut after its second repeat: three were run, two are stored.
+    VerificationRun.objects.filter(pk=run.pk).update(log=run.log.split("# rerun repeat=3")[0])
+
+    assert "0 reruns judged again" in rejudge()
+    run.refresh_from_db()
+    assert (run.status, run.verdict) == ("succeeded", "not_reproduced")
+    assert run.message == "Not reproduced (old)."
+
+
+def test_a_stored_output_the_parser_cannot_read_leaves_the_rerun_as_it_was(demo_entry):
+    run = stored_run(demo_entry, ["iibench-c-mariadb-40mb-pool-300k.log"], "reproduced", "Old.")
+    VerificationRun.objects.filter(pk=run.pk).update(
+        log=run.log.replace("# iibench-c version=", "# iibench-c version=\n\x00garbage ")
+    )
+
+    assert "0 reruns judged again" in rejudge()
+    run.refresh_from_db()
+    assert (run.status, run.verdict, run.message) == ("succeeded", "reproduced", "Old.")
+
+
+def test_each_repeat_and_step_is_read_back_from_the_stored_log():
+    steps = [Step("load", "a bulk load", [], 0), Step("query", "queries", [], 0)]
+    log = (
+        "# rerun server: private mariadb pid=1 port=2\n"
+        "# rerun repeat=1 of 2\n"
+        "# rerun step=load (1 of 2): a bulk load\nL1\n"
+        "# rerun step=query (2 of 2): queries\nQ1\n"
+        "# rerun repeat=2 of 2\n"
+        "# rerun step=load (1 of 2): a bulk load\nL2\n"
+        "# rerun step=query (2 of 2): queries\nQ2\n"
+    )
+    assert stored_repeat_logs(log, 2, steps) == [
+        {"load": "L1\n", "query": "Q1\n"},
+        {"load": "L2\n", "query": "Q2\n"},
+    ]
+    one = [Step("insert", "inserts", [], 0)]
+    single = "# rerun server: private mariadb pid=1 port=2\n# iibench-c version=1\n1\t2\n"
+    assert stored_repeat_logs(single, 1, one) == [{"insert": "# iibench-c version=1\n1\t2\n"}]
