@@ -140,7 +140,7 @@ def test_a_rerun_whose_output_is_not_all_there_is_left_as_it_is(demo_entry):
 def test_a_stored_output_the_parser_cannot_read_leaves_the_rerun_as_it_was(demo_entry):
     run = stored_run(demo_entry, ["iibench-c-mariadb-40mb-pool-300k.log"], "reproduced", "Old.")
     VerificationRun.objects.filter(pk=run.pk).update(
-        log=run.log.replace("# iibench-c version=", "# iibench-c version=\n\x00garbage ")
+        log=run.log.replace("# iibench-c version=", "# iibench-c version=\ngarbage ")
     )
 
     assert "0 reruns judged again" in rejudge()
