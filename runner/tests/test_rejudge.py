@@ -21,6 +21,8 @@ pytestmark = pytest.mark.django_db
 
 LOGS = Path(__file__).resolve().parents[2] / "submissions" / "tests" / "fixtures" / "logs"
 DEMO_ENTRY = "Demo: C iiBench on MariaDB, a 128 MB buffer pool"
+# Three 1/10 reruns of the demo claim on a 25 MB pool, made on the claim's own machine.
+TRUE_RERUNS = [f"iibench-c-mariadb-25mb-pool-300k-{n}.log" for n in (1, 2, 3)]
 HEADER = (
     "# rerun server: private mariadb pid=4150 port=40000\n"
     "# rerun setting innodb_buffer_pool_size=26214400 (asked 25M)\n"
@@ -76,7 +78,7 @@ def rejudge() -> str:
 def test_a_true_claim_refuted_by_the_old_judge_is_reproduced_and_verified(demo_entry):
     run = stored_run(
         demo_entry,
-        [f"iibench-c-mariadb-25mb-pool-300k-{n}.log" for n in (1, 2, 3)],
+        TRUE_RERUNS,
         "not_reproduced",
         "Not reproduced: terminal/initial 0.040 against the claim's 0.070 (the old judge).",
     )
@@ -124,7 +126,7 @@ def test_a_reproduction_the_judge_now_refutes_takes_the_badge_away(demo_entry):
 def test_a_rerun_whose_output_is_not_all_there_is_left_as_it_is(demo_entry):
     run = stored_run(
         demo_entry,
-        [f"iibench-c-mariadb-25mb-pool-300k-{n}.log" for n in (1, 2, 3)],
+        TRUE_RERUNS,
         "not_reproduced",
         "Not reproduced (old).",
     )
