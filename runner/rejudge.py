@@ -12,6 +12,7 @@ its procedure's own record, which is judged once, when it finishes.
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,8 @@ from runner.watch import Outcome
 from submissions.contest_ranks import contest_board_changed
 from submissions.models import Submission
 from submissions.tracks.rerun import NotPlannable, Step
+
+logger = logging.getLogger(__name__)
 
 REPEAT_LINE = re.compile(r"^# rerun repeat=\d+ of \d+\n", re.MULTILINE)
 STEP_LINE = re.compile(r"^# rerun step=(\S+) \(\d+ of \d+\): .*\n", re.MULTILINE)
@@ -137,7 +140,13 @@ def reruns_rejudge(*, run_ids: list[int] | None = None) -> list[Rejudged]:
         runs = runs.filter(pk__in=run_ids)
     found = []
     for run in runs.select_related("submission__contest").order_by("pk"):
-        rejudged = rerun_rejudge(run=run)
+        try:
+            rejudged = rerun_rejudge(run=run)
+        except Exception:
+            # The site's start runs this: one stored run the judge trips on must not keep it
+            # from starting, nor the other runs from being judged. Its verdict stays.
+            logger.exception("Rerun %s could not be judged again; its verdict stays", run.pk)
+            continue
         if rejudged is not None:
             found.append(rejudged)
     return found

@@ -11,6 +11,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
+from runner import rejudge as rejudge_module
 from runner.models import RerunStatus, VerificationRun
 from runner.rejudge import stored_repeat_logs
 from submissions.demo import demo_load
@@ -168,3 +169,23 @@ def test_each_repeat_and_step_is_read_back_from_the_stored_log():
     one = [Step("insert", "inserts", [], 0)]
     single = "# rerun server: private mariadb pid=1 port=2\n# iibench-c version=1\n1\t2\n"
     assert stored_repeat_logs(single, 1, one) == [{"insert": "# iibench-c version=1\n1\t2\n"}]
+
+
+def test_a_run_the_judge_trips_on_is_left_and_the_others_are_judged(demo_entry, monkeypatch):
+    # The site's start runs the command: one stored run must not stop it, nor the others.
+    tripping = stored_run(demo_entry, TRUE_RERUNS, "not_reproduced", "Old, tripping.")
+    judged = stored_run(demo_entry, TRUE_RERUNS, "not_reproduced", "Old.")
+    finish = rejudge_module.rerun_finish
+
+    def trip_on_the_first(run, *args, **kwargs):
+        if run.pk == tripping.pk:
+            raise RuntimeError("a judge's bug")
+        return finish(run, *args, **kwargs)
+
+    monkeypatch.setattr(rejudge_module, "rerun_finish", trip_on_the_first)
+
+    assert "1 reruns judged again; 1 verdicts changed" in rejudge()
+    tripping.refresh_from_db()
+    judged.refresh_from_db()
+    assert (tripping.verdict, tripping.message) == ("not_reproduced", "Old, tripping.")
+    assert judged.verdict == "reproduced"
