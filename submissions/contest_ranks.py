@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.db import connection, transaction
 from django.db.models import F
 
+from submissions.board.versions import forget_kept_versions
 from submissions.models import Contest, Submission
 from submissions.ranking import KeyedStanding, keyed_ranks
 
@@ -43,6 +44,8 @@ def contest_board_changed(*, contest_id: int) -> None:
     """Move the contest's board version on, inside the caller's transaction: pages cached
     under the old version are never served again."""
     Contest.objects.filter(pk=contest_id).update(board_version=F("board_version") + 1)
+    forget_kept_versions()
+    transaction.on_commit(forget_kept_versions)
 
 
 def _store_ranks(changed: list[tuple[int, int | None]]) -> None:

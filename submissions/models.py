@@ -5,7 +5,7 @@ from pathlib import PurePath
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import models
+from django.db import models, transaction
 from django.urls import reverse
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
@@ -107,6 +107,10 @@ class Contest(models.Model):
         super().save(*args, **kwargs)
         if self.pk is not None and not isinstance(self.board_version, int):
             self.refresh_from_db(fields=["board_version"])
+        from submissions.board.versions import forget_kept_versions  # board/ imports models
+
+        forget_kept_versions()
+        transaction.on_commit(forget_kept_versions)
 
     def get_absolute_url(self) -> str:
         return reverse("contest_detail", args=[self.slug])

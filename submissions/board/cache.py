@@ -12,6 +12,7 @@ import psycopg
 from django.db import connection
 from django.utils import timezone
 
+from submissions.board.versions import kept_versions
 from submissions.models import Contest
 from submissions.selectors import is_organizer
 from submissions.soft_cache import cache_get, cache_set
@@ -42,13 +43,19 @@ STAMP_SQL = "SELECT id, board_version FROM submissions_contest WHERE slug = %s"
 def board_stamp(slug: str) -> BoardStamp | None:
     """The contest's id and board version, or None. Plain SQL: on a cached page this lookup is
     the only database work, and compiling the ORM query cost as much as running it. On
-    PostgreSQL a prepared statement on the driver's connection: Django's cursor binds on the
-    client (the slug quoted in Python, ~45 us) and never prepares; this halves the lookup."""
+    PostgreSQL the process keeps the versions it read while it is told of every change
+    (board/versions.py), and reads one with a prepared statement on the driver's connection:
+    Django's cursor binds on the client (the slug quoted in Python, ~45 us) and never
+    prepares; this halves the lookup."""
     if connection.vendor != "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(STAMP_SQL, [slug])
             row = cursor.fetchone()
         return BoardStamp(*row) if row else None
+    return kept_versions.stamp(slug, _read_stamp)
+
+
+def _read_stamp(slug: str) -> BoardStamp | None:
     # As Django's own cursor does: a persistent connection the server dropped (a restart) is
     # replaced here, not found dead by the query (CONN_HEALTH_CHECKS).
     connection.close_if_health_check_failed()
