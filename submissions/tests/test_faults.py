@@ -240,7 +240,8 @@ def test_workers_reconnect_after_a_redis_restart_and_run_the_next_rerun(fault_st
 def test_postgres_stopped_pages_and_the_api_answer_503_and_recover(fault_stack):
     stack = fault_stack
     for _ in range(8):  # every worker holding a connection, which the stop leaves dead
-        assert stack.request("GET", "/api/contests/faults/leaderboard/").status == 200
+        served = stack.request("GET", "/api/contests/faults/leaderboard/")
+        assert served.status == 200
     stack.postgres.stop()
     try:
         page = stack.request("GET", "/contests/faults/")
@@ -253,10 +254,16 @@ def test_postgres_stopped_pages_and_the_api_answer_503_and_recover(fault_stack):
         assert api.status == 503
         assert "database is unavailable" in api.json()["detail"]
         assert int(api.headers["Retry-After"]) > 0
-        # The board's version is read on the driver's own cursor (a prepared statement).
-        board = stack.request("GET", "/api/contests/faults/leaderboard/")
-        assert board.status == 503
-        assert "database is unavailable" in board.json()["detail"]
+        # A worker that keeps the board's version (board/versions.py) and has not yet seen its
+        # listening connection close answers from memory the board as it was: no commit can
+        # have moved it on. Else the version is read on the driver's own cursor: a clear 503.
+        for _ in range(8):
+            board = stack.request("GET", "/api/contests/faults/leaderboard/")
+            if board.status == 200:
+                assert board.text == served.text
+            else:
+                assert board.status == 503
+                assert "database is unavailable" in board.json()["detail"]
         refused = upload(stack, a_log(7_000_000))
         assert refused.status == 503
         assert "Nothing was stored" in refused.json()["detail"]
