@@ -17,13 +17,13 @@ def _empty_cache():
     from django.core.cache import cache
 
     from submissions.board.cache import forget_kept_boards
-    from submissions.board.versions import forget_kept_versions, kept_versions
+    from submissions.board.versions import kept_versions
 
     cache.clear()
     forget_kept_boards()
     # Each test's data is rolled back, which no notification reports: what a test's process
     # kept of the boards' versions is forgotten with it.
-    forget_kept_versions()
+    kept_versions.forget()
     yield
     # And its listening connection closed: the test database is dropped at the end of the run,
     # which PostgreSQL refuses while a session is connected to it.

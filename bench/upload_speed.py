@@ -204,6 +204,46 @@ def stored_per_contest() -> dict[str, int]:
     return counts
 
 
+def uploads_at_once(folder: Path, keys: list[str], log: bytes, args) -> list[str]:
+    """`--at-once` uploads released together, each to a contest of its own; what failed."""
+    server = serve(folder, workers=args.workers)
+    try:
+        before = set(workers_of(server.process.pid))
+        barrier = threading.Barrier(args.at_once)
+
+        def one(number: int) -> tuple[int, str, float]:
+            barrier.wait()
+            first = args.repeat + number
+            return post(server.url, keys[first], f"bench-{first}", log)
+
+        started = time.perf_counter()
+        with (
+            MemoryWatch(server.process.pid) as watch,
+            ThreadPoolExecutor(max_workers=args.at_once) as pool,
+        ):
+            answers = list(pool.map(one, range(args.at_once)))
+        elapsed = time.perf_counter() - started
+        after = set(workers_of(server.process.pid))
+        server_log = server.log
+    finally:
+        server.stop()
+    counts = stored_per_contest()
+    statuses = [status for status, _, _ in answers]
+    stored_once = all(counts.get(f"bench-{args.repeat + n}") == 1 for n in range(args.at_once))
+    killed = before != after or watch.seen - before or "WORKER TIMEOUT" in server_log
+    print(
+        f"{args.at_once} uploads of it at once (a contest each), gunicorn with "
+        f"{args.workers} workers: statuses {sorted(statuses)}, "
+        f"{'each stored once' if stored_once else f'stored: {counts}'}, "
+        f"{'a worker was killed or replaced' if killed else 'no worker killed'}, all "
+        f"answered in {elapsed:.1f} s; peak total resident memory {watch.peak:,.0f} MB "
+        f"(master and {args.workers} workers)"
+    )
+    if statuses != [201] * args.at_once or not stored_once or killed:
+        return [f"concurrent uploads: {[a[:2] for a in answers]}\n{server_log[-3000:]}"]
+    return []
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, default=2_000_000)
@@ -251,45 +291,7 @@ def main() -> int:
         )
 
         if args.at_once:
-            server = serve(folder, workers=args.workers)
-            try:
-                before = set(workers_of(server.process.pid))
-                barrier = threading.Barrier(args.at_once)
-
-                def one(number: int) -> tuple[int, str, float]:
-                    barrier.wait()
-                    first = args.repeat + number
-                    return post(server.url, keys[first], f"bench-{first}", log)
-
-                started = time.perf_counter()
-                with (
-                    MemoryWatch(server.process.pid) as watch,
-                    ThreadPoolExecutor(max_workers=args.at_once) as pool,
-                ):
-                    answers = list(pool.map(one, range(args.at_once)))
-                elapsed = time.perf_counter() - started
-                after = set(workers_of(server.process.pid))
-                server_log = server.log
-            finally:
-                server.stop()
-            counts = stored_per_contest()
-            statuses = [status for status, _, _ in answers]
-            stored_once = all(
-                counts.get(f"bench-{args.repeat + n}") == 1 for n in range(args.at_once)
-            )
-            killed = before != after or watch.seen - before or "WORKER TIMEOUT" in server_log
-            print(
-                f"{args.at_once} uploads of it at once (a contest each), gunicorn with "
-                f"{args.workers} workers: statuses {sorted(statuses)}, "
-                f"{'each stored once' if stored_once else f'stored: {counts}'}, "
-                f"{'a worker was killed or replaced' if killed else 'no worker killed'}, all "
-                f"answered in {elapsed:.1f} s; peak total resident memory {watch.peak:,.0f} MB "
-                f"(master and {args.workers} workers)"
-            )
-            if statuses != [201] * args.at_once or not stored_once or killed:
-                failures.append(
-                    f"concurrent uploads: {[a[:2] for a in answers]}\n{server_log[-3000:]}"
-                )
+            failures += uploads_at_once(folder, keys, log, args)
     finally:
         admin_execute(f'DROP DATABASE IF EXISTS "{scratch_name()}" WITH (FORCE)')
         # The stored copies of the log: 62 MB an upload, ~600 MB a run.

@@ -45,7 +45,6 @@ def contest_board_changed(*, contest_id: int) -> None:
     under the old version are never served again."""
     Contest.objects.filter(pk=contest_id).update(board_version=F("board_version") + 1)
     forget_kept_versions()
-    transaction.on_commit(forget_kept_versions)
 
 
 def _store_ranks(changed: list[tuple[int, int | None]]) -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from submissions.logparse.columns import held, wide_piece
+from submissions.logparse.columns import held, pieces, wide_piece
 from submissions.logparse.model import ParsedLog, Series
 from submissions.terminal import seconds_at_rows, terminal_window
 
@@ -180,19 +180,14 @@ def log_timeline(log: ParsedLog) -> Timeline:
     return Timeline(timeline.rows, precise, source)
 
 
-RESOLUTION_PIECE = 1 << 16
-
-
 def printed_resolution(values: np.ndarray) -> float:
     """The precision a log printed numbers with (1, 0.1, 0.01, 0.001), read off the values."""
     # A piece at a time: whole, a 2,000,000-report run's temporaries cost ~50 MB.
-    piece = RESOLUTION_PIECE
     for decimals in range(4):
         if all(
             np.all(np.abs(scaled - np.round(scaled)) < 1e-5)
             for scaled in (
-                wide_piece(values[at : at + piece]) * 10**decimals
-                for at in range(0, len(values), piece)
+                wide_piece(values[piece]) * 10**decimals for piece in pieces(len(values))
             )
         ):
             return 10.0**-decimals

@@ -5,7 +5,7 @@ from pathlib import PurePath
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import models, transaction
+from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
@@ -110,7 +110,6 @@ class Contest(models.Model):
         from submissions.board.versions import forget_kept_versions  # board/ imports models
 
         forget_kept_versions()
-        transaction.on_commit(forget_kept_versions)
 
     def get_absolute_url(self) -> str:
         return reverse("contest_detail", args=[self.slug])

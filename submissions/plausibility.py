@@ -14,13 +14,12 @@ import math
 
 import numpy as np
 
-from submissions.logparse.columns import held, wide_piece
+from submissions.logparse.columns import held, pieces, wide_piece
 from submissions.logparse.model import Series
 
 MAX_ROWS_PER_SECOND = 100_000_000
 CHECK_FROM_SECONDS = 10.0
 SLACK = 0.10
-BLOCK = 1 << 16
 
 
 def implausible(series: Series) -> str | None:
@@ -51,8 +50,7 @@ def _first_suspect(series: Series) -> int | None:
     rows = np.frombuffer(series.rows, dtype=np.int64)
     seconds = np.frombuffer(series.seconds, dtype=np.float64)
     interval, cumulative = held(series.interval_rate), held(series.cumulative_rate)
-    for start in range(0, len(rows), BLOCK):
-        block = slice(start, start + BLOCK)
+    for block in pieces(len(rows)):
         suspects = np.flatnonzero(
             _suspects(
                 rows[block],
@@ -62,7 +60,7 @@ def _first_suspect(series: Series) -> int | None:
             )
         )
         if len(suspects):
-            return start + int(suspects[0])
+            return block.start + int(suspects[0])
     return None
 
 

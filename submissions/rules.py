@@ -18,7 +18,7 @@ import numpy as np
 
 from submissions.engines import MYSQL_NUMBERED, SERVER_FAMILIES
 from submissions.figures import Figures, printed_resolution
-from submissions.logparse.columns import held, wide_piece
+from submissions.logparse.columns import held, pieces, wide_piece
 from submissions.logparse.model import ParsedLog
 from submissions.logparse.steps import median_step
 from submissions.numbers import number as _n
@@ -178,10 +178,9 @@ def _first_step(log: ParsedLog) -> int:
 def _row_steps(rows: np.ndarray, start: int, stop: int) -> Iterator[tuple[int, np.ndarray]]:
     """(first index, steps) a piece at a time for the reports from `start` to `stop`: each
     report's rows since the one before (since 0 for the first)."""
-    for at in range(start, stop, PIECE):
-        end = min(at + PIECE, stop)
-        steps = np.diff(rows[max(at - 1, 0) : end])
-        yield at, (np.concatenate((rows[:1], steps)) if at == 0 else steps)
+    for piece in pieces(stop, start):
+        steps = np.diff(rows[max(piece.start - 1, 0) : piece.stop])
+        yield piece.start, (np.concatenate((rows[:1], steps)) if piece.start == 0 else steps)
 
 
 def _first_step_where(
@@ -325,17 +324,6 @@ def check_indexes_from_start(entry: Entry, rules: RuleSet) -> Verdict:
 RATE_TOLERANCE = 0.02
 
 
-# Long series are judged a piece at a time: the temporaries of a 2,000,000-report run would
-# otherwise cost a hundred megabytes on top of the series.
-# A whole-series check works on this many reports at a time: its temporaries (a dozen float64
-# arrays of a piece) stay a few MB whatever the log's length.
-PIECE = 1 << 16
-
-
-def _pieces(length: int) -> range:
-    return range(0, length, PIECE)
-
-
 def time_resolution(seconds: np.ndarray) -> float:
     """The precision the log printed its times with (1 s, 0.1 s, 0.01 s, 0.001 s), read off the
     values: a rate recomputed from rounded times is only known to within it."""
@@ -377,8 +365,7 @@ def _disagreements(stated: np.ndarray, spans: Spans, error: float):
     the relative tolerance and one unit of printing. Intervals shorter than the error say
     nothing and are left out."""
     found = []
-    for at in _pieces(len(stated)):
-        piece = slice(at, at + PIECE)
+    for piece in pieces(len(stated)):
         (rows_here, seconds_here), stated_here = spans(piece), wide_piece(stated[piece])
         usable = seconds_here > error
         low = np.divide(rows_here, seconds_here + error, out=np.zeros_like(rows_here), where=usable)
@@ -387,7 +374,7 @@ def _disagreements(stated: np.ndarray, spans: Spans, error: float):
         )
         margin = RATE_TOLERANCE * np.abs(stated_here) + 1.0
         outside = usable & ((stated_here < low - margin) | (stated_here > high + margin))
-        found.append(np.flatnonzero(outside) + at)
+        found.append(np.flatnonzero(outside) + piece.start)
     return np.concatenate(found) if found else np.array([], dtype=np.int64)
 
 
@@ -503,10 +490,10 @@ def _no_time_gap(entry: Entry, seconds: np.ndarray) -> Verdict:
 def _first_gap(seconds: np.ndarray, longest: float) -> int | None:
     """The first report that comes more than `longest` seconds after the one before, read a
     piece at a time."""
-    for at in _pieces(len(seconds) - 1):
-        gaps = np.flatnonzero(np.diff(seconds[at : at + PIECE + 1]) > longest)
+    for piece in pieces(len(seconds) - 1):
+        gaps = np.flatnonzero(np.diff(seconds[piece.start : piece.stop + 1]) > longest)
         if len(gaps):
-            return at + int(gaps[0]) + 1
+            return piece.start + int(gaps[0]) + 1
     return None
 
 

@@ -16,6 +16,7 @@ from tsdownsample import MinMaxLTTBDownsampler
 
 from submissions.costs import per_row_curves
 from submissions.logparse.columnar import MEMORY_POOL
+from submissions.logparse.columns import pieces
 from submissions.logparse.model import Series
 
 PACK_MAGIC = b"iiBench series 3\n"
@@ -189,9 +190,6 @@ def plot_preview(columns: dict[str, np.ndarray], points: int = MAX_PLOT_POINTS) 
     return preview
 
 
-FINGERPRINT_PIECE = 1 << 16
-
-
 def series_fingerprint(columns: dict[str, np.ndarray]) -> str:
     """What makes two logs one run: the samples themselves, not the bytes that carried them.
     Blank lines, CRLF, gzip or trailing noise change the bytes and the line numbers, never the
@@ -204,6 +202,6 @@ def series_fingerprint(columns: dict[str, np.ndarray]) -> str:
         dtype = "<i8" if column.dtype.kind in "iu" else "<f8"
         digest.update(name.encode() + b"\0")
         # A piece at a time: a float32 column's float64 copy is 16 MB at the upload's peak.
-        for at in range(0, len(column), FINGERPRINT_PIECE):
-            digest.update(np.ascontiguousarray(column[at : at + FINGERPRINT_PIECE], dtype=dtype))
+        for piece in pieces(len(column)):
+            digest.update(np.ascontiguousarray(column[piece], dtype=dtype))
     return digest.hexdigest()

@@ -36,7 +36,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 import psycopg
-from django.db import connection
+from django.db import connection, transaction
 
 logger = logging.getLogger(__name__)
 
@@ -94,11 +94,6 @@ class KeptVersions:
             self._listener = None
             self._forget()
 
-    @property
-    def listening(self) -> bool:
-        with self._lock:
-            return self._listening()
-
     def _forget(self) -> None:
         self._generation += 1
         self._kept.clear()
@@ -150,5 +145,7 @@ kept_versions = KeptVersions()
 
 def forget_kept_versions() -> None:
     """This process's own change to a board: seen at once, not only when its notification
-    arrives (the change's transaction may not have committed yet: forget again on commit)."""
+    arrives, and again when the change's transaction commits (a version read before then,
+    outside it, is the old one)."""
     kept_versions.forget()
+    transaction.on_commit(kept_versions.forget)

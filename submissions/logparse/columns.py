@@ -1,20 +1,27 @@
-"""Rate columns held in 4 bytes where that loses nothing.
+"""How the series' columns are held while an upload is checked, and how whole-series passes
+read them: rate columns in 4 bytes where that loses nothing, and every pass a piece at a time.
 
 The rates a log prints are whole numbers in most eras (Python iibench's i_ips, t_ips, i_qps,
 i_dps): below 2**24 every one of them is exact in a float32, and a 2,000,000-report series
 holds four such columns, 32 MB of the 146 MB an upload's worker peaks with. So the fast path
 (columnar.Pending) keeps a column of NARROW_FIELDS as float32 while every value it read is
 exact in it, and turns it back to float64 the moment one is not; the per-line path appends
-Python floats and widens first (`widen`). Whoever reads the values reads them with `floats`,
-float64 whatever they are held as: the same numbers, bit for bit, as if never narrowed.
+Python floats and widens first (`widen`). A whole-series pass reads a column as it is `held`
+and widens one of its `pieces` at a time (`wide_piece`): the same numbers, bit for bit, as if
+never narrowed, and no whole-column copy (16 MB of a 2,000,000-report upload's peak, each).
 """
 
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterator
 from dataclasses import fields
 
 import numpy as np
+
+# Reports a whole-series pass reads at a time: its temporaries (a dozen float64 arrays of a
+# piece) stay a few MB whatever the log's length.
+PIECE = 1 << 16
 
 NARROW_FIELDS = ("interval_rate", "cumulative_rate", "interval_delete_rate", "interval_query_rate")
 
@@ -41,11 +48,15 @@ def exact_in_float32(values: np.ndarray) -> bool:
     return bool(np.array_equal(values.astype(np.float32), values, equal_nan=True))
 
 
+def pieces(stop: int, start: int = 0) -> Iterator[slice]:
+    """The reports from `start` to `stop`, PIECE at a time."""
+    for at in range(start, stop, PIECE):
+        yield slice(at, min(at + PIECE, stop))
+
+
 def floats(column: array) -> np.ndarray:
     """A float column as float64: the column's own memory when it is held so, else an exact
-    float64 copy of its float32 values. A whole-series pass reads `held(column)` instead and
-    widens a piece at a time (`wide_piece`): the copy of a 2,000,000-report column is 16 MB
-    at the upload's peak."""
+    float64 copy of its float32 values (for short series; a whole-series pass reads `pieces`)."""
     values = held(column)
     return values if values.dtype == np.float64 else values.astype(np.float64)
 

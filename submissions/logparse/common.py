@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from .columns import pieces
 from .errors import LogError, num, quote
 from .model import (
     COST_FIELDS,
@@ -297,24 +298,20 @@ def first_bad_value(
     )
 
 
-# Reports checked at a time: the checks' temporaries stay a few MB whatever the log's length.
-CHECK_PIECE = 1 << 16
-
-
 def _first_bad(values: np.ndarray, cost: bool) -> int | None:
     """The first index of a negative count, or of a value that is not a finite number >= 0
     (a cost may be NaN: a report could not measure it, "-"), or None."""
-    for at in range(0, len(values), CHECK_PIECE):
-        piece = values[at : at + CHECK_PIECE]
-        if piece.dtype.kind == "i":
-            bad = piece < 0
+    for piece in pieces(len(values)):
+        here = values[piece]
+        if here.dtype.kind == "i":
+            bad = here < 0
         elif cost:
-            bad = np.isinf(piece) | (piece < 0)
+            bad = np.isinf(here) | (here < 0)
         else:
-            bad = ~(np.isfinite(piece) & (piece >= 0))
+            bad = ~(np.isfinite(here) & (here >= 0))
         hits = np.flatnonzero(bad)
         if len(hits):
-            return at + int(hits[0])
+            return piece.start + int(hits[0])
     return None
 
 

@@ -13,7 +13,8 @@ import math
 
 import numpy as np
 
-PIECE = 1 << 18
+from .columns import pieces
+
 # Beyond this many distinct steps, counting them costs about what the copy does.
 MOST_DISTINCT = 1 << 16
 
@@ -48,9 +49,9 @@ def step_counts(
     """Each distinct step (sorted, NaN last) and how often it comes; None beyond
     MOST_DISTINCT of them."""
     keys, counts = np.empty(0, dtype=np.result_type(values, np.int8)), np.empty(0, np.int64)
-    for at in range(0, len(values), PIECE):
-        piece = np.diff(values[max(at - 1, 0) : at + PIECE])
-        if at == 0 and from_zero:
+    for reports in pieces(len(values)):
+        piece = np.diff(values[max(reports.start - 1, 0) : reports.stop])
+        if reports.start == 0 and from_zero:
             piece = np.concatenate((values[:1], piece))
         found, found_counts = np.unique(piece, return_counts=True)
         keys, where = np.unique(np.concatenate((keys, found)), return_inverse=True)

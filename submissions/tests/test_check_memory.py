@@ -9,10 +9,9 @@ from dataclasses import replace
 
 import pytest
 
-from submissions import figures, plausibility, rules, series
 from submissions.costs import cost_figures
 from submissions.figures import log_figures
-from submissions.logparse import parse_log, steps
+from submissions.logparse import columns, parse_log
 from submissions.plausibility import implausible
 from submissions.rules import Entry, check_entry
 from submissions.series import plot_preview, series_columns, series_fingerprint
@@ -43,14 +42,7 @@ def busy_2023_lines(count: int):
 def small_pieces(monkeypatch):
     # The checks' pieces made small beside the series, so that a whole column's copy stands
     # out from them.
-    for module, name in (
-        (rules, "PIECE"),
-        (steps, "PIECE"),
-        (plausibility, "BLOCK"),
-        (series, "FINGERPRINT_PIECE"),
-        (figures, "RESOLUTION_PIECE"),
-    ):
-        monkeypatch.setattr(module, name, PIECE)
+    monkeypatch.setattr(columns, "PIECE", PIECE)
 
 
 def test_judging_a_long_log_allocates_less_than_one_copy_of_a_column(small_pieces):

@@ -6,9 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from submissions import rules as rules_module
 from submissions.figures import compute_figures
-from submissions.logparse import parse_log
+from submissions.logparse import columns, parse_log
 from submissions.rules import RULES, DeclaredSetup, Entry, RuleSet, Status, check_entry, is_eligible
 from submissions.tests.logs import c_log, python_log
 
@@ -313,5 +312,5 @@ def test_the_verdicts_do_not_depend_on_the_piece_a_check_reads_at_a_time(monkeyp
     # Whole-series checks read a piece of reports at a time; pieces of 2 reports put a piece
     # boundary beside every report the checks look at.
     whole = judge(log)
-    monkeypatch.setattr(rules_module, "PIECE", 2)
+    monkeypatch.setattr(columns, "PIECE", 2)
     assert judge(log) == whole

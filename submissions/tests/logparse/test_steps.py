@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from submissions.logparse import steps
+from submissions.logparse import columns, steps
 from submissions.logparse.steps import median_step, step_spread
 
 
@@ -43,7 +43,7 @@ WITH_NAN[2_500] = np.nan
 )
 def test_the_medians_are_numpys_counted_a_piece_at_a_time(monkeypatch, values, from_zero):
     # Pieces of 1,000 values: the counts of five pieces are merged.
-    monkeypatch.setattr(steps, "PIECE", 1_000)
+    monkeypatch.setattr(columns, "PIECE", 1_000)
     typical, spread = numpy_medians(values, from_zero)
     assert same(median_step(values, from_zero=from_zero), typical)
     found_typical, found_spread = step_spread(values, from_zero=from_zero)
@@ -51,7 +51,7 @@ def test_the_medians_are_numpys_counted_a_piece_at_a_time(monkeypatch, values, f
 
 
 def test_steps_of_too_many_distinct_values_are_left_to_numpy(monkeypatch):
-    monkeypatch.setattr(steps, "PIECE", 1_000)
+    monkeypatch.setattr(columns, "PIECE", 1_000)
     monkeypatch.setattr(steps, "MOST_DISTINCT", 100)
     values = np.cumsum(rng.uniform(0, 1, 5_000))
     assert steps.step_counts(values) is None
