@@ -18,7 +18,7 @@ shape_of: the cliff is the rate's steepest fall, as a fraction of the run).
    claim's time a rerun takes is printed as the median of the pairs with its range.
 
 The issue's figure is a 3,000,000-row claim with a 128 MB pool at 1/10 (the Makefile's
-default, about 20 minutes here). --keep-claim FILE keeps the claim's log and reuses it, so
+default: five pairs, about an hour here). --keep-claim FILE keeps the claim's log and reuses it, so
 another rule (--overhead, --exponent) can be tried on the same claim in a minute; --logs DIR
 keeps every run's log.
 
