@@ -268,9 +268,12 @@ def around_cliffs(shapes: list[Shape]) -> np.ndarray:
 
 
 def check_rates(claim: Shape, reruns: list[Shape], tolerance: float) -> list[str]:
-    """The absolute average rate, for a host comparable with the entry's."""
+    """The absolute average rate, for a host comparable with the entry's, by every track's
+    rule: reproduced when the rerun's rate over the claim's is at least 1 - the tolerance (the
+    fastest repeat's, for a claim faster than them), and the claim's over the slowest
+    repeat's too (a claim slower than them)."""
     rates = [each.average_rate for each in reruns]
-    low, high = min(rates) * (1 - tolerance), max(rates) * (1 + tolerance)
+    low, high = min(rates) * (1 - tolerance), max(rates) / (1 - tolerance)
     if _within(claim.average_rate, low, high):
         return []
     return [
