@@ -27,9 +27,8 @@ import pymysql
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from runner.servers import PrivateServer, ServerConfig  # noqa: E402
+from bench.scaling import benchmark_command, private_server  # noqa: E402
 
-BINARY = ROOT / "runner" / "iibench" / "iibench"
 STATS = (
     "SELECT FREE_BUFFERS, DATABASE_PAGES, MODIFIED_DATABASE_PAGES, NUMBER_PAGES_READ, POOL_SIZE "
     "FROM information_schema.INNODB_BUFFER_POOL_STATS"
@@ -74,23 +73,15 @@ def past(samples: list[Sample], after: float) -> str:
 
 def run(rows: int, pool_mb: int, every: float, after: float, base_dir: str) -> None:
     settings = {"innodb_buffer_pool_size": f"{pool_mb}M", "innodb_flush_log_at_trx_commit": "2"}
-    config = ServerConfig(kind="mariadb", base_dir=base_dir)
-    with PrivateServer(config, label="pool", settings=settings) as server:
-        server.initialize()
-        server.start()
-        if server.wait_until_answering(deadline=time.monotonic() + 120):
-            raise SystemExit("the private MariaDB server did not answer")
-        server.create_database()
-        shown = ", ".join(f"{k}={v}" for k, v in server.read_settings(list(settings)).items())
+    with private_server("mariadb", settings, base_dir, label="pool") as (server, read_back):
+        shown = ", ".join(f"{k}={v}" for k, v in read_back.items())
         print(f"== {rows:,} rows, {shown}", flush=True)
         connection = pymysql.connect(
             host="127.0.0.1", port=server.port, user="root", database="iibench", autocommit=True
         )
         benchmark = subprocess.Popen(
-            [str(BINARY), "--db", server.url, "--rows", str(rows),
-             "--report-every", str(max(1_000, rows // 50)), "--seed", "1"],
-            stdout=subprocess.PIPE, text=True,
-        )  # fmt: skip
+            benchmark_command(server, rows), stdout=subprocess.PIPE, text=True
+        )
         done = [0]
 
         def follow() -> None:

@@ -18,9 +18,9 @@ shape_of: the cliff is the rate's steepest fall, as a fraction of the run).
    claim's time a rerun takes is printed as the median of the pairs with its range.
 
 The issue's figure is a 3,000,000-row claim with a 128 MB pool at 1/10 (the Makefile's
-default: five pairs, about an hour here). --keep-claim FILE keeps the claim's log and reuses it, so
-another rule (--overhead, --exponent) can be tried on the same claim in a minute; --logs DIR
-keeps every run's log.
+default: five pairs, about an hour here). --keep-claim FILE keeps the claim's log and reuses
+it, so another rule (--overhead, --exponent) can be tried on the same claim in a minute (one
+pair); --logs DIR keeps every run's log.
 
     .venv/bin/python bench/scaling.py [--pools 16,24,32] [--pg-buffers 8,32]
         [--claim-rows 3000000] [--claim-pool 128] [--scale 10] [--repeats 3] [--pairs 5]
@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -80,6 +81,26 @@ class Curve:
         return None if cliff is None else int(cliff * self.shape.rows)
 
 
+@contextmanager
+def private_server(kind: str, settings: dict[str, str], base_dir: str, label: str = "bench"):
+    """A private server started with `settings`, answering, with the benchmark's database:
+    (the server, the settings as read back from it). Removed on leaving."""
+    config = ServerConfig(kind=kind, base_dir=base_dir)
+    with PrivateServer(config, label=label, settings=settings) as server:
+        server.initialize()
+        server.start()
+        if server.wait_until_answering(deadline=time.monotonic() + 120):
+            raise SystemExit(f"the private {kind} server did not answer")
+        server.create_database()
+        yield server, server.read_settings(list(settings))
+
+
+def benchmark_command(server: PrivateServer, rows: int) -> list[str]:
+    """The C benchmark inserting `rows` rows into the server, REPORTS reports a run."""
+    return [str(BINARY), "--db", server.url, "--rows", str(rows),
+            "--report-every", str(max(1_000, rows // REPORTS)), "--seed", "1"]  # fmt: skip
+
+
 def run_benchmark(
     kind: str, settings: dict[str, str], rows: int, base_dir: str, keep: Path | None = None
 ) -> Curve:
@@ -88,20 +109,11 @@ def run_benchmark(
         # verification be run again (another rule) without running the claim again.
         print(f"    the curve kept in {keep}", flush=True)
         return parse_curve(keep.read_text(), float(keep.with_suffix(".wall").read_text()))
-    config = ServerConfig(kind=kind, base_dir=base_dir)
-    with PrivateServer(config, label="bench", settings=settings) as server:
-        server.initialize()
-        server.start()
-        if server.wait_until_answering(deadline=time.monotonic() + 120):
-            raise SystemExit(f"the private {kind} server did not answer")
-        server.create_database()
-        read_back = server.read_settings(list(settings))
+    with private_server(kind, settings, base_dir) as (server, read_back):
         started = time.perf_counter()
         done = subprocess.run(
-            [str(BINARY), "--db", server.url, "--rows", str(rows),
-             "--report-every", str(max(1_000, rows // REPORTS)), "--seed", "1"],
-            capture_output=True, text=True, check=False,
-        )  # fmt: skip
+            benchmark_command(server, rows), capture_output=True, text=True, check=False
+        )
         wall = time.perf_counter() - started
     if done.returncode:
         raise SystemExit(f"the benchmark failed: {done.stderr.strip()[-500:]}")
@@ -227,9 +239,9 @@ def claim_and_verification(args, base_dir: str) -> None:
         print(
             f"\n== {len(pairs)} pairs, each claim timed beside its own reruns: a run at 1/"
             f"{args.scale} took {statistics.median(shares):.1%} of its claim's time (median; "
-            f"{min(shares):.1%} to {max(shares):.1%}; goal: under {1 / args.scale:.0%}); the cliff within 10% "
-            f"of the run in {sum(met for _, met, _ in pairs)} of {len(pairs)}; verdicts: "
-            + ", ".join(verdict for _, _, verdict in pairs)
+            f"{min(shares):.1%} to {max(shares):.1%}; goal: under {1 / args.scale:.0%}); the "
+            f"cliff within 10% of the run in {sum(met for _, met, _ in pairs)} of {len(pairs)}; "
+            "verdicts: " + ", ".join(verdict for _, _, verdict in pairs)
         )
 
 
@@ -276,7 +288,8 @@ def one_pair(args, base_dir: str, rule, keep: Path | None, pair: int) -> tuple[f
     each = statistics.mean(c.wall for c in reruns)
     print(
         f"  time: claim {claim.wall:.0f} s, verification {wall:.0f} s for {args.repeats} runs "
-        f"({each:.0f} s each: {each / claim.wall:.1%} of the claim's; goal: under {1 / args.scale:.0%})"
+        f"({each:.0f} s each: {each / claim.wall:.1%} of the claim's; "
+        f"goal: under {1 / args.scale:.0%})"
     )
     # The track's own judge, as a verification rerun on this host would be judged: the claim
     # was made here, so the host is comparable and the absolute rates are compared too.
