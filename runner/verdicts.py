@@ -37,17 +37,19 @@ def rerun_finish(
 
 def _claim(submission: Submission, spec: RerunSpec) -> Claim:
     """The claim as the rerun started: the figures it was planned from, and the entry's curve."""
-    rows = seconds = None
+    rows = seconds = reads = None
     series = getattr(submission, "series", None)
     if series is not None:
         columns = unpack_columns(series.columns)
         rows, seconds = columns["rows"], np.asarray(columns["seconds"], dtype=np.float64)
+        reads = columns.get("read_ops")
     return Claim(
         figures=spec.figures,
         rows=spec.claimed_rows,
         curve_rows=rows,
         curve_seconds=seconds,
         engine=submission.storage_engine,
+        curve_read_ops=reads,
     )
 
 

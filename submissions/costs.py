@@ -83,6 +83,12 @@ def _window_total(column: np.ndarray | None, in_window: np.ndarray) -> float | N
     return float(values.sum())
 
 
+def _last_before(in_window: np.ndarray) -> int | None:
+    """The last report before the window, found without a copy of the reports before it."""
+    before = ~in_window
+    return len(before) - 1 - int(np.argmax(before[::-1])) if before.any() else None
+
+
 def cost_figures(columns: dict[str, np.ndarray], *, window_start_row: int) -> CostFigures:
     """The window's per-row costs from the report intervals that end inside it, over the rows
     those intervals inserted: a cost is printed per interval, so an interval the window starts
@@ -90,9 +96,7 @@ def cost_figures(columns: dict[str, np.ndarray], *, window_start_row: int) -> Co
     rows = columns["rows"]
     last_rows = int(rows[-1]) if len(rows) else 0
     in_window = rows > window_start_row
-    # The last report before the window, found without a copy of the reports before it.
-    before = ~in_window
-    last_before = len(before) - 1 - int(np.argmax(before[::-1])) if before.any() else None
+    last_before = _last_before(in_window)
     window_rows = last_rows - (int(rows[last_before]) if last_before is not None else 0)
 
     def per_row(name: str, scale: float) -> float | None:
@@ -111,6 +115,45 @@ def cost_figures(columns: dict[str, np.ndarray], *, window_start_row: int) -> Co
         client_cpu_us_per_row=per_row("client_cpu_s", 1e6),
         machine_cpu_us_per_row=per_row("machine_cpu_s", 1e6),
     )
+
+
+# A run reads at least this many device requests per row where its reads set its pace (past
+# an InnoDB cliff: 1.4-1.7 measured); below it the time per read measures the CPU, not a disk.
+READ_BOUND_PER_ROW = 0.1
+
+
+@dataclass(frozen=True)
+class ReadPace:
+    """How fast a run's reads went, as the run felt them: its seconds over its device reads
+    (the whole run's time, CPU included, so a disk's pace only where reads set the run's)."""
+
+    ms_per_read: float
+    reads_per_row: float
+
+    def as_dict(self) -> dict:
+        return {"ms_per_read": self.ms_per_read, "reads_per_row": self.reads_per_row}
+
+
+def read_pace(
+    rows: np.ndarray, seconds: np.ndarray, read_ops: np.ndarray | None, *, from_row: float
+) -> ReadPace | None:
+    """The run's pace of reads over the report intervals that end past `from_row` (whole
+    intervals, as `cost_figures`). None when the log does not count reads there (not format
+    2 or 3, or an interval unmeasured) or the run hardly read (READ_BOUND_PER_ROW)."""
+    if read_ops is None or not len(rows):
+        return None
+    in_window = rows > from_row
+    reads = _window_total(read_ops, in_window)
+    last_before = _last_before(in_window)
+    start_rows, start_seconds = (
+        (float(rows[last_before]), float(seconds[last_before]))
+        if last_before is not None
+        else (0.0, 0.0)
+    )
+    window_rows = float(rows[-1]) - start_rows
+    if not reads or window_rows <= 0 or reads / window_rows < READ_BOUND_PER_ROW:
+        return None
+    return ReadPace((float(seconds[-1]) - start_seconds) * 1e3 / reads, reads / window_rows)
 
 
 def cost_tiles(

@@ -52,6 +52,10 @@ def test_an_organizer_verifies_the_demo_innodb_entry_at_a_tenth_of_its_scale(
         "innodb_flush_log_at_trx_commit=2 (read back); scale 1/10, 1 run on mariadb." in run.message
     )
     assert "Host comparable" in run.message or "Host not comparable" in run.message
+    # The disk's pace as each log states it: the demo claim's, and this host's reads.
+    assert "ms per device read" in run.message
+    assert "reads per row (the claim's log: 0.118 ms, 1.20)." in run.message
+    assert run.result["reruns"][0]["reads_per_row"] > 1  # past the cliff reads set the pace
     entry.refresh_from_db()
     assert entry.verified is (run.verdict == "reproduced")
     badge = entry.verified

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from submissions import services
-from submissions.costs import cost_figures, per_row_curves
+from submissions.costs import cost_figures, per_row_curves, read_pace
 from submissions.logparse import parse_log
 from submissions.models import SampleSeries
 from submissions.series import series_columns, unpack_columns
@@ -66,6 +66,25 @@ def test_the_figures_cover_the_terminal_window_and_are_absent_when_it_was_not_me
     assert figures.db_size_bytes is None and figures.client_cpu_us_per_row is None
     # A window reaching an unmeasured interval has no figure rather than a short one.
     assert cost_figures(measured, window_start_row=0).write_kb_per_row is None
+
+
+def test_the_pace_of_reads_is_the_runs_time_over_its_device_reads_past_a_row():
+    rows = np.array([1000, 2000, 3000, 4000], dtype=np.int64)
+    seconds = np.array([1.0, 2.0, 5.0, 9.0])
+    reads = np.array([0.0, 0.0, 1500.0, 2500.0])
+    pace = read_pace(rows, seconds, reads, from_row=2000)
+    # 7 s over 4,000 reads, 2,000 rows: whole intervals, as the cost figures take them.
+    assert pace.ms_per_read == pytest.approx(7e3 / 4000)
+    assert pace.reads_per_row == pytest.approx(2.0)
+    assert read_pace(rows, seconds, reads, from_row=2500) == read_pace(
+        rows, seconds, reads, from_row=2000
+    )
+    # A log that does not count reads, an unmeasured interval, a run that hardly read (its
+    # time per read would measure the CPU, not a disk): no figure rather than a false one.
+    assert read_pace(rows, seconds, None, from_row=2000) is None
+    assert read_pace(rows, seconds, np.array([0.0, 0.0, NAN, 2500.0]), from_row=2000) is None
+    assert read_pace(rows, seconds, np.array([0.0, 0.0, 50.0, 40.0]), from_row=2000) is None
+    assert read_pace(rows, seconds, reads, from_row=4000) is None
 
 
 def test_the_cost_arithmetic_is_pure_python_the_worker_can_import_without_django():

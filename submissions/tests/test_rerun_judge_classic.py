@@ -18,6 +18,7 @@ from submissions.tracks.rerun import (
     REPRODUCED,
     SHAPE_ONLY,
     VERIFICATION,
+    column,
     curve,
 )
 
@@ -268,6 +269,64 @@ def test_tolerance_means_the_rerun_reaches_at_least_three_quarters_of_the_claims
     verdict, _ = judged((rows, seconds / 1.5), slow)
     assert verdict.verdict == NOT_REPRODUCED
     assert "rows/s; the rerun's 5,234 to 5,494 rows/s (allowed 3,926 to 7,325)" in verdict.message
+
+
+def with_reads(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    parsed = parse_log(io.BytesIO(path.read_bytes()))
+    return (*curve(parsed), column(parsed.series.read_ops))
+
+
+def test_the_verdict_names_each_logs_pace_of_reads_and_a_slower_disk_never_excuses_a_rate():
+    # The demo claim was made on an earlier VM; the fresh VM's own true claim's reruns (pair 2)
+    # ran on a slower disk. The host description (CPU, cores, memory, drive kind) is the same,
+    # so the rates are compared, and they refute the demo claim on this host: said with the
+    # pace of each log's reads past its cliff, which shows why, and the verdict kept.
+    claim = with_reads(DEMO_CLAIM)
+    slow = [with_reads(REAL / f"iibench-c-mariadb-25mb-pool-300k-slow-{n}.log") for n in (1, 2, 3)]
+
+    def verdict_of(claimed, reruns, divided=1):
+        rows, seconds, reads = claimed
+        return judge_curves(
+            (rows, seconds / divided),
+            [(r, s) for r, s, _ in reruns],
+            kind=VERIFICATION,
+            scale=SCALE,
+            host_comparable=True,
+            tolerance=0.25,
+            claimed_reads=reads,
+            rerun_reads=[each for _, _, each in reruns],
+        )
+
+    verdict, figures = verdict_of(claim, slow)
+    assert verdict.verdict == NOT_REPRODUCED
+    assert (
+        "Past the cliff the runs took 0.226 to 0.240 ms per device read, 1.39 to 1.49 reads "
+        "per row (the claim's log: 0.118 ms, 1.20)." in verdict.message
+    )
+    assert (
+        "this host's disk is slower than the one the log describes, or the log's times are not "
+        "true. A log's own figures cannot excuse a rate it claims, so the verdict stands"
+    ) in verdict.message
+    assert figures["claim"]["ms_per_read"] == pytest.approx(0.118, abs=5e-4)
+    paces = [each["ms_per_read"] for each in figures["reruns"]]
+    assert paces == pytest.approx([0.240, 0.226, 0.230], abs=5e-4)
+    # The same log with its times divided states a faster disk: refuted all the same.
+    verdict, figures = verdict_of(claim, slow, divided=3)
+    assert verdict.verdict == NOT_REPRODUCED
+    assert "(the claim's log: 0.039 ms, 1.20)" in verdict.message
+    # On the disk it was made on (the earlier VM's reruns), the claim is reproduced and the
+    # paces agree: nothing to excuse.
+    fast = [with_reads(REAL / f"iibench-c-mariadb-25mb-pool-300k-{n}.log") for n in (1, 2, 3)]
+    verdict, _ = verdict_of(claim, fast)
+    assert verdict.verdict == REPRODUCED
+    assert "0.121 to 0.135 ms per device read" in verdict.message
+    assert "disk is slower" not in verdict.message
+    # A log that does not count reads (format 1) names no pace at all.
+    rows, seconds, _ = claim
+    verdict, figures = verdict_of((rows, seconds, None), slow)
+    assert verdict.verdict == NOT_REPRODUCED
+    assert "per device read" not in verdict.message
+    assert "ms_per_read" not in figures["claim"]
 
 
 def rerun_output(name: str):

@@ -235,6 +235,7 @@ class Claim:
     curve_rows: object = None  # numpy arrays, or None without a curve
     curve_seconds: object = None
     engine: str = ""
+    curve_read_ops: object = None  # device reads in each report's interval, where counted
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from submissions.costs import ReadPace, read_pace
 from submissions.terminal import seconds_at_rows, terminal_window
 
 from ..rerun import (
@@ -60,6 +61,7 @@ from ..rerun import (
     RerunSpec,
     Step,
     benchmark_arguments,
+    column,
     curve,
     other_work,
     progress,
@@ -297,12 +299,15 @@ def judge_curves(
     tolerance: float,
     claimed_rows: int | None = None,
     busy_cores: float | None = None,
+    claimed_reads: np.ndarray | None = None,
+    rerun_reads: list[np.ndarray | None] | None = None,
 ) -> tuple[Comparison, dict]:
     """The verdict on a scaled rerun's curves against the claim's, and the figures behind it.
     `busy_cores`: the most that other work kept the host busy during a repeat (`other_work`).
     A busy host can only slow the reruns: at BUSY_CORES and more, a claim faster than them is
     inconclusive (when its shape matches), not refuted; one within their range still is
-    reproduced, and one slower than them still is not."""
+    reproduced, and one slower than them still is not. `claimed_reads`, `rerun_reads`: each
+    report's device reads, where the logs count them (`read_pace`): named, never judged."""
     claim = shape_of(*claimed)
     if claim is None:
         return Comparison(
@@ -323,10 +328,16 @@ def judge_curves(
             f"it inserted {short:,}: it does not reach the claim's end, where its terminal rate "
             "is measured.",
         ), {"claim": claim.as_dict()}
+    claim_pace = _pace_past_cliff(claim, claimed, claimed_reads)
+    rerun_reads = rerun_reads or [None] * len(reruns)
+    paces = [
+        _pace_past_cliff(shape, run, reads)
+        for shape, run, reads in zip(shapes, reruns, rerun_reads, strict=True)
+    ]
     figures = {
         "scale": scale,
-        "claim": claim.as_dict(),
-        "reruns": [each.as_dict() for each in shapes],
+        "claim": _with_pace(claim, claim_pace),
+        "reruns": [_with_pace(shape, pace) for shape, pace in zip(shapes, paces, strict=True)],
     }
     if busy_cores is not None:
         figures["busy_cores"] = busy_cores
@@ -335,14 +346,15 @@ def judge_curves(
     # slower than the reruns); the rest makes the verification inconclusive.
     firm, bent = check_cliff(claim, shapes), check_form(claim, shapes, tolerance)
     compared_rates = host_comparable and kind != COMPARISON_RUN
-    if compared_rates:
+    rates_differ = check_rates(claim, shapes, tolerance) if compared_rates else []
+    if rates_differ:
         faster = claim.average_rate > max(each.average_rate for each in shapes)
-        (bent if faster else firm).extend(check_rates(claim, shapes, tolerance))
+        (bent if faster else firm).extend(rates_differ)
     busy = busy_cores is not None and busy_cores >= BUSY_CORES and kind != COMPARISON_RUN
     failures, doubtful = (firm, bent) if busy else (firm + bent, [])
     # As every track's: above 1, the rerun did better (here: its median average rate).
     ratio = float(np.median([each.average_rate for each in shapes])) / claim.average_rate
-    said = _said(claim, shapes, scale)
+    said = _said(claim, shapes, scale) + _pace_text(claim_pace, paces)
     if kind == COMPARISON_RUN:
         verdict = COMPARISON
         outcome = (
@@ -352,6 +364,8 @@ def judge_curves(
         )
     elif failures:
         verdict, outcome = NOT_REPRODUCED, "not reproduced: " + "; ".join(failures)
+        if rates_differ and rates_differ[0] in failures:
+            outcome += _slower_disk_text(claim_pace, paces, tolerance)
     elif doubtful:
         verdict = INCONCLUSIVE
         outcome = (
@@ -370,6 +384,53 @@ def judge_curves(
         )
     figures["summary"] = _measured(shapes)
     return Comparison(verdict, ratio, f"{said} Tolerance {tolerance:.0%}: {outcome}."), figures
+
+
+def _pace_past_cliff(
+    shape: Shape, run: tuple[np.ndarray, np.ndarray], reads: np.ndarray | None
+) -> ReadPace | None:
+    """The run's pace of device reads from its own cliff on (None without a cliff: the run
+    stayed in memory, its reads did not set its pace)."""
+    if shape.cliff is None or reads is None:
+        return None
+    rows, seconds = run
+    return read_pace(rows, seconds, reads, from_row=shape.cliff * shape.rows)
+
+
+def _with_pace(shape: Shape, pace: ReadPace | None) -> dict:
+    return {**shape.as_dict(), **(pace.as_dict() if pace is not None else {})}
+
+
+def _pace_text(claim: ReadPace | None, reruns: list[ReadPace | None]) -> str:
+    """The disk's pace as each log states it (the run's time per device read past its cliff):
+    the host description (CPU, cores, memory, drive kind) does not measure a disk."""
+    if claim is None or any(each is None for each in reruns):
+        return ""
+    return (
+        f" Past the cliff the runs took {_span([each.ms_per_read for each in reruns], '{:.3f}')}"
+        f" ms per device read, {_span([each.reads_per_row for each in reruns], '{:.2f}')} reads "
+        f"per row (the claim's log: {claim.ms_per_read:.3f} ms, {claim.reads_per_row:.2f})."
+    )
+
+
+def _slower_disk_text(
+    claim: ReadPace | None, reruns: list[ReadPace | None], tolerance: float
+) -> str:
+    """When the claim is faster than the reruns and its log states a faster disk: said, and
+    the verdict kept. A log with its times divided states a faster disk too, so a log's own
+    figure cannot turn a refutation into `shape_only`."""
+    if claim is None or any(each is None for each in reruns):
+        return ""
+    slowest_claimed = claim.ms_per_read / (1 - tolerance)
+    if slowest_claimed >= min(each.ms_per_read for each in reruns):
+        return ""
+    return (
+        f". The claim's log states {claim.ms_per_read:.3f} ms per device read past its "
+        f"cliff and these runs took {_span([each.ms_per_read for each in reruns], '{:.3f}')}: "
+        "this host's disk is slower than the one the log describes, or the log's times are "
+        "not true. A log's own figures cannot excuse a rate it claims, so the verdict stands; "
+        "verify it on a host whose disk is as fast"
+    )
 
 
 def _measured(reruns: list[Shape]) -> str:
@@ -487,6 +548,8 @@ def judge(
         tolerance=tolerance,
         claimed_rows=claim.rows,
         busy_cores=max((each for each in busy if each is not None), default=None),
+        claimed_reads=claim.curve_read_ops,
+        rerun_reads=[column(output.logs[STEP].series.read_ops) for output in reruns],
     )
     return Judgement(verdict.verdict, verdict.ratio, verdict.message, figures, rows_done, rate)
 
