@@ -28,6 +28,10 @@ C benchmark on MariaDB 10.11, bench/scaling.py; README "Scaling rule"):
 Absolute rates (the average, rows over seconds) are compared only when the rerun's host is
 comparable with the entry's; otherwise a matching shape is `shape_only`, said plainly. They are
 what tells a true log from the same log with its times divided: such a log has the true shape.
+The host description does not measure a disk, so each log's pace of reads past its cliff (the
+run's time per device read, from the C benchmark's cost columns) is named beside the rates, and
+a refuted claim whose log states a faster disk says so; it never changes the verdict, as a log
+with its times divided states a faster disk too.
 With several repeats the claim's figure must lie within the reruns' range widened by the
 contest's tolerance (the cliff's position by CLIFF_FRACTION_TOLERANCE of the run, the fall by
 FALL_FACTOR). A rerun on another engine or configuration is a `comparison`; a rerun without a
@@ -421,8 +425,7 @@ def _slower_disk_text(
     figure cannot turn a refutation into `shape_only`."""
     if claim is None or any(each is None for each in reruns):
         return ""
-    slowest_claimed = claim.ms_per_read / (1 - tolerance)
-    if slowest_claimed >= min(each.ms_per_read for each in reruns):
+    if claim.ms_per_read / (1 - tolerance) >= min(each.ms_per_read for each in reruns):
         return ""
     return (
         f". The claim's log states {claim.ms_per_read:.3f} ms per device read past its "
