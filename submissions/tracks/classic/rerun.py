@@ -351,14 +351,15 @@ def judge_curves(
     firm, bent = check_cliff(claim, shapes), check_form(claim, shapes, tolerance)
     compared_rates = host_comparable and kind != COMPARISON_RUN
     rates_differ = check_rates(claim, shapes, tolerance) if compared_rates else []
-    if rates_differ:
-        faster = claim.average_rate > max(each.average_rate for each in shapes)
-        (bent if faster else firm).extend(rates_differ)
+    faster = claim.average_rate > max(each.average_rate for each in shapes)
+    (bent if faster else firm).extend(rates_differ)
     busy = busy_cores is not None and busy_cores >= BUSY_CORES and kind != COMPARISON_RUN
     failures, doubtful = (firm, bent) if busy else (firm + bent, [])
     # As every track's: above 1, the rerun did better (here: its median average rate).
     ratio = float(np.median([each.average_rate for each in shapes])) / claim.average_rate
-    said = _said(claim, shapes, scale) + _pace_text(claim_pace, paces)
+    # Named only when every log counts its reads past its cliff.
+    known = claim_pace is not None and all(each is not None for each in paces)
+    said = _said(claim, shapes, scale) + (_pace_text(claim_pace, paces) if known else "")
     if kind == COMPARISON_RUN:
         verdict = COMPARISON
         outcome = (
@@ -368,7 +369,7 @@ def judge_curves(
         )
     elif failures:
         verdict, outcome = NOT_REPRODUCED, "not reproduced: " + "; ".join(failures)
-        if rates_differ and rates_differ[0] in failures:
+        if known and rates_differ and faster and not busy:  # refuted by its rate
             outcome += _slower_disk_text(claim_pace, paces, tolerance)
     elif doubtful:
         verdict = INCONCLUSIVE
@@ -405,11 +406,9 @@ def _with_pace(shape: Shape, pace: ReadPace | None) -> dict:
     return {**shape.as_dict(), **(pace.as_dict() if pace is not None else {})}
 
 
-def _pace_text(claim: ReadPace | None, reruns: list[ReadPace | None]) -> str:
+def _pace_text(claim: ReadPace, reruns: list[ReadPace]) -> str:
     """The disk's pace as each log states it (the run's time per device read past its cliff):
     the host description (CPU, cores, memory, drive kind) does not measure a disk."""
-    if claim is None or any(each is None for each in reruns):
-        return ""
     return (
         f" Past the cliff the runs took {_span([each.ms_per_read for each in reruns], '{:.3f}')}"
         f" ms per device read, {_span([each.reads_per_row for each in reruns], '{:.2f}')} reads "
@@ -417,14 +416,10 @@ def _pace_text(claim: ReadPace | None, reruns: list[ReadPace | None]) -> str:
     )
 
 
-def _slower_disk_text(
-    claim: ReadPace | None, reruns: list[ReadPace | None], tolerance: float
-) -> str:
+def _slower_disk_text(claim: ReadPace, reruns: list[ReadPace], tolerance: float) -> str:
     """When the claim is faster than the reruns and its log states a faster disk: said, and
     the verdict kept. A log with its times divided states a faster disk too, so a log's own
     figure cannot turn a refutation into `shape_only`."""
-    if claim is None or any(each is None for each in reruns):
-        return ""
     if claim.ms_per_read / (1 - tolerance) >= min(each.ms_per_read for each in reruns):
         return ""
     return (
