@@ -7,7 +7,7 @@ true shape) must not.
 The claim is the demo entry's log (3,000,000 rows into InnoDB with a 128 MB pool and
 innodb_flush_log_at_trx_commit=2, made on this VM while it was quiet); the reruns are the C
 benchmark on private MariaDB servers (runner/servers.py) with the pool the scaling rule gives,
-one after another (about 30 s each here at 1/10). `--reuse DIR` judges logs kept before
+one after another (20-30 s each here at 1/10). `--reuse DIR` judges logs kept before
 (`--logs DIR` keeps them) instead of running again.
 
     .venv/bin/python bench/verification_power.py [--runs 9] [--repeats 3] [--scale 10]
@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 import bench.scaling as scaling  # noqa: E402
 from submissions.logparse import parse_log  # noqa: E402
-from submissions.scaling import MEMORY_RULES, scaled_size  # noqa: E402
+from submissions.scaling import memory_for_scale  # noqa: E402
 from submissions.server_settings import MYSQL  # noqa: E402
 from submissions.tracks.classic.rerun import judge_curves  # noqa: E402
 from submissions.tracks.rerun import REPRODUCED, VERIFICATION, curve  # noqa: E402
@@ -47,16 +47,13 @@ def read_curve(path: Path) -> tuple[np.ndarray, np.ndarray]:
     return curve(parse_log(io.BytesIO(path.read_bytes())))
 
 
-def collect(args, rows: int, pool: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """`--runs` reruns of `rows` rows on a private MariaDB with a `pool`-byte buffer pool."""
+def collect(args, rows: int, memory: dict[str, str]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """`--runs` reruns of `rows` rows on a private MariaDB with the `memory` settings."""
     if args.logs:
         scaling.LOGS = Path(args.logs)
         scaling.LOGS.mkdir(parents=True, exist_ok=True)
     base_dir = tempfile.mkdtemp(prefix="vp-", dir="/tmp")  # sockets: keep the path short
-    settings = {
-        "innodb_buffer_pool_size": f"{pool // 1024}K",
-        "innodb_flush_log_at_trx_commit": "2",
-    }
+    settings = {**memory, "innodb_flush_log_at_trx_commit": "2"}
     runs = []
     try:
         for number in range(1, args.runs + 1):
@@ -96,15 +93,19 @@ def main() -> int:
     args = parser.parse_args()
     claim = read_curve(Path(args.claim))
     rows = int(claim[0][-1]) // args.scale
-    rule = MEMORY_RULES[MYSQL]["innodb_buffer_pool_size"]
-    pool = scaled_size(args.claim_pool << 20, args.scale, rule)
+    # The memory a verification's private server gets: the service's own function.
+    memory = memory_for_scale(
+        {"innodb_buffer_pool_size": f"{args.claim_pool}M"}, family=MYSQL, scale=args.scale,
+        memory_gb=0,
+    ).settings  # fmt: skip
     print(f"Load average (1, 5, 15 min): {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.reuse:
         runs = [read_curve(path) for path in sorted(Path(args.reuse).glob("*.log"))]
         print(f"{len(runs)} reruns kept in {args.reuse}")
     else:
-        print(f"{args.runs} reruns at 1/{args.scale}: {rows:,} rows, pool {pool >> 20} MB")
-        runs = collect(args, rows, pool)
+        shown = ", ".join(f"{key}={value}" for key, value in memory.items())
+        print(f"{args.runs} reruns at 1/{args.scale}: {rows:,} rows, {shown}")
+        runs = collect(args, rows, memory)
     if len(runs) < args.repeats:
         raise SystemExit(f"{len(runs)} reruns: fewer than --repeats {args.repeats}")
     choices = len(list(itertools.combinations(range(len(runs)), args.repeats)))

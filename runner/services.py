@@ -32,6 +32,7 @@ from runner.verification import execute_on_private_server
 from runner.watch import Outcome
 from submissions.declared_settings import declared_settings, entry_family
 from submissions.engines import normalised_engine
+from submissions.entry_settings import logged_settings
 from submissions.models import Submission
 from submissions.scaling import (
     RerunSettings,
@@ -172,9 +173,9 @@ def _rerun_size(
                 scale = min(scale, limit[0])
         if limit is not None and scale > limit[0]:
             raise RerunRefused(
-                f"At 1/{scale} the entry's {limit[1]} would fall below the size under which the "
-                f'cliff no longer follows it (README "Scaling rule"): use a scale of at most '
-                f"{limit[0]}.",
+                f"At 1/{scale} the entry's {limit[1]} would fall below the smallest size whose "
+                f'cliff still follows the claim\'s (README "Scaling rule"): use a scale of at '
+                f"most {limit[0]}.",
                 "scale",
             )
         rows = scaled_rows(claimed, scale)
@@ -197,6 +198,7 @@ def _scale_limit(submission: Submission) -> tuple[int, str] | None:
         declared_settings(submission),
         family=entry_family(submission),
         memory_gb=submission.memory_gb,
+        logged=logged_settings(submission),
     )
 
 
@@ -367,6 +369,7 @@ def _rerun_settings(run: VerificationRun, target: Target, track: Track) -> Rerun
         # is made up from its RAM for it.
         memory_gb=0 if crash else submission.memory_gb,
         host_memory_gb=float(run.host.get("memory_gb") or 0),
+        logged=logged_settings(submission),
     )
 
 

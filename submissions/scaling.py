@@ -1,21 +1,29 @@
 """A verification rerun at scale 1/k: rows/k rows on a server whose memory is scaled so the
 data-to-memory ratio, and with it the shape of the curve, matches the claim's. Pure.
 
-Scaling is not simply dividing by k: part of an InnoDB buffer pool holds no index pages of the
-run. Measured with the C benchmark on private MariaDB 10.11 servers (bench/scaling.py, README
-"Scaling rule"), the rows before the cliff (the rate's steepest fall, as the insert-rate judge
-finds it) at 16, 24, 26 (nine runs), 32, 48, 64 and 128 MB pools follow
+Scaling is not simply dividing the pool by k: InnoDB's page cleaner keeps
+`innodb_lru_scan_depth` pages of the pool free of data (1,536 by default, 24 MB, whatever the
+pool's size: a sixth of a 128 MB pool, nearly all of a 25 MB one). Measured with the C
+benchmark on private MariaDB 10.11 servers (bench/scaling.py, README "Scaling rule"), with the
+free pages kept at the same share of the pool, the rows before the cliff (the rate's steepest
+fall, as the insert-rate judge finds it) at 8 to 128 MB grow in proportion to the pool above a
+fixed part: a straight line through 0.5 to 1 MB misses no pool by more than 11-13%. The claims
+checked at 1/10 pin that part: the same 128 MB claim's cliff came 6-8 points of the run early on
+13 MB and 2-4 late on 14 MB, so it is 1 MB. A rerun at 1/k divides the pool above it and the
+free pages alike:
 
-    rows = a * (pool - overhead) ** exponent,  overhead 11.5 MB, exponent 1.06
+    depth_k = depth / k  (not below the server's least, 100 pages)
+    pool_k  = 1 MB + (pool - 1 MB - depth pages) / k + depth_k pages
 
-within 6% (a line, exponent 1, with 12.1 MB within 9%; a power through the origin misses by
-32%). So to insert 1/k of the rows the pool keeps its overhead and shrinks the rest:
+which for depth / k >= 100 is 1 MB + (pool - 1 MB) / k. The rule this replaced left the free
+pages at the default and fitted an overhead of 11.5 MB for them: it placed the cliff, but past
+it the small pool kept half its pages free, read 17-22% more pages per row than the claim and a
+run at 1/10 took 11% of the claim's time.
 
-    pool_k = overhead + (pool - overhead) / k ** (1 / exponent)
-
-and only down to a floor: below about 16 MB the cliff stopped following the pool (a 12 MB
-pool fell at the same row as a 16 MB one; at 11 MB a 30,000-row run never fell), so a scale
-that would take the pool below it does not keep the curve's shape and is refused.
+Only down to a floor: MariaDB sizes a pool in whole MB, and below 8 MB that step moves the cliff
+by more than a tenth of the run (7 and 8 MB for the same 1/20 claim: 40% and 54% of the run,
+against 46%); the server does not start at 5 MB. A scale that would take the pool below the
+floor is refused.
 """
 
 from __future__ import annotations
@@ -36,6 +44,28 @@ MIB = 1 << 20
 
 
 @dataclass(frozen=True)
+class FreePages:
+    """Pages a memory setting keeps free of data, set by another setting (InnoDB's page cleaner
+    keeps `innodb_lru_scan_depth` pages free): scaled with it, so the share of the pool that
+    holds no data stays the claim's."""
+
+    key: str
+    default: int  # the server's own, when the entry did not declare it
+    least: int  # the server refuses less
+    page: int  # bytes
+
+    def of_claim(self, declared: dict[str, str], logged: dict[str, str]) -> tuple[int, str]:
+        """(pages, where from): as the claim's log prints its server's value, else as the
+        entry declared it, else the server's default."""
+        for source, settings in (("the claim's log", logged), ("declared", declared)):
+            try:
+                return max(self.least, int(settings[self.key])), source
+            except (KeyError, ValueError):
+                continue
+        return self.default, "the server's default"
+
+
+@dataclass(frozen=True)
 class MemoryRule:
     floor: int  # below it the curve's shape no longer follows the setting (measured)
     ram_share: float  # the share of the declared RAM assumed when the entry did not set it
@@ -44,46 +74,74 @@ class MemoryRule:
     exponent: float = 1.0
     overhead: int = 0  # bytes of the setting that hold no index pages (measured)
     # The step the server sizes it in, 0 for none: MariaDB 10.11 cuts a buffer pool down to
-    # whole MB (26.4 MB asked ran as 26 MB, 17.9 MB as 17 MB, which near the floor moved the
-    # cliff by a tenth of the run), so the rule asks for the nearest whole MB itself.
+    # whole MB (26.4 MB asked ran as 26 MB), so the rule asks for the nearest whole MB itself.
     step: int = 0
+    free: FreePages | None = None  # the part kept free of data by another setting
 
-    def scaled(self, size: int, scale: int) -> int:
-        """The size whose rows before the cliff are 1/`scale` of `size`'s (not floored)."""
+    def scaled(self, size: int, scale: int, depth: int | None = None) -> int:
+        """The size whose rows before the cliff are 1/`scale` of `size`'s (not floored), its
+        free pages (`depth`, default the server's) scaled with it."""
         if size <= self.overhead:
             return size
-        scaled = self.overhead + (size - self.overhead) / scale ** (1 / self.exponent)
+        kept = kept_k = 0
+        if self.free is not None:
+            depth = self.free.default if depth is None else depth
+            kept = depth * self.free.page
+            kept_k = self.free_pages(depth, scale) * self.free.page
+        data = max(0, size - self.overhead - kept)
+        scaled = self.overhead + data / scale ** (1 / self.exponent) + kept_k
         return int(round(scaled / self.step) * self.step) if self.step else int(scaled)
 
-    def max_scale(self, size: int) -> int:
+    def free_pages(self, depth: int, scale: int) -> int:
+        """The free pages a rerun at 1/`scale` keeps (not below the server's least)."""
+        assert self.free is not None
+        return max(self.free.least, round(depth / scale ** (1 / self.exponent)))
+
+    def max_scale(self, size: int, depth: int | None = None) -> int:
         """The largest k that keeps `size` scaled 1/k at or above the floor."""
         if size <= self.floor:
             return 1
-        if self.floor <= self.overhead:
+        if self.scaled(size, 1 << 40, depth) >= self.floor:
             return 1 << 62  # the scaled size never reaches the floor
-        return max(
-            1, math.floor(((size - self.overhead) / (self.floor - self.overhead)) ** self.exponent)
-        )
+        low, high = 1, 1 << 40  # scaled(low) >= floor > scaled(high); it falls with k
+        while high - low > 1:
+            middle = (low + high) // 2
+            if self.scaled(size, middle, depth) >= self.floor:
+                low = middle
+            else:
+                high = middle
+        return low
 
     @property
     def formula(self) -> str:
+        mb = self.overhead / MIB
+        root = f"{{k}} ** (1/{self.exponent:g})" if self.exponent != 1.0 else "{k}"
+        nearest = ", to the nearest MB" if self.step == MIB else ""
+        if self.free is not None:
+            return (
+                f"{mb:g} MB + ({{size}} - {mb:g} MB) / {root}, its free pages "
+                f"({self.free.key}) scaled alike and at least {self.free.least}{nearest}"
+            )
         if self.overhead:
-            mb = self.overhead / MIB
-            nearest = ", to the nearest MB" if self.step == MIB else ""
-            return f"({{size}} - {mb:g} MB) / {{k}} ** (1/{self.exponent:g}) + {mb:g} MB{nearest}"
+            return f"({{size}} - {mb:g} MB) / {root} + {mb:g} MB{nearest}"
         if self.exponent != 1.0:
-            return f"divided by {{k}} ** (1/{self.exponent:g})"
+            return f"divided by {root}"
         return "divided by {k}"
 
 
-# The InnoDB overhead, exponent and floor are the bench's measurements (README "Scaling rule"); the
-# other floors the servers' least useful sizes. The RAM shares are the usual advice of each
-# server's manual for a dedicated host, used only when an entry declared its RAM but not the
-# setting.
+# The InnoDB overhead, free pages and floor are the bench's measurements (README "Scaling
+# rule"); the other floors the servers' least useful sizes. The RAM shares are the usual advice
+# of each server's manual for a dedicated host, used only when an entry declared its RAM but
+# not the setting.
+INNODB_FREE_PAGES = FreePages(key="innodb_lru_scan_depth", default=1536, least=100, page=16384)
 MEMORY_RULES = {
     MYSQL: {
         "innodb_buffer_pool_size": MemoryRule(
-            floor=16 * MIB, ram_share=0.7, exponent=1.06, overhead=int(11.5 * MIB), step=MIB
+            floor=8 * MIB,
+            ram_share=0.7,
+            overhead=MIB,
+            step=MIB,
+            free=INNODB_FREE_PAGES,
         ),
         "key_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),
         "aria_pagecache_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),
@@ -97,10 +155,12 @@ MEMORY_RULES = {
 }
 
 
-def scaled_size(declared: int, scale: int, rule: MemoryRule) -> int:
+def scaled_size(declared: int, scale: int, rule: MemoryRule, depth: int | None = None) -> int:
+    """`declared` scaled 1/`scale` by `rule`, not below its floor; `depth` is the free pages
+    the claim's server kept (the rule's default when None)."""
     if scale <= 1:
         return declared
-    return max(rule.floor, rule.scaled(declared, scale))
+    return max(rule.floor, rule.scaled(declared, scale, depth))
 
 
 @dataclass(frozen=True)
@@ -121,10 +181,12 @@ def memory_for_scale(
     scale: int,
     memory_gb: float,
     host_memory_gb: float = 0,
+    logged: dict[str, str] | None = None,
 ) -> ScaledMemory:
     """The memory settings of a rerun at scale 1/`scale`, from the declared settings or, where
     the entry set none, from its declared RAM (memory_gb; 0 for none); each at most HOST_SHARE
-    of `host_memory_gb` when that is known, said so in the notes."""
+    of `host_memory_gb` when that is known, said so in the notes. `logged`: the settings the
+    claim's log prints (its server's own values), for the pages kept free."""
     settings, notes = {}, []
     for key, rule in MEMORY_RULES.get(family, {}).items():
         source = f"declared {key} = {declared[key]}" if key in declared else ""
@@ -138,7 +200,10 @@ def memory_for_scale(
             source = f"{rule.ram_share:.0%} of the declared {memory_gb:g} GB RAM"
         if not source:
             continue
-        scaled = scaled_size(size, scale, rule)
+        depth, origin = (
+            rule.free.of_claim(declared, logged or {}) if rule.free is not None else (None, "")
+        )
+        scaled = scaled_size(size, scale, rule, depth)
         cap = int(host_memory_gb * (1 << 30) * HOST_SHARE)
         if cap and scaled > cap:
             notes.append(
@@ -153,6 +218,13 @@ def memory_for_scale(
             if scale > 1
             else f"{key} = {settings[key]} ({source})"
         )
+        if rule.free is not None and depth is not None and scale > 1:
+            settings[rule.free.key] = str(rule.free_pages(depth, scale))
+            notes.append(
+                f"{rule.free.key} = {settings[rule.free.key]} ({origin} {depth}, scaled "
+                f"1/{scale} with {key}: the pages InnoDB keeps free of data, not below "
+                f"{rule.free.least})"
+            )
     return ScaledMemory(settings, notes)
 
 
@@ -188,6 +260,7 @@ def rerun_settings(
     scale: int,
     memory_gb: float,
     host_memory_gb: float = 0,
+    logged: dict[str, str] | None = None,
 ) -> RerunSettings:
     """The entry's allowed settings with memory scaled 1/`scale`. A server of another family
     (a comparison run) gets only memory, from the declared RAM: the entry's settings are not
@@ -209,6 +282,7 @@ def rerun_settings(
         scale=scale,
         memory_gb=memory_gb,
         host_memory_gb=host_memory_gb,
+        logged=logged,
     )
     return RerunSettings({**allowed.applied, **memory.settings}, allowed.refused, memory.notes)
 
@@ -224,14 +298,21 @@ def _declared_size(
     return int(memory_gb * (1 << 30) * rule.ram_share)
 
 
-def max_scale(declared: dict[str, str], *, family: str, memory_gb: float) -> tuple[int, str] | None:
+def max_scale(
+    declared: dict[str, str],
+    *,
+    family: str,
+    memory_gb: float,
+    logged: dict[str, str] | None = None,
+) -> tuple[int, str] | None:
     """The largest k whose scaled pool stays at or above its floor, with the setting that
-    limits it; None when nothing limits it."""
+    limits it; None when nothing limits it. `logged` as for memory_for_scale."""
     limits = []
     for key, rule in MEMORY_RULES.get(family, {}).items():
         if rule.exponent == 1.0 and not rule.overhead:
             continue  # scaled plainly: no floor measured under which the shape changes
         size = _declared_size(declared, key, rule, family, memory_gb)
         if size:
-            limits.append((rule.max_scale(size), key))
+            depth = rule.free.of_claim(declared, logged or {})[0] if rule.free else None
+            limits.append((rule.max_scale(size, depth), key))
     return min(limits) if limits else None

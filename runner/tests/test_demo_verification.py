@@ -38,6 +38,7 @@ def test_an_organizer_verifies_the_demo_innodb_entry_at_a_tenth_of_its_scale(
     asked = scaled_size(128 << 20, 10, MEMORY_RULES[MYSQL]["innodb_buffer_pool_size"])
     assert pool == asked  # whole MB, as the rule asks it
     assert run.settings["innodb_flush_log_at_trx_commit"] == "2"
+    assert run.settings["innodb_lru_scan_depth"] == "154"  # 1,536 free pages scaled 1/10
     # One verdict, judged on the curve's shape, naming what ran and where the cliffs fell.
     assert run.verdict in ("reproduced", "shape_only", "not_reproduced", "inconclusive"), (
         run.message
@@ -49,7 +50,8 @@ def test_an_organizer_verifies_the_demo_innodb_entry_at_a_tenth_of_its_scale(
     assert "(the claim: at " in run.message  # the claim's cliff, as a fraction of its run
     assert (
         f"InnoDB on a private mariadb server with innodb_buffer_pool_size={size_text(pool)}, "
-        "innodb_flush_log_at_trx_commit=2 (read back); scale 1/10, 1 run on mariadb." in run.message
+        "innodb_flush_log_at_trx_commit=2, innodb_lru_scan_depth=154 (read back); scale 1/10, "
+        "1 run on mariadb." in run.message
     )
     assert "Host comparable" in run.message or "Host not comparable" in run.message
     # The disk's pace as each log states it: the demo claim's, and this host's reads.

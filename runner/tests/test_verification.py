@@ -62,6 +62,9 @@ def test_a_mariadb_verification_runs_the_entrys_settings_scaled_and_reads_them_b
     pool = int(run.settings["innodb_buffer_pool_size"])
     assert abs(pool - asked) < (2 << 20)  # the server rounds to whole chunks
     assert run.settings["innodb_flush_log_at_trx_commit"] == "2"
+    # The page cleaner's free pages scaled with the pool: 1,536 / 100, at the server's least.
+    assert run.settings["innodb_lru_scan_depth"] == "100"
+    assert log_setting(run.log, "innodb_lru_scan_depth") == "100"
     assert log_setting(run.log, "innodb_buffer_pool_size") == str(pool)
     assert log_setting(run.log, "innodb_flush_log_at_trx_commit") == "2"
     # Refused, and said so by name; an option this MariaDB lacks is said to be unknown.
@@ -138,10 +141,10 @@ def test_the_entry_page_lists_the_declared_settings_and_what_a_rerun_applies(cli
 
 def test_a_scale_that_would_take_the_pool_below_its_floor_is_refused(organizer):
     entry = entry_with("[mysqld]\ninnodb_buffer_pool_size = 128M\n")
-    with pytest.raises(services.RerunRefused, match="use a scale of at most 31") as refused:
+    with pytest.raises(services.RerunRefused, match="use a scale of at most 20") as refused:
         services.rerun_start(submission=entry, target="mariadb", scale=100, requested_by=organizer)
     assert refused.value.field == "scale"
     assert "innodb_buffer_pool_size would fall below" in refused.value.message
     # Without a scale the target's default is capped there.
     run = services.rerun_start(submission=entry, target="mariadb", requested_by=organizer)
-    assert run.scale <= 31
+    assert run.scale <= 20

@@ -3,8 +3,8 @@ private MariaDB server (runner/servers.py: its own data directory, port and sock
 the end) started with innodb_buffer_pool_size=128M and innodb_flush_log_at_trx_commit=2, the
 settings the demo entry declares: the issue's figure, the claim `make bench` verifies at 1/10
 (bench/scaling.py makes the same run). About 4 minutes on the quiet VM (8.5 while other jobs
-ran); its 1/10 verification (300,000 rows on the 25 MB pool the scaling rule gives, three
-times) about a minute and a half. Make it on a quiet machine: a claim made under load has a
+ran); its 1/10 verification (300,000 rows on the 14 MB pool the scaling rule gives, three
+times) about a minute. Make it on a quiet machine: a claim made under load has a
 slower in-memory phase than its setup gives, and quiet reruns do not reproduce it.
 
 Smaller claims were tried first and did not reproduce at 1/10 on this shared VM: 1,000,000

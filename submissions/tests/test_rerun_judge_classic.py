@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from submissions.logparse import parse_log
+from submissions.scaling import memory_for_scale
+from submissions.server_settings import MYSQL, size_in_bytes
 from submissions.tracks.classic.rerun import cliff_fraction, judge_curves, shape_of
 from submissions.tracks.rerun import (
     COMPARISON,
@@ -217,7 +219,8 @@ def test_on_real_runs_the_cliff_is_found_and_a_true_claim_tells_from_one_three_t
 # The demo entry's claim (submissions/demo_logs): 3,000,000 rows into InnoDB with a 128 MB pool
 # and innodb_flush_log_at_trx_commit=2, made on the project's 2-core VM while it was quiet;
 # and three of nine quiet reruns of it at 1/10 (300,000 rows on the 25 MB pool the scaling rule
-# gives), and one such run on a 40 MB pool, as a claim whose pool was larger than declared.
+# gave before the free pages were scaled with it), and one such run on a 40 MB pool, as a claim
+# whose pool was larger than declared.
 DEMO_CLAIM = Path(__file__).parents[1] / "demo_logs/c-small-pool-mariadb-3m.log"
 TENTHS = [real_curve(f"iibench-c-mariadb-25mb-pool-300k-{n}.log") for n in (1, 2, 3)]
 
@@ -327,6 +330,79 @@ def test_the_verdict_names_each_logs_pace_of_reads_and_a_slower_disk_never_excus
     assert verdict.verdict == NOT_REPRODUCED
     assert "per device read" not in verdict.message
     assert "ms_per_read" not in figures["claim"]
+
+
+def test_power_with_the_free_pages_scaled_reruns_miss_as_the_claim_and_refute_forgeries():
+    # Pair 1 of `bench/scaling.py --pairs 5` (24 Nov 2026, 19:40-19:45, quiet): a true claim
+    # (3,000,000 rows, a 128 MB pool and its 1,536 free pages) and its own three reruns at 1/10
+    # right after it, on the pool and free pages the scaling rule gives.
+    claim_path = REAL / "iibench-c-mariadb-128mb-pool-3m-free-pages.log"
+    claim_log = parse_log(io.BytesIO(claim_path.read_bytes()))
+    names = [REAL / f"iibench-c-mariadb-14mb-pool-300k-{n}.log" for n in (1, 2, 3)]
+    # The rule, given what the claim's log prints of its server, asks what the reruns' logs
+    # print of theirs.
+    memory = memory_for_scale(
+        {"innodb_buffer_pool_size": "128M"},
+        family=MYSQL,
+        scale=SCALE,
+        memory_gb=0,
+        logged={key: each.value for key, each in claim_log.settings.items()},
+    )
+    rerun_settings = parse_log(io.BytesIO(names[0].read_bytes())).settings
+    assert size_in_bytes(memory.settings["innodb_buffer_pool_size"]) == int(
+        rerun_settings["innodb_buffer_pool_size"].value
+    )
+    assert memory.settings["innodb_lru_scan_depth"] == rerun_settings["innodb_lru_scan_depth"].value
+
+    claim = (*curve(claim_log), column(claim_log.series.read_ops))
+    reruns = [with_reads(name) for name in names]
+
+    def verdict_of(divided=1):
+        rows, seconds, reads = claim
+        return judge_curves(
+            (rows, seconds / divided),
+            [(r, s) for r, s, _ in reruns],
+            kind=VERIFICATION,
+            scale=SCALE,
+            host_comparable=True,
+            tolerance=0.25,
+            claimed_reads=reads,
+            rerun_reads=[each for _, _, each in reruns],
+        )
+
+    verdict, figures = verdict_of()
+    assert verdict.verdict == REPRODUCED, verdict.message
+    # Past the cliff the reruns read as many pages per row as the claim, within 11% (5-11%
+    # fewer; the rule with the default free pages: 15-21% more, the next test).
+    claimed = figures["claim"]["reads_per_row"]
+    assert claimed == pytest.approx(1.19, abs=0.005)
+    assert all(abs(each["reads_per_row"] / claimed - 1) < 0.11 for each in figures["reruns"]), (
+        figures["reruns"]
+    )
+    # The same log with its times divided by 3, and by 1.5: refuted by the average rate.
+    for divided in (3, 1.5):
+        verdict, _ = verdict_of(divided)
+        assert verdict.verdict == NOT_REPRODUCED
+        assert "the claim's average rate is" in verdict.message
+
+
+def test_with_the_default_free_pages_a_scaled_pool_misses_more_past_the_cliff():
+    # The demo claim's reruns on the 25 MB pool of the rule before (its default 1,536 free
+    # pages): nearly the whole pool kept free, so more reads per row than the claim's.
+    rows, seconds, reads = with_reads(DEMO_CLAIM)
+    old = [with_reads(REAL / f"iibench-c-mariadb-25mb-pool-300k-{n}.log") for n in (1, 2, 3)]
+    _, figures = judge_curves(
+        (rows, seconds),
+        [(r, s) for r, s, _ in old],
+        kind=VERIFICATION,
+        scale=SCALE,
+        host_comparable=True,
+        tolerance=0.25,
+        claimed_reads=reads,
+        rerun_reads=[each for _, _, each in old],
+    )
+    claimed = figures["claim"]["reads_per_row"]
+    assert all(each["reads_per_row"] / claimed > 1.11 for each in figures["reruns"])
 
 
 def rerun_output(name: str):

@@ -156,31 +156,70 @@ def test_the_family_of_an_entry(server, engine, family):
     assert family_of(server_family=server, storage_engine=engine) == family
 
 
-def test_a_pool_keeps_its_measured_overhead_and_shrinks_the_rest_not_by_k():
+def test_a_pool_and_the_pages_it_keeps_free_shrink_together_above_a_fixed_part():
     rule = MEMORY_RULES[MYSQL]["innodb_buffer_pool_size"]
-    # 128 MB at 1/10: rows before the cliff grow as (pool - 11.5 MB) ** 1.06, so the pool is
-    # 24.8 MB, not 12.8 MB; asked in whole MB, as the server runs it.
-    assert scaled_size(128 * 2**20, 10, rule) == 25 * 2**20  # 24.77
-    assert scaled_size(96 * 2**20, 10, rule) == 21 * 2**20  # 21.1
-    assert scaled_size(64 * 2**20, 10, rule) == 17 * 2**20  # 17.5
+    # 128 MB at 1/10: the page cleaner's 1,536 free pages become 154 and the pool 1 MB +
+    # 127 MB / 10 = 13.7 MB, asked in whole MB, as the server runs it.
+    assert scaled_size(128 * 2**20, 10, rule) == 14 * 2**20
+    assert rule.free_pages(1536, 10) == 154
+    assert scaled_size(96 * 2**20, 10, rule) == 11 * 2**20  # 10.5
+    assert scaled_size(128 * 2**20, 4, rule) == 33 * 2**20  # 32.75
+    # Past the server's least (100 pages), the free pages stop shrinking and the pool keeps
+    # them on top of its scaled data: 1 MB + (128 - 1 - 24) MB / 20 + 100 pages = 7.7 MB.
+    assert rule.free_pages(1536, 20) == 100
+    assert scaled_size(128 * 2**20, 20, rule) == 8 * 2**20
+    assert scaled_size(2**30, 100, rule) == 13 * 2**20  # 1 + 999 / 100 + 1.6 = 12.6
+    # An entry that set its own free pages has them scaled, not the default; where they
+    # would go below the least, the pool keeps the difference: 1 + (128 - 1 - 3.1) / 10 +
+    # 100 pages = 15 MB, where 200 pages scaled plainly would give 13.7.
+    assert rule.free_pages(3072, 10) == 307
+    assert scaled_size(128 * 2**20, 10, rule, depth=3072) == 14 * 2**20  # 13.7 either way
+    assert rule.free_pages(200, 10) == 100
+    assert scaled_size(128 * 2**20, 10, rule, depth=200) == 15 * 2**20
     assert scaled_size(128 * 2**20, 1, rule) == 128 * 2**20
+    assert scaled_size(64 * 2**20, 10, rule) == rule.floor  # 7.3 MB: below the 8 MB floor
     assert scaled_size(64 * 2**20, 1000, rule) == rule.floor
 
 
 def test_the_largest_scale_keeps_the_pool_at_its_floor():
     limit = max_scale({"innodb_buffer_pool_size": "128M"}, family=MYSQL, memory_gb=16)
-    assert limit == (int(((128 - 11.5) / (16 - 11.5)) ** 1.06), "innodb_buffer_pool_size")  # 31
+    # 1/20 is 7.7 MB, asked as 8; 1/21 is 7.5 MB, asked as 7: below the floor.
+    assert limit == (20, "innodb_buffer_pool_size")
+    assert max_scale({"innodb_buffer_pool_size": "1G"}, family=MYSQL, memory_gb=16)[0] == 202
     assert max_scale({}, family=POSTGRESQL, memory_gb=16) is None
 
 
 def test_memory_for_scale_uses_the_declared_settings_then_the_declared_ram():
     declared = {"innodb_buffer_pool_size": "128M", "innodb_flush_log_at_trx_commit": "2"}
     scaled = memory_for_scale(declared, family=MYSQL, scale=10, memory_gb=16)
-    assert set(scaled.settings) == {"innodb_buffer_pool_size"}
+    assert scaled.settings == {"innodb_buffer_pool_size": "14M", "innodb_lru_scan_depth": "154"}
     assert (
-        "declared innodb_buffer_pool_size = 128M, scaled 1/10: (128M - 11.5 MB) / 10 ** (1/1.06)"
-        " + 11.5 MB, to the nearest MB" in scaled.notes[0]
+        "innodb_buffer_pool_size = 14M (declared innodb_buffer_pool_size = 128M, scaled 1/10: "
+        "1 MB + (128M - 1 MB) / 10, its free pages (innodb_lru_scan_depth) scaled alike and "
+        "at least 100, to the nearest MB)" in scaled.notes
     )
+    assert (
+        "innodb_lru_scan_depth = 154 (the server's default 1536, scaled 1/10 with "
+        "innodb_buffer_pool_size: the pages InnoDB keeps free of data, not below 100)"
+        in scaled.notes
+    )
+    own = memory_for_scale(
+        {**declared, "innodb_lru_scan_depth": "3072"}, family=MYSQL, scale=10, memory_gb=16
+    )
+    assert own.settings == {"innodb_buffer_pool_size": "14M", "innodb_lru_scan_depth": "307"}
+    assert "innodb_lru_scan_depth = 307 (declared 3072, scaled 1/10" in own.notes[1]
+    # The claim's log prints the value its server ran with: the most precise word on it.
+    logged = memory_for_scale(
+        {**declared, "innodb_lru_scan_depth": "3072"},
+        family=MYSQL,
+        scale=10,
+        memory_gb=16,
+        logged={"innodb_lru_scan_depth": "1024", "innodb_buffer_pool_size": "134217728"},
+    )
+    assert logged.settings["innodb_lru_scan_depth"] == "102"
+    assert "innodb_lru_scan_depth = 102 (the claim's log 1024, scaled 1/10" in logged.notes[1]
+    unscaled = memory_for_scale(declared, family=MYSQL, scale=1, memory_gb=16)
+    assert unscaled.settings == {"innodb_buffer_pool_size": "128M"}  # the server's own depth
     from_ram = memory_for_scale({}, family=POSTGRESQL, scale=1, memory_gb=16)
     assert from_ram.settings == {"shared_buffers": "4096MB", "effective_cache_size": "12288MB"}
     assert "25% of the declared 16 GB RAM" in from_ram.notes[0]
