@@ -379,11 +379,12 @@ def test_power_with_the_free_pages_scaled_reruns_miss_as_the_claim_and_refute_fo
     assert all(abs(each["reads_per_row"] / claimed - 1) < 0.11 for each in figures["reruns"]), (
         figures["reruns"]
     )
-    # The same log with its times divided by 3, and by 1.5: refuted by the average rate.
-    for divided in (3, 1.5):
-        verdict, _ = verdict_of(divided)
-        assert verdict.verdict == NOT_REPRODUCED
-        assert "the claim's average rate is" in verdict.message
+    # The same log with its times divided by 3: refuted by the average rate. (Divided by 1.5
+    # it lies at the edge of the 25% tolerance: the five pairs' reruns averaged 3% below to
+    # 14% above their claims, and 1,334 of their 2,275 triples refuted it; README.)
+    verdict, _ = verdict_of(3)
+    assert verdict.verdict == NOT_REPRODUCED
+    assert "the claim's average rate is" in verdict.message
 
 
 def test_with_the_default_free_pages_a_scaled_pool_misses_more_past_the_cliff():
