@@ -279,6 +279,22 @@ def with_reads(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return (*curve(parsed), column(parsed.series.read_ops))
 
 
+def judged_with_reads(claimed, reruns, divided=1):
+    """The verification's verdict with each log's reads counted: (rows, seconds, reads) each;
+    the claim's times divided by `divided`."""
+    rows, seconds, reads = claimed
+    return judge_curves(
+        (rows, seconds / divided),
+        [(r, s) for r, s, _ in reruns],
+        kind=VERIFICATION,
+        scale=SCALE,
+        host_comparable=True,
+        tolerance=0.25,
+        claimed_reads=reads,
+        rerun_reads=[each for _, _, each in reruns],
+    )
+
+
 def test_the_verdict_names_each_logs_pace_of_reads_and_a_slower_disk_never_excuses_a_rate():
     # The demo claim was made on an earlier VM; the fresh VM's own true claim's reruns (pair 2)
     # ran on a slower disk. The host description (CPU, cores, memory, drive kind) is the same,
@@ -287,20 +303,7 @@ def test_the_verdict_names_each_logs_pace_of_reads_and_a_slower_disk_never_excus
     claim = with_reads(DEMO_CLAIM)
     slow = [with_reads(REAL / f"iibench-c-mariadb-25mb-pool-300k-slow-{n}.log") for n in (1, 2, 3)]
 
-    def verdict_of(claimed, reruns, divided=1):
-        rows, seconds, reads = claimed
-        return judge_curves(
-            (rows, seconds / divided),
-            [(r, s) for r, s, _ in reruns],
-            kind=VERIFICATION,
-            scale=SCALE,
-            host_comparable=True,
-            tolerance=0.25,
-            claimed_reads=reads,
-            rerun_reads=[each for _, _, each in reruns],
-        )
-
-    verdict, figures = verdict_of(claim, slow)
+    verdict, figures = judged_with_reads(claim, slow)
     assert verdict.verdict == NOT_REPRODUCED
     assert (
         "Past the cliff the runs took 0.226 to 0.240 ms per device read, 1.39 to 1.49 reads "
@@ -314,19 +317,19 @@ def test_the_verdict_names_each_logs_pace_of_reads_and_a_slower_disk_never_excus
     paces = [each["ms_per_read"] for each in figures["reruns"]]
     assert paces == pytest.approx([0.240, 0.226, 0.230], abs=5e-4)
     # The same log with its times divided states a faster disk: refuted all the same.
-    verdict, figures = verdict_of(claim, slow, divided=3)
+    verdict, figures = judged_with_reads(claim, slow, divided=3)
     assert verdict.verdict == NOT_REPRODUCED
     assert "(the claim's log: 0.039 ms, 1.20)" in verdict.message
     # On the disk it was made on (the earlier VM's reruns), the claim is reproduced and the
     # paces agree: nothing to excuse.
     fast = [with_reads(REAL / f"iibench-c-mariadb-25mb-pool-300k-{n}.log") for n in (1, 2, 3)]
-    verdict, _ = verdict_of(claim, fast)
+    verdict, _ = judged_with_reads(claim, fast)
     assert verdict.verdict == REPRODUCED
     assert "0.121 to 0.135 ms per device read" in verdict.message
     assert "disk is slower" not in verdict.message
     # A log that does not count reads (format 1) names no pace at all.
     rows, seconds, _ = claim
-    verdict, figures = verdict_of((rows, seconds, None), slow)
+    verdict, figures = judged_with_reads((rows, seconds, None), slow)
     assert verdict.verdict == NOT_REPRODUCED
     assert "per device read" not in verdict.message
     assert "ms_per_read" not in figures["claim"]
@@ -357,20 +360,7 @@ def test_power_with_the_free_pages_scaled_reruns_miss_as_the_claim_and_refute_fo
     claim = (*curve(claim_log), column(claim_log.series.read_ops))
     reruns = [with_reads(name) for name in names]
 
-    def verdict_of(divided=1):
-        rows, seconds, reads = claim
-        return judge_curves(
-            (rows, seconds / divided),
-            [(r, s) for r, s, _ in reruns],
-            kind=VERIFICATION,
-            scale=SCALE,
-            host_comparable=True,
-            tolerance=0.25,
-            claimed_reads=reads,
-            rerun_reads=[each for _, _, each in reruns],
-        )
-
-    verdict, figures = verdict_of()
+    verdict, figures = judged_with_reads(claim, reruns)
     assert verdict.verdict == REPRODUCED, verdict.message
     # Past the cliff the reruns read as many pages per row as the claim, within 11% (5-11%
     # fewer; the rule with the default free pages: 15-21% more, the next test).
@@ -382,7 +372,7 @@ def test_power_with_the_free_pages_scaled_reruns_miss_as_the_claim_and_refute_fo
     # The same log with its times divided by 3: refuted by the average rate. (Divided by 1.5
     # it lies at the edge of the 25% tolerance: the five pairs' reruns averaged 3% below to
     # 14% above their claims, and 1,334 of their 2,275 triples refuted it; README.)
-    verdict, _ = verdict_of(3)
+    verdict, _ = judged_with_reads(claim, reruns, divided=3)
     assert verdict.verdict == NOT_REPRODUCED
     assert "the claim's average rate is" in verdict.message
 
@@ -390,18 +380,8 @@ def test_power_with_the_free_pages_scaled_reruns_miss_as_the_claim_and_refute_fo
 def test_with_the_default_free_pages_a_scaled_pool_misses_more_past_the_cliff():
     # The demo claim's reruns on the 25 MB pool of the rule before (its default 1,536 free
     # pages): nearly the whole pool kept free, so more reads per row than the claim's.
-    rows, seconds, reads = with_reads(DEMO_CLAIM)
     old = [with_reads(REAL / f"iibench-c-mariadb-25mb-pool-300k-{n}.log") for n in (1, 2, 3)]
-    _, figures = judge_curves(
-        (rows, seconds),
-        [(r, s) for r, s, _ in old],
-        kind=VERIFICATION,
-        scale=SCALE,
-        host_comparable=True,
-        tolerance=0.25,
-        claimed_reads=reads,
-        rerun_reads=[each for _, _, each in old],
-    )
+    _, figures = judged_with_reads(with_reads(DEMO_CLAIM), old)
     claimed = figures["claim"]["reads_per_row"]
     assert all(each["reads_per_row"] / claimed > 1.11 for each in figures["reruns"])
 
