@@ -94,8 +94,8 @@ class MemoryRule:
 
     def free_pages(self, depth: int, scale: int) -> int:
         """The free pages a rerun at 1/`scale` keeps (not below the server's least)."""
-        assert self.free is not None
-        return max(self.free.least, round(depth / scale ** (1 / self.exponent)))
+        least = self.free.least if self.free is not None else 0
+        return max(least, round(depth / scale ** (1 / self.exponent)))
 
     def max_scale(self, size: int, depth: int | None = None) -> int:
         """The largest k that keeps `size` scaled 1/k at or above the floor."""
