@@ -125,9 +125,13 @@ def settings_text(read_back: dict, family: str) -> str:
     if not isinstance(read_back, dict) or not read_back:
         return ""
     memory = MEMORY_RULES.get(family, {})
+    # One order wherever the settings were stored (PostgreSQL's jsonb reorders keys): the
+    # memory settings first, as the scaling rule lists them, then the rest by name.
+    order = {key: index for index, key in enumerate(memory)}
+    ordered = sorted(read_back.items(), key=lambda item: (order.get(item[0], len(order)), item[0]))
     shown = [
         f"{key}={size_text(int(value), family) if key in memory and str(value).isdigit() else value}"
-        for key, value in list(read_back.items())[:SETTINGS_NAMED]
+        for key, value in ordered[:SETTINGS_NAMED]
     ]
     more = len(read_back) - SETTINGS_NAMED
     return f" with {', '.join(shown)}{f' and {more} more' if more > 0 else ''} (read back)"

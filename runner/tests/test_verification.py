@@ -8,6 +8,7 @@ import pytest
 
 from runner import services
 from runner.tests.conftest import run_to_end
+from runner.verdicts import settings_text
 from submissions import services as entry_services
 from submissions.scaling import MEMORY_RULES, scaled_size
 from submissions.server_settings import MYSQL, size_text
@@ -148,3 +149,19 @@ def test_a_scale_that_would_take_the_pool_below_its_floor_is_refused(organizer):
     # Without a scale the target's default is capped there.
     run = services.rerun_start(submission=entry, target="mariadb", requested_by=organizer)
     assert run.scale <= 20
+
+
+def test_the_settings_read_back_are_named_in_one_order_however_they_were_stored():
+    # PostgreSQL's jsonb gives keys back shortest first; SQLite as written: the verdict names
+    # the memory settings first, as the scaling rule lists them, then the rest by name.
+    stored = {
+        "innodb_lru_scan_depth": "154",
+        "innodb_flush_log_at_trx_commit": "2",
+        "innodb_buffer_pool_size": str(14 << 20),
+    }
+    expected = (
+        " with innodb_buffer_pool_size=14M, innodb_flush_log_at_trx_commit=2, "
+        "innodb_lru_scan_depth=154 (read back)"
+    )
+    assert settings_text(stored, MYSQL) == expected
+    assert settings_text(dict(reversed(stored.items())), MYSQL) == expected
