@@ -4,11 +4,14 @@ with several memory sizes, finding where each curve's cliff comes and how far th
 Every curve is read as the classic judge reads it (submissions/tracks/classic/rerun.py
 shape_of: the cliff is the rate's steepest fall, as a fraction of the run).
 
-1. MariaDB, innodb_buffer_pool_size in --pools (MB), --rows-per-mb rows per MB: the row where
-   the cliff comes. Fits through (pool, cliff rows): rows = a * (pool - overhead) ** exponent,
-   and its two special cases, a line (exponent 1) and a power (overhead 0), each with its
-   largest miss. The rule (submissions/scaling.py MEMORY_RULES) takes the overhead and the
-   exponent: pool_k = overhead + (pool - overhead) / k ** (1 / exponent).
+1. MariaDB, innodb_buffer_pool_size in --pools (MB), --rows-per-mb rows per MB, the page
+   cleaner's free pages (innodb_lru_scan_depth) at the 128 MB default's share of each pool
+   (--default-free: left at the default, as the rule before this one was measured): the row
+   where the cliff comes. Fits through (pool, cliff rows): rows = a * (pool - overhead) **
+   exponent, and its two special cases, a line (exponent 1) and a power (overhead 0), each
+   with its largest miss. The rule (submissions/scaling.py MEMORY_RULES) takes the overhead
+   and the exponent, and scales the free pages alike: pool_k = overhead + (pool - overhead) /
+   k ** (1 / exponent).
 2. PostgreSQL, shared_buffers in --pg-buffers (MB): the same.
 3. A claim and its verification at scale 1/k: --claim-rows with --claim-pool, then
    --claim-rows/k rows with the pool the rule gives, --repeats times: wall time, each curve's
@@ -196,13 +199,17 @@ def fits(points: list[tuple[float, int]]) -> str | None:
     )
 
 
-def sweep(kind: str, key: str, sizes: list[int], rows_for, extra: dict, base_dir: str):
+def sweep(
+    kind: str, key: str, sizes: list[int], rows_for, extra: dict, base_dir: str,
+    default_free: bool = False,
+):  # fmt: skip
     unit = "M" if kind == "mariadb" else "MB"
     points = []
     for size in sizes:
         rows = rows_for(size)
         print(f"  {key} = {size} MB, {rows:,} rows", flush=True)
-        settings = {key: f"{size}{unit}", **extra, **free_pages_of(kind, size)}
+        free = {} if default_free else free_pages_of(kind, size)
+        settings = {key: f"{size}{unit}", **extra, **free}
         curve = run_benchmark(kind, settings, rows, base_dir)
         print(f"    {describe(curve)}", flush=True)
         if curve.cliff_row is not None:
@@ -217,12 +224,10 @@ def free_pages_of(kind: str, pool_mb: int) -> dict[str, str]:
     pool (1,536 of 8,192 pages), as the rule scales them with the pool, at least the
     server's least. Left at the default, they would be nearly all of a small pool."""
     free = MEMORY_RULES[MYSQL]["innodb_buffer_pool_size"].free
-    if kind != "mariadb" or free is None or SWEEP_DEFAULT_FREE:
+    if kind != "mariadb" or free is None:
         return {}
     return {free.key: str(max(free.least, round(free.default * pool_mb / 128)))}
 
-
-SWEEP_DEFAULT_FREE = False  # --default-free: sweep with the server's default free pages
 
 EXTRA_POINTS: dict[str, list[tuple[float, int]]] = {}
 
@@ -362,8 +367,6 @@ def main() -> int:
         global LOGS
         LOGS = Path(args.logs)
         LOGS.mkdir(parents=True, exist_ok=True)
-    global SWEEP_DEFAULT_FREE
-    SWEEP_DEFAULT_FREE = args.default_free
     EXTRA_POINTS["mariadb"] = [
         (float(mb), int(rows))
         for mb, rows in (pair.split(":") for pair in args.points.split(",") if pair)
@@ -377,7 +380,7 @@ def main() -> int:
             sweep(
                 "mariadb", "innodb_buffer_pool_size", [int(p) for p in args.pools.split(",")],
                 lambda mb: mb * args.rows_per_mb, {"innodb_flush_log_at_trx_commit": "2"},
-                base_dir,
+                base_dir, default_free=args.default_free,
             )  # fmt: skip
         if args.pg_buffers:
             print("\n== PostgreSQL: shared_buffers against the cliff")

@@ -57,21 +57,21 @@ def header_settings_store(
     )
 
 
-def logged_settings(entry: Submission) -> dict[str, str]:
+def logged_settings(entry: Submission, stored: list[ServerSetting] | None = None) -> dict[str, str]:
     """name -> value as the entry's benchmark printed its server's settings: the stored
-    header, else the log's own (entries stored before it was kept); empty for other logs."""
-    found = entry.server_settings.filter(source=SettingSource.BENCHMARK_HEADER)
-    return {s.key: s.value for s in found} or log_header_settings(entry)
+    header (from `stored` when the caller has them), else the log's own (entries stored
+    before it was kept); empty for other logs."""
+    if stored is None:
+        stored = entry.server_settings.filter(source=SettingSource.BENCHMARK_HEADER)
+    header = {s.key: s.value for s in stored if s.source == SettingSource.BENCHMARK_HEADER}
+    return header or log_header_settings(entry)
 
 
 def entry_settings(entry: Submission, stored: list[ServerSetting]) -> dict[str, str]:
     """What the server ran with: the declared settings, overridden by what the benchmark's
     header printed (the server's own word)."""
     declared = {s.key: s.value for s in stored if s.source == SettingSource.DECLARED}
-    header = {s.key: s.value for s in stored if s.source == SettingSource.BENCHMARK_HEADER}
-    if not header:
-        header = log_header_settings(entry)
-    return {**declared, **header}
+    return {**declared, **logged_settings(entry, stored)}
 
 
 def compared_settings(entries: list[Submission]) -> dict:
