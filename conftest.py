@@ -2,7 +2,12 @@ import pytest
 
 # Fixtures shared across the apps' tests: the production-like server (gunicorn + whitenoise)
 # for the browser and concurrency tests, and the permission table's world.
-pytest_plugins = ["submissions.tests.server", "submissions.tests.access"]
+pytest_plugins = [
+    "testing.fixtures",
+    "testing.worker",
+    "testing.server",
+    "testing.access",
+]
 
 
 @pytest.fixture(autouse=True)

@@ -57,10 +57,11 @@ from django.urls import include, path  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from bench import ab  # noqa: E402
-from submissions import contest_ranks, reference_rows  # noqa: E402
-from submissions.engines import normalised_engine  # noqa: E402
+from submissions.contests import ranks as contest_ranks  # noqa: E402
+from submissions.contests import reference_rows  # noqa: E402
+from submissions.measures.series import pack_columns, plot_preview  # noqa: E402
 from submissions.models import Contest, SampleSeries, Submission  # noqa: E402
-from submissions.series import pack_columns, plot_preview  # noqa: E402
+from submissions.setup.engines import normalised_engine  # noqa: E402
 
 SAMPLES_PER_ENTRY = 1_000
 LONG_RUN_SAMPLES = 2_000_000

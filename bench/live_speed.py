@@ -117,7 +117,7 @@ def main() -> None:
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="live-bench-"))
     django_on_scratch_database(folder / "media")
-    from submissions.tests.server import collect_static, production_environment, start_gunicorn
+    from testing.server import collect_static, production_environment, start_gunicorn
 
     environment = production_environment(
         database_url=f"postgresql://postgres@127.0.0.1:5432/{SCRATCH_DB}",
@@ -139,8 +139,8 @@ def main() -> None:
 def run(base: str, args) -> str:
     from submissions.live import services as live
     from submissions.live.models import LiveBatch
-    from submissions.tests.conftest import DECLARED
-    from submissions.tests.factories import ContestFactory, UserFactory
+    from testing.entries import DECLARED
+    from testing.factories import ContestFactory, UserFactory
 
     contest = ContestFactory(slug="live-bench")
     users = [UserFactory() for _ in range(10)]

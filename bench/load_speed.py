@@ -53,10 +53,10 @@ from rest_framework.authtoken.models import Token  # noqa: E402
 
 from bench import leaderboard_speed  # noqa: E402
 from submissions.models import Submission  # noqa: E402
-from submissions.tests.conftest import DECLARED  # noqa: E402
-from submissions.tests.hostile import multipart  # noqa: E402
-from submissions.tests.logs import python_log  # noqa: E402
-from submissions.tests.server import (  # noqa: E402
+from testing.entries import DECLARED  # noqa: E402
+from testing.hostile import multipart  # noqa: E402
+from testing.logs import python_log  # noqa: E402
+from testing.server import (  # noqa: E402
     collect_static,
     production_environment,
     start_gunicorn,

@@ -51,8 +51,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from runner.servers import PrivateServer, ServerConfig  # noqa: E402
-from submissions.scaling import MEMORY_RULES, scaled_size  # noqa: E402
-from submissions.server_settings import MYSQL  # noqa: E402
+from submissions.setup.scaling import MEMORY_RULES, scaled_size  # noqa: E402
+from submissions.setup.server_settings import MYSQL  # noqa: E402
 from submissions.tracks.classic.rerun import Shape, judge_curves, shape_of  # noqa: E402
 from submissions.tracks.rerun import VERIFICATION  # noqa: E402
 

@@ -89,7 +89,7 @@ def setup_database(contests: int) -> list[str]:
     from django.db import connection
     from rest_framework.authtoken.models import Token
 
-    from submissions.tests.factories import ContestFactory, UserFactory
+    from testing.factories import ContestFactory, UserFactory
 
     call_command("migrate", verbosity=0)
     keys = []
@@ -152,8 +152,8 @@ class MemoryWatch:
 
 
 def post(url: str, key: str, contest: str, log: bytes) -> tuple[int, str, float]:
-    from submissions.tests.conftest import DECLARED
-    from submissions.tests.hostile import multipart
+    from testing.entries import DECLARED
+    from testing.hostile import multipart
 
     fields = {
         "contest": contest,
@@ -175,7 +175,7 @@ def post(url: str, key: str, contest: str, log: bytes) -> tuple[int, str, float]
 
 
 def serve(folder: Path, workers: int):
-    from submissions.tests.server import collect_static, production_environment, start_gunicorn
+    from testing.server import collect_static, production_environment, start_gunicorn
 
     environment = production_environment(
         database_url=SCRATCH_URL,

@@ -34,8 +34,8 @@ sys.path.insert(0, str(ROOT))
 
 import bench.scaling as scaling  # noqa: E402
 from submissions.logparse import parse_log  # noqa: E402
-from submissions.scaling import memory_for_scale  # noqa: E402
-from submissions.server_settings import MYSQL  # noqa: E402
+from submissions.setup.scaling import memory_for_scale  # noqa: E402
+from submissions.setup.server_settings import MYSQL  # noqa: E402
 from submissions.tracks.classic.rerun import judge_curves  # noqa: E402
 from submissions.tracks.rerun import REPRODUCED, VERIFICATION, curve  # noqa: E402
 

@@ -8,10 +8,10 @@ class RunnerConfig(AppConfig):
 
     def ready(self) -> None:
         # The registry's entry page and admin show what the runner adds; the registry never
-        # imports the runner (submissions/panels.py).
+        # imports the runner (submissions/wings.py).
         from runner.admin import start_reruns
         from runner.views import rerun_panel
-        from submissions.panels import (
+        from submissions.wings import (
             EntryPanel,
             register_entry_admin_action,
             register_entry_panel,

@@ -24,7 +24,7 @@ from runner.models import RerunStatus, RerunVerdict, VerificationRun
 from runner.services import RerunRefused, spec_of, target_named
 from runner.verdicts import rerun_finish
 from runner.watch import Outcome
-from submissions.contest_ranks import contest_board_changed
+from submissions.contests.ranks import contest_board_changed
 from submissions.models import Submission
 from submissions.tracks.rerun import NotPlannable, Step
 

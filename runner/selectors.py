@@ -1,7 +1,7 @@
 from django.db.models import QuerySet
 
 from runner.models import RerunStatus, VerificationRun
-from submissions.selectors import is_organizer
+from submissions.entries.selectors import is_organizer
 
 
 def run_visible(run: VerificationRun, user) -> bool:

@@ -30,11 +30,11 @@ from runner.targets import Target, rerun_targets
 from runner.verdicts import rerun_finish
 from runner.verification import execute_on_private_server
 from runner.watch import Outcome
-from submissions.declared_settings import declared_settings, entry_family
-from submissions.engines import normalised_engine
-from submissions.entry_settings import logged_settings
 from submissions.models import Submission
-from submissions.scaling import (
+from submissions.setup.declared import declared_settings, entry_family
+from submissions.setup.engines import normalised_engine
+from submissions.setup.entry_settings import logged_settings
+from submissions.setup.scaling import (
     RerunSettings,
     default_scale,
     max_scale,

@@ -9,13 +9,13 @@ from django.utils import timezone
 from runner.models import RerunStatus, RerunVerdict, VerificationRun
 from runner.targets import rerun_targets
 from runner.watch import Outcome
-from submissions.contest_ranks import contest_board_changed
-from submissions.declared_settings import entry_family
+from submissions.contests.ranks import contest_board_changed
 from submissions.logparse import LogError
+from submissions.measures.series import unpack_columns
 from submissions.models import Submission
-from submissions.scaling import MEMORY_RULES
-from submissions.series import unpack_columns
-from submissions.server_settings import size_text
+from submissions.setup.declared import entry_family
+from submissions.setup.scaling import MEMORY_RULES
+from submissions.setup.server_settings import size_text
 from submissions.tracks import Track
 from submissions.tracks.rerun import Claim, NotPlannable, RerunSpec, read_output
 

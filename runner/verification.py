@@ -16,7 +16,7 @@ from runner.benchmark_runs import Resume, execute_repeats
 from runner.models import RerunStatus, VerificationRun
 from runner.targets import Target
 from runner.watch import Outcome, beat_and_check_cancel, begin_step, stopped_outcome
-from submissions.scaling import RerunSettings
+from submissions.setup.scaling import RerunSettings
 
 if TYPE_CHECKING:  # the plan's types, wherever the workloads keep them
     from submissions.tracks.rerun import RerunSpec, Step

@@ -7,8 +7,8 @@ from django.views.decorators.http import require_POST
 from runner import selectors, services
 from runner.forms import RerunForm
 from runner.models import VerificationRun
+from submissions.entries.selectors import is_organizer
 from submissions.models import Submission
-from submissions.selectors import is_organizer
 
 
 def rerun_panel(submission: Submission, user) -> dict:

@@ -3,7 +3,9 @@ from django.db import transaction
 from django.utils import timezone
 from simple_history.admin import SimpleHistoryAdmin
 
-from submissions import contest_ranks, edits, reference_rows, refusals, rule_versions, services
+from submissions.contests import ranks as contest_ranks
+from submissions.contests import reference_rows, rule_versions
+from submissions.entries import edits, refusals, services
 from submissions.models import (
     ChangeStatus,
     Contest,
@@ -13,8 +15,8 @@ from submissions.models import (
     RuleVersion,
     Submission,
 )
-from submissions.panels import ENTRY_ADMIN_ACTIONS
 from submissions.tasks import recheck_send
+from submissions.wings import ENTRY_ADMIN_ACTIONS
 
 
 class RuleVersionInline(admin.TabularInline):
@@ -162,7 +164,7 @@ class SubmissionAdmin(SimpleHistoryAdmin):
         "track_metric", "track_class", "engine", "rules_version", "edited_at",
     )  # fmt: skip
     raw_id_fields = ("owner",)
-    # Other apps add theirs (the runner: start a verification rerun), see submissions/panels.py.
+    # Other apps add theirs (the runner: start a verification rerun), see submissions/wings.py.
     actions = ENTRY_ADMIN_ACTIONS
 
     def save_model(self, request, obj, form, change):

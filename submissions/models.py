@@ -11,7 +11,7 @@ from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
 from submissions import tracks
-from submissions.engines import SERVER_FAMILIES
+from submissions.setup.engines import SERVER_FAMILIES
 
 # The workloads are the tracks (submissions/tracks): `Workload.<NAME>` for a test that names one.
 # The contest's field takes its choices from TRACKS when asked, so a new track is offered

@@ -12,7 +12,7 @@ from submissions.models import CheckedVerdicts, Contest, ReferenceResult, Submis
 @receiver([post_save, post_delete], sender=Submission)
 @receiver([post_save, post_delete], sender=ReferenceResult)
 def board_changed(sender, instance, **kwargs) -> None:
-    from submissions.contest_ranks import contest_board_changed
+    from submissions.contests.ranks import contest_board_changed
 
     contest_board_changed(contest_id=instance.contest_id)
 
@@ -24,7 +24,7 @@ def rules_changed(sender, instance: Contest, raw: bool = False, **kwargs) -> Non
     The admin names who changed them (`_rules_changed_by`)."""
     if raw:  # loading a fixture
         return
-    from submissions.rule_versions import contest_rules_record
+    from submissions.contests.rule_versions import contest_rules_record
     from submissions.tasks import recheck_send
 
     _, recheck = contest_rules_record(

@@ -5,7 +5,7 @@ import logging
 from celery import shared_task
 from kombu.exceptions import OperationalError
 
-from submissions import rechecks
+from submissions.contests import rechecks
 
 logger = logging.getLogger(__name__)
 

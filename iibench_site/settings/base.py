@@ -40,7 +40,7 @@ MIDDLEWARE = [
     "iibench_site.middleware.DatabaseUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "iibench_site.middleware.FreedMemoryMiddleware",
-    "submissions.middleware.UploadSizeLimitMiddleware",
+    "submissions.web.middleware.UploadSizeLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -174,7 +174,7 @@ CONTENT_SECURITY_POLICY = (
 API_TOKEN_DAYS = env.int("API_TOKEN_DAYS", default=90)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "submissions.tokens.ExpiringTokenAuthentication",
+        "submissions.entries.tokens.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],

@@ -5,7 +5,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from runner.models import RerunSample, RerunStatus, VerificationRun
-from runner.tests.conftest import track_entry
+from testing.reruns import track_entry
 
 pytestmark = pytest.mark.django_db
 

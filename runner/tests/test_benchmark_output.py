@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from submissions.figures import compute_figures
 from submissions.logparse import parse_log
 from submissions.logparse.c_format import COLUMNS, COST_COLUMNS
+from submissions.measures.figures import compute_figures
 
 FIXTURES = Path(settings.BASE_DIR) / "runner" / "iibench" / "tests" / "fixtures"
 # The rerun targets' scratch databases (RERUN_TARGET_*_URL), which `make services` creates.

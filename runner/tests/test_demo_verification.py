@@ -6,11 +6,11 @@ one verdict that names the engine, the settings, the scale, the host and the cli
 
 import pytest
 
-from runner.tests.conftest import run_to_end
-from submissions.demo import demo_load
+from submissions.entries.demo import demo_load
 from submissions.models import Submission
-from submissions.scaling import MEMORY_RULES, scaled_size
-from submissions.server_settings import MYSQL, size_text
+from submissions.setup.scaling import MEMORY_RULES, scaled_size
+from submissions.setup.server_settings import MYSQL, size_text
+from testing.reruns import run_to_end
 
 pytestmark = pytest.mark.django_db
 

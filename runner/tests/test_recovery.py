@@ -16,7 +16,7 @@ from django.db import connections
 from runner import servers, services
 from runner.host import this_host
 from runner.models import RerunStatus
-from runner.tests.conftest import track_entry
+from testing.reruns import track_entry
 
 pytestmark = pytest.mark.django_db
 

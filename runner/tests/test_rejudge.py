@@ -14,7 +14,7 @@ from django.utils import timezone
 from runner import rejudge as rejudge_module
 from runner.models import RerunStatus, VerificationRun
 from runner.rejudge import stored_repeat_logs
-from submissions.demo import demo_load
+from submissions.entries.demo import demo_load
 from submissions.models import Contest, Submission
 from submissions.tracks.rerun import Step
 

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from runner.models import RerunStatus, VerificationRun
-from submissions.tests.browser import chromium, log_in
-from submissions.tests.factories import PASSWORD, StaffFactory
+from testing.browser import chromium, log_in
+from testing.factories import PASSWORD, StaffFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 

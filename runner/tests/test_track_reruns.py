@@ -7,7 +7,7 @@ import pytest
 
 from runner import services
 from runner.models import RerunStatus
-from runner.tests.conftest import track_entry
+from testing.reruns import track_entry
 
 pytestmark = pytest.mark.django_db
 

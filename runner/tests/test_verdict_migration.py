@@ -6,9 +6,9 @@ import pytest
 from django.apps import apps
 
 from runner.models import RerunStatus, VerificationRun
-from runner.tests.conftest import track_entry
 from submissions.models import Submission
-from submissions.tests.factories import SubmissionFactory
+from testing.factories import SubmissionFactory
+from testing.reruns import track_entry
 
 pytestmark = pytest.mark.django_db
 

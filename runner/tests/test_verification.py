@@ -7,14 +7,14 @@ import re
 import pytest
 
 from runner import services
-from runner.tests.conftest import run_to_end
 from runner.verdicts import settings_text
-from submissions import services as entry_services
-from submissions.scaling import MEMORY_RULES, scaled_size
-from submissions.server_settings import MYSQL, size_text
-from submissions.tests.conftest import DECLARED, upload
-from submissions.tests.factories import ContestFactory, UserFactory
-from submissions.tests.logs import python_log
+from submissions.entries import services as entry_services
+from submissions.setup.scaling import MEMORY_RULES, scaled_size
+from submissions.setup.server_settings import MYSQL, size_text
+from testing.entries import DECLARED, upload
+from testing.factories import ContestFactory, UserFactory
+from testing.logs import python_log
+from testing.reruns import run_to_end
 
 pytestmark = pytest.mark.django_db
 

@@ -15,9 +15,9 @@ import pytest
 from runner import servers, services
 from runner.models import RerunStatus, VerificationRun
 from runner.tasks import run_verification
-from runner.tests.conftest import track_entry
-from runner.tests.worker import finished, wait_for
 from submissions.logparse import parse_log
+from testing.reruns import track_entry
+from testing.worker import finished, wait_for
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 

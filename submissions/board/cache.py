@@ -13,9 +13,9 @@ from django.db import connection
 from django.utils import timezone
 
 from submissions.board.versions import kept_versions
+from submissions.entries.selectors import is_organizer
 from submissions.models import Contest
-from submissions.selectors import is_organizer
-from submissions.soft_cache import cache_get, cache_set
+from submissions.web.soft_cache import cache_get, cache_set
 
 # Rendered boards are cached under the contest's board_version, which every change moves on in
 # the same transaction (contest_ranks.contest_board_changed): a board is never served stale. What

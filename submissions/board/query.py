@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from submissions import tracks
-from submissions.live.trust import TRUST_LEVELS
+from submissions.entries.trust import TRUST_LEVELS
 from submissions.models import DriveKind, ReferenceResult
 
 DEFAULT_PAGE_SIZE = 50

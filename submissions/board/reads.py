@@ -22,10 +22,10 @@ from submissions.board.order import (
 )
 from submissions.board.query import LeaderboardQuery, board_order, board_sort_parts
 from submissions.board.rows import BoardPage, BoardRow, entry_row, mark_tie_breaks, reference_row
-from submissions.engines import normalised_engine
-from submissions.live.trust import VERIFIED, WITNESSED
+from submissions.entries.trust import VERIFIED, WITNESSED
+from submissions.measures.ranking import interleave, page_slots, reference_positions
 from submissions.models import Contest, Submission
-from submissions.ranking import interleave, page_slots, reference_positions
+from submissions.setup.engines import normalised_engine
 
 BOARD_ENTRY_FIELDS = (
     "id", "rank", "public_name", "storage_engine", "sockets", "cpu_model", "cores", "memory_gb",

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from submissions import tracks
-from submissions.live.trust import trust_level
+from submissions.entries.trust import trust_level
 from submissions.models import ReferenceResult, hardware_summary
 
 

@@ -7,8 +7,8 @@ from zoneinfo import ZoneInfo
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from submissions.entries.selectors import is_organizer
 from submissions.models import Contest
-from submissions.selectors import is_organizer
 
 
 def contest_with_references() -> QuerySet[Contest]:

@@ -21,7 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from submissions import refusals
+from submissions.entries import refusals
 from submissions.live import selectors, services, throttle
 from submissions.live.authentication import WitnessTokenAuthentication
 from submissions.live.models import LiveRun, WitnessToken
@@ -32,7 +32,7 @@ from submissions.live.serializers import (
     WitnessTokenCreateSerializer,
     WitnessTokenSerializer,
 )
-from submissions.serializers import SubmissionSerializer
+from submissions.web.serializers import SubmissionSerializer
 
 
 def refused(error: services.LiveRefused) -> Response:

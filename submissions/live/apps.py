@@ -7,3 +7,22 @@ class LiveConfig(AppConfig):
     name = "submissions.live"
     label = "live"
     verbose_name = "Witnessed runs"
+
+    def ready(self) -> None:
+        # The registry reads what this wing knows of an entry's stream, shows the runs streaming
+        # into a contest, the seal rules' sentences and the witness tokens through its doors
+        # (submissions/wings.py); it never imports this wing.
+        from submissions.live import selectors
+        from submissions.live.seal_rules import SEAL_RULE_SENTENCES
+        from submissions.wings import (
+            Panel,
+            register_contest_panel,
+            register_entry_stream,
+            register_rule_sentences,
+            register_token_lister,
+        )
+
+        register_entry_stream(selectors.entry_stream)
+        register_contest_panel(Panel("live/_contest_live_runs.html", selectors.contest_panel))
+        register_rule_sentences(SEAL_RULE_SENTENCES)
+        register_token_lister(selectors.witness_tokens_of)

@@ -9,8 +9,8 @@ from django.contrib.syndication.views import Feed
 from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
+from submissions.entries.selectors import published_q
 from submissions.live.models import LiveRun
-from submissions.selectors import published_q
 
 FEED_ITEMS = 50
 

@@ -15,7 +15,7 @@ import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from submissions.rules import Status, Verdict, _n
+from submissions.contests.rules import Status, Verdict, _n
 
 
 @dataclass(frozen=True)

@@ -7,15 +7,18 @@ from array import array
 
 import numpy as np
 from django.core.cache import cache
+from django.utils import timezone
 from redis.exceptions import RedisError
 
-from submissions.costs import cost_figures
-from submissions.figures import compute_figures
-from submissions.live.models import LiveBatch, LiveRun, LiveSample
-from submissions.live.trust import trust_level
+from submissions.entries.selectors import is_organizer
+from submissions.entries.tokens import TokenListing
+from submissions.entries.trust import trust_level
+from submissions.live.models import LiveBatch, LiveRun, LiveSample, WitnessToken
 from submissions.logparse.model import Series
+from submissions.measures.costs import cost_figures
+from submissions.measures.figures import compute_figures
 from submissions.models import Submission
-from submissions.selectors import is_organizer
+from submissions.wings import StreamedRun
 
 SAMPLES_PER_ANSWER = 2000
 
@@ -41,9 +44,37 @@ def entry_trust(submission: Submission) -> str:
     return trust_level(verified=submission.verified, witnessed=run.witnessed if run else None)
 
 
-def entry_live_state(submission: Submission) -> str | None:
+def entry_stream(submission: Submission) -> StreamedRun | None:
+    """What the registry reads of an entry's stream (registered in live/apps.py)."""
     run = getattr(submission, "live_run", None)
-    return run.state() if run is not None else None
+    if run is None:
+        return None
+    return StreamedRun(witnessed=run.witnessed, state=run.state(), seal_verdicts=run.seal_verdicts)
+
+
+def contest_panel(contest, user) -> dict:
+    return {"live_runs": contest_live_runs(contest, user)}
+
+
+def witness_tokens_of(user) -> list[TokenListing]:
+    """The user's witness tokens not revoked: each streams into one contest. Only their hash is
+    kept, so the listing shows the prefix every witness token shares."""
+    from submissions.live.services import TOKEN_PREFIX
+
+    now = timezone.now()
+    witness = WitnessToken.objects.filter(user=user, revoked_at__isnull=True)
+    return [
+        TokenListing(
+            kind="witness",
+            id=str(token.pk),
+            prefix=TOKEN_PREFIX,
+            created=token.created_at,
+            expires_at=token.expires_at,
+            expired=not token.usable(now),
+            scope=f"streaming runs into {token.contest.title}",
+        )
+        for token in witness.select_related("contest").order_by("-created_at")
+    ]
 
 
 def live_samples(run: LiveRun, after: int = 0) -> list[dict]:

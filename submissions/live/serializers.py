@@ -2,7 +2,7 @@ from rest_framework import serializers
 
 from submissions.live.models import WitnessToken
 from submissions.models import Contest
-from submissions.serializers import DeclarationSerializer
+from submissions.web.serializers import DeclarationSerializer
 
 # What the client may say about the machine and about each interval: plain JSON, bounded.
 MACHINE_MAX_KEYS = 200

@@ -15,14 +15,16 @@ from django.core.files.base import ContentFile
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from submissions import contest_ranks, entry_checks, refusals
-from submissions import services as registry
+from submissions.contests import ranks as contest_ranks
+from submissions.contests.rules import Verdict
+from submissions.entries import checks as entry_checks
+from submissions.entries import refusals
+from submissions.entries import services as registry
 from submissions.live import seal_rules
 from submissions.live.models import LiveBatch, LiveRun, LiveSample, WitnessToken
 from submissions.logparse import LogError, parse_log
 from submissions.logparse.model import COST_FIELDS, Series
 from submissions.models import Contest
-from submissions.rules import Verdict
 
 TOKEN_PREFIX = "iiw_"  # noqa: S105 - a prefix people recognise, not a secret  # nosec B105
 # Lines kept whole at the start of a run: enough for every format's header and parameters, so

@@ -3,6 +3,8 @@
 from submissions.logparse import parse_log, LogError
 with open("run.log.gz", "rb") as upload:
     parsed = parse_log(upload)
+
+Imports nothing of the registry: it is the first room a log enters.
 """
 
 from .errors import LogError

@@ -5,7 +5,7 @@ from django.db import migrations
 
 def rank_existing_entries(apps, schema_editor):
     # Entries stored before ranks were persisted; the same pure rule services.contest_rank uses.
-    from submissions.ranking import Standing, competition_ranks
+    from submissions.measures.ranking import Standing, competition_ranks
 
     Submission = apps.get_model("submissions", "Submission")
     Contest = apps.get_model("submissions", "Contest")

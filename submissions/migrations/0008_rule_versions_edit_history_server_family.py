@@ -13,8 +13,8 @@ from django.conf import settings
 from django.db import migrations, models
 from django.utils import timezone
 
-from submissions.engines import guessed_family, normalised_engine
-from submissions.rule_changes import RULE_FIELDS, snapshot_of
+from submissions.setup.engines import guessed_family, normalised_engine
+from submissions.contests.rule_changes import RULE_FIELDS, snapshot_of
 
 
 def families_engines_and_first_versions(apps, schema_editor):

@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.db import migrations, models
 
-from submissions.series import series_fingerprint, unpack_columns
+from submissions.measures.series import series_fingerprint, unpack_columns
 
 
 def fingerprint_existing(apps, schema_editor):

@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 def read_declared_configs(apps, schema_editor):
     """Existing entries get their declared settings, as new ones do when stored."""
-    from submissions.server_settings import family_of, read_config
+    from submissions.setup.server_settings import family_of, read_config
 
     Submission = apps.get_model("submissions", "Submission")
     ServerSetting = apps.get_model("submissions", "ServerSetting")

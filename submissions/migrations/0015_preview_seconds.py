@@ -1,6 +1,6 @@
 from django.db import migrations
 
-from submissions.series import downsample, unpack_columns
+from submissions.measures.series import downsample, unpack_columns
 
 
 def add_seconds_to_previews(apps, schema_editor):

@@ -3,9 +3,10 @@ from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
-from submissions import numbers, tracks
-from submissions.figures import format_duration, format_exact_duration
-from submissions.markdown import render_markdown
+from submissions import tracks
+from submissions.measures import numbers
+from submissions.measures.figures import format_duration, format_exact_duration
+from submissions.web.markdown import render_markdown
 
 register = template.Library()
 

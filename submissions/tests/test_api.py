@@ -8,9 +8,9 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from submissions.models import Submission
-from submissions.tests.conftest import upload
-from submissions.tests.factories import PASSWORD, ContestFactory, SubmissionFactory, UserFactory
-from submissions.tests.logs import python_log
+from testing.entries import upload
+from testing.factories import PASSWORD, ContestFactory, SubmissionFactory, UserFactory
+from testing.logs import python_log
 
 pytestmark = pytest.mark.django_db
 

@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from submissions import contest_ranks
-from submissions.tests.factories import ContestFactory, SubmissionFactory
+from submissions.contests import ranks as contest_ranks
+from testing.factories import ContestFactory, SubmissionFactory
 
 pytestmark = pytest.mark.django_db
 

@@ -5,11 +5,11 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from submissions import services
+from submissions.entries import services
 from submissions.models import ReferenceResult
-from submissions.tests.conftest import DECLARED, upload
-from submissions.tests.factories import SubmissionFactory, UserFactory
-from submissions.tests.logs import python_log
+from testing.entries import DECLARED, upload
+from testing.factories import SubmissionFactory, UserFactory
+from testing.logs import python_log
 
 pytestmark = pytest.mark.django_db
 
@@ -47,7 +47,7 @@ def test_an_edit_made_outside_the_services_shows_at_once(client, contest):
 
 
 def test_a_verified_badge_set_by_a_rerun_shows_at_once(client, contest):
-    from submissions.contest_ranks import contest_board_changed  # what the rerun service calls
+    from submissions.contests.ranks import contest_board_changed  # what the rerun service calls
     from submissions.models import Submission
 
     entry = SubmissionFactory(contest=contest)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from submissions import contest_ranks
-from submissions.tests.browser import chromium
-from submissions.tests.factories import ContestFactory, SampleSeriesFactory, SubmissionFactory
+from submissions.contests import ranks as contest_ranks
+from testing.browser import chromium
+from testing.factories import ContestFactory, SampleSeriesFactory, SubmissionFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

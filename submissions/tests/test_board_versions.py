@@ -14,8 +14,8 @@ from django.test.utils import CaptureQueriesContext
 
 from submissions.board import versions
 from submissions.board.cache import board_stamp
-from submissions.contest_ranks import contest_board_changed
-from submissions.tests.factories import ContestFactory
+from submissions.contests.ranks import contest_board_changed
+from testing.factories import ContestFactory
 
 pytestmark = [pytest.mark.postgresql, pytest.mark.django_db(transaction=True)]
 

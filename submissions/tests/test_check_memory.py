@@ -9,12 +9,12 @@ from dataclasses import replace
 
 import pytest
 
-from submissions.costs import cost_figures
-from submissions.figures import log_figures
+from submissions.contests.rules import Entry, check_entry
 from submissions.logparse import columns, parse_log
-from submissions.plausibility import implausible
-from submissions.rules import Entry, check_entry
-from submissions.series import plot_preview, series_columns, series_fingerprint
+from submissions.measures.costs import cost_figures
+from submissions.measures.figures import log_figures
+from submissions.measures.plausibility import implausible
+from submissions.measures.series import plot_preview, series_columns, series_fingerprint
 from submissions.tests.logparse.test_reader import HEADER_2023, GeneratedLog
 from submissions.tests.test_rules import IN_TIME, RULES_2008, SUN_X4150
 

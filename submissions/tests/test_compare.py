@@ -7,15 +7,15 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from submissions import contest_ranks
-from submissions.tests.factories import (
+from submissions.contests import ranks as contest_ranks
+from testing.factories import (
     ContestFactory,
     ReferenceResultFactory,
     SampleSeriesFactory,
     StaffFactory,
     SubmissionFactory,
 )
-from submissions.tests.pages import table_rows
+from testing.pages import table_rows
 
 pytestmark = pytest.mark.django_db
 

@@ -3,9 +3,9 @@ browser, changes the view, and shares it: the address alone gives the same view 
 
 import pytest
 
-from submissions import contest_ranks
-from submissions.tests.browser import chromium
-from submissions.tests.factories import (
+from submissions.contests import ranks as contest_ranks
+from testing.browser import chromium
+from testing.factories import (
     ContestFactory,
     ReferenceResultFactory,
     SampleSeriesFactory,

@@ -3,7 +3,7 @@ a band."""
 
 import math
 
-from submissions.comparison import CompareState, band, parse_state, ratio
+from submissions.measures.comparison import CompareState, band, parse_state, ratio
 
 
 def state_of(query: str) -> CompareState:

@@ -8,11 +8,11 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.db import connection
 
-from submissions import services
+from submissions.entries import services
 from submissions.models import Submission
-from submissions.tests.conftest import DECLARED, upload
-from submissions.tests.factories import ContestFactory, UserFactory
-from submissions.tests.logs import python_log
+from testing.entries import DECLARED, upload
+from testing.factories import ContestFactory, UserFactory
+from testing.logs import python_log
 
 # Two database sessions writing at once: what PostgreSQL serves, not the embedded SQLite.
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql]

@@ -12,10 +12,10 @@ from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
 
 from submissions.models import SampleSeries, Submission
-from submissions.tests.conftest import DECLARED
-from submissions.tests.factories import ContestFactory
-from submissions.tests.hostile import multipart
-from submissions.tests.logs import python_log
+from testing.entries import DECLARED
+from testing.factories import ContestFactory
+from testing.hostile import multipart
+from testing.logs import python_log
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

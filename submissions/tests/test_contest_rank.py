@@ -6,11 +6,12 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
-from submissions import contest_ranks, services
+from submissions.contests import ranks as contest_ranks
+from submissions.entries import services
 from submissions.models import Submission
-from submissions.tests.conftest import DECLARED
-from submissions.tests.factories import ContestFactory, SubmissionFactory, UserFactory
-from submissions.tests.logs import python_log
+from testing.entries import DECLARED
+from testing.factories import ContestFactory, SubmissionFactory, UserFactory
+from testing.logs import python_log
 
 pytestmark = pytest.mark.django_db
 

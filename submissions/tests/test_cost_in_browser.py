@@ -8,11 +8,11 @@ from io import BytesIO
 import pytest
 from django.conf import settings
 
-from submissions import services
+from submissions.entries import services
 from submissions.logparse import parse_log
-from submissions.tests.browser import SCREENSHOTS, chromium
-from submissions.tests.conftest import DECLARED, upload
-from submissions.tests.factories import ContestFactory, UserFactory
+from testing.browser import SCREENSHOTS, chromium
+from testing.entries import DECLARED, upload
+from testing.factories import ContestFactory, UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

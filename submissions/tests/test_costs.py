@@ -10,15 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from submissions import services
-from submissions.costs import cost_figures, per_row_curves, read_pace
+from submissions.entries import services
 from submissions.logparse import parse_log
+from submissions.measures.costs import cost_figures, per_row_curves, read_pace
+from submissions.measures.series import series_columns, unpack_columns
 from submissions.models import SampleSeries
-from submissions.series import series_columns, unpack_columns
-from submissions.tests.conftest import DECLARED, upload
-from submissions.tests.factories import ContestFactory, UserFactory
-from submissions.tests.logs import python_log
-from submissions.tests.pages import table_rows
+from testing.entries import DECLARED, upload
+from testing.factories import ContestFactory, UserFactory
+from testing.logs import python_log
+from testing.pages import table_rows
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "logs" / "iibench-c-format2-mariadb.log"
 # Format 3 (machine_cpu_s): `iibench --db mysql://... --rows 100000 --report-every 20000`.
@@ -89,7 +89,7 @@ def test_the_pace_of_reads_is_the_runs_time_over_its_device_reads_past_a_row():
 
 def test_the_cost_arithmetic_is_pure_python_the_worker_can_import_without_django():
     code = (
-        "import sys; import submissions.costs; "
+        "import sys; import submissions.measures.costs; "
         "sys.exit(any(name.startswith('django') for name in sys.modules))"
     )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-from submissions.tests.access import ANON, ENTRANT, STAFF, TABLE, World, status_of
+from testing.access import ANON, ENTRANT, STAFF, TABLE, World, status_of
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from submissions import tracks
-from submissions.demo import DEMO_LOGS, demo_entries, demo_load
+from submissions.entries.demo import DEMO_LOGS, demo_entries, demo_load
 from submissions.models import Contest, Submission
 
 pytestmark = pytest.mark.django_db

@@ -8,10 +8,10 @@ from django.apps import apps
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from submissions import services
+from submissions.entries import services
 from submissions.models import SampleSeries, Submission
-from submissions.tests.conftest import upload
-from submissions.tests.logs import gzipped, python_log
+from testing.entries import upload
+from testing.logs import gzipped, python_log
 
 pytestmark = pytest.mark.django_db
 

@@ -8,9 +8,9 @@ import pytest
 from django.utils import timezone
 
 from runner.models import VerificationRun
-from submissions import services
-from submissions.tests.conftest import upload
-from submissions.tests.factories import ContestFactory, StaffFactory, UserFactory
+from submissions.entries import services
+from testing.entries import upload
+from testing.factories import ContestFactory, StaffFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 

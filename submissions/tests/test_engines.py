@@ -6,11 +6,11 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from submissions import services
-from submissions.engines import guessed_family, normalised_engine
-from submissions.tests.conftest import upload
-from submissions.tests.logs import python_log
-from submissions.tests.pages import board_rows
+from submissions.entries import services
+from submissions.setup.engines import guessed_family, normalised_engine
+from testing.entries import upload
+from testing.logs import python_log
+from testing.pages import board_rows
 
 
 @pytest.mark.parametrize(

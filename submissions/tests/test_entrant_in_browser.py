@@ -4,10 +4,10 @@ submit a run through the form, and read its verdicts and its rate curve."""
 import pytest
 
 from submissions.models import Submission
-from submissions.tests.browser import chromium
-from submissions.tests.conftest import DECLARED
-from submissions.tests.factories import ContestFactory
-from submissions.tests.logs import python_log
+from testing.browser import chromium
+from testing.entries import DECLARED
+from testing.factories import ContestFactory
+from testing.logs import python_log
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

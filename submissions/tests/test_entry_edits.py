@@ -9,10 +9,11 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from submissions import entry_checks, services
+from submissions.entries import checks as entry_checks
+from submissions.entries import services
 from submissions.models import ChangeStatus, PendingChange, Submission
-from submissions.tests.conftest import upload
-from submissions.tests.factories import StaffFactory
+from testing.entries import upload
+from testing.factories import StaffFactory
 
 pytestmark = pytest.mark.django_db
 

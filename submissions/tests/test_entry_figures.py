@@ -6,10 +6,11 @@ from pathlib import Path
 import pytest
 from rest_framework.test import APIClient
 
-from submissions import contest_ranks, services
+from submissions.contests import ranks as contest_ranks
+from submissions.entries import services
 from submissions.models import DemoKind
-from submissions.tests.conftest import DECLARED, upload
-from submissions.tests.factories import ContestFactory, UserFactory
+from testing.entries import DECLARED, upload
+from testing.factories import ContestFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 

@@ -8,8 +8,8 @@ from django.contrib.staticfiles import finders
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from submissions.series import MAX_PLOT_POINTS, pack_columns, plot_preview
-from submissions.tests.factories import SampleSeriesFactory, SubmissionFactory, rate_columns
+from submissions.measures.series import MAX_PLOT_POINTS, pack_columns, plot_preview
+from testing.factories import SampleSeriesFactory, SubmissionFactory, rate_columns
 
 pytestmark = pytest.mark.django_db
 

@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from submissions.tests.conftest import DECLARED
-from submissions.tests.faults import RESEND_SECONDS, fault_stack, multipart, wait_until
-from submissions.tests.logs import python_log
+from testing.entries import DECLARED
+from testing.faults import RESEND_SECONDS, fault_stack, multipart, wait_until
+from testing.logs import python_log
 
 __all__ = ["fault_stack"]
 

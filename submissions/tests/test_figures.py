@@ -4,8 +4,8 @@ from array import array
 
 import pytest
 
-from submissions.figures import Figures, compute_figures, format_duration
 from submissions.logparse import Series
+from submissions.measures.figures import Figures, compute_figures, format_duration
 
 
 def series_of(points: list[tuple[int, float]]) -> Series:

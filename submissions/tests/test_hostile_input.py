@@ -14,11 +14,11 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from submissions import services
+from submissions.entries import services
 from submissions.models import SampleSeries, Submission
-from submissions.tests.conftest import DECLARED, upload
-from submissions.tests.factories import ContestFactory, UserFactory
-from submissions.tests.hostile import (
+from testing.entries import DECLARED, upload
+from testing.factories import ContestFactory, UserFactory
+from testing.hostile import (
     CORPUS,
     LONG_LOG_LINES,
     MISSING,
@@ -51,7 +51,7 @@ def contests(db) -> dict:
 
 
 def media_files(settings) -> set[Path]:
-    """The stored files, less the logs held for a retry of the form (submissions.kept_logs):
+    """The stored files, less the logs held for a retry of the form (submissions.entries.kept_logs):
     a log sent with a bad field is kept for its sender on purpose, never as an entry."""
     root = Path(settings.MEDIA_ROOT)
     if not root.exists():

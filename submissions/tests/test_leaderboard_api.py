@@ -6,8 +6,8 @@ import pytest
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from submissions import contest_ranks
-from submissions.tests.factories import (
+from submissions.contests import ranks as contest_ranks
+from testing.factories import (
     ContestFactory,
     ReferenceResultFactory,
     StaffFactory,

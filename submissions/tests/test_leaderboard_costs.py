@@ -8,9 +8,9 @@ import json
 import pytest
 from django.urls import reverse
 
-from submissions import contest_ranks
-from submissions.tests.factories import ContestFactory, ReferenceResultFactory, SubmissionFactory
-from submissions.tests.pages import board_rows, table_rows
+from submissions.contests import ranks as contest_ranks
+from testing.factories import ContestFactory, ReferenceResultFactory, SubmissionFactory
+from testing.pages import board_rows, table_rows
 
 pytestmark = pytest.mark.django_db
 

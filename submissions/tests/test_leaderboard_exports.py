@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from submissions import contest_ranks
-from submissions.tests.factories import (
+from submissions.contests import ranks as contest_ranks
+from testing.factories import (
     ContestFactory,
     ReferenceResultFactory,
     StaffFactory,

@@ -6,15 +6,15 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from submissions import contest_ranks
-from submissions.tests.factories import (
+from submissions.contests import ranks as contest_ranks
+from testing.factories import (
     ContestFactory,
     ReferenceResultFactory,
     StaffFactory,
     SubmissionFactory,
     UserFactory,
 )
-from submissions.tests.pages import board_rows, not_ranked_rows, table_rows
+from testing.pages import board_rows, not_ranked_rows, table_rows
 
 pytestmark = pytest.mark.django_db
 

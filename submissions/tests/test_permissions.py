@@ -14,9 +14,9 @@ from django.contrib import admin
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.authtoken.models import Token
 
-from submissions import reference_rows
+from submissions.contests import reference_rows
 from submissions.models import Submission
-from submissions.tests.access import (
+from testing.access import (
     ACTORS,
     ADMIN_LOGIN,
     ANON,

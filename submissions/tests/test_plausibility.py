@@ -4,10 +4,10 @@ import pytest
 from rest_framework.test import APIClient
 
 from submissions.logparse import parse_log
+from submissions.measures.plausibility import implausible
 from submissions.models import Submission
-from submissions.plausibility import implausible
-from submissions.tests.conftest import upload
-from submissions.tests.logs import python_log
+from testing.entries import upload
+from testing.logs import python_log
 
 HEADER = "#rows #seconds #total_seconds cum_ips table_size last_ips #queries cum_qps last_qps"
 
@@ -89,7 +89,7 @@ def test_a_stored_entry_with_an_impossible_rate_fails_the_recheck_naming_the_lin
 ):
     from django.core.files.base import ContentFile
 
-    from submissions import services
+    from submissions.entries import services
 
     entry = services.submission_create(
         contest=contest, owner=entrant, declared=declared, log_file=upload(python_log())

@@ -1,6 +1,6 @@
 """The ranking rule and the placement of reference rows: plain functions, no database."""
 
-from submissions.ranking import (
+from submissions.measures.ranking import (
     Standing,
     competition_ranks,
     interleave,
@@ -84,7 +84,7 @@ def test_it_leaves_no_hole_when_an_entry_vanished_between_count_and_page():
 
 
 def test_the_classic_tracks_keys_rank_as_the_time_to_the_target_rule_does():
-    from submissions.ranking import KeyedStanding, keyed_ranks
+    from submissions.measures.ranking import KeyedStanding, keyed_ranks
     from submissions.tracks import CLASSIC
 
     # seconds, terminal rate, estimated: ties, an estimate faster than every measured time, a

@@ -7,10 +7,10 @@ from contextlib import contextmanager
 
 import pytest
 
-from submissions import contest_ranks
-from submissions.series import pack_columns, plot_preview
-from submissions.tests.browser import LAUNCH_ARGS
-from submissions.tests.factories import (
+from submissions.contests import ranks as contest_ranks
+from submissions.measures.series import pack_columns, plot_preview
+from testing.browser import LAUNCH_ARGS
+from testing.factories import (
     ContestFactory,
     SampleSeriesFactory,
     SubmissionFactory,

@@ -7,13 +7,12 @@ import time
 import pytest
 from django.conf import settings
 
-from runner.tests.worker import broker_settings, worker  # noqa: F401 - fixtures
-from submissions import services
+from submissions.entries import services
 from submissions.models import Recheck, RecheckStatus
-from submissions.tests.conftest import upload
-from submissions.tests.factories import ContestFactory, StaffFactory, UserFactory
-from submissions.tests.logs import python_log
 from submissions.tests.test_rule_versions import admin_change_memory_cap, verdict_row
+from testing.entries import upload
+from testing.factories import ContestFactory, StaffFactory, UserFactory
+from testing.logs import python_log
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -76,7 +75,7 @@ def test_a_recheck_the_broker_lost_is_sent_again_by_the_sweep(client, request, d
     from iibench_site.celery import app
 
     app.conf.broker_url = "redis://127.0.0.1:1/0"
-    from runner.tests.worker import reset_connections
+    from testing.worker import reset_connections
 
     reset_connections(app)
     contest.max_memory_gb = 32

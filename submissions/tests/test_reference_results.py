@@ -2,9 +2,10 @@
 
 import pytest
 
-from submissions import reference_rows, services
+from submissions.contests import reference_rows
+from submissions.entries import services
 from submissions.models import ReferenceResult, Workload
-from submissions.tests.factories import ContestFactory
+from testing.factories import ContestFactory
 
 pytestmark = pytest.mark.django_db
 

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from submissions.terminal import seconds_at_rows as seconds_at
+from submissions.measures.terminal import seconds_at_rows as seconds_at
 from submissions.tracks.classic.rerun import compare_runs
 from submissions.tracks.rerun import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from submissions.logparse import parse_log
-from submissions.scaling import memory_for_scale
-from submissions.server_settings import MYSQL, size_in_bytes
+from submissions.setup.scaling import memory_for_scale
+from submissions.setup.server_settings import MYSQL, size_in_bytes
 from submissions.tracks.classic.rerun import cliff_fraction, judge_curves, shape_of
 from submissions.tracks.rerun import (
     COMPARISON,

@@ -6,9 +6,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from submissions import contest_ranks
-from submissions.figures import format_exact_duration
-from submissions.tests.factories import ContestFactory, SubmissionFactory
+from submissions.contests import ranks as contest_ranks
+from submissions.measures.figures import format_exact_duration
+from testing.factories import ContestFactory, SubmissionFactory
 
 pytestmark = pytest.mark.django_db
 

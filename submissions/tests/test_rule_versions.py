@@ -8,11 +8,12 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from submissions import rechecks, services
+from submissions.contests import rechecks
+from submissions.contests.rule_changes import rule_changes
+from submissions.entries import services
 from submissions.models import Recheck, RecheckStatus, RuleVersion
-from submissions.rule_changes import rule_changes
-from submissions.tests.conftest import upload
-from submissions.tests.factories import ContestFactory, StaffFactory
+from testing.entries import upload
+from testing.factories import ContestFactory, StaffFactory
 
 pytestmark = pytest.mark.django_db
 

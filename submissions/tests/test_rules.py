@@ -6,10 +6,18 @@ from datetime import UTC, datetime
 
 import pytest
 
-from submissions.figures import compute_figures
+from submissions.contests.rules import (
+    RULES,
+    DeclaredSetup,
+    Entry,
+    RuleSet,
+    Status,
+    check_entry,
+    is_eligible,
+)
 from submissions.logparse import columns, parse_log
-from submissions.rules import RULES, DeclaredSetup, Entry, RuleSet, Status, check_entry, is_eligible
-from submissions.tests.logs import c_log, python_log
+from submissions.measures.figures import compute_figures
+from testing.logs import c_log, python_log
 
 RULES_2008 = RuleSet(
     target_rows=5_000_000,
@@ -282,7 +290,7 @@ def test_a_rate_outside_what_rounding_allows_still_fails():
 def test_the_time_resolution_is_read_off_the_printed_values():
     import numpy as np
 
-    from submissions.rules import time_resolution
+    from submissions.contests.rules import time_resolution
 
     assert time_resolution(np.array([10.0, 20.0, 35.0])) == 1.0
     assert time_resolution(np.array([10.1, 20.2, 35.0])) == pytest.approx(0.1)

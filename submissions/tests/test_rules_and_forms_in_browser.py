@@ -9,14 +9,13 @@ import time
 import pytest
 from django.conf import settings
 
-from runner.tests.worker import broker_settings, worker  # noqa: F401 - fixtures
-from submissions import services
+from submissions.entries import services
 from submissions.models import Submission
-from submissions.tests.browser import chromium, log_in
-from submissions.tests.conftest import DECLARED, upload
-from submissions.tests.factories import PASSWORD, ContestFactory, StaffFactory, UserFactory
-from submissions.tests.logs import python_log
 from submissions.tests.test_entrant_in_browser import fill_declaration
+from testing.browser import chromium, log_in
+from testing.entries import DECLARED, upload
+from testing.factories import PASSWORD, ContestFactory, StaffFactory, UserFactory
+from testing.logs import python_log
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 

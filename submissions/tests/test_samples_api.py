@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from django.utils import timezone
 
-from submissions.series import pack_columns
-from submissions.tests.factories import (
+from submissions.measures.series import pack_columns
+from testing.factories import (
     ContestFactory,
     SampleSeriesFactory,
     StaffFactory,

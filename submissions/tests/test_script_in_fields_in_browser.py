@@ -3,11 +3,11 @@ every page that shows the field; no dialog opens and the CSP reports nothing."""
 
 import pytest
 
-from submissions import services
-from submissions.tests.browser import chromium, log_in
-from submissions.tests.conftest import DECLARED, upload
-from submissions.tests.factories import PASSWORD, ContestFactory, StaffFactory, UserFactory
-from submissions.tests.logs import python_log
+from submissions.entries import services
+from testing.browser import chromium, log_in
+from testing.entries import DECLARED, upload
+from testing.factories import PASSWORD, ContestFactory, StaffFactory, UserFactory
+from testing.logs import python_log
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -11,9 +11,9 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from submissions.models import DemoKind, Submission
-from submissions.tests.conftest import upload
-from submissions.tests.factories import PASSWORD, StaffFactory
-from submissions.tests.logs import python_log
+from testing.entries import upload
+from testing.factories import PASSWORD, StaffFactory
+from testing.logs import python_log
 
 pytestmark = pytest.mark.django_db
 

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from submissions.series import MAX_PLOT_POINTS, downsample, plot_preview
-from submissions.tests.factories import rate_columns
+from submissions.measures.series import MAX_PLOT_POINTS, downsample, plot_preview
+from testing.factories import rate_columns
 
 TWO_MILLION = 2_000_000
 
@@ -91,7 +91,7 @@ def test_the_preview_carries_elapsed_seconds_against_rows():
 def test_packed_columns_come_back_exactly():
     import numpy as np
 
-    from submissions.series import pack_columns, unpack_columns
+    from submissions.measures.series import pack_columns, unpack_columns
 
     columns = {
         "rows": np.arange(1, 100_001, dtype=np.int64) * 1_000,
@@ -109,7 +109,7 @@ def test_series_stored_deflated_before_zstd_come_back_exactly():
     import json
     import zlib
 
-    from submissions.series import (
+    from submissions.measures.series import (
         DEFLATED_MAGIC,
         PACK_CODEC,
         PACK_MAGIC,
@@ -152,7 +152,7 @@ def test_the_migration_adds_seconds_to_previews_stored_without_them():
     from django.apps import apps
 
     from submissions.models import SampleSeries
-    from submissions.tests.factories import SampleSeriesFactory
+    from testing.factories import SampleSeriesFactory
 
     columns = rate_columns(20_000)
     old = plot_preview(columns)

@@ -3,8 +3,8 @@ of a scaled rerun. Pure functions: no database."""
 
 import pytest
 
-from submissions.scaling import MEMORY_RULES, max_scale, memory_for_scale, scaled_size
-from submissions.server_settings import (
+from submissions.setup.scaling import MEMORY_RULES, max_scale, memory_for_scale, scaled_size
+from submissions.setup.server_settings import (
     MYSQL,
     POSTGRESQL,
     BadSize,

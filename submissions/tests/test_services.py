@@ -5,10 +5,10 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from submissions import refusals, services
+from submissions.entries import refusals, services
 from submissions.models import SampleSeries, Submission
-from submissions.tests.conftest import upload
-from submissions.tests.logs import gzipped, python_log
+from testing.entries import upload
+from testing.logs import gzipped, python_log
 
 pytestmark = pytest.mark.django_db
 

@@ -1,6 +1,6 @@
 """Settings side by side: the differences first, a setting one entry lacks counts as one."""
 
-from submissions.setting_diff import settings_side_by_side
+from submissions.setup.diff import settings_side_by_side
 
 
 def test_the_differences_come_first_then_the_shared_settings_by_name():

@@ -14,7 +14,7 @@ import urllib.request
 
 import pytest
 
-from submissions.tests.proxy import start_proxy
+from testing.proxy import start_proxy
 
 SLOW_CLIENTS = 50
 DRIP_SECONDS = 0.5

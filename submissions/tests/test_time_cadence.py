@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from submissions.figures import compute_figures
+from submissions.contests.rules import Status
 from submissions.logparse import parse_log
-from submissions.rules import Status
-from submissions.tests.judging import judge_track
-from submissions.tests.logs import python_log
+from submissions.measures.figures import compute_figures
+from testing.judging import judge_track
+from testing.logs import python_log
 
 FIXTURES = Path(__file__).parent / "fixtures" / "logs"
 DEMO = Path(__file__).parents[1] / "demo_logs"

@@ -9,7 +9,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from submissions.tests.factories import PASSWORD
+from testing.factories import PASSWORD
 
 pytestmark = pytest.mark.django_db
 

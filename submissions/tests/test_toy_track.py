@@ -6,13 +6,14 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from submissions import services, tracks
+from submissions import tracks
+from submissions.entries import services
 from submissions.models import Contest
-from submissions.tests.conftest import DECLARED
-from submissions.tests.factories import ContestFactory, UserFactory
-from submissions.tests.logs import python_log
-from submissions.tests.pages import board_rows
 from submissions.tests.toy_track import TOY
+from testing.entries import DECLARED
+from testing.factories import ContestFactory, UserFactory
+from testing.logs import python_log
+from testing.pages import board_rows
 
 pytestmark = pytest.mark.django_db
 

@@ -2,10 +2,10 @@
 
 import pytest
 
-from submissions.rules import Status
-from submissions.tests.judging import judge_track
-from submissions.tests.logs import c_load_log
+from submissions.contests.rules import Status
 from submissions.tracks.bulk_load import class_label
+from testing.judging import judge_track
+from testing.logs import c_load_log
 
 AT_LEAST_100K = {"min_rows": 100_000}
 

@@ -3,10 +3,10 @@
 import pytest
 
 from submissions import tracks
-from submissions.rules import Status
-from submissions.tests.judging import judge_track
-from submissions.tests.logs import c_log
+from submissions.contests.rules import Status
 from submissions.tracks.crash_recovery import class_key, class_label, decade
+from testing.judging import judge_track
+from testing.logs import c_log
 
 DECLARED = {"insert_rate": "2000", "rows_at_crash": "250,000", "recovery_seconds": "13"}
 

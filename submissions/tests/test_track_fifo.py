@@ -2,9 +2,9 @@
 
 from pathlib import Path
 
-from submissions.rules import Status
-from submissions.tests.judging import judge_track
-from submissions.tests.logs import c_fifo_log
+from submissions.contests.rules import Status
+from testing.judging import judge_track
+from testing.logs import c_fifo_log
 
 DEMO_LOGS = Path(__file__).resolve().parent.parent / "demo_logs"
 # Seed 002 at 1/1000 scale, like the demo contest.
@@ -92,7 +92,7 @@ def test_a_log_stating_other_delete_rows_fails_and_one_stating_none_is_unverifie
 
 def test_the_rule_sentences_state_the_contests_delete_rows():
     from submissions import tracks
-    from submissions.tests.judging import OPEN_RULES
+    from testing.judging import OPEN_RULES
 
     fifo = tracks.track_for("fifo")
     rules = OPEN_RULES.__class__(

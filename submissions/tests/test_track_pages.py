@@ -11,12 +11,13 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from submissions import reference_rows, refusals, services
+from submissions.contests import reference_rows
+from submissions.entries import refusals, services
 from submissions.models import Submission, Workload
-from submissions.tests.conftest import DECLARED
-from submissions.tests.factories import ContestFactory, UserFactory
-from submissions.tests.logs import c_fifo_log, c_load_log, c_pk_run
-from submissions.tests.pages import board_rows, not_ranked_rows, table_rows
+from testing.entries import DECLARED
+from testing.factories import ContestFactory, UserFactory
+from testing.logs import c_fifo_log, c_load_log, c_pk_run
+from testing.pages import board_rows, not_ranked_rows, table_rows
 
 pytestmark = pytest.mark.django_db
 

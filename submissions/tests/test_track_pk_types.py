@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from submissions.rules import Status
-from submissions.tests.judging import judge_track
-from submissions.tests.logs import c_pk_run, metrics_console_log
+from submissions.contests.rules import Status
 from submissions.tracks.pk_types.references import REFERENCES as PK_RESULTS
+from testing.judging import judge_track
+from testing.logs import c_pk_run, metrics_console_log
 
 DEMO_LOGS = Path(__file__).resolve().parent.parent / "demo_logs"
 SEED_TEST_1 = (

@@ -3,13 +3,13 @@ on log axes beside the seed's, grouped bars per key type, recovery bars."""
 
 import pytest
 
-from submissions import reference_rows
+from submissions.contests import reference_rows
 from submissions.models import Workload
-from submissions.tests.factories import ContestFactory, SubmissionFactory
-from submissions.tests.logs import c_fifo_log
 from submissions.tests.test_rate_curve_in_browser import browser_page
 from submissions.tests.test_track_pages import OPEN, fifo_contest, submit
 from submissions.tests.test_track_ranking import crash, pk_figures
+from testing.factories import ContestFactory, SubmissionFactory
+from testing.logs import c_fifo_log
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

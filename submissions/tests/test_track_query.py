@@ -3,10 +3,10 @@
 import pytest
 
 from submissions import tracks
-from submissions.rules import Status
-from submissions.tests.judging import judge_track
-from submissions.tests.logs import c_query_log
+from submissions.contests.rules import Status
 from submissions.tracks.query import SeriesError, parse_declared_series
+from testing.judging import judge_track
+from testing.logs import c_query_log
 
 AT_200K = {"query_at_rows": 200_000}
 # Queries per second falling as the table grows: 1 / qps seconds per query.

@@ -4,10 +4,11 @@ ties; and the board's order with the seeds' reference rows placed by the same me
 import pytest
 from django.urls import reverse
 
-from submissions import contest_ranks, reference_rows
+from submissions.contests import ranks as contest_ranks
+from submissions.contests import reference_rows
+from submissions.measures.ranking import MetricStanding, class_ranks
 from submissions.models import Submission, Workload
-from submissions.ranking import MetricStanding, class_ranks
-from submissions.tests.factories import ContestFactory, SubmissionFactory
+from testing.factories import ContestFactory, SubmissionFactory
 
 pytestmark = pytest.mark.django_db
 

@@ -7,11 +7,12 @@ import re
 import pytest
 from django.core.exceptions import ValidationError
 
-from submissions import services, tracks
+from submissions import tracks
+from submissions.entries import services
 from submissions.logparse import LogError, key_type_log, parse_log_runs
 from submissions.models import Workload
-from submissions.tests.factories import ContestFactory
-from submissions.tests.logs import c_log, c_pk_run
+from testing.factories import ContestFactory
+from testing.logs import c_log, c_pk_run
 
 
 def test_every_workload_has_a_track_and_every_rule_id_is_unique_within_it():
@@ -108,7 +109,7 @@ def test_the_tracks_are_pure_python_the_worker_can_import_without_django():
 
     # Every track package with its rerun plan and judge, and the numbers and curve they share.
     modules = [
-        "submissions.tracks", "submissions.numbers", "submissions.terminal",
+        "submissions.tracks", "submissions.measures.numbers", "submissions.measures.terminal",
         *(f"submissions.tracks.{workload}.rerun" for workload in tracks.TRACKS),
         *(f"submissions.tracks.{workload}.references" for workload in tracks.TRACKS),
     ]  # fmt: skip

@@ -8,8 +8,8 @@ import pytest
 from django.urls import reverse
 
 from submissions.models import Submission
-from submissions.tests.conftest import upload
-from submissions.tests.views_helpers import form_data
+from testing.entries import upload
+from testing.views_helpers import form_data
 
 pytestmark = pytest.mark.django_db
 
@@ -47,7 +47,7 @@ def test_the_log_is_kept_for_the_retry_and_sent_without_choosing_it_again(
 
 
 def test_a_kept_log_is_only_its_senders(client, entrant, contest, declared):
-    from submissions.tests.factories import UserFactory
+    from testing.factories import UserFactory
 
     client.force_login(entrant)
     url = reverse("submission_create", args=[contest.slug])

@@ -4,9 +4,9 @@ whatever the log's length."""
 import pytest
 
 from submissions.models import SampleSeries, Submission
-from submissions.tests.conftest import upload
-from submissions.tests.logs import python_log
 from submissions.tests.test_api import post_entry, token_client
+from testing.entries import upload
+from testing.logs import python_log
 
 pytestmark = pytest.mark.django_db
 

@@ -7,9 +7,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from submissions.models import Submission
-from submissions.tests.conftest import upload
-from submissions.tests.factories import ContestFactory, SubmissionFactory, UserFactory
-from submissions.tests.logs import python_log
+from testing.entries import upload
+from testing.factories import ContestFactory, SubmissionFactory, UserFactory
+from testing.logs import python_log
 
 pytestmark = pytest.mark.django_db
 

@@ -6,6 +6,8 @@ how entries rank, what the pages plot and how a rerun is planned and judged. Pur
 Adding a track is one package here (its declared fields, rule parameters, rules, figures,
 ranking, board columns, plot, rerun and reference results: see fifo/) and its entry in TRACKS
 (the import beside the others and the name in the tuple).
+
+May import `logparse`, `measures` and `contests.rules` (all pure); never Django, `live` or `runner`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from submissions.numbers import number
+from submissions.measures.numbers import number
 
 from .base import (
     LOG_KEY_TYPES,

@@ -9,10 +9,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from submissions.contests.rules import RULES, Rule, RuleSet
 from submissions.logparse.model import ParsedLog
-from submissions.numbers import number
-from submissions.ranking import RankKey
-from submissions.rules import RULES, Rule, RuleSet
+from submissions.measures.numbers import number
+from submissions.measures.ranking import RankKey
 
 from .published import PublishedResult
 from .rerun import Rerun

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from submissions.demo import demo_load, write_synthetic_logs
+from submissions.entries.demo import demo_load, write_synthetic_logs
 
 
 class Command(BaseCommand):

@@ -8,7 +8,7 @@ import pytest
 from submissions.logparse import columnar, parse_log, python_iibench
 from submissions.logparse import reader as reader_module
 from submissions.logparse.columns import Narrow, floats, widen
-from submissions.series import pack_columns, series_columns
+from submissions.measures.series import pack_columns, series_columns
 from submissions.tests.logparse.test_fast_path import python_2023
 
 RATES = ("interval_rate", "cumulative_rate", "interval_delete_rate", "interval_query_rate")

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from submissions.contests.rules import RuleSet
 from submissions.logparse.model import ParsedLog
-from submissions.rules import RuleSet
 from submissions.tracks.base import LOG_SERIES, SETUP, Ranking, Track, TrackColumn
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from submissions.contests.rules import Entry, Rule, RuleSet, Status, Verdict
 from submissions.logparse.model import ParsedLog
-from submissions.numbers import number
-from submissions.rules import Entry, Rule, RuleSet, Status, Verdict
+from submissions.measures.numbers import number
 
 from ..base import LOG_LOAD, SETUP, Ranking, Track, TrackColumn, TrackParameter
 from .references import REFERENCES

@@ -3,7 +3,7 @@ table with three secondary indexes, ranked by the time to the contest's target r
 
 from __future__ import annotations
 
-from submissions.ranking import RankKey
+from submissions.measures.ranking import RankKey
 
 from ..base import ALL_CLASSIC, LOG_SERIES, Ranking, Track
 from .references import REFERENCES

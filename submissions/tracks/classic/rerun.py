@@ -46,8 +46,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from submissions.costs import ReadPace, read_pace
-from submissions.terminal import seconds_at_rows, terminal_window
+from submissions.measures.costs import ReadPace, read_pace
+from submissions.measures.terminal import seconds_at_rows, terminal_window
 
 from ..rerun import (
     BUSY_CORES,

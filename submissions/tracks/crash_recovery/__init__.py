@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
+from submissions.contests.rules import Entry, Rule, RuleSet, Status, Verdict
 from submissions.logparse.model import ParsedLog
-from submissions.numbers import display, number
-from submissions.rules import Entry, Rule, RuleSet, Status, Verdict
+from submissions.measures.numbers import display, number
 
 from ..base import LOG_OPTIONAL, SETUP, Ranking, Track, TrackColumn, TrackField
 from .references import REFERENCES

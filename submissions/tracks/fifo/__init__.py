@@ -8,10 +8,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from submissions.figures import compute_figures
+from submissions.contests.rules import Entry, Rule, RuleSet, Status, Verdict
 from submissions.logparse.model import ParsedLog, Series
-from submissions.numbers import number
-from submissions.rules import Entry, Rule, RuleSet, Status, Verdict
+from submissions.measures.figures import compute_figures
+from submissions.measures.numbers import number
 
 from ..base import ALL_CLASSIC, LOG_SERIES, Ranking, Track, TrackColumn, TrackParameter
 from .references import REFERENCES

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from submissions.terminal import terminal_window
+from submissions.measures.terminal import terminal_window
 
 from ..rerun import (
     INCONCLUSIVE,

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from submissions.contests.rules import Entry, Rule, RuleSet, Status, Verdict
 from submissions.logparse.model import KeyTypeRun, ParsedLog
-from submissions.numbers import number
-from submissions.rules import Entry, Rule, RuleSet, Status, Verdict
+from submissions.measures.numbers import number
 
 from ..base import LOG_KEY_TYPES, SETUP, Ranking, Track, TrackColumn
 from .references import REFERENCES

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from submissions.numbers import short_seconds
+from submissions.measures.numbers import short_seconds
 
 from ..rerun import (
     INCONCLUSIVE,

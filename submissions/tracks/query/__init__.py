@@ -16,10 +16,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from submissions.contests.rules import Entry, Rule, RuleSet, Status, Verdict
 from submissions.logparse.columns import floats
 from submissions.logparse.model import ParsedLog
-from submissions.numbers import display, number
-from submissions.rules import Entry, Rule, RuleSet, Status, Verdict
+from submissions.measures.numbers import display, number
 
 from ..base import ALL_CLASSIC, LOG_SERIES, Ranking, Track, TrackColumn, TrackField, TrackParameter
 from .references import REFERENCES

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from submissions.numbers import query_time
+from submissions.measures.numbers import query_time
 
 from ..rerun import (
     INCONCLUSIVE,

@@ -1,0 +1,867 @@
+"""The contest's ground rules as data: each rule is an id, a sentence a person reads and one
+small function that returns a verdict with its evidence. No Django here: the web, the API and
+the rerun worker all call `check_entry`.
+
+Adding a rule is adding one `Rule(...)` entry to RULES.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from zoneinfo import ZoneInfo
+
+import numpy as np
+
+from submissions.logparse.columns import held, pieces, wide_piece
+from submissions.logparse.model import ParsedLog
+from submissions.logparse.steps import median_step
+from submissions.measures.figures import Figures, printed_resolution
+from submissions.measures.numbers import number as _n
+from submissions.setup.engines import MYSQL_NUMBERED, SERVER_FAMILIES
+
+
+class Status(StrEnum):
+    PASS = "pass"  # noqa: S105 - a verdict, not a password  # nosec B105
+    FAIL = "fail"
+    WARN = "warn"
+    UNVERIFIED = "unverified"
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """A contest's rules, as plain values. None means no limit."""
+
+    target_rows: int
+    rows_per_commit: int
+    max_rows_per_insert: int
+    report_every_rows: int
+    indexes_from_start: bool = True
+    max_sockets: int | None = None
+    max_cores: int | None = None
+    max_memory_gb: float | None = None
+    max_drives: int | None = None
+    require_direct_attached: bool = False
+    raid_allowed: bool = True
+    required_mysql_version: str = ""
+    preferred_os: str = ""
+    deadline: datetime | None = None
+    timezone: str = "UTC"
+    terminal_window_rows: int | None = None
+    # The contest's track parameters (Contest.track_rules with the track's defaults filled in),
+    # e.g. {"delete_after": 250_000_000}: track rules read them, sentences name them.
+    track: Mapping[str, int | float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class DeclaredSetup:
+    """What the entrant declared about the machine and the software."""
+
+    sockets: int
+    cores: int
+    memory_gb: float
+    drives: int
+    raid_level: str
+    direct_attached: bool
+    os: str
+    server_version: str
+    storage_engine: str
+    server_family: str = "mysql"  # a key of engines.SERVER_FAMILIES
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What is judged. `log` is None for a track whose figures are declared (crash recovery)
+    and none was attached; `figures` is None when the log has no report lines (a bulk load,
+    key-type runs). Only the rules of the contest's track are run, so none meets a None it
+    cannot judge."""
+
+    log: ParsedLog | None
+    figures: Figures | None
+    setup: DeclaredSetup
+    submitted_at: datetime
+    declared: Mapping = field(default_factory=dict)  # the track's declared fields
+    track_figures: Mapping = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    rule: str
+    status: Status
+    message: str
+    line: int | None = None
+    value: str | None = None
+    limit: str | None = None
+
+    def as_dict(self) -> dict:
+        return {
+            "rule": self.rule,
+            "status": str(self.status),
+            "message": self.message,
+            "line": self.line,
+            "value": self.value,
+            "limit": self.limit,
+        }
+
+    @classmethod
+    def from_dict(cls, stored: dict) -> Verdict:
+        return cls(
+            rule=stored["rule"],
+            status=Status(stored["status"]),
+            message=stored["message"],
+            line=stored.get("line"),
+            value=stored.get("value"),
+            limit=stored.get("limit"),
+        )
+
+
+def verdicts_from_dicts(stored: list[dict]) -> list[Verdict]:
+    return [Verdict.from_dict(verdict) for verdict in stored]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """`sentence` is a template over RuleSet fields, so it always states this contest's limits;
+    `unlimited` is the rule's own line when the contest sets no limit for it."""
+
+    id: str
+    sentence: str
+    check: Callable[[Entry, RuleSet], Verdict]
+    unlimited: str = ""
+
+    def describe(self, rules: RuleSet) -> str:
+        values = {}
+        for name in re.findall(r"{(\w+)}", self.sentence):
+            value = getattr(rules, name) if hasattr(rules, name) else rules.track.get(name)
+            if value is None or value == "":
+                return self.unlimited or f"{self.sentence.split(':')[0]}: no limit on {name}."
+            values[name] = _n(value) if isinstance(value, int | float) else value
+        return self.sentence.format(**values)
+
+
+# --- the log's own parameters -------------------------------------------------------------
+
+
+def check_target_rows(entry: Entry, rules: RuleSet) -> Verdict:
+    series = entry.log.series
+    rows = entry.figures.rows
+    line = int(series.line[-1]) if len(series) else None
+    value, limit = _n(rows), _n(rules.target_rows)
+    if rows >= rules.target_rows:
+        return Verdict(
+            "target_rows", Status.PASS, f"The run reached {value} rows.", line, value, limit
+        )
+    return Verdict(
+        "target_rows",
+        Status.FAIL,
+        f"The run stopped at {value} rows of the {limit} required.",
+        line,
+        value,
+        limit,
+    )
+
+
+def _stated_limit(*, rule_id: str, key: str, what: str, limit: str, exact: bool):
+    def check(entry: Entry, rules: RuleSet) -> Verdict:
+        bound = getattr(rules, limit)
+        stated = entry.log.parameters.get(key)
+        if stated is None:
+            return Verdict(
+                rule_id,
+                Status.UNVERIFIED,
+                f"Unverified: declared by entrant. The log does not state its {what}.",
+                limit=_n(bound),
+            )
+        value = int(stated.value)
+        ok = value == bound if exact else value <= bound
+        relation = "" if exact else "at most "
+        status = Status.PASS if ok else Status.FAIL
+        message = f"The log states {_n(value)} {what}; the rule is {relation}{_n(bound)}."
+        return Verdict(rule_id, status, message, stated.line, _n(value), _n(bound))
+
+    return check
+
+
+def _first_step(log: ParsedLog) -> int:
+    """The first step to judge: an excerpt's first report follows rows this log never saw."""
+    return 1 if any(marker.kind == "excerpt" for marker in log.markers) else 0
+
+
+def _row_steps(rows: np.ndarray, start: int, stop: int) -> Iterator[tuple[int, np.ndarray]]:
+    """(first index, steps) a piece at a time for the reports from `start` to `stop`: each
+    report's rows since the one before (since 0 for the first)."""
+    for piece in pieces(stop, start):
+        steps = np.diff(rows[max(piece.start - 1, 0) : piece.stop])
+        yield piece.start, (np.concatenate((rows[:1], steps)) if piece.start == 0 else steps)
+
+
+def _first_step_where(
+    rows: np.ndarray, start: int, stop: int, test: Callable[[np.ndarray], np.ndarray]
+) -> int | None:
+    """The index of the first report from `start` to `stop` whose step passes `test`."""
+    for at, steps in _row_steps(rows, start, stop):
+        hits = np.flatnonzero(test(steps))
+        if len(hits):
+            return at + int(hits[0])
+    return None
+
+
+def check_report_interval(entry: Entry, rules: RuleSet) -> Verdict:
+    log, every = entry.log, rules.report_every_rows
+    rows = np.frombuffer(log.series.rows, dtype=np.int64)[: len(log.series)]
+    if len(rows) == 0:
+        return Verdict(
+            "report_interval", Status.FAIL, "The log has no report lines.", limit=_n(every)
+        )
+    offset = _first_step(log)
+    if log.cadence == "time":
+        # A log that reports every N seconds meets "a report every M rows" when no two of its
+        # reports are more than M rows apart: it reports at least that often.
+        i = _first_step_where(rows, offset, len(rows), lambda steps: steps > every)
+        seconds = _stated_seconds(log)
+        if i is not None:
+            return Verdict(
+                "report_interval",
+                Status.FAIL,
+                f"The log reports every {seconds}; a report at least every {_n(every)} rows is "
+                f"required, and this one comes {_n(int(rows[i] - (rows[i - 1] if i else 0)))} "
+                "rows after the previous one.",
+                int(log.series.line[i]),
+                _n(int(rows[i] - (rows[i - 1] if i else 0))),
+                _n(every),
+            )
+        most = max(
+            (int(steps.max()) for _, steps in _row_steps(rows, offset, len(rows))), default=0
+        )
+        return Verdict(
+            "report_interval",
+            Status.PASS,
+            f"The log reports every {seconds}, at most {_n(most)} rows apart: at least every "
+            f"{_n(every)} rows.",
+            int(log.series.line[-1]),
+            _n(most),
+            _n(every),
+        )
+    # The last report may close a run that ends between two report points.
+    i = _first_step_where(rows, offset, len(rows) - 1, lambda steps: steps != every)
+    if i is not None:
+        step = int(rows[i] - (rows[i - 1] if i else 0))
+        return Verdict(
+            "report_interval",
+            Status.FAIL,
+            f"A report every {_n(every)} rows is required; this one comes "
+            f"{_n(step)} rows after the previous one.",
+            int(log.series.line[i]),
+            _n(step),
+            _n(every),
+        )
+    return Verdict(
+        "report_interval",
+        Status.PASS,
+        f"Every report comes {_n(every)} rows after the previous one.",
+        int(log.series.line[-1]),
+        _n(every),
+        _n(every),
+    )
+
+
+def _stated_seconds(log: ParsedLog) -> str:
+    """ "10 s" as the log states it, else the median step between its reports."""
+    stated = log.parameters.get("report_every_seconds")
+    if stated is not None:
+        return f"{_n(float(stated.value))} s"
+    seconds = np.frombuffer(log.series.seconds, dtype=np.float64)[: len(log.series)]
+    if len(seconds) < 2:
+        return "few seconds"
+    return f"{_n(round(median_step(seconds), 1))} s"
+
+
+def check_indexes_from_start(entry: Entry, rules: RuleSet) -> Verdict:
+    log = entry.log
+    if not rules.indexes_from_start:
+        return Verdict(
+            "indexes_from_start", Status.PASS, "This contest allows building indexes later."
+        )
+    after = [m for m in log.markers if m.kind == "indexes_created_after_load"]
+    if after:
+        return Verdict(
+            "indexes_from_start",
+            Status.FAIL,
+            f"The secondary indexes were built after the load ('{after[0].text.strip()[:120]}'): "
+            "bulk load followed by ALTER TABLE is not allowed.",
+            after[0].line,
+            "after the load",
+            "in place from the start",
+        )
+    late = [index for index in log.indexes if index.created == "after_load"]
+    if late:
+        return Verdict(
+            "indexes_from_start",
+            Status.FAIL,
+            f"Index {late[0].name} was created after the load.",
+            late[0].line,
+            "after the load",
+            "in place from the start",
+        )
+    if log.indexes:
+        secondary = [index.name for index in log.indexes if not index.primary]
+        return Verdict(
+            "indexes_from_start",
+            Status.PASS,
+            f"The log lists {len(secondary)} secondary indexes ({', '.join(secondary)}) created "
+            "before the first row.",
+            log.indexes[0].line,
+            "before the load",
+            "in place from the start",
+        )
+    if log.format.startswith("python-iibench"):
+        # The Python iibench prints "Created secondary indexes in ..." whenever it builds them
+        # after the load (--secondary_at_end); without that line they came with the table.
+        return Verdict(
+            "indexes_from_start",
+            Status.PASS,
+            "No 'Created secondary indexes' line: the Python iibench created them with the table.",
+        )
+    return Verdict(
+        "indexes_from_start",
+        Status.UNVERIFIED,
+        "Unverified: declared by entrant. The log does not say when the indexes were created.",
+    )
+
+
+# --- the log adds up ----------------------------------------------------------------------
+
+# Logs print rates with one or two decimals and times with a few: agreement is judged with a
+# relative tolerance plus the printing precision of a single unit.
+RATE_TOLERANCE = 0.02
+
+
+def time_resolution(seconds: np.ndarray) -> float:
+    """The precision the log printed its times with (1 s, 0.1 s, 0.01 s, 0.001 s), read off the
+    values: a rate recomputed from rounded times is only known to within it."""
+    return printed_resolution(seconds)
+
+
+# The rows and seconds a stated rate covers, as floats, for a slice of the reports: made a piece
+# at a time, so that no whole-series copy (rows as floats, their differences) is ever held.
+Spans = Callable[[slice], tuple[np.ndarray, np.ndarray]]
+
+
+def _cumulative_spans(series) -> Spans:
+    rows = np.frombuffer(series.rows, dtype=np.int64)[: len(series)]
+    seconds = np.frombuffer(series.seconds, dtype=np.float64)[: len(series)]
+    return lambda piece: (rows[piece].astype(np.float64), seconds[piece])
+
+
+def _interval_spans(series, skip_first: bool) -> Spans:
+    """Each report's interval: rows and seconds since the report before (since 0 for the first;
+    `skip_first`: an excerpt's first interval began before the log and is not judged)."""
+    rows = np.frombuffer(series.rows, dtype=np.int64)[: len(series)]
+    seconds = np.frombuffer(series.seconds, dtype=np.float64)[: len(series)]
+
+    def spans(piece: slice) -> tuple[np.ndarray, np.ndarray]:
+        if piece.start:
+            with_previous = slice(piece.start - 1, piece.stop)
+            return np.diff(rows[with_previous].astype(np.float64)), np.diff(seconds[with_previous])
+        d_rows = np.diff(rows[piece].astype(np.float64), prepend=0.0)
+        d_seconds = np.diff(seconds[piece], prepend=0.0)
+        if skip_first and len(d_seconds):
+            d_seconds[0] = 0.0
+        return d_rows, d_seconds
+
+    return spans
+
+
+def _disagreements(stated: np.ndarray, spans: Spans, error: float):
+    """Where a stated rate lies outside every rate rows / (seconds +- error) allows, give or take
+    the relative tolerance and one unit of printing. Intervals shorter than the error say
+    nothing and are left out."""
+    found = []
+    for piece in pieces(len(stated)):
+        (rows_here, seconds_here), stated_here = spans(piece), wide_piece(stated[piece])
+        usable = seconds_here > error
+        low = np.divide(rows_here, seconds_here + error, out=np.zeros_like(rows_here), where=usable)
+        high = np.divide(
+            rows_here, seconds_here - error, out=np.zeros_like(rows_here), where=usable
+        )
+        margin = RATE_TOLERANCE * np.abs(stated_here) + 1.0
+        outside = usable & ((stated_here < low - margin) | (stated_here > high + margin))
+        found.append(np.flatnonzero(outside) + piece.start)
+    return np.concatenate(found) if found else np.array([], dtype=np.int64)
+
+
+def _rate_verdict(
+    rule_id: str,
+    what: str,
+    series,
+    stated: np.ndarray,
+    spans: Spans,
+    error: float,
+) -> Verdict:
+    """Pass, or fail at the first report whose stated rate `what` does not add up."""
+    found = _disagreements(stated, spans, error)
+    if not len(found):
+        return Verdict(
+            rule_id,
+            Status.PASS,
+            f"Every {what} agrees with the rows and seconds it covers.",
+            limit=f"within {RATE_TOLERANCE:.0%}",
+        )
+    i = int(found[0])
+    (rows,), (seconds,) = spans(slice(i, i + 1))
+    computed = rows / seconds
+    return Verdict(
+        rule_id,
+        Status.FAIL,
+        f"The log says {_n(float(stated[i]))} rows/s for this {what}, but {_n(rows)} rows "
+        f"in {seconds:,.1f} s is {_n(computed)} rows/s.",
+        int(series.line[i]),
+        _n(float(stated[i])),
+        _n(computed),
+    )
+
+
+def check_cumulative_rate(entry: Entry, rules: RuleSet) -> Verdict:
+    series = entry.log.series
+    seconds = np.frombuffer(series.seconds, dtype=np.float64)
+    stated = held(series.cumulative_rate)
+    # Each printed elapsed time is off by up to half its last digit.
+    error = time_resolution(seconds) / 2
+    spans = _cumulative_spans(series)
+    return _rate_verdict("cumulative_rate", "cumulative rate", series, stated, spans, error)
+
+
+def check_interval_rate(entry: Entry, rules: RuleSet) -> Verdict:
+    series = entry.log.series
+    seconds = np.frombuffer(series.seconds, dtype=np.float64)
+    stated = held(series.interval_rate)
+    # An interval is the difference of two printed times: off by up to one last digit.
+    error = time_resolution(seconds)
+    spans = _interval_spans(series, skip_first=bool(_first_step(entry.log)))
+    return _rate_verdict("interval_rate", "interval", series, stated, spans, error)
+
+
+def check_no_missing_report(entry: Entry, rules: RuleSet) -> Verdict:
+    log = entry.log
+    series = log.series
+    if len(series) < 2:
+        return Verdict("no_missing_report", Status.PASS, "No report is missing.")
+    if log.cadence != "rows":
+        seconds = np.frombuffer(series.seconds, dtype=np.float64)[: len(series)]
+        return _no_time_gap(entry, seconds)
+    rows = np.frombuffer(series.rows, dtype=np.int64)[: len(series)]
+    steps = np.diff(rows)
+    stated = log.parameters.get("report_every_rows")
+    every = int(stated.value) if stated is not None else int(np.median(steps))
+    gaps = np.flatnonzero(steps[:-1] > every) if every else []
+    if len(gaps):
+        i = int(gaps[0]) + 1
+        return Verdict(
+            "no_missing_report",
+            Status.FAIL,
+            f"A report is missing between {_n(rows[i - 1])} and {_n(rows[i])} rows: the log "
+            f"reports every {_n(every)} rows.",
+            int(series.line[i]),
+            _n(int(steps[i - 1])),
+            _n(every),
+        )
+    return Verdict("no_missing_report", Status.PASS, "No report is missing.")
+
+
+# A time step is a missing report when it is this many times the log's interval (plus a
+# second of slack for whole-second clocks): a busy server delays a report, it does not
+# double the interval.
+MISSING_REPORT_FACTOR = 2.5
+
+
+def _no_time_gap(entry: Entry, seconds: np.ndarray) -> Verdict:
+    if len(seconds) < 3:
+        return Verdict("no_missing_report", Status.PASS, "No report is missing.")
+    # The median step, not the stated one: the console and the TSV of one run say the same.
+    typical = median_step(seconds)
+    # The last step is left out: the run's end cuts it short or long.
+    i = _first_gap(seconds[:-1], MISSING_REPORT_FACTOR * typical + 1.0)
+    if i is not None:
+        step = float(seconds[i] - seconds[i - 1])
+        return Verdict(
+            "no_missing_report",
+            Status.FAIL,
+            f"A report is missing: {step:,.1f} s passed between two reports that come "
+            f"every {typical:,.1f} s.",
+            int(entry.log.series.line[i]),
+            f"{step:.1f} s",
+            f"{typical:.1f} s",
+        )
+    return Verdict(
+        "no_missing_report",
+        Status.PASS,
+        f"No report is missing: the log reports every {typical:,.1f} s.",
+    )
+
+
+def _first_gap(seconds: np.ndarray, longest: float) -> int | None:
+    """The first report that comes more than `longest` seconds after the one before, read a
+    piece at a time."""
+    for piece in pieces(len(seconds) - 1):
+        gaps = np.flatnonzero(np.diff(seconds[piece.start : piece.stop + 1]) > longest)
+        if len(gaps):
+            return piece.start + int(gaps[0]) + 1
+    return None
+
+
+POST_LOAD_SECONDS = re.compile(r"in ([0-9]+(?:\.[0-9]+)?) seconds")
+
+
+def check_totals_agree(entry: Entry, rules: RuleSet) -> Verdict:
+    totals, series = entry.log.totals, entry.log.series
+    if totals is None or totals.rows is None:
+        return Verdict("totals_agree", Status.PASS, "The log has no summary line to compare.")
+    last_rows = int(series.rows[-1]) if len(series) else 0
+    if totals.rows < last_rows:
+        return Verdict(
+            "totals_agree",
+            Status.FAIL,
+            f"The summary says {_n(totals.rows)} rows, fewer than the {_n(last_rows)} reported.",
+            totals.line,
+            _n(totals.rows),
+            _n(last_rows),
+        )
+    if totals.seconds is not None and len(series) >= 2:
+        verdict = _totals_time_verdict(entry, totals)
+        if verdict is not None:
+            return verdict
+    return Verdict(
+        "totals_agree",
+        Status.PASS,
+        f"The summary's {_n(totals.rows)} rows agree with the reports.",
+        totals.line,
+    )
+
+
+def _totals_time_verdict(entry: Entry, totals) -> Verdict | None:
+    """The summary's time against the last report's: it may be later by a report interval (the
+    final commit) plus the post-load work the log names ("Created secondary indexes in 3.5
+    seconds"), not earlier, and not later by unexplained time."""
+    series = entry.log.series
+    seconds = np.frombuffer(series.seconds, dtype=np.float64)[: len(series)]
+    last = float(seconds[-1])
+    interval = median_step(seconds)
+    slack = time_resolution(seconds) + 0.05 + 0.01 * last
+    named = [
+        (marker, float(found[1]))
+        for marker in entry.log.markers
+        if marker.kind == "indexes_created_after_load"
+        and (found := POST_LOAD_SECONDS.search(marker.text))
+    ]
+    post_load = sum(extra for _, extra in named)
+    extra = float(totals.seconds) - last
+    if extra < -slack:
+        return Verdict(
+            "totals_agree",
+            Status.FAIL,
+            f"The summary says {_n(totals.seconds)} s, less than the {_n(last)} s of the last "
+            "report.",
+            totals.line,
+            f"{_n(totals.seconds)} s",
+            f"{_n(last)} s",
+        )
+    allowed = interval + post_load + slack
+    if extra > allowed:
+        return Verdict(
+            "totals_agree",
+            Status.FAIL,
+            f"The summary says {_n(totals.seconds)} s, {_n(round(extra, 1))} s after the last "
+            "report, and the log names no work after the load that took that long.",
+            totals.line,
+            f"{_n(round(extra, 1))} s",
+            f"{_n(round(allowed, 1))} s",
+        )
+    if named:
+        marker, _ = named[0]
+        return Verdict(
+            "totals_agree",
+            Status.PASS,
+            f"The summary's {_n(totals.rows)} rows agree with the reports; its "
+            f"{_n(totals.seconds)} s include {_n(round(extra, 1))} s after the last report, "
+            f"which the log names (line {marker.line:,}: '{marker.text.strip()[:120]}').",
+            totals.line,
+            f"{_n(round(extra, 1))} s",
+            f"{_n(round(allowed, 1))} s",
+        )
+    return None
+
+
+def check_whole_run(entry: Entry, rules: RuleSet) -> Verdict:
+    excerpt = next((m for m in entry.log.markers if m.kind == "excerpt"), None)
+    if excerpt is None:
+        return Verdict(
+            "whole_run", Status.PASS, "The log starts at the beginning of the run.", value="whole"
+        )
+    return Verdict(
+        "whole_run",
+        Status.FAIL,
+        f"The log is an excerpt: {excerpt.text}. It cannot show the whole run.",
+        excerpt.line,
+        "excerpt",
+        "the whole run",
+    )
+
+
+# --- the declared machine and software ----------------------------------------------------
+
+
+def _hardware_cap(*, rule_id: str, field: str, limit: str, unit: str, singular: str | None = None):
+    singular = singular or unit
+
+    def check(entry: Entry, rules: RuleSet) -> Verdict:
+        bound = getattr(rules, limit)
+        value = getattr(entry.setup, field)
+        if bound is None:
+            return Verdict(rule_id, Status.PASS, f"No limit on {unit}.", value=_n(value))
+        status = Status.PASS if value <= bound else Status.FAIL
+        relation = "within" if status == Status.PASS else "over"
+        return Verdict(
+            rule_id,
+            status,
+            f"Declared {_n(value)} {singular if value == 1 else unit}: {relation} the limit of {_n(bound)}.",
+            value=_n(value),
+            limit=_n(bound),
+        )
+
+    return check
+
+
+def check_direct_attached(entry: Entry, rules: RuleSet) -> Verdict:
+    attached = "direct attached" if entry.setup.direct_attached else "not direct attached"
+    if rules.require_direct_attached and not entry.setup.direct_attached:
+        return Verdict(
+            "direct_attached",
+            Status.FAIL,
+            "Declared storage that is not direct attached; the rule requires direct-attached drives.",
+            value=attached,
+            limit="direct attached",
+        )
+    return Verdict("direct_attached", Status.PASS, f"Declared drives {attached}.", value=attached)
+
+
+def check_raid(entry: Entry, rules: RuleSet) -> Verdict:
+    raid = entry.setup.raid_level.strip()
+    no_raid = raid.lower() in ("", "none", "no", "jbod")
+    if raid and not no_raid and not rules.raid_allowed:
+        return Verdict(
+            "raid", Status.FAIL, f"Declared {raid}; this contest does not allow RAID.", value=raid
+        )
+    return Verdict("raid", Status.PASS, f"Declared {raid or 'no RAID'}.", value=raid or "none")
+
+
+def check_mysql_version(entry: Entry, rules: RuleSet) -> Verdict:
+    required = rules.required_mysql_version.strip()
+    declared = entry.setup.server_version.strip()
+    family = entry.setup.server_family
+    # An entry of declared figures may come without a log: then only the declaration speaks.
+    stated = entry.log.parameters.get("server_version") if entry.log is not None else None
+    if not required:
+        return Verdict(
+            "mysql_version", Status.PASS, "Any server version is allowed.", value=declared
+        )
+    if family not in MYSQL_NUMBERED:
+        server = f"{SERVER_FAMILIES.get(family, family)} {declared}".strip()
+        return Verdict(
+            "mysql_version",
+            Status.FAIL,
+            f"Declared {server}; the rule requires MySQL {required}.x.",
+            value=server,
+            limit=f"MySQL {required}.x",
+        )
+    if stated is not None and not _version_matches(str(stated.value), required):
+        return Verdict(
+            "mysql_version",
+            Status.FAIL,
+            f"The log shows server {stated.value}; the rule requires MySQL {required}.x.",
+            stated.line,
+            str(stated.value),
+            f"{required}.x",
+        )
+    if not _version_matches(declared, required):
+        return Verdict(
+            "mysql_version",
+            Status.FAIL,
+            f"Declared MySQL {declared}; the rule requires MySQL {required}.x.",
+            value=declared,
+            limit=f"{required}.x",
+        )
+    source = f"The log shows {stated.value}" if stated is not None else f"Declared MySQL {declared}"
+    line = stated.line if stated is not None else None
+    return Verdict(
+        "mysql_version",
+        Status.PASS,
+        f"{source}: MySQL {required}.x.",
+        line,
+        declared,
+        f"{required}.x",
+    )
+
+
+def _version_matches(version: str, required: str) -> bool:
+    # "5.1.25-rc" matches "5.1"; "5.10" must not, and MariaDB's "10.11.19-MariaDB" is not MySQL.
+    if "mariadb" in version.lower():
+        return False
+    core = version.strip().lstrip("vV")
+    return core == required or core.startswith(required + ".") or core.startswith(required + "-")
+
+
+def check_preferred_os(entry: Entry, rules: RuleSet) -> Verdict:
+    preferred = rules.preferred_os.strip()
+    declared = entry.setup.os.strip()
+    if not preferred or preferred.lower() in declared.lower():
+        return Verdict("preferred_os", Status.PASS, f"Declared {declared}.", value=declared)
+    return Verdict(
+        "preferred_os",
+        Status.WARN,
+        f"Declared {declared}; {preferred} is preferred for easy comparison (a note, not a failure).",
+        value=declared,
+        limit=preferred,
+    )
+
+
+def check_deadline(entry: Entry, rules: RuleSet) -> Verdict:
+    if rules.deadline is None:
+        return Verdict("deadline", Status.PASS, "This contest has no deadline.")
+    zone = ZoneInfo(rules.timezone)
+    when = entry.submitted_at.astimezone(zone).strftime("%d %b %Y %H:%M %Z")
+    due = rules.deadline.astimezone(zone).strftime("%d %b %Y %H:%M %Z")
+    if entry.submitted_at <= rules.deadline:
+        return Verdict(
+            "deadline",
+            Status.PASS,
+            f"Submitted {when}, before the deadline {due}.",
+            value=when,
+            limit=due,
+        )
+    return Verdict(
+        "deadline",
+        Status.FAIL,
+        f"Submitted {when}, after the deadline {due}.",
+        value=when,
+        limit=due,
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("target_rows", "The run inserts {target_rows} rows.", check_target_rows),
+    Rule(
+        "rows_per_commit",
+        "A commit every {rows_per_commit} rows.",
+        _stated_limit(
+            rule_id="rows_per_commit",
+            key="rows_per_commit",
+            what="rows per commit",
+            limit="rows_per_commit",
+            exact=True,
+        ),
+    ),
+    Rule(
+        "rows_per_insert",
+        "At most {max_rows_per_insert} rows per INSERT statement.",
+        _stated_limit(
+            rule_id="rows_per_insert",
+            key="rows_per_insert",
+            what="rows per INSERT",
+            limit="max_rows_per_insert",
+            exact=False,
+        ),
+    ),
+    Rule("report_interval", "A report every {report_every_rows} rows.", check_report_interval),
+    Rule(
+        "indexes_from_start",
+        "Rows are inserted with the indexes in place: bulk load followed by ALTER TABLE is not allowed.",
+        check_indexes_from_start,
+    ),
+    Rule(
+        "cumulative_rate",
+        "The log adds up: cumulative rates agree with rows / elapsed.",
+        check_cumulative_rate,
+    ),
+    Rule(
+        "interval_rate",
+        "The log adds up: interval rates agree with the deltas.",
+        check_interval_rate,
+    ),
+    Rule("no_missing_report", "The log adds up: no report is missing.", check_no_missing_report),
+    Rule(
+        "whole_run",
+        "The log holds the whole run, from its first report (an excerpt cannot show it).",
+        check_whole_run,
+    ),
+    Rule(
+        "totals_agree", "The log adds up: its summary agrees with its reports.", check_totals_agree
+    ),
+    Rule(
+        "sockets",
+        "Hardware: at most {max_sockets} sockets.",
+        _hardware_cap(
+            rule_id="sockets",
+            field="sockets",
+            limit="max_sockets",
+            unit="sockets",
+            singular="socket",
+        ),
+        "Hardware: any number of sockets.",
+    ),
+    Rule(
+        "cores",
+        "Hardware: at most {max_cores} cores in total.",
+        _hardware_cap(
+            rule_id="cores", field="cores", limit="max_cores", unit="cores", singular="core"
+        ),
+        "Hardware: any number of cores.",
+    ),
+    Rule(
+        "memory",
+        "Hardware: at most {max_memory_gb} GB of memory.",
+        _hardware_cap(
+            rule_id="memory", field="memory_gb", limit="max_memory_gb", unit="GB of memory"
+        ),
+        "Hardware: any amount of memory.",
+    ),
+    Rule(
+        "drives",
+        "Hardware: at most {max_drives} drives.",
+        _hardware_cap(
+            rule_id="drives", field="drives", limit="max_drives", unit="drives", singular="drive"
+        ),
+        "Hardware: any number of drives.",
+    ),
+    Rule("direct_attached", "Hardware: drives are direct attached.", check_direct_attached),
+    Rule("raid", "Hardware: RAID is allowed.", check_raid),
+    Rule(
+        "mysql_version",
+        "Software: MySQL {required_mysql_version}.x.",
+        check_mysql_version,
+        "Software: any database server and version.",
+    ),
+    Rule(
+        "preferred_os",
+        "Software: {preferred_os} preferred, for comparison (never a failure).",
+        check_preferred_os,
+        "Software: any operating system.",
+    ),
+    Rule("deadline", "Submitted before the deadline.", check_deadline),
+)
+
+RULES_BY_ID = {rule.id: rule for rule in RULES}
+
+
+def check_entry(entry: Entry, rules: RuleSet, rule_list: tuple[Rule, ...] = RULES) -> list[Verdict]:
+    return [rule.check(entry, rules) for rule in rule_list]
+
+
+def is_eligible(verdicts: list[Verdict]) -> bool:
+    return not any(v.status == Status.FAIL for v in verdicts)
+
+
+def first_failure(verdicts: list[Verdict]) -> Verdict | None:
+    return next((v for v in verdicts if v.status == Status.FAIL), None)

@@ -1,0 +1,288 @@
+"""Demo data for `make run`: the 2008 contest as it was, an open contest with the same rules,
+a contest of each workload track, demo accounts, and entries made from the logs in
+`submissions/demo_logs/` (and, for crash recovery, from declared figures).
+
+Loading is idempotent: contests are matched by slug, entries by their log's SHA-256 (an entry
+without a log by its contest and entrant name).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from django.contrib.auth import get_user_model
+from django.core.files import File
+from django.db import transaction
+
+from submissions.contests import reference_rows
+from submissions.entries import services
+from submissions.models import Contest, DemoKind, Submission
+from submissions.tracks import TRACKS
+
+DEMO_LOGS = Path(__file__).parents[1] / "demo_logs"
+EASTERN = ZoneInfo("America/New_York")
+
+CONTEST_2008 = {
+    "slug": "iibench-2008",
+    "title": "iiBench 2008: insert 1B rows into MySQL",
+    "description": (
+        "Tokutek's challenge of 24 Nov 2008: insert 1,000,000,000 rows into the `mypurchases` "
+        "table **while maintaining its three secondary indexes**, 1,000 rows per commit, a report "
+        "every 1,000,000 rows. Entries were due by e-mail on 31 Dec 2008 at midnight US Eastern; "
+        "results were posted on 7 Jan 2009. The winner got a $100 Starbucks card."
+    ),
+    # "31 Dec 2008, Midnight Eastern Time": the end of that day.
+    "deadline": datetime(2009, 1, 1, 0, 0, tzinfo=EASTERN),
+    "results_published_at": datetime(2009, 1, 7, 0, 0, tzinfo=EASTERN),
+}
+CONTEST_OPEN = {
+    "slug": "iibench-open",
+    "title": "iiBench open: the 2008 rules, no deadline",
+    "description": (
+        "The 2008 ground rules, open for good: 1B rows with the indexes in place, at most "
+        "1,000 rows per INSERT and per commit, on at most 2 sockets / 8 cores / 16 GB / 8 "
+        "drives. Submit a run any time; results are public as soon as they are checked."
+    ),
+    "deadline": None,
+    "results_published_at": datetime(2009, 1, 7, 0, 0, tzinfo=EASTERN),
+}
+
+# One contest per workload track, at the small scale the shipped runs were made at (a 2-core
+# VM, see demo_logs/README.md): no hardware caps, any server version, results public at once.
+TRACK_DEMO_RULES = {
+    "deadline": None,
+    "results_published_at": datetime(2026, 11, 1, 0, 0, tzinfo=EASTERN),
+    "max_sockets": None,
+    "max_cores": None,
+    "max_memory_gb": None,
+    "max_drives": None,
+    "require_direct_attached": False,
+    "required_mysql_version": "",
+    "preferred_os": "",
+}
+# One demo contest per track that has one (Track.demo_contest), in the order of TRACKS.
+TRACK_CONTESTS = tuple(
+    {"workload": track.workload, **track.demo_contest}
+    for track in TRACKS.values()
+    if track.demo_contest
+)
+
+DEMO_USERS = (
+    # username, password, is_staff. Demo only: `make run` prints them.
+    ("organizer", "organizer-demo-password", True),
+    ("entrant", "entrant-demo-password", False),
+)
+
+
+@dataclass(frozen=True)
+class DemoEntry:
+    contest: str
+    log: str | None  # None: an entry of declared figures (crash recovery)
+    declared: dict
+    submitted_at: datetime | None = None
+
+
+def _declared(**overrides) -> dict:
+    declared = {
+        "entrant_name": "Demo entrant",
+        "email": "entrant@example.org",
+        "publish": True,
+        "cpu_model": "Xeon X5460",
+        "sockets": 2,
+        "cores": 8,
+        "cpu_ghz": 3.16,
+        "memory_gb": 16,
+        "drives": 8,
+        "drive_kind": "hdd",
+        "raid_level": "RAID 0 on 6 drives",
+        "direct_attached": True,
+        "os": "CentOS 5.1",
+        "server_family": "mysql",
+        "server_version": "5.1.25-rc",
+        "storage_engine": "InnoDB",
+        "storage_engine_version": "",
+        "solution_description": "",
+        "server_config": "",
+    }
+    declared.update(overrides)
+    return declared
+
+
+def demo_entries() -> list[DemoEntry]:
+    """The shipped logs with what their entrants declare. `manifest.json` (from the logs'
+    README) describes the real runs; the synthetic 1B-row curves are described here."""
+    synthetic = "A **synthetic** log made by `submissions/demo.py` for the demo: not a real run."
+    entries = [
+        DemoEntry(
+            "iibench-2008",
+            "synthetic-innodb-plugin-1b.log",
+            _declared(
+                entrant_name="Demo: InnoDB plugin",
+                storage_engine="InnoDB plugin",
+                storage_engine_version="1.0.2",
+                solution_description=synthetic + "\n\nShaped like a tuned InnoDB curve.",
+                server_config="[mysqld]\ninnodb_buffer_pool_size=12G\ninnodb_flush_log_at_trx_commit=2\n",
+            ),
+            datetime(2008, 12, 29, 18, 30, tzinfo=EASTERN),
+        ),
+        DemoEntry(
+            "iibench-2008",
+            "synthetic-fractal-tree-1b.log",
+            _declared(
+                entrant_name="Demo: fractal-tree engine",
+                storage_engine="TokuDB",
+                storage_engine_version="2.0",
+                publish=False,
+                solution_description=synthetic + "\n\nShaped like the TokuDB brief's flat curve.",
+            ),
+            datetime(2008, 12, 30, 9, 0, tzinfo=EASTERN),
+        ),
+        DemoEntry(
+            "iibench-2008",
+            "synthetic-myisam-300m.log",
+            _declared(
+                entrant_name="Demo: MyISAM, unfinished",
+                storage_engine="MyISAM",
+                raid_level="RAID 5 on 6 drives",
+                solution_description=synthetic + "\n\nStopped at 300M rows: not eligible.",
+            ),
+            datetime(2008, 12, 31, 20, 0, tzinfo=EASTERN),
+        ),
+    ]
+    manifest = DEMO_LOGS / "manifest.json"
+    if manifest.exists():
+        for item in json.loads(manifest.read_text()):
+            entries.append(DemoEntry(item["contest"], item["log"], _declared(**item["declared"])))
+    return entries
+
+
+# --- synthetic curves ---------------------------------------------------------------------
+
+
+def synthetic_rates(reports: int, start: float, end: float, seed: int) -> list[float]:
+    """Rates that fall from `start` to `end` like a B-tree outgrowing memory, with noise."""
+    rng = random.Random(seed)  # noqa: S311 - demo noise, not security  # nosec B311
+    rates = []
+    for i in range(reports):
+        share = i / max(reports - 1, 1)
+        smooth = start * (end / start) ** (share**0.6)
+        rates.append(smooth * rng.uniform(0.93, 1.07))
+    return rates
+
+
+def python_iibench_log(rates: list[float], every: int = 1_000_000, trailer: bool = True) -> bytes:
+    """A log in the Python iibench layout of 2009-04 to 2019 (`#seconds` is the interval)."""
+    lines = ["#rows #seconds #total_seconds cum_ips table_size last_ips #queries cum_qps last_qps"]
+    total = 0.0
+    for i, rate in enumerate(rates):
+        interval = round(every / rate, 1)
+        total += interval
+        done = (i + 1) * every
+        lines.append(
+            f"{done} {interval:.1f} {total:.1f} {done / total:.1f} {done} {every / interval:.1f} 0 0.0 0.0"
+        )
+    rows = len(rates) * every
+    if trailer:
+        lines.append(f"Totals: {total:.1f} secs, {rows / total:.1f} rows/sec, {rows} rows")
+        lines.append("Done")
+    return ("\n".join(lines) + "\n").encode()
+
+
+SYNTHETIC_LOGS = {
+    "synthetic-innodb-plugin-1b.log": lambda: python_iibench_log(
+        synthetic_rates(1000, 42_000, 880, 1)
+    ),
+    "synthetic-fractal-tree-1b.log": lambda: python_iibench_log(
+        synthetic_rates(1000, 21_000, 15_800, 2)
+    ),
+    "synthetic-myisam-300m.log": lambda: python_iibench_log(
+        synthetic_rates(300, 30_000, 95, 3), trailer=False
+    ),
+}
+
+
+def write_synthetic_logs(folder: Path = DEMO_LOGS) -> list[Path]:
+    written = []
+    for name, build in SYNTHETIC_LOGS.items():
+        path = folder / name
+        path.write_bytes(build())
+        written.append(path)
+    return written
+
+
+# --- loading ------------------------------------------------------------------------------
+
+
+def _ensure_contest(values: dict) -> Contest:
+    contest, _ = Contest.objects.update_or_create(slug=values["slug"], defaults=values)
+    return contest
+
+
+def _ensure_users() -> dict:
+    users = {}
+    model = get_user_model()
+    for username, password, is_staff in DEMO_USERS:
+        user, created = model.objects.get_or_create(
+            username=username, defaults={"email": f"{username}@example.org", "is_staff": is_staff}
+        )
+        if created:
+            user.set_password(password)
+            user.is_superuser = is_staff
+            user.save()
+        users[username] = user
+    return users
+
+
+def demo_contests() -> list[dict]:
+    return [CONTEST_2008, CONTEST_OPEN, *({**TRACK_DEMO_RULES, **c} for c in TRACK_CONTESTS)]
+
+
+def _create_entry(entry: DemoEntry, contest: Contest, owner) -> bool:
+    """Store one demo entry unless it is there already; True when it was created."""
+    if entry.log is None:
+        name = entry.declared["entrant_name"]
+        if contest.submissions.filter(entrant_name=name, log_sha256="").exists():
+            return False
+        services.submission_create(
+            contest=contest,
+            owner=owner,
+            declared=entry.declared,
+            log_file=None,
+            submitted_at=entry.submitted_at,
+            enforce_deadline=False,
+            demo=DemoKind.DEMO,
+        )
+        return True
+    path = DEMO_LOGS / entry.log
+    with path.open("rb") as handle:
+        sha256 = services.file_sha256(handle)
+        if Submission.objects.filter(contest=contest, log_sha256=sha256).exists():
+            return False
+        services.submission_create(
+            contest=contest,
+            owner=owner,
+            declared=entry.declared,
+            log_file=File(handle, name=path.name),
+            submitted_at=entry.submitted_at,
+            enforce_deadline=False,
+            demo=DemoKind.SYNTHETIC if entry.log.startswith("synthetic-") else DemoKind.DEMO,
+        )
+    return True
+
+
+@transaction.atomic
+def demo_load() -> dict:
+    """Create the demo contests, accounts and entries that are not there yet."""
+    contests = {values["slug"]: _ensure_contest(values) for values in demo_contests()}
+    for contest in contests.values():
+        reference_rows.reference_results_create(contest=contest)
+    users = _ensure_users()
+    created = sum(
+        _create_entry(entry, contests[entry.contest], users["entrant"]) for entry in demo_entries()
+    )
+    return {"contests": list(contests), "entries_created": created, "users": DEMO_USERS}

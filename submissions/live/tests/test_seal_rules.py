@@ -1,0 +1,98 @@
+"""The seal rules of a witnessed run, as pure functions over plain data."""
+
+import subprocess
+import sys
+
+from submissions.contests.rules import Status
+from submissions.live.seal_rules import (
+    ClockTolerance,
+    Receipt,
+    Report,
+    check_clock,
+    check_exit,
+    check_machine,
+    witnessed,
+)
+
+TOLERANCE = ClockTolerance(seconds=60, fraction=0.02, max_lag_seconds=86_400)
+DECLARED = {"cores": 8, "memory_gb": 16, "drive_kind": "hdd"}
+
+
+def honest(reports: int, every: float = 100.0, delay: float = 2.0):
+    """A report every `every` seconds, each received `delay` seconds after the log says."""
+    lines = [
+        Report(line=i + 2, rows=(i + 1) * 1_000_000, seconds=(i + 1) * every)
+        for i in range(reports)
+    ]
+    receipts = [Receipt(r.line, r.line, r.seconds + delay) for r in lines]
+    return lines, receipts
+
+
+def test_a_log_that_keeps_pace_with_the_registry_clock_agrees():
+    assert check_clock(*honest(50), TOLERANCE).status == Status.PASS
+
+
+def test_a_fast_forwarded_log_fails_naming_the_line_and_both_clocks():
+    # 1,000 reports saying 19 days passed, all received within the first minute.
+    reports = [Report(i + 2, (i + 1) * 1_000_000, (i + 1) * 1_693.44) for i in range(1000)]
+    receipts = [Receipt(2, 1001, 55.0)]
+    verdict = check_clock(reports, receipts, TOLERANCE)
+    assert verdict.status == Status.FAIL
+    assert verdict.line == 2
+    assert verdict.message == (
+        "line 2: the log says 1,693 s had passed at 1,000,000 rows, but the registry received "
+        "the line 55 s after the run began."
+    )
+
+
+def test_lines_buffered_through_a_network_loss_still_agree():
+    reports, receipts = honest(50)
+    # Reports 10-30 were held for an hour and arrived together.
+    late = [Receipt(r.first_line, r.last_line, 3_100 + 3_600) for r in receipts[10:30]]
+    assert (
+        check_clock(reports, receipts[:10] + late + receipts[30:], TOLERANCE).status == Status.PASS
+    )
+
+
+def test_a_log_held_back_and_streamed_days_later_fails():
+    reports, receipts = honest(10)
+    days_later = [Receipt(r.first_line, r.last_line, r.seconds + 3 * 86_400) for r in receipts]
+    verdict = check_clock(reports, days_later, TOLERANCE)
+    assert verdict.status == Status.FAIL
+    assert "late" in verdict.message
+
+
+def test_the_declared_machine_passes_with_memory_in_gib_or_gb():
+    for memory in (16 * 2**30, int(15.6 * 2**30), 16 * 10**9):
+        seen = {"cores": 4, "logical_cpus": 8, "memory_bytes": memory, "datadir": {"kind": "hdd"}}
+        assert check_machine(DECLARED, seen).status == Status.PASS, memory
+
+
+def test_another_machine_fails_with_both_values():
+    seen = {"cores": 2, "logical_cpus": 2, "memory_bytes": 64 * 2**30, "datadir": {"kind": "nvme"}}
+    verdict = check_machine(DECLARED, seen)
+    assert verdict.status == Status.FAIL
+    assert "cores: declared 8, the run saw 2 (2 logical)" in verdict.message
+    assert "memory: declared 16 GB, the run saw 64.0 GiB" in verdict.message
+    assert "drive: declared hdd, the run saw nvme" in verdict.message
+
+
+def test_a_run_without_its_datadir_cannot_be_witnessed():
+    seen = {"cores": 8, "logical_cpus": 8, "memory_bytes": 16 * 2**30, "datadir": None}
+    verdict = check_machine(DECLARED, seen)
+    assert verdict.status == Status.UNVERIFIED
+    assert "--datadir" in verdict.message
+    assert not witnessed([check_clock(*honest(3), TOLERANCE), verdict])
+
+
+def test_an_interrupted_run_fails_the_exit_rule():
+    assert check_exit(0).status == Status.PASS
+    assert "status 130" in check_exit(130).message
+
+
+def test_the_seal_rules_and_trust_levels_are_pure_python():
+    code = (
+        "import sys; import submissions.live.seal_rules, submissions.entries.trust; "
+        "sys.exit(any(name.startswith('django') for name in sys.modules))"
+    )
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0

@@ -1,0 +1,236 @@
+"""The figures a run is ranked by, from its log. Pure: no Django.
+
+Elapsed time is what the log measured: its own totals line when it prints one (a Python
+iibench run that builds its indexes after the load reports its last rows before the index
+build, and its totals include it), else its last report. Where a log prints its times rounded
+to whole seconds beside a precise cumulative rate (the Java iibench's TSV `elap_secs` and
+`cum_ips`), the time is read from the rate: seconds = rows / cum_ips. Every figure says which
+line and column it came from.
+
+The time to the contest's target is a separate figure: measured when the run passed the
+target, else estimated from the terminal rate (`estimate_basis` says so). The terminal rate is
+measured by submissions/terminal.py.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from submissions.logparse.columns import held, pieces, wide_piece
+from submissions.logparse.model import ParsedLog, Series
+from submissions.measures.terminal import seconds_at_rows, terminal_window
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """Rows and seconds, one entry per report, with the words that say where the seconds
+    were read (`source`, e.g. "t_sec" or "tot_inserts / cum_ips")."""
+
+    rows: np.ndarray
+    seconds: np.ndarray
+    source: str
+
+
+@dataclass(frozen=True)
+class Figures:
+    rows: int
+    elapsed_seconds: float  # measured: never an extrapolation
+    average_rate: float
+    terminal_rate: float | None  # None when the window has no time (or no rows) in it
+    terminal_window_rows: int  # rounded to a whole row; the start is interpolated
+    terminal_window_start_row: int
+    target_rows: int
+    # Reached: when the run passed target_rows (measured). Not reached: elapsed plus the rows
+    # still missing at the terminal rate (None without a terminal rate).
+    estimated_seconds_to_target: float | None
+    estimated: bool
+    elapsed_source: str = ""  # "Totals line 23", "line 40, t_sec", ...
+    terminal_window_basis: str = ""  # "the last 10,000,000 rows", ...
+    estimate_basis: str = ""  # "", or what an estimate extrapolates
+
+    @property
+    def seconds_to_target(self) -> float | None:
+        return self.estimated_seconds_to_target
+
+
+def log_figures(log: ParsedLog | None, rules) -> Figures | None:
+    """A parsed log's figures under a contest's rules (`rules.target_rows`,
+    `rules.terminal_window_rows`): None without a log or without report lines."""
+    if log is None or not len(log.series):
+        return None
+    return compute_figures(
+        log.series,
+        target_rows=rules.target_rows,
+        window_rows=rules.terminal_window_rows,
+        log=log,
+    )
+
+
+def compute_figures(
+    series: Series,
+    *,
+    target_rows: int,
+    window_rows: int | None = None,
+    log: ParsedLog | None = None,
+) -> Figures:
+    """The figures of `series`; with `log`, its totals and its most precise times are used."""
+    if not len(series):
+        raise ValueError("a series without reports has no figures")
+    timeline = log_timeline(log) if log is not None else series_timeline(series, "seconds")
+    rows = int(timeline.rows[-1])
+    last_line = int(series.line[-1])
+    elapsed, source = float(timeline.seconds[-1]), f"line {last_line:,}, {timeline.source}"
+    average = rows / elapsed if elapsed > 0 else 0.0
+    totals_seconds = _totals_seconds(log.totals) if log is not None else None
+    # The summary wins when it covers the reports, allowing for its own rounding: it then also
+    # covers what came after the last report (an index build, the final commit).
+    if totals_seconds is not None and totals_seconds >= elapsed * (1 - 1e-3) - 0.05:
+        elapsed, source = totals_seconds, f"summary line {log.totals.line:,}"
+        average = float(log.totals.rows) / elapsed
+    window = terminal_window(
+        timeline.rows, timeline.seconds, target_rows=target_rows, window_rows=window_rows
+    )
+    terminal = window.rate
+    basis = ""
+    if rows >= target_rows:
+        to_target, estimated = seconds_at_rows(timeline.rows, timeline.seconds, target_rows), False
+        if rows == target_rows:
+            to_target = elapsed  # the run ends at the target: its own total counts
+    else:
+        missing = target_rows - rows
+        to_target = elapsed + missing / terminal if terminal else None
+        estimated = True
+        if terminal:
+            basis = (
+                f"measured {format_duration(elapsed)} to {rows:,} rows, then {missing:,} rows "
+                f"at the terminal rate of {terminal:,.0f} rows/s"
+            )
+        else:
+            basis = "no terminal rate to extrapolate"
+    return Figures(
+        rows=rows,
+        elapsed_seconds=elapsed,
+        average_rate=average,
+        terminal_rate=terminal,
+        terminal_window_rows=round(window.rows),
+        terminal_window_start_row=math.floor(window.start_row),
+        target_rows=target_rows,
+        estimated_seconds_to_target=to_target,
+        estimated=estimated,
+        elapsed_source=source,
+        terminal_window_basis=window.basis,
+        estimate_basis=basis,
+    )
+
+
+def _totals_seconds(totals) -> float | None:
+    """The seconds a summary line states, from its rows and rate when that is the more precise
+    reading ("Totals: 36.0 secs, 27747.7 rows/sec, 1000000 rows" is 36.039 s)."""
+    if totals is None or not totals.seconds or totals.rows is None or totals.seconds <= 0:
+        return None
+    seconds = float(totals.seconds)
+    if totals.rate and totals.rate > 0:
+        from_rate = totals.rows / totals.rate
+        if abs(from_rate - seconds) <= printed_resolution(np.array([seconds])) / 2 + 1e-9:
+            return from_rate
+    return seconds
+
+
+def series_timeline(series: Series, source: str) -> Timeline:
+    # The rows as they are, not a float copy (16 MB for 2,000,000 reports at the upload's
+    # peak): what reads them (terminal.py, the rates below) computes in float64 all the same.
+    rows = np.frombuffer(series.rows, dtype=np.int64)[: len(series)]
+    seconds = np.frombuffer(series.seconds, dtype=np.float64)[: len(series)]
+    return Timeline(rows, seconds, source)
+
+
+def log_timeline(log: ParsedLog) -> Timeline:
+    """The log's rows and seconds. The seconds come from `rows / cumulative rate` when the log
+    prints whole seconds beside a rate an order of magnitude more precise (Java's `elap_secs`
+    beside `cum_ips` with two decimals): the log's own, more exact figure. Else from its time
+    column."""
+    series = log.series
+    words = log.column_words
+    timeline = series_timeline(series, words.get("seconds", "seconds"))
+    if not len(series):
+        return timeline
+    # As held (float32 when narrowed): a float64 copy is made only for the seconds it gives.
+    cumulative = held(series.cumulative_rate)[: len(series)]
+    last_rate, last_seconds = float(cumulative[-1]), float(timeline.seconds[-1])
+    if last_rate <= 0 or last_seconds <= 0:
+        return timeline
+    # Only whole seconds: finer times read off the values can hide printed digits ("17.000").
+    if printed_resolution(timeline.seconds) < 1:
+        return timeline
+    time_error = 0.5 / last_seconds
+    rate_error = printed_resolution(cumulative) / 2 / last_rate
+    if rate_error * 10 >= time_error:
+        return timeline
+    cumulative = wide_piece(cumulative)
+    usable = cumulative > 0
+    precise = np.where(usable, timeline.rows / np.where(usable, cumulative, 1.0), timeline.seconds)
+    # Rounding in early reports must not make time run backwards.
+    precise = np.maximum.accumulate(precise)
+    if np.allclose(precise, timeline.seconds, rtol=0, atol=1e-9):
+        return timeline  # a rate the parser derived from these same seconds
+    source = f"{words.get('rows', 'rows')} / {words.get('cumulative_rate', 'cumulative rate')}"
+    return Timeline(timeline.rows, precise, source)
+
+
+def printed_resolution(values: np.ndarray) -> float:
+    """The precision a log printed numbers with (1, 0.1, 0.01, 0.001), read off the values."""
+    # A piece at a time: whole, a 2,000,000-report run's temporaries cost ~50 MB.
+    for decimals in range(4):
+        if all(
+            np.all(np.abs(scaled - np.round(scaled)) < 1e-5)
+            for scaled in (
+                wide_piece(values[piece]) * 10**decimals for piece in pieces(len(values))
+            )
+        ):
+            return 10.0**-decimals
+    return 0.001
+
+
+def format_duration(seconds: float, estimated: bool = False) -> str:
+    """A duration for people, stable across versions: "15 s", "4.2 hours", "19.6 days"."""
+    if seconds is None or not math.isfinite(seconds):
+        text = "unknown"
+    elif seconds < 9.95:
+        text = f"{max(seconds, 0.0):.1f} s"
+    elif seconds < 59.5:
+        text = f"{seconds:.0f} s"
+    elif seconds < 60 * 59.95:
+        text = f"{seconds / 60:.1f} min"
+    elif seconds < 3600 * 47.95:
+        text = f"{seconds / 3600:.1f} hours"
+    elif (days := seconds / 86400) < 99.95:
+        text = f"{days:.1f} days"
+    elif days < 730:
+        text = f"{days:.0f} days"
+    else:
+        text = f"{days / 365.25:.1f} years"
+    return f"{text} (est.)" if estimated else text
+
+
+def format_exact_duration(seconds: float | None, estimated: bool = False) -> str:
+    """A duration to the second, for ranks that differ by minutes over days: "10d 7h 4m 12s",
+    "4m 05s", "17.3 s" (tenths under a minute)."""
+    if seconds is None or not math.isfinite(seconds):
+        return "unknown (est.)" if estimated else "unknown"
+    if seconds < 59.95:
+        text = f"{max(seconds, 0.0):.1f} s"
+    else:
+        whole = round(seconds)
+        days, rest = divmod(whole, 86400)
+        hours, rest = divmod(rest, 3600)
+        minutes, secs = divmod(rest, 60)
+        if days:
+            text = f"{days}d {hours}h {minutes:02d}m {secs:02d}s"
+        elif hours:
+            text = f"{hours}h {minutes:02d}m {secs:02d}s"
+        else:
+            text = f"{minutes}m {secs:02d}s"
+    return f"{text} (est.)" if estimated else text

@@ -1,0 +1,62 @@
+"""The entry's declared server configuration, stored as settings (ServerSetting rows) when the
+entry is stored or its declaration changes; read by the entry page and by verification reruns."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from submissions.models import ServerSetting, SettingSource, Submission
+from submissions.setup.server_settings import ReadConfig, family_of, read_config, refusal
+
+
+def entry_family(submission: Submission) -> str:
+    return family_of(
+        server_family=submission.server_family, storage_engine=submission.storage_engine
+    )
+
+
+def declared_config(submission: Submission) -> ReadConfig:
+    return read_config(submission.server_config or "", entry_family(submission))
+
+
+@transaction.atomic
+def declared_settings_store(*, submission: Submission) -> list[ServerSetting]:
+    """Replace the entry's declared settings with those its configuration text holds now."""
+    submission.server_settings.filter(source=SettingSource.DECLARED).delete()
+    rows = [
+        ServerSetting(
+            submission=submission,
+            key=setting.key[:200],
+            value=setting.value[:1000],
+            source=SettingSource.DECLARED,
+            line=setting.line,
+        )
+        for setting in declared_config(submission).settings
+    ]
+    return ServerSetting.objects.bulk_create(rows)
+
+
+def declared_settings(submission: Submission) -> dict[str, str]:
+    found = submission.server_settings.filter(source=SettingSource.DECLARED)
+    return {setting.key: setting.value for setting in found}
+
+
+def settings_panel(submission: Submission) -> dict:
+    """The entry page's list of settings: each with where it came from and whether a
+    verification rerun applies it (or why not); the declared lines that are not settings."""
+    family = entry_family(submission)
+    rows = [
+        {
+            "key": setting.key,
+            "value": setting.value,
+            "source": setting.get_source_display(),
+            "line": setting.line,
+            "refusal": refusal(setting.key, family) or "",
+        }
+        # The benchmark's header lists every server variable: those are for comparing
+        # entries (the compare page), not for a rerun to apply.
+        for setting in submission.server_settings.exclude(source=SettingSource.BENCHMARK_HEADER)
+    ]
+    skipped = declared_config(submission).skipped if submission.server_config else []
+    printed = submission.server_settings.filter(source=SettingSource.BENCHMARK_HEADER).count()
+    return {"server_settings": rows, "settings_skipped": skipped, "settings_printed": printed}

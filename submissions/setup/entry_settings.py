@@ -1,0 +1,87 @@
+"""The server settings entries ran with: the C benchmark's header stored as settings
+(source `benchmark_header`), and side by side on the compare page with the declared ones.
+
+Entries stored before the header was kept have no such rows: their settings are read from the
+stored log up to its column header only (a few hundred lines, never the reports).
+"""
+
+from __future__ import annotations
+
+import gzip
+from contextlib import nullcontext
+
+from django.db import transaction
+
+from submissions.logparse.c_format import header_settings
+from submissions.logparse.model import ServerSettingLine
+from submissions.models import ServerSetting, SettingSource, Submission
+from submissions.setup.diff import settings_side_by_side
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def log_header_settings(entry: Submission) -> dict[str, str]:
+    """name -> value as the entry's benchmark printed them; empty for other logs."""
+    if not entry.log or entry.log_format != "iibench-c":
+        return {}
+    try:
+        with entry.log.open("rb") as raw:
+            gzipped = raw.read(2) == GZIP_MAGIC
+            raw.seek(0)
+            with gzip.open(raw) if gzipped else nullcontext(raw) as stream:
+                lines = (line.decode("utf-8", "replace").rstrip("\r\n") for line in stream)
+                return {name: setting.value for name, setting in header_settings(lines).items()}
+    except (OSError, EOFError):
+        # A log gone from storage or a damaged archive: no settings to show, not a 500.
+        return {}
+
+
+@transaction.atomic
+def header_settings_store(
+    *, submission: Submission, settings: dict[str, ServerSettingLine]
+) -> None:
+    """Replace the entry's `benchmark_header` settings with those its log's header lists
+    (`ParsedLog.settings`)."""
+    submission.server_settings.filter(source=SettingSource.BENCHMARK_HEADER).delete()
+    if not settings:
+        return
+    ServerSetting.objects.bulk_create(
+        ServerSetting(
+            submission=submission,
+            key=name[:200],
+            value=setting.value[:1000],
+            source=SettingSource.BENCHMARK_HEADER,
+            line=setting.line,
+        )
+        for name, setting in settings.items()
+    )
+
+
+def logged_settings(entry: Submission, stored: list[ServerSetting] | None = None) -> dict[str, str]:
+    """name -> value as the entry's benchmark printed its server's settings: the stored
+    header (from `stored` when the caller has them), else the log's own (entries stored
+    before it was kept); empty for other logs."""
+    if stored is None:
+        stored = entry.server_settings.filter(source=SettingSource.BENCHMARK_HEADER)
+    header = {s.key: s.value for s in stored if s.source == SettingSource.BENCHMARK_HEADER}
+    return header or log_header_settings(entry)
+
+
+def entry_settings(entry: Submission, stored: list[ServerSetting]) -> dict[str, str]:
+    """What the server ran with: the declared settings, overridden by what the benchmark's
+    header printed (the server's own word)."""
+    declared = {s.key: s.value for s in stored if s.source == SettingSource.DECLARED}
+    return {**declared, **logged_settings(entry, stored)}
+
+
+def compared_settings(entries: list[Submission]) -> dict:
+    """The compare page's settings table: rows with the differences first, and the counts."""
+    stored: dict[int, list[ServerSetting]] = {entry.pk: [] for entry in entries}
+    for setting in ServerSetting.objects.filter(
+        submission__in=[entry.pk for entry in entries],
+        source__in=(SettingSource.DECLARED, SettingSource.BENCHMARK_HEADER),
+    ):
+        stored[setting.submission_id].append(setting)
+    rows = settings_side_by_side([entry_settings(entry, stored[entry.pk]) for entry in entries])
+    differ = sum(row.differs for row in rows)
+    return {"settings_rows": rows, "settings_differ": differ, "settings_same": len(rows) - differ}

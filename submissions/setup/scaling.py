@@ -1,0 +1,318 @@
+"""A verification rerun at scale 1/k: rows/k rows on a server whose memory is scaled so the
+data-to-memory ratio, and with it the shape of the curve, matches the claim's. Pure.
+
+Scaling is not simply dividing the pool by k: InnoDB's page cleaner keeps
+`innodb_lru_scan_depth` pages of the pool free of data (1,536 by default, 24 MB, whatever the
+pool's size: a sixth of a 128 MB pool, nearly all of a 25 MB one). Measured with the C
+benchmark on private MariaDB 10.11 servers (bench/scaling.py, README "Scaling rule"), with the
+free pages kept at the same share of the pool, the rows before the cliff (the rate's steepest
+fall, as the insert-rate judge finds it) at 8 to 128 MB grow in proportion to the pool above a
+fixed part: a straight line through 0.5 to 1 MB misses no pool by more than 11-13%. The claims
+checked at 1/10 pin that part: the same 128 MB claim's cliff came 6-8 points of the run early on
+13 MB and 2-4 late on 14 MB, so it is 1 MB. A rerun at 1/k divides the pool above it and the
+free pages alike:
+
+    depth_k = depth / k  (not below the server's least, 100 pages)
+    pool_k  = 1 MB + (pool - 1 MB - depth pages) / k + depth_k pages
+
+which for depth / k >= 100 is 1 MB + (pool - 1 MB) / k. The rule this replaced left the free
+pages at the default and fitted an overhead of 11.5 MB for them: it placed the cliff, but past
+it the small pool kept half its pages free, read 17-22% more pages per row than the claim and a
+run at 1/10 took 11% of the claim's time.
+
+Only down to a floor: MariaDB sizes a pool in whole MB, and below 8 MB that step moves the cliff
+by more than a tenth of the run (7 and 8 MB for the same 1/20 claim: 40% and 54% of the run,
+against 46%); the server does not start at 5 MB. A scale that would take the pool below the
+floor is refused.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from submissions.setup.server_settings import (
+    MYSQL,
+    POSTGRESQL,
+    BadSize,
+    applicable,
+    size_in_bytes,
+    size_text,
+)
+
+MIB = 1 << 20
+
+
+@dataclass(frozen=True)
+class FreePages:
+    """Pages a memory setting keeps free of data, set by another setting (InnoDB's page cleaner
+    keeps `innodb_lru_scan_depth` pages free): scaled with it, so the share of the pool that
+    holds no data stays the claim's."""
+
+    key: str
+    default: int  # the server's own, when the entry did not declare it
+    least: int  # the server refuses less
+    page: int  # bytes
+
+    def of_claim(self, declared: dict[str, str], logged: dict[str, str]) -> tuple[int, str]:
+        """(pages, where from): as the claim's log prints its server's value, else as the
+        entry declared it, else the server's default."""
+        for source, settings in (("the claim's log", logged), ("declared", declared)):
+            try:
+                return max(self.least, int(settings[self.key])), source
+            except (KeyError, ValueError):
+                continue
+        return self.default, "the server's default"
+
+
+@dataclass(frozen=True)
+class MemoryRule:
+    floor: int  # below it the curve's shape no longer follows the setting (measured)
+    ram_share: float  # the share of the declared RAM assumed when the entry did not set it
+    # Rows before the cliff grow as (setting - overhead) ** exponent (measured); an overhead
+    # of 0 and an exponent of 1 scale plainly.
+    exponent: float = 1.0
+    overhead: int = 0  # bytes of the setting that hold no index pages (measured)
+    # The step the server sizes it in, 0 for none: MariaDB 10.11 cuts a buffer pool down to
+    # whole MB (26.4 MB asked ran as 26 MB), so the rule asks for the nearest whole MB itself.
+    step: int = 0
+    free: FreePages | None = None  # the part kept free of data by another setting
+
+    def scaled(self, size: int, scale: int, depth: int | None = None) -> int:
+        """The size whose rows before the cliff are 1/`scale` of `size`'s (not floored), its
+        free pages (`depth`, default the server's) scaled with it."""
+        if size <= self.overhead:
+            return size
+        kept = kept_k = 0
+        if self.free is not None:
+            depth = self.free.default if depth is None else depth
+            kept = depth * self.free.page
+            kept_k = self.free_pages(depth, scale) * self.free.page
+        data = max(0, size - self.overhead - kept)
+        scaled = self.overhead + data / scale ** (1 / self.exponent) + kept_k
+        return int(round(scaled / self.step) * self.step) if self.step else int(scaled)
+
+    def free_pages(self, depth: int, scale: int) -> int:
+        """The free pages a rerun at 1/`scale` keeps (not below the server's least)."""
+        least = self.free.least if self.free is not None else 0
+        return max(least, round(depth / scale ** (1 / self.exponent)))
+
+    def max_scale(self, size: int, depth: int | None = None) -> int:
+        """The largest k that keeps `size` scaled 1/k at or above the floor."""
+        if size <= self.floor:
+            return 1
+        if self.scaled(size, 1 << 40, depth) >= self.floor:
+            return 1 << 62  # the scaled size never reaches the floor
+        low, high = 1, 1 << 40  # scaled(low) >= floor > scaled(high); it falls with k
+        while high - low > 1:
+            middle = (low + high) // 2
+            if self.scaled(size, middle, depth) >= self.floor:
+                low = middle
+            else:
+                high = middle
+        return low
+
+    @property
+    def formula(self) -> str:
+        mb = self.overhead / MIB
+        root = f"{{k}} ** (1/{self.exponent:g})" if self.exponent != 1.0 else "{k}"
+        nearest = ", to the nearest MB" if self.step == MIB else ""
+        if self.free is not None:
+            return (
+                f"{mb:g} MB + ({{size}} - {mb:g} MB) / {root}, its free pages "
+                f"({self.free.key}) scaled alike and at least {self.free.least}{nearest}"
+            )
+        if self.overhead:
+            return f"({{size}} - {mb:g} MB) / {root} + {mb:g} MB{nearest}"
+        if self.exponent != 1.0:
+            return f"divided by {root}"
+        return "divided by {k}"
+
+
+# The InnoDB overhead, free pages and floor are the bench's measurements (README "Scaling
+# rule"); the other floors the servers' least useful sizes. The RAM shares are the usual advice
+# of each server's manual for a dedicated host, used only when an entry declared its RAM but
+# not the setting.
+INNODB_FREE_PAGES = FreePages(key="innodb_lru_scan_depth", default=1536, least=100, page=16384)
+MEMORY_RULES = {
+    MYSQL: {
+        "innodb_buffer_pool_size": MemoryRule(
+            floor=8 * MIB,
+            ram_share=0.7,
+            overhead=MIB,
+            step=MIB,
+            free=INNODB_FREE_PAGES,
+        ),
+        "key_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),
+        "aria_pagecache_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),
+    },
+    # No cliff was measured for shared_buffers alone (the OS page cache holds the table): it
+    # is scaled plainly.
+    POSTGRESQL: {
+        "shared_buffers": MemoryRule(floor=MIB, ram_share=0.25),
+        "effective_cache_size": MemoryRule(floor=MIB, ram_share=0.75),
+    },
+}
+
+
+def scaled_size(declared: int, scale: int, rule: MemoryRule, depth: int | None = None) -> int:
+    """`declared` scaled 1/`scale` by `rule`, not below its floor; `depth` is the free pages
+    the claim's server kept (the rule's default when None)."""
+    if scale <= 1:
+        return declared
+    return max(rule.floor, rule.scaled(declared, scale, depth))
+
+
+@dataclass(frozen=True)
+class ScaledMemory:
+    settings: dict[str, str]  # key -> value to apply
+    notes: list[str]  # one line per setting: where it came from and what it became
+
+
+# A memory setting never takes more than this share of the verification host's memory: a
+# server asked for more than the host has would swap or not start, and verify nothing.
+HOST_SHARE = 0.5
+
+
+def memory_for_scale(
+    declared: dict[str, str],
+    *,
+    family: str,
+    scale: int,
+    memory_gb: float,
+    host_memory_gb: float = 0,
+    logged: dict[str, str] | None = None,
+) -> ScaledMemory:
+    """The memory settings of a rerun at scale 1/`scale`, from the declared settings or, where
+    the entry set none, from its declared RAM (memory_gb; 0 for none); each at most HOST_SHARE
+    of `host_memory_gb` when that is known, said so in the notes. `logged`: the settings the
+    claim's log prints (its server's own values), for the pages kept free."""
+    settings, notes = {}, []
+    for key, rule in MEMORY_RULES.get(family, {}).items():
+        source = f"declared {key} = {declared[key]}" if key in declared else ""
+        try:
+            size = size_in_bytes(declared[key], family=family, key=key) if source else 0
+        except BadSize as error:
+            notes.append(f"{error}: left at the server's default")
+            continue
+        if not source and rule.ram_share and memory_gb > 0:
+            size = int(memory_gb * (1 << 30) * rule.ram_share)
+            source = f"{rule.ram_share:.0%} of the declared {memory_gb:g} GB RAM"
+        if not source:
+            continue
+        depth, origin = (
+            rule.free.of_claim(declared, logged or {}) if rule.free is not None else (None, "")
+        )
+        scaled = scaled_size(size, scale, rule, depth)
+        cap = int(host_memory_gb * (1 << 30) * HOST_SHARE)
+        if cap and scaled > cap:
+            notes.append(
+                f"{key} capped at {size_text(cap, family)}: half of this host's "
+                f"{host_memory_gb:g} GB (the data-to-memory ratio is not the claim's)"
+            )
+            scaled = cap
+        settings[key] = size_text(scaled, family)
+        how = rule.formula.format(size=size_text(size, family), k=scale)
+        notes.append(
+            f"{key} = {settings[key]} ({source}, scaled 1/{scale}: {how})"
+            if scale > 1
+            else f"{key} = {settings[key]} ({source})"
+        )
+        if rule.free is not None and depth is not None and scale > 1:
+            settings[rule.free.key] = str(rule.free_pages(depth, scale))
+            notes.append(
+                f"{rule.free.key} = {settings[rule.free.key]} ({origin} {depth}, scaled "
+                f"1/{scale} with {key}: the pages InnoDB keeps free of data, not below "
+                f"{rule.free.least})"
+            )
+    return ScaledMemory(settings, notes)
+
+
+def scaled_rows(claimed_rows: int, scale: int) -> int:
+    return max(1_000, claimed_rows // max(1, scale))
+
+
+def default_scale(
+    *, claimed_rows: int, claimed_seconds: float, time_limit: int, repeats: int
+) -> int:
+    """The smallest k whose repeats fit in the target's time limit, with half of it to spare
+    (the verification host may be slower than the entrant's)."""
+    if claimed_seconds <= 0 or claimed_rows <= 0:
+        return 1
+    budget = time_limit / 2 / max(1, repeats)
+    return max(1, math.ceil(claimed_seconds / budget))
+
+
+@dataclass(frozen=True)
+class RerunSettings:
+    """What a rerun's private server is started with, and what it is not, with why."""
+
+    applied: dict[str, str]
+    refused: dict[str, str]  # key -> the message naming it
+    notes: list[str]
+
+
+def rerun_settings(
+    declared: dict[str, str],
+    *,
+    entry_family: str,
+    server_family: str,
+    scale: int,
+    memory_gb: float,
+    host_memory_gb: float = 0,
+    logged: dict[str, str] | None = None,
+) -> RerunSettings:
+    """The entry's allowed settings with memory scaled 1/`scale`. A server of another family
+    (a comparison run) gets only memory, from the declared RAM: the entry's settings are not
+    its own."""
+    if entry_family != server_family:
+        memory = memory_for_scale(
+            {},
+            family=server_family,
+            scale=scale,
+            memory_gb=memory_gb,
+            host_memory_gb=host_memory_gb,
+        )
+        note = f"the entry's {entry_family} settings do not apply to a {server_family} server"
+        return RerunSettings(memory.settings, {}, [note, *memory.notes])
+    allowed = applicable(declared, server_family)
+    memory = memory_for_scale(
+        allowed.applied,
+        family=server_family,
+        scale=scale,
+        memory_gb=memory_gb,
+        host_memory_gb=host_memory_gb,
+        logged=logged,
+    )
+    return RerunSettings({**allowed.applied, **memory.settings}, allowed.refused, memory.notes)
+
+
+def _declared_size(
+    declared: dict[str, str], key: str, rule: MemoryRule, family: str, memory_gb: float
+) -> int:
+    if key in declared:
+        try:
+            return size_in_bytes(declared[key], family=family, key=key)
+        except BadSize:
+            return 0
+    return int(memory_gb * (1 << 30) * rule.ram_share)
+
+
+def max_scale(
+    declared: dict[str, str],
+    *,
+    family: str,
+    memory_gb: float,
+    logged: dict[str, str] | None = None,
+) -> tuple[int, str] | None:
+    """The largest k whose scaled pool stays at or above its floor, with the setting that
+    limits it; None when nothing limits it. `logged` as for memory_for_scale."""
+    limits = []
+    for key, rule in MEMORY_RULES.get(family, {}).items():
+        if rule.exponent == 1.0 and not rule.overhead:
+            continue  # scaled plainly: no floor measured under which the shape changes
+        size = _declared_size(declared, key, rule, family, memory_gb)
+        if size:
+            depth = rule.free.of_claim(declared, logged or {})[0] if rule.free else None
+            limits.append((rule.max_scale(size, depth), key))
+    return min(limits) if limits else None

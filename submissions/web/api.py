@@ -1,0 +1,330 @@
+from django.conf import settings
+from django.http import HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, status
+from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.exceptions import (
+    NotAuthenticated,
+    NotFound,
+    PermissionDenied,
+    ValidationError,
+)
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from submissions.board.cache import board_cache_key, board_stamp, cached_board, kept_body
+from submissions.board.query import API_MAX_PAGE_SIZE, SORTS, LeaderboardQuery, board_order
+from submissions.board.reads import leaderboard_page
+from submissions.board.visibility import embargo_notice, leaderboard_visible
+from submissions.entries import edits, refusals, selectors, services, tokens
+from submissions.measures.series import unpack_columns
+from submissions.models import Contest, SampleSeries, Submission
+from submissions.web import exports
+from submissions.web.middleware import too_large_message
+from submissions.web.serializers import (
+    ContestSerializer,
+    DeclarationSerializer,
+    LeaderboardSerializer,
+    SubmissionCreateSerializer,
+    SubmissionSerializer,
+    TokenListSerializer,
+)
+from submissions.web.throttle import upload_refusal, upload_refused
+
+
+class TokenObtain(ObtainAuthToken):
+    """`POST {username, password}` -> `{"token", "expires_at"}` (a new token once the last one
+    expired). `DELETE` with the token revokes it. Locked out like the log-in page after too
+    many wrong passwords (django-axes marks the request; DRF would otherwise answer a bare 400)."""
+
+    def post(self, request: Request, *args, **kwargs) -> Response:
+        serializer = self.get_serializer(data=request.data)
+        try:
+            serializer.is_valid(raise_exception=True)
+        except ValidationError:
+            if getattr(request, "axes_locked_out", False):
+                return Response(
+                    {
+                        "detail": "Too many failed log-ins: this account is locked for a while from your address."
+                    },
+                    status=429,
+                )
+            raise
+        token = tokens.api_token_issue(user=serializer.validated_data["user"])
+        expires_at = tokens.token_expires_at(token.created)
+        return Response({"token": token.key, "expires_at": expires_at})
+
+    @extend_schema(request=None, responses={204: None})
+    def delete(self, request: Request) -> Response:
+        if not request.user.is_authenticated:
+            raise NotAuthenticated()
+        if not tokens.api_token_revoke(user=request.user):
+            raise NotFound("You have no API token.")
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TokenList(APIView):
+    """The caller's tokens (API and witness): kind, first characters, created, expiry."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=TokenListSerializer)
+    def get(self, request: Request) -> Response:
+        return Response(TokenListSerializer({"tokens": tokens.tokens_of(request.user)}).data)
+
+
+class ContestList(generics.ListAPIView):
+    serializer_class = ContestSerializer
+    queryset = Contest.objects.all()
+
+
+class SubmissionListCreate(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(responses=SubmissionSerializer(many=True))
+    def get(self, request: Request) -> Response:
+        entries = (
+            selectors.submissions_visible_to(request.user)
+            .select_related("live_run")
+            .defer(*selectors.LONG_TEXTS)
+        )
+        paginator = PageNumberPagination()
+        page = paginator.paginate_queryset(entries.order_by("-submitted_at"), request, view=self)
+        data = SubmissionSerializer(page, many=True, context={"request": request}).data
+        return paginator.get_paginated_response(data)
+
+    @extend_schema(request=SubmissionCreateSerializer, responses={201: SubmissionSerializer})
+    def post(self, request: Request) -> Response:
+        refusal = upload_refusal(request.user)
+        if refusal:
+            headers = {"Retry-After": str(refusal.retry_after)}
+            return Response({"detail": refusal.message}, status=429, headers=headers)
+        log = request.FILES.get("log")
+        if log is not None and log.size > settings.LOG_UPLOAD_MAX_BYTES:
+            # Checked before validation: DRF would fold it into a 400 with the other fields.
+            return Response({"log": [too_large_message(log.size)]}, status=413)
+        serializer = SubmissionCreateSerializer(data=request.data)
+        if not serializer.is_valid():
+            upload_refused(request.user)
+            raise ValidationError(serializer.errors)
+        data = dict(serializer.validated_data)
+        try:
+            submission = services.submission_create(
+                contest=data.pop("contest"),
+                owner=request.user,
+                declared=data,
+                log_file=data.pop("log", None),
+            )
+        except refusals.DuplicateLog as duplicate:
+            upload_refused(request.user)
+            url = request.build_absolute_uri(duplicate.existing.get_absolute_url())
+            raise ValidationError({"log": [f"{duplicate.message} {url}"]}) from None
+        except refusals.SubmissionRefused as refused:
+            upload_refused(request.user)
+            raise ValidationError({refused.field: [refused.message]}) from None
+        body = SubmissionSerializer(submission, context={"request": request}).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class SubmissionDetail(APIView):
+    def _get(self, request: Request, pk: int) -> Submission:
+        entries = Submission.objects.select_related("contest", "rules_version")
+        submission = get_object_or_404(entries, pk=pk)
+        if not selectors.submission_visible(submission, request.user):
+            # 404, not 403: an entry under embargo does not exist for those who may not see it.
+            raise NotFound("No such entry.")
+        return submission
+
+    @extend_schema(responses=SubmissionSerializer)
+    def get(self, request: Request, pk: int) -> Response:
+        submission = self._get(request, pk)
+        return Response(SubmissionSerializer(submission, context={"request": request}).data)
+
+    @extend_schema(request=DeclarationSerializer, responses=SubmissionSerializer)
+    def patch(self, request: Request, pk: int) -> Response:
+        submission = self._get(request, pk)
+        if not selectors.submission_editable(submission, request.user):
+            raise PermissionDenied(
+                "Only the entrant can change an entry, and only until the deadline."
+            )
+        serializer = DeclarationSerializer(submission, data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        submission.refresh_from_db()
+        try:
+            outcome = edits.submission_edit(
+                submission=submission, declared=dict(serializer.validated_data), by=request.user
+            )
+        except refusals.SubmissionRefused as refused:
+            raise ValidationError({refused.field: [refused.message]}) from None
+        submission.refresh_from_db()
+        body = SubmissionSerializer(submission, context={"request": request}).data
+        if outcome.pending is not None:
+            # Accepted, not applied: the entry stays as published until an organizer decides.
+            body["pending_change"] = {
+                "id": outcome.pending.pk,
+                "changes": outcome.pending.changes,
+                "effects": outcome.pending.effects,
+            }
+            return Response(body, status=status.HTTP_202_ACCEPTED)
+        return Response(body)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request: Request, pk: int) -> Response:
+        submission = self._get(request, pk)
+        if not selectors.submission_editable(submission, request.user):
+            raise PermissionDenied(
+                "Only the entrant can delete an entry, and only until the deadline."
+            )
+        services.submission_delete(submission=submission)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+LEADERBOARD_PARAMETERS = [
+    OpenApiParameter(
+        "sort",
+        str,
+        description=f"One of {', '.join(SORTS)} (a track's board: rank, metric, "
+        "class, entrant, engine, hardware, verified); -name reverses.",
+    ),
+    OpenApiParameter("engine", str, description="Storage engine, any case."),
+    OpenApiParameter("drive", str, enum=["hdd", "ssd", "nvme"]),
+    OpenApiParameter("verified", bool, description="1: only entries a rerun reproduced."),
+    OpenApiParameter(
+        "trust",
+        str,
+        enum=["self-reported", "witnessed", "verified"],
+        description="Only entries of this trust level.",
+    ),
+    OpenApiParameter("page", int),
+    OpenApiParameter("page_size", int, description=f"At most {API_MAX_PAGE_SIZE:,}."),
+]
+
+
+class ContestLeaderboard(APIView):
+    """A contest's board: ranked entries with the seeds' reference rows among them
+    (`"reference": true, "rank": null`), then the entries that are not ranked (`"rank": null`).
+    Organizers-only until the contest publishes its results."""
+
+    def dispatch(self, request, *args, **kwargs):
+        # A board this process keeps rendered as JSON, for a reader without a token who asks
+        # for JSON: the same bytes and headers as `get` answers, without DRF's negotiation,
+        # authentication and request wrapping, which cost as much as the rest of the request
+        # (README "Speed"). Anything else (a token, another format, a board not kept here, an
+        # embargo) goes the whole way.
+        self._stamp = board_stamp(kwargs["slug"])
+        if (
+            self._stamp is not None
+            and request.method == "GET"
+            and "HTTP_AUTHORIZATION" not in request.META
+            and request.GET.get("format", "json") == "json"
+            and request.META.get("HTTP_ACCEPT", "*/*") in ("*/*", "application/json")
+        ):
+            kept = kept_body(board_cache_key("api-json", self._stamp, request))
+            if kept is not None and kept[0]:
+                response = HttpResponse(kept[1], content_type="application/json")
+                for header, value in self.default_response_headers.items():
+                    response[header] = value
+                return response
+        return super().dispatch(request, *args, **kwargs)
+
+    @extend_schema(parameters=LEADERBOARD_PARAMETERS, responses=LeaderboardSerializer)
+    def get(self, request: Request, slug: str) -> Response | HttpResponse:
+        stamp = self._stamp
+        if stamp is None:
+            raise NotFound("No such contest.")
+        renderer = request.accepted_renderer
+        if isinstance(renderer, JSONRenderer):
+            # JSON is kept rendered: a 1,000-row page cost 20 ms to encode and 4 ms to unpickle
+            # as rows on every request; as bytes the process can keep it (immutable).
+            key = board_cache_key("api-json", stamp, request)
+            visible, body = cached_board(
+                key, stamp, lambda c: self._rendered_body(request, c, renderer), immutable=True
+            )
+            if not visible:
+                raise PermissionDenied(body)
+            return HttpResponse(body, content_type=renderer.media_type)
+        key = board_cache_key(f"api-{renderer.format}", stamp, request)
+        visible, body = cached_board(key, stamp, lambda c: self._visible_body(request, c))
+        if not visible:
+            raise PermissionDenied(body)
+        return Response(body)
+
+    def _rendered_body(
+        self, request: Request, contest: Contest, renderer: JSONRenderer
+    ) -> tuple[bool, bytes | str]:
+        visible, body = self._visible_body(request, contest)
+        return visible, renderer.render(body) if visible else body
+
+    def _visible_body(self, request: Request, contest: Contest) -> tuple[bool, dict | str]:
+        if not leaderboard_visible(contest, request.user):
+            return False, embargo_notice(contest)
+        return True, self._body(request, contest)
+
+    def _body(self, request: Request, contest: Contest) -> dict:
+        query = LeaderboardQuery.from_params(
+            request.query_params,
+            max_page_size=API_MAX_PAGE_SIZE,
+            order=board_order(contest.track),
+        )
+        board = leaderboard_page(contest=contest, query=query)
+        # Plain dicts, not a serializer per row: a page holds up to 1,000 rows.
+        return {
+            "count": board.count,
+            "next": self._page_link(request, board.page + 1) if board.has_next else None,
+            "previous": self._page_link(request, board.page - 1) if board.has_previous else None,
+            "results": [exports.leaderboard_row_data(row) for row in board.rows],
+        }
+
+    def _page_link(self, request: Request, page: int) -> str:
+        params = request.query_params.copy()
+        params["page"] = str(page)
+        return request.build_absolute_uri(f"{request.path}?{params.urlencode()}")
+
+
+class CSVRenderer(BaseRenderer):
+    """Lets `?format=csv` (and Accept: text/csv) through content negotiation; the view streams
+    the body itself."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return data
+
+
+class SubmissionSamples(APIView):
+    """Every sample of an entry's series as columns (JSON), or as CSV with `?format=csv`.
+    Streamed: a 2,000,000-sample run is never one string in memory."""
+
+    renderer_classes = [JSONRenderer, CSVRenderer]
+
+    @extend_schema(
+        parameters=[OpenApiParameter("format", str, enum=["json", "csv"])],
+        responses={(200, "application/json"): OpenApiTypes.OBJECT, (200, "text/csv"): str},
+    )
+    def get(self, request: Request, pk: int, format: str | None = None) -> StreamingHttpResponse:
+        submission = get_object_or_404(Submission.objects.select_related("contest"), pk=pk)
+        if not selectors.submission_visible(submission, request.user):
+            raise NotFound("No such entry.")
+        try:
+            series = SampleSeries.objects.only("columns").get(submission=submission)
+        except SampleSeries.DoesNotExist:
+            raise NotFound("This entry has no sample series.") from None
+        columns = unpack_columns(series.columns)
+        if request.accepted_renderer.format == "csv":
+            response = StreamingHttpResponse(
+                exports.samples_csv_chunks(columns), content_type="text/csv; charset=utf-8"
+            )
+            response["Content-Disposition"] = f'attachment; filename="entry-{pk}-samples.csv"'
+            return response
+        return StreamingHttpResponse(
+            exports.samples_json_chunks(pk, columns), content_type="application/json"
+        )

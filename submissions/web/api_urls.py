@@ -1,0 +1,17 @@
+from django.urls import path
+
+from submissions.web import api
+
+urlpatterns = [
+    path("auth/token/", api.TokenObtain.as_view(), name="api_token"),
+    path("auth/tokens/", api.TokenList.as_view(), name="api_tokens"),
+    path("contests/", api.ContestList.as_view(), name="api_contests"),
+    path(
+        "contests/<slug:slug>/leaderboard/",
+        api.ContestLeaderboard.as_view(),
+        name="api_leaderboard",
+    ),
+    path("submissions/", api.SubmissionListCreate.as_view(), name="api_submissions"),
+    path("submissions/<int:pk>/", api.SubmissionDetail.as_view(), name="api_submission"),
+    path("submissions/<int:pk>/samples/", api.SubmissionSamples.as_view(), name="api_samples"),
+]

@@ -1,0 +1,87 @@
+"""The Atom feed of newly published results: /feeds/results.atom."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.contrib.syndication.views import Feed
+from django.urls import reverse
+from django.utils.feedgenerator import Atom1Feed
+
+from submissions.contests import rule_versions
+from submissions.entries import selectors
+from submissions.measures import numbers
+from submissions.measures.figures import format_exact_duration
+from submissions.models import Submission
+
+FEED_ITEMS = 50
+# The verdict vocabulary (runner: reproduced, shape_only), said the same as on the entry page.
+VERIFICATION_SAYS = {
+    "reproduced": " Verified: a rerun reproduced it.",
+    "shape_only": " Shape only: a rerun on a host unlike the entry's reproduced its curve's shape.",
+}
+
+
+class PublishedResultsFeed(Feed):
+    feed_type = Atom1Feed
+    title = "iiBench registry: published results"
+    subtitle = "Entries whose contest has published its results, newest first."
+
+    def link(self) -> str:
+        return reverse("home")
+
+    def items(self):
+        return selectors.published_results()[:FEED_ITEMS]
+
+    def item_title(self, entry: Submission) -> str:
+        track = entry.contest.track
+        if not track.shows_run_figures:
+            metric = numbers.display(entry.track_metric, track.columns[0].style)
+            standing = (
+                f"rank {entry.rank}, {track.ranking.metric_label} {metric}"
+                if entry.rank is not None
+                else "not ranked"
+            )
+        elif entry.rank is not None and entry.seconds_to_target is not None:
+            to_target = format_exact_duration(entry.seconds_to_target, estimated=entry.estimated)
+            standing = f"rank {entry.rank}, {to_target} to {entry.contest.target_rows:,} rows"
+        else:
+            standing = "not ranked"
+        demo = f" [{entry.demo}]" if entry.demo else ""
+        return f"{entry.contest.title}: #{entry.pk} {entry.storage_engine}{demo}, {standing}"
+
+    def item_description(self, entry: Submission) -> str:
+        verification = "reproduced" if entry.verified else entry.verification
+        return self._description(entry) + VERIFICATION_SAYS.get(verification, "")
+
+    def _description(self, entry: Submission) -> str:
+        track = entry.contest.track
+        if not track.shows_run_figures:
+            rules = rule_versions.contest_rule_set(entry.contest)
+            figures = "; ".join(
+                f"{column.title(rules)} "
+                f"{numbers.display(column.value_of(entry.track_figures), column.style)}"
+                for column in track.columns
+            )
+            reason = f" Not ranked: {entry.ineligible_reason}" if entry.rank is None else ""
+            return f"{entry.public_name}, {entry.hardware_summary}. {figures}.{reason}"
+        rate = f"{entry.terminal_rate:,.0f} rows/s" if entry.terminal_rate is not None else "—"
+        reason = f" Not ranked: {entry.ineligible_reason}" if entry.rank is None else ""
+        estimate = f" Time to target estimated: {entry.estimate_basis}." if entry.estimated else ""
+        return (
+            f"{entry.public_name}, {entry.hardware_summary}. Elapsed "
+            f"{format_exact_duration(entry.elapsed_seconds)} (measured), terminal rate {rate}, "
+            f"average {entry.average_rate:,.0f} rows/s.{estimate}{reason}"
+        )
+
+    def item_link(self, entry: Submission) -> str:
+        return entry.get_absolute_url()
+
+    def item_author_name(self, entry: Submission) -> str:
+        return entry.public_name
+
+    def item_pubdate(self, entry: Submission) -> datetime:
+        return entry.published_at
+
+    def item_updateddate(self, entry: Submission) -> datetime:
+        return entry.published_at

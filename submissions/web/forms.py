@@ -1,0 +1,128 @@
+from django import forms
+from django.conf import settings
+from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.models import User
+
+from submissions import tracks
+from submissions.entries.checks import DECLARED_FIELDS
+from submissions.models import Contest, Submission
+from submissions.web.middleware import too_large_message
+
+
+class SignupForm(UserCreationForm):
+    email = forms.EmailField(required=True)
+
+    class Meta(UserCreationForm.Meta):
+        model = User
+        fields = ("username", "email")
+
+
+def track_form_field(field: tracks.TrackField) -> forms.Field:
+    options = {"label": field.label, "help_text": field.help_text, "required": field.required}
+    if field.kind == "int":
+        return forms.IntegerField(**options)
+    if field.kind == "float":
+        return forms.FloatField(**options)
+    return forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 6, "class": "mono"}), strip=True, **options
+    )
+
+
+class DeclarationForm(forms.ModelForm):
+    """What an entrant declares about the run: the machine, the software and the solution,
+    and what the contest's track asks beyond them (crash recovery: the rate, rows and time)."""
+
+    FIELDSETS = (
+        ("You", ("entrant_name", "email", "publish")),
+        (
+            "Hardware",
+            (
+                "cpu_model",
+                "sockets",
+                "cores",
+                "cpu_ghz",
+                "memory_gb",
+                "drives",
+                "drive_kind",
+                "raid_level",
+                "direct_attached",
+            ),
+        ),
+        (
+            "Software",
+            ("os", "server_family", "server_version", "storage_engine", "storage_engine_version"),
+        ),
+        ("Solution", ("solution_description", "server_config")),
+        ("iiBench output", ("log",)),
+    )
+
+    def __init__(self, *args, contest: Contest | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.track = (contest or self.instance.contest).track
+        declared = self.instance.track_declared if self.instance.pk else {}
+        for field in self.track.fields:
+            self.fields[field.name] = track_form_field(field)
+            if field.name in declared:
+                self.initial.setdefault(field.name, declared[field.name])
+
+    def fieldsets(self):
+        track_fields = tuple(field.name for field in self.track.fields)
+        for legend, names in self.FIELDSETS:
+            if legend == "iiBench output" and track_fields:
+                yield self.track.label, [self[name] for name in track_fields]
+            bound = [self[name] for name in names if name in self.fields]
+            if bound:
+                yield legend, bound
+
+    def clean(self):
+        cleaned = super().clean()
+        raw = {field.name: cleaned.get(field.name) for field in self.track.fields}
+        try:
+            tracks.clean_declared(self.track, raw)
+        except tracks.TrackInputError as error:
+            if error.field in self.fields and error.field not in self.errors:
+                self.add_error(error.field, error.message)
+        return cleaned
+
+    def declared(self) -> dict:
+        """The run's fields and the track's, as the services take them."""
+        names = [*DECLARED_FIELDS, *(field.name for field in self.track.fields)]
+        return {name: self.cleaned_data.get(name) for name in names}
+
+    class Meta:
+        model = Submission
+        fields = DECLARED_FIELDS
+        widgets = {
+            "solution_description": forms.Textarea(attrs={"rows": 8}),
+            "server_config": forms.Textarea(attrs={"rows": 6, "class": "mono"}),
+        }
+
+
+class SubmissionForm(DeclarationForm):
+    log = forms.FileField(
+        label="iiBench output",
+        help_text="The benchmark's output as printed: plain text or .gz.",
+    )
+
+    def __init__(self, *args, kept_log=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        # The log kept from a refused try (submissions.entries.kept_logs): used when none is chosen.
+        self.kept_log = kept_log
+        if kept_log is not None:
+            self.fields["log"].required = False
+        if not self.track.log_required:
+            self.fields["log"].required = False
+            self.fields["log"].help_text = (
+                "Optional for this track: the output of the insert run, plain text or .gz. "
+                "When attached, it must agree with the figures declared above."
+            )
+
+    def clean_log(self):
+        log = self.cleaned_data["log"] or self.kept_log
+        if log is None:
+            return None
+        if log.size > settings.LOG_UPLOAD_MAX_BYTES:
+            raise forms.ValidationError(too_large_message(log.size))
+        if log.size == 0:
+            raise forms.ValidationError("The file is empty: attach the iiBench output.")
+        return log

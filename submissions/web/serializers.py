@@ -1,0 +1,288 @@
+from rest_framework import serializers
+
+from submissions import tracks
+from submissions.contests.rule_versions import contest_rule_set, rule_version_latest
+from submissions.entries.checks import DECLARED_FIELDS
+from submissions.entries.trust import TRUST_LEVELS, entry_trust
+from submissions.models import Contest, RuleVersion, Submission
+from submissions.wings import entry_stream
+
+
+class RuleVersionSerializer(serializers.ModelSerializer):
+    """A version of a contest's rules: its number, when it was made and what changed from the
+    one before ("memory cap 16 -> 32 GB")."""
+
+    changed_at = serializers.DateTimeField(source="created_at")
+
+    class Meta:
+        model = RuleVersion
+        fields = ("number", "changed_at", "changes")
+
+
+class ContestSerializer(serializers.ModelSerializer):
+    rules = serializers.SerializerMethodField()
+    rules_version = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Contest
+        fields = (
+            "slug", "title", "workload", "deadline", "results_published_at", "rules",
+            "rules_version",
+        )  # fmt: skip
+
+    def get_rules_version(self, contest: Contest) -> dict | None:
+        version = rule_version_latest(contest)
+        return RuleVersionSerializer(version).data if version else None
+
+    def get_rules(self, contest: Contest) -> dict:
+        return {
+            "target_rows": contest.target_rows,
+            "rows_per_commit": contest.rows_per_commit,
+            "max_rows_per_insert": contest.max_rows_per_insert,
+            "report_every_rows": contest.report_every_rows,
+            "indexes_from_start": contest.indexes_from_start,
+            "max_sockets": contest.max_sockets,
+            "max_cores": contest.max_cores,
+            "max_memory_gb": contest.max_memory_gb,
+            "max_drives": contest.max_drives,
+            "require_direct_attached": contest.require_direct_attached,
+            "raid_allowed": contest.raid_allowed,
+            "required_mysql_version": contest.required_mysql_version,
+            "preferred_os": contest.preferred_os,
+            "timezone": contest.timezone,
+            "terminal_window_rows": contest.terminal_window_rows,
+            "track_rules": dict(contest_rule_set(contest).track),
+        }
+
+
+def _track_field(field: tracks.TrackField) -> serializers.Field:
+    tracks_using = ", ".join(
+        track.label for track in tracks.TRACKS.values() if field in track.fields
+    )
+    return serializers.CharField(
+        required=False,
+        allow_blank=True,
+        write_only=True,
+        trim_whitespace=False,
+        help_text=f"{field.label} ({tracks_using}). {field.help_text}",
+    )
+
+
+class DeclarationSerializer(serializers.ModelSerializer):
+    """The run's declaration, plus every track's declared fields: the contest's track keeps
+    its own (the service checks them) and says which it requires."""
+
+    class Meta:
+        model = Submission
+        fields = DECLARED_FIELDS
+
+    def get_fields(self):
+        fields = super().get_fields()
+        for name, field in tracks.ALL_FIELDS.items():
+            fields[name] = _track_field(field)
+        return fields
+
+    def to_internal_value(self, data):
+        # Clients written before the server family existed send `mysql_version`: still a MySQL
+        # version, so it is read as one rather than refused.
+        if "mysql_version" in data and "server_version" not in data:
+            data = {key: data.get(key) for key in data}
+            data["server_version"] = data.pop("mysql_version")
+            data.setdefault("server_family", "mysql")
+        return super().to_internal_value(data)
+
+
+class SubmissionCreateSerializer(DeclarationSerializer):
+    contest = serializers.SlugRelatedField(slug_field="slug", queryset=Contest.objects.all())
+    log = serializers.FileField(
+        allow_empty_file=False,
+        required=False,
+        help_text=(
+            "The benchmark's output. Required unless the contest's track reads declared figures."
+        ),
+    )
+
+    class Meta(DeclarationSerializer.Meta):
+        fields = ("contest", *DECLARED_FIELDS, "log")
+
+
+class VerdictSerializer(serializers.Serializer):
+    rule = serializers.CharField()
+    status = serializers.ChoiceField(choices=["pass", "fail", "warn", "unverified"])
+    message = serializers.CharField()
+    line = serializers.IntegerField(allow_null=True)
+
+
+class SummarySerializer(serializers.Serializer):
+    format = serializers.CharField(source="log_format")
+    rows = serializers.IntegerField()
+    elapsed_seconds = serializers.FloatField(help_text="Measured: the log's own figure.")
+    elapsed_source = serializers.CharField(help_text="The line (and column) it was read from.")
+    average_rate = serializers.FloatField()
+    terminal_rate = serializers.FloatField(allow_null=True)
+    terminal_window_rows = serializers.IntegerField()
+    terminal_window_start_row = serializers.IntegerField()
+    terminal_window_basis = serializers.CharField(help_text="How the window was sized.")
+    seconds_to_target = serializers.FloatField(
+        allow_null=True, help_text="Time to the target rows: measured, or estimated (see below)."
+    )
+    estimated_seconds_to_target = serializers.FloatField(
+        source="seconds_to_target", allow_null=True, help_text="Deprecated name of the above."
+    )
+    estimated = serializers.BooleanField(help_text="seconds_to_target is extrapolated.")
+    estimate_basis = serializers.CharField(help_text="What an estimate extrapolates.")
+    excerpt = serializers.BooleanField(help_text="The log does not start at the run's start.")
+    demo = serializers.CharField(help_text='"demo" or "synthetic": not an entrant\'s result.')
+    track_figures = serializers.JSONField(
+        help_text=(
+            "The figures of the contest's track (submissions/tracks); {} for a track without "
+            "figures of its own."
+        )
+    )
+    db_size_bytes = serializers.IntegerField(
+        allow_null=True, help_text="Table and indexes at the last report; null: not in the log."
+    )
+    write_kb_per_row = serializers.FloatField(
+        allow_null=True, help_text="KiB written on the data device per row, terminal window."
+    )
+    reads_per_row = serializers.FloatField(
+        allow_null=True, help_text="Device read requests per row, terminal window."
+    )
+    server_cpu_us_per_row = serializers.FloatField(
+        allow_null=True, help_text="Server CPU µs per row, terminal window."
+    )
+    client_cpu_us_per_row = serializers.FloatField(
+        allow_null=True, help_text="Benchmark client CPU µs per row, terminal window."
+    )
+    machine_cpu_us_per_row = serializers.FloatField(
+        allow_null=True,
+        help_text="The whole machine's CPU µs per row (client, server and the rest), terminal "
+        "window; null: not in the log.",
+    )
+
+
+class SubmissionSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField()
+    contest = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    summary = SummarySerializer(source="*", read_only=True)
+    verdicts = VerdictSerializer(many=True, read_only=True)
+    trust = serializers.SerializerMethodField(
+        help_text=f"One of {', '.join(TRUST_LEVELS)}: uploaded, streamed as it ran (clock "
+        "and machine agree), or reproduced by a verification rerun."
+    )
+    live = serializers.SerializerMethodField(
+        help_text="running, stalled, abandoned or sealed for a streamed run; null for an upload."
+    )
+    rules_version = RuleVersionSerializer(
+        read_only=True,
+        allow_null=True,
+        help_text="The rules the verdicts were made under; null: judged before versions were kept.",
+    )
+    edited_at = serializers.DateTimeField(
+        read_only=True, allow_null=True, help_text="The entrant's last change; null: never edited."
+    )
+
+    class Meta:
+        model = Submission
+        fields = (
+            "id", "url", "contest", "server_family", "server_version", "storage_engine", "engine",
+            "eligible", "verified", "verification", "trust", "live", "summary", "verdicts",
+            "rules_version", "edited_at",
+        )  # fmt: skip
+        read_only_fields = fields
+        extra_kwargs = {
+            "verified": {"help_text": "A verification rerun reproduced this result."},
+            "verification": {
+                "help_text": '"reproduced", "shape_only" (a host unlike the entry\'s reproduced '
+                'the curve\'s shape) or "": the best verdict of its verification reruns.'
+            },
+        }
+
+    def get_trust(self, submission: Submission) -> str:
+        return entry_trust(submission)
+
+    def get_live(self, submission: Submission) -> str | None:
+        stream = entry_stream(submission)
+        return stream.state if stream is not None else None
+
+    def get_url(self, submission: Submission) -> str:
+        request = self.context.get("request")
+        path = submission.get_absolute_url()
+        return request.build_absolute_uri(path) if request else path
+
+
+class LeaderboardRowSerializer(serializers.Serializer):
+    """Documents a leaderboard row (the view builds rows as plain dicts, for speed)."""
+
+    rank = serializers.IntegerField(allow_null=True, help_text="Null: a reference or not ranked.")
+    id = serializers.IntegerField(help_text="The entry's id; a reference row's own id.")
+    entrant = serializers.CharField(
+        help_text='The public name, "Anonymous entrant" unless opted in.'
+    )
+    storage_engine = serializers.CharField()
+    elapsed_seconds = serializers.FloatField(
+        allow_null=True, help_text="Measured elapsed time; null when only an estimate exists."
+    )
+    seconds_to_target = serializers.FloatField(
+        allow_null=True, help_text="Time to the target rows: measured, or estimated."
+    )
+    estimate_basis = serializers.CharField(allow_blank=True, help_text="What an estimate uses.")
+    demo = serializers.CharField(allow_blank=True, help_text='"demo", "synthetic" or "".')
+    terminal_rate = serializers.FloatField(allow_null=True)
+    average_rate = serializers.FloatField(allow_null=True)
+    verified = serializers.BooleanField(help_text="A verification rerun reproduced it.")
+    verification = serializers.CharField(
+        allow_blank=True,
+        help_text='"reproduced", "shape_only" (shown apart: never the badge) or "".',
+    )
+    reference = serializers.BooleanField(help_text="A published result from the seeds.")
+    hardware = serializers.CharField()
+    estimated = serializers.BooleanField(help_text="seconds_to_target is extrapolated.")
+    reason = serializers.CharField(
+        help_text="Why an entry is not ranked; a reference row's note.", allow_blank=True
+    )
+    track_class = serializers.CharField(
+        allow_blank=True, help_text='The track\'s class, e.g. "keys=4, row length=64"; "" if none.'
+    )
+    track_metric = serializers.FloatField(
+        allow_null=True,
+        help_text="The value the track ranks by (null when it ranks by the run's figures).",
+    )
+    track_figures = serializers.JSONField(
+        help_text="The track's figures; {} when it has none of its own."
+    )
+    size_gib = serializers.FloatField(
+        allow_null=True, help_text="Database size at the end (GiB); null: not measured."
+    )
+    write_kb_per_row = serializers.FloatField(
+        allow_null=True, help_text="KiB written per row over the terminal window."
+    )
+    cpu_us_per_row = serializers.FloatField(
+        allow_null=True, help_text="Server CPU µs per row over the terminal window."
+    )
+    machine_cpu_us_per_row = serializers.FloatField(
+        allow_null=True, help_text="The whole machine's CPU µs per row, terminal window."
+    )
+
+
+class LeaderboardSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    next = serializers.URLField(allow_null=True)
+    previous = serializers.URLField(allow_null=True)
+    results = LeaderboardRowSerializer(many=True)
+
+
+class TokenListingSerializer(serializers.Serializer):
+    """A token as its owner sees it listed: never the key, only its first characters."""
+
+    kind = serializers.CharField()
+    id = serializers.CharField()
+    prefix = serializers.CharField()
+    created = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(allow_null=True)
+    expired = serializers.BooleanField()
+    scope = serializers.CharField()
+
+
+class TokenListSerializer(serializers.Serializer):
+    tokens = TokenListingSerializer(many=True)

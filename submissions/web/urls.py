@@ -1,0 +1,31 @@
+from django.urls import path
+
+from submissions.web import feeds, sharing, views
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("accounts/signup/", views.signup, name="signup"),
+    path("contests/<slug:slug>/", views.contest_detail, name="contest_detail"),
+    path("contests/<slug:slug>/submit/", views.submission_create, name="submission_create"),
+    path("contests/<slug:slug>/leaderboard.csv", views.leaderboard_csv, name="leaderboard_csv"),
+    path("contests/<slug:slug>/leaderboard.json", views.leaderboard_json, name="leaderboard_json"),
+    path("compare/", sharing.compare, name="compare"),
+    path("contests/<slug:slug>/badge.svg", sharing.contest_badge, name="contest_badge"),
+    path("feeds/results.atom", feeds.PublishedResultsFeed(), name="results_feed"),
+    path("entries/mine/", views.my_entries, name="my_entries"),
+    path("account/", views.account, name="account"),
+    path("account/tokens/<slug:kind>/revoke/", views.token_revoke, name="token_revoke"),
+    path("entries/<int:pk>/", views.submission_detail, name="submission_detail"),
+    path("entries/<int:pk>/edit/", views.submission_edit, name="submission_edit"),
+    path("entries/<int:pk>/delete/", views.submission_delete, name="submission_delete"),
+    path("entries/<int:pk>/log/", views.submission_log, name="submission_log"),
+    path("entries/<int:pk>/history/", views.submission_history, name="submission_history"),
+    path(
+        "changes/<int:pk>/<str:decision>/",
+        views.pending_change_decide,
+        name="pending_change_decide",
+    ),
+    path("entries/<int:pk>/badge.svg", sharing.entry_badge, name="entry_badge"),
+    path("entries/<int:pk>/rules/v<int:number>/", sharing.entry_checked, name="entry_checked"),
+    path("entries/<int:pk>/figures.json", sharing.entry_figures, name="entry_figures"),
+]

@@ -1,0 +1,612 @@
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import prefetch_related_objects
+from django.http import (
+    FileResponse,
+    Http404,
+    HttpRequest,
+    HttpResponse,
+    JsonResponse,
+    StreamingHttpResponse,
+)
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import filesizeformat
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.html import format_html
+from django.views.decorators.http import require_POST
+
+from submissions import tracks
+from submissions.board.cache import board_cache_key, board_stamp, cached_board
+from submissions.board.query import LeaderboardQuery, board_order
+from submissions.board.reads import leaderboard_engines, leaderboard_page, leaderboard_rows
+from submissions.board.visibility import (
+    contest_with_references,
+    embargo_notice,
+    leaderboard_visible,
+)
+from submissions.contests import rule_versions
+from submissions.contests.rule_changes import rule_set_of
+from submissions.contests.rules import RuleSet
+from submissions.entries import edits, refusals, selectors, services, tokens
+from submissions.entries.kept_logs import KeptLog, kept_log_discard, kept_log_open, log_keep
+from submissions.entries.trust import TRUST_LEVELS, entry_trust
+from submissions.measures import numbers
+from submissions.measures.costs import cost_tiles
+from submissions.models import (
+    ChangeStatus,
+    Contest,
+    DriveKind,
+    PendingChange,
+    RuleVersion,
+    Submission,
+)
+from submissions.setup.declared import settings_panel
+from submissions.web import exports
+from submissions.web.forms import DeclarationForm, SignupForm, SubmissionForm
+from submissions.web.throttle import upload_refusal, upload_refused
+from submissions.wings import RULE_SENTENCES, contest_panels_context, entry_panels_context
+
+
+def _posted(request: HttpRequest):
+    """The form data of a POST, even an empty one: `request.POST or None` would show a POST
+    with no fields (a JSON body, say) the blank form again, without a word."""
+    return request.POST if request.method == "POST" else None
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    contests = Contest.objects.all()
+    return render(request, "submissions/home.html", {"contests": contests})
+
+
+def signup(request: HttpRequest) -> HttpResponse:
+    form = SignupForm(_posted(request))
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome, {user.username}. You can submit a run now.")
+        return redirect("home")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+def contest_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    stamp = board_stamp(slug)
+    if stamp is None:
+        raise Http404("No such contest.")
+    if _plain_visit(request):
+        # An anonymous visitor with no message pending sees what every other one sees.
+        key = board_cache_key("visitor", stamp, request)
+        page = cached_board(
+            key,
+            stamp,
+            lambda contest: _contest_page(request, contest, stamp).content,
+            immutable=True,
+        )
+        return HttpResponse(page)
+    return _contest_page(request, Contest.objects.get(pk=stamp.contest_id), stamp)
+
+
+def _plain_visit(request: HttpRequest) -> bool:
+    return not request.user.is_authenticated and "messages" not in request.COOKIES
+
+
+def _contest_page(request: HttpRequest, contest: Contest, stamp) -> HttpResponse:
+    # The page's body (rules and board) is the same for every visitor of one audience: render
+    # it once per board version. The frame around it (who is logged in) is rendered per request.
+    body = cached_board(
+        board_cache_key("page", stamp, request),
+        stamp,
+        lambda contest: render_to_string(
+            "submissions/contest_body.html", _contest_context(request, contest), request=request
+        ),
+        contest,
+        immutable=True,
+    )
+    # The re-check's progress is the organizers' and moves without the board changing: it is
+    # rendered per request, outside the cached body.
+    recheck = (
+        rule_versions.recheck_active(contest) if selectors.is_organizer(request.user) else None
+    )
+    return render(
+        request,
+        "submissions/contest_detail.html",
+        {
+            "contest": contest,
+            "body": body,
+            "recheck": recheck,
+            **contest_panels_context(contest, request.user),
+        },
+    )
+
+
+def _board_query(request: HttpRequest, contest: Contest) -> LeaderboardQuery:
+    order = board_order(contest.track)
+    return LeaderboardQuery.from_params(request.GET, order=order)
+
+
+def _contest_context(request: HttpRequest, contest: Contest) -> dict:
+    prefetch_related_objects([contest], "references")
+    rule_set = rule_versions.contest_rule_set(contest)
+    track = contest.track
+    rules = [(rule.id, rule.describe(rule_set)) for rule in track.rule_list()]
+    context = {
+        "contest": contest,
+        "rules": rules,
+        "track": track,
+        "rules_version": rule_versions.rule_version_latest(contest),
+    }
+    if leaderboard_visible(contest, request.user):
+        query = _board_query(request, contest)
+        board = leaderboard_page(contest=contest, query=query)
+        columns = board_columns(request, query, track, rule_set)
+        context.update(
+            board=board,
+            query=query,
+            ranked_rows=[row for row in board.rows if row.ranked or row.reference],
+            unranked_rows=[row for row in board.rows if not (row.ranked or row.reference)],
+            columns=columns,
+            costs_toggle=_with(request, costs="" if query.costs else "1")
+            if track.shows_run_figures
+            else "",
+            unranked_columns=unranked_columns(track, rule_set),
+            ranked_by=track.ranked_by,
+            engines=leaderboard_engines(contest=contest),
+            drive_kinds=DriveKind.choices,
+            trust_levels=TRUST_LEVELS,
+            embargo_banner="" if contest.results_are_public() else embargo_notice(contest),
+            export_query=_without(request, "page"),
+        )
+    else:
+        context["embargo_notice"] = embargo_notice(contest)
+    return context
+
+
+@dataclass(frozen=True)
+class BoardColumn:
+    label: str
+    sort: str  # a key of the board's sorts (board_order); "": not sortable
+    numeric: bool = False
+    best_first_descending: bool = False  # the first click on a rate shows the highest first
+
+
+BOARD_COLUMNS = (
+    BoardColumn("Rank", "rank", numeric=True),
+    BoardColumn("Entrant", "entrant"),
+    BoardColumn("Storage engine", "engine"),
+    BoardColumn("Hardware", "hardware"),
+    BoardColumn("Elapsed", "elapsed", numeric=True),
+    BoardColumn("To target", "to_target", numeric=True),
+    BoardColumn("Terminal rate", "terminal_rate", numeric=True, best_first_descending=True),
+    BoardColumn("Average rate", "average_rate", numeric=True, best_first_descending=True),
+    BoardColumn("Verified", "verified", best_first_descending=True),
+)
+# The optional cost columns (?costs=1), before Verified: smaller is better, so the first click
+# shows the smallest first.
+COST_BOARD_COLUMNS = (
+    BoardColumn("Size GiB", "size", numeric=True),
+    BoardColumn("KiB written / row", "write_kb", numeric=True),
+    BoardColumn("CPU µs / row", "cpu", numeric=True),
+)
+
+
+def track_board_columns(
+    track: tracks.Track, rules: RuleSet, *, costs: bool = False
+) -> tuple[BoardColumn, ...]:
+    """A track's board: rank, its class when it has classes, who and what, then its own
+    figures (the metric sorts, the others are read from the entry's track figures). A board
+    of the run's own figures adds the cost columns when asked."""
+    if track.shows_run_figures:
+        if costs:
+            return (*BOARD_COLUMNS[:-1], *COST_BOARD_COLUMNS, BOARD_COLUMNS[-1])
+        return BOARD_COLUMNS
+    by_class = (BoardColumn("Class", "class"),) if track.ranking.class_key else ()
+    figures = tuple(
+        BoardColumn(
+            column.title(rules),
+            "metric" if column.metric else "",
+            numeric=column.style != "text",
+            best_first_descending=track.ranking.descending,
+        )
+        for column in track.columns
+    )
+    return (
+        BoardColumn("Rank", "rank", numeric=True),
+        *by_class,
+        BoardColumn("Entrant", "entrant"),
+        BoardColumn("Storage engine", "engine"),
+        BoardColumn("Hardware", "hardware"),
+        *figures,
+        BoardColumn("Verified", "verified", best_first_descending=True),
+    )
+
+
+def unranked_columns(track: tracks.Track, rules: RuleSet) -> list[str]:
+    """The figure headers of the not-ranked table, between the hardware and the reason."""
+    if track.shows_run_figures:
+        return ["Elapsed", "To target", "Terminal rate"]
+    return [track.columns[0].title(rules)]
+
+
+def board_columns(
+    request: HttpRequest,
+    query: LeaderboardQuery,
+    track: tracks.Track = tracks.DEFAULT_TRACK,
+    rules: RuleSet | None = None,
+) -> list[dict]:
+    """Each header's link: a click sorts by it, a second click reverses; filters stay."""
+    columns = []
+    for column in track_board_columns(track, rules, costs=query.costs):
+        if not column.sort:
+            columns.append({"label": column.label, "numeric": column.numeric, "url": ""})
+            continue
+        first = f"-{column.sort}" if column.best_first_descending else column.sort
+        active = query.sort.removeprefix("-") == column.sort
+        if active:
+            target = query.sort[1:] if query.sort.startswith("-") else f"-{query.sort}"
+        else:
+            target = first
+        arrow = ("▼" if query.sort.startswith("-") else "▲") if active else ""
+        columns.append(
+            {
+                "label": column.label,
+                "numeric": column.numeric,
+                "url": _with(request, sort=target),
+                "arrow": arrow,
+                "active": active,
+            }
+        )
+    return columns
+
+
+def _with(request: HttpRequest, **changes) -> str:
+    params = request.GET.copy()
+    params.pop("page", None)
+    for name, value in changes.items():
+        params[name] = value
+    return "?" + params.urlencode()
+
+
+def _without(request: HttpRequest, *names: str) -> str:
+    params = request.GET.copy()
+    for name in names:
+        params.pop(name, None)
+    return ("?" + params.urlencode()) if params else ""
+
+
+def _board_contest(request: HttpRequest, slug: str) -> Contest:
+    contest = get_object_or_404(contest_with_references(), slug=slug)
+    if not leaderboard_visible(contest, request.user):
+        # The contest is public, its board not yet: saying so tells nothing about any entry.
+        raise PermissionDenied(embargo_notice(contest))
+    return contest
+
+
+def leaderboard_csv(request: HttpRequest, slug: str) -> StreamingHttpResponse:
+    contest = _board_contest(request, slug)
+    query = _board_query(request, contest)
+    rows = leaderboard_rows(contest=contest, query=query)
+    lines = exports.leaderboard_csv_lines(
+        rows, contest.track, rule_versions.contest_rule_set(contest)
+    )
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{contest.slug}-leaderboard.csv"'
+    return response
+
+
+def leaderboard_json(request: HttpRequest, slug: str) -> JsonResponse:
+    contest = _board_contest(request, slug)
+    query = _board_query(request, contest)
+    results = [
+        exports.leaderboard_row_data(row) for row in leaderboard_rows(contest=contest, query=query)
+    ]
+    body = {"contest": contest.slug, "count": len(results), "results": results}
+    response = JsonResponse(body)
+    response["Content-Disposition"] = f'attachment; filename="{contest.slug}-leaderboard.json"'
+    return response
+
+
+@login_required
+def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
+    contest = get_object_or_404(Contest, slug=slug)
+    kept = None
+    if request.method == "POST" and "log" not in request.FILES and request.POST.get("kept_log"):
+        kept = kept_log_open(token=request.POST["kept_log"], owner=request.user)
+    form = SubmissionForm(
+        _posted(request),
+        request.FILES or None,
+        contest=contest,
+        kept_log=kept.file if kept else None,
+    )
+    if request.method == "POST":
+        refusal = upload_refusal(request.user)
+        if refusal:
+            context = {
+                "form": SubmissionForm(contest=contest),
+                "contest": contest,
+                "closed": False,
+                "refusal": refusal.message,
+            }
+            response = render(request, "submissions/submission_form.html", context, status=429)
+            response["Retry-After"] = str(refusal.retry_after)
+            return response
+    if request.method == "POST" and form.is_valid():
+        try:
+            submission = services.submission_create(
+                contest=contest,
+                owner=request.user,
+                declared=form.declared(),
+                log_file=form.cleaned_data.get("log"),
+            )
+        except refusals.DuplicateLog as duplicate:
+            link = format_html(
+                '<a href="{}">entry #{}</a>',
+                duplicate.existing.get_absolute_url(),
+                duplicate.existing.pk,
+            )
+            form.add_error("log", format_html("This run was already submitted as {}.", link))
+        except refusals.SubmissionRefused as refused:
+            form.add_error(refused.field if refused.field in form.fields else None, refused.message)
+        else:
+            if kept is not None:
+                kept_log_discard(kept=kept)
+            messages.success(request, "Your run is in. Here are its figures and verdicts.")
+            return redirect(submission)
+    if request.method == "POST":
+        upload_refused(request.user)
+        kept = _keep_for_retry(request, form, kept)
+    return render(
+        request,
+        "submissions/submission_form.html",
+        {"form": form, "contest": contest, "closed": not contest.is_open(), "kept": kept},
+    )
+
+
+def _keep_for_retry(request: HttpRequest, form: SubmissionForm, kept: KeptLog | None):
+    """After a refused try, the log the entrant chose, kept on the server so the retry need not
+    choose it again; none when the log itself was the problem."""
+    if "log" in form.errors:
+        if kept is not None:
+            kept_log_discard(kept=kept)
+        return None
+    uploaded = request.FILES.get("log")
+    if uploaded is not None:
+        kept = log_keep(
+            uploaded=uploaded, owner=request.user, name=services.display_name(uploaded.name)
+        )
+    if kept is not None:
+        # The file input may stay empty on the retry: the kept log stands in.
+        form.fields["log"].required = False
+        form.fields["log"].help_text = (
+            f"Kept from your last try: {kept.name} ({filesizeformat(kept.size)}). Leave this "
+            "empty to send it, or choose another file."
+        )
+    return kept
+
+
+def _visible_submission(request: HttpRequest, pk: int) -> Submission:
+    # The page plots the stored preview; the full series (megabytes for long runs) stays put.
+    entries = Submission.objects.select_related("contest", "series", "rules_version").defer(
+        "series__columns"
+    )
+    submission = get_object_or_404(entries, pk=pk)
+    if not selectors.submission_visible(submission, request.user):
+        # 404, not 403: an entry under embargo does not exist for those who may not see it.
+        raise Http404("No such entry.")
+    return submission
+
+
+def judged_under(submission: Submission) -> tuple[tracks.Track, RuleSet | None]:
+    """The track and rules the entry's verdicts and figures were made under (never the current
+    rules: those may say 32 GB beside a verdict made under 16). None: judged before versions
+    were kept."""
+    if submission.rules_version is None:
+        return submission.contest.track, None
+    return judged_under_version(submission.rules_version)
+
+
+def judged_under_version(version: RuleVersion) -> tuple[tracks.Track, RuleSet]:
+    return tracks.track_for(version.rules["workload"]), rule_set_of(version.rules)
+
+
+def verdict_rows(track: tracks.Track, rule_set: RuleSet | None, verdicts: list) -> list[dict]:
+    """The verdicts, each beside its rule's sentence as the rules they were made under state it."""
+    # A wing's own rules (a stream's seal) state no limit of the contest: their sentence is fixed.
+    sentences = dict(RULE_SENTENCES)
+    if rule_set is not None:
+        sentences.update({rule.id: rule.describe(rule_set) for rule in track.rule_list()})
+    return [dict(verdict, sentence=sentences.get(verdict["rule"], "")) for verdict in verdicts]
+
+
+def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    submission = _visible_submission(request, pk)
+    track, judged_rules = judged_under(submission)
+    # The track's tiles are titled by the same rules their figures were computed under.
+    rule_set = judged_rules or rule_versions.contest_rule_set(submission.contest)
+    organizer = selectors.is_organizer(request.user)
+    is_owner = request.user.is_authenticated and submission.owner_id == request.user.id
+    pending = submission.pending_changes.filter(status=ChangeStatus.PENDING).first()
+    context = {
+        "submission": submission,
+        "trust": entry_trust(submission),
+        "verdicts": verdict_rows(track, judged_rules, submission.verdicts),
+        "rules_caption": rule_versions.version_caption(submission.rules_version),
+        "pending_change": pending if (organizer or is_owner) else None,
+        "may_decide": organizer,
+        "cost_tiles": cost_tiles(
+            db_size_bytes=submission.db_size_bytes,
+            rows=submission.rows,
+            write_kb_per_row=submission.write_kb_per_row,
+            server_cpu_us_per_row=submission.server_cpu_us_per_row,
+            client_cpu_us_per_row=submission.client_cpu_us_per_row,
+            machine_cpu_us_per_row=submission.machine_cpu_us_per_row,
+            window_rows=submission.terminal_window_rows,
+        ),
+        **track_panel(submission, track, rule_set),
+        "is_owner": request.user.is_authenticated and submission.owner_id == request.user.id,
+        "editable": selectors.submission_editable(submission, request.user),
+        "show_name": submission.publish
+        or selectors.is_organizer(request.user)
+        or submission.owner_id == request.user.id,
+        **entry_panels_context(submission, request.user),
+        **settings_panel(submission),
+        "share": _share_links(request, submission),
+    }
+    return render(request, "submissions/submission_detail.html", context)
+
+
+def _share_links(request: HttpRequest, submission: Submission) -> dict | None:
+    """The badge and the page's address to paste elsewhere: only once the public can see them."""
+    if not submission.contest.results_are_public():
+        return None
+    return {
+        "page": request.build_absolute_uri(submission.get_absolute_url()),
+        "badge": request.build_absolute_uri(reverse("entry_badge", args=[submission.pk])),
+    }
+
+
+def track_panel(submission: Submission, track: tracks.Track, rules: RuleSet) -> dict:
+    """What the entry page shows of the track: its figures as tiles, what the entrant
+    declared for it, and the plot's data (with the seeds' figures where the plot compares)."""
+    if track.shows_run_figures:
+        return {"track": track}
+    figures = submission.track_figures
+    tiles = [
+        (tile.title(rules), numbers.display(tile.value_of(figures), tile.style))
+        for tile in track.tiles
+    ]
+    # Declared numbers are among the tiles already; a declared series is shown as written.
+    declared = [
+        (field.label, submission.track_declared[field.name])
+        for field in track.fields
+        if field.kind == "series" and field.name in submission.track_declared
+    ]
+    plot = {"kind": track.plot, "figures": figures, "references": []}
+    if track.plot_references:
+        same_class = track.plot_references == "same_class"
+        references = submission.contest.references.all()
+        plot["references"] = [
+            {"label": reference.label, "figures": reference.track_figures}
+            for reference in references
+            if reference.track_figures
+            and (not same_class or reference.track_class == submission.track_class)
+        ]
+    if track.ranking.class_key:
+        tiles.insert(0, ("Class", track.ranking.label_of(submission.track_class) or "—"))
+    return {"track": track, "track_tiles": tiles, "track_declared": declared, "track_plot": plot}
+
+
+def submission_log(request: HttpRequest, pk: int) -> FileResponse:
+    submission = _visible_submission(request, pk)
+    if not submission.log:
+        raise Http404("This entry has no log: its figures are declared.")
+    # The page's 404 covers an entry under embargo: the log shares it.
+    return FileResponse(
+        submission.log.open("rb"),
+        as_attachment=True,
+        filename=submission.log_name,
+        content_type="application/gzip" if submission.log.name.endswith(".gz") else "text/plain",
+    )
+
+
+def _owned_submission(request: HttpRequest, pk: int) -> Submission:
+    submission = get_object_or_404(Submission.objects.select_related("contest"), pk=pk)
+    if not selectors.submission_editable(submission, request.user):
+        raise PermissionDenied("Only the entrant can change an entry, and only until the deadline.")
+    return submission
+
+
+@login_required
+def submission_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    submission = _owned_submission(request, pk)
+    form = DeclarationForm(_posted(request), instance=submission)
+    if request.method == "POST" and form.is_valid():
+        declared = form.declared()
+        # The form wrote the values onto the instance already; reload so the service starts clean.
+        submission.refresh_from_db()
+        try:
+            outcome = edits.submission_edit(
+                submission=submission, declared=declared, by=request.user
+            )
+        except refusals.SubmissionRefused as refused:
+            form.add_error(refused.field if refused.field in form.fields else None, refused.message)
+        else:
+            if outcome.pending is not None:
+                messages.info(
+                    request,
+                    "The results are public and this change moves a figure or a verdict: it "
+                    "waits for an organizer's approval. Until then the entry stays as published.",
+                )
+            else:
+                messages.success(request, "Saved, and checked against the rules again.")
+            return redirect(submission)
+    return render(
+        request, "submissions/submission_edit.html", {"form": form, "submission": submission}
+    )
+
+
+@login_required
+@require_POST
+def submission_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    submission = _owned_submission(request, pk)
+    services.submission_delete(submission=submission)
+    messages.success(request, f"Entry #{pk} is deleted.")
+    return redirect("my_entries")
+
+
+@login_required
+def my_entries(request: HttpRequest) -> HttpResponse:
+    entries = selectors.user_submissions(request.user)
+    return render(request, "submissions/my_entries.html", {"entries": entries})
+
+
+def submission_history(request: HttpRequest, pk: int) -> HttpResponse:
+    """Who changed the entry's declaration or log, when and what."""
+    submission = _visible_submission(request, pk)
+    full = selectors.is_organizer(request.user) or submission.owner_id == request.user.id
+    history = edits.submission_history(submission=submission, full=full)
+    return render(
+        request,
+        "submissions/submission_history.html",
+        {"submission": submission, "history": history},
+    )
+
+
+@login_required
+def account(request: HttpRequest) -> HttpResponse:
+    context = {"tokens": tokens.tokens_of(request.user), "token_days": settings.API_TOKEN_DAYS}
+    return render(request, "submissions/account.html", context)
+
+
+@login_required
+@require_POST
+def pending_change_decide(request: HttpRequest, pk: int, decision: str) -> HttpResponse:
+    if not selectors.is_organizer(request.user):
+        raise Http404("No such change.")
+    change = get_object_or_404(PendingChange.objects.select_related("submission"), pk=pk)
+    if decision not in ("approve", "reject"):
+        raise Http404("No such decision.")
+    if decision == "approve":
+        try:
+            edits.pending_change_approve(change=change, by=request.user)
+        except refusals.SubmissionRefused as refused:
+            messages.error(request, f"Not applied: {refused.message}")
+        else:
+            messages.success(request, "Approved: the entry shows the change and was checked again.")
+    else:
+        edits.pending_change_reject(change=change, by=request.user)
+        messages.success(request, "Rejected: the entry stays as published.")
+    return redirect(change.submission)
+
+
+@login_required
+@require_POST
+def token_revoke(request: HttpRequest, kind: str) -> HttpResponse:
+    if kind != "api" or not tokens.api_token_revoke(user=request.user):
+        raise Http404("No such token.")
+    messages.success(request, "Your API token is revoked: clients using it are refused from now.")
+    return redirect("account")

@@ -1,0 +1,106 @@
+"""The doors the registry's wings plug into. A wing (the runner's verification reruns, the live
+streams) registers here what it adds when its app loads (`AppConfig.ready`); the registry reads
+these lists and never imports a wing. A test keeps it so (test_floor_plan.py).
+
+What a wing may add:
+- a section of the entry page or of a contest's page (`Panel`) and an admin action on entries;
+- what it knows of an entry's run as it was streamed (`StreamedRun`, through `entry_stream`);
+- sentences of rules it judges itself (a stream's seal rules);
+- tokens of its own in an account's token list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Panel:
+    """A section of a page (an entry's, a contest's): its template, and the context it needs
+    for this viewer (`context(entry_or_contest, user)`), merged into the page's."""
+
+    template: str
+    context: Callable[..., dict]
+
+
+@dataclass(frozen=True)
+class StreamedRun:
+    """What a wing that received an entry's run line by line knows of it."""
+
+    witnessed: bool  # sealed with its clock agreeing and the declared machine reported
+    state: str  # "streaming", "silent", "sealed", ...
+    seal_verdicts: list[dict] = field(default_factory=list)  # the seal rules' verdicts, stored
+
+
+EntryPanel = Panel  # the name the runner registers its rerun panel under
+
+ENTRY_PANELS: list[Panel] = []
+# Admin actions on entries (the Submission admin's `actions` is this list).
+ENTRY_ADMIN_ACTIONS: list[Callable] = []
+# (submission) -> StreamedRun | None
+ENTRY_STREAMS: list[Callable] = []
+# Sections of a contest's page above its board (the runs streaming into it now)
+CONTEST_PANELS: list[Panel] = []
+# rule id -> sentence, for rules a wing judges itself
+RULE_SENTENCES: dict[str, str] = {}
+# (user) -> list of token listings
+TOKEN_LISTERS: list[Callable] = []
+
+
+def _register(plugs: list, plug) -> None:
+    if plug not in plugs:
+        plugs.append(plug)
+
+
+def register_entry_panel(panel: Panel) -> None:
+    _register(ENTRY_PANELS, panel)
+
+
+def register_entry_admin_action(action: Callable) -> None:
+    _register(ENTRY_ADMIN_ACTIONS, action)
+
+
+def register_entry_stream(reader: Callable) -> None:
+    _register(ENTRY_STREAMS, reader)
+
+
+def register_contest_panel(panel: Panel) -> None:
+    _register(CONTEST_PANELS, panel)
+
+
+def register_rule_sentences(sentences: dict[str, str]) -> None:
+    RULE_SENTENCES.update(sentences)
+
+
+def register_token_lister(lister: Callable) -> None:
+    _register(TOKEN_LISTERS, lister)
+
+
+def entry_panels_context(submission, user) -> dict:
+    """Every registered panel's context for the entry page, and the panels to include."""
+    context: dict = {"entry_panels": list(ENTRY_PANELS)}
+    for panel in ENTRY_PANELS:
+        context.update(panel.context(submission, user))
+    return context
+
+
+def entry_stream(submission) -> StreamedRun | None:
+    """The entry's streamed run as a wing knows it; None for an uploaded file."""
+    for reader in ENTRY_STREAMS:
+        found = reader(submission)
+        if found is not None:
+            return found
+    return None
+
+
+def contest_panels_context(contest, user) -> dict:
+    """Every registered contest panel's context, and the panels to include."""
+    context: dict = {"contest_panels": list(CONTEST_PANELS)}
+    for panel in CONTEST_PANELS:
+        context.update(panel.context(contest, user))
+    return context
+
+
+def wing_tokens(user) -> list:
+    return [token for lister in TOKEN_LISTERS for token in lister(user)]
