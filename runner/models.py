@@ -3,7 +3,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
-from submissions.tracks.rerun import VERDICTS
+from submissions.tracks.rerun import COMPARISON_RUN, RERUN_VERDICTS, VERIFICATION
 
 
 class RerunStatus(models.TextChoices):
@@ -21,15 +21,16 @@ FINISHED = (RerunStatus.SUCCEEDED, RerunStatus.FAILED, RerunStatus.CANCELLED, Re
 # The verdict vocabulary is the tracks' (submissions/tracks/rerun.py says what each means):
 # the entry page, the API, the admin, the CSV and the feed all show these values and labels.
 RerunVerdict = models.TextChoices(
-    "RerunVerdict", [(value.upper(), (value, label)) for value, label in VERDICTS.items()]
+    "RerunVerdict", [(value.upper(), (value, label)) for value, label in RERUN_VERDICTS.items()]
 )
 
 
 class RerunKind(models.TextChoices):
+    # The judge's own words (submissions/tracks/rerun.py): one vocabulary for a rerun's kind.
     # Same server family, engine and settings as the entry: may verify it.
-    VERIFICATION = "verification", "Verification"
+    VERIFICATION = VERIFICATION, "Verification"
     # Another engine or a server that cannot take the entry's settings: never verifies.
-    COMPARISON = "comparison", "Comparison"
+    COMPARISON = COMPARISON_RUN, "Comparison"
 
 
 class VerificationRun(models.Model):

@@ -175,7 +175,7 @@ class SubmissionAdmin(SimpleHistoryAdmin):
         super().save_model(request, obj, form, change)
         if change:
             version = rule_versions.rule_version_current(obj.contest)
-            services.submission_recheck(submission=obj, version=version)
+            services.entry_recheck(submission=obj, version=version)
             contest_ranks.contest_rank(contest=obj.contest)
 
     # Deleting here bypasses services.submission_delete: rank the contests again afterwards.

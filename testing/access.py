@@ -73,7 +73,7 @@ def world(db) -> World:
         results_published_at=timezone.now() + timedelta(days=30),
     )
     published, draft = (
-        services.submission_create(
+        services.entry_create(
             contest=contest,
             owner=entrant,
             declared={**DECLARED, "entrant_name": name},

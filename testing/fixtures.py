@@ -55,7 +55,7 @@ def entry(db):
     """A published entry whose claimed curve a fast machine reproduces easily: 5,000 rows/s."""
     contest = ContestFactory(target_rows=5_000_000, rerun_tolerance=0.25)
     log = python_log(rows=2_000_000, rates=[5_000.0, 5_000.0])
-    return services.submission_create(
+    return services.entry_create(
         contest=contest, owner=UserFactory(), declared=dict(DECLARED), log_file=upload(log)
     )
 

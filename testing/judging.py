@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from submissions import tracks
-from submissions.contests.rules import DeclaredSetup, Entry, RuleSet, Verdict, check_entry
+from submissions.contests.rules import DeclaredSetup, Entry, RuleSet, RuleVerdict, check_entry
 from submissions.logparse import key_type_log, parse_log, parse_log_runs
 from submissions.measures.figures import log_figures
 
@@ -35,7 +35,7 @@ VM = DeclaredSetup(
 @dataclass(frozen=True)
 class Judged:
     figures: dict
-    verdicts: dict[str, Verdict]
+    verdicts: dict[str, RuleVerdict]
     metric: float | None
     track_class: str
 

@@ -36,7 +36,7 @@ checkpoint_segments = 16
 def entry_with(config: str, **declared):
     contest = ContestFactory(target_rows=5_000_000, rerun_tolerance=0.25)
     log = python_log(rows=2_000_000, rates=[5_000.0, 5_000.0])
-    return entry_services.submission_create(
+    return entry_services.entry_create(
         contest=contest,
         owner=UserFactory(),
         declared={**DECLARED, "server_config": config, **declared},

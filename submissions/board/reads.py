@@ -23,6 +23,7 @@ from submissions.board.order import (
 from submissions.board.query import LeaderboardQuery, board_order, board_sort_parts
 from submissions.board.rows import BoardPage, BoardRow, entry_row, mark_tie_breaks, reference_row
 from submissions.entries.trust import VERIFIED, WITNESSED
+from submissions.measures.costs import BOARD_COSTS
 from submissions.measures.ranking import interleave, page_slots, reference_positions
 from submissions.models import Contest, Submission
 from submissions.setup.engines import normalised_engine
@@ -33,7 +34,7 @@ BOARD_ENTRY_FIELDS = (
     "average_rate", "verified", "eligible", "ineligible_reason", "rows", "track_figures",
     "track_metric", "track_class", "elapsed_seconds", "estimate_basis", "demo",
     "verification",
-    "db_size_bytes", "write_kb_per_row", "server_cpu_us_per_row", "machine_cpu_us_per_row",
+    "db_size_bytes", *(cost.figure for cost in BOARD_COSTS),
     "live_run__witnessed",
 )  # fmt: skip
 

@@ -7,6 +7,7 @@ from itertools import pairwise
 
 from submissions import tracks
 from submissions.entries.trust import trust_level
+from submissions.measures.costs import BOARD_COSTS
 from submissions.models import ReferenceResult, hardware_summary
 
 
@@ -44,9 +45,7 @@ class BoardRow:
     verification: str = ""  # "reproduced", or "shape_only": shown apart from the badge
     # What the run cost (Submission's cost figures; a reference row has its size only).
     db_size_bytes: int | None = None
-    write_kb_per_row: float | None = None
-    server_cpu_us_per_row: float | None = None
-    machine_cpu_us_per_row: float | None = None
+    costs: dict = field(default_factory=dict)  # the board's per-row costs by figure (BOARD_COSTS)
 
 
 @dataclass(frozen=True)
@@ -105,9 +104,7 @@ def entry_row(track: tracks.Track, values: dict) -> BoardRow:
         track_class=ranking.label_of(values["track_class"]),
         verification=values["verification"],
         db_size_bytes=values["db_size_bytes"],
-        write_kb_per_row=values["write_kb_per_row"],
-        server_cpu_us_per_row=values["server_cpu_us_per_row"],
-        machine_cpu_us_per_row=values["machine_cpu_us_per_row"],
+        costs={cost.figure: values[cost.figure] for cost in BOARD_COSTS},
     )
 
 

@@ -67,9 +67,7 @@ def recheck_execute(*, recheck_id: int) -> Recheck:
                 .filter(pk=pk)
                 .first()
             )
-            readable = (
-                services.submission_recheck(submission=entry, version=version) if entry else True
-            )
+            readable = services.entry_recheck(submission=entry, version=version) if entry else True
         Recheck.objects.filter(pk=recheck.pk).update(
             checked=F("checked") + 1,
             unreadable=F("unreadable") + (0 if readable else 1),

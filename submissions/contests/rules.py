@@ -88,7 +88,7 @@ class Entry:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class RuleVerdict:
     rule: str
     status: Status
     message: str
@@ -107,7 +107,7 @@ class Verdict:
         }
 
     @classmethod
-    def from_dict(cls, stored: dict) -> Verdict:
+    def from_dict(cls, stored: dict) -> RuleVerdict:
         return cls(
             rule=stored["rule"],
             status=Status(stored["status"]),
@@ -118,8 +118,8 @@ class Verdict:
         )
 
 
-def verdicts_from_dicts(stored: list[dict]) -> list[Verdict]:
-    return [Verdict.from_dict(verdict) for verdict in stored]
+def verdicts_from_dicts(stored: list[dict]) -> list[RuleVerdict]:
+    return [RuleVerdict.from_dict(verdict) for verdict in stored]
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ class Rule:
 
     id: str
     sentence: str
-    check: Callable[[Entry, RuleSet], Verdict]
+    check: Callable[[Entry, RuleSet], RuleVerdict]
     unlimited: str = ""
 
     def describe(self, rules: RuleSet) -> str:
@@ -145,16 +145,16 @@ class Rule:
 # --- the log's own parameters -------------------------------------------------------------
 
 
-def check_target_rows(entry: Entry, rules: RuleSet) -> Verdict:
+def check_target_rows(entry: Entry, rules: RuleSet) -> RuleVerdict:
     series = entry.log.series
     rows = entry.figures.rows
     line = int(series.line[-1]) if len(series) else None
     value, limit = _n(rows), _n(rules.target_rows)
     if rows >= rules.target_rows:
-        return Verdict(
+        return RuleVerdict(
             "target_rows", Status.PASS, f"The run reached {value} rows.", line, value, limit
         )
-    return Verdict(
+    return RuleVerdict(
         "target_rows",
         Status.FAIL,
         f"The run stopped at {value} rows of the {limit} required.",
@@ -165,11 +165,11 @@ def check_target_rows(entry: Entry, rules: RuleSet) -> Verdict:
 
 
 def _stated_limit(*, rule_id: str, key: str, what: str, limit: str, exact: bool):
-    def check(entry: Entry, rules: RuleSet) -> Verdict:
+    def check(entry: Entry, rules: RuleSet) -> RuleVerdict:
         bound = getattr(rules, limit)
         stated = entry.log.parameters.get(key)
         if stated is None:
-            return Verdict(
+            return RuleVerdict(
                 rule_id,
                 Status.UNVERIFIED,
                 f"Unverified: declared by entrant. The log does not state its {what}.",
@@ -180,7 +180,7 @@ def _stated_limit(*, rule_id: str, key: str, what: str, limit: str, exact: bool)
         relation = "" if exact else "at most "
         status = Status.PASS if ok else Status.FAIL
         message = f"The log states {_n(value)} {what}; the rule is {relation}{_n(bound)}."
-        return Verdict(rule_id, status, message, stated.line, _n(value), _n(bound))
+        return RuleVerdict(rule_id, status, message, stated.line, _n(value), _n(bound))
 
     return check
 
@@ -209,11 +209,11 @@ def _first_step_where(
     return None
 
 
-def check_report_interval(entry: Entry, rules: RuleSet) -> Verdict:
+def check_report_interval(entry: Entry, rules: RuleSet) -> RuleVerdict:
     log, every = entry.log, rules.report_every_rows
     rows = np.frombuffer(log.series.rows, dtype=np.int64)[: len(log.series)]
     if len(rows) == 0:
-        return Verdict(
+        return RuleVerdict(
             "report_interval", Status.FAIL, "The log has no report lines.", limit=_n(every)
         )
     offset = _first_step(log)
@@ -223,7 +223,7 @@ def check_report_interval(entry: Entry, rules: RuleSet) -> Verdict:
         i = _first_step_where(rows, offset, len(rows), lambda steps: steps > every)
         seconds = _stated_seconds(log)
         if i is not None:
-            return Verdict(
+            return RuleVerdict(
                 "report_interval",
                 Status.FAIL,
                 f"The log reports every {seconds}; a report at least every {_n(every)} rows is "
@@ -236,7 +236,7 @@ def check_report_interval(entry: Entry, rules: RuleSet) -> Verdict:
         most = max(
             (int(steps.max()) for _, steps in _row_steps(rows, offset, len(rows))), default=0
         )
-        return Verdict(
+        return RuleVerdict(
             "report_interval",
             Status.PASS,
             f"The log reports every {seconds}, at most {_n(most)} rows apart: at least every "
@@ -249,7 +249,7 @@ def check_report_interval(entry: Entry, rules: RuleSet) -> Verdict:
     i = _first_step_where(rows, offset, len(rows) - 1, lambda steps: steps != every)
     if i is not None:
         step = int(rows[i] - (rows[i - 1] if i else 0))
-        return Verdict(
+        return RuleVerdict(
             "report_interval",
             Status.FAIL,
             f"A report every {_n(every)} rows is required; this one comes "
@@ -258,7 +258,7 @@ def check_report_interval(entry: Entry, rules: RuleSet) -> Verdict:
             _n(step),
             _n(every),
         )
-    return Verdict(
+    return RuleVerdict(
         "report_interval",
         Status.PASS,
         f"Every report comes {_n(every)} rows after the previous one.",
@@ -279,15 +279,15 @@ def _stated_seconds(log: ParsedLog) -> str:
     return f"{_n(round(median_step(seconds), 1))} s"
 
 
-def check_indexes_from_start(entry: Entry, rules: RuleSet) -> Verdict:
+def check_indexes_from_start(entry: Entry, rules: RuleSet) -> RuleVerdict:
     log = entry.log
     if not rules.indexes_from_start:
-        return Verdict(
+        return RuleVerdict(
             "indexes_from_start", Status.PASS, "This contest allows building indexes later."
         )
     after = [m for m in log.markers if m.kind == "indexes_created_after_load"]
     if after:
-        return Verdict(
+        return RuleVerdict(
             "indexes_from_start",
             Status.FAIL,
             f"The secondary indexes were built after the load ('{after[0].text.strip()[:120]}'): "
@@ -298,7 +298,7 @@ def check_indexes_from_start(entry: Entry, rules: RuleSet) -> Verdict:
         )
     late = [index for index in log.indexes if index.created == "after_load"]
     if late:
-        return Verdict(
+        return RuleVerdict(
             "indexes_from_start",
             Status.FAIL,
             f"Index {late[0].name} was created after the load.",
@@ -308,7 +308,7 @@ def check_indexes_from_start(entry: Entry, rules: RuleSet) -> Verdict:
         )
     if log.indexes:
         secondary = [index.name for index in log.indexes if not index.primary]
-        return Verdict(
+        return RuleVerdict(
             "indexes_from_start",
             Status.PASS,
             f"The log lists {len(secondary)} secondary indexes ({', '.join(secondary)}) created "
@@ -320,12 +320,12 @@ def check_indexes_from_start(entry: Entry, rules: RuleSet) -> Verdict:
     if log.format.startswith("python-iibench"):
         # The Python iibench prints "Created secondary indexes in ..." whenever it builds them
         # after the load (--secondary_at_end); without that line they came with the table.
-        return Verdict(
+        return RuleVerdict(
             "indexes_from_start",
             Status.PASS,
             "No 'Created secondary indexes' line: the Python iibench created them with the table.",
         )
-    return Verdict(
+    return RuleVerdict(
         "indexes_from_start",
         Status.UNVERIFIED,
         "Unverified: declared by entrant. The log does not say when the indexes were created.",
@@ -400,11 +400,11 @@ def _rate_verdict(
     stated: np.ndarray,
     spans: Spans,
     error: float,
-) -> Verdict:
+) -> RuleVerdict:
     """Pass, or fail at the first report whose stated rate `what` does not add up."""
     found = _disagreements(stated, spans, error)
     if not len(found):
-        return Verdict(
+        return RuleVerdict(
             rule_id,
             Status.PASS,
             f"Every {what} agrees with the rows and seconds it covers.",
@@ -413,7 +413,7 @@ def _rate_verdict(
     i = int(found[0])
     (rows,), (seconds,) = spans(slice(i, i + 1))
     computed = rows / seconds
-    return Verdict(
+    return RuleVerdict(
         rule_id,
         Status.FAIL,
         f"The log says {_n(float(stated[i]))} rows/s for this {what}, but {_n(rows)} rows "
@@ -424,7 +424,7 @@ def _rate_verdict(
     )
 
 
-def check_cumulative_rate(entry: Entry, rules: RuleSet) -> Verdict:
+def check_cumulative_rate(entry: Entry, rules: RuleSet) -> RuleVerdict:
     series = entry.log.series
     seconds = np.frombuffer(series.seconds, dtype=np.float64)
     stated = held(series.cumulative_rate)
@@ -434,7 +434,7 @@ def check_cumulative_rate(entry: Entry, rules: RuleSet) -> Verdict:
     return _rate_verdict("cumulative_rate", "cumulative rate", series, stated, spans, error)
 
 
-def check_interval_rate(entry: Entry, rules: RuleSet) -> Verdict:
+def check_interval_rate(entry: Entry, rules: RuleSet) -> RuleVerdict:
     series = entry.log.series
     seconds = np.frombuffer(series.seconds, dtype=np.float64)
     stated = held(series.interval_rate)
@@ -444,11 +444,11 @@ def check_interval_rate(entry: Entry, rules: RuleSet) -> Verdict:
     return _rate_verdict("interval_rate", "interval", series, stated, spans, error)
 
 
-def check_no_missing_report(entry: Entry, rules: RuleSet) -> Verdict:
+def check_no_missing_report(entry: Entry, rules: RuleSet) -> RuleVerdict:
     log = entry.log
     series = log.series
     if len(series) < 2:
-        return Verdict("no_missing_report", Status.PASS, "No report is missing.")
+        return RuleVerdict("no_missing_report", Status.PASS, "No report is missing.")
     if log.cadence != "rows":
         seconds = np.frombuffer(series.seconds, dtype=np.float64)[: len(series)]
         return _no_time_gap(entry, seconds)
@@ -459,7 +459,7 @@ def check_no_missing_report(entry: Entry, rules: RuleSet) -> Verdict:
     gaps = np.flatnonzero(steps[:-1] > every) if every else []
     if len(gaps):
         i = int(gaps[0]) + 1
-        return Verdict(
+        return RuleVerdict(
             "no_missing_report",
             Status.FAIL,
             f"A report is missing between {_n(rows[i - 1])} and {_n(rows[i])} rows: the log "
@@ -468,7 +468,7 @@ def check_no_missing_report(entry: Entry, rules: RuleSet) -> Verdict:
             _n(int(steps[i - 1])),
             _n(every),
         )
-    return Verdict("no_missing_report", Status.PASS, "No report is missing.")
+    return RuleVerdict("no_missing_report", Status.PASS, "No report is missing.")
 
 
 # A time step is a missing report when it is this many times the log's interval (plus a
@@ -477,16 +477,16 @@ def check_no_missing_report(entry: Entry, rules: RuleSet) -> Verdict:
 MISSING_REPORT_FACTOR = 2.5
 
 
-def _no_time_gap(entry: Entry, seconds: np.ndarray) -> Verdict:
+def _no_time_gap(entry: Entry, seconds: np.ndarray) -> RuleVerdict:
     if len(seconds) < 3:
-        return Verdict("no_missing_report", Status.PASS, "No report is missing.")
+        return RuleVerdict("no_missing_report", Status.PASS, "No report is missing.")
     # The median step, not the stated one: the console and the TSV of one run say the same.
     typical = median_step(seconds)
     # The last step is left out: the run's end cuts it short or long.
     i = _first_gap(seconds[:-1], MISSING_REPORT_FACTOR * typical + 1.0)
     if i is not None:
         step = float(seconds[i] - seconds[i - 1])
-        return Verdict(
+        return RuleVerdict(
             "no_missing_report",
             Status.FAIL,
             f"A report is missing: {step:,.1f} s passed between two reports that come "
@@ -495,7 +495,7 @@ def _no_time_gap(entry: Entry, seconds: np.ndarray) -> Verdict:
             f"{step:.1f} s",
             f"{typical:.1f} s",
         )
-    return Verdict(
+    return RuleVerdict(
         "no_missing_report",
         Status.PASS,
         f"No report is missing: the log reports every {typical:,.1f} s.",
@@ -515,13 +515,13 @@ def _first_gap(seconds: np.ndarray, longest: float) -> int | None:
 POST_LOAD_SECONDS = re.compile(r"in ([0-9]+(?:\.[0-9]+)?) seconds")
 
 
-def check_totals_agree(entry: Entry, rules: RuleSet) -> Verdict:
+def check_totals_agree(entry: Entry, rules: RuleSet) -> RuleVerdict:
     totals, series = entry.log.totals, entry.log.series
     if totals is None or totals.rows is None:
-        return Verdict("totals_agree", Status.PASS, "The log has no summary line to compare.")
+        return RuleVerdict("totals_agree", Status.PASS, "The log has no summary line to compare.")
     last_rows = int(series.rows[-1]) if len(series) else 0
     if totals.rows < last_rows:
-        return Verdict(
+        return RuleVerdict(
             "totals_agree",
             Status.FAIL,
             f"The summary says {_n(totals.rows)} rows, fewer than the {_n(last_rows)} reported.",
@@ -533,7 +533,7 @@ def check_totals_agree(entry: Entry, rules: RuleSet) -> Verdict:
         verdict = _totals_time_verdict(entry, totals)
         if verdict is not None:
             return verdict
-    return Verdict(
+    return RuleVerdict(
         "totals_agree",
         Status.PASS,
         f"The summary's {_n(totals.rows)} rows agree with the reports.",
@@ -541,7 +541,7 @@ def check_totals_agree(entry: Entry, rules: RuleSet) -> Verdict:
     )
 
 
-def _totals_time_verdict(entry: Entry, totals) -> Verdict | None:
+def _totals_time_verdict(entry: Entry, totals) -> RuleVerdict | None:
     """The summary's time against the last report's: it may be later by a report interval (the
     final commit) plus the post-load work the log names ("Created secondary indexes in 3.5
     seconds"), not earlier, and not later by unexplained time."""
@@ -559,7 +559,7 @@ def _totals_time_verdict(entry: Entry, totals) -> Verdict | None:
     post_load = sum(extra for _, extra in named)
     extra = float(totals.seconds) - last
     if extra < -slack:
-        return Verdict(
+        return RuleVerdict(
             "totals_agree",
             Status.FAIL,
             f"The summary says {_n(totals.seconds)} s, less than the {_n(last)} s of the last "
@@ -570,7 +570,7 @@ def _totals_time_verdict(entry: Entry, totals) -> Verdict | None:
         )
     allowed = interval + post_load + slack
     if extra > allowed:
-        return Verdict(
+        return RuleVerdict(
             "totals_agree",
             Status.FAIL,
             f"The summary says {_n(totals.seconds)} s, {_n(round(extra, 1))} s after the last "
@@ -581,7 +581,7 @@ def _totals_time_verdict(entry: Entry, totals) -> Verdict | None:
         )
     if named:
         marker, _ = named[0]
-        return Verdict(
+        return RuleVerdict(
             "totals_agree",
             Status.PASS,
             f"The summary's {_n(totals.rows)} rows agree with the reports; its "
@@ -594,13 +594,13 @@ def _totals_time_verdict(entry: Entry, totals) -> Verdict | None:
     return None
 
 
-def check_whole_run(entry: Entry, rules: RuleSet) -> Verdict:
+def check_whole_run(entry: Entry, rules: RuleSet) -> RuleVerdict:
     excerpt = next((m for m in entry.log.markers if m.kind == "excerpt"), None)
     if excerpt is None:
-        return Verdict(
+        return RuleVerdict(
             "whole_run", Status.PASS, "The log starts at the beginning of the run.", value="whole"
         )
-    return Verdict(
+    return RuleVerdict(
         "whole_run",
         Status.FAIL,
         f"The log is an excerpt: {excerpt.text}. It cannot show the whole run.",
@@ -616,14 +616,14 @@ def check_whole_run(entry: Entry, rules: RuleSet) -> Verdict:
 def _hardware_cap(*, rule_id: str, field: str, limit: str, unit: str, singular: str | None = None):
     singular = singular or unit
 
-    def check(entry: Entry, rules: RuleSet) -> Verdict:
+    def check(entry: Entry, rules: RuleSet) -> RuleVerdict:
         bound = getattr(rules, limit)
         value = getattr(entry.setup, field)
         if bound is None:
-            return Verdict(rule_id, Status.PASS, f"No limit on {unit}.", value=_n(value))
+            return RuleVerdict(rule_id, Status.PASS, f"No limit on {unit}.", value=_n(value))
         status = Status.PASS if value <= bound else Status.FAIL
         relation = "within" if status == Status.PASS else "over"
-        return Verdict(
+        return RuleVerdict(
             rule_id,
             status,
             f"Declared {_n(value)} {singular if value == 1 else unit}: {relation} the limit of {_n(bound)}.",
@@ -634,42 +634,44 @@ def _hardware_cap(*, rule_id: str, field: str, limit: str, unit: str, singular: 
     return check
 
 
-def check_direct_attached(entry: Entry, rules: RuleSet) -> Verdict:
+def check_direct_attached(entry: Entry, rules: RuleSet) -> RuleVerdict:
     attached = "direct attached" if entry.setup.direct_attached else "not direct attached"
     if rules.require_direct_attached and not entry.setup.direct_attached:
-        return Verdict(
+        return RuleVerdict(
             "direct_attached",
             Status.FAIL,
             "Declared storage that is not direct attached; the rule requires direct-attached drives.",
             value=attached,
             limit="direct attached",
         )
-    return Verdict("direct_attached", Status.PASS, f"Declared drives {attached}.", value=attached)
+    return RuleVerdict(
+        "direct_attached", Status.PASS, f"Declared drives {attached}.", value=attached
+    )
 
 
-def check_raid(entry: Entry, rules: RuleSet) -> Verdict:
+def check_raid(entry: Entry, rules: RuleSet) -> RuleVerdict:
     raid = entry.setup.raid_level.strip()
     no_raid = raid.lower() in ("", "none", "no", "jbod")
     if raid and not no_raid and not rules.raid_allowed:
-        return Verdict(
+        return RuleVerdict(
             "raid", Status.FAIL, f"Declared {raid}; this contest does not allow RAID.", value=raid
         )
-    return Verdict("raid", Status.PASS, f"Declared {raid or 'no RAID'}.", value=raid or "none")
+    return RuleVerdict("raid", Status.PASS, f"Declared {raid or 'no RAID'}.", value=raid or "none")
 
 
-def check_mysql_version(entry: Entry, rules: RuleSet) -> Verdict:
+def check_mysql_version(entry: Entry, rules: RuleSet) -> RuleVerdict:
     required = rules.required_mysql_version.strip()
     declared = entry.setup.server_version.strip()
     family = entry.setup.server_family
     # An entry of declared figures may come without a log: then only the declaration speaks.
     stated = entry.log.parameters.get("server_version") if entry.log is not None else None
     if not required:
-        return Verdict(
+        return RuleVerdict(
             "mysql_version", Status.PASS, "Any server version is allowed.", value=declared
         )
     if family not in MYSQL_NUMBERED:
         server = f"{SERVER_FAMILIES.get(family, family)} {declared}".strip()
-        return Verdict(
+        return RuleVerdict(
             "mysql_version",
             Status.FAIL,
             f"Declared {server}; the rule requires MySQL {required}.x.",
@@ -677,7 +679,7 @@ def check_mysql_version(entry: Entry, rules: RuleSet) -> Verdict:
             limit=f"MySQL {required}.x",
         )
     if stated is not None and not _version_matches(str(stated.value), required):
-        return Verdict(
+        return RuleVerdict(
             "mysql_version",
             Status.FAIL,
             f"The log shows server {stated.value}; the rule requires MySQL {required}.x.",
@@ -686,7 +688,7 @@ def check_mysql_version(entry: Entry, rules: RuleSet) -> Verdict:
             f"{required}.x",
         )
     if not _version_matches(declared, required):
-        return Verdict(
+        return RuleVerdict(
             "mysql_version",
             Status.FAIL,
             f"Declared MySQL {declared}; the rule requires MySQL {required}.x.",
@@ -695,7 +697,7 @@ def check_mysql_version(entry: Entry, rules: RuleSet) -> Verdict:
         )
     source = f"The log shows {stated.value}" if stated is not None else f"Declared MySQL {declared}"
     line = stated.line if stated is not None else None
-    return Verdict(
+    return RuleVerdict(
         "mysql_version",
         Status.PASS,
         f"{source}: MySQL {required}.x.",
@@ -713,12 +715,12 @@ def _version_matches(version: str, required: str) -> bool:
     return core == required or core.startswith(required + ".") or core.startswith(required + "-")
 
 
-def check_preferred_os(entry: Entry, rules: RuleSet) -> Verdict:
+def check_preferred_os(entry: Entry, rules: RuleSet) -> RuleVerdict:
     preferred = rules.preferred_os.strip()
     declared = entry.setup.os.strip()
     if not preferred or preferred.lower() in declared.lower():
-        return Verdict("preferred_os", Status.PASS, f"Declared {declared}.", value=declared)
-    return Verdict(
+        return RuleVerdict("preferred_os", Status.PASS, f"Declared {declared}.", value=declared)
+    return RuleVerdict(
         "preferred_os",
         Status.WARN,
         f"Declared {declared}; {preferred} is preferred for easy comparison (a note, not a failure).",
@@ -727,21 +729,21 @@ def check_preferred_os(entry: Entry, rules: RuleSet) -> Verdict:
     )
 
 
-def check_deadline(entry: Entry, rules: RuleSet) -> Verdict:
+def check_deadline(entry: Entry, rules: RuleSet) -> RuleVerdict:
     if rules.deadline is None:
-        return Verdict("deadline", Status.PASS, "This contest has no deadline.")
+        return RuleVerdict("deadline", Status.PASS, "This contest has no deadline.")
     zone = ZoneInfo(rules.timezone)
     when = entry.submitted_at.astimezone(zone).strftime("%d %b %Y %H:%M %Z")
     due = rules.deadline.astimezone(zone).strftime("%d %b %Y %H:%M %Z")
     if entry.submitted_at <= rules.deadline:
-        return Verdict(
+        return RuleVerdict(
             "deadline",
             Status.PASS,
             f"Submitted {when}, before the deadline {due}.",
             value=when,
             limit=due,
         )
-    return Verdict(
+    return RuleVerdict(
         "deadline",
         Status.FAIL,
         f"Submitted {when}, after the deadline {due}.",
@@ -855,13 +857,15 @@ RULES: tuple[Rule, ...] = (
 RULES_BY_ID = {rule.id: rule for rule in RULES}
 
 
-def check_entry(entry: Entry, rules: RuleSet, rule_list: tuple[Rule, ...] = RULES) -> list[Verdict]:
+def check_entry(
+    entry: Entry, rules: RuleSet, rule_list: tuple[Rule, ...] = RULES
+) -> list[RuleVerdict]:
     return [rule.check(entry, rules) for rule in rule_list]
 
 
-def is_eligible(verdicts: list[Verdict]) -> bool:
+def is_eligible(verdicts: list[RuleVerdict]) -> bool:
     return not any(v.status == Status.FAIL for v in verdicts)
 
 
-def first_failure(verdicts: list[Verdict]) -> Verdict | None:
+def first_failure(verdicts: list[RuleVerdict]) -> RuleVerdict | None:
     return next((v for v in verdicts if v.status == Status.FAIL), None)

@@ -17,44 +17,22 @@ from submissions.contests.rule_versions import rule_version_current
 from submissions.contests.rules import (
     DeclaredSetup,
     Entry,
-    Verdict,
+    RuleVerdict,
     check_entry,
     first_failure,
     is_eligible,
     verdicts_from_dicts,
 )
+from submissions.entries.declaration import DECLARED_FIELDS
 from submissions.entries.logs import parsed_log
 from submissions.entries.refusals import SubmissionRefused
 from submissions.logparse import ParsedLog
-from submissions.measures.costs import CostFigures, cost_figures
+from submissions.measures.costs import PER_ROW_COSTS, CostFigures, cost_figures
 from submissions.measures.figures import Figures, log_figures
 from submissions.measures.series import series_columns
 from submissions.models import Contest, RuleVersion, Submission
 from submissions.setup.engines import normalised_engine
 from submissions.wings import entry_stream
-
-# What an entrant fills in; everything else on a Submission is computed.
-DECLARED_FIELDS = (
-    "entrant_name",
-    "email",
-    "publish",
-    "cpu_model",
-    "sockets",
-    "cores",
-    "cpu_ghz",
-    "memory_gb",
-    "drives",
-    "drive_kind",
-    "raid_level",
-    "direct_attached",
-    "os",
-    "server_family",
-    "server_version",
-    "storage_engine",
-    "storage_engine_version",
-    "solution_description",
-    "server_config",
-)
 
 
 @dataclass(frozen=True)
@@ -68,7 +46,7 @@ class CheckedEntry:
     track_figures: dict
     track_metric: float | None
     track_class: str
-    verdicts: list[Verdict]
+    verdicts: list[RuleVerdict]
     rules_version: RuleVersion | None = None
 
 
@@ -101,7 +79,7 @@ def entry_check(
     log_file: IO[bytes] | None,
     submitted_at: datetime,
     version: RuleVersion | None = None,
-    extra_verdicts: Sequence[Verdict] = (),
+    extra_verdicts: Sequence[RuleVerdict] = (),
 ) -> CheckedEntry:
     """Parse the log (if any), compute the run's and the track's figures and judge the entry
     against a version of the contest's rules (the current one by default). `declared` holds
@@ -139,7 +117,7 @@ def entry_check(
     )
 
 
-def submission_declared(submission: Submission) -> dict:
+def entry_declared(submission: Submission) -> dict:
     """What the entrant declared, the run's and the track's fields, as the services take it."""
     declared = {name: getattr(submission, name) for name in DECLARED_FIELDS}
     return {**declared, **submission.track_declared}
@@ -149,7 +127,7 @@ def entry_check_stored(
     *, submission: Submission, version: RuleVersion | None = None
 ) -> CheckedEntry:
     """Judge an entry as it is stored (its log and declaration), without saving anything."""
-    declared = submission_declared(submission)
+    declared = entry_declared(submission)
     # A witnessed entry keeps its seal verdicts: they come from the stream, not the log.
     stream = entry_stream(submission)
     witness = verdicts_from_dicts(stream.seal_verdicts) if stream is not None else []
@@ -207,8 +185,5 @@ def _apply_costs(submission: Submission, checked: CheckedEntry) -> None:
             window_start_row=checked.figures.terminal_window_start_row,
         )
     submission.db_size_bytes = costs.db_size_bytes
-    submission.write_kb_per_row = costs.write_kb_per_row
-    submission.reads_per_row = costs.reads_per_row
-    submission.server_cpu_us_per_row = costs.server_cpu_us_per_row
-    submission.client_cpu_us_per_row = costs.client_cpu_us_per_row
-    submission.machine_cpu_us_per_row = costs.machine_cpu_us_per_row
+    for cost in PER_ROW_COSTS:
+        setattr(submission, cost.figure, getattr(costs, cost.figure))

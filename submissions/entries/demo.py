@@ -248,7 +248,7 @@ def _create_entry(entry: DemoEntry, contest: Contest, owner) -> bool:
         name = entry.declared["entrant_name"]
         if contest.submissions.filter(entrant_name=name, log_sha256="").exists():
             return False
-        services.submission_create(
+        services.entry_create(
             contest=contest,
             owner=owner,
             declared=entry.declared,
@@ -263,7 +263,7 @@ def _create_entry(entry: DemoEntry, contest: Contest, owner) -> bool:
         sha256 = services.file_sha256(handle)
         if Submission.objects.filter(contest=contest, log_sha256=sha256).exists():
             return False
-        services.submission_create(
+        services.entry_create(
             contest=contest,
             owner=owner,
             declared=entry.declared,

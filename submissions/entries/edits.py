@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from submissions.entries import checks as entry_checks
 from submissions.entries import services
+from submissions.entries.declaration import DECLARED_FIELDS
 from submissions.models import ChangeStatus, PendingChange, Submission
 
 # What the public compares of an entry before and after an edit.
@@ -52,7 +53,7 @@ def _effects(submission: Submission, declared: dict) -> list[str]:
     """The figures and verdicts the new declaration would change, judged without saving."""
     trial = Submission.objects.select_related("contest").get(pk=submission.pk)
     for name, value in declared.items():
-        if name in entry_checks.DECLARED_FIELDS:
+        if name in DECLARED_FIELDS:
             setattr(trial, name, value)
     names = {field.name for field in trial.contest.track.fields}
     trial.track_declared = {
@@ -76,14 +77,14 @@ def _effects(submission: Submission, declared: dict) -> list[str]:
     return effects
 
 
-def submission_edit(*, submission: Submission, declared: dict, by) -> EditOutcome:
+def entry_edit(*, submission: Submission, declared: dict, by) -> EditOutcome:
     """Apply the owner's edit, or hold it for an organizer when the results are public and it
     changes a figure or a verdict (replacing a change that was still waiting)."""
     if not submission.contest.results_are_public():
         return EditOutcome(
-            services.submission_update(submission=submission, declared=declared, by=by), None
+            services.entry_update(submission=submission, declared=declared, by=by), None
         )
-    before = entry_checks.submission_declared(submission)
+    before = entry_checks.entry_declared(submission)
     after = {**before, **{name: value for name, value in declared.items() if name in before}}
     changes = declaration_changes(submission, before, after)
     if not changes:
@@ -91,7 +92,7 @@ def submission_edit(*, submission: Submission, declared: dict, by) -> EditOutcom
     effects = _effects(submission, declared)
     if not effects:
         return EditOutcome(
-            services.submission_update(submission=submission, declared=declared, by=by), None
+            services.entry_update(submission=submission, declared=declared, by=by), None
         )
     with transaction.atomic():
         submission.pending_changes.filter(status=ChangeStatus.PENDING).update(
@@ -124,7 +125,7 @@ def pending_change_approve(*, change: PendingChange, by) -> Submission:
         return locked.submission
     submission = Submission.objects.select_related("contest").get(pk=locked.submission_id)
     approver = getattr(by, "username", "an organizer")
-    services.submission_update(
+    services.entry_update(
         submission=submission,
         declared=locked.declared,
         by=locked.requested_by,
@@ -156,7 +157,7 @@ class HistoryItem:
     reason: str
 
 
-def submission_history(*, submission: Submission, full: bool) -> list[HistoryItem]:
+def entry_history(*, submission: Submission, full: bool) -> list[HistoryItem]:
     """The entry's changes, newest first: who, when, what (`full`: with the private fields,
     for its owner and organizers)."""
     records = list(submission.history.select_related("history_user").order_by("history_date"))

@@ -6,7 +6,7 @@ from django.db.models import Q, QuerySet
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
-from submissions.models import Contest, Submission
+from submissions.models import Submission
 
 # Never needed by lists: the long text fields stay in the database.
 # The entrant's long texts: no list shows them.
@@ -23,7 +23,7 @@ def published_q(now=None) -> Q:
     return Q(contest__results_published_at__lte=now or timezone.now())
 
 
-def submissions_visible_to(user) -> QuerySet[Submission]:
+def entries_visible_to(user) -> QuerySet[Submission]:
     """Organizers see everything; others the published entries and their own drafts."""
     entries = Submission.objects.select_related("contest")
     if is_organizer(user):
@@ -34,7 +34,7 @@ def submissions_visible_to(user) -> QuerySet[Submission]:
     return entries.filter(visible)
 
 
-def submission_visible(submission: Submission, user) -> bool:
+def entry_visible(submission: Submission, user) -> bool:
     return (
         is_organizer(user)
         or submission.contest.results_are_public()
@@ -42,19 +42,15 @@ def submission_visible(submission: Submission, user) -> bool:
     )
 
 
-def submission_editable(submission: Submission, user) -> bool:
+def entry_editable(submission: Submission, user) -> bool:
     return user.is_authenticated and submission.owner_id == user.id and submission.contest.is_open()
-
-
-def contests_open_for_entries() -> QuerySet[Contest]:
-    return Contest.objects.filter(Q(deadline__isnull=True) | Q(deadline__gte=timezone.now()))
 
 
 def entries_to_compare(*, ids: list[int], user) -> list[Submission]:
     """The entries among `ids` the user may see, in the order asked, with their plot previews
     (never the full series)."""
     entries = (
-        submissions_visible_to(user)
+        entries_visible_to(user)
         .filter(pk__in=ids)
         .select_related("series")
         .defer(*LIST_DEFERRED, "series__columns")
@@ -75,5 +71,5 @@ def published_results(now=None) -> QuerySet[Submission]:
     )
 
 
-def user_submissions(user) -> QuerySet[Submission]:
+def user_entries(user) -> QuerySet[Submission]:
     return Submission.objects.filter(owner=user).select_related("contest").defer(*LIST_DEFERRED)

@@ -21,14 +21,14 @@ from psycopg import sql
 from submissions.contests.ranks import contest_rank
 from submissions.contests.reference_rows import reference_results_refigure
 from submissions.contests.rule_versions import rule_version_current
-from submissions.contests.rules import Status, Verdict
+from submissions.contests.rules import RuleVerdict, Status
 from submissions.entries.checks import (
-    DECLARED_FIELDS,
     apply_check,
     entry_check,
     entry_check_stored,
-    submission_declared,
+    entry_declared,
 )
+from submissions.entries.declaration import DECLARED_FIELDS
 from submissions.entries.refusals import ContestClosed, DuplicateLog, SubmissionRefused
 from submissions.logparse import ParsedLog, Series
 from submissions.measures.series import (
@@ -134,7 +134,7 @@ def _write_packed(submission_id: int, packed: bytes | bytearray) -> None:
             cursor.execute("DROP TABLE packed_series_upload")
 
 
-def submission_create(
+def entry_create(
     *,
     contest: Contest,
     owner,
@@ -143,7 +143,7 @@ def submission_create(
     submitted_at: datetime | None = None,
     enforce_deadline: bool = True,
     demo: str = "",
-    extra_verdicts: Sequence[Verdict] = (),
+    extra_verdicts: Sequence[RuleVerdict] = (),
 ) -> Submission:
     """Store a new entry with its log, figures and verdicts, or nothing at all. `declared`
     holds the run's fields and the contest's track fields; the log may be None only for a
@@ -221,7 +221,7 @@ def _discard_file(submission: Submission) -> None:
         submission.log.storage.delete(submission.log.name)
 
 
-def submission_update(
+def entry_update(
     *,
     submission: Submission,
     declared: dict,
@@ -234,7 +234,7 @@ def submission_update(
     approval of edits to published entries is decided before, by submissions.entries.edits."""
     if enforce_deadline and not submission.contest.is_open():
         raise ContestClosed(submission.contest)
-    before = submission_declared(submission)
+    before = entry_declared(submission)
     for name in DECLARED_FIELDS:
         if name in declared:
             setattr(submission, name, declared[name])
@@ -244,18 +244,18 @@ def submission_update(
         **{name: value for name, value in declared.items() if name in fields},
     }
     with transaction.atomic():
-        if submission_declared(submission) != before:
+        if entry_declared(submission) != before:
             submission.edited_at = timezone.now()
             submission._history_user = by
             submission._change_reason = reason or None
             submission.save()
-        checked = submission_check(submission=submission)
+        checked = entry_rejudge(submission=submission)
         declared_settings_store(submission=checked)
         return checked
 
 
 @transaction.atomic
-def submission_check(
+def entry_rejudge(
     *, submission: Submission, rank: bool = True, version: RuleVersion | None = None
 ) -> Submission:
     """Judge an entry again from its stored log (after its declaration or its rules changed),
@@ -284,13 +284,13 @@ class RecheckOutcome:
     unreadable: int  # entries whose stored log the current parser or track refuses
 
 
-def submission_recheck(*, submission: Submission, version: RuleVersion) -> bool:
+def entry_recheck(*, submission: Submission, version: RuleVersion) -> bool:
     """Judge one entry of a contest's re-check under `version`, without ranking. Returns False
     when its stored log no longer passes (it is then marked not eligible, with the reason)."""
     try:
-        submission_check(submission=submission, rank=False, version=version)
+        entry_rejudge(submission=submission, rank=False, version=version)
     except SubmissionRefused as refused:
-        submission_mark_unreadable(submission=submission, reason=refused.message, version=version)
+        entry_mark_unreadable(submission=submission, reason=refused.message, version=version)
         return False
     return True
 
@@ -303,7 +303,7 @@ def contest_recheck(*, contest: Contest) -> RecheckOutcome:
     version = rule_version_current(contest)
     checked = unreadable = 0
     for submission in contest.submissions.select_related("contest").iterator(chunk_size=100):
-        if not submission_recheck(submission=submission, version=version):
+        if not entry_recheck(submission=submission, version=version):
             unreadable += 1
         checked += 1
     reference_results_refigure(contest=contest)
@@ -311,13 +311,13 @@ def contest_recheck(*, contest: Contest) -> RecheckOutcome:
     return RecheckOutcome(checked=checked, unreadable=unreadable)
 
 
-def submission_mark_unreadable(
+def entry_mark_unreadable(
     *, submission: Submission, reason: str, version: RuleVersion | None = None
 ) -> Submission:
     """Keep the entry and its log, but take it out of the ranking, saying why. Its other
     verdicts go: they were made under rules it is no longer judged by."""
     message = f"The stored log no longer passes the checks: {reason}"
-    submission.verdicts = [Verdict("log_readable", Status.FAIL, message).as_dict()]
+    submission.verdicts = [RuleVerdict("log_readable", Status.FAIL, message).as_dict()]
     submission.eligible = False
     submission.ineligible_reason = message[:500]
     submission.checked_at = timezone.now()
@@ -345,7 +345,7 @@ def contest_track_defaults_apply(*, contest: Contest) -> Contest:
     return contest
 
 
-def submission_delete(*, submission: Submission) -> None:
+def entry_delete(*, submission: Submission) -> None:
     if not submission.contest.is_open():
         raise ContestClosed(submission.contest)
     name = submission.log.name

@@ -15,7 +15,7 @@ import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from submissions.contests.rules import Status, Verdict, _n
+from submissions.contests.rules import RuleVerdict, Status, _n
 
 
 @dataclass(frozen=True)
@@ -51,9 +51,11 @@ def _receipt_of(line: int, receipts: Sequence[Receipt], last_lines: list[int]) -
 
 def check_clock(
     reports: Sequence[Report], receipts: Sequence[Receipt], tolerance: ClockTolerance
-) -> Verdict:
+) -> RuleVerdict:
     if not reports:
-        return Verdict("clock_agrees", Status.UNVERIFIED, "The log has no report lines to time.")
+        return RuleVerdict(
+            "clock_agrees", Status.UNVERIFIED, "The log has no report lines to time."
+        )
     ordered = sorted(receipts, key=lambda r: r.first_line)
     last_lines = [r.last_line for r in ordered]
     for report in reports:
@@ -62,7 +64,7 @@ def check_clock(
             continue
         allowed = receipt.seconds + tolerance.seconds + tolerance.fraction * receipt.seconds
         if report.seconds > allowed:
-            return Verdict(
+            return RuleVerdict(
                 "clock_agrees",
                 Status.FAIL,
                 f"line {report.line:,}: the log says {_n(round(report.seconds))} s had passed "
@@ -74,7 +76,7 @@ def check_clock(
             )
         lag = receipt.seconds - report.seconds
         if lag > tolerance.max_lag_seconds:
-            return Verdict(
+            return RuleVerdict(
                 "clock_agrees",
                 Status.FAIL,
                 f"line {report.line:,}: the log says {_n(round(report.seconds))} s had passed, "
@@ -85,7 +87,7 @@ def check_clock(
                 limit=f"{tolerance.max_lag_seconds:.0f} s",
             )
     last = reports[-1]
-    return Verdict(
+    return RuleVerdict(
         "clock_agrees",
         Status.PASS,
         f"The log's {_n(round(last.seconds))} s agree with the registry's clock, line by line.",
@@ -98,7 +100,7 @@ def _memory_agrees(seen_bytes: int, declared_gb: float) -> bool:
     return any(abs(seen_bytes / unit - declared_gb) <= 0.10 * declared_gb for unit in (1e9, 2**30))
 
 
-def check_machine(declared: Mapping, machine: Mapping) -> Verdict:
+def check_machine(declared: Mapping, machine: Mapping) -> RuleVerdict:
     seen_cores = {machine.get("cores"), machine.get("logical_cpus")} - {None}
     mismatches = []
     if seen_cores and declared["cores"] not in seen_cores:
@@ -115,7 +117,7 @@ def check_machine(declared: Mapping, machine: Mapping) -> Verdict:
     if drive and drive != declared["drive_kind"]:
         mismatches.append(f"drive: declared {declared['drive_kind']}, the run saw {drive}")
     if mismatches:
-        return Verdict(
+        return RuleVerdict(
             "machine_declared",
             Status.FAIL,
             "The machine is not the declared one: " + "; ".join(mismatches) + ".",
@@ -127,12 +129,12 @@ def check_machine(declared: Mapping, machine: Mapping) -> Verdict:
         if not seen
     ]
     if unseen:
-        return Verdict(
+        return RuleVerdict(
             "machine_declared",
             Status.UNVERIFIED,
             f"The run did not report its {', '.join(unseen)} (drive: run with --datadir).",
         )
-    return Verdict(
+    return RuleVerdict(
         "machine_declared",
         Status.PASS,
         f"The run saw the declared machine: {declared['cores']} cores, "
@@ -140,12 +142,12 @@ def check_machine(declared: Mapping, machine: Mapping) -> Verdict:
     )
 
 
-def check_exit(exit_status: int | None) -> Verdict:
+def check_exit(exit_status: int | None) -> RuleVerdict:
     if exit_status == 0:
-        return Verdict("exit_status", Status.PASS, "The benchmark exited with status 0.")
+        return RuleVerdict("exit_status", Status.PASS, "The benchmark exited with status 0.")
     if exit_status is None:
-        return Verdict("exit_status", Status.FAIL, "The run was sealed without an exit status.")
-    return Verdict(
+        return RuleVerdict("exit_status", Status.FAIL, "The run was sealed without an exit status.")
+    return RuleVerdict(
         "exit_status",
         Status.FAIL,
         f"The benchmark exited with status {exit_status}, not 0: the run did not end cleanly.",
@@ -168,7 +170,7 @@ def seal_verdicts(
     declared: Mapping,
     machine: Mapping,
     exit_status: int | None,
-) -> list[Verdict]:
+) -> list[RuleVerdict]:
     return [
         check_clock(reports, receipts, tolerance),
         check_machine(declared, machine),
@@ -176,7 +178,7 @@ def seal_verdicts(
     ]
 
 
-def witnessed(verdicts: Sequence[Verdict]) -> bool:
+def witnessed(verdicts: Sequence[RuleVerdict]) -> bool:
     """Streamed with the clock agreeing and the declared machine seen: what "witnessed" means."""
     passed = {v.rule for v in verdicts if v.status == Status.PASS}
     return {"clock_agrees", "machine_declared"} <= passed

@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from submissions.contests import ranks as contest_ranks
-from submissions.contests.rules import Verdict
+from submissions.contests.rules import RuleVerdict
 from submissions.entries import checks as entry_checks
 from submissions.entries import refusals
 from submissions.entries import services as registry
@@ -251,7 +251,7 @@ def _clock_tolerance() -> seal_rules.ClockTolerance:
     )
 
 
-def run_seal_verdicts(run: LiveRun, log: bytes, exit_status: int | None) -> list[Verdict]:
+def run_seal_verdicts(run: LiveRun, log: bytes, exit_status: int | None) -> list[RuleVerdict]:
     try:
         series = parse_log(
             io.BytesIO(log), max_expanded_bytes=settings.LOG_EXPANDED_MAX_BYTES
@@ -312,7 +312,7 @@ def live_run_seal(
         try:
             # A savepoint: a refused log leaves the run sealed with the reason, nothing else.
             with transaction.atomic():
-                run.submission = registry.submission_create(
+                run.submission = registry.entry_create(
                     contest=run.contest,
                     owner=run.owner,
                     declared=run.declared,

@@ -16,6 +16,49 @@ KIB = 1024
 GIB = 1024**3
 
 
+@dataclass(frozen=True)
+class PerRowCost:
+    """One per-row cost, declared once: the figure's name (CostFigures, the Submission column
+    and the entry API's field), the log column it comes from, and how pages, the API, the board
+    and its CSV name and explain it."""
+
+    figure: str
+    source: str  # the interval total the log prints (iibench-c formats 2 and 3)
+    scale: float  # from the source's unit to the figure's
+    unit: str
+    label: str  # the entry page's tile ("" : no tile)
+    meaning: str  # the API's help text
+    board: str = ""  # its name on the board's API and CSV ("" : not on the board)
+
+
+PER_ROW_COSTS = (
+    PerRowCost(
+        "write_kb_per_row", "write_bytes", 1 / KIB, "KiB", "Written per row",
+        "KiB written on the data device per row, terminal window.", board="write_kb_per_row",
+    ),
+    PerRowCost(
+        "reads_per_row", "read_ops", 1.0, "", "",
+        "Device read requests per row, terminal window.",
+    ),
+    PerRowCost(
+        "server_cpu_us_per_row", "server_cpu_s", 1e6, "µs", "Server CPU per row",
+        "Server CPU µs per row, terminal window.", board="cpu_us_per_row",
+    ),
+    PerRowCost(
+        "client_cpu_us_per_row", "client_cpu_s", 1e6, "µs", "Client CPU per row",
+        "Benchmark client CPU µs per row, terminal window.",
+    ),
+    PerRowCost(
+        "machine_cpu_us_per_row", "machine_cpu_s", 1e6, "µs", "Machine CPU per row",
+        "The whole machine's CPU µs per row (client, server and the rest), terminal window; "
+        "null: not in the log.",
+        board="machine_cpu_us_per_row",
+    ),
+)  # fmt: skip
+# The board's cost columns, in its order: the database's size, then the per-row costs it shows.
+BOARD_COSTS = tuple(cost for cost in PER_ROW_COSTS if cost.board)
+
+
 def interval_rows(rows: np.ndarray) -> np.ndarray:
     """Rows inserted in each report interval (the first interval starts at 0 rows)."""
     return np.diff(rows, prepend=rows.dtype.type(0)).astype(np.float64)
@@ -25,14 +68,8 @@ def per_row_curves(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """Per report interval, against the report's rows: latency, CPU microseconds per row,
     KiB written and device reads per row, and the table's size (GiB and GB per 100M rows)."""
     rows = columns["rows"]
-    per_row = {
-        "server_cpu_us_per_row": ("server_cpu_s", 1e6),
-        "client_cpu_us_per_row": ("client_cpu_s", 1e6),
-        "machine_cpu_us_per_row": ("machine_cpu_s", 1e6),
-        "write_kb_per_row": ("write_bytes", 1 / KIB),
-        "read_kb_per_row": ("read_bytes", 1 / KIB),
-        "reads_per_row": ("read_ops", 1.0),
-    }
+    per_row = {cost.figure: (cost.source, cost.scale) for cost in PER_ROW_COSTS}
+    per_row["read_kb_per_row"] = ("read_bytes", 1 / KIB)  # a curve only: no figure of its own
     # Only when a per-row curve needs it: for 2,000,000 reports it is 16 MB of an upload's peak.
     if any(source in columns for source, _ in per_row.values()):
         inserted = interval_rows(rows)
@@ -109,11 +146,7 @@ def cost_figures(columns: dict[str, np.ndarray], *, window_start_row: int) -> Co
     return CostFigures(
         db_size_bytes=int(final_size) if has_size else None,
         gb_per_100m_rows=final_size / last_rows * 1e8 / 1e9 if has_size and last_rows else None,
-        write_kb_per_row=per_row("write_bytes", 1 / KIB),
-        reads_per_row=per_row("read_ops", 1.0),
-        server_cpu_us_per_row=per_row("server_cpu_s", 1e6),
-        client_cpu_us_per_row=per_row("client_cpu_s", 1e6),
-        machine_cpu_us_per_row=per_row("machine_cpu_s", 1e6),
+        **{cost.figure: per_row(cost.source, cost.scale) for cost in PER_ROW_COSTS},
     )
 
 
@@ -156,25 +189,11 @@ def read_pace(
     return ReadPace((float(seconds[-1]) - start_seconds) * 1e3 / reads, reads / window_rows)
 
 
-def cost_tiles(
-    *,
-    db_size_bytes: int | None,
-    rows: int,
-    write_kb_per_row: float | None,
-    server_cpu_us_per_row: float | None,
-    client_cpu_us_per_row: float | None,
-    machine_cpu_us_per_row: float | None = None,
-    window_rows: int,
-) -> list[tuple[str, str, str]]:
-    """(label, value, note) for the entry page; empty when the log carries no cost at all."""
-    figures = (
-        db_size_bytes,
-        write_kb_per_row,
-        server_cpu_us_per_row,
-        client_cpu_us_per_row,
-        machine_cpu_us_per_row,
-    )
-    if all(value is None for value in figures):
+def cost_tiles(*, db_size_bytes: int | None, rows: int, window_rows: int, **per_row: float | None):
+    """(label, value, note) for the entry page; empty when the log carries no cost at all.
+    `per_row` holds the entry's per-row figures by name (PER_ROW_COSTS)."""
+    tiled = [cost for cost in PER_ROW_COSTS if cost.label]
+    if db_size_bytes is None and all(per_row.get(cost.figure) is None for cost in tiled):
         return []
     absent = "not in this log"
     window = f"over the last {window_rows:,} rows"
@@ -187,10 +206,10 @@ def cost_tiles(
             "—" if db_size_bytes is None else f"{db_size_bytes / GIB:,.2f} GiB",
             size_note,
         ),
-        _per_row_tile("Written per row", write_kb_per_row, "KiB", window, absent),
-        _per_row_tile("Server CPU per row", server_cpu_us_per_row, "µs", window, absent),
-        _per_row_tile("Client CPU per row", client_cpu_us_per_row, "µs", window, absent),
-        _per_row_tile("Machine CPU per row", machine_cpu_us_per_row, "µs", window, absent),
+        *(
+            _per_row_tile(cost.label, per_row.get(cost.figure), cost.unit, window, absent)
+            for cost in tiled
+        ),
     ]
 
 

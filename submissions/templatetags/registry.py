@@ -110,7 +110,10 @@ COST_CELLS = '<td class="num">{}</td><td class="num">{}</td><td class="num">{}</
 def _cost_cells(row) -> str:
     size = "—" if row.db_size_bytes is None else f"{row.db_size_bytes / 1024**3:,.2f}"
     return format_html(
-        COST_CELLS, size, per_row(row.write_kb_per_row), per_row(row.server_cpu_us_per_row)
+        COST_CELLS,
+        size,
+        per_row(row.costs.get("write_kb_per_row")),
+        per_row(row.costs.get("server_cpu_us_per_row")),
     )
 
 

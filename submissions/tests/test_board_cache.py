@@ -26,7 +26,7 @@ def api_names(contest) -> list[str]:
 def test_a_new_entry_shows_at_once(client, contest):
     assert "Grace Entrant" not in board(client, contest)
     assert api_names(contest) == []
-    services.submission_create(
+    services.entry_create(
         contest=contest,
         owner=UserFactory(),
         declared={**DECLARED, "entrant_name": "Grace Entrant"},

@@ -39,7 +39,7 @@ def test_two_entries_stored_at_the_same_moment_are_both_ranked(monkeypatch):
         if after_the_first:
             first_inserted.wait(timeout=10)
         try:
-            return services.submission_create(
+            return services.entry_create(
                 contest=contest, owner=owner, declared=dict(DECLARED), log_file=upload(log)
             ).pk
         finally:

@@ -84,7 +84,7 @@ def test_it_ranks_an_entry_as_it_is_submitted():
     slow = SubmissionFactory(contest=contest, seconds_to_target=30 * DAY)
     log = SimpleUploadedFile("iibench.log", python_log(rows=5_000_000))
 
-    entry = services.submission_create(
+    entry = services.entry_create(
         contest=contest, owner=UserFactory(), declared=dict(DECLARED), log_file=log
     )
 
@@ -98,7 +98,7 @@ def test_it_moves_the_others_up_when_an_entry_is_deleted():
     second = SubmissionFactory(contest=contest, seconds_to_target=2 * DAY)
     contest_ranks.contest_rank(contest=contest)
 
-    services.submission_delete(submission=first)
+    services.entry_delete(submission=first)
 
     assert ranks_of(second) == [1]
 

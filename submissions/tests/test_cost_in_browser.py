@@ -55,7 +55,7 @@ def c_entries(live_site):
     contest = ContestFactory(slug="cost", title="Cost contest", target_rows=ROWS)
     owner = UserFactory(username="ada")
     return [
-        services.submission_create(
+        services.entry_create(
             contest=contest,
             owner=owner,
             # Nothing declared: the settings compared are those the servers reported.

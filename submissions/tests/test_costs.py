@@ -108,7 +108,7 @@ def test_the_fixture_is_read_to_its_machine_and_settings():
 @pytest.fixture
 def c_entry(db):
     contest = ContestFactory(target_rows=100_000)
-    return services.submission_create(
+    return services.entry_create(
         contest=contest,
         owner=UserFactory(),
         declared=DECLARED,
@@ -147,7 +147,7 @@ def test_the_entry_page_shows_what_each_row_cost(client, c_entry):
 
 
 def test_an_entry_whose_log_has_no_costs_shows_none_rather_than_zeros(client, db):
-    entry = services.submission_create(
+    entry = services.entry_create(
         contest=ContestFactory(target_rows=5_000_000),
         owner=UserFactory(),
         declared=DECLARED,
@@ -175,7 +175,7 @@ def two_c_entries(db):
     fields[8] = b"%.3f" % (float(fields[8]) + 1)
     bigger = bigger.replace(first, b"\t".join(fields))
     return [
-        services.submission_create(
+        services.entry_create(
             contest=contest,
             owner=UserFactory(),
             declared=DECLARED,
@@ -214,7 +214,7 @@ def test_compare_shows_each_entrys_costs_beside_its_rates(client, two_c_entries)
 def test_compare_of_logs_without_costs_or_settings_says_so(client, db):
     contest = ContestFactory(target_rows=5_000_000)
     entries = [
-        services.submission_create(
+        services.entry_create(
             contest=contest, owner=UserFactory(), declared=DECLARED, log_file=upload(log)
         )
         for log in (python_log(), python_log(rows=4_000_000))
@@ -240,7 +240,7 @@ def test_the_samples_api_serves_the_cost_columns_with_null_where_unmeasured(clie
     fields = text[at].rstrip("\n").split("\t")
     fields[8:11] = ["-", "-", "-"]
     text[at] = "\t".join(fields) + "\n"
-    entry = services.submission_create(
+    entry = services.entry_create(
         contest=ContestFactory(target_rows=100_000),
         owner=UserFactory(),
         declared=DECLARED,
@@ -260,7 +260,7 @@ def test_the_api_gives_an_entrys_cost_figures_and_null_for_a_log_without(client,
     summary = client.get(f"/api/submissions/{c_entry.pk}/").json()["summary"]
     assert summary["db_size_bytes"] == c_entry.db_size_bytes
     assert summary["server_cpu_us_per_row"] == pytest.approx(c_entry.server_cpu_us_per_row)
-    other = services.submission_create(
+    other = services.entry_create(
         contest=c_entry.contest,
         owner=UserFactory(),
         declared=DECLARED,
@@ -277,7 +277,7 @@ def test_the_headers_settings_are_stored_as_the_entrys_benchmark_header_settings
     assert {s.key: s.value for s in stored} == {name: s.value for name, s in printed.items()}
     assert stored.get(key="pid_file").line == printed["pid_file"].line
     # Judging the entry again replaces them rather than adding a second set.
-    services.submission_check(submission=c_entry)
+    services.entry_rejudge(submission=c_entry)
     assert c_entry.server_settings.filter(source=SettingSource.BENCHMARK_HEADER).count() == len(
         printed
     )
@@ -296,7 +296,7 @@ def test_a_format_3_log_gives_the_machines_cpu_per_row_on_the_page_in_the_api_an
 ):
     with FORMAT3.open("rb") as source:
         series = parse_log(source).series
-    entry = services.submission_create(
+    entry = services.entry_create(
         contest=ContestFactory(target_rows=100_000),
         owner=UserFactory(),
         declared=DECLARED,

@@ -25,7 +25,8 @@ def test_the_demo_has_a_contest_of_every_track_with_ranked_entries_and_reference
     summary = demo_load()
 
     assert summary["entries_created"] == len(demo_entries())
-    for workload in tracks.TRACKS:
+    # Every track that has a demo contest (a new track may ship none yet).
+    for workload in (track.workload for track in tracks.TRACKS.values() if track.demo_contest):
         contests = Contest.objects.filter(workload=workload)
         assert contests.exists(), workload
         entries = Submission.objects.filter(contest__in=contests)

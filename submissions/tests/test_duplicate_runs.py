@@ -30,7 +30,7 @@ SAME_RUN_OTHER_BYTES = {
 def test_the_same_run_in_other_bytes_is_refused_naming_the_first(
     variant, contest, entrant, declared
 ):
-    first = services.submission_create(
+    first = services.entry_create(
         contest=contest, owner=entrant, declared=declared, log_file=upload(RUN)
     )
     name = "run.log.gz" if "gzip" in variant else "run.log"
@@ -49,7 +49,7 @@ def test_the_same_run_in_other_bytes_is_refused_naming_the_first(
 
 
 def test_the_form_links_the_refusal_to_the_first_entry(client, contest, entrant, declared):
-    first = services.submission_create(
+    first = services.entry_create(
         contest=contest, owner=entrant, declared=declared, log_file=upload(RUN)
     )
     client.force_login(entrant)
@@ -63,24 +63,20 @@ def test_the_form_links_the_refusal_to_the_first_entry(client, contest, entrant,
 
 
 def test_a_different_run_is_a_new_entry(contest, entrant, declared):
-    services.submission_create(
-        contest=contest, owner=entrant, declared=declared, log_file=upload(RUN)
-    )
+    services.entry_create(contest=contest, owner=entrant, declared=declared, log_file=upload(RUN))
     other = python_log(rates=[100_000 / (1 + i) + 1 for i in range(5)])
-    services.submission_create(
-        contest=contest, owner=entrant, declared=declared, log_file=upload(other)
-    )
+    services.entry_create(contest=contest, owner=entrant, declared=declared, log_file=upload(other))
     assert Submission.objects.count() == 2
 
 
 def test_the_migration_fingerprints_stored_runs_and_keeps_a_stored_copy_unfingerprinted(
     contest, entrant, declared
 ):
-    first = services.submission_create(
+    first = services.entry_create(
         contest=contest, owner=entrant, declared=declared, log_file=upload(RUN)
     )
     fingerprint = first.run_fingerprint
-    copy = services.submission_create(
+    copy = services.entry_create(
         contest=contest, owner=entrant, declared=declared, log_file=upload(python_log(6_000_000))
     )
     # As before the migration: no fingerprints, and a copy of the first run stored twice.

@@ -30,7 +30,7 @@ RERUN_URLS = (
 @pytest.fixture
 def draft(entrant, declared):
     contest = ContestFactory(results_published_at=timezone.now() + timedelta(days=7))
-    return services.submission_create(
+    return services.entry_create(
         contest=contest, owner=entrant, declared=declared, log_file=upload()
     )
 

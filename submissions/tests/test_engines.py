@@ -52,7 +52,7 @@ def test_the_migration_guesses_the_family_from_what_was_written(version, engine,
 def test_the_board_filters_by_the_normalised_engine(client, contest, entrant, declared):
     for n, written in enumerate(("InnoDB", "InnoDB plugin", "PostgreSQL heap")):
         family = "postgresql" if "Postgre" in written else "mysql"
-        services.submission_create(
+        services.entry_create(
             contest=contest,
             owner=entrant,
             declared={**declared, "storage_engine": written, "server_family": family,

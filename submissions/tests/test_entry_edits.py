@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 
 def edit_form(submission: Submission, **changes) -> dict:
-    declared = {**entry_checks.submission_declared(submission), **changes}
+    declared = {**entry_checks.entry_declared(submission), **changes}
     data = {name: value for name, value in declared.items() if value is not None}
     for flag in ("publish", "direct_attached"):
         data[flag] = "on" if declared[flag] else ""
@@ -28,7 +28,7 @@ def edit_form(submission: Submission, **changes) -> dict:
 
 @pytest.fixture
 def published(contest, entrant, declared):
-    return services.submission_create(
+    return services.entry_create(
         contest=contest, owner=entrant, declared=declared, log_file=upload()
     )
 

@@ -20,7 +20,7 @@ DEMO = Path(__file__).parents[1] / "demo_logs"
 
 def create(name: str, folder: Path = FIXTURES, **fields):
     contest = ContestFactory(report_every_rows=1_000_000, **fields)
-    return services.submission_create(
+    return services.entry_create(
         contest=contest,
         owner=UserFactory(),
         declared=dict(DECLARED),

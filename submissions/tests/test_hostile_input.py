@@ -102,7 +102,7 @@ def test_hostile_input_gets_a_clear_answer_and_nothing_is_stored(
     for name, value in case.settings.items():
         setattr(settings, name, value)
     if case.existing:
-        services.submission_create(
+        services.entry_create(
             contest=contests["open"],
             owner=UserFactory(),
             declared=dict(DECLARED),
@@ -158,7 +158,7 @@ EDIT_CASES = [
 
 @pytest.mark.parametrize(("case", "channel"), EDIT_CASES)
 def test_a_hostile_edit_is_refused_and_changes_nothing(case, channel, contests, entrant, client):
-    entry = services.submission_create(
+    entry = services.entry_create(
         contest=contests["open"], owner=entrant, declared=dict(DECLARED), log_file=upload()
     )
     before = Submission.objects.values(*DECLARED).get(pk=entry.pk)

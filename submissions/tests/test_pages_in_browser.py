@@ -18,7 +18,7 @@ def site_data(live_site):
     contest = ContestFactory(slug="open", title="iiBench open", target_rows=5_000_000)
     entrant = UserFactory(username="ada")
     first, second = (
-        services.submission_create(
+        services.entry_create(
             contest=contest,
             owner=entrant,
             declared={**DECLARED, "storage_engine": engine},

@@ -91,7 +91,7 @@ def test_a_stored_entry_with_an_impossible_rate_fails_the_recheck_naming_the_lin
 
     from submissions.entries import services
 
-    entry = services.submission_create(
+    entry = services.entry_create(
         contest=contest, owner=entrant, declared=declared, log_file=upload(python_log())
     )
     # As stored before the check existed: a forged rate on line 3.

@@ -35,7 +35,7 @@ def wait_for_recheck(contest, timeout: float = 60) -> Recheck:
 def entries(contest, declared, count: int) -> list:
     owner = UserFactory()
     return [
-        services.submission_create(
+        services.entry_create(
             contest=contest,
             owner=owner,
             declared={**declared, "memory_gb": 24},

@@ -57,9 +57,13 @@ def test_it_stores_the_fifo_results_for_an_insert_delete_contest():
     assert sorted(rate for *_, rate, _ in figures(contest)) == [204.0, 5_088.0, 7_109.0]
 
 
+# The tracks whose seeds published results (a new track may have none).
+SEED_TRACKS = ("classic", "fifo", "query", "pk_types", "bulk_load", "crash_recovery")
+
+
 def test_every_track_gets_the_figures_its_seed_published():
     counts = {}
-    for workload in Workload.values:
+    for workload in SEED_TRACKS:
         contest = ContestFactory(workload=workload)
         counts[workload] = len(reference_rows.reference_results_create(contest=contest))
 

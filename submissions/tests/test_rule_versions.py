@@ -26,7 +26,7 @@ def organizer():
 @pytest.fixture
 def big_machine(contest, entrant, declared):
     """A 24 GB entry in a contest whose cap is 16 GB: not eligible."""
-    return services.submission_create(
+    return services.entry_create(
         contest=contest, owner=entrant, declared={**declared, "memory_gb": 24}, log_file=upload()
     )
 

@@ -38,7 +38,7 @@ def test_a_memory_cap_changed_in_the_admin_never_shows_a_stale_verdict(live_site
     request.getfixturevalue("worker")("redis", MEDIA_ROOT=settings.MEDIA_ROOT)
     StaffFactory(username="olga", is_superuser=True)
     contest = ContestFactory(slug="capped", target_rows=5_000_000)
-    entry = services.submission_create(
+    entry = services.entry_create(
         contest=contest, owner=UserFactory(), declared={**DECLARED, "memory_gb": 24},
         log_file=upload(),
     )  # fmt: skip

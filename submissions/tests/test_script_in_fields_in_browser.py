@@ -36,12 +36,10 @@ def hostile_entry(live_site):
     StaffFactory(username="olga", is_superuser=True)
     declared = {**DECLARED, **PAYLOADS, "solution_description": MARKDOWN}
     # A second, plain entry: with two curves the compare plot shows its legend.
-    services.submission_create(
+    services.entry_create(
         contest=contest, owner=owner, declared=DECLARED, log_file=upload(python_log(4_000_000))
     )
-    return services.submission_create(
-        contest=contest, owner=owner, declared=declared, log_file=upload()
-    )
+    return services.entry_create(contest=contest, owner=owner, declared=declared, log_file=upload())
 
 
 def shown(page, selector: str) -> str:

@@ -19,7 +19,7 @@ def stored_files(settings) -> list[Path]:
 
 def test_it_stores_the_log_as_uploaded_with_its_sha256(contest, entrant, declared, settings):
     data = python_log()
-    entry = services.submission_create(
+    entry = services.entry_create(
         contest=contest, owner=entrant, declared=declared, log_file=upload(data)
     )
     assert entry.log.read() == data
@@ -28,7 +28,7 @@ def test_it_stores_the_log_as_uploaded_with_its_sha256(contest, entrant, declare
 
 
 def test_it_computes_figures_and_verdicts_on_create(contest, entrant, declared):
-    entry = services.submission_create(
+    entry = services.entry_create(
         contest=contest, owner=entrant, declared=declared, log_file=upload()
     )
     assert entry.rows == 5_000_000
@@ -40,7 +40,7 @@ def test_it_computes_figures_and_verdicts_on_create(contest, entrant, declared):
 
 def test_it_keeps_a_gzipped_log_as_sent(contest, entrant, declared):
     data = gzipped(python_log())
-    entry = services.submission_create(
+    entry = services.entry_create(
         contest=contest, owner=entrant, declared=declared, log_file=upload(data, "run.log.gz")
     )
     assert entry.log.name.endswith(".gz")
@@ -49,20 +49,18 @@ def test_it_keeps_a_gzipped_log_as_sent(contest, entrant, declared):
 
 
 def test_it_refuses_the_same_file_twice_in_a_contest_naming_the_entry(contest, entrant, declared):
-    first = services.submission_create(
+    first = services.entry_create(
         contest=contest, owner=entrant, declared=declared, log_file=upload()
     )
     with pytest.raises(refusals.DuplicateLog) as refused:
-        services.submission_create(
-            contest=contest, owner=entrant, declared=declared, log_file=upload()
-        )
+        services.entry_create(contest=contest, owner=entrant, declared=declared, log_file=upload())
     assert refused.value.existing == first
     assert f"entry #{first.pk}" in refused.value.message
 
 
 def test_it_stores_nothing_when_the_log_is_refused(contest, entrant, declared, settings):
     with pytest.raises(refusals.SubmissionRefused) as refused:
-        services.submission_create(
+        services.entry_create(
             contest=contest, owner=entrant, declared=declared, log_file=upload(b"hello\nworld\n")
         )
     assert refused.value.field == "log"
@@ -77,9 +75,7 @@ def test_it_removes_the_stored_file_when_the_database_write_fails(
 ):
     declared["storage_engine"] = "x" * 101  # longer than the column: the INSERT fails
     with pytest.raises(Exception):  # noqa: B017 - any database error
-        services.submission_create(
-            contest=contest, owner=entrant, declared=declared, log_file=upload()
-        )
+        services.entry_create(contest=contest, owner=entrant, declared=declared, log_file=upload())
     assert Submission.objects.count() == 0
     assert stored_files(settings) == []
 
@@ -88,23 +84,21 @@ def test_it_refuses_entries_after_the_deadline(contest, entrant, declared):
     contest.deadline = timezone.now() - timedelta(minutes=1)
     contest.save()
     with pytest.raises(refusals.ContestClosed):
-        services.submission_create(
-            contest=contest, owner=entrant, declared=declared, log_file=upload()
-        )
+        services.entry_create(contest=contest, owner=entrant, declared=declared, log_file=upload())
 
 
 def test_an_edit_is_judged_again(contest, entrant, declared):
-    entry = services.submission_create(
+    entry = services.entry_create(
         contest=contest, owner=entrant, declared=declared, log_file=upload()
     )
-    services.submission_update(submission=entry, declared={"memory_gb": 64})
+    services.entry_update(submission=entry, declared={"memory_gb": 64})
     entry.refresh_from_db()
     assert entry.eligible is False
     assert "64 GB" in entry.ineligible_reason
 
 
 def test_a_recheck_applies_changed_rules_to_every_entry(contest, entrant, declared):
-    entry = services.submission_create(
+    entry = services.entry_create(
         contest=contest, owner=entrant, declared=declared, log_file=upload()
     )
     assert entry.eligible
@@ -127,10 +121,10 @@ def test_a_recheck_marks_an_entry_whose_log_no_longer_passes_and_goes_on(
 ):
     from django.core.files.base import ContentFile
 
-    good = services.submission_create(
+    good = services.entry_create(
         contest=contest, owner=entrant, declared=declared, log_file=upload()
     )
-    broken = services.submission_create(
+    broken = services.entry_create(
         contest=contest,
         owner=entrant,
         declared=declared,

@@ -32,7 +32,7 @@ def toy_registered(monkeypatch):
 
 
 def submit(contest, rates: list[float], name: str):
-    return services.submission_create(
+    return services.entry_create(
         contest=contest,
         owner=UserFactory(),
         declared={**DECLARED, "entrant_name": name},
@@ -67,3 +67,32 @@ def test_the_toy_workload_ranks_its_entries_on_its_board_and_plots_them(client):
     assert "Peak rate (rows/s)" in page
     bursty.refresh_from_db()
     assert (bursty.rank, bursty.track_metric) == (1, 10_000.0)
+
+
+@pytest.mark.slow
+def test_the_tests_that_walk_every_track_pass_with_the_toy_track_added(tmp_path):
+    """Nothing but the one line: the tests that go over every track (their purity, the demo,
+    the seeds' reference rows, the contest form) pass with the toy in TRACKS."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    environment = {
+        **os.environ,
+        "TEST_DATABASE_URL": f"sqlite:///{tmp_path / 'toy.sqlite3'}",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    walked = [
+        "submissions/tests/test_tracks.py",
+        "submissions/tests/test_demo.py",
+        "submissions/tests/test_reference_results.py",
+        "submissions/tests/test_track_pages.py",
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "--fast", "-p", "testing.toy_track_plugin",
+         "-p", "no:cacheprovider", *walked],
+        cwd=root, env=environment, capture_output=True, text=True, check=False, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]

@@ -44,7 +44,7 @@ def fifo_contest(**fields):
 
 def submit(contest, log: bytes | None, name="Ada", **declared):
     upload = SimpleUploadedFile("run.log", log) if log is not None else None
-    return services.submission_create(
+    return services.entry_create(
         contest=contest,
         owner=UserFactory(),
         declared={**DECLARED, "entrant_name": name, **declared},

@@ -30,7 +30,7 @@ SHAPE_ONLY = "shape_only"
 NOT_REPRODUCED = "not_reproduced"
 COMPARISON = "comparison"
 INCONCLUSIVE = "inconclusive"
-VERDICTS = {
+RERUN_VERDICTS = {
     REPRODUCED: "Reproduced",
     SHAPE_ONLY: "Shape only",
     NOT_REPRODUCED: "Not reproduced",
@@ -165,17 +165,6 @@ def server_family(url: str, server: str = "") -> str:
     if scheme.startswith("postgres"):
         return "postgresql"
     return scheme
-
-
-def rerun_kind(declared_engine: str, *, family: str, engines: list[str]) -> str:
-    """A verification when the target runs the entry's server family and storage engine, else
-    a comparison: a rerun on another engine compares engines, never verifies the claim."""
-    declared = declared_engine.strip().lower()
-    if family == "postgresql":
-        return VERIFICATION if declared.startswith("postgres") else COMPARISON_RUN
-    if family == "mariadb" and engine_for(declared_engine, engines):
-        return VERIFICATION
-    return COMPARISON_RUN
 
 
 # --- a rerun's plan ---------------------------------------------------------------------------
@@ -510,3 +499,34 @@ def judge_repeats(
     return Judgement(
         verdict.verdict, verdict.ratio, verdict.message, last.result, last.rows_done, last.rate
     )
+
+
+def judge_each_repeat(
+    judge_one: Callable[[Claim, RerunOutput, float], Repeat],
+    *,
+    absolute: bool = True,
+    closeness: Callable[[float], float] = lambda ratio: ratio,
+) -> Callable[..., Judgement]:
+    """A track's judge, from how it compares one repeat with the claim (`judge_one(claim,
+    output, tolerance)`): every repeat judged alike, then together (`judge_repeats`). A shape
+    rather than a speed (`absolute=False`) still says something on a host unlike the entry's."""
+
+    def judge(
+        claim: Claim,
+        reruns: list[RerunOutput],
+        *,
+        kind: str,
+        scale: float | None = None,
+        host_comparable: bool = True,
+        tolerance: float,
+    ) -> Judgement:
+        return judge_repeats(
+            reruns,
+            lambda output: judge_one(claim, output, tolerance),
+            kind=kind,
+            host_comparable=host_comparable,
+            absolute=absolute,
+            closeness=closeness,
+        )
+
+    return judge

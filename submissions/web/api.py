@@ -91,7 +91,7 @@ class SubmissionListCreate(APIView):
     @extend_schema(responses=SubmissionSerializer(many=True))
     def get(self, request: Request) -> Response:
         entries = (
-            selectors.submissions_visible_to(request.user)
+            selectors.entries_visible_to(request.user)
             .select_related("live_run")
             .defer(*selectors.LONG_TEXTS)
         )
@@ -116,7 +116,7 @@ class SubmissionListCreate(APIView):
             raise ValidationError(serializer.errors)
         data = dict(serializer.validated_data)
         try:
-            submission = services.submission_create(
+            submission = services.entry_create(
                 contest=data.pop("contest"),
                 owner=request.user,
                 declared=data,
@@ -137,7 +137,7 @@ class SubmissionDetail(APIView):
     def _get(self, request: Request, pk: int) -> Submission:
         entries = Submission.objects.select_related("contest", "rules_version")
         submission = get_object_or_404(entries, pk=pk)
-        if not selectors.submission_visible(submission, request.user):
+        if not selectors.entry_visible(submission, request.user):
             # 404, not 403: an entry under embargo does not exist for those who may not see it.
             raise NotFound("No such entry.")
         return submission
@@ -150,7 +150,7 @@ class SubmissionDetail(APIView):
     @extend_schema(request=DeclarationSerializer, responses=SubmissionSerializer)
     def patch(self, request: Request, pk: int) -> Response:
         submission = self._get(request, pk)
-        if not selectors.submission_editable(submission, request.user):
+        if not selectors.entry_editable(submission, request.user):
             raise PermissionDenied(
                 "Only the entrant can change an entry, and only until the deadline."
             )
@@ -158,7 +158,7 @@ class SubmissionDetail(APIView):
         serializer.is_valid(raise_exception=True)
         submission.refresh_from_db()
         try:
-            outcome = edits.submission_edit(
+            outcome = edits.entry_edit(
                 submission=submission, declared=dict(serializer.validated_data), by=request.user
             )
         except refusals.SubmissionRefused as refused:
@@ -178,11 +178,11 @@ class SubmissionDetail(APIView):
     @extend_schema(responses={204: None})
     def delete(self, request: Request, pk: int) -> Response:
         submission = self._get(request, pk)
-        if not selectors.submission_editable(submission, request.user):
+        if not selectors.entry_editable(submission, request.user):
             raise PermissionDenied(
                 "Only the entrant can delete an entry, and only until the deadline."
             )
-        services.submission_delete(submission=submission)
+        services.entry_delete(submission=submission)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -312,7 +312,7 @@ class SubmissionSamples(APIView):
     )
     def get(self, request: Request, pk: int, format: str | None = None) -> StreamingHttpResponse:
         submission = get_object_or_404(Submission.objects.select_related("contest"), pk=pk)
-        if not selectors.submission_visible(submission, request.user):
+        if not selectors.entry_visible(submission, request.user):
             raise NotFound("No such entry.")
         try:
             series = SampleSeries.objects.only("columns").get(submission=submission)

@@ -14,6 +14,7 @@ import numpy as np
 from submissions import tracks
 from submissions.board.rows import BoardRow
 from submissions.contests.rules import RuleSet
+from submissions.measures.costs import BOARD_COSTS
 from submissions.measures.figures import format_exact_duration
 
 # The API's fields, in order; the CSV adds a few for people reading it in a spreadsheet.
@@ -22,14 +23,14 @@ from submissions.measures.figures import format_exact_duration
 LEADERBOARD_FIELDS = (
     "rank", "id", "entrant", "storage_engine", "elapsed_seconds", "seconds_to_target",
     "estimated", "estimate_basis", "terminal_rate", "average_rate", "verified", "trust", "reference",
-    "demo", "size_gib", "write_kb_per_row", "cpu_us_per_row", "machine_cpu_us_per_row",
+    "demo", "size_gib", *(cost.board for cost in BOARD_COSTS),
 )  # fmt: skip
 LEADERBOARD_EXTRA_FIELDS = ("hardware", "reason", "verification")
 LEADERBOARD_CSV_FIELDS = (
     "rank", "id", "reference", "demo", "entrant", "storage_engine", "hardware",
     "elapsed_seconds", "elapsed", "seconds_to_target", "to_target", "estimated",
     "estimate_basis", "terminal_rate", "average_rate", "verified", "trust", "reason", "verification",
-    "size_gib", "write_kb_per_row", "cpu_us_per_row", "machine_cpu_us_per_row",
+    "size_gib", *(cost.board for cost in BOARD_COSTS),
 )  # fmt: skip
 
 
@@ -57,9 +58,7 @@ def leaderboard_row_data(row: BoardRow) -> dict:
         "verification": row.verification,
         # What the run cost; None where its log does not say (server CPU per row).
         "size_gib": None if row.db_size_bytes is None else row.db_size_bytes / 1024**3,
-        "write_kb_per_row": row.write_kb_per_row,
-        "cpu_us_per_row": row.server_cpu_us_per_row,
-        "machine_cpu_us_per_row": row.machine_cpu_us_per_row,
+        **{cost.board: row.costs.get(cost.figure) for cost in BOARD_COSTS},
     }
 
 

@@ -4,7 +4,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
 
 from submissions import tracks
-from submissions.entries.checks import DECLARED_FIELDS
+from submissions.entries.declaration import DECLARATION_GROUPS, DECLARED_FIELDS
 from submissions.models import Contest, Submission
 from submissions.web.middleware import too_large_message
 
@@ -32,29 +32,7 @@ class DeclarationForm(forms.ModelForm):
     """What an entrant declares about the run: the machine, the software and the solution,
     and what the contest's track asks beyond them (crash recovery: the rate, rows and time)."""
 
-    FIELDSETS = (
-        ("You", ("entrant_name", "email", "publish")),
-        (
-            "Hardware",
-            (
-                "cpu_model",
-                "sockets",
-                "cores",
-                "cpu_ghz",
-                "memory_gb",
-                "drives",
-                "drive_kind",
-                "raid_level",
-                "direct_attached",
-            ),
-        ),
-        (
-            "Software",
-            ("os", "server_family", "server_version", "storage_engine", "storage_engine_version"),
-        ),
-        ("Solution", ("solution_description", "server_config")),
-        ("iiBench output", ("log",)),
-    )
+    FIELDSETS = (*DECLARATION_GROUPS, ("iiBench output", ("log",)))
 
     def __init__(self, *args, contest: Contest | None = None, **kwargs):
         super().__init__(*args, **kwargs)

@@ -2,8 +2,9 @@ from rest_framework import serializers
 
 from submissions import tracks
 from submissions.contests.rule_versions import contest_rule_set, rule_version_latest
-from submissions.entries.checks import DECLARED_FIELDS
+from submissions.entries.declaration import DECLARED_FIELDS
 from submissions.entries.trust import TRUST_LEVELS, entry_trust
+from submissions.measures.costs import PER_ROW_COSTS
 from submissions.models import Contest, RuleVersion, Submission
 from submissions.wings import entry_stream
 
@@ -113,6 +114,17 @@ class VerdictSerializer(serializers.Serializer):
     line = serializers.IntegerField(allow_null=True)
 
 
+def per_row_cost_fields(*, entry: bool) -> dict[str, serializers.Field]:
+    """The per-row cost fields, by the entry's names (entry=True) or the board's."""
+    return {
+        cost.figure if entry else cost.board: serializers.FloatField(
+            allow_null=True, read_only=True, help_text=cost.meaning
+        )
+        for cost in PER_ROW_COSTS
+        if entry or cost.board
+    }
+
+
 class SummarySerializer(serializers.Serializer):
     format = serializers.CharField(source="log_format")
     rows = serializers.IntegerField()
@@ -142,23 +154,10 @@ class SummarySerializer(serializers.Serializer):
     db_size_bytes = serializers.IntegerField(
         allow_null=True, help_text="Table and indexes at the last report; null: not in the log."
     )
-    write_kb_per_row = serializers.FloatField(
-        allow_null=True, help_text="KiB written on the data device per row, terminal window."
-    )
-    reads_per_row = serializers.FloatField(
-        allow_null=True, help_text="Device read requests per row, terminal window."
-    )
-    server_cpu_us_per_row = serializers.FloatField(
-        allow_null=True, help_text="Server CPU µs per row, terminal window."
-    )
-    client_cpu_us_per_row = serializers.FloatField(
-        allow_null=True, help_text="Benchmark client CPU µs per row, terminal window."
-    )
-    machine_cpu_us_per_row = serializers.FloatField(
-        allow_null=True,
-        help_text="The whole machine's CPU µs per row (client, server and the rest), terminal "
-        "window; null: not in the log.",
-    )
+
+    def get_fields(self):
+        # The per-row costs come from their one table (measures/costs.py), after the size.
+        return {**super().get_fields(), **per_row_cost_fields(entry=True)}
 
 
 class SubmissionSerializer(serializers.ModelSerializer):
@@ -254,15 +253,9 @@ class LeaderboardRowSerializer(serializers.Serializer):
     size_gib = serializers.FloatField(
         allow_null=True, help_text="Database size at the end (GiB); null: not measured."
     )
-    write_kb_per_row = serializers.FloatField(
-        allow_null=True, help_text="KiB written per row over the terminal window."
-    )
-    cpu_us_per_row = serializers.FloatField(
-        allow_null=True, help_text="Server CPU µs per row over the terminal window."
-    )
-    machine_cpu_us_per_row = serializers.FloatField(
-        allow_null=True, help_text="The whole machine's CPU µs per row, terminal window."
-    )
+
+    def get_fields(self):
+        return {**super().get_fields(), **per_row_cost_fields(entry=False)}
 
 
 class LeaderboardSerializer(serializers.Serializer):

@@ -213,7 +213,7 @@ def _plot_data(state: comparison.CompareState, items: list[dict], bands: list) -
 def _visible_or_404(request: HttpRequest, pk: int) -> Submission:
     """An entry a visitor may not see does not exist for them (no 403 that tells it does)."""
     entry = get_object_or_404(Submission.objects.select_related("contest"), pk=pk)
-    if not selectors.submission_visible(entry, request.user):
+    if not selectors.entry_visible(entry, request.user):
         raise Http404("No such entry.")
     return entry
 

@@ -37,7 +37,7 @@ from submissions.entries import edits, refusals, selectors, services, tokens
 from submissions.entries.kept_logs import KeptLog, kept_log_discard, kept_log_open, log_keep
 from submissions.entries.trust import TRUST_LEVELS, entry_trust
 from submissions.measures import numbers
-from submissions.measures.costs import cost_tiles
+from submissions.measures.costs import PER_ROW_COSTS, cost_tiles
 from submissions.models import (
     ChangeStatus,
     Contest,
@@ -311,7 +311,7 @@ def leaderboard_json(request: HttpRequest, slug: str) -> JsonResponse:
 
 
 @login_required
-def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
+def entry_create(request: HttpRequest, slug: str) -> HttpResponse:
     contest = get_object_or_404(Contest, slug=slug)
     kept = None
     if request.method == "POST" and "log" not in request.FILES and request.POST.get("kept_log"):
@@ -336,7 +336,7 @@ def submission_create(request: HttpRequest, slug: str) -> HttpResponse:
             return response
     if request.method == "POST" and form.is_valid():
         try:
-            submission = services.submission_create(
+            submission = services.entry_create(
                 contest=contest,
                 owner=request.user,
                 declared=form.declared(),
@@ -388,13 +388,13 @@ def _keep_for_retry(request: HttpRequest, form: SubmissionForm, kept: KeptLog | 
     return kept
 
 
-def _visible_submission(request: HttpRequest, pk: int) -> Submission:
+def _visible_entry(request: HttpRequest, pk: int) -> Submission:
     # The page plots the stored preview; the full series (megabytes for long runs) stays put.
     entries = Submission.objects.select_related("contest", "series", "rules_version").defer(
         "series__columns"
     )
     submission = get_object_or_404(entries, pk=pk)
-    if not selectors.submission_visible(submission, request.user):
+    if not selectors.entry_visible(submission, request.user):
         # 404, not 403: an entry under embargo does not exist for those who may not see it.
         raise Http404("No such entry.")
     return submission
@@ -423,7 +423,7 @@ def verdict_rows(track: tracks.Track, rule_set: RuleSet | None, verdicts: list) 
 
 
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    submission = _visible_submission(request, pk)
+    submission = _visible_entry(request, pk)
     track, judged_rules = judged_under(submission)
     # The track's tiles are titled by the same rules their figures were computed under.
     rule_set = judged_rules or rule_versions.contest_rule_set(submission.contest)
@@ -440,15 +440,12 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "cost_tiles": cost_tiles(
             db_size_bytes=submission.db_size_bytes,
             rows=submission.rows,
-            write_kb_per_row=submission.write_kb_per_row,
-            server_cpu_us_per_row=submission.server_cpu_us_per_row,
-            client_cpu_us_per_row=submission.client_cpu_us_per_row,
-            machine_cpu_us_per_row=submission.machine_cpu_us_per_row,
             window_rows=submission.terminal_window_rows,
+            **{cost.figure: getattr(submission, cost.figure) for cost in PER_ROW_COSTS},
         ),
         **track_panel(submission, track, rule_set),
         "is_owner": request.user.is_authenticated and submission.owner_id == request.user.id,
-        "editable": selectors.submission_editable(submission, request.user),
+        "editable": selectors.entry_editable(submission, request.user),
         "show_name": submission.publish
         or selectors.is_organizer(request.user)
         or submission.owner_id == request.user.id,
@@ -501,7 +498,7 @@ def track_panel(submission: Submission, track: tracks.Track, rules: RuleSet) -> 
 
 
 def submission_log(request: HttpRequest, pk: int) -> FileResponse:
-    submission = _visible_submission(request, pk)
+    submission = _visible_entry(request, pk)
     if not submission.log:
         raise Http404("This entry has no log: its figures are declared.")
     # The page's 404 covers an entry under embargo: the log shares it.
@@ -513,25 +510,23 @@ def submission_log(request: HttpRequest, pk: int) -> FileResponse:
     )
 
 
-def _owned_submission(request: HttpRequest, pk: int) -> Submission:
+def _owned_entry(request: HttpRequest, pk: int) -> Submission:
     submission = get_object_or_404(Submission.objects.select_related("contest"), pk=pk)
-    if not selectors.submission_editable(submission, request.user):
+    if not selectors.entry_editable(submission, request.user):
         raise PermissionDenied("Only the entrant can change an entry, and only until the deadline.")
     return submission
 
 
 @login_required
-def submission_edit(request: HttpRequest, pk: int) -> HttpResponse:
-    submission = _owned_submission(request, pk)
+def entry_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    submission = _owned_entry(request, pk)
     form = DeclarationForm(_posted(request), instance=submission)
     if request.method == "POST" and form.is_valid():
         declared = form.declared()
         # The form wrote the values onto the instance already; reload so the service starts clean.
         submission.refresh_from_db()
         try:
-            outcome = edits.submission_edit(
-                submission=submission, declared=declared, by=request.user
-            )
+            outcome = edits.entry_edit(submission=submission, declared=declared, by=request.user)
         except refusals.SubmissionRefused as refused:
             form.add_error(refused.field if refused.field in form.fields else None, refused.message)
         else:
@@ -551,24 +546,24 @@ def submission_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def submission_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    submission = _owned_submission(request, pk)
-    services.submission_delete(submission=submission)
+def entry_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    submission = _owned_entry(request, pk)
+    services.entry_delete(submission=submission)
     messages.success(request, f"Entry #{pk} is deleted.")
     return redirect("my_entries")
 
 
 @login_required
 def my_entries(request: HttpRequest) -> HttpResponse:
-    entries = selectors.user_submissions(request.user)
+    entries = selectors.user_entries(request.user)
     return render(request, "submissions/my_entries.html", {"entries": entries})
 
 
-def submission_history(request: HttpRequest, pk: int) -> HttpResponse:
+def entry_history(request: HttpRequest, pk: int) -> HttpResponse:
     """Who changed the entry's declaration or log, when and what."""
-    submission = _visible_submission(request, pk)
+    submission = _visible_entry(request, pk)
     full = selectors.is_organizer(request.user) or submission.owner_id == request.user.id
-    history = edits.submission_history(submission=submission, full=full)
+    history = edits.entry_history(submission=submission, full=full)
     return render(
         request,
         "submissions/submission_history.html",

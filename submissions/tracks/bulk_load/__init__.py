@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from submissions.contests.rules import Entry, Rule, RuleSet, Status, Verdict
+from submissions.contests.rules import Entry, Rule, RuleSet, RuleVerdict, Status
 from submissions.logparse.model import ParsedLog
 from submissions.measures.numbers import number
 
@@ -42,16 +42,16 @@ def class_label(key: str) -> str:
 # --- rules --------------------------------------------------------------------------------
 
 
-def check_load_stated(entry: Entry, rules: RuleSet) -> Verdict:
+def check_load_stated(entry: Entry, rules: RuleSet) -> RuleVerdict:
     load = entry.log.load
     if not load.keys or not load.row_length:
-        return Verdict(
+        return RuleVerdict(
             "load_stated",
             Status.FAIL,
             "The load summary does not state its keys and row length: the class is unknown.",
             load.line,
         )
-    return Verdict(
+    return RuleVerdict(
         "load_stated",
         Status.PASS,
         f"The load states {load.keys} keys per row and {load.row_length}-byte rows.",
@@ -60,12 +60,12 @@ def check_load_stated(entry: Entry, rules: RuleSet) -> Verdict:
     )
 
 
-def check_keys_in_place(entry: Entry, rules: RuleSet) -> Verdict:
+def check_keys_in_place(entry: Entry, rules: RuleSet) -> RuleVerdict:
     log = entry.log
     late = [index for index in log.indexes if index.created == "after_load"]
     if late or any(marker.kind == "indexes_created_after_load" for marker in log.markers):
         where = late[0].line if late else None
-        return Verdict(
+        return RuleVerdict(
             "keys_in_place",
             Status.FAIL,
             "A key was created after the load: the keys must be in place while rows go in.",
@@ -74,14 +74,14 @@ def check_keys_in_place(entry: Entry, rules: RuleSet) -> Verdict:
             "in place during the load",
         )
     if not log.indexes:
-        return Verdict(
+        return RuleVerdict(
             "keys_in_place",
             Status.UNVERIFIED,
             "Unverified: declared by entrant. The log does not list the table's keys.",
         )
     names = [index.name for index in log.indexes]
     if len(names) < log.load.keys:
-        return Verdict(
+        return RuleVerdict(
             "keys_in_place",
             Status.FAIL,
             f"The load states {log.load.keys} keys but the table had {len(names)} "
@@ -90,7 +90,7 @@ def check_keys_in_place(entry: Entry, rules: RuleSet) -> Verdict:
             str(len(names)),
             str(log.load.keys),
         )
-    return Verdict(
+    return RuleVerdict(
         "keys_in_place",
         Status.PASS,
         f"The table had its {len(names)} keys ({', '.join(names)}) before the first row.",
@@ -100,11 +100,11 @@ def check_keys_in_place(entry: Entry, rules: RuleSet) -> Verdict:
     )
 
 
-def check_load_rows(entry: Entry, rules: RuleSet) -> Verdict:
+def check_load_rows(entry: Entry, rules: RuleSet) -> RuleVerdict:
     rows, least = entry.log.load.rows, int(rules.track["min_rows"])
     status = Status.PASS if rows >= least else Status.FAIL
     relation = "at least" if status == Status.PASS else "fewer than"
-    return Verdict(
+    return RuleVerdict(
         "load_rows",
         status,
         f"The load inserted {number(rows)} rows: {relation} the {number(least)} required.",

@@ -11,7 +11,6 @@ from ..rerun import (
     INCONCLUSIVE,
     Claim,
     Comparison,
-    Judgement,
     LoadPlan,
     NotPlannable,
     Repeat,
@@ -20,7 +19,7 @@ from ..rerun import (
     RerunRequest,
     RerunSpec,
     Step,
-    judge_repeats,
+    judge_each_repeat,
     load_arguments,
     positive,
     scale_caveat,
@@ -131,21 +130,13 @@ def compare_bulk_load(*, claimed: dict, rerun: LoadFigures, tolerance: float) ->
     return Comparison(verdict, ratio, message)
 
 
-def judge(
-    claim: Claim,
-    reruns: list[RerunOutput],
-    *,
-    kind: str,
-    scale: float | None = None,
-    host_comparable: bool = True,
-    tolerance: float,
-) -> Judgement:
-    def judge_one(output: RerunOutput) -> Repeat:
-        figures = load_figures(output)
-        comparison = compare_bulk_load(claimed=claim.figures, rerun=figures, tolerance=tolerance)
-        return Repeat(comparison, load_result(figures), figures.rows, figures.rows_per_s)
+def judge_one(claim: Claim, output: RerunOutput, tolerance: float) -> Repeat:
+    figures = load_figures(output)
+    comparison = compare_bulk_load(claimed=claim.figures, rerun=figures, tolerance=tolerance)
+    return Repeat(comparison, load_result(figures), figures.rows, figures.rows_per_s)
 
-    return judge_repeats(reruns, judge_one, kind=kind, host_comparable=host_comparable)
+
+judge = judge_each_repeat(judge_one)
 
 
 RERUN = Rerun(judge=judge, steps=steps, refusal=refusal)

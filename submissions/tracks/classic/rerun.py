@@ -205,11 +205,6 @@ def _cliff_text(fraction: float | None) -> str:
     return "none" if fraction is None else f"at {fraction:.0%} of the run"
 
 
-def check_shape(claim: Shape, reruns: list[Shape], tolerance: float) -> list[str]:
-    """What fails in the claim's shape against the reruns': empty when it matches."""
-    return check_cliff(claim, reruns) + check_form(claim, reruns, tolerance)
-
-
 def check_cliff(claim: Shape, reruns: list[Shape]) -> list[str]:
     """Where the cliff falls: set by the data and the memory, which a busy host does not move."""
     failures = []

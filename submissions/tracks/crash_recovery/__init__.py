@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from submissions.contests.rules import Entry, Rule, RuleSet, Status, Verdict
+from submissions.contests.rules import Entry, Rule, RuleSet, RuleVerdict, Status
 from submissions.logparse.model import ParsedLog
 from submissions.measures.numbers import display, number
 
@@ -66,7 +66,7 @@ def _range(low: int) -> str:
 # --- rules --------------------------------------------------------------------------------
 
 
-def check_recovery_declared(entry: Entry, rules: RuleSet) -> Verdict:
+def check_recovery_declared(entry: Entry, rules: RuleSet) -> RuleVerdict:
     figures = entry.track_figures
     rate, rows, seconds = (
         figures.get("insert_rate"),
@@ -81,10 +81,10 @@ def check_recovery_declared(entry: Entry, rules: RuleSet) -> Verdict:
     if seconds is None or not seconds >= 0 or not math.isfinite(seconds):
         problems.append("the recovery time cannot be negative")
     if problems:
-        return Verdict(
+        return RuleVerdict(
             "recovery_declared", Status.FAIL, "Declared figures: " + "; ".join(problems) + "."
         )
-    return Verdict(
+    return RuleVerdict(
         "recovery_declared",
         Status.PASS,
         f"Declared: {number(rate)} rows/s, crash at {number(rows)} rows, recovered in "
@@ -101,10 +101,10 @@ def _log_rows(log: ParsedLog) -> tuple[int, int | None]:
     return 0, None
 
 
-def check_log_agrees(entry: Entry, rules: RuleSet) -> Verdict:
+def check_log_agrees(entry: Entry, rules: RuleSet) -> RuleVerdict:
     log, figures = entry.log, entry.track_figures
     if log is None:
-        return Verdict(
+        return RuleVerdict(
             "log_agrees",
             Status.UNVERIFIED,
             "Unverified: declared by entrant. No log of the insert run is attached.",
@@ -114,7 +114,7 @@ def check_log_agrees(entry: Entry, rules: RuleSet) -> Verdict:
     # The crash loses what was not committed: the log may stop a report short of it.
     slack = max(rules.report_every_rows, int(0.01 * declared_rows))
     if abs(rows - declared_rows) > slack:
-        return Verdict(
+        return RuleVerdict(
             "log_agrees",
             Status.FAIL,
             f"The log's run stops at {number(rows)} rows; the entry declares the crash at "
@@ -132,7 +132,7 @@ def check_log_agrees(entry: Entry, rules: RuleSet) -> Verdict:
     else:
         rate, what = rows / float(log.series.seconds[-1]) if len(log.series) else 0.0, "averages"
     if abs(rate - declared_rate) > RATE_AGREEMENT * declared_rate:
-        return Verdict(
+        return RuleVerdict(
             "log_agrees",
             Status.FAIL,
             f"The log {what} {number(rate)} rows/s; the entry declares {number(declared_rate)}.",
@@ -140,7 +140,7 @@ def check_log_agrees(entry: Entry, rules: RuleSet) -> Verdict:
             number(rate),
             number(declared_rate),
         )
-    return Verdict(
+    return RuleVerdict(
         "log_agrees",
         Status.PASS,
         f"The log {what} {number(rate)} rows/s and stops at {number(rows)} rows, as declared.",

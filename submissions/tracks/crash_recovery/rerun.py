@@ -14,13 +14,12 @@ from ..rerun import (
     Claim,
     Comparison,
     CrashPlan,
-    Judgement,
     NotPlannable,
     Repeat,
     Rerun,
     RerunOutput,
     RerunRequest,
-    judge_repeats,
+    judge_each_repeat,
     positive,
     report_every,
     scale_caveat,
@@ -114,29 +113,21 @@ def compare_recovery(*, claimed: dict, rerun: RecoveryFigures, tolerance: float)
     return Comparison(verdict, ratio, message)
 
 
-def judge(
-    claim: Claim,
-    reruns: list[RerunOutput],
-    *,
-    kind: str,
-    scale: float | None = None,
-    host_comparable: bool = True,
-    tolerance: float,
-) -> Judgement:
-    def judge_one(output: RerunOutput) -> Repeat:
-        result = output.result
-        figures = RecoveryFigures(
-            engine=result["engine"],
-            insert_rate=result["insert_rate"],
-            rows_at_crash=result["rows_at_crash"],
-            rows_committed=result["rows_committed"],
-            rows_found=result["rows_found"],
-            recovery_seconds=result["recovery_seconds"],
-        )
-        comparison = compare_recovery(claimed=claim.figures, rerun=figures, tolerance=tolerance)
-        return Repeat(comparison, dict(result), int(figures.rows_at_crash), figures.insert_rate)
+def judge_one(claim: Claim, output: RerunOutput, tolerance: float) -> Repeat:
+    result = output.result
+    figures = RecoveryFigures(
+        engine=result["engine"],
+        insert_rate=result["insert_rate"],
+        rows_at_crash=result["rows_at_crash"],
+        rows_committed=result["rows_committed"],
+        rows_found=result["rows_found"],
+        recovery_seconds=result["recovery_seconds"],
+    )
+    comparison = compare_recovery(claimed=claim.figures, rerun=figures, tolerance=tolerance)
+    return Repeat(comparison, dict(result), int(figures.rows_at_crash), figures.insert_rate)
 
-    return judge_repeats(reruns, judge_one, kind=kind, host_comparable=host_comparable)
+
+judge = judge_each_repeat(judge_one)
 
 
 RERUN = Rerun(

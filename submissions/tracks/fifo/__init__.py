@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from submissions.contests.rules import Entry, Rule, RuleSet, Status, Verdict
+from submissions.contests.rules import Entry, Rule, RuleSet, RuleVerdict, Status
 from submissions.logparse.model import ParsedLog, Series
 from submissions.measures.figures import compute_figures
 from submissions.measures.numbers import number
@@ -70,11 +70,11 @@ def fifo_figures(log: ParsedLog | None, declared: Mapping, rules: RuleSet) -> di
 # --- rules --------------------------------------------------------------------------------
 
 
-def check_delete_after(entry: Entry, rules: RuleSet) -> Verdict:
+def check_delete_after(entry: Entry, rules: RuleSet) -> RuleVerdict:
     bound = int(rules.track["delete_after"])
     stated = entry.log.parameters.get("delete_after")
     if stated is None:
-        return Verdict(
+        return RuleVerdict(
             "delete_after",
             Status.UNVERIFIED,
             "Unverified: the log does not state after how many rows it deletes; the deletes "
@@ -83,7 +83,7 @@ def check_delete_after(entry: Entry, rules: RuleSet) -> Verdict:
         )
     value = int(stated.value)
     status = Status.PASS if value == bound else Status.FAIL
-    return Verdict(
+    return RuleVerdict(
         "delete_after",
         status,
         f"The log states deletes after {number(value)} rows; the rule is {number(bound)}.",
@@ -93,11 +93,11 @@ def check_delete_after(entry: Entry, rules: RuleSet) -> Verdict:
     )
 
 
-def check_deletes_start(entry: Entry, rules: RuleSet) -> Verdict:
+def check_deletes_start(entry: Entry, rules: RuleSet) -> RuleVerdict:
     series, bound = entry.log.series, int(rules.track["delete_after"])
     start = deletes_start(series)
     if start is None:
-        return Verdict(
+        return RuleVerdict(
             "deletes_start",
             Status.FAIL,
             f"The log shows no deletes: a FIFO run deletes once {number(bound)} rows are in.",
@@ -124,7 +124,7 @@ def check_deletes_start(entry: Entry, rules: RuleSet) -> Verdict:
             f"Deletes began {between}: in the report interval where {number(bound)} rows were in."
         )
         status = Status.PASS
-    return Verdict("deletes_start", status, message, line, number(rows), number(bound))
+    return RuleVerdict("deletes_start", status, message, line, number(rows), number(bound))
 
 
 def pace_tolerance_rows(rules: RuleSet) -> int:
@@ -134,11 +134,11 @@ def pace_tolerance_rows(rules: RuleSet) -> int:
     return max(int(share), rules.rows_per_commit)
 
 
-def check_deletes_keep_pace(entry: Entry, rules: RuleSet) -> Verdict:
+def check_deletes_keep_pace(entry: Entry, rules: RuleSet) -> RuleVerdict:
     series, bound = entry.log.series, int(rules.track["delete_after"])
     start = deletes_start(series)
     if start is None:
-        return Verdict(
+        return RuleVerdict(
             "deletes_keep_pace", Status.FAIL, "The log shows no deletes to keep pace with."
         )
     tolerance = pace_tolerance_rows(rules)
@@ -151,7 +151,7 @@ def check_deletes_keep_pace(entry: Entry, rules: RuleSet) -> Verdict:
         i = int(off[0])
         size, line = int(table[i]), int(series.line[start[0] + i])
         more = "more" if size > bound else "fewer"
-        return Verdict(
+        return RuleVerdict(
             "deletes_keep_pace",
             Status.FAIL,
             f"At {number(int(rows[i]))} rows inserted, {number(int(deleted[i]))} were deleted: "
@@ -161,7 +161,7 @@ def check_deletes_keep_pace(entry: Entry, rules: RuleSet) -> Verdict:
             number(size),
             limit,
         )
-    return Verdict(
+    return RuleVerdict(
         "deletes_keep_pace",
         Status.PASS,
         f"From the first delete to the last report ({len(table):,} reports), the table stays at "

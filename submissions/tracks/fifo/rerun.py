@@ -14,7 +14,6 @@ from ..rerun import (
     INCONCLUSIVE,
     Claim,
     Comparison,
-    Judgement,
     NotPlannable,
     Repeat,
     Rerun,
@@ -25,7 +24,7 @@ from ..rerun import (
     benchmark_arguments,
     column,
     curve,
-    judge_repeats,
+    judge_each_repeat,
     positive,
     repeat_of,
     report_every,
@@ -176,28 +175,20 @@ def compare_fifo(
     return Comparison(verdict, ratio, message)
 
 
-def judge(
-    claim: Claim,
-    reruns: list[RerunOutput],
-    *,
-    kind: str,
-    scale: float | None = None,
-    host_comparable: bool = True,
-    tolerance: float,
-) -> Judgement:
-    def judge_one(output: RerunOutput) -> Repeat:
-        plan = fifo_scale(claim.figures, claim.rows, output.rows_target)
-        result = measured(output, plan)
-        comparison = compare_fifo(
-            claimed=claim.figures,
-            scale=plan,
-            rerun_terminal_rate=result["terminal_insert_rate"],
-            rerun_deletes_start=result["deletes_start_row"],
-            tolerance=tolerance,
-        )
-        return repeat_of(comparison, result, output)
+def judge_one(claim: Claim, output: RerunOutput, tolerance: float) -> Repeat:
+    plan = fifo_scale(claim.figures, claim.rows, output.rows_target)
+    result = measured(output, plan)
+    comparison = compare_fifo(
+        claimed=claim.figures,
+        scale=plan,
+        rerun_terminal_rate=result["terminal_insert_rate"],
+        rerun_deletes_start=result["deletes_start_row"],
+        tolerance=tolerance,
+    )
+    return repeat_of(comparison, result, output)
 
-    return judge_repeats(reruns, judge_one, kind=kind, host_comparable=host_comparable)
+
+judge = judge_each_repeat(judge_one)
 
 
 RERUN = Rerun(judge=judge, steps=steps, refusal=refusal)

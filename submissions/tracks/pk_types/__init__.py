@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from submissions.contests.rules import Entry, Rule, RuleSet, Status, Verdict
+from submissions.contests.rules import Entry, Rule, RuleSet, RuleVerdict, Status
 from submissions.logparse.model import KeyTypeRun, ParsedLog
 from submissions.measures.numbers import number
 
@@ -82,13 +82,13 @@ def pk_figures(log: ParsedLog | None, declared: Mapping, rules: RuleSet) -> dict
 # --- rules --------------------------------------------------------------------------------
 
 
-def check_key_types_present(entry: Entry, rules: RuleSet) -> Verdict:
+def check_key_types_present(entry: Entry, rules: RuleSet) -> RuleVerdict:
     _, judged = judged_runs(entry.log)
     found = {KEY_TYPE_NAMES[run.name]: run for run in judged if run.name in KEY_TYPE_NAMES}
     missing = [kind for kind in KEY_TYPES if kind not in found]
     tests = {run.group for run in entry.log.key_type_runs}
     if missing:
-        return Verdict(
+        return RuleVerdict(
             "key_types_present",
             Status.FAIL,
             f"No run with the {', '.join(KEY_TYPE_LABELS[kind] for kind in missing)} key: "
@@ -103,7 +103,7 @@ def check_key_types_present(entry: Entry, rules: RuleSet) -> Verdict:
         if len(tests) > 1
         else ""
     )
-    return Verdict(
+    return RuleVerdict(
         "key_types_present",
         Status.PASS,
         "All three key types ran: "
@@ -115,15 +115,15 @@ def check_key_types_present(entry: Entry, rules: RuleSet) -> Verdict:
     )
 
 
-def check_same_work(entry: Entry, rules: RuleSet) -> Verdict:
+def check_same_work(entry: Entry, rules: RuleSet) -> RuleVerdict:
     _, judged = judged_runs(entry.log)
     runs = [run for run in judged if run.name in KEY_TYPE_NAMES]
     if not runs:
-        return Verdict("same_work", Status.FAIL, "No key-type run to compare.")
+        return RuleVerdict("same_work", Status.FAIL, "No key-type run to compare.")
     base = runs[0]
     for run in runs[1:]:
         if run.rows != base.rows:
-            return Verdict(
+            return RuleVerdict(
                 "same_work",
                 Status.FAIL,
                 f"{run.name} inserted {number(run.rows)} rows, {base.name} {number(base.rows)}: "
@@ -133,7 +133,7 @@ def check_same_work(entry: Entry, rules: RuleSet) -> Verdict:
                 number(base.rows),
             )
         if run.writes and base.writes and run.writes.count != base.writes.count:
-            return Verdict(
+            return RuleVerdict(
                 "same_work",
                 Status.FAIL,
                 f"{run.name} wrote in {run.writes.count:,} batches, {base.name} in "
@@ -143,7 +143,7 @@ def check_same_work(entry: Entry, rules: RuleSet) -> Verdict:
                 f"{base.writes.count:,}",
             )
     batches = f" in {base.writes.count:,} batches" if base.writes else ""
-    return Verdict(
+    return RuleVerdict(
         "same_work",
         Status.PASS,
         f"Each key type inserted {number(base.rows)} rows{batches}.",

@@ -15,7 +15,6 @@ from ..rerun import (
     REPRODUCED,
     Claim,
     Comparison,
-    Judgement,
     Repeat,
     Rerun,
     RerunOutput,
@@ -24,7 +23,7 @@ from ..rerun import (
     benchmark_arguments,
     column,
     curve,
-    judge_repeats,
+    judge_each_repeat,
     mapping,
     positive,
     progress,
@@ -158,32 +157,21 @@ def _key_type_caveats(claimed_runs: dict, rerun_runs: dict) -> str:
     return caveat
 
 
-def judge(
-    claim: Claim,
-    reruns: list[RerunOutput],
-    *,
-    kind: str,
-    scale: float | None = None,
-    host_comparable: bool = True,
-    tolerance: float,
-) -> Judgement:
-    def judge_one(output: RerunOutput) -> Repeat:
-        runs = {key: key_type_run(output.logs[key]) for key in KEY_TYPES}
-        options = output.spec.options
-        result = key_type_figures(runs, options.writers, options.readers)
-        comparison = compare_key_types(
-            claimed=claim.figures,
-            rerun_ratios=result["ratios"],
-            tolerance=tolerance,
-            rerun_runs=runs,
-        )
-        return Repeat(comparison, result, *progress(output.logs[KEY_TYPES[-1]]))
+def judge_one(claim: Claim, output: RerunOutput, tolerance: float) -> Repeat:
+    runs = {key: key_type_run(output.logs[key]) for key in KEY_TYPES}
+    options = output.spec.options
+    result = key_type_figures(runs, options.writers, options.readers)
+    comparison = compare_key_types(
+        claimed=claim.figures,
+        rerun_ratios=result["ratios"],
+        tolerance=tolerance,
+        rerun_runs=runs,
+    )
+    return Repeat(comparison, result, *progress(output.logs[KEY_TYPES[-1]]))
 
-    # A shape, not a speed: on a host unlike the entry's it still says something.
-    return judge_repeats(
-        reruns, judge_one, kind=kind, host_comparable=host_comparable, absolute=False,
-        closeness=lambda ratio: -abs(math.log(ratio)),
-    )  # fmt: skip
+
+# A shape, not a speed: on a host unlike the entry's it still says something.
+judge = judge_each_repeat(judge_one, absolute=False, closeness=lambda ratio: -abs(math.log(ratio)))
 
 
 RERUN = Rerun(judge=judge, steps=steps)

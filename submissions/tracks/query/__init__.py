@@ -16,7 +16,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from submissions.contests.rules import Entry, Rule, RuleSet, Status, Verdict
+from submissions.contests.rules import Entry, Rule, RuleSet, RuleVerdict, Status
 from submissions.logparse.columns import floats
 from submissions.logparse.model import ParsedLog
 from submissions.measures.numbers import display, number
@@ -129,11 +129,11 @@ def at_contest_size(figures: Mapping, rules: RuleSet) -> dict:
 # --- rules --------------------------------------------------------------------------------
 
 
-def check_query_samples(entry: Entry, rules: RuleSet) -> Verdict:
+def check_query_samples(entry: Entry, rules: RuleSet) -> RuleVerdict:
     figures = entry.track_figures
     points = figures.get("points") or []
     if not points:
-        return Verdict(
+        return RuleVerdict(
             "query_samples",
             Status.FAIL,
             "The log has no query samples (its query columns are empty or absent) and no "
@@ -143,7 +143,7 @@ def check_query_samples(entry: Entry, rules: RuleSet) -> Verdict:
     if figures.get("source") == "declared":
         reached = entry.figures.rows if entry.figures else 0
         if points[-1][0] > reached:
-            return Verdict(
+            return RuleVerdict(
                 "query_samples",
                 Status.WARN,
                 f"A declared series of {len(points):,} points, up to {number(points[-1][0])} "
@@ -151,7 +151,7 @@ def check_query_samples(entry: Entry, rules: RuleSet) -> Verdict:
                 value=number(points[-1][0]),
                 limit=number(reached),
             )
-        return Verdict(
+        return RuleVerdict(
             "query_samples",
             Status.PASS,
             f"A declared series of {len(points):,} points, up to {number(points[-1][0])} rows.",
@@ -160,7 +160,7 @@ def check_query_samples(entry: Entry, rules: RuleSet) -> Verdict:
     series = entry.log.series
     rates = floats(series.interval_query_rate)
     first = int(np.flatnonzero(rates > 0)[0])
-    return Verdict(
+    return RuleVerdict(
         "query_samples",
         Status.PASS,
         f"The log has query samples in {len(points):,} report intervals, up to "
@@ -170,12 +170,12 @@ def check_query_samples(entry: Entry, rules: RuleSet) -> Verdict:
     )
 
 
-def check_query_at_size(entry: Entry, rules: RuleSet) -> Verdict:
+def check_query_at_size(entry: Entry, rules: RuleSet) -> RuleVerdict:
     figures, at_rows = entry.track_figures, int(rules.track["query_at_rows"])
     points = figures.get("points") or []
     seconds = figures.get("query_seconds")
     if seconds is not None:
-        return Verdict(
+        return RuleVerdict(
             "query_at_size",
             Status.PASS,
             f"Query time at {number(at_rows)} rows: {display(seconds, 'time')}.",
@@ -191,7 +191,7 @@ def check_query_at_size(entry: Entry, rules: RuleSet) -> Verdict:
             f"The query times stop at {number(points[-1][0])} rows, short of the "
             f"{number(at_rows)} rows this contest compares at."
         )
-    return Verdict(
+    return RuleVerdict(
         "query_at_size",
         Status.FAIL,
         message,

@@ -13,7 +13,6 @@ from ..rerun import (
     INCONCLUSIVE,
     Claim,
     Comparison,
-    Judgement,
     Repeat,
     Rerun,
     RerunOutput,
@@ -22,7 +21,7 @@ from ..rerun import (
     benchmark_arguments,
     column,
     curve,
-    judge_repeats,
+    judge_each_repeat,
     pairs,
     repeat_of,
     speed_verdict,
@@ -106,23 +105,15 @@ def compare_queries(*, claimed: dict, rerun_points: list, tolerance: float) -> C
     return Comparison(verdict, ratio, message)
 
 
-def judge(
-    claim: Claim,
-    reruns: list[RerunOutput],
-    *,
-    kind: str,
-    scale: float | None = None,
-    host_comparable: bool = True,
-    tolerance: float,
-) -> Judgement:
-    def judge_one(output: RerunOutput) -> Repeat:
-        result = measured(output)
-        comparison = compare_queries(
-            claimed=claim.figures, rerun_points=result["points"], tolerance=tolerance
-        )
-        return repeat_of(comparison, result, output)
+def judge_one(claim: Claim, output: RerunOutput, tolerance: float) -> Repeat:
+    result = measured(output)
+    comparison = compare_queries(
+        claimed=claim.figures, rerun_points=result["points"], tolerance=tolerance
+    )
+    return repeat_of(comparison, result, output)
 
-    return judge_repeats(reruns, judge_one, kind=kind, host_comparable=host_comparable)
+
+judge = judge_each_repeat(judge_one)
 
 
 RERUN = Rerun(judge=judge, steps=steps)

@@ -4,7 +4,7 @@
 # server killed with SIGKILL once the log reports ROWS rows; the restart timed until the
 # server accepts connections and the table answers. Prints one line per run with the figures
 # an entrant declares; the insert run's output goes to OUT/c-crash-<server>-<rate>.log.
-# Usage (repository root, after `make -C runner/iibench`): submissions/demo_logs/make_crash_logs.sh
+# Usage (repository root, after `make -C runner/iibench`): scripts/demo_logs/make_crash_logs.sh
 set -eu
 IIBENCH=${IIBENCH:-runner/iibench/iibench}
 OUT=${OUT:-submissions/demo_logs}

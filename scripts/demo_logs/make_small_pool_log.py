@@ -12,7 +12,7 @@ rows with a 64 MB pool (reruns on 17 MB: cliff at 46-48% of the run against 60%,
 initial 0.21 against 0.09) and 1,500,000 rows with 96 MB (reruns on 22 MB: cliff 66% against
 58%, within 10%, but terminal / initial 0.14-0.22 against 0.08).
 
-    .venv/bin/python submissions/demo_logs/make_small_pool_log.py   (after `make -C runner/iibench`)
+    .venv/bin/python scripts/demo_logs/make_small_pool_log.py   (after `make -C runner/iibench`)
 """
 
 import shutil
@@ -27,7 +27,7 @@ from bench.scaling import describe, run_benchmark  # noqa: E402
 
 SETTINGS = {"innodb_buffer_pool_size": "128M", "innodb_flush_log_at_trx_commit": "2"}
 ROWS = 3_000_000
-LOG = Path(__file__).parent / "c-small-pool-mariadb-3m.log"
+LOG = ROOT / "submissions" / "demo_logs" / "c-small-pool-mariadb-3m.log"
 
 if __name__ == "__main__":
     base_dir = tempfile.mkdtemp(prefix="sp-")  # the system temp dir: sockets want a short path

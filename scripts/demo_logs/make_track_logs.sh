@@ -1,6 +1,6 @@
 #!/bin/sh
 # Re-make the demo logs of the workload tracks with the bundled C benchmark, one run at a time.
-# Usage: [ONLY=part...] submissions/demo_logs/make_track_logs.sh  (from the repository root, after
+# Usage: [ONLY=part...] scripts/demo_logs/make_track_logs.sh  (from the repository root, after
 # `make -C runner/iibench`). Needs the MariaDB and PostgreSQL servers of `make services` and
 # the scratch database below on both; every run drops and re-creates its table there.
 set -eu
