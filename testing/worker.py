@@ -1,7 +1,7 @@
 """A real Celery worker process for tests, sharing the test database and a real broker (the
 Redis database REDIS_TEST_URL, or kombu's filesystem transport of the embedded default).
 
-Fixtures `broker_settings` and `worker` are imported by runner/tests/conftest.py."""
+Fixtures `broker_settings` and `worker` are loaded for every app by the root conftest.py."""
 
 from __future__ import annotations
 
