@@ -55,6 +55,22 @@ class RuleSet:
     # e.g. {"delete_after": 250_000_000}: track rules read them, sentences name them.
     track: Mapping[str, int | float] = field(default_factory=dict)
 
+    @property
+    def server_rule(self) -> str:
+        """The servers `required_mysql_version` allows, in words ("" for any): "5.1" is MySQL
+        5.1.x; "5.1+" is any current server of the MySQL family (MySQL 5.1 or later, Percona
+        Server, MariaDB 10 or later) or PostgreSQL."""
+        required = self.required_mysql_version.strip()
+        if not required:
+            return ""
+        if required.endswith("+"):
+            since = required[:-1]
+            return (
+                f"MySQL {since} or later (5.x, 8.x, 9.x), Percona Server {since} or later, "
+                f"MariaDB {MARIADB_CURRENT_SINCE} or later (10.x, 11.x) or PostgreSQL"
+            )
+        return f"MySQL {required}.x"
+
 
 @dataclass(frozen=True)
 class DeclaredSetup:
@@ -728,6 +744,8 @@ def check_mysql_version(entry: Entry, rules: RuleSet) -> Verdict:
         return Verdict(
             "mysql_version", Status.PASS, "Any server version is allowed.", value=declared
         )
+    if required.endswith("+"):
+        return _current_server_verdict(entry, rules, stated)
     if family not in MYSQL_NUMBERED:
         server = f"{SERVER_FAMILIES.get(family, family)} {declared}".strip()
         return Verdict(
@@ -763,6 +781,53 @@ def check_mysql_version(entry: Entry, rules: RuleSet) -> Verdict:
         line,
         declared,
         f"{required}.x",
+    )
+
+
+# MariaDB numbers its releases on from 10.0 (2014); 5.5 was the last one of MySQL's numbers.
+MARIADB_CURRENT_SINCE = 10
+
+
+def _version_number(version: str) -> tuple[int, ...] | None:
+    """(major, minor) of "8.0.36-log", "10.11.19-MariaDB-0+deb12u1", "15.20 (Debian ...)"."""
+    found = re.match(r"\s*[vV]?(\d+)(?:\.(\d+))?", version)
+    if found is None:
+        return None
+    return (int(found[1]), int(found[2] or 0))
+
+
+def _current_server_verdict(entry: Entry, rules: RuleSet, stated) -> Verdict:
+    """A "5.1+" rule: any current MySQL-family server or PostgreSQL. The version the log shows
+    wins over the declared one; MariaDB is told by its version string wherever it says so."""
+    since = _version_number(rules.required_mysql_version.strip()[:-1]) or (5, 1)
+    declared = entry.setup.server_version.strip()
+    version = str(stated.value) if stated is not None else declared
+    family = "mariadb" if "mariadb" in version.lower() else entry.setup.server_family
+    number = _version_number(version)
+    name = SERVER_FAMILIES.get(family, family)
+    server = f"{name} {version}".strip()
+    source = "The log shows" if stated is not None else "Declared"
+    line = stated.line if stated is not None else None
+    limit = rules.server_rule
+    if family == "postgresql":
+        ok = True
+    elif family == "mariadb":
+        ok = number is not None and number[0] >= MARIADB_CURRENT_SINCE
+    elif family in MYSQL_NUMBERED:
+        ok = number is not None and number >= since
+    else:
+        ok = False
+    if ok:
+        return Verdict(
+            "mysql_version", Status.PASS, f"{source} {server}: a current server.", line, server
+        )
+    return Verdict(
+        "mysql_version",
+        Status.FAIL,
+        f"{source} {server}; the rule allows {limit}.",
+        line,
+        server,
+        limit,
     )
 
 
@@ -900,7 +965,7 @@ RULES: tuple[Rule, ...] = (
     Rule("raid", "Hardware: RAID is allowed.", check_raid),
     Rule(
         "mysql_version",
-        "Software: MySQL {required_mysql_version}.x.",
+        "Software: {server_rule}.",
         check_mysql_version,
         "Software: any database server and version.",
     ),
