@@ -380,6 +380,10 @@ CELERY_BEAT_SCHEDULE = {
 # A contest re-check queued this long without a worker taking it, or running without a
 # heartbeat this long (one entry's check takes seconds), is sent again by the sweep.
 RECHECK_STALE_SECONDS = env.int("RECHECK_STALE_SECONDS", default=120)
+# A worker writes a heartbeat per queue it consumes this often; a queue without one newer than
+# the stale limit has no worker (runner/heartbeats.py): its targets are not offered.
+RERUN_WORKER_BEAT_SECONDS = env.int("RERUN_WORKER_BEAT_SECONDS", default=15)
+RERUN_WORKER_BEAT_STALE_SECONDS = env.int("RERUN_WORKER_BEAT_STALE_SECONDS", default=60)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # E-mail (password resets): EMAIL_URL such as smtp://user:password@host:587; by default the
