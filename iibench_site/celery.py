@@ -2,7 +2,7 @@ import os
 from pathlib import Path
 
 from celery import Celery
-from celery.signals import worker_process_init, worker_ready
+from celery.signals import worker_process_init, worker_ready, worker_shutdown
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "iibench_site.settings.local")
 
@@ -37,3 +37,27 @@ def _sweep_on_start(sender, **kwargs):
     # Runs left "running" by a worker that died are finished at once when a worker starts.
     sender.app.send_task("runner.tasks.sweep_stuck_runs")
     sender.app.send_task("submissions.tasks.sweep_rechecks")
+
+
+_beating = []
+
+
+@worker_ready.connect
+def _beat_for_its_queues(sender, **kwargs):
+    # The rerun form offers only targets a live worker serves (runner/heartbeats.py).
+    from runner.heartbeats import Beating
+
+    consumer = getattr(sender, "task_consumer", None)
+    if consumer is not None:
+        queues = sorted(queue.name for queue in consumer.queues)
+    else:
+        queues = sorted(sender.app.amqp.queues.consume_from or sender.app.amqp.queues)
+    beating = Beating(sender.hostname, queues)
+    beating.start()
+    _beating.append(beating)
+
+
+@worker_shutdown.connect
+def _stop_beating(**kwargs):
+    while _beating:
+        _beating.pop().stop()

@@ -1,9 +1,14 @@
 from django import forms
-from django.conf import settings
+
+from runner.heartbeats import served_queues
+from runner.targets import rerun_targets
 
 
 def target_choices() -> list[tuple[str, str]]:
-    return [(name, name) for name in settings.RERUN_TARGETS]
+    """The targets a live worker serves (its heartbeat for the target's queue): a run sent to
+    a queue no worker listens to would sit queued for ever."""
+    served = served_queues()
+    return [(name, name) for name, target in rerun_targets().items() if target.queue in served]
 
 
 class RerunForm(forms.Form):

@@ -182,3 +182,21 @@ class RerunSample(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rows:,} rows at {self.seconds:.1f} s"
+
+
+class WorkerBeat(models.Model):
+    """A worker's heartbeat for one queue it consumes (runner/heartbeats.py): the rerun form
+    offers only targets whose queue a worker beat for lately, and a queued run whose queue has
+    none says so."""
+
+    worker = models.CharField(max_length=200)
+    queue = models.CharField(max_length=200)
+    beat_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["worker", "queue"], name="one_beat_per_worker_queue")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.worker} on {self.queue} at {self.beat_at:%H:%M:%S}"

@@ -331,6 +331,17 @@ def rerun_execute(*, run_id: int) -> VerificationRun:
     except (NotPlannable, servers.ServerError, NotResumable) as error:
         outcome = Outcome(RerunStatus.FAILED, str(error), "")
         remove_scratch(spec)  # a table left for a resume that cannot happen
+    except Exception as error:  # any other error ends the rerun, said as it is
+        # Left running, the sweep would queue it again to resume from what this attempt has
+        # already removed (its private server's data), and the page would then give that as
+        # the reason. The run fails here with the real cause ("database is locked", ...).
+        logger.exception("Rerun %s stopped on an error", run.pk)
+        outcome = Outcome(
+            RerunStatus.FAILED,
+            f"The rerun stopped on an error: {type(error).__name__}: {error}"[:2000],
+            "",
+        )
+        remove_scratch(spec)
     return rerun_finish(run, outcome, spec, track=track, kind=run.kind)
 
 

@@ -64,9 +64,12 @@ def execute_on_private_server(
             config, label=label, settings=asked.applied, reuse=resume is not None
         ) as server:
             if resume is not None and not server.reused:
+                # Say what is known: the folder is not there, and why the run was queued
+                # again; not a guess at what removed it.
+                why = f" It was queued again because: {run.message}" if run.message else ""
                 raise servers.ServerError(
-                    "Cannot resume: the private server's data directory is gone (the worker "
-                    "restarted on another host, or it was removed). Start a new rerun."
+                    f"Cannot resume: the private server's data directory is not on this host "
+                    f"({config.base_dir}).{why} Start a new rerun."
                 )
             begin_step(run, "server", 1, 1, f"a private {config.kind} server starts")
             if not server.reused:

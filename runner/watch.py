@@ -53,7 +53,17 @@ def begin_step(
     VerificationRun.objects.filter(pk=run.pk).update(**changes)
 
 
-def watch(
+def watch(run: VerificationRun, child: subprocess.Popen, **options) -> Outcome:
+    """`_watch` (below); an error of the worker's own (its database refusing a write) stops
+    the benchmark before it goes up: no benchmark runs on with no one reading it."""
+    try:
+        return _watch(run, child, **options)
+    except Exception:
+        process.stop(child, settings.RERUN_KILL_GRACE_SECONDS)
+        raise
+
+
+def _watch(
     run: VerificationRun,
     child: subprocess.Popen,
     *,

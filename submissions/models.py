@@ -66,7 +66,10 @@ class Contest(models.Model):
         max_length=20,
         blank=True,
         default="5.1",
-        help_text="A version prefix such as 5.1; empty: any.",
+        help_text=(
+            "A version prefix such as 5.1 (MySQL 5.1.x only); 5.1+ for any current server: "
+            "MySQL or Percona 5.1 or later, MariaDB 10 or later, PostgreSQL; empty: any."
+        ),
     )
     preferred_os = models.CharField(
         max_length=100,

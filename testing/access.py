@@ -18,6 +18,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from runner.heartbeats import worker_beat
 from runner.models import RerunSample, VerificationRun
 from submissions.entries import services
 from submissions.live import services as live_services
@@ -93,6 +94,8 @@ def world(db) -> World:
             run=run, rows=10_000, seconds=1.0, interval_rate=1e4, cumulative_rate=1e4
         )
         runs.append(run)
+    # The worker of the running run, beating for its queue: the rerun form offers sqlite.
+    worker_beat(worker="world@host", queues=["rerun.sqlite"])
     world = World(users, public, embargoed, published, draft, *runs)
     for contest, field in ((embargoed, "draft_live"), (public, "public_live")):
         token, _ = live_services.witness_token_create(user=entrant, contest=contest)

@@ -92,6 +92,20 @@ DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'iibench.sqlite3'}"),
 }
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
+# SQLite, the embedded default, with two jobs at once (a stream appending, a rerun judging):
+# WAL lets readers go on beside the one writer; a write transaction takes the write lock when
+# it begins (IMMEDIATE), so two never both read then both want to write, which SQLite answers
+# with "database is locked" at once, whatever the timeout; and a writer waits its turn for up
+# to SQLITE_BUSY_TIMEOUT_SECONDS instead of failing.
+SQLITE_BUSY_TIMEOUT_SECONDS = env.int("SQLITE_BUSY_TIMEOUT_SECONDS", default=30)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "init_command": "PRAGMA journal_mode=WAL;PRAGMA synchronous=NORMAL",
+            "transaction_mode": "IMMEDIATE",
+            "timeout": SQLITE_BUSY_TIMEOUT_SECONDS,
+        }
+    )
 # What a 503 tells a client to wait while the database is down.
 DATABASE_RETRY_AFTER_SECONDS = env.int("DATABASE_RETRY_AFTER_SECONDS", default=15)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -140,6 +154,9 @@ UPLOADS_PER_HOUR = env.int("UPLOADS_PER_HOUR", default=30)
 # elapsed seconds may run ahead of the registry's receipt clock (seconds, plus a fraction of the
 # elapsed time) or lag behind it (buffered through a network loss).
 LIVE_BATCH_MAX_BYTES = env.int("LIVE_BATCH_MAX_BYTES", default=1024 * 1024)
+# The start of a live run kept whole to read each batch behind it: its header, however long,
+# and a few reports (submissions/live/services.py, HEAD_LINES).
+LIVE_HEAD_MAX_BYTES = env.int("LIVE_HEAD_MAX_BYTES", default=8 * 1024 * 1024)
 LIVE_BATCHES_PER_MINUTE = env.int("LIVE_BATCHES_PER_MINUTE", default=120)
 LIVE_RUNS_PER_HOUR = env.int("LIVE_RUNS_PER_HOUR", default=30)
 LIVE_STALLED_SECONDS = env.int("LIVE_STALLED_SECONDS", default=10 * 60)
@@ -363,6 +380,10 @@ CELERY_BEAT_SCHEDULE = {
 # A contest re-check queued this long without a worker taking it, or running without a
 # heartbeat this long (one entry's check takes seconds), is sent again by the sweep.
 RECHECK_STALE_SECONDS = env.int("RECHECK_STALE_SECONDS", default=120)
+# A worker writes a heartbeat per queue it consumes this often; a queue without one newer than
+# the stale limit has no worker (runner/heartbeats.py): its targets are not offered.
+RERUN_WORKER_BEAT_SECONDS = env.int("RERUN_WORKER_BEAT_SECONDS", default=15)
+RERUN_WORKER_BEAT_STALE_SECONDS = env.int("RERUN_WORKER_BEAT_STALE_SECONDS", default=60)
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # E-mail (password resets): EMAIL_URL such as smtp://user:password@host:587; by default the

@@ -196,3 +196,27 @@ def test_the_sweep_removes_the_scratch_file_a_killed_rerun_left(
 
     assert not scratch.exists()
     assert not list(work_dir.glob(f"rerun-{run.pk}.db*"))
+
+
+def test_a_rerun_that_stops_on_a_database_error_fails_saying_that_error(
+    entry, organizer, iibench_binary, rerun_dir
+):
+    """Issue 30: a rerun whose worker met a database error (under `make run`, SQLite's
+    "database is locked") is failed with that error, not left for the sweep to queue again and
+    then fail with a made-up reason. Here PostgreSQL itself refuses the progress it records."""
+    run = start(entry, organizer)
+    with connections["default"].cursor() as cursor:
+        cursor.execute(
+            "CREATE FUNCTION refuse_sample() RETURNS trigger AS $$ BEGIN "
+            "RAISE EXCEPTION 'database is locked (a stand-in written by the test)'; END "
+            "$$ LANGUAGE plpgsql"
+        )
+        cursor.execute(
+            "CREATE TRIGGER refuse_sample BEFORE INSERT ON runner_rerunsample "
+            "FOR EACH ROW EXECUTE FUNCTION refuse_sample()"
+        )
+    run = services.rerun_execute(run_id=run.pk)
+    assert run.status == RerunStatus.FAILED
+    assert "database is locked (a stand-in written by the test)" in run.message
+    assert "data directory" not in run.message
+    assert not benchmark_processes(run)

@@ -55,6 +55,22 @@ class RuleSet:
     # e.g. {"delete_after": 250_000_000}: track rules read them, sentences name them.
     track: Mapping[str, int | float] = field(default_factory=dict)
 
+    @property
+    def server_rule(self) -> str:
+        """The servers `required_mysql_version` allows, in words ("" for any): "5.1" is MySQL
+        5.1.x; "5.1+" is any current server of the MySQL family (MySQL 5.1 or later, Percona
+        Server, MariaDB 10 or later) or PostgreSQL."""
+        required = self.required_mysql_version.strip()
+        if not required:
+            return ""
+        if required.endswith("+"):
+            since = required[:-1]
+            return (
+                f"MySQL {since} or later (5.x, 8.x, 9.x), Percona Server {since} or later, "
+                f"MariaDB {MARIADB_CURRENT_SINCE} or later (10.x, 11.x) or PostgreSQL"
+            )
+        return f"MySQL {required}.x"
+
 
 @dataclass(frozen=True)
 class DeclaredSetup:
@@ -245,25 +261,37 @@ def check_report_interval(entry: Entry, rules: RuleSet) -> RuleVerdict:
             _n(most),
             _n(every),
         )
-    # The last report may close a run that ends between two report points.
-    i = _first_step_where(rows, offset, len(rows) - 1, lambda steps: steps != every)
+    # The rule asks for at most `every` rows between two reports: a log that reports more
+    # often (every 100,000 rows) holds better data and meets it. The last report may close a
+    # run that ends between two report points.
+    i = _first_step_where(rows, offset, len(rows) - 1, lambda steps: steps > every)
     if i is not None:
         step = int(rows[i] - (rows[i - 1] if i else 0))
         return RuleVerdict(
             "report_interval",
             Status.FAIL,
-            f"A report every {_n(every)} rows is required; this one comes "
+            f"A report at least every {_n(every)} rows is required; this one comes "
             f"{_n(step)} rows after the previous one.",
             int(log.series.line[i]),
             _n(step),
             _n(every),
         )
+    most = max(
+        (int(steps.max()) for _, steps in _row_steps(rows, offset, max(len(rows) - 1, 1))),
+        default=every,
+    )
+    if most == every:
+        message = f"Every report comes {_n(every)} rows after the previous one."
+    else:
+        message = (
+            f"The reports come at most {_n(most)} rows apart: at least every {_n(every)} rows."
+        )
     return RuleVerdict(
         "report_interval",
         Status.PASS,
-        f"Every report comes {_n(every)} rows after the previous one.",
+        message,
         int(log.series.line[-1]),
-        _n(every),
+        _n(most),
         _n(every),
     )
 
@@ -339,10 +367,23 @@ def check_indexes_from_start(entry: Entry, rules: RuleSet) -> RuleVerdict:
 RATE_TOLERANCE = 0.02
 
 
-def time_resolution(seconds: np.ndarray) -> float:
-    """The precision the log printed its times with (1 s, 0.1 s, 0.01 s, 0.001 s), read off the
-    values: a rate recomputed from rounded times is only known to within it."""
+def time_resolution(seconds: np.ndarray, log: ParsedLog | None = None) -> float:
+    """The precision the log printed its times with (1 s, 0.1 s, 0.01 s, 0.001 s): as its
+    format states it ('%.1f' prints 2.0 for two seconds), else read off the values. A rate
+    recomputed from printed times is only known to within it."""
+    if log is not None and log.time_precision:
+        return log.time_precision
     return printed_resolution(seconds)
+
+
+def clock_bounds(log: ParsedLog, seconds: np.ndarray) -> tuple[float, float]:
+    """How far before and after a printed time the true one may lie: half a unit either way
+    for a rounded clock; for a truncated one (Java's whole seconds) none before, a whole
+    unit after."""
+    unit = time_resolution(seconds, log)
+    if log.clock == "truncated":
+        return 0.0, unit
+    return unit / 2, unit / 2
 
 
 # The rows and seconds a stated rate covers, as floats, for a slice of the reports: made a piece
@@ -375,15 +416,17 @@ def _interval_spans(series, skip_first: bool) -> Spans:
     return spans
 
 
-def _disagreements(stated: np.ndarray, spans: Spans, error: float):
-    """Where a stated rate lies outside every rate rows / (seconds +- error) allows, give or take
-    the relative tolerance and one unit of printing. Intervals shorter than the error say
-    nothing and are left out."""
+def _disagreements(stated: np.ndarray, spans: Spans, error: float, late: float | None = None):
+    """Where a stated rate lies outside every rate rows / t allows, for a true time t from
+    seconds - error to seconds + late (`late` defaults to `error`), give or take the relative
+    tolerance and one unit of printing. Intervals the clock cannot tell from 0 say nothing and
+    are left out."""
+    late = error if late is None else late
     found = []
     for piece in pieces(len(stated)):
         (rows_here, seconds_here), stated_here = spans(piece), wide_piece(stated[piece])
-        usable = seconds_here > error
-        low = np.divide(rows_here, seconds_here + error, out=np.zeros_like(rows_here), where=usable)
+        usable = (seconds_here > error) | ((error == 0) & (seconds_here > 0))
+        low = np.divide(rows_here, seconds_here + late, out=np.zeros_like(rows_here), where=usable)
         high = np.divide(
             rows_here, seconds_here - error, out=np.zeros_like(rows_here), where=usable
         )
@@ -400,9 +443,10 @@ def _rate_verdict(
     stated: np.ndarray,
     spans: Spans,
     error: float,
+    late: float | None = None,
 ) -> RuleVerdict:
     """Pass, or fail at the first report whose stated rate `what` does not add up."""
-    found = _disagreements(stated, spans, error)
+    found = _disagreements(stated, spans, error, late)
     if not len(found):
         return RuleVerdict(
             rule_id,
@@ -412,6 +456,8 @@ def _rate_verdict(
         )
     i = int(found[0])
     (rows,), (seconds,) = spans(slice(i, i + 1))
+    # A truncated clock's best reading is half a unit after the printed time.
+    seconds = seconds + ((late - error) / 2 if late is not None else 0.0)
     computed = rows / seconds
     return RuleVerdict(
         rule_id,
@@ -428,18 +474,20 @@ def check_cumulative_rate(entry: Entry, rules: RuleSet) -> RuleVerdict:
     series = entry.log.series
     seconds = np.frombuffer(series.seconds, dtype=np.float64)
     stated = held(series.cumulative_rate)
-    # Each printed elapsed time is off by up to half its last digit.
-    error = time_resolution(seconds) / 2
+    # Each printed elapsed time is off by up to half its last digit; a truncated one (Java's
+    # whole seconds) is the true time rounded down, so that is up to a whole unit later.
+    early, late = clock_bounds(entry.log, seconds[: len(series)])
     spans = _cumulative_spans(series)
-    return _rate_verdict("cumulative_rate", "cumulative rate", series, stated, spans, error)
+    return _rate_verdict("cumulative_rate", "cumulative rate", series, stated, spans, early, late)
 
 
 def check_interval_rate(entry: Entry, rules: RuleSet) -> RuleVerdict:
     series = entry.log.series
     seconds = np.frombuffer(series.seconds, dtype=np.float64)
     stated = held(series.interval_rate)
-    # An interval is the difference of two printed times: off by up to one last digit.
-    error = time_resolution(seconds)
+    # An interval is the difference of two printed times: off by up to one last digit, rounded
+    # or truncated alike (both ends move the same way).
+    error = time_resolution(seconds[: len(series)], entry.log)
     spans = _interval_spans(series, skip_first=bool(_first_step(entry.log)))
     return _rate_verdict("interval_rate", "interval", series, stated, spans, error)
 
@@ -471,27 +519,32 @@ def check_no_missing_report(entry: Entry, rules: RuleSet) -> RuleVerdict:
     return RuleVerdict("no_missing_report", Status.PASS, "No report is missing.")
 
 
-# A time step is a missing report when it is this many times the log's interval (plus a
-# second of slack for whole-second clocks): a busy server delays a report, it does not
-# double the interval.
-MISSING_REPORT_FACTOR = 2.5
+# A time step is a missing report when it is this many times the log's interval, plus what
+# the printed times may hide (one unit of the log's precision): a busy server delays a
+# report by a fraction of the interval; a missing one doubles it.
+MISSING_REPORT_FACTOR = 1.75
 
 
 def _no_time_gap(entry: Entry, seconds: np.ndarray) -> RuleVerdict:
     if len(seconds) < 3:
         return RuleVerdict("no_missing_report", Status.PASS, "No report is missing.")
-    # The median step, not the stated one: the console and the TSV of one run say the same.
-    typical = median_step(seconds)
+    log = entry.log
+    # The cadence the log states ("Feedback every 5 seconds(s)", --secs_per_report), else
+    # the median step.
+    stated = log.parameters.get("report_every_seconds")
+    typical = float(stated.value) if stated is not None else median_step(seconds)
+    precision = time_resolution(seconds, log)
+    longest = MISSING_REPORT_FACTOR * typical + precision
     # The last step is left out: the run's end cuts it short or long.
-    i = _first_gap(seconds[:-1], MISSING_REPORT_FACTOR * typical + 1.0)
+    i = _first_gap(seconds[:-1], longest)
     if i is not None:
         step = float(seconds[i] - seconds[i - 1])
         return RuleVerdict(
             "no_missing_report",
             Status.FAIL,
             f"A report is missing: {step:,.1f} s passed between two reports that come "
-            f"every {typical:,.1f} s.",
-            int(entry.log.series.line[i]),
+            f"every {typical:,.1f} s (times printed to {precision:g} s).",
+            int(log.series.line[i]),
             f"{step:.1f} s",
             f"{typical:.1f} s",
         )
@@ -529,6 +582,19 @@ def check_totals_agree(entry: Entry, rules: RuleSet) -> RuleVerdict:
             _n(totals.rows),
             _n(last_rows),
         )
+    if totals.rows > last_rows:
+        unreported = _unreported_rows(entry.log, totals)
+        if totals.rows - last_rows > unreported:
+            return RuleVerdict(
+                "totals_agree",
+                Status.FAIL,
+                f"The summary says {_n(totals.rows)} rows, more than the {_n(last_rows)} the "
+                f"reports reach (line {int(series.line[-1]):,}) by more than the "
+                f"{_n(unreported)} rows a run may insert after its last report.",
+                totals.line,
+                _n(totals.rows),
+                _n(last_rows),
+            )
     if totals.seconds is not None and len(series) >= 2:
         verdict = _totals_time_verdict(entry, totals)
         if verdict is not None:
@@ -541,6 +607,22 @@ def check_totals_agree(entry: Entry, rules: RuleSet) -> RuleVerdict:
     )
 
 
+def _unreported_rows(log: ParsedLog, totals) -> int:
+    """How many rows a run may insert after its last report: fewer than one report step on a
+    log that reports every N rows; on a log that reports every N seconds, what its fastest
+    interval rate inserts in the time from the last report to the summary."""
+    series = log.series
+    rows = np.frombuffer(series.rows, dtype=np.int64)[: len(series)]
+    if log.cadence == "rows" or totals.seconds is None:
+        stated = log.parameters.get("report_every_rows")
+        every = int(stated.value) if stated is not None else int(median_step(rows, from_zero=True))
+        return max(every - 1, 0)
+    seconds = np.frombuffer(series.seconds, dtype=np.float64)[: len(series)]
+    after = float(totals.seconds) - float(seconds[-1]) + time_resolution(seconds, log)
+    fastest = max(float(np.nanmax(wide_piece(held(series.interval_rate)[: len(series)]))), 0.0)
+    return int((1 + RATE_TOLERANCE) * fastest * max(after, 0.0)) + 1
+
+
 def _totals_time_verdict(entry: Entry, totals) -> RuleVerdict | None:
     """The summary's time against the last report's: it may be later by a report interval (the
     final commit) plus the post-load work the log names ("Created secondary indexes in 3.5
@@ -549,7 +631,7 @@ def _totals_time_verdict(entry: Entry, totals) -> RuleVerdict | None:
     seconds = np.frombuffer(series.seconds, dtype=np.float64)[: len(series)]
     last = float(seconds[-1])
     interval = median_step(seconds)
-    slack = time_resolution(seconds) + 0.05 + 0.01 * last
+    slack = time_resolution(seconds, entry.log) + 0.05 + 0.01 * last
     named = [
         (marker, float(found[1]))
         for marker in entry.log.markers
@@ -596,6 +678,16 @@ def _totals_time_verdict(entry: Entry, totals) -> RuleVerdict | None:
 
 def check_whole_run(entry: Entry, rules: RuleSet) -> RuleVerdict:
     excerpt = next((m for m in entry.log.markers if m.kind == "excerpt"), None)
+    cut = next((m for m in entry.log.markers if m.kind == "cut_off"), None)
+    if excerpt is None and cut is not None:
+        return RuleVerdict(
+            "whole_run",
+            Status.FAIL,
+            f"The log is truncated: {cut.text}. It cannot show the end of the run.",
+            cut.line,
+            "truncated",
+            "the whole run",
+        )
     if excerpt is None:
         return RuleVerdict(
             "whole_run", Status.PASS, "The log starts at the beginning of the run.", value="whole"
@@ -669,6 +761,8 @@ def check_mysql_version(entry: Entry, rules: RuleSet) -> RuleVerdict:
         return RuleVerdict(
             "mysql_version", Status.PASS, "Any server version is allowed.", value=declared
         )
+    if required.endswith("+"):
+        return _current_server_verdict(entry, rules, stated)
     if family not in MYSQL_NUMBERED:
         server = f"{SERVER_FAMILIES.get(family, family)} {declared}".strip()
         return RuleVerdict(
@@ -704,6 +798,53 @@ def check_mysql_version(entry: Entry, rules: RuleSet) -> RuleVerdict:
         line,
         declared,
         f"{required}.x",
+    )
+
+
+# MariaDB numbers its releases on from 10.0 (2014); 5.5 was the last one of MySQL's numbers.
+MARIADB_CURRENT_SINCE = 10
+
+
+def _version_number(version: str) -> tuple[int, ...] | None:
+    """(major, minor) of "8.0.36-log", "10.11.19-MariaDB-0+deb12u1", "15.20 (Debian ...)"."""
+    found = re.match(r"\s*[vV]?(\d+)(?:\.(\d+))?", version)
+    if found is None:
+        return None
+    return (int(found[1]), int(found[2] or 0))
+
+
+def _current_server_verdict(entry: Entry, rules: RuleSet, stated) -> RuleVerdict:
+    """A "5.1+" rule: any current MySQL-family server or PostgreSQL. The version the log shows
+    wins over the declared one; MariaDB is told by its version string wherever it says so."""
+    since = _version_number(rules.required_mysql_version.strip()[:-1]) or (5, 1)
+    declared = entry.setup.server_version.strip()
+    version = str(stated.value) if stated is not None else declared
+    family = "mariadb" if "mariadb" in version.lower() else entry.setup.server_family
+    number = _version_number(version)
+    name = SERVER_FAMILIES.get(family, family)
+    server = f"{name} {version}".strip()
+    source = "The log shows" if stated is not None else "Declared"
+    line = stated.line if stated is not None else None
+    limit = rules.server_rule
+    if family == "postgresql":
+        ok = True
+    elif family == "mariadb":
+        ok = number is not None and number[0] >= MARIADB_CURRENT_SINCE
+    elif family in MYSQL_NUMBERED:
+        ok = number is not None and number >= since
+    else:
+        ok = False
+    if ok:
+        return RuleVerdict(
+            "mysql_version", Status.PASS, f"{source} {server}: a current server.", line, server
+        )
+    return RuleVerdict(
+        "mysql_version",
+        Status.FAIL,
+        f"{source} {server}; the rule allows {limit}.",
+        line,
+        server,
+        limit,
     )
 
 
@@ -841,7 +982,7 @@ RULES: tuple[Rule, ...] = (
     Rule("raid", "Hardware: RAID is allowed.", check_raid),
     Rule(
         "mysql_version",
-        "Software: MySQL {required_mysql_version}.x.",
+        "Software: {server_rule}.",
         check_mysql_version,
         "Software: any database server and version.",
     ),

@@ -42,14 +42,29 @@ CONTEST_2008 = {
 }
 CONTEST_OPEN = {
     "slug": "iibench-open",
-    "title": "iiBench open: the 2008 rules, no deadline",
+    "title": "iiBench open: the 2008 rules on today's servers, no deadline",
     "description": (
-        "The 2008 ground rules, open for good: 1B rows with the indexes in place, at most "
-        "1,000 rows per INSERT and per commit, on at most 2 sockets / 8 cores / 16 GB / 8 "
-        "drives. Submit a run any time; results are public as soon as they are checked."
+        "The 2008 ground rules, open for good: 1,000,000,000 rows into `mypurchases` with its "
+        "three secondary indexes in place from the first row (no bulk load), 1,000 rows per "
+        "commit and at most 1,000 per INSERT, a report at least every 1,000,000 rows, on at "
+        "most 2 sockets / 8 cores / 16 GB of memory / 8 drives. Any current server may run "
+        "it: MySQL 5.1 or later (8.x too), Percona Server, MariaDB 10.x or 11.x, or "
+        "PostgreSQL; virtual and cloud disks count as drives. Submit a run any time; results "
+        "are public as soon as they are checked.\n\n"
+        "**A short run on a small VM** (this project's C benchmark on a 2-core, 24 GB VM, say) "
+        "still truly fails two rules, and only two: the 1B rows (a run of 1M rows stops at "
+        "0.1% of the target: its time to 1B rows is an estimate, and it is not ranked) and the "
+        "16 GB memory cap (24 GB is over it). Its server, its version and a finer report "
+        "cadence (every 100,000 rows) all pass."
     ),
     "deadline": None,
     "results_published_at": datetime(2009, 1, 7, 0, 0, tzinfo=EASTERN),
+    # The 2008 caps stay; the 2008 software does not: "5.1+" is any current MySQL-family
+    # server or PostgreSQL (rules.RuleSet.server_rule). No disk of a VM is direct attached, and
+    # CentOS 5 is no one's comparison any more.
+    "required_mysql_version": "5.1+",
+    "require_direct_attached": False,
+    "preferred_os": "",
 }
 
 # One contest per workload track, at the small scale the shipped runs were made at (a 2-core

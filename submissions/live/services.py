@@ -27,8 +27,10 @@ from submissions.logparse.model import COST_FIELDS, Series
 from submissions.models import Contest
 
 TOKEN_PREFIX = "iiw_"  # noqa: S105 - a prefix people recognise, not a secret  # nosec B105
-# Lines kept whole at the start of a run: enough for every format's header and parameters, so
-# a batch parsed behind them reads as the same format.
+# The start of a run kept whole (LiveRun.head) so that a batch parsed behind it reads as the
+# same format: every line up to the first report, however long the header (the C benchmark's
+# on MariaDB lists ~700 `# setting` lines), then this many lines more (a format whose reading
+# depends on its first reports, as spring 2009's interval seconds do).
 HEAD_LINES = 60
 
 
@@ -189,21 +191,21 @@ def _record_progress(run: LiveRun, first_line: int, text: str) -> list[str]:
     head_lines = run.head.count("\n")
     document = run.head + text
     changed = []
-    if head_lines < HEAD_LINES:
-        # The head is still the whole log so far: the document's line numbers are the log's.
-        run.head = "".join(document.splitlines(keepends=True)[:HEAD_LINES])
-        changed.append("head")
-        offset = 0
-    else:
-        offset = first_line - head_lines - 1
+    # While the head is the whole log so far, the document's line numbers are the log's.
+    whole = head_lines == first_line - 1
+    offset = 0 if whole else first_line - head_lines - 1
     try:
         series = parse_log(io.BytesIO(document.encode())).series
     except (LogError, ValueError):
+        series = None
+    if whole:
+        changed += _keep_head(run, document, series)
+    if series is None:
         return changed
     in_head = [i for i in range(len(series)) if series.line[i] <= head_lines]
     new = [i for i in range(len(series)) if series.line[i] + offset >= first_line]
     shift = 0.0
-    if offset and in_head and new and series.seconds[new[0]] < run.elapsed_seconds:
+    if not whole and in_head and new and series.seconds[new[0]] < run.elapsed_seconds:
         # A layout whose seconds are intervals (Python iibench of spring 2009): the parser
         # summed them from the head's last report, not from the last one streamed.
         shift = run.elapsed_seconds - series.seconds[in_head[-1]]
@@ -226,6 +228,19 @@ def _record_progress(run: LiveRun, first_line: int, text: str) -> list[str]:
     run.rows, run.elapsed_seconds = last.rows, last.seconds
     run.current_rate, run.cumulative_rate = last.interval_rate, last.cumulative_rate
     return [*changed, "rows", "elapsed_seconds", "current_rate", "cumulative_rate"]
+
+
+def _keep_head(run: LiveRun, document: str, series: Series | None) -> list[str]:
+    """Keep the log so far as the head until it holds its first report and HEAD_LINES lines
+    after it (capped at LIVE_HEAD_MAX_BYTES, far above any header)."""
+    lines = document.splitlines(keepends=True)
+    if series is not None and len(series):
+        lines = lines[: int(series.line[0]) - 1 + HEAD_LINES]
+    head = "".join(lines)
+    if len(head.encode()) > settings.LIVE_HEAD_MAX_BYTES:
+        return []  # kept as it was: the seal parses the whole log
+    run.head = head
+    return ["head"]
 
 
 def _sample_cost(series: Series, index: int) -> dict[str, float]:

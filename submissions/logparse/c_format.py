@@ -135,6 +135,7 @@ class CFormatParse(LogParse):
     def parse(self, blocks: Iterable[list[str]], first_line: int = 1) -> None:
         """`first_line`: the number of the first line of `blocks` in the file, when this run is
         one of several printed one after another (`parse_log_runs`)."""
+        self.time_precision = 0.001  # FORMAT.md: seconds with three decimals
         self.column_words.update(
             {
                 "interval_rate": "interval_ips",

@@ -82,6 +82,9 @@ class LogParse:
         self.load: LoadSummary | None = None
         self.key_type_runs: list[KeyTypeRun] = []
         self.cut_off_last_line = False
+        # How the format prints its times (see ParsedLog.clock, ParsedLog.time_precision).
+        self.clock = "rounded"
+        self.time_precision: float | None = None
         self.machine: dict[str, Stated] = {}
         self.settings: dict[str, ServerSettingLine] = {}
         # How this format names the series' columns, for messages.
@@ -110,6 +113,14 @@ class LogParse:
         return False
 
     def result(self) -> ParsedLog:
+        if self.cut_off_last_line and not any(m.kind == "cut_off" for m in self.markers):
+            line = self.reader.unterminated_line
+            self.mark(
+                "cut_off",
+                line,
+                f"line {num(line)}, the last, ends without a newline in the middle of a line "
+                "the benchmark printed: the log was cut there and that line is left out",
+            )
         cadence = report_cadence(self.series, self.parameters)
         excerpt = excerpt_marker(self.series, cadence, self.parameters)
         if excerpt is not None:
@@ -130,6 +141,8 @@ class LogParse:
             settings=self.settings,
             cadence=cadence,
             column_words=dict(self.column_words),
+            clock=self.clock,
+            time_precision=self.time_precision,
         )
 
     def fail(self, message: str, line: int | None) -> LogError:

@@ -57,6 +57,29 @@ TSV_KINDS = {
 
 ZERO_MEANS_OFF = ("report_every_seconds", "report_every_rows", "max_rate")
 
+# Other Java tools print the same `logMe` console and the same report lines: sysbench-mongodb's
+# loader (jmongosysbenchload) among them. What its parameters block prints and iiBench's does
+# not; and iiBench's block always states its secondary indexes ("3 secondary indexes"), which
+# a loader of sysbench's table (one index on k) does not.
+FOREIGN_PARAMETER_LINES = (
+    (re.compile(rf"^{NUMBER} collections$"), "sysbench-mongodb's loader (jmongosysbenchload)"),
+    (
+        re.compile(r"^Writer thread \d+ : (?:creating|started to load) collection sbtest\d+"),
+        "sysbench-mongodb's loader (jmongosysbenchload)",
+    ),
+)
+# sysbench-mongodb's TSV file has these four columns only; iiBench's adds its query columns.
+FOREIGN_TSV_HEADER = ("tot_inserts", "elap_secs", "cum_ips", "int_ips")
+
+
+def not_iibench_java(looks_like: str, evidence: str, line: int) -> LogError:
+    return LogError(
+        f"not an iiBench log: this looks like {looks_like} ({evidence}), which prints the same "
+        "console lines as the Java iibench but loads another table; upload the output of "
+        "iibench itself",
+        line=line,
+    )
+
 
 def grouped_int(text: str) -> int:
     """An integer printed with %,d in any locale: 1,000,000 / 1.000.000 / 1 000 000."""
@@ -122,6 +145,10 @@ class JavaConsoleParse(LogParse):
         self.done_line: int | None = None
         self.repeat_line: int | None = None
         self.exceptions = 0
+        # Java prints `elapsed / 1000`: whole seconds rounded down.
+        self.clock, self.time_precision = "truncated", 1.0
+        self.parameters_line: int | None = None
+        self.rules_seen = 0
         for line, text in numbered(blocks):
             if line < self.detection.header_line:
                 continue
@@ -218,6 +245,22 @@ class JavaConsoleParse(LogParse):
         return read_float(self, text, what, line)
 
     def _other(self, line: int, body: str) -> None:
+        if body == "Application Parameters" and self.parameters_line is None:
+            self.parameters_line, self.rules_seen = line, 0
+        elif self.parameters_line is not None and body and set(body) == {"-"}:
+            self.rules_seen += 1
+            # The block's closing rule: every iiBench run has stated its secondary indexes.
+            if self.rules_seen == 2 and "secondary_indexes" not in self.parameters:
+                raise not_iibench_java(
+                    "the console of a Java loader that is not iiBench",
+                    f"its 'Application Parameters' block (line {num(self.parameters_line)} to "
+                    f"line {num(line)}) states no secondary indexes, which iiBench always "
+                    "states",
+                    line,
+                )
+        for pattern, looks_like in FOREIGN_PARAMETER_LINES:
+            if pattern.match(body):
+                raise not_iibench_java(looks_like, f"it prints {quote(body)}", line)
         for pattern, key, kind in PARAMETER_LINES:
             match = pattern.match(body)
             if match:
@@ -259,6 +302,15 @@ class JavaTsvParse(LogParse):
 
     def parse(self, blocks: Iterable[list[str]]) -> None:
         names = self.detection.header.split()
+        # Java prints `elapsed / 1000`: whole seconds rounded down.
+        self.clock, self.time_precision = "truncated", 1.0
+        if tuple(names) == FOREIGN_TSV_HEADER:
+            raise not_iibench_java(
+                "the TSV file of sysbench-mongodb's loader (jmongosysbenchload)",
+                "a header of only tot_inserts, elap_secs, cum_ips and int_ips, without the "
+                "query and exceptions columns iiBench writes",
+                self.detection.header_line,
+            )
         missing = [name for name in self.REQUIRED if name not in names]
         if missing:
             raise LogError(

@@ -205,6 +205,12 @@ class ParsedLog:
     cadence: str = ""
     # How the log names its series' columns ("seconds" -> "elap_secs"), for evidence.
     column_words: dict[str, str] = field(default_factory=dict)
+    # How the log prints its elapsed times: "rounded" to `time_precision` (Python's '%.1f'),
+    # or "truncated" (Java's `elapsed / 1000`: the true time is 0 to 1 s after the printed
+    # one). `time_precision` is the unit the format prints (1.0, 0.1, ...), None when the
+    # format does not say and it is read off the values.
+    clock: str = "rounded"
+    time_precision: float | None = None
 
 
 FORMAT_LABELS = {

@@ -85,6 +85,8 @@ NOT_FINITE = ("nan", "inf", "infinity")
 class PythonIibenchParse(LogParse):
     def parse(self, blocks: Iterable[list[str]]) -> None:
         self.names = self.detection.header.split()
+        # Times print as '%.1f' in every era but the first, whose '%.0f' prints whole seconds.
+        self.time_precision = 1.0 if self.format == "python-iibench-2009-03" else 0.1
         self.ncols = len(self.names)
         self.column = {name: i for i, name in enumerate(self.names)}
         self.tab = "t_ins" in self.column

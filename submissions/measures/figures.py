@@ -4,8 +4,10 @@ Elapsed time is what the log measured: its own totals line when it prints one (a
 iibench run that builds its indexes after the load reports its last rows before the index
 build, and its totals include it), else its last report. Where a log prints its times rounded
 to whole seconds beside a precise cumulative rate (the Java iibench's TSV `elap_secs` and
-`cum_ips`), the time is read from the rate: seconds = rows / cum_ips. Every figure says which
-line and column it came from.
+`cum_ips`), the time is read from the rate: seconds = rows / cum_ips. Java prints those
+whole seconds truncated (`elapsed / 1000`): the true time lies in [t, t + 1), so a time read
+from the rate is kept in that interval, and a time without a usable rate is read as t + 0.5.
+Every figure says which line and column it came from.
 
 The time to the contest's target is a separate figure: measured when the run passed the
 target, else estimated from the terminal rate (`estimate_basis` says so). The terminal rate is
@@ -84,7 +86,7 @@ def compute_figures(
     last_line = int(series.line[-1])
     elapsed, source = float(timeline.seconds[-1]), f"line {last_line:,}, {timeline.source}"
     average = rows / elapsed if elapsed > 0 else 0.0
-    totals_seconds = _totals_seconds(log.totals) if log is not None else None
+    totals_seconds = _totals_seconds(log.totals, log.clock) if log is not None else None
     # The summary wins when it covers the reports, allowing for its own rounding: it then also
     # covers what came after the last report (an index build, the final commit).
     if totals_seconds is not None and totals_seconds >= elapsed * (1 - 1e-3) - 0.05:
@@ -126,16 +128,24 @@ def compute_figures(
     )
 
 
-def _totals_seconds(totals) -> float | None:
+def _totals_seconds(totals, clock: str = "rounded") -> float | None:
     """The seconds a summary line states, from its rows and rate when that is the more precise
-    reading ("Totals: 36.0 secs, 27747.7 rows/sec, 1000000 rows" is 36.039 s)."""
-    if totals is None or not totals.seconds or totals.rows is None or totals.seconds <= 0:
+    reading ("Totals: 36.0 secs, 27747.7 rows/sec, 1000000 rows" is 36.039 s). A truncated
+    clock's t is any time in [t, t + 1): without a rate that falls there, t + 0.5."""
+    if totals is None or totals.rows is None or totals.seconds is None:
         return None
     seconds = float(totals.seconds)
+    truncated = clock == "truncated"
+    if seconds <= 0 and not truncated:
+        return None
+    unit = printed_resolution(np.array([seconds]))
+    early, late = (0.0, unit) if truncated else (unit / 2, unit / 2)
     if totals.rate and totals.rate > 0:
         from_rate = totals.rows / totals.rate
-        if abs(from_rate - seconds) <= printed_resolution(np.array([seconds])) / 2 + 1e-9:
+        if seconds - early - 1e-9 <= from_rate <= seconds + late + 1e-9:
             return from_rate
+    if truncated:
+        return seconds + unit / 2
     return seconds
 
 
@@ -160,24 +170,42 @@ def log_timeline(log: ParsedLog) -> Timeline:
     # As held (float32 when narrowed): a float64 copy is made only for the seconds it gives.
     cumulative = held(series.cumulative_rate)[: len(series)]
     last_rate, last_seconds = float(cumulative[-1]), float(timeline.seconds[-1])
+    truncated = log.clock == "truncated"
+    if truncated and (last_rate <= 0 or last_seconds <= 0):
+        return _truncated_midpoints(timeline)
     if last_rate <= 0 or last_seconds <= 0:
         return timeline
     # Only whole seconds: finer times read off the values can hide printed digits ("17.000").
     if printed_resolution(timeline.seconds) < 1:
         return timeline
-    time_error = 0.5 / last_seconds
+    # A rounded time is off by half a second at most; a truncated one by up to a whole one.
+    time_error = (1.0 if truncated else 0.5) / last_seconds
     rate_error = printed_resolution(cumulative) / 2 / last_rate
     if rate_error * 10 >= time_error:
-        return timeline
+        return _truncated_midpoints(timeline) if truncated else timeline
     cumulative = wide_piece(cumulative)
     usable = cumulative > 0
-    precise = np.where(usable, timeline.rows / np.where(usable, cumulative, 1.0), timeline.seconds)
+    printed = timeline.seconds + 0.5 if truncated else timeline.seconds
+    precise = np.where(usable, timeline.rows / np.where(usable, cumulative, 1.0), printed)
+    if truncated:
+        # The rate's time lies in [t, t + 1) of the printed t; a rate rounded in an early
+        # report cannot move it out.
+        precise = np.clip(precise, timeline.seconds, timeline.seconds + 1.0)
     # Rounding in early reports must not make time run backwards.
     precise = np.maximum.accumulate(precise)
     if np.allclose(precise, timeline.seconds, rtol=0, atol=1e-9):
         return timeline  # a rate the parser derived from these same seconds
     source = f"{words.get('rows', 'rows')} / {words.get('cumulative_rate', 'cumulative rate')}"
     return Timeline(timeline.rows, precise, source)
+
+
+def _truncated_midpoints(timeline: Timeline) -> Timeline:
+    """Truncated whole seconds read as the middle of the second they stand for."""
+    return Timeline(
+        timeline.rows,
+        timeline.seconds + 0.5,
+        f"{timeline.source} + 0.5 (printed rounded down to the second)",
+    )
 
 
 def printed_resolution(values: np.ndarray) -> float:

@@ -135,10 +135,17 @@ def test_it_fails_more_than_1000_rows_per_insert():
     assert "at most 1,000" in verdict.message
 
 
-def test_it_fails_a_report_interval_other_than_1m_rows():
-    verdict = judge(python_log(rows=5_000_000, every=500_000))["report_interval"]
+def test_it_fails_reports_further_apart_than_1m_rows():
+    verdict = judge(python_log(rows=6_000_000, every=2_000_000))["report_interval"]
     assert verdict.status == Status.FAIL
-    assert "500,000 rows after the previous one" in verdict.message
+    assert "2,000,000 rows after the previous one" in verdict.message
+
+
+def test_a_finer_cadence_than_1m_rows_passes_the_report_interval():
+    # The rule's intent is at most 1M rows between reports: more reports are better data.
+    verdict = judge(python_log(rows=5_000_000, every=500_000))["report_interval"]
+    assert verdict.status == Status.PASS, verdict.message
+    assert verdict.value == "500,000"
 
 
 def test_it_fails_indexes_built_after_the_load_at_the_line_that_says_so():

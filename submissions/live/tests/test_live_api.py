@@ -487,3 +487,34 @@ def test_the_live_page_shows_what_each_row_cost_so_far(client, entrant, declared
     assert "hidden" not in section[: section.index(">")]
     assert f"{cost['machine_cpu_us_per_row']:,.2f}" in section
     assert f"{cost['write_kb_per_row']:,.2f}" in section
+
+
+MARIADB_100K = (
+    Path(__file__).resolve().parent / "fixtures" / "logs" / "iibench-c-mariadb-100k-cadence.log"
+)
+
+
+@pytest.mark.parametrize("batch_lines", [7, 25, 400])
+def test_a_real_mariadb_run_with_its_long_header_is_live_to_the_last_line_sent(
+    entrant, declared, batch_lines, settings
+):
+    """Issue 30: the C benchmark's header on MariaDB is ~700 `# setting` lines. After every
+    batch the live run shows the last report sent, its whole curve so far."""
+    lines = MARIADB_100K.read_text().splitlines()
+    assert sum(line.startswith("# setting ") for line in lines) > 600
+    settings.LIVE_BATCHES_PER_MINUTE = 10_000
+    contest = ContestFactory(
+        target_rows=1_000_000, results_published_at=timezone.now() - timedelta(days=1)
+    )
+    client = witness_client(entrant, contest)
+    run_id = open_run(client, declared).json()["id"]
+    sent = []
+    for seq, start in enumerate(range(0, len(lines), batch_lines)):
+        batch = lines[start : start + batch_lines]
+        assert append(client, run_id, seq, batch).status_code == 200
+        sent += batch
+        reports = [int(line.split("\t")[0]) for line in sent if line[:1].isdigit()]
+        body = APIClient().get(f"/api/live/{run_id}/").json()
+        assert body["rows"] == (reports[-1] if reports else 0), (seq, start)
+        assert [s["rows"] for s in body["samples"]] == reports
+    assert reports == [100_000, 200_000, 300_000, 400_000, 500_000]

@@ -1,0 +1,79 @@
+"""Issue 30: the rerun form offers only the targets a live worker serves (the worker's own
+heartbeat per queue), and a queued run whose queue has no worker says so."""
+
+import time
+
+import pytest
+from django.conf import settings
+
+from runner import services
+from runner.forms import RerunForm
+from runner.heartbeats import served_queues, worker_beat
+from runner.models import WorkerBeat
+from runner.targets import rerun_targets
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+# The queues runner/tests/worker.py's worker consumes.
+WORKER_QUEUES = {
+    "celery",
+    "rerun.sqlite",
+    "rerun.mariadb",
+    "rerun.mariadb-shared",
+    "rerun.postgresql",
+    "rerun.recovery-mariadb",
+}
+
+
+def offered() -> list[str]:
+    return [name for name, _ in RerunForm().fields["target"].choices]
+
+
+def wait_until(condition, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail("timed out")
+        time.sleep(0.2)
+
+
+def test_the_form_offers_only_the_targets_a_live_worker_serves(worker):
+    assert offered() == []  # no worker: nothing a run could be sent to
+    running = worker(broker="filesystem")
+    wait_until(lambda: WorkerBeat.objects.exists())
+    assert served_queues() == WORKER_QUEUES
+    expected = [name for name, t in rerun_targets().items() if t.queue in WORKER_QUEUES]
+    assert offered() == expected
+    # What `make run`'s worker does not consume is not offered (postgresql-shared, ...).
+    assert set(settings.RERUN_TARGETS) - set(expected) == {
+        name for name, t in rerun_targets().items() if t.queue not in WORKER_QUEUES
+    }
+    running.stop()
+    wait_until(lambda: not WorkerBeat.objects.exists())
+    assert offered() == []
+
+
+def test_a_queued_run_whose_queue_has_no_worker_warns(client, entry, organizer, rerun_dir):
+    run = services.rerun_start(
+        submission=entry, target="sqlite", rows=20_000, requested_by=organizer, comparison=True
+    )
+    client.force_login(organizer)
+    page = client.get(entry.get_absolute_url()).content.decode()
+    assert "No live worker serves the <code>rerun.sqlite</code> queue" in page
+    assert f'id="rerun-{run.pk}"' in page
+    # A worker beats for the queue: the run is waiting its turn, nothing to warn about.
+    worker_beat(worker="w1@host", queues=["rerun.sqlite"])
+    page = client.get(entry.get_absolute_url()).content.decode()
+    assert "No live worker serves" not in page
+    assert "sqlite" in offered()
+
+
+def test_a_beat_older_than_the_stale_limit_serves_nothing(entry):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    old = timezone.now() - timedelta(seconds=settings.RERUN_WORKER_BEAT_STALE_SECONDS + 5)
+    worker_beat(worker="gone@host", queues=["rerun.sqlite"], now=old)
+    assert served_queues() == set()
+    assert offered() == []
