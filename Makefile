@@ -7,7 +7,7 @@ IIBENCH := runner/iibench/iibench
 
 # `make test-fast`: the pure tests and the database tests that run on SQLite (no PostgreSQL,
 # Redis, worker, browser or production server).
-.PHONY: run test test-fast bench setup services lint format check-migrations demo worker web clean
+.PHONY: run test test-fast bench setup services lint format check-migrations demo worker web clean vendor-plotly
 
 run: setup
 	mkdir -p var
@@ -66,6 +66,11 @@ $(IIBENCH): var/.system-packages $(wildcard runner/iibench/src/*.c runner/iibenc
 
 services:
 	scripts/services.sh
+
+# plotly.js is vendored (static/vendor/plotly-basic.min.js, from the npm package named in
+# static/vendor/plotly-VERSION.txt): `make vendor-plotly PLOTLY_VERSION=x.y.z` refreshes it.
+vendor-plotly:
+	PLOTLY_VERSION=$(PLOTLY_VERSION) scripts/vendor-plotly.sh
 
 lint: setup
 	$(VENV)/bin/ruff check .
