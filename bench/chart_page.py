@@ -138,9 +138,7 @@ def visit(browser, url: str, old: bool) -> dict:
 def spread(values: list[float], unit: str, scale: float = 1.0, digits: int = 0) -> str:
     values = [value / scale for value in values]
     median = statistics.median(values)
-    return (
-        f"{median:,.{digits}f} {unit} ({min(values):,.{digits}f}-{max(values):,.{digits}f})"
-    )
+    return f"{median:,.{digits}f} {unit} ({min(values):,.{digits}f}-{max(values):,.{digits}f})"
 
 
 def main() -> int:
