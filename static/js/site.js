@@ -9,8 +9,8 @@
   function dark() { return Boolean(scheme && scheme.matches); }
 
   var COLOURS = {
-    light: { ink: "#1f2933", grid: "#e4e7eb", line: "#9aa5b1", paper: "#ffffff", button: "#f5f7fa" },
-    dark: { ink: "#e4e7eb", grid: "#334155", line: "#64748b", paper: "#111827", button: "#1f2937" },
+    light: { ink: "#1f2933", grid: "#e4e7eb", line: "#9aa5b1", paper: "#ffffff", button: "#f5f7fa", active: "#dbeafe" },
+    dark: { ink: "#e4e7eb", grid: "#334155", line: "#64748b", paper: "#111827", button: "#1f2937", active: "#334155" },
   };
 
   // The layout's colours for the scheme; what a plot set itself (a band, an annotation) stays.
@@ -31,6 +31,7 @@
     (given.updatemenus || []).forEach(function (menu) {
       menu.bgcolor = colours.button;
       menu.bordercolor = colours.line;
+      menu.activecolor = colours.active;
       menu.font = Object.assign({ color: colours.ink }, menu.font || {});
     });
     return given;
