@@ -7,7 +7,7 @@ IIBENCH := runner/iibench/iibench
 
 # `make test-fast`: the pure tests and the database tests that run on SQLite (no PostgreSQL,
 # Redis, worker, browser or production server).
-.PHONY: run test test-fast bench setup services lint format check-migrations demo worker web clean
+.PHONY: run test test-fast bench setup services lint format check-migrations demo worker web clean vendor-plotly
 
 run: setup
 	mkdir -p var
@@ -41,9 +41,13 @@ SCALING_ARGS ?= --pools 8,16,32 --pg-buffers 8,32 --claim-rows 3000000 --claim-p
 # at 1/10 (about 4 minutes here), and the same log with its times divided by 3 (required) and by
 # 1.5 (printed: the edge of a 25% tolerance).
 POWER_ARGS ?= --runs 9 --repeats 3 --scale 10
+# An entry page in headless Chromium, today's full plotly.js against the vendored basic bundle
+# (time to the drawn curve, bytes transferred; about 30 s).
+CHART_PAGE_ARGS ?= --pairs 5
 
 bench: setup services
 	$(PY) bench/run_all.py
+	$(PY) bench/chart_page.py $(CHART_PAGE_ARGS)
 	$(PY) bench/scaling.py $(SCALING_ARGS)
 	$(PY) bench/verification_power.py $(POWER_ARGS)
 	$(MAKE) -C runner/iibench bench PYTHON=$(abspath $(PY))
@@ -66,6 +70,11 @@ $(IIBENCH): var/.system-packages $(wildcard runner/iibench/src/*.c runner/iibenc
 
 services:
 	scripts/services.sh
+
+# plotly.js is vendored (static/vendor/plotly-basic.min.js, from the npm package named in
+# static/vendor/plotly-VERSION.txt): `make vendor-plotly PLOTLY_VERSION=x.y.z` refreshes it.
+vendor-plotly:
+	PLOTLY_VERSION=$(PLOTLY_VERSION) scripts/vendor-plotly.sh
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -131,8 +131,6 @@ STATIC_ROOT = env.path("STATIC_ROOT", default=str(VAR_DIR / "staticfiles"))
 STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.FileSystemFinder",
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
-    # plotly.js is served from the copy inside the installed plotly package, never a CDN.
-    "iibench_site.staticfinders.PlotlyFinder",
 ]
 # Files browsers ask for at the site's root (/favicon.ico: pages that do not link
 # static/favicon.svg, as the admin's), served by whitenoise from here.

@@ -57,7 +57,7 @@
     // The shared x axis sits under the bottom panel.
     layout.xaxis.anchor = panels.length > 1 ? "y" + panels.length : "y";
     element.dataset.panels = panels.map(function (panel) { return panel.title; }).join("|");
-    window.Plotly.newPlot(element, traces, layout, { responsive: true, displaylogo: false });
+    window.Plotly.newPlot(element, traces, window.IIBenchTheme.layout(layout), { responsive: true, displaylogo: false });
   }
 
   var element = document.getElementById("cost-curves");

@@ -30,12 +30,12 @@
   window.Plotly.newPlot(plot, [
     { x: [], y: [], name: "cumulative rate", mode: "lines+markers", line: { color: "#2563eb" } },
     { x: [], y: [], name: "interval rate", mode: "lines", line: { color: "#9ca3af" } },
-  ], {
+  ], window.IIBenchTheme.layout({
     margin: { t: 20, r: 20, b: 45, l: 70 }, height: 320,
     xaxis: { title: { text: "rows inserted" }, tickformat: ",d" },
     yaxis: { title: { text: "rows/s" }, tickformat: ",d", rangemode: "tozero" },
     legend: { orientation: "h", y: 1.15 },
-  }, { responsive: true, displaylogo: false });
+  }), { responsive: true, displaylogo: false });
 
   function show(run) {
     page.dataset.state = run.live;

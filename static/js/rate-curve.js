@@ -76,7 +76,7 @@
         showgrid: false, tickformat: ",d",
       };
     }
-    window.Plotly.newPlot(element, traces, layout, window.IIBenchPlots.config("iibench-rate-curve"));
+    window.Plotly.newPlot(element, traces, window.IIBenchTheme.layout(layout), window.IIBenchPlots.config("iibench-rate-curve"));
   }
 
   var element = document.getElementById("rate-curve");

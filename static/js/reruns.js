@@ -55,12 +55,12 @@
       var name = divisor > 1 ? "claimed, rows / " + divisor + " (cumulative)" : "claimed (cumulative)";
       traces.push({ x: xs, y: ys, name: name, mode: "lines+markers", line: { color: "#dc2626", dash: "dot" } });
     }
-    window.Plotly.newPlot(plot, traces, {
+    window.Plotly.newPlot(plot, traces, window.IIBenchTheme.layout({
       margin: { t: 20, r: 20, b: 45, l: 70 }, height: 280,
       xaxis: { title: { text: "rows inserted" }, tickformat: ",d" },
       yaxis: { title: { text: "rows/s" }, tickformat: ",d", rangemode: "tozero" },
       legend: { orientation: "h", y: 1.15 },
-    }, { responsive: true, displaylogo: false });
+    }), { responsive: true, displaylogo: false });
     return plot;
   }
 

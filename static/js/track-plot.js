@@ -45,7 +45,7 @@
     var wide = data.references.length > 0;
     var buttons = window.IIBenchPlots.scaleButtons(["yaxis"]);
     if (wide) buttons.active = 1;
-    window.Plotly.newPlot(element, traces, {
+    window.Plotly.newPlot(element, traces, window.IIBenchTheme.layout({
       margin: { t: 50, r: 20, b: 90, l: 70 },
       xaxis: {
         title: { text: "rows in the table" }, type: wide ? "log" : "linear",
@@ -58,7 +58,7 @@
       legend: { orientation: "h", x: 0, y: -0.22 },
       shapes: shapes, annotations: annotations,
       updatemenus: [buttons],
-    }, CONFIG);
+    }), CONFIG);
   }
 
   // Several small bar charts side by side, one per measure; one trace per group and panel,
@@ -92,7 +92,7 @@
         });
       });
     });
-    window.Plotly.newPlot(element, traces, layout, CONFIG);
+    window.Plotly.newPlot(element, traces, window.IIBenchTheme.layout(layout), CONFIG);
   }
 
   var KEY_TYPES = [
@@ -137,11 +137,11 @@
       textposition: "outside",
       marker: { color: rows.map(function (_, i) { return i === 0 ? COLORS[0] : "#9ca3af"; }) },
       hovertemplate: "%{text}<extra>%{y}</extra>",
-    }], {
+    }], window.IIBenchTheme.layout({
       margin: { t: 20, r: 60, b: 50, l: 320 },
       xaxis: { title: { text: "seconds to recover" }, type: "log" },
       yaxis: { autorange: "reversed" },
-    }, CONFIG);
+    }), CONFIG);
   }
 
   var DRAW = {

@@ -60,7 +60,7 @@ def test_it_overlays_the_interval_rate_of_each_chosen_entry(client):
         innodb.preview["interval_rate"]["y"],
     )
     assert len(curves[0]["curves"]["interval"]["x"]) == 300
-    assert b"vendor/plotly.min.js" in response.content
+    assert b"vendor/plotly-basic.min.js" in response.content
 
 
 def test_it_turns_ticked_checkboxes_into_the_short_address_to_share(client):

@@ -32,7 +32,7 @@ def test_it_plots_the_interval_and_cumulative_rates_with_the_terminal_window(cli
     assert curve_data(response) == series.rate_curves
     assert set(curve_data(response)) == {"count", "interval_rate", "cumulative_rate"}
     assert 'data-terminal-start="90000000" data-terminal-end="100000000"' in html
-    assert "/static/vendor/plotly.min.js" in html
+    assert "/static/vendor/plotly-basic.min.js" in html
     assert "/static/js/rate-curve.js" in html
 
 
@@ -73,15 +73,19 @@ def test_it_says_so_when_the_log_has_no_series(client):
     response = client.get(entry.get_absolute_url())
 
     assert b"This log has no rate series to plot." in response.content
-    assert b"plotly.min.js" not in response.content
+    assert b"plotly-basic.min.js" not in response.content
 
 
-def test_it_serves_plotly_from_the_installed_package_not_a_cdn(client):
+def test_it_serves_the_vendored_plotly_bundle_not_a_cdn(client):
     series = SampleSeriesFactory()
 
     html = client.get(series.submission.get_absolute_url()).content.decode()
 
-    assert finders.find("vendor/plotly.min.js")
+    # The partial bundle, with plotly.js's licence header, and nothing of the full one.
+    bundle = finders.find("vendor/plotly-basic.min.js")
+    with open(bundle, encoding="utf-8") as opened:
+        assert "Licensed under the MIT license" in opened.read(300)
+    assert not finders.find("vendor/plotly.min.js")
     assert not re.search(r'<script[^>]+src="https?://', html)
 
 

@@ -99,6 +99,6 @@ def test_static_files_come_hashed_and_compressed_from_whitenoise(site_data, live
 
     assert all(". " not in src and "/static/" in src for src in scripts)
     # The manifest storage names every file by its content hash: cacheable for ever.
-    assert plotly.rsplit("/", 1)[1].count(".") == 3  # plotly.min.<hash>.js
+    assert plotly.rsplit("/", 1)[1].count(".") == 3  # plotly-basic.min.<hash>.js
     assert "max-age=315360000" in headers["cache-control"]
     assert headers.get("content-encoding") in ("gzip", "br")

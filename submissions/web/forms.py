@@ -70,6 +70,12 @@ class DeclarationForm(forms.ModelForm):
     class Meta:
         model = Submission
         fields = DECLARED_FIELDS
+        # The model's field names capitalised would read "Cpu model", "Raid level": the
+        # labels name them as people write them (field and API names stay).
+        labels = {
+            "cpu_model": "CPU model",
+            "raid_level": "RAID level",
+        }
         widgets = {
             "solution_description": forms.Textarea(attrs={"rows": 8}),
             "server_config": forms.Textarea(attrs={"rows": 6, "class": "mono"}),
