@@ -153,14 +153,15 @@ def memory_budget(
     total = worst_case()
     cap = int(free_memory * FREE_SHARE)
     if cap and total > cap and sizes:
-        fixed = total - sum(
-            sizes[key] * (connections if key in PER_CONNECTION[family] else 1) for key in sizes
-        )
-        factor = max(0.0, (cap - fixed) / max(1, total - fixed))
+        # The largest holders give way first: each setting's share of the worst case (its size
+        # times the connections that may hold it) is cut to one level, the highest that fits.
+        times = {key: _holders(key, family, connections) for key in sizes}
+        floor = {key: _floor(key, size, family, options, floors) for key, size in sizes.items()}
+        share = {key: sizes[key] * times[key] for key in sizes}
+        fixed = total - sum(share.values())
+        level = _level(share, {key: floor[key] * times[key] for key in sizes}, cap - fixed)
         for key, size in sorted(sizes.items()):
-            default = _default(key, family, options)
-            floor = (floors or {}).get(key) or (min(size, default) if default else 64 << 10)
-            capped = max(floor, int(size * factor))
+            capped = min(size, max(floor[key], level // times[key]))
             if capped < size:
                 before = settings[key]
                 settings[key] = size_text(capped, family)
@@ -170,10 +171,37 @@ def memory_budget(
                     f"case {size_text(total, family)} was above {FREE_SHARE:.0%} of the "
                     f"worker's free memory {size_text(free_memory, family)})"
                 )
-                changes.append(f"{key} {applied.get(key, before)} -> {settings[key]} (capped)")
+                changes.append(f"{key} {before} -> {settings[key]} (capped)")
         total = worst_case()
     limit = min(int(free_memory * 0.75), total + SERVER_OVERHEAD) if free_memory else 0
     return Budget(settings, notes, changes, total, limit)
+
+
+def _holders(key: str, family: str, connections: int) -> int:
+    return PER_CONNECTION.get(family, []).count(key) * connections or 1
+
+
+def _floor(
+    key: str,
+    size: int,
+    family: str,
+    options: dict[str, ServerOption],
+    floors: dict[str, int] | None,
+) -> int:
+    """The least a cap leaves: a measured rule's floor, else the server's default (or the
+    declared size, if smaller)."""
+    default = _default(key, family, options)
+    return (floors or {}).get(key) or (min(size, default) if default else 64 << 10)
+
+
+def _level(share: dict[str, int], least: dict[str, int], room: int) -> int:
+    """The highest level L with sum(min(share, max(least, L))) <= room (bisection)."""
+    low, high = 0, max(share.values())
+    while high - low > 1:
+        middle = (low + high) // 2
+        used = sum(min(share[key], max(least[key], middle)) for key in share)
+        low, high = (middle, high) if used <= room else (low, middle)
+    return low
 
 
 def _connections(settings: dict[str, str], family: str, options: dict[str, ServerOption]) -> int:
