@@ -79,6 +79,10 @@ def _make(path: Path, version: int, limit: int) -> tuple[MemoryCgroup | None, st
             # The parent must hand the memory controller down to its children.
             with contextlib.suppress(OSError):
                 (path.parent / "cgroup.subtree_control").write_text("+memory")
+        # A resumed rerun's server takes its directory's name again: the killed worker's
+        # cgroup, empty since its server died with it, goes first.
+        with contextlib.suppress(OSError):
+            path.rmdir()
         path.mkdir()
     except OSError as error:
         return None, f"cannot make a cgroup at {path}: {error.strerror}"

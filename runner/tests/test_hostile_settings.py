@@ -7,6 +7,7 @@ log and the verdict name each setting refused, scaled or capped."""
 from __future__ import annotations
 
 import os
+import pwd
 import re
 import shutil
 import tempfile
@@ -145,7 +146,7 @@ innodb_flush_log_at_trx_commit = 2
     servers = {pid: how for pid, how in seen.items() if how[0].endswith("mariadbd")}
     assert servers, "the private mariadbd was never seen running"
     for _, uid, cgroup in servers.values():
-        assert uid != 0 and uid == int(os.popen("id -u mysql").read())  # noqa: S605
+        assert uid != 0 and uid == pwd.getpwnam("mysql").pw_uid
         assert "iibench-recovery-" in cgroup  # its own memory cgroup
     # Read back from the server: oversized memory scaled 1/100, then capped by the budget.
     settings = run.settings
@@ -212,7 +213,7 @@ synchronous_commit = off
     worker("redis", RERUN_RECOVERY_DIR=str(watched / "servers"))
     run, seen = verify(entry, organizer, "postgresql", watched)
 
-    postgres_uid = int(os.popen("id -u postgres").read())  # noqa: S605
+    postgres_uid = pwd.getpwnam("postgres").pw_uid
     assert seen and all(uid == postgres_uid for _, uid, _ in seen.values()), seen
     assert all("iibench-recovery-" in cgroup for _, _, cgroup in seen.values()), seen
     settings = run.settings
