@@ -53,6 +53,7 @@ def execute_recovery(
     crash_plan: Callable[[dict, int], CrashPlan],
     *,
     server_settings: dict[str, str] | None = None,
+    memory_limit: int = 0,
 ) -> Outcome:
     crash = crash_plan(spec.figures, run.rows_target)
     deadline = time.monotonic() + target.time_limit
@@ -61,7 +62,10 @@ def execute_recovery(
     for folder in servers.remove_leftovers(config.base_dir):
         journal.add(f"# rerun removed a private server left by a killed worker: {folder}")
     try:
-        with servers.PrivateServer(config, label=f"r{run.pk}", settings=server_settings) as server:
+        with servers.PrivateServer(
+            config, label=f"r{run.pk}", settings=server_settings, memory_limit=memory_limit
+        ) as server:
+            journal.add(server.privilege_lines())
             procedure = _Procedure(run, target, server, journal, deadline)
             return procedure.crash_and_recover(spec, crash)
     except servers.ServerError as error:

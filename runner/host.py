@@ -49,6 +49,17 @@ def _memory_gb() -> float:
     return 0.0
 
 
+def free_memory() -> int:
+    """Bytes the host can give without swapping now (MemAvailable); 0 when unknown."""
+    try:
+        for line in (PROC / "meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
 def _drive_kind() -> str:
     """nvme, ssd or hdd: the first real block device's (queue/rotational says spinning)."""
     try:

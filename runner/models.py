@@ -63,6 +63,12 @@ class VerificationRun(models.Model):
     settings = models.JSONField(
         default=dict, blank=True, help_text="The server's settings in effect, read back from it."
     )
+    setting_changes = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Declared settings the rerun did not apply as declared: scaled, capped, "
+        "refused or renamed, each with both values.",
+    )
     host = models.JSONField(
         default=dict, blank=True, help_text="CPU model, cores, memory and drive of the host."
     )

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from runner import process
+from runner import cgroups, process
 
 DIR_PREFIX = "iibench-recovery-"
 DATABASE = "iibench"
@@ -65,8 +65,53 @@ class ServerConfig:
     mariadbd: str = "/usr/sbin/mariadbd"
     mariadb_install_db: str = "/usr/bin/mariadb-install-db"
     postgresql_bin_dir: str = "/usr/lib/postgresql/15/bin"
-    # PostgreSQL refuses to run as root: a root worker runs it (and initdb) as this user.
+    # A root worker runs each server (and its initdb / install-db) as its own unprivileged
+    # user, never as root: whatever a setting makes the server do, it does as that user.
     postgresql_os_user: str = "postgres"
+    mariadb_os_user: str = "mysql"
+
+
+def os_user(config: ServerConfig) -> str | None:
+    """The user a root worker runs the server as; None when the worker is not root (the
+    server then runs as the worker's own user, which is already unprivileged)."""
+    if os.geteuid() != 0:
+        return None
+    return config.mariadb_os_user if config.kind == "mariadb" else config.postgresql_os_user
+
+
+def server_child_setup(user: str | None, cgroup: cgroups.MemoryCgroup | None = None):
+    """What the server's child process does before it runs the server: join its memory cgroup
+    while still root, drop to the server's user for good (groups, gid, uid), and die with the
+    worker. The parent-death signal is set last: a credentials change clears it."""
+    entry = pwd.getpwnam(user) if user else None
+
+    def setup() -> None:
+        if cgroup is not None:
+            cgroup.join()
+        if entry is not None:
+            os.setgroups([entry.pw_gid])
+            os.setgid(entry.pw_gid)
+            os.setuid(entry.pw_uid)
+        process.die_with_parent()
+
+    return setup
+
+
+def run_as_server_user(
+    config: ServerConfig, arguments: list[str], *, cwd: str | Path
+) -> subprocess.CompletedProcess:
+    """A server program run to its end as the server's user (its option list, initdb)."""
+    return subprocess.run(  # noqa: S603 - fixed binaries from settings  # nosec B603
+        arguments,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=SETUP_TIMEOUT_SECONDS,
+        preexec_fn=server_child_setup(os_user(config)),
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C"},
+        check=False,
+    )
 
 
 def free_port() -> int:
@@ -126,6 +171,8 @@ def remove_leftovers(base_dir: str, keep: frozenset[str] = frozenset()) -> list[
             continue
         if owner.get("host") == socket.gethostname() and not alive(int(owner.get("pid", 0))):
             shutil.rmtree(folder, ignore_errors=True)
+            if owner.get("cgroup"):
+                cgroups.MemoryCgroup(Path(owner["cgroup"]), 0, 0).remove(timeout=0)
             removed.append(str(folder))
     return removed
 
@@ -141,6 +188,7 @@ class PrivateServer:
         settings: dict[str, str] | None = None,
         *,
         reuse: bool = False,
+        memory_limit: int = 0,
     ):
         self.config = config
         self.label = label
@@ -151,7 +199,11 @@ class PrivateServer:
         # Given to the server at every start (a restart runs with the same settings).
         self.settings = dict(settings or {})
         # Settings this server's version does not know: not given, and said so in the log.
-        self.unknown_settings: list[str] = []
+        # The operating system's limit on the server's memory (bytes, 0 for none), its
+        # cgroup once made, and why there is none (for the log).
+        self.memory_limit = memory_limit
+        self.cgroup: cgroups.MemoryCgroup | None = None
+        self.cgroup_note = ""
         self.root: Path | None = None
         self.port = 0
         self.server: subprocess.Popen | None = None
@@ -166,11 +218,16 @@ class PrivateServer:
         self.root = left or Path(
             tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{self.label}-", dir=self.config.base_dir)
         )
+        self.cgroup, self.cgroup_note = cgroups.memory_cgroup(self.root.name, self.memory_limit)
         owner = {"pid": os.getpid(), "host": socket.gethostname(), "label": self.label}
+        if self.cgroup is not None:
+            owner["cgroup"] = str(self.cgroup.path)
         (self.root / "owner.json").write_text(json.dumps(owner))
+        # Only the server's user writes its directory (mkdtemp made it 0700).
         if self._os_user():
             entry = pwd.getpwnam(self._os_user())
             os.chown(self.root, entry.pw_uid, entry.pw_gid)
+        os.chmod(self.root, 0o700)
         self.port = free_port()
         self.log_path = self.root / "server.log"
         return self
@@ -197,11 +254,22 @@ class PrivateServer:
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
             self.root = None
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+
+    def privilege_lines(self) -> str:
+        """The log's account of who the server runs as and what limits its memory."""
+        user = self._os_user() or pwd.getpwuid(os.geteuid()).pw_name
+        limit = (
+            f"# rerun server memory limit: {self.cgroup.describe()}\n"
+            if self.cgroup is not None
+            else f"# rerun server memory limit: none from the operating system ({self.cgroup_note})\n"
+        )
+        return f"# rerun server user: {user}, in {self.root} (mode 0700)\n{limit}"
 
     def _os_user(self) -> str | None:
-        if self.config.kind == "postgresql" and os.geteuid() == 0:
-            return self.config.postgresql_os_user
-        return None
+        return os_user(self.config)
 
     @property
     def data_dir(self) -> Path:
@@ -230,7 +298,6 @@ class PrivateServer:
                 f"--datadir={self.data_dir}",
                 "--auth-root-authentication-method=normal",  # root@127.0.0.1 without password
                 "--skip-test-db",
-                *self._mariadb_user(),
             ]
         else:
             arguments = [
@@ -246,10 +313,6 @@ class PrivateServer:
             ]
         self._run_to_end(arguments, "initialize")
 
-    def _mariadb_user(self) -> list[str]:
-        # mariadbd refuses to run as root unless told to; as another user it needs nothing.
-        return ["--user=root"] if os.geteuid() == 0 else []
-
     def _run_to_end(self, arguments: list[str], what: str) -> None:
         try:
             done = subprocess.run(  # noqa: S603 - fixed binaries from settings  # nosec B603
@@ -259,7 +322,7 @@ class PrivateServer:
                 capture_output=True,
                 text=True,
                 timeout=SETUP_TIMEOUT_SECONDS,
-                user=self._os_user(),
+                preexec_fn=server_child_setup(self._os_user(), self.cgroup),
                 env=self._environment(),
                 check=False,
             )
@@ -287,18 +350,20 @@ class PrivateServer:
         if self.config.kind == "mariadb":
             arguments = [
                 self.config.mariadbd,
+                # --no-defaults must come first; then no option is taken by a unique prefix
+                # of its name (innodb_buffer_pool_filenam would be innodb_buffer_pool_filename).
                 "--no-defaults",
+                "--skip-getopt-prefix-matching",
                 f"--datadir={self.data_dir}",
                 f"--socket={self.root}/mysqld.sock",
                 f"--port={self.port}",
                 "--bind-address=127.0.0.1",
                 f"--pid-file={self.root}/mysqld.pid",
                 f"--log-error={self.log_path}",
-                *self._mariadb_user(),
-                # `loose-`: an option this version lacks is a warning in its log, not a
-                # refusal to start (a 2008 my.cnf names options MariaDB removed since).
+                # Exact names the server lists, typed (submissions/server_options.py decided):
+                # no `loose-`, an option it does not know stops it rather than pass unseen.
                 *(
-                    f"--loose-{key.replace('_', '-')}" + (f"={value}" if value != "" else "")
+                    f"--{key.replace('_', '-')}" + (f"={value}" if value != "" else "")
                     for key, value in self.settings.items()
                 ),
             ]
@@ -315,12 +380,15 @@ class PrivateServer:
                 "listen_addresses=127.0.0.1",
                 *(
                     argument
-                    for key, value in self._known_postgresql_settings().items()
+                    for key, value in self.settings.items()
                     for argument in ("-c", f"{key}={value or 'on'}")
                 ),
             ]
         # Appended to: the restart's log follows the first start's, as the server would write it.
         with open(self.log_path, "a") as log:
+            if self._os_user():  # the server writes its own log too (MariaDB's --log-error)
+                entry = pwd.getpwnam(self._os_user())
+                os.chown(self.log_path, entry.pw_uid, entry.pw_gid)
             self.server = subprocess.Popen(  # noqa: S603 - fixed binaries from settings  # nosec B603
                 arguments,
                 cwd=self.root,
@@ -328,36 +396,9 @@ class PrivateServer:
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
-                user=self._os_user(),
-                # Runs after the switch to the server's user: a credentials change clears
-                # the parent-death signal, so it must be set last.
-                preexec_fn=process.die_with_parent,
+                preexec_fn=server_child_setup(self._os_user(), self.cgroup),
                 env=self._environment(),
             )
-
-    def _known_postgresql_settings(self) -> dict[str, str]:
-        """PostgreSQL refuses to start on a parameter it does not know: give it only those its
-        `postgres --describe-config` lists, and keep the others to say so."""
-        if not self.settings:
-            return {}
-        known = self._postgresql_parameters()
-        self.unknown_settings = [key for key in self.settings if key not in known]
-        return {key: value for key, value in self.settings.items() if key in known}
-
-    def _postgresql_parameters(self) -> set[str]:
-        try:
-            described = subprocess.run(  # noqa: S603 - fixed binary from settings  # nosec B603
-                [str(Path(self.config.postgresql_bin_dir) / "postgres"), "--describe-config"],
-                capture_output=True,
-                text=True,
-                timeout=SETUP_TIMEOUT_SECONDS,
-                user=self._os_user(),
-                env=self._environment(),
-                check=True,
-            )
-        except (OSError, subprocess.SubprocessError) as error:
-            raise ServerError(f"Could not list PostgreSQL's parameters: {error}") from None
-        return {line.split("\t", 1)[0] for line in described.stdout.splitlines() if line}
 
     def wait_until_answering(
         self,
@@ -531,4 +572,5 @@ def server_config(kind: str) -> ServerConfig:
         mariadb_install_db=settings.RERUN_RECOVERY_MARIADB_INSTALL_DB,
         postgresql_bin_dir=settings.RERUN_RECOVERY_POSTGRESQL_BIN_DIR,
         postgresql_os_user=settings.RERUN_RECOVERY_POSTGRESQL_USER,
+        mariadb_os_user=settings.RERUN_RECOVERY_MARIADB_USER,
     )

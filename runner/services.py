@@ -23,9 +23,10 @@ from runner.benchmark_runs import (
     resume_point,
 )
 from runner.crash_procedure import execute_recovery
-from runner.host import compare_hosts, target_host
+from runner.host import compare_hosts, free_memory, target_host
 from runner.models import RerunKind, RerunStatus, VerificationRun
 from runner.selectors import claimed_rows
+from runner.server_options import described_options
 from runner.targets import Target, rerun_targets
 from runner.verdicts import rerun_finish
 from runner.verification import execute_on_private_server
@@ -34,6 +35,7 @@ from submissions.models import Submission
 from submissions.setup.declared import declared_settings, entry_family
 from submissions.setup.engines import normalised_engine
 from submissions.setup.entry_settings import logged_settings
+from submissions.setup.memory_budget import LEAST_CONNECTION_CAP
 from submissions.setup.scaling import (
     RerunSettings,
     default_scale,
@@ -308,14 +310,15 @@ def rerun_execute(*, run_id: int) -> VerificationRun:
     spec = spec_of(run, target, work_dir)
     track = run.submission.contest.track
     _describe_host(run, target)
-    asked = _rerun_settings(run, target, track)
     try:
+        asked = _rerun_settings(run, target, track)
         if track.rerun.procedure == "crash":
             if run.resumes:
                 raise NotResumable("The worker stopped mid-crash: start a new rerun.")
             outcome = execute_recovery(
-                run, target, spec, track.rerun.crash_plan, server_settings=asked.applied
-            )
+                run, target, spec, track.rerun.crash_plan, server_settings=asked.applied,
+                memory_limit=asked.memory_limit,
+            )  # fmt: skip
         else:
             steps = track.rerun.steps(spec)
             resume = resume_point(run, steps) if run.resumes else None
@@ -381,6 +384,13 @@ def _rerun_settings(run: VerificationRun, target: Target, track: Track) -> Rerun
         memory_gb=0 if crash else submission.memory_gb,
         host_memory_gb=float(run.host.get("memory_gb") or 0),
         logged=logged_settings(submission),
+        # Exact names and types as the server binary this worker runs describes them, and
+        # the server's memory kept below this host's free memory now.
+        options=described_options(servers.server_config(target.server)),
+        free_memory=free_memory(),
+        connection_cap=max(
+            LEAST_CONNECTION_CAP, target.writers + target.readers + target.query_threads + 16
+        ),
     )
 
 

@@ -114,7 +114,18 @@ def _setup_sentence(run: VerificationRun) -> str:
     else:
         server = f"{engine} on the {run.target} target's own server"
     settings = settings_text(run.settings, target.family if target else "")
-    return f"{server}{settings}; scale 1/{run.scale}, {runs} on {run.target}. {host}".strip()
+    changed = changes_text(run.setting_changes)
+    host = f"{host.rstrip('.')}. " if host else ""
+    return (
+        f"{server}{settings}; scale 1/{run.scale}, {runs} on {run.target}. {host}{changed}".strip()
+    )
+
+
+def changes_text(changes: list) -> str:
+    """ "Declared settings not applied as declared: key 20G -> 2G (scaled 1/10); ..." """
+    if not isinstance(changes, list) or not changes:
+        return ""
+    return f"Declared settings not applied as declared: {'; '.join(map(str, changes))}."
 
 
 SETTINGS_NAMED = 6  # more settings than this are counted, not listed (the log has them all)

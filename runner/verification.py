@@ -23,15 +23,24 @@ if TYPE_CHECKING:  # the plan's types, wherever the workloads keep them
 
 
 def settings_lines(asked: RerunSettings, read_back: dict[str, str]) -> str:
-    """The log's account of the settings: each as the server reports it (and as asked, where
-    that differs), then what was refused and why."""
+    """The log's account of the settings: each as the server reports it after start (and as
+    asked, where that differs), those applied under another name, then what was refused and
+    why. A setting given to the server that it does not report is said to be so, never
+    called unknown: only names the server lists are given to it."""
     lines = [f"# rerun setting note: {note}\n" for note in asked.notes]
     for key, value in asked.applied.items():
         if key not in read_back:
-            lines.append(f"# rerun setting {key}: not known to this server (asked {value!r})\n")
+            lines.append(
+                f"# rerun setting {key}: given to the server as {value!r}, which does not "
+                "report it back\n"
+            )
             continue
         differs = f" (asked {value})" if value and value != read_back[key] else ""
         lines.append(f"# rerun setting {key}={read_back[key]}{differs}\n")
+    lines += [
+        f"# rerun setting {declared}: applied as {name}\n"
+        for declared, name in asked.renamed.items()
+    ]
     lines += [f"# rerun setting refused: {message}\n" for message in asked.refused.values()]
     return "".join(lines)
 
@@ -61,7 +70,11 @@ def execute_on_private_server(
     label = server_label(run.pk)
     try:
         with servers.PrivateServer(
-            config, label=label, settings=asked.applied, reuse=resume is not None
+            config,
+            label=label,
+            settings=asked.applied,
+            reuse=resume is not None,
+            memory_limit=asked.memory_limit,
         ) as server:
             if resume is not None and not server.reused:
                 # Say what is known: the folder is not there, and why the run was queued
@@ -85,9 +98,12 @@ def execute_on_private_server(
                     stopped, target.time_limit, header, "the private server was removed"
                 )
             read_back = server.read_settings(list(asked.applied))
-            VerificationRun.objects.filter(pk=run.pk).update(settings=read_back)
+            VerificationRun.objects.filter(pk=run.pk).update(
+                settings=read_back, setting_changes=asked.changes
+            )
             header += (
                 f"# rerun server: private {config.kind} pid={server.pid} port={server.port}\n"
+                + server.privilege_lines()
                 + settings_lines(asked, read_back)
             )
             if resume is not None:

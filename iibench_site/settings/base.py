@@ -307,6 +307,8 @@ RERUN_RECOVERY_POSTGRESQL_BIN_DIR = env.str(
 )
 # PostgreSQL will not run as root: a worker running as root starts it as this user.
 RERUN_RECOVERY_POSTGRESQL_USER = env.str("RERUN_RECOVERY_POSTGRESQL_USER", default="postgres")
+# A root worker runs private MariaDB servers as this unprivileged user, never as root.
+RERUN_RECOVERY_MARIADB_USER = env.str("RERUN_RECOVERY_MARIADB_USER", default="mysql")
 RERUN_LONGEST_SECONDS = max(target["time_limit"] for target in RERUN_TARGETS.values())
 # A running rerun writes a heartbeat every RERUN_HEARTBEAT_SECONDS. The sweep, every
 # RERUN_SWEEP_SECONDS, fails a run whose heartbeat is older than RERUN_HEARTBEAT_TIMEOUT: a run

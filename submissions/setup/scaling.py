@@ -29,8 +29,10 @@ floor is refused.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from submissions.setup.memory_budget import LEAST_CONNECTION_CAP, memory_budget
+from submissions.setup.server_options import ServerOption, decide
 from submissions.setup.server_settings import (
     MYSQL,
     POSTGRESQL,
@@ -250,6 +252,10 @@ class RerunSettings:
     applied: dict[str, str]
     refused: dict[str, str]  # key -> the message naming it
     notes: list[str]
+    # Short "key declared -> applied (why)" lines for the verdict: scaled, capped, refused.
+    changes: list[str] = field(default_factory=list)
+    renamed: dict[str, str] = field(default_factory=dict)  # declared key -> name applied as
+    memory_limit: int = 0  # bytes for the server's cgroup (0: no budget known)
 
 
 def rerun_settings(
@@ -261,10 +267,16 @@ def rerun_settings(
     memory_gb: float,
     host_memory_gb: float = 0,
     logged: dict[str, str] | None = None,
+    options: dict[str, ServerOption] | None = None,
+    free_memory: int = 0,
+    connection_cap: int = LEAST_CONNECTION_CAP,
 ) -> RerunSettings:
     """The entry's allowed settings with memory scaled 1/`scale`. A server of another family
     (a comparison run) gets only memory, from the declared RAM: the entry's settings are not
-    its own."""
+    its own. With `options` (the option table the server binary describes) a setting is
+    applied only under its exact name, typed (server_options.decide), and every memory setting
+    is scaled and the server's worst case kept within `free_memory` (memory_budget); without,
+    the name allow-list alone decides (the entry page, which has no server binary)."""
     if entry_family != server_family:
         memory = memory_for_scale(
             {},
@@ -274,17 +286,52 @@ def rerun_settings(
             host_memory_gb=host_memory_gb,
         )
         note = f"the entry's {entry_family} settings do not apply to a {server_family} server"
-        return RerunSettings(memory.settings, {}, [note, *memory.notes])
-    allowed = applicable(declared, server_family)
-    memory = memory_for_scale(
-        allowed.applied,
+        asked = RerunSettings(memory.settings, {}, [note, *memory.notes])
+    else:
+        if options is None:
+            allowed = applicable(declared, server_family)
+            applied, refused, renamed = allowed.applied, allowed.refused, {}
+        else:
+            decision = decide(declared, options, server_family)
+            applied, refused, renamed = decision.applied, decision.refused, decision.renamed
+        memory = memory_for_scale(
+            applied,
+            family=server_family,
+            scale=scale,
+            memory_gb=memory_gb,
+            host_memory_gb=host_memory_gb,
+            logged=logged,
+        )
+        changes = [
+            f"{key} {applied[key]} -> {value} (scaled 1/{scale})"
+            for key, value in memory.settings.items()
+            if key in applied and applied[key] != value
+        ]
+        changes += [f"{key} refused" for key in refused]
+        changes += [f"{key} applied as {name}" for key, name in renamed.items()]
+        asked = RerunSettings(
+            {**applied, **memory.settings}, refused, memory.notes, changes, renamed
+        )
+    if options is None:
+        return asked
+    budget = memory_budget(
+        asked.applied,
         family=server_family,
+        options=options,
         scale=scale,
-        memory_gb=memory_gb,
-        host_memory_gb=host_memory_gb,
-        logged=logged,
+        already_scaled=set(memory.settings),
+        free_memory=free_memory,
+        connection_cap=connection_cap,
+        floors={key: rule.floor for key, rule in MEMORY_RULES.get(server_family, {}).items()},
     )
-    return RerunSettings({**allowed.applied, **memory.settings}, allowed.refused, memory.notes)
+    return RerunSettings(
+        budget.settings,
+        asked.refused,
+        [*asked.notes, *budget.notes],
+        [*asked.changes, *budget.changes],
+        asked.renamed,
+        budget.memory_limit,
+    )
 
 
 def _declared_size(

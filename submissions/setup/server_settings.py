@@ -141,6 +141,8 @@ PG_DEFAULT_UNIT = {
     "temp_buffers": 8192,
     "work_mem": 1024,
     "maintenance_work_mem": 1024,
+    "autovacuum_work_mem": 1024,
+    "logical_decoding_work_mem": 1024,
 }
 
 
