@@ -490,7 +490,7 @@ def test_the_live_page_shows_what_each_row_cost_so_far(client, entrant, declared
 
 
 MARIADB_100K = (
-    Path(__file__).resolve().parent / "fixtures" / "logs" / "iibench-c-mariadb-100k-cadence.log"
+    Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "logs" / "iibench-c-mariadb-100k-cadence.log"
 )
 
 
