@@ -84,6 +84,7 @@ def declared_setup(declared: dict) -> DeclaredSetup:
         server_family=declared.get("server_family") or "mysql",
         server_version=declared["server_version"],
         storage_engine=declared["storage_engine"],
+        drive_kind=declared.get("drive_kind") or "",
     )
 
 
