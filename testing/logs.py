@@ -299,3 +299,43 @@ def c_log_faster(log: bytes, factor: float) -> bytes:
         else:
             out.append(text)
     return ("\n".join(out) + "\n").encode()
+
+
+SHARED_MARIADB = ("127.0.0.1", 3306)
+
+
+def c_log_made_here(
+    binary: str, *, database: str, rows: int = 300_000, every: int = 50_000
+) -> bytes:
+    """A real run of the bundled C benchmark (InnoDB) against the shared MariaDB, in a database
+    of its own that is dropped after: its log, with this machine's `# machine` lines and cost
+    columns. A few seconds for the default rows."""
+    import contextlib
+    import subprocess
+
+    import pymysql
+
+    host, port = SHARED_MARIADB
+
+    def admin(sql: str) -> None:
+        with (
+            contextlib.closing(
+                pymysql.connect(host=host, port=port, user="root", autocommit=True)
+            ) as connection,
+            connection.cursor() as cursor,
+        ):
+            cursor.execute(sql)
+
+    admin(f"DROP DATABASE IF EXISTS `{database}`")
+    admin(f"CREATE DATABASE `{database}`")
+    try:
+        done = subprocess.run(
+            [binary, "--db", f"mysql://root@{host}:{port}/{database}", "--rows", str(rows),
+             "--report-every", str(every), "--seed", "5"],
+            capture_output=True, timeout=600, check=False,
+        )  # fmt: skip
+    finally:
+        admin(f"DROP DATABASE IF EXISTS `{database}`")
+    if done.returncode:
+        raise RuntimeError(f"the C benchmark failed: {done.stderr.decode()[-500:]}")
+    return done.stdout

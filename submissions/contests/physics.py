@@ -88,10 +88,11 @@ CLIFF_READS_PER_ROW = 0.01
 # --- the rate -----------------------------------------------------------------------------
 
 # The bundled C benchmark on MariaDB BLACKHOLE (nothing stored: the client and the server's
-# parsing alone) made 222,494 rows/s on this project's 2-CPU VM (best of 3 runs of 2,000,000
-# rows, 1,000 rows per INSERT, docs/physics.md): 111,000 rows/s per logical CPU. A storage
-# engine only adds work; RATE_MARGIN allows for CPUs four times as fast per thread.
-BLACKHOLE_ROWS_PER_CPU = 111_000
+# parsing alone), on this project's 2-CPU VM, a private server, 3 runs of 2,000,000 rows with a
+# report every 200,000 (25 Nov 2026, docs/physics.md): 190,168-222,494 rows/s on average, its
+# fastest interval 638,978 rows/s, so 320,000 rows/s per logical CPU. A storage engine only adds
+# work; RATE_MARGIN allows for CPUs four times as fast per thread.
+BLACKHOLE_ROWS_PER_CPU = 320_000
 RATE_MARGIN = 4
 ROWS_PER_CPU_CEILING = BLACKHOLE_ROWS_PER_CPU * RATE_MARGIN
 # An INSERT's latency: at least half the statements that ended in an interval took the median
