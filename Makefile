@@ -46,6 +46,7 @@ bench: setup services
 	$(PY) bench/run_all.py
 	$(PY) bench/scaling.py $(SCALING_ARGS)
 	$(PY) bench/verification_power.py $(POWER_ARGS)
+	$(PY) bench/physics_power.py
 	$(MAKE) -C runner/iibench bench PYTHON=$(abspath $(PY))
 
 setup: var/.system-packages $(VENV)/.installed $(IIBENCH)

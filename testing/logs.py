@@ -305,7 +305,7 @@ SHARED_MARIADB = ("127.0.0.1", 3306)
 
 
 def c_log_made_here(
-    binary: str, *, database: str, rows: int = 300_000, every: int = 50_000
+    binary: str, *, database: str, rows: int = 300_000, every: int = 50_000, extra=()
 ) -> bytes:
     """A real run of the bundled C benchmark (InnoDB) against the shared MariaDB, in a database
     of its own that is dropped after: its log, with this machine's `# machine` lines and cost
@@ -331,7 +331,7 @@ def c_log_made_here(
     try:
         done = subprocess.run(
             [binary, "--db", f"mysql://root@{host}:{port}/{database}", "--rows", str(rows),
-             "--report-every", str(every), "--seed", "5"],
+             "--report-every", str(every), "--seed", "5", *extra],
             capture_output=True, timeout=600, check=False,
         )  # fmt: skip
     finally:
