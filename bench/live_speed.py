@@ -1,4 +1,4 @@
-"""200 witnessed runs streaming at once into the production server (gunicorn, PostgreSQL,
+"""200 streamed runs streaming at once into the production server (gunicorn, PostgreSQL,
 Redis, loopback only): each appends a batch every 5 s for 60 s, as the witness client does.
 
     .venv/bin/python bench/live_speed.py [--runs 200] [--seconds 60] [--every 5] [--workers 3]

@@ -28,7 +28,7 @@ class Panel:
 class StreamedRun:
     """What a wing that received an entry's run line by line knows of it."""
 
-    witnessed: bool  # sealed with its clock agreeing and the declared machine reported
+    streamed: bool  # sealed with its clock agreeing and the client's machine facts agreeing
     state: str  # "streaming", "silent", "sealed", ...
     seal_verdicts: list[dict] = field(default_factory=list)  # the seal rules' verdicts, stored
 

@@ -300,7 +300,7 @@ TABLE = [
     row("api_rerun_cancel", "POST", "/api/reruns/{running_run}/cancel/", 401, 403, 403, 202, api=True, effect=rerun_cancel_asked, effect_for=(STAFF,)),
     row("api_rerun_samples", "GET", "/api/reruns/{public_run}/samples/", 200, 200, 200, 200, api=True),
     row("api_rerun_samples", "GET", "/api/reruns/{draft_run}/samples/", 404, 200, 404, 200, api=True),
-    # -- witnessed runs: anyone watches a public one; only a witness token streams
+    # -- streamed runs: anyone watches a public one; only a witness token streams
     row("live_run_detail", "GET", "/live/{public_live}/", 200, 200, 200, 200),
     row("live_run_detail", "GET", "/live/{draft_live}/", 404, 200, 404, 200),
     row("api_live_run", "GET", "/api/live/{public_live}/", 200, 200, 200, 200, api=True),

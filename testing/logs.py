@@ -266,3 +266,76 @@ def metrics_console_log(*runs: tuple[str, float, int, float], batches: int = 500
         for name, minutes, rows, read_rate in runs
     )
     return text.encode()
+
+
+def c_log_faster(log: bytes, factor: float) -> bytes:
+    """A C benchmark log (runner/iibench/FORMAT.md) with every time divided by `factor` and
+    every rate multiplied by it, its arithmetic kept consistent (the careless fake: the cost
+    columns, CPU seconds and device counts per interval, are left as the run measured them)."""
+    out = []
+    columns: list[str] | None = None
+    for text in log.decode().splitlines():
+        if text.startswith("# summary"):
+            words = []
+            for word in text.split(" "):
+                key, _, value = word.partition("=")
+                if key == "seconds":
+                    word = f"seconds={float(value) / factor:.3f}"
+                elif key == "average_ips":
+                    word = f"average_ips={float(value) * factor:.1f}"
+                words.append(word)
+            out.append(" ".join(words))
+        elif text.startswith("rows\t"):
+            columns = text.split("\t")
+            out.append(text)
+        elif columns and text[:1].isdigit():
+            cells = dict(zip(columns, text.split("\t"), strict=True))
+            seconds = float(cells["seconds"]) / factor
+            cells["seconds"] = f"{seconds:.3f}"
+            for rate in ("interval_ips", "interval_dps", "interval_qps"):
+                cells[rate] = f"{float(cells[rate]) * factor:.1f}"
+            cells["cumulative_ips"] = f"{int(cells['rows']) / seconds:.1f}" if seconds else "0.0"
+            out.append("\t".join(cells[name] for name in columns))
+        else:
+            out.append(text)
+    return ("\n".join(out) + "\n").encode()
+
+
+SHARED_MARIADB = ("127.0.0.1", 3306)
+
+
+def c_log_made_here(
+    binary: str, *, database: str, rows: int = 300_000, every: int = 50_000, extra=()
+) -> bytes:
+    """A real run of the bundled C benchmark (InnoDB) against the shared MariaDB, in a database
+    of its own that is dropped after: its log, with this machine's `# machine` lines and cost
+    columns. A few seconds for the default rows."""
+    import contextlib
+    import subprocess
+
+    import pymysql
+
+    host, port = SHARED_MARIADB
+
+    def admin(sql: str) -> None:
+        with (
+            contextlib.closing(
+                pymysql.connect(host=host, port=port, user="root", autocommit=True)
+            ) as connection,
+            connection.cursor() as cursor,
+        ):
+            cursor.execute(sql)
+
+    admin(f"DROP DATABASE IF EXISTS `{database}`")
+    admin(f"CREATE DATABASE `{database}`")
+    try:
+        done = subprocess.run(
+            [binary, "--db", f"mysql://root@{host}:{port}/{database}", "--rows", str(rows),
+             "--report-every", str(every), "--seed", "5", *extra],
+            capture_output=True, timeout=600, check=False,
+        )  # fmt: skip
+    finally:
+        admin(f"DROP DATABASE IF EXISTS `{database}`")
+    if done.returncode:
+        raise RuntimeError(f"the C benchmark failed: {done.stderr.decode()[-500:]}")
+    return done.stdout

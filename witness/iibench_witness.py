@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """iibench-witness: run any iiBench command and stream its output to the iiBench registry as it
-happens, so the registry can vouch for the run ("witnessed").
+happens, so the registry can vouch that the run took its own time ("streamed"; the machine facts
+it sends are its own report, which the registry cannot observe).
 
     python3 iibench_witness.py --registry https://registry.example --token iiw_... \\
         --contest SLUG --declare setup.json --datadir /var/lib/mysql -- python3 iibench.py ...

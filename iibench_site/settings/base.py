@@ -147,7 +147,7 @@ LOG_MAX_REPORTS = env.int("LOG_MAX_REPORTS", default=2_500_000)
 # Entries a user may store per hour, through the form and the API together (counted in the
 # database), and refused attempts (logs that did not parse, duplicates; counted in the cache).
 UPLOADS_PER_HOUR = env.int("UPLOADS_PER_HOUR", default=30)
-# Witnessed runs (submissions/live): what one streamed batch may hold, how many batches a run may
+# Streamed runs (submissions/live): what one streamed batch may hold, how many batches a run may
 # send a minute, when a silent run is shown stalled and then abandoned, and how far the log's
 # elapsed seconds may run ahead of the registry's receipt clock (seconds, plus a fraction of the
 # elapsed time) or lag behind it (buffered through a network loss).

@@ -111,7 +111,7 @@ def verify(entry, organizer, target: str, folder: Path):
 
 def hostile_entry(config: str, **declared):
     contest = ContestFactory(target_rows=5_000_000, rerun_tolerance=0.25)
-    return entry_services.submission_create(
+    return entry_services.entry_create(
         contest=contest,
         owner=UserFactory(),
         declared={**DECLARED, "server_config": config, **declared},

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from submissions import tracks
-from submissions.entries.trust import TRUST_LEVELS
+from submissions.entries.trust import public_level
 from submissions.models import DriveKind, ReferenceResult
 
 DEFAULT_PAGE_SIZE = 50
@@ -144,7 +144,7 @@ class LeaderboardQuery:
             engine=params.get("engine", "").strip()[:100],
             drive=drive if drive in DriveKind.values else "",
             verified=params.get("verified", "") in ("1", "true", "on", "yes"),
-            trust=params.get("trust", "") if params.get("trust", "") in TRUST_LEVELS else "",
+            trust=public_level(params.get("trust", "")),
             page=_positive_int(params.get("page"), 1),
             page_size=min(_positive_int(params.get("page_size"), DEFAULT_PAGE_SIZE), max_page_size),
             # Sorting by a cost shows the costs.

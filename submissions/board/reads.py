@@ -22,7 +22,7 @@ from submissions.board.order import (
 )
 from submissions.board.query import LeaderboardQuery, board_order, board_sort_parts
 from submissions.board.rows import BoardPage, BoardRow, entry_row, mark_tie_breaks, reference_row
-from submissions.entries.trust import VERIFIED, WITNESSED
+from submissions.entries.trust import STREAMED, VERIFIED
 from submissions.measures.costs import BOARD_COSTS
 from submissions.measures.ranking import interleave, page_slots, reference_positions
 from submissions.models import Contest, Submission
@@ -54,10 +54,11 @@ def _board_entries(contest: Contest, query: LeaderboardQuery) -> QuerySet[Submis
 
 
 def trust_q(level: str) -> Q:
-    """Entries of one trust level: a rerun verifies, a sealed stream witnesses."""
+    """Entries of one trust level: a rerun verifies; a stream sealed with its clock agreeing is
+    streamed (the live wing's field keeps its old name, `witnessed`: see entries/trust.py)."""
     if level == VERIFIED:
         return Q(verified=True)
-    if level == WITNESSED:
+    if level == STREAMED:
         return Q(verified=False, live_run__witnessed=True)
     return Q(verified=False) & ~Q(live_run__witnessed=True)
 

@@ -94,7 +94,7 @@ def entry_row(track: tracks.Track, values: dict) -> BoardRow:
         terminal_rate=values["terminal_rate"],
         average_rate=values["average_rate"],
         verified=values["verified"],
-        trust=trust_level(verified=values["verified"], witnessed=values["live_run__witnessed"]),
+        trust=trust_level(verified=values["verified"], streamed=values["live_run__witnessed"]),
         reference=False,
         ranked=values["rank"] is not None,
         reason=_not_ranked_reason(values, track),

@@ -5,4 +5,9 @@ results shown as reference rows (`reference_rows`).
 
 `rules` is pure (no Django). May import: the models, `measures`, `setup.engines`, `logparse`,
 `tracks` and `board.versions`; never `entries`' services, `web`, `live` or `runner`.
+
+`machine` (the machine the log states) and `physics` (what no machine can do) are rules too:
+they use `rules`' Verdict and Rule, and `rules` lists them, so `rules` is imported here first.
 """
+
+from submissions.contests import rules as rules

@@ -86,6 +86,7 @@ class DeclaredSetup:
     server_version: str
     storage_engine: str
     server_family: str = "mysql"  # a key of engines.SERVER_FAMILIES
+    drive_kind: str = ""  # "hdd", "ssd", "nvme" (models.DriveKind); "" when not declared
 
 
 @dataclass(frozen=True)
@@ -893,6 +894,12 @@ def check_deadline(entry: Entry, rules: RuleSet) -> RuleVerdict:
     )
 
 
+# The rules that read the machine the log states and the physics of its columns live beside this
+# module and use its Verdict and Rule, so they are imported once those exist (the package's
+# __init__ imports this module first, whichever of the three is asked for).
+from submissions.contests.machine import MACHINE_RULES  # noqa: E402
+from submissions.contests.physics import PHYSICS_RULES  # noqa: E402
+
 RULES: tuple[Rule, ...] = (
     Rule("target_rows", "The run inserts {target_rows} rows.", check_target_rows),
     Rule(
@@ -942,6 +949,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "totals_agree", "The log adds up: its summary agrees with its reports.", check_totals_agree
     ),
+    *PHYSICS_RULES,
     Rule(
         "sockets",
         "Hardware: at most {max_sockets} sockets.",
@@ -980,6 +988,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule("direct_attached", "Hardware: drives are direct attached.", check_direct_attached),
     Rule("raid", "Hardware: RAID is allowed.", check_raid),
+    *MACHINE_RULES,
     Rule(
         "mysql_version",
         "Software: {server_rule}.",

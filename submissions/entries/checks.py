@@ -62,6 +62,7 @@ def declared_setup(declared: dict) -> DeclaredSetup:
         server_family=declared.get("server_family") or "mysql",
         server_version=declared["server_version"],
         storage_engine=declared["storage_engine"],
+        drive_kind=declared.get("drive_kind") or "",
     )
 
 
@@ -83,7 +84,7 @@ def entry_check(
 ) -> CheckedEntry:
     """Parse the log (if any), compute the run's and the track's figures and judge the entry
     against a version of the contest's rules (the current one by default). `declared` holds
-    the run's fields and the track's; `extra_verdicts` are judged elsewhere (a witnessed
+    the run's fields and the track's; `extra_verdicts` are judged elsewhere (a streamed
     run's seal rules) and count the same."""
     version = version or rule_version_current(contest)
     rules = rule_set_of(version.rules)
@@ -128,7 +129,7 @@ def entry_check_stored(
 ) -> CheckedEntry:
     """Judge an entry as it is stored (its log and declaration), without saving anything."""
     declared = entry_declared(submission)
-    # A witnessed entry keeps its seal verdicts: they come from the stream, not the log.
+    # A streamed entry keeps its seal verdicts: they come from the stream, not the log.
     stream = entry_stream(submission)
     witness = verdicts_from_dicts(stream.seal_verdicts) if stream is not None else []
     # An entry of declared figures has no log: the check gets None.

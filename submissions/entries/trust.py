@@ -1,23 +1,59 @@
-"""How far the registry can vouch for an entry.
+"""How far the registry can vouch for an entry, and what each level proves and does not.
 
 - verified: a verification rerun reproduced the claim (Submission.verified);
-- witnessed: streamed as it ran, its clock agreeing and the declared machine seen;
+- streamed: sent line by line while it ran, the registry's clock agreeing with the log's and
+  nothing edited after the fact. Faking it costs as much wall-clock time as the run; the
+  machine facts are what the client reported, never observed by the registry;
 - self-reported: an uploaded file, which anyone could have typed.
+
+"witnessed" was this middle level's old name: it said more than the registry observed, and is
+retired from every public word. Old links with `?trust=witnessed` are read as `streamed`
+(`public_level`). The live wing's field keeps its old name (LiveRun.witnessed): renaming a
+column costs a migration of every stored run and says nothing more to anyone.
 """
 
 from __future__ import annotations
 
 VERIFIED = "verified"
-WITNESSED = "witnessed"
+STREAMED = "streamed"
 SELF_REPORTED = "self-reported"
-TRUST_LEVELS = (SELF_REPORTED, WITNESSED, VERIFIED)
+TRUST_LEVELS = (SELF_REPORTED, STREAMED, VERIFIED)
+
+# The retired public words, and the level each is read as now.
+RETIRED_LEVELS = {"witnessed": STREAMED}
+
+# What each level proves, and what it does not: shown wherever the level is (entry page, badge
+# title, API, board legend, help).
+TRUST_SENTENCES = {
+    VERIFIED: (
+        "Verified: the registry re-ran the claim on its own machine and reproduced it. "
+        "It proves the software and settings can do this; it does not prove the entrant's "
+        "hardware is what was declared."
+    ),
+    STREAMED: (
+        "Streamed: sent to the registry line by line while it ran; the registry's clock agreed "
+        "with the log's and nothing was edited after the fact. Faking it costs as much "
+        "wall-clock time as the run. The machine facts are as reported by the client, not "
+        "observed by the registry."
+    ),
+    SELF_REPORTED: (
+        "Self-reported: an uploaded file. The registry checked that it adds up and that no "
+        "machine could not have run it; it cannot tell a careful fake from a real run."
+    ),
+}
 
 
-def trust_level(*, verified: bool, witnessed: bool | None) -> str:
+def public_level(word: str) -> str:
+    """The level a query names, reading a retired word as its new one; "" if none."""
+    word = RETIRED_LEVELS.get(word, word)
+    return word if word in TRUST_LEVELS else ""
+
+
+def trust_level(*, verified: bool, streamed: bool | None) -> str:
     if verified:
         return VERIFIED
-    if witnessed:
-        return WITNESSED
+    if streamed:
+        return STREAMED
     return SELF_REPORTED
 
 
@@ -26,4 +62,4 @@ def entry_trust(submission) -> str:
     from submissions.wings import entry_stream
 
     stream = entry_stream(submission)
-    return trust_level(verified=submission.verified, witnessed=stream.witnessed if stream else None)
+    return trust_level(verified=submission.verified, streamed=stream.streamed if stream else None)

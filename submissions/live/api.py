@@ -22,6 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from submissions.entries import refusals
+from submissions.entries.trust import TRUST_SENTENCES
 from submissions.live import selectors, services, throttle
 from submissions.live.authentication import WitnessTokenAuthentication
 from submissions.live.models import LiveRun, WitnessToken
@@ -93,6 +94,9 @@ class WitnessTokenDetail(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+MACHINE_SOURCE = "reported by the client, not observed by the registry"
+
+
 def live_run_body(run: LiveRun, request: Request, after: int = 0) -> dict:
     entry = run.submission
     return {
@@ -101,6 +105,7 @@ def live_run_body(run: LiveRun, request: Request, after: int = 0) -> dict:
         "contest": run.contest.slug,
         "live": run.state(),
         "trust": selectors.entry_trust(entry) if entry else None,
+        "trust_means": TRUST_SENTENCES[selectors.entry_trust(entry)] if entry else None,
         "opened_at": run.opened_at,
         "last_line_at": run.last_line_at,
         "sealed_at": run.sealed_at,
@@ -114,6 +119,8 @@ def live_run_body(run: LiveRun, request: Request, after: int = 0) -> dict:
         "cumulative_rate": run.cumulative_rate,
         **selectors.live_figures(run),
         "machine": run.machine,
+        # The registry observes nothing of the machine: these facts are the client's word.
+        "machine_source": MACHINE_SOURCE,
         "last_interval": selectors.last_interval(run),
         "seal_verdicts": run.seal_verdicts,
         "seal_message": run.seal_message,

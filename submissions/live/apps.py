@@ -6,7 +6,7 @@ class LiveConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "submissions.live"
     label = "live"
-    verbose_name = "Witnessed runs"
+    verbose_name = "Streamed runs"
 
     def ready(self) -> None:
         # The registry reads what this wing knows of an entry's stream, shows the runs streaming

@@ -1,4 +1,4 @@
-"""The Atom feed of witnessed runs as they start and as they are sealed: /feeds/live.atom."""
+"""The Atom feed of streamed runs as they start and as they are sealed: /feeds/live.atom."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
 from submissions.entries.selectors import published_q
+from submissions.entries.trust import STREAMED, TRUST_SENTENCES
 from submissions.live.models import LiveRun
 
 FEED_ITEMS = 50
@@ -25,7 +26,7 @@ class RunEvent:
 class LiveRunsFeed(Feed):
     feed_type = Atom1Feed
     title = "iiBench registry: live runs"
-    subtitle = "Witnessed runs of published contests as they start and as they are sealed."
+    subtitle = "Streamed runs of published contests as they start and as they are sealed."
 
     def link(self) -> str:
         return reverse("home")
@@ -45,14 +46,16 @@ class LiveRunsFeed(Feed):
         engine = run.declared.get("storage_engine", "")
         if event.what == "started":
             return f"{run.contest.title}: live run #{run.pk} ({engine}) started"
-        trust = "witnessed" if run.witnessed else "not witnessed"
+        # LiveRun.witnessed is the field's old name for the level now called streamed.
+        trust = STREAMED if run.witnessed else f"not {STREAMED}"
         return f"{run.contest.title}: live run #{run.pk} ({engine}) sealed, {trust}"
 
     def item_description(self, event: RunEvent) -> str:
         run = event.run
         if event.what == "started":
             return f"Streaming now: {run.command or 'an iiBench run'}."
-        return f"{run.rows:,} rows; exit status {run.exit_status}. {run.seal_message}".strip()
+        said = f"{run.rows:,} rows; exit status {run.exit_status}. {run.seal_message}".strip()
+        return f"{said} {TRUST_SENTENCES[STREAMED]}" if run.witnessed else said
 
     def item_link(self, event: RunEvent) -> str:
         return event.run.get_absolute_url()

@@ -74,6 +74,9 @@ class LiveRun(models.Model):
     exit_status = models.IntegerField(null=True, blank=True)
     seal_verdicts = models.JSONField(default=list, blank=True)
     seal_message = models.CharField(max_length=500, blank=True)
+    # True when sealed with the clock agreeing and the client's machine facts agreeing: the trust
+    # level public words call `streamed` (entries/trust.py). The old name stays: renaming the
+    # column would migrate every stored run and tell no one anything more.
     witnessed = models.BooleanField(default=False)
     submission = models.OneToOneField(
         Submission, on_delete=models.SET_NULL, null=True, blank=True, related_name="live_run"

@@ -1,11 +1,13 @@
-"""The rules only a witnessed run can be judged by, applied when it is sealed. Pure: plain data
+"""The rules only a streamed run can be judged by, applied when it is sealed. Pure: plain data
 in (the parsed log's report lines, when the registry received each batch, what the machine
 looked like, what was declared), verdicts out, like `submissions/rules.py`.
 
 - the clock agrees: a log line cannot claim more elapsed time than the registry saw pass
   before it received the line (a fast-forwarded log fails), nor arrive much later than it says
   (a log held back and streamed at the end fails);
-- the machine is the declared one: cores, memory and drive kind seen by the run;
+- the machine the client reported is the declared one: cores, memory and drive kind. The client
+  reports them; the registry observes nothing of the machine, so a pass here means the client's
+  word agrees with the declaration, nothing more (an honest mismatch is still worth catching);
 - the run ended cleanly: exit status 0.
 """
 
@@ -15,6 +17,7 @@ import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from submissions.contests.machine import MEMORY_TOLERANCE, memory_agrees
 from submissions.contests.rules import RuleVerdict, Status, _n
 
 
@@ -94,51 +97,49 @@ def check_clock(
     )
 
 
-def _memory_agrees(seen_bytes: int, declared_gb: float) -> bool:
-    # The kernel keeps some memory for itself, and people write GB for GiB: either unit within
-    # 10% of the declaration agrees.
-    return any(abs(seen_bytes / unit - declared_gb) <= 0.10 * declared_gb for unit in (1e9, 2**30))
-
-
 def check_machine(declared: Mapping, machine: Mapping) -> RuleVerdict:
-    seen_cores = {machine.get("cores"), machine.get("logical_cpus")} - {None}
+    reported_cores = {machine.get("cores"), machine.get("logical_cpus")} - {None}
     mismatches = []
-    if seen_cores and declared["cores"] not in seen_cores:
+    if reported_cores and declared["cores"] not in reported_cores:
         mismatches.append(
-            f"cores: declared {declared['cores']}, the run saw "
+            f"cores: declared {declared['cores']}, the client reported "
             f"{machine.get('cores')} ({machine.get('logical_cpus')} logical)"
         )
     memory = machine.get("memory_bytes")
-    if memory and not _memory_agrees(memory, declared["memory_gb"]):
+    if memory and not memory_agrees(memory, declared["memory_gb"]):
         mismatches.append(
-            f"memory: declared {declared['memory_gb']:g} GB, the run saw {memory / 2**30:.1f} GiB"
+            f"memory: declared {declared['memory_gb']:g} GB, the client reported "
+            f"{memory / 2**30:.1f} GiB (within {MEMORY_TOLERANCE:.0%} agrees)"
         )
     drive = (machine.get("datadir") or {}).get("kind")
     if drive and drive != declared["drive_kind"]:
-        mismatches.append(f"drive: declared {declared['drive_kind']}, the run saw {drive}")
+        mismatches.append(f"drive: declared {declared['drive_kind']}, the client reported {drive}")
     if mismatches:
         return RuleVerdict(
             "machine_declared",
             Status.FAIL,
-            "The machine is not the declared one: " + "; ".join(mismatches) + ".",
+            "The machine the client reported when the run opened is not the declared one: "
+            + "; ".join(mismatches)
+            + ".",
             value="; ".join(mismatches),
         )
-    unseen = [
+    unreported = [
         name
-        for name, seen in (("cores", seen_cores), ("memory", memory), ("drive", drive))
-        if not seen
+        for name, reported in (("cores", reported_cores), ("memory", memory), ("drive", drive))
+        if not reported
     ]
-    if unseen:
+    if unreported:
         return RuleVerdict(
             "machine_declared",
             Status.UNVERIFIED,
-            f"The run did not report its {', '.join(unseen)} (drive: run with --datadir).",
+            f"The client did not report its {', '.join(unreported)} (drive: run with --datadir).",
         )
     return RuleVerdict(
         "machine_declared",
         Status.PASS,
-        f"The run saw the declared machine: {declared['cores']} cores, "
-        f"{declared['memory_gb']:g} GB, {declared['drive_kind']}.",
+        f"The client reported the declared machine: {declared['cores']} cores, "
+        f"{declared['memory_gb']:g} GB, {declared['drive_kind']} (as reported by the client, "
+        "not observed by the registry).",
     )
 
 
@@ -156,9 +157,10 @@ def check_exit(exit_status: int | None) -> RuleVerdict:
 
 
 SEAL_RULE_SENTENCES = {
-    "clock_agrees": "Witnessed: the log's elapsed seconds track the registry's receipt clock.",
-    "machine_declared": "Witnessed: the run saw the declared cores, memory and drive kind.",
-    "exit_status": "Witnessed: the benchmark exited with status 0.",
+    "clock_agrees": "Streamed: the log's elapsed seconds track the registry's receipt clock.",
+    "machine_declared": "Streamed: the client reported the declared cores, memory and drive "
+    "kind (the client's word: the registry observes nothing of the machine).",
+    "exit_status": "Streamed: the client reported that the benchmark exited with status 0.",
 }
 
 
@@ -178,7 +180,8 @@ def seal_verdicts(
     ]
 
 
-def witnessed(verdicts: Sequence[RuleVerdict]) -> bool:
-    """Streamed with the clock agreeing and the declared machine seen: what "witnessed" means."""
+def streamed(verdicts: Sequence[RuleVerdict]) -> bool:
+    """Streamed with the clock agreeing and the client's machine facts agreeing with the
+    declaration: what the `streamed` trust level means (stored as LiveRun.witnessed)."""
     passed = {v.rule for v in verdicts if v.status == Status.PASS}
     return {"clock_agrees", "machine_declared"} <= passed

@@ -41,7 +41,7 @@ def contest_live_runs(contest, user) -> list[LiveRun]:
 
 def entry_trust(submission: Submission) -> str:
     run = getattr(submission, "live_run", None)
-    return trust_level(verified=submission.verified, witnessed=run.witnessed if run else None)
+    return trust_level(verified=submission.verified, streamed=run.witnessed if run else None)
 
 
 def entry_stream(submission: Submission) -> StreamedRun | None:
@@ -49,7 +49,7 @@ def entry_stream(submission: Submission) -> StreamedRun | None:
     run = getattr(submission, "live_run", None)
     if run is None:
         return None
-    return StreamedRun(witnessed=run.witnessed, state=run.state(), seal_verdicts=run.seal_verdicts)
+    return StreamedRun(streamed=run.witnessed, state=run.state(), seal_verdicts=run.seal_verdicts)
 
 
 def contest_panel(contest, user) -> dict:

@@ -323,6 +323,7 @@ def live_run_seal(
         now = timezone.now()
         run.sealed_at, run.exit_status = now, exit_status
         run.seal_verdicts = [verdict.as_dict() for verdict in verdicts]
+        # `witnessed` is the field's old name for the level now called streamed (entries/trust.py).
         run.witnessed = False
         try:
             # A savepoint: a refused log leaves the run sealed with the reason, nothing else.
@@ -331,11 +332,11 @@ def live_run_seal(
                     contest=run.contest,
                     owner=run.owner,
                     declared=run.declared,
-                    log_file=ContentFile(log, name=f"witnessed-run-{run.pk}.log"),
+                    log_file=ContentFile(log, name=f"streamed-run-{run.pk}.log"),
                     submitted_at=now,
                     extra_verdicts=verdicts,
                 )
-            run.witnessed = seal_rules.witnessed(verdicts)
+            run.witnessed = seal_rules.streamed(verdicts)
         except refusals.SubmissionRefused as refused:
             run.seal_message = f"Sealed without an entry: {refused.message}"[:500]
         run.save()

@@ -13,6 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_http_methods
 
+from submissions.entries.trust import STREAMED, TRUST_SENTENCES
 from submissions.live import selectors, services
 from submissions.live.models import LiveRun
 from submissions.models import Contest
@@ -62,6 +63,7 @@ def _client_context(request: HttpRequest, contest: Contest | None) -> dict:
         "client_url": request.build_absolute_uri(f"/witness/{CLIENT_NAME}"),
         "registry_url": request.build_absolute_uri("/").rstrip("/"),
         "sha256": sha256,
+        "streamed_means": TRUST_SENTENCES[STREAMED],
     }
 
 

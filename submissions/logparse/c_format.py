@@ -458,3 +458,23 @@ def key_type_run(parsed: ParsedLog) -> KeyTypeRun | None:
         writes=MeterReading(commits, commits / seconds),
         line=pk.line,
     )
+
+
+def header_machine(lines: Iterable[str]) -> dict[str, Stated]:
+    """The machine a C benchmark log's header states (`# machine KEY VALUE`), read up to its
+    column header only: for pages that show it beside the declaration, not the series."""
+    found: dict[str, Stated] = {}
+    for line, text in enumerate(lines, 1):
+        if not text.startswith("#"):
+            if line == 1 or text.strip():
+                break
+            continue
+        if line == 1 and not text.startswith("# iibench-c"):
+            break
+        word, _, rest = text[1:].strip().partition(" ")
+        if word == "machine":
+            key, _, value = rest.strip().partition(" ")
+            value = value.strip()
+            if key and value and value != "-":
+                found.setdefault(key, Stated(value, line))
+    return found

@@ -4,6 +4,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from submissions import tracks
+from submissions.entries.trust import STREAMED, TRUST_SENTENCES
 from submissions.measures import numbers
 from submissions.measures.figures import format_duration, format_exact_duration
 from submissions.web.markdown import render_markdown
@@ -143,16 +144,19 @@ def _verification_badge(row) -> str:
     return SHAPE_ONLY_BADGE if row.verification == "shape_only" else ""
 
 
-# A witnessed entry (submissions/live/trust.py) gets its badge where a verified one would; an
-# uploaded one (self-reported) none: the exports and the API name its level. A constant too.
-WITNESSED_BADGE = mark_safe('<span class="badge trust witnessed">witnessed</span>')  # nosec B308
+# A streamed entry (entries/trust.py) gets its badge where a verified one would; an uploaded one
+# (self-reported) none: the exports and the API name its level. A constant, its title the
+# level's sentence (what it proves and what it does not).
+STREAMED_BADGE = format_html(
+    '<span class="badge trust streamed" title="{}">streamed</span>', TRUST_SENTENCES[STREAMED]
+)
 
 
 def _trust_badge(row) -> str:
-    """The verification badge, else the witnessed one."""
+    """The verification badge, else the streamed one."""
     badge = _verification_badge(row)
-    if not badge and row.trust == "witnessed":
-        return WITNESSED_BADGE
+    if not badge and row.trust == STREAMED:
+        return STREAMED_BADGE
     return badge
 
 

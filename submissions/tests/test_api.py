@@ -51,8 +51,8 @@ def test_posting_a_run_returns_201_with_the_contract(contest, entrant, declared)
     body = response.json()
     assert set(body) == {
         "id", "url", "contest", "server_family", "server_version", "storage_engine", "engine",
-        "eligible", "verified", "verification", "trust", "live", "summary", "verdicts",
-        "rules_version", "edited_at",
+        "eligible", "verified", "verification", "trust", "trust_means", "live", "summary",
+        "verdicts", "rules_version", "edited_at",
     }  # fmt: skip
     assert body["rules_version"]["number"] == 1 and body["edited_at"] is None
     assert (body["verified"], body["verification"]) == (False, "")

@@ -189,6 +189,6 @@ class Track:
 
 ALL_CLASSIC = tuple(rule.id for rule in RULES)
 SETUP = (
-    "sockets", "cores", "memory", "drives", "direct_attached", "raid", "mysql_version",
-    "preferred_os", "deadline",
+    "sockets", "cores", "memory", "drives", "direct_attached", "raid", "machine_in_log",
+    "mysql_version", "preferred_os", "deadline",
 )  # fmt: skip

@@ -24,6 +24,7 @@ from submissions.board.query import API_MAX_PAGE_SIZE, SORTS, LeaderboardQuery, 
 from submissions.board.reads import leaderboard_page
 from submissions.board.visibility import embargo_notice, leaderboard_visible
 from submissions.entries import edits, refusals, selectors, services, tokens
+from submissions.entries.trust import TRUST_SENTENCES
 from submissions.measures.series import unpack_columns
 from submissions.models import Contest, SampleSeries, Submission
 from submissions.web import exports
@@ -199,8 +200,9 @@ LEADERBOARD_PARAMETERS = [
     OpenApiParameter(
         "trust",
         str,
-        enum=["self-reported", "witnessed", "verified"],
-        description="Only entries of this trust level.",
+        enum=["self-reported", "streamed", "verified"],
+        description="Only entries of this trust level (the retired word `witnessed` is read "
+        "as `streamed`). " + " ".join(TRUST_SENTENCES.values()),
     ),
     OpenApiParameter("page", int),
     OpenApiParameter("page_size", int, description=f"At most {API_MAX_PAGE_SIZE:,}."),

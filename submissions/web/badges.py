@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from html import escape
 
-from submissions.entries.trust import entry_trust
+from submissions.entries.trust import TRUST_SENTENCES, entry_trust
 from submissions.templatetags.registry import duration, rate
 
 # Flat two-part badge, 20 px high, Verdana/DejaVu 11 px.
@@ -15,7 +15,7 @@ MAX_TEXT = 60
 
 COLOURS = {
     "verified": "#15803d",
-    "witnessed": "#0369a1",
+    "streamed": "#0369a1",
     "self-reported": "#6b7280",
     "not eligible": "#b91c1c",
     "no results yet": "#6b7280",
@@ -41,7 +41,7 @@ def text_width(text: str) -> int:
 
 
 def trust_of(entry) -> str:
-    """The entry's trust level: verified, witnessed or self-reported (submissions/live)."""
+    """The entry's trust level: verified, streamed or self-reported (submissions/live)."""
     return entry_trust(entry)
 
 
@@ -49,13 +49,14 @@ def _clip(text: str) -> str:
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
 
 
-def badge_svg(label: str, value: str, colour: str) -> str:
-    """A two-part badge; label and value are escaped (they may hold what a user typed)."""
+def badge_svg(label: str, value: str, colour: str, meaning: str = "") -> str:
+    """A two-part badge; label and value are escaped (they may hold what a user typed).
+    `meaning` joins the title (the tooltip): what the trust level shown proves and does not."""
     label, value = _clip(label), _clip(value)
     left = text_width(label) + 2 * PADDING
     right = text_width(value) + 2 * PADDING
     total = left + right
-    title = escape(f"{label}: {value}")
+    title = escape(f"{label}: {value}" + (f". {meaning}" if meaning else ""))
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{total}" height="{HEIGHT}" '
         f'role="img" aria-label="{title}">'
@@ -81,7 +82,9 @@ def entry_badge(entry) -> str:
         rank = f"#{entry.rank} · " if public and entry.rank else ""
         value = f"{rank}{rate(entry.terminal_rate)} rows/s · {trust}"
         colour = COLOURS.get(trust, COLOURS["self-reported"])
-    return badge_svg(f"iiBench #{entry.pk} {entry.storage_engine}", value, colour)
+    return badge_svg(
+        f"iiBench #{entry.pk} {entry.storage_engine}", value, colour, TRUST_SENTENCES[trust]
+    )
 
 
 def contest_badge(contest, leader) -> str:
@@ -90,4 +93,9 @@ def contest_badge(contest, leader) -> str:
     trust = trust_of(leader)
     elapsed = duration(leader.seconds_to_target, leader.estimated)
     value = f"leader {leader.public_name}, {leader.storage_engine}: {elapsed}"
-    return badge_svg(contest.title, value, COLOURS.get(trust, COLOURS["self-reported"]))
+    return badge_svg(
+        contest.title,
+        value,
+        COLOURS.get(trust, COLOURS["self-reported"]),
+        TRUST_SENTENCES[trust],
+    )

@@ -3,7 +3,7 @@ from rest_framework import serializers
 from submissions import tracks
 from submissions.contests.rule_versions import contest_rule_set, rule_version_latest
 from submissions.entries.declaration import DECLARED_FIELDS
-from submissions.entries.trust import TRUST_LEVELS, entry_trust
+from submissions.entries.trust import TRUST_LEVELS, TRUST_SENTENCES, entry_trust
 from submissions.measures.costs import PER_ROW_COSTS
 from submissions.models import Contest, RuleVersion, Submission
 from submissions.wings import entry_stream
@@ -166,8 +166,12 @@ class SubmissionSerializer(serializers.ModelSerializer):
     summary = SummarySerializer(source="*", read_only=True)
     verdicts = VerdictSerializer(many=True, read_only=True)
     trust = serializers.SerializerMethodField(
-        help_text=f"One of {', '.join(TRUST_LEVELS)}: uploaded, streamed as it ran (clock "
-        "and machine agree), or reproduced by a verification rerun."
+        help_text=f"One of {', '.join(TRUST_LEVELS)}: uploaded, streamed as it ran (its clock "
+        "agreed with the registry's; the machine facts as reported by the client), or reproduced "
+        "by a verification rerun. `trust_means` says what the level proves and does not."
+    )
+    trust_means = serializers.SerializerMethodField(
+        help_text="What the entry's trust level proves, and what it does not, in one sentence."
     )
     live = serializers.SerializerMethodField(
         help_text="running, stalled, abandoned or sealed for a streamed run; null for an upload."
@@ -185,7 +189,8 @@ class SubmissionSerializer(serializers.ModelSerializer):
         model = Submission
         fields = (
             "id", "url", "contest", "server_family", "server_version", "storage_engine", "engine",
-            "eligible", "verified", "verification", "trust", "live", "summary", "verdicts",
+            "eligible", "verified", "verification", "trust", "trust_means", "live", "summary",
+            "verdicts",
             "rules_version", "edited_at",
         )  # fmt: skip
         read_only_fields = fields
@@ -199,6 +204,9 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
     def get_trust(self, submission: Submission) -> str:
         return entry_trust(submission)
+
+    def get_trust_means(self, submission: Submission) -> str:
+        return TRUST_SENTENCES[entry_trust(submission)]
 
     def get_live(self, submission: Submission) -> str | None:
         stream = entry_stream(submission)

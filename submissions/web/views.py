@@ -35,7 +35,8 @@ from submissions.contests.rule_changes import rule_set_of
 from submissions.contests.rules import RuleSet
 from submissions.entries import edits, refusals, selectors, services, tokens
 from submissions.entries.kept_logs import KeptLog, kept_log_discard, kept_log_open, log_keep
-from submissions.entries.trust import TRUST_LEVELS, entry_trust
+from submissions.entries.log_machine import entry_machine_facts
+from submissions.entries.trust import TRUST_LEVELS, TRUST_SENTENCES, entry_trust
 from submissions.measures import numbers
 from submissions.measures.costs import PER_ROW_COSTS, cost_tiles
 from submissions.models import (
@@ -433,6 +434,8 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "submission": submission,
         "trust": entry_trust(submission),
+        "trust_means": TRUST_SENTENCES[entry_trust(submission)],
+        "machine_facts": entry_machine_facts(submission),
         "verdicts": verdict_rows(track, judged_rules, submission.verdicts),
         "rules_caption": rule_versions.version_caption(submission.rules_version),
         "pending_change": pending if (organizer or is_owner) else None,

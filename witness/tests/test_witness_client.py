@@ -75,7 +75,7 @@ def figures(entry: Submission) -> tuple:
             entry.seconds_to_target, entry.log_format)  # fmt: skip
 
 
-def test_a_c_benchmark_run_streams_and_seals_witnessed_equal_to_an_upload(
+def test_a_c_benchmark_run_streams_and_seals_streamed_equal_to_an_upload(
     live_site, tmp_path, declared
 ):
     contest = streaming_contest(target_rows=100_000)
@@ -90,7 +90,7 @@ def test_a_c_benchmark_run_streams_and_seals_witnessed_equal_to_an_upload(
 
     assert done.returncode == 0, done.stderr.decode()
     assert b"# summary" in done.stdout  # the command's output still reaches the terminal
-    assert b"sealed: witnessed" in done.stderr
+    assert b"sealed: streamed" in done.stderr
     run = the_run(contest)
     local = (tmp_path / "local.log").read_bytes()
     assert run.submission.log.read() == local
@@ -123,7 +123,7 @@ for line in open(sys.argv[1]):
 """
 
 
-def test_a_python_iibench_log_replayed_at_its_own_pace_is_witnessed_and_equals_its_upload(
+def test_a_python_iibench_log_replayed_at_its_own_pace_is_streamed_and_equals_its_upload(
     live_site, tmp_path, declared
 ):
     contest = streaming_contest(report_every_rows=1_000_000, target_rows=5_000_000)

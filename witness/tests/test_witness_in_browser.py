@@ -49,7 +49,7 @@ def test_a_live_runs_curve_grows_while_it_streams(live_site, tmp_path, declared)
             assert page.url.endswith(run.get_absolute_url())  # no reload: the same page grew
             page.wait_for_selector("#live-run[data-state=sealed]", timeout=90_000)
             assert "Sealed: entry #" in page.inner_text("[data-field=entry]")
-            assert "witnessed" in page.inner_text("[data-field=entry]")
+            assert "streamed" in page.inner_text("[data-field=entry]")
         client.wait(timeout=60)
     finally:
         if client.poll() is None:

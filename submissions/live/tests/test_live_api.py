@@ -257,8 +257,8 @@ def test_the_machine_the_run_saw_must_be_the_declared_one(contest, entrant, decl
     ).json()
     verdict = next(v for v in body["seal_verdicts"] if v["rule"] == "machine_declared")
     assert verdict["status"] == "fail"
-    assert "cores: declared 8, the run saw 2" in verdict["message"]
-    assert "drive: declared hdd, the run saw ssd" in verdict["message"]
+    assert "cores: declared 8, the client reported 2" in verdict["message"]
+    assert "drive: declared hdd, the client reported ssd" in verdict["message"]
 
 
 def test_the_feed_announces_runs_that_start_and_seal(client, contest, entrant, declared):
@@ -270,7 +270,7 @@ def test_the_feed_announces_runs_that_start_and_seal(client, contest, entrant, d
     append(witness, run_id, 0, log_lines())
     witness.post(f"/api/live/{run_id}/seal/", {"exit_status": 0, "batches": 1}, format="json")
     feed = client.get("/feeds/live.atom").text
-    assert f"live run #{run_id} (InnoDB) sealed, not witnessed" in feed
+    assert f"live run #{run_id} (InnoDB) sealed, not streamed" in feed
     assert f"live run #{run_id} (InnoDB) started" in feed
 
 
@@ -490,7 +490,11 @@ def test_the_live_page_shows_what_each_row_cost_so_far(client, entrant, declared
 
 
 MARIADB_100K = (
-    Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "logs" / "iibench-c-mariadb-100k-cadence.log"
+    Path(__file__).resolve().parents[2]
+    / "tests"
+    / "fixtures"
+    / "logs"
+    / "iibench-c-mariadb-100k-cadence.log"
 )
 
 

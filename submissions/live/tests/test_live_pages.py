@@ -93,8 +93,8 @@ def test_the_board_shows_each_entrys_trust_and_filters_by_it(client, public_cont
     streamed = SubmissionFactory(contest=public_contest, entrant_name="Streamer")
     a_run(public_contest, declared, submission=streamed, witnessed=True, sealed_at=timezone.now())
     page = client.get(public_contest.get_absolute_url()).content.decode()
-    assert page.count('<span class="badge trust witnessed">witnessed</span>') == 1
-    only = client.get(public_contest.get_absolute_url() + "?trust=witnessed").content.decode()
+    assert page.count('<span class="badge trust streamed"') == 1
+    only = client.get(public_contest.get_absolute_url() + "?trust=streamed").content.decode()
     assert "Streamer" in only and "Uploader" not in only and "Rerun" not in only
     api = client.get(f"/api/contests/{public_contest.slug}/leaderboard/?trust=self-reported").json()
     assert [row["id"] for row in api["results"]] == [uploaded.pk]
@@ -110,14 +110,30 @@ def test_the_entry_page_shows_the_trust_and_links_the_stream(client, public_cont
         public_contest, declared, submission=streamed, witnessed=True, sealed_at=timezone.now()
     )
     page = client.get(streamed.get_absolute_url()).content.decode()
-    assert 'data-trust="witnessed"' in page
+    assert 'data-trust="streamed"' in page
     assert run.get_absolute_url() in page
     uploaded = SubmissionFactory(contest=public_contest)
     assert 'data-trust="self-reported"' in client.get(uploaded.get_absolute_url()).content.decode()
 
 
-def test_a_witnessed_entrys_badge_and_figures_say_so(client, public_contest, declared):
+def test_a_streamed_entrys_badge_and_figures_say_so(client, public_contest, declared):
     streamed = SubmissionFactory(contest=public_contest)
     a_run(public_contest, declared, submission=streamed, witnessed=True, sealed_at=timezone.now())
-    assert "witnessed" in client.get(f"/entries/{streamed.pk}/badge.svg").content.decode()
-    assert client.get(f"/entries/{streamed.pk}/figures.json").json()["trust"] == "witnessed"
+    assert "streamed" in client.get(f"/entries/{streamed.pk}/badge.svg").content.decode()
+    assert client.get(f"/entries/{streamed.pk}/figures.json").json()["trust"] == "streamed"
+
+
+def test_an_old_link_asking_for_witnessed_entries_gets_the_streamed_ones(
+    client, public_contest, declared
+):
+    SubmissionFactory(contest=public_contest, entrant_name="Uploader")
+    streamed = SubmissionFactory(contest=public_contest, entrant_name="Streamer")
+    a_run(public_contest, declared, submission=streamed, witnessed=True, sealed_at=timezone.now())
+    page = client.get(public_contest.get_absolute_url() + "?trust=witnessed").content.decode()
+    assert "Streamer" in page and "Uploader" not in page
+    api = client.get(f"/api/contests/{public_contest.slug}/leaderboard/?trust=witnessed").json()
+    assert [row["id"] for row in api["results"]] == [streamed.pk]
+    entry = client.get(f"/api/submissions/{streamed.pk}/").json()
+    assert entry["trust"] == "streamed"
+    assert "as reported by the client, not observed by the registry" in entry["trust_means"]
+    assert "witnessed" not in client.get(streamed.get_absolute_url()).content.decode()

@@ -1,4 +1,4 @@
-"""The seal rules of a witnessed run, as pure functions over plain data."""
+"""The seal rules of a streamed run, as pure functions over plain data."""
 
 import subprocess
 import sys
@@ -11,7 +11,7 @@ from submissions.live.seal_rules import (
     check_clock,
     check_exit,
     check_machine,
-    witnessed,
+    streamed,
 )
 
 TOLERANCE = ClockTolerance(seconds=60, fraction=0.02, max_lag_seconds=86_400)
@@ -72,17 +72,17 @@ def test_another_machine_fails_with_both_values():
     seen = {"cores": 2, "logical_cpus": 2, "memory_bytes": 64 * 2**30, "datadir": {"kind": "nvme"}}
     verdict = check_machine(DECLARED, seen)
     assert verdict.status == Status.FAIL
-    assert "cores: declared 8, the run saw 2 (2 logical)" in verdict.message
-    assert "memory: declared 16 GB, the run saw 64.0 GiB" in verdict.message
-    assert "drive: declared hdd, the run saw nvme" in verdict.message
+    assert "cores: declared 8, the client reported 2 (2 logical)" in verdict.message
+    assert "memory: declared 16 GB, the client reported 64.0 GiB" in verdict.message
+    assert "drive: declared hdd, the client reported nvme" in verdict.message
 
 
-def test_a_run_without_its_datadir_cannot_be_witnessed():
+def test_a_run_without_its_datadir_cannot_be_streamed():
     seen = {"cores": 8, "logical_cpus": 8, "memory_bytes": 16 * 2**30, "datadir": None}
     verdict = check_machine(DECLARED, seen)
     assert verdict.status == Status.UNVERIFIED
     assert "--datadir" in verdict.message
-    assert not witnessed([check_clock(*honest(3), TOLERANCE), verdict])
+    assert not streamed([check_clock(*honest(3), TOLERANCE), verdict])
 
 
 def test_an_interrupted_run_fails_the_exit_rule():
