@@ -9,6 +9,7 @@ from django.test import Client
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from runner.heartbeats import worker_beat
 from runner.models import VerificationRun
 from testing.factories import UserFactory
 
@@ -173,6 +174,8 @@ def test_a_hostile_rerun_request_from_the_entry_page_shows_why_and_queues_nothin
     client = Client()
     client.force_login(organizer)
     data = {name: str(value) for name, value in case.data().items()}
+    # A worker serves the sqlite queue: the form offers only targets a live worker serves.
+    worker_beat(worker="hostile@host", queues=["rerun.sqlite"])
 
     response = client.post(f"/entries/{entry.pk}/reruns/", data, follow=True)
 
