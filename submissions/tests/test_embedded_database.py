@@ -1,5 +1,3 @@
-import pytest
-
 """Issue 30: `make run`'s embedded default (SQLite) with two jobs writing at once, as a stream
 appending its batches and a rerun recording its progress do. Two real processes under the
 settings `make run` uses, each a write transaction that reads first, as Django's code does."""
@@ -9,6 +7,8 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
