@@ -7,7 +7,7 @@ divided by 1.5, 2 and 3 (rates multiplied, the arithmetic consistent, the cost c
 untouched), declared truthfully from the log's own `# machine` lines, and prints per rule how
 many of the fakes it caught. Exits 1 when any rule fails an honest log.
 
-    .venv/bin/python bench/physics_power.py [--runs 3] [--rows 300000] [--every 50000]
+    .venv/bin/python bench/physics_power.py [--runs 3] [--rows 300000] [--every 100000]
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3, help="runs per writer count")
     parser.add_argument("--rows", type=int, default=300_000)
-    parser.add_argument("--every", type=int, default=50_000)
+    parser.add_argument("--every", type=int, default=100_000)
     args = parser.parse_args()
     logs = []
     for writers in (1, 2):

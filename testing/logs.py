@@ -305,11 +305,13 @@ SHARED_MARIADB = ("127.0.0.1", 3306)
 
 
 def c_log_made_here(
-    binary: str, *, database: str, rows: int = 300_000, every: int = 50_000, extra=()
+    binary: str, *, database: str, rows: int = 300_000, every: int = 100_000, extra=()
 ) -> bytes:
     """A real run of the bundled C benchmark (InnoDB) against the shared MariaDB, in a database
     of its own that is dropped after: its log, with this machine's `# machine` lines and cost
-    columns. A few seconds for the default rows."""
+    columns. A few seconds for the default rows. A report every 100,000 rows keeps an interval
+    long enough to judge (physics.MIN_SECONDS) on a quiet machine even with its times divided
+    by 3: at 50,000 rows this machine's intervals took 0.45 s, a third of that too short."""
     import contextlib
     import subprocess
 
