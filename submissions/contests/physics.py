@@ -15,13 +15,13 @@ judged: the last report of a run may close an interval of a few rows, and roundi
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
 from submissions.contests.rules import Entry, Rule, RuleSet, RuleVerdict, Status
+from submissions.logparse.columns import held, pieces, wide_piece
 from submissions.logparse.model import ParsedLog
 from submissions.measures.numbers import number as _n
 
@@ -111,30 +111,88 @@ class Interval:
     seconds: float
 
 
-def intervals(log: ParsedLog) -> Iterator[Interval]:
-    """The report intervals long enough to judge (an excerpt's first one began before it)."""
+@dataclass(frozen=True)
+class Piece:
+    """A piece of the log's report intervals (logparse.columns.pieces: a whole-series pass
+    never copies a whole column): their rows and seconds since the report before, and which
+    are long enough to judge."""
+
+    where: slice
+    rows: np.ndarray
+    seconds: np.ndarray
+    judged: np.ndarray  # bool
+
+    def column(self, log: ParsedLog, name: str) -> np.ndarray | None:
+        values = getattr(log.series, name, None)
+        return None if values is None else wide_piece(held(values)[self.where])
+
+    def interval(self, log: ParsedLog, offset: int) -> Interval:
+        index = self.where.start + offset
+        return Interval(
+            index,
+            int(log.series.line[index]),
+            float(self.rows[offset]),
+            float(self.seconds[offset]),
+        )
+
+
+def interval_pieces(log: ParsedLog) -> Iterator[Piece]:
+    """The report intervals, a piece at a time; one shorter than MIN_SECONDS is not judged
+    (nor an excerpt's first, which began before the log)."""
     series = log.series
-    rows = _floats(series.rows, len(series))
-    seconds = _floats(series.seconds, len(series))
-    d_rows = np.diff(rows, prepend=0.0)
-    d_seconds = np.diff(seconds, prepend=0.0)
+    rows, seconds = held(series.rows), held(series.seconds)
     skip_first = any(marker.kind == "excerpt" for marker in log.markers)
-    for i in np.flatnonzero(d_seconds >= MIN_SECONDS):
-        if i == 0 and skip_first:
-            continue
-        yield Interval(int(i), int(series.line[i]), float(d_rows[i]), float(d_seconds[i]))
+    for where in pieces(len(series)):
+        before = max(where.start - 1, 0)
+        row_steps = np.diff(wide_piece(rows[before : where.stop]))
+        second_steps = np.diff(wide_piece(seconds[before : where.stop]))
+        if where.start == 0:
+            row_steps = np.concatenate((wide_piece(rows[:1]), row_steps))
+            second_steps = np.concatenate((wide_piece(seconds[:1]), second_steps))
+        judged = second_steps >= MIN_SECONDS
+        if where.start == 0 and skip_first:
+            judged[0] = False
+        yield Piece(where, row_steps, second_steps, judged)
 
 
-def _floats(values, length: int) -> np.ndarray:
-    """A series' column as floats (an `array` of any type code, or a list from a parser)."""
-    return np.asarray(values, dtype=np.float64)[:length]
+def first_over(
+    log: ParsedLog, measured: Callable[[Piece], np.ndarray], bound: Callable[[Piece], np.ndarray]
+) -> tuple[Interval | None, int]:
+    """The first judged interval whose measured value passes its bound (None if none does),
+    and how many judged intervals measured it (a NaN is an interval the log did not measure)."""
+    counted = 0
+    for piece in interval_pieces(log):
+        values = measured(piece)
+        with np.errstate(invalid="ignore"):
+            seen = piece.judged & ~np.isnan(values)
+            over = np.flatnonzero(seen & (values > bound(piece)))
+        if len(over):
+            return piece.interval(log, int(over[0])), counted + int(np.count_nonzero(seen))
+        counted += int(np.count_nonzero(seen))
+    return None, counted
 
 
-def _column(log: ParsedLog, name: str) -> np.ndarray | None:
-    values = getattr(log.series, name, None)
-    if values is None:
-        return None
-    return _floats(values, len(log.series))
+def earliest_over(
+    log: ParsedLog, names: list[str], bound: Callable[[Piece], np.ndarray]
+) -> tuple[Interval | None, str, int]:
+    """Over several columns of one bound: the earliest interval any of them passes it (the
+    first column, in `names`' order, at that interval), and how many measurements were judged."""
+    earliest: tuple[Interval | None, str] = (None, "")
+    judged = 0
+    for name in names:
+        found, counted = first_over(log, lambda piece, name=name: piece.column(log, name), bound)
+        judged += counted
+        if found is not None and (earliest[0] is None or found.index < earliest[0].index):
+            earliest = (found, name)
+    return earliest[0], earliest[1], judged
+
+
+def _value(log: ParsedLog, name: str, interval: Interval) -> float:
+    return float(getattr(log.series, name)[interval.index])
+
+
+def _has(log: ParsedLog, name: str) -> bool:
+    return getattr(log.series, name, None) is not None
 
 
 def _not_stated(rule_id: str, what: str) -> RuleVerdict:
@@ -153,33 +211,32 @@ def logical_cpus(entry: Entry) -> tuple[int, str]:
 
 def check_cpu(entry: Entry, rules: RuleSet) -> RuleVerdict:
     cpus, where = logical_cpus(entry)
-    columns = [(name, label, _column(entry.log, name)) for name, label in CPU_COLUMNS]
-    columns = [(name, label, values) for name, label, values in columns if values is not None]
+    columns = [(name, label) for name, label in CPU_COLUMNS if _has(entry.log, name)]
     if not columns:
         return _not_stated("physics_cpu", "the log has no CPU columns.")
-    judged = 0
-    for interval in intervals(entry.log):
-        allowed = cpus * (interval.seconds * (1 + CPU_TOLERANCE) + CPU_SLACK_SECONDS)
-        for _, label, values in columns:
-            used = values[interval.index]
-            if math.isnan(used):
-                continue
-            judged += 1
-            if used > allowed:
-                return RuleVerdict(
-                    "physics_cpu",
-                    Status.FAIL,
-                    f"line {interval.line:,}: {_n(round(used, 3))} s of {label} in an interval "
-                    f"of {_n(round(interval.seconds, 3))} s, more than {cpus} logical CPUs "
-                    f"({where}) can give ({_n(round(allowed, 3))} s with "
-                    f"{CPU_TOLERANCE:.0%} and {CPU_SLACK_SECONDS} s per CPU for the clocks).",
-                    interval.line,
-                    f"{used:g} s",
-                    f"{allowed:.3f} s",
-                )
+
+    def allowed(piece: Piece) -> np.ndarray:
+        return cpus * (piece.seconds * (1 + CPU_TOLERANCE) + CPU_SLACK_SECONDS)
+
+    found, name, judged = earliest_over(entry.log, [name for name, _ in columns], allowed)
+    if found is not None:
+        label = dict(columns)[name]
+        used = _value(entry.log, name, found)
+        limit = cpus * (found.seconds * (1 + CPU_TOLERANCE) + CPU_SLACK_SECONDS)
+        return RuleVerdict(
+            "physics_cpu",
+            Status.FAIL,
+            f"line {found.line:,}: {_n(round(used, 3))} s of {label} in an interval "
+            f"of {_n(round(found.seconds, 3))} s, more than {cpus} logical CPUs "
+            f"({where}) can give ({_n(round(limit, 3))} s with "
+            f"{CPU_TOLERANCE:.0%} and {CPU_SLACK_SECONDS} s per CPU for the clocks).",
+            found.line,
+            f"{used:g} s",
+            f"{limit:.3f} s",
+        )
     if not judged:
         return _not_stated("physics_cpu", "no interval of the log measured its CPU.")
-    names = ", ".join(label for _, label, _ in columns)
+    names = ", ".join(label for _, label in columns)
     return RuleVerdict(
         "physics_cpu",
         Status.PASS,
@@ -200,39 +257,47 @@ def _per_second_check(
         limits, drives = _drive(entry)
         if limits is None:
             return _not_stated(rule_id, "no drive kind was declared to judge the device by.")
-        found = [(label, _column(entry.log, name), of) for name, label, of in columns]
-        found = [(label, values, of) for label, values, of in found if values is not None]
+        found = [(name, label, of) for name, label, of in columns if _has(entry.log, name)]
         if not found:
             return _not_stated(rule_id, "the log has no device columns.")
         kind = entry.setup.drive_kind
+        # A count per second over the ceiling: the count over the seconds x the ceiling (one
+        # bound a column, since the ceilings differ).
         judged = 0
-        for interval in intervals(entry.log):
-            for label, values, of in found:
-                count = values[interval.index]
-                if math.isnan(count):
-                    continue
-                judged += 1
-                rate = count / interval.seconds
-                ceiling = of(limits) * drives * DEVICE_MARGIN
-                if rate > ceiling:
-                    return RuleVerdict(
-                        rule_id,
-                        Status.FAIL,
-                        f"line {interval.line:,}: {_n(round(count))} {label} in "
-                        f"{_n(round(interval.seconds, 3))} s is {_n(round(rate))} {unit}; "
-                        f"{_n(drives)} declared {kind} drive(s) do at most "
-                        f"{_n(of(limits) * drives)} ({DOC}; {_n(round(ceiling))} with a "
-                        f"{DEVICE_MARGIN:g}x margin).",
-                        interval.line,
-                        f"{rate:.0f} {unit}",
-                        f"{ceiling:.0f} {unit}",
-                    )
+        earliest = None
+        for name, label, of in found:
+            ceiling = of(limits) * drives * DEVICE_MARGIN
+            over, counted = first_over(
+                entry.log,
+                lambda piece, name=name: piece.column(entry.log, name),
+                lambda piece, ceiling=ceiling: piece.seconds * ceiling,
+            )
+            judged += counted
+            if over is not None and (earliest is None or over.index < earliest[0].index):
+                earliest = (over, name, label, of)
+        if earliest is not None:
+            interval, name, label, of = earliest
+            count = _value(entry.log, name, interval)
+            rate = count / interval.seconds
+            ceiling = of(limits) * drives * DEVICE_MARGIN
+            return RuleVerdict(
+                rule_id,
+                Status.FAIL,
+                f"line {interval.line:,}: {_n(round(count))} {label} in "
+                f"{_n(round(interval.seconds, 3))} s is {_n(round(rate))} {unit}; "
+                f"{_n(drives)} declared {kind} drive(s) do at most "
+                f"{_n(of(limits) * drives)} ({DOC}; {_n(round(ceiling))} with a "
+                f"{DEVICE_MARGIN:g}x margin).",
+                interval.line,
+                f"{rate:.0f} {unit}",
+                f"{ceiling:.0f} {unit}",
+            )
         if not judged:
             return _not_stated(rule_id, "no interval of the log measured its device.")
         return RuleVerdict(
             rule_id,
             Status.PASS,
-            f"Every interval's {', '.join(label for label, _, _ in found)} fit "
+            f"Every interval's {', '.join(label for _, label, _ in found)} fit "
             f"{_n(drives)} {kind} drive(s) ({DOC}).",
         )
 
@@ -263,27 +328,25 @@ def check_reads_past_cliff(entry: Entry, rules: RuleSet) -> RuleVerdict:
     limits, drives = _drive(entry)
     if limits is None:
         return _not_stated("physics_reads_per_row", "no drive kind was declared.")
-    reads = _column(entry.log, "read_ops")
-    if reads is None:
+    if not _has(entry.log, "read_ops"):
         return _not_stated("physics_reads_per_row", "the log does not count device reads.")
-    rates = _floats(entry.log.series.interval_rate, len(entry.log.series))
     ceiling = limits.random_reads * drives * DEVICE_MARGIN
     past = 0
-    for interval in intervals(entry.log):
-        count = reads[interval.index]
-        if math.isnan(count) or interval.rows <= 0:
-            continue
-        per_row = count / interval.rows
-        if per_row < CLIFF_READS_PER_ROW:
-            continue
-        past += 1
-        served = float(rates[interval.index]) * per_row
-        if served > ceiling:
+    for piece in interval_pieces(entry.log):
+        reads, rates = piece.column(entry.log, "read_ops"), piece.column(entry.log, "interval_rate")
+        with np.errstate(divide="ignore", invalid="ignore"):
+            per_row = np.where(piece.rows > 0, reads / piece.rows, np.nan)
+            beyond = piece.judged & (per_row >= CLIFF_READS_PER_ROW)
+            over = np.flatnonzero(beyond & (rates * per_row > ceiling))
+        if len(over):
+            interval = piece.interval(entry.log, int(over[0]))
+            rate, reads_per_row = float(rates[over[0]]), float(per_row[over[0]])
+            served = rate * reads_per_row
             return RuleVerdict(
                 "physics_reads_per_row",
                 Status.FAIL,
-                f"line {interval.line:,}: past the cliff, {_n(round(rates[interval.index]))} "
-                f"rows/s x {per_row:.3f} device reads per row is {_n(round(served))} random "
+                f"line {interval.line:,}: past the cliff, {_n(round(rate))} "
+                f"rows/s x {reads_per_row:.3f} device reads per row is {_n(round(served))} random "
                 f"reads/s; {_n(drives)} declared {entry.setup.drive_kind} drive(s) serve at most "
                 f"{_n(limits.random_reads * drives)} ({DOC}; {_n(round(ceiling))} with a "
                 f"{DEVICE_MARGIN:g}x margin).",
@@ -291,6 +354,7 @@ def check_reads_past_cliff(entry: Entry, rules: RuleSet) -> RuleVerdict:
                 f"{served:.0f} reads/s",
                 f"{ceiling:.0f} reads/s",
             )
+        past += int(np.count_nonzero(beyond))
     if not past:
         return RuleVerdict(
             "physics_reads_per_row",
@@ -309,12 +373,14 @@ def check_reads_past_cliff(entry: Entry, rules: RuleSet) -> RuleVerdict:
 def check_rate_per_cpu(entry: Entry, rules: RuleSet) -> RuleVerdict:
     cpus, where = logical_cpus(entry)
     ceiling = ROWS_PER_CPU_CEILING * cpus
-    rates = _floats(entry.log.series.interval_rate, len(entry.log.series))
     judged = 0
-    for interval in intervals(entry.log):
-        judged += 1
-        rate = float(rates[interval.index])
-        if rate > ceiling:
+    for piece in interval_pieces(entry.log):
+        rates = piece.column(entry.log, "interval_rate")
+        with np.errstate(invalid="ignore"):
+            over = np.flatnonzero(piece.judged & (rates > ceiling))
+        if len(over):
+            interval = piece.interval(entry.log, int(over[0]))
+            rate = float(rates[over[0]])
             return RuleVerdict(
                 "physics_rate_per_cpu",
                 Status.FAIL,
@@ -326,6 +392,7 @@ def check_rate_per_cpu(entry: Entry, rules: RuleSet) -> RuleVerdict:
                 f"{rate:.0f} rows/s",
                 f"{ceiling} rows/s",
             )
+        judged += int(np.count_nonzero(piece.judged))
     if not judged:
         return _not_stated("physics_rate_per_cpu", "the log has no interval to judge.")
     return RuleVerdict(
@@ -350,36 +417,39 @@ def check_latency_carries(entry: Entry, rules: RuleSet) -> RuleVerdict:
     """At least half an interval's INSERTs took p50 or more, and each writer runs its INSERTs
     one after another: (statements / 2) x p50 <= writers x (seconds + the slowest INSERT)."""
     log = entry.log
-    p50, slowest = _column(log, "latency_p50_ms"), _column(log, "latency_max_ms")
     per_insert = _stated_int(log, "rows_per_insert", None)
     writers = _stated_int(log, "writers", 1) or 1
-    if p50 is None or slowest is None or not per_insert:
+    if not (_has(log, "latency_p50_ms") and _has(log, "latency_max_ms")) or not per_insert:
         return _not_stated(
             "physics_latency", "the log has no INSERT latency or rows per INSERT to judge by."
         )
     judged = 0
-    for interval in intervals(log):
-        median, longest = p50[interval.index], slowest[interval.index]
-        if math.isnan(median) or math.isnan(longest) or median <= 0:
-            continue
-        judged += 1
-        statements = math.ceil(interval.rows / per_insert)
-        busy = math.ceil(statements / 2) * median / 1000
-        room = writers * (interval.seconds + longest / 1000) * (1 + LATENCY_TOLERANCE)
-        if busy > room:
-            carried = 2 * per_insert * writers / (median / 1000)
+    for piece in interval_pieces(log):
+        median = piece.column(log, "latency_p50_ms")
+        longest = piece.column(log, "latency_max_ms")
+        with np.errstate(invalid="ignore"):
+            seen = piece.judged & ~np.isnan(median) & ~np.isnan(longest) & (median > 0)
+            statements = np.ceil(piece.rows / per_insert)
+            busy = np.ceil(statements / 2) * median / 1000
+            room = writers * (piece.seconds + longest / 1000) * (1 + LATENCY_TOLERANCE)
+            over = np.flatnonzero(seen & (busy > room))
+        if len(over):
+            at = int(over[0])
+            interval = piece.interval(log, at)
+            carried = 2 * per_insert * writers / (median[at] / 1000)
             return RuleVerdict(
                 "physics_latency",
                 Status.FAIL,
                 f"line {interval.line:,}: {_n(round(interval.rows))} rows in "
                 f"{_n(round(interval.seconds, 3))} s with {_n(per_insert)} rows per INSERT at "
-                f"p50 {_n(round(median, 3))} ms on {writers} writer(s): half its "
-                f"{_n(statements)} INSERTs alone take {_n(round(busy, 3))} s; that latency "
-                f"carries at most about {_n(round(carried))} rows/s.",
+                f"p50 {_n(round(float(median[at]), 3))} ms on {writers} writer(s): half its "
+                f"{_n(int(statements[at]))} INSERTs alone take {_n(round(float(busy[at]), 3))} s; "
+                f"that latency carries at most about {_n(round(float(carried)))} rows/s.",
                 interval.line,
-                f"{busy:.3f} s",
-                f"{room:.3f} s",
+                f"{busy[at]:.3f} s",
+                f"{room[at]:.3f} s",
             )
+        judged += int(np.count_nonzero(seen))
     if not judged:
         return _not_stated("physics_latency", "no interval of the log measured its latency.")
     return RuleVerdict(

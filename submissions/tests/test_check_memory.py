@@ -45,10 +45,6 @@ def small_pieces(monkeypatch):
     monkeypatch.setattr(columns, "PIECE", PIECE)
 
 
-@pytest.mark.xfail(
-    reason="Known failure since this stop's merges: issue 30's truncated-clock figures hold 8 MB beside a 2M-row series (limit 1.6 MB); open in issue 30's note.",
-    strict=False,
-)
 def test_judging_a_long_log_allocates_less_than_one_copy_of_a_column(small_pieces):
     parsed = parse_log(GeneratedLog(busy_2023_lines(REPORTS)))
     assert parsed.series.interval_rate.typecode == "f" and parsed.series.deleted is not None
