@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -110,18 +110,25 @@ def read_setting(rest: str, line: int) -> tuple[str, ServerSettingLine]:
     return name, ServerSettingLine(value.strip(), state, line)
 
 
-def header_settings(lines: Iterable[str]) -> dict[str, ServerSettingLine]:
-    """The server settings a C benchmark log's header lists, read up to its column header
-    only (they come before the reports): for pages that need the settings, not the series."""
-    found: dict[str, ServerSettingLine] = {}
+def header_lines(lines: Iterable[str]) -> Iterator[tuple[int, str, str]]:
+    """(line, word, the rest) of each `# word ...` line of a C benchmark log's header, up to its
+    column header only (the header comes before the reports): for pages that need what the
+    header states, not the series. Nothing for a log that is not the C benchmark's."""
     for line, text in enumerate(lines, 1):
         if not text.startswith("#"):
             if line == 1 or text.strip():
-                break
+                return
             continue
         if line == 1 and not text.startswith("# iibench-c"):
-            break
+            return
         word, _, rest = text[1:].strip().partition(" ")
+        yield line, word, rest
+
+
+def header_settings(lines: Iterable[str]) -> dict[str, ServerSettingLine]:
+    """The server settings a C benchmark log's header lists."""
+    found: dict[str, ServerSettingLine] = {}
+    for line, word, rest in header_lines(lines):
         if word == "setting":
             try:
                 name, setting = read_setting(rest, line)
@@ -461,17 +468,9 @@ def key_type_run(parsed: ParsedLog) -> KeyTypeRun | None:
 
 
 def header_machine(lines: Iterable[str]) -> dict[str, Stated]:
-    """The machine a C benchmark log's header states (`# machine KEY VALUE`), read up to its
-    column header only: for pages that show it beside the declaration, not the series."""
+    """The machine a C benchmark log's header states (`# machine KEY VALUE`)."""
     found: dict[str, Stated] = {}
-    for line, text in enumerate(lines, 1):
-        if not text.startswith("#"):
-            if line == 1 or text.strip():
-                break
-            continue
-        if line == 1 and not text.startswith("# iibench-c"):
-            break
-        word, _, rest = text[1:].strip().partition(" ")
+    for line, word, rest in header_lines(lines):
         if word == "machine":
             key, _, value = rest.strip().partition(" ")
             value = value.strip()

@@ -9,6 +9,8 @@ path (columnar.py) reads the block's bytes directly.
 
 from __future__ import annotations
 
+import contextlib
+import gzip
 import queue
 import threading
 import zlib
@@ -387,3 +389,13 @@ class LogReader:
             "save the log as UTF-8 and upload it again",
             line=line,
         )
+
+
+def text_lines(raw: BinaryIO) -> Iterator[str]:
+    """A stored log's lines as text, gzipped or not, read as they are asked for (a caller that
+    wants the header stops there): for pages, never for parsing an upload."""
+    gzipped = raw.read(2) == GZIP_MAGIC
+    raw.seek(0)
+    with gzip.open(raw) if gzipped else contextlib.nullcontext(raw) as stream:
+        for line in stream:
+            yield line.decode("utf-8", "replace").rstrip("\r\n")

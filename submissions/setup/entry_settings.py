@@ -7,33 +7,34 @@ stored log up to its column header only (a few hundred lines, never the reports)
 
 from __future__ import annotations
 
-import gzip
-from contextlib import nullcontext
+from collections.abc import Callable, Iterable
 
 from django.db import transaction
 
 from submissions.logparse.c_format import header_settings
 from submissions.logparse.model import ServerSettingLine
+from submissions.logparse.reader import text_lines
 from submissions.models import ServerSetting, SettingSource, Submission
 from submissions.setup.diff import settings_side_by_side
 
-GZIP_MAGIC = b"\x1f\x8b"
 
-
-def log_header_settings(entry: Submission) -> dict[str, str]:
-    """name -> value as the entry's benchmark printed them; empty for other logs."""
+def stored_log_header(entry: Submission, read: Callable[[Iterable[str]], dict]) -> dict:
+    """What `read` finds in the header of the entry's stored C benchmark log (its settings, its
+    machine: logparse.c_format), reading the header only; empty for other logs, and for a log
+    gone from storage or a damaged archive (nothing to show, never a 500)."""
     if not entry.log or entry.log_format != "iibench-c":
         return {}
     try:
         with entry.log.open("rb") as raw:
-            gzipped = raw.read(2) == GZIP_MAGIC
-            raw.seek(0)
-            with gzip.open(raw) if gzipped else nullcontext(raw) as stream:
-                lines = (line.decode("utf-8", "replace").rstrip("\r\n") for line in stream)
-                return {name: setting.value for name, setting in header_settings(lines).items()}
+            return read(text_lines(raw))
     except (OSError, EOFError):
-        # A log gone from storage or a damaged archive: no settings to show, not a 500.
         return {}
+
+
+def log_header_settings(entry: Submission) -> dict[str, str]:
+    """name -> value as the entry's benchmark printed them; empty for other logs."""
+    found = stored_log_header(entry, header_settings)
+    return {name: setting.value for name, setting in found.items()}
 
 
 @transaction.atomic
