@@ -17,10 +17,6 @@ pytestmark = pytest.mark.django_db
 DEMO_ENTRY = "Demo: C iiBench on MariaDB, a 128 MB buffer pool"
 
 
-@pytest.mark.xfail(
-    reason="Known failure since this stop's merges: after issue 26's memory budget the 1/10 rerun of the demo claim reads 0.95x its pages per row (expected > 1); the judge's calibration is issue 29.",
-    strict=False,
-)
 def test_an_organizer_verifies_the_demo_innodb_entry_at_a_tenth_of_its_scale(
     organizer, iibench_binary, rerun_dir, recovery_dir
 ):

@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 
 JOB = """
@@ -33,10 +31,6 @@ print(len(failures), failures[:1])
 """
 
 
-@pytest.mark.xfail(
-    reason="Known failure since this stop's merges: one 'database is locked' seen under a loaded make test; open in issue 30's note.",
-    strict=False,
-)
 def test_two_jobs_write_the_embedded_database_at_once_without_locking_errors(tmp_path):
     database = tmp_path / "embedded.sqlite3"
     with sqlite3.connect(database) as made:
