@@ -26,9 +26,10 @@ RETIRED_LEVELS = {"witnessed": STREAMED}
 # title, API, board legend, help).
 TRUST_SENTENCES = {
     VERIFIED: (
-        "Verified: the registry re-ran the claim on its own machine and reproduced it. "
-        "It proves the software and settings can do this; it does not prove the entrant's "
-        "hardware is what was declared."
+        "Verified: an organizer's verification rerun (the bundled C benchmark with the "
+        "entry's engine and settings, on a registry host, at the scale its verdict states) "
+        "reproduced the claim's curve. It shows the solution behaves as claimed at that "
+        "scale; it does not prove the entrant's hardware is what was declared."
     ),
     STREAMED: (
         "Streamed: sent to the registry line by line while it ran; the registry's clock agreed "
@@ -38,7 +39,8 @@ TRUST_SENTENCES = {
     ),
     SELF_REPORTED: (
         "Self-reported: an uploaded file. The registry checked that it adds up and that no "
-        "machine could not have run it; it cannot tell a careful fake from a real run."
+        "interval goes beyond what the stated machine's CPUs, drives and latency allow; "
+        "that catches careless fakes, and it cannot tell a careful fake from a real run."
     ),
 }
 
