@@ -814,13 +814,27 @@ def _version_number(version: str) -> tuple[int, ...] | None:
     return (int(found[1]), int(found[2] or 0))
 
 
+# A log's backend that names its server outright (the C benchmark's `# backend`, Python's
+# dbms): a version it states is that server's, whatever the declaration says.
+LOG_BACKENDS = {"postgresql": "postgresql", "postgres": "postgresql", "sqlite": "sqlite"}
+
+
+def _server_family(entry: Entry, version: str) -> str:
+    """The server the run used: the log's backend where it names one, MariaDB wherever its
+    version string says so, else the declared family."""
+    backend = entry.log.parameters.get("backend") if entry.log is not None else None
+    if backend is not None and str(backend.value).lower() in LOG_BACKENDS:
+        return LOG_BACKENDS[str(backend.value).lower()]
+    return "mariadb" if "mariadb" in version.lower() else entry.setup.server_family
+
+
 def _current_server_verdict(entry: Entry, rules: RuleSet, stated) -> RuleVerdict:
     """A "5.1+" rule: any current MySQL-family server or PostgreSQL. The version the log shows
     wins over the declared one; MariaDB is told by its version string wherever it says so."""
     since = _version_number(rules.required_mysql_version.strip()[:-1]) or (5, 1)
     declared = entry.setup.server_version.strip()
     version = str(stated.value) if stated is not None else declared
-    family = "mariadb" if "mariadb" in version.lower() else entry.setup.server_family
+    family = _server_family(entry, version)
     number = _version_number(version)
     name = SERVER_FAMILIES.get(family, family)
     server = f"{name} {version}".strip()

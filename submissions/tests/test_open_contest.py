@@ -96,6 +96,29 @@ def test_the_open_contest_accepts_any_current_mysql_family_or_postgresql_server(
     assert (verdict["status"] == "pass") is ok, verdict["message"]
 
 
+def test_a_sqlite_run_declared_as_mysql_is_named_by_the_server_its_log_ran():
+    """The README's first run (the C benchmark on SQLite) declared as MySQL 5.1.25: the log's
+    backend names the server whose version it prints."""
+    demo_load()
+    contest = Contest.objects.get(slug="iibench-open")
+    path = FIXTURES / "iibench-c-mariadb-100k-cadence.log"
+    text = "".join(
+        "# backend sqlite\n" if line.startswith("# backend ") else
+        "# server 3.40.1\n" if line.startswith("# server ") else line
+        for line in path.open()
+    )  # fmt: skip
+    user = get_user_model().objects.create_user("lite", password="lite-pass-1234")
+    entry = services.entry_create(
+        contest=contest,
+        owner=user,
+        declared={**NEWCOMER, "server_family": "mysql", "server_version": "5.1.25"},
+        log_file=File(io.BytesIO(text.encode()), name="run.log"),
+    )
+    verdict = next(v for v in entry.verdicts if v["rule"] == "mysql_version")
+    assert verdict["status"] == "fail"
+    assert verdict["message"].startswith("The log shows SQLite 3.40.1;"), verdict["message"]
+
+
 def test_the_open_contest_page_says_which_servers_and_what_a_small_vm_fails(client):
     demo_load()
     page = client.get("/contests/iibench-open/").content.decode()
