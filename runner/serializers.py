@@ -42,6 +42,7 @@ class RerunSerializer(serializers.ModelSerializer):
             "repeats",
             "repeats_done",
             "settings",
+            "setting_changes",
             "host",
             "host_comparable",
             "status",

@@ -183,6 +183,11 @@ innodb_flush_log_at_trx_commit = 2
         assert declared // 100 * 0.99 <= scaled <= declared // 100  # 1/100, in whole K
     assert "max_connections 100000 -> 32 (capped)" in message, message
     assert "innodb_buffer_pool_filenam refused" in message
+    # The API gives the same changes, one a row.
+    from runner.serializers import RerunSerializer
+
+    changes = RerunSerializer(run, context={"request": None}).data["setting_changes"]
+    assert "max_connections 100000 -> 32 (capped)" in changes, changes
 
 
 def test_a_postgresql_entry_declaring_hostile_settings_is_verified_unprivileged_and_scaled(
