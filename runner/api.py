@@ -36,7 +36,7 @@ class RerunStart(APIView):
         except services.RerunRefused as refused:
             raise ValidationError({refused.field: [refused.message]}) from None
         body = RerunSerializer(run, context={"request": request}).data
-        keys = ("id", "url", "status", "kind", "scale", "repeats", "rows_target")
+        keys = ("id", "url", "status", "kind", "scale", "repeats", "rows_target", "warning")
         return Response({key: body[key] for key in keys}, status=202)
 
 

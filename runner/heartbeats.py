@@ -36,6 +36,24 @@ def is_served(queue: str, now=None) -> bool:
     return queue in served_queues(now)
 
 
+def no_worker_warning(target: str) -> str:
+    return (
+        f"No live worker serves the rerun.{target} queue: the run stays queued until a worker "
+        f"consuming it starts (celery worker --queues=rerun.{target})."
+    )
+
+
+def queued_without_worker(run, served: set[str] | None = None) -> str:
+    """The warning for a queued run whose queue no live worker consumes (it would wait for
+    ever without a word), else "". The page, the form's message and the API say the same."""
+    from runner.models import RerunStatus
+
+    if run.status != RerunStatus.QUEUED:
+        return ""
+    served = served_queues() if served is None else served
+    return "" if f"rerun.{run.target}" in served else no_worker_warning(run.target)
+
+
 class Beating:
     """The worker's heartbeat thread: beats at once, then every RERUN_WORKER_BEAT_SECONDS until
     stopped. A beat that fails (the database away for a moment) is tried again next time."""

@@ -1,6 +1,7 @@
 from django.urls import reverse
 from rest_framework import serializers
 
+from runner.heartbeats import queued_without_worker
 from runner.models import RerunSample, VerificationRun
 
 
@@ -21,6 +22,10 @@ class RerunSerializer(serializers.ModelSerializer):
     )
     log_url = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
+    warning = serializers.SerializerMethodField(
+        help_text="Why a queued run may wait for ever (no live worker serves its queue); "
+        '"" otherwise.'
+    )
     elapsed_seconds = serializers.FloatField(
         read_only=True, help_text="Since the run started (until it finished); null before."
     )
@@ -59,6 +64,7 @@ class RerunSerializer(serializers.ModelSerializer):
             "outcome",
             "ratio",
             "message",
+            "warning",
             "log_url",
             "step",
             "result",
@@ -79,6 +85,9 @@ class RerunSerializer(serializers.ModelSerializer):
 
     def get_url(self, run: VerificationRun) -> str:
         return self._absolute(reverse("api_rerun", args=[run.pk]))
+
+    def get_warning(self, run: VerificationRun) -> str:
+        return queued_without_worker(run)
 
 
 class RerunSampleSerializer(serializers.ModelSerializer):

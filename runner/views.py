@@ -6,17 +6,10 @@ from django.views.decorators.http import require_POST
 
 from runner import selectors, services
 from runner.forms import RerunForm
-from runner.heartbeats import is_served, served_queues
-from runner.models import RerunStatus, VerificationRun
+from runner.heartbeats import queued_without_worker, served_queues
+from runner.models import VerificationRun
 from submissions.entries.selectors import is_organizer
 from submissions.models import Submission
-
-
-def no_worker_warning(target: str) -> str:
-    return (
-        f"No live worker serves the rerun.{target} queue: the run stays queued until a worker "
-        f"consuming it starts (celery worker --queues=rerun.{target})."
-    )
 
 
 def rerun_panel(submission: Submission, user) -> dict:
@@ -26,7 +19,7 @@ def rerun_panel(submission: Submission, user) -> dict:
     served = served_queues()
     for run in reruns:
         # A queued run whose queue no live worker consumes would wait for ever without a word.
-        run.no_worker = run.status == RerunStatus.QUEUED and f"rerun.{run.target}" not in served
+        run.no_worker = bool(queued_without_worker(run, served))
     return {
         "reruns": reruns,
         "organizer": organizer,
@@ -55,8 +48,9 @@ def rerun_start(request: HttpRequest, pk: int) -> HttpResponse:
         f"{run.rows_target:,} rows, {run.repeats} run{'s' if run.repeats > 1 else ''}) "
         f"is queued on {run.target}.",
     )
-    if not is_served(f"rerun.{run.target}"):
-        messages.warning(request, no_worker_warning(run.target))
+    warning = queued_without_worker(run)
+    if warning:
+        messages.warning(request, warning)
     return redirect(f"{submission.get_absolute_url()}#rerun-{run.pk}")
 
 

@@ -61,11 +61,26 @@ def test_a_queued_run_whose_queue_has_no_worker_warns(client, entry, organizer, 
     page = client.get(entry.get_absolute_url()).content.decode()
     assert "No live worker serves the <code>rerun.sqlite</code> queue" in page
     assert f'id="rerun-{run.pk}"' in page
+    # The API says the same of the run.
+    answer = client.get(f"/api/reruns/{run.pk}/").json()
+    assert answer["warning"].startswith("No live worker serves the rerun.sqlite queue")
     # A worker beats for the queue: the run is waiting its turn, nothing to warn about.
     worker_beat(worker="w1@host", queues=["rerun.sqlite"])
     page = client.get(entry.get_absolute_url()).content.decode()
     assert "No live worker serves" not in page
+    assert client.get(f"/api/reruns/{run.pk}/").json()["warning"] == ""
     assert "sqlite" in offered()
+
+
+def test_the_rerun_api_warns_when_it_queues_a_run_no_worker_will_take(client, entry, organizer):
+    client.force_login(organizer)
+    answer = client.post(
+        f"/api/submissions/{entry.pk}/reruns/",
+        {"target": "sqlite", "rows": 20_000, "comparison": True},
+        content_type="application/json",
+    )
+    assert answer.status_code == 202, answer.content
+    assert answer.json()["warning"].startswith("No live worker serves the rerun.sqlite queue")
 
 
 def test_a_beat_older_than_the_stale_limit_serves_nothing(entry):
