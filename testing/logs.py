@@ -1,6 +1,8 @@
 """Builds iiBench logs for tests, in the formats real implementations print."""
 
+import contextlib
 import gzip
+from collections.abc import Iterator
 
 
 def python_log(
@@ -304,17 +306,10 @@ def c_log_faster(log: bytes, factor: float) -> bytes:
 SHARED_MARIADB = ("127.0.0.1", 3306)
 
 
-def c_log_made_here(
-    binary: str, *, database: str, rows: int = 300_000, every: int = 100_000, extra=()
-) -> bytes:
-    """A real run of the bundled C benchmark (InnoDB) against the shared MariaDB, in a database
-    of its own that is dropped after: its log, with this machine's `# machine` lines and cost
-    columns. A few seconds for the default rows. A report every 100,000 rows keeps an interval
-    long enough to judge (physics.MIN_SECONDS) on a quiet machine even with its times divided
-    by 3: at 50,000 rows this machine's intervals took 0.45 s, a third of that too short."""
-    import contextlib
-    import subprocess
-
+@contextlib.contextmanager
+def shared_mariadb_database(database: str) -> Iterator[str]:
+    """A database of the test's own on the shared MariaDB, made empty and dropped after: the
+    benchmark's --db URL for it."""
     import pymysql
 
     host, port = SHARED_MARIADB
@@ -331,13 +326,27 @@ def c_log_made_here(
     admin(f"DROP DATABASE IF EXISTS `{database}`")
     admin(f"CREATE DATABASE `{database}`")
     try:
-        done = subprocess.run(
-            [binary, "--db", f"mysql://root@{host}:{port}/{database}", "--rows", str(rows),
-             "--report-every", str(every), "--seed", "5", *extra],
-            capture_output=True, timeout=600, check=False,
-        )  # fmt: skip
+        yield f"mysql://root@{host}:{port}/{database}"
     finally:
         admin(f"DROP DATABASE IF EXISTS `{database}`")
+
+
+def c_log_made_here(
+    binary: str, *, database: str, rows: int = 300_000, every: int = 100_000, extra=()
+) -> bytes:
+    """A real run of the bundled C benchmark (InnoDB) against the shared MariaDB, in a database
+    of its own that is dropped after: its log, with this machine's `# machine` lines and cost
+    columns. A few seconds for the default rows. A report every 100,000 rows keeps an interval
+    long enough to judge (physics.MIN_SECONDS) on a quiet machine even with its times divided
+    by 3: at 50,000 rows this machine's intervals took 0.45 s, a third of that too short."""
+    import subprocess
+
+    with shared_mariadb_database(database) as url:
+        done = subprocess.run(
+            [binary, "--db", url, "--rows", str(rows), "--report-every", str(every),
+             "--seed", "5", *extra],
+            capture_output=True, timeout=600, check=False,
+        )  # fmt: skip
     if done.returncode:
         raise RuntimeError(f"the C benchmark failed: {done.stderr.decode()[-500:]}")
     return done.stdout

@@ -22,7 +22,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from submissions.entries import refusals
-from submissions.entries.trust import TRUST_SENTENCES
+from submissions.entries.trust import TRUST_SENTENCES, entry_trust
 from submissions.live import selectors, services, throttle
 from submissions.live.authentication import WitnessTokenAuthentication
 from submissions.live.models import LiveRun, WitnessToken
@@ -104,8 +104,8 @@ def live_run_body(run: LiveRun, request: Request, after: int = 0) -> dict:
         "url": request.build_absolute_uri(run.get_absolute_url()),
         "contest": run.contest.slug,
         "live": run.state(),
-        "trust": selectors.entry_trust(entry) if entry else None,
-        "trust_means": TRUST_SENTENCES[selectors.entry_trust(entry)] if entry else None,
+        "trust": entry_trust(entry) if entry else None,
+        "trust_means": TRUST_SENTENCES[entry_trust(entry)] if entry else None,
         "opened_at": run.opened_at,
         "last_line_at": run.last_line_at,
         "sealed_at": run.sealed_at,

@@ -12,7 +12,6 @@ from redis.exceptions import RedisError
 
 from submissions.entries.selectors import is_organizer
 from submissions.entries.tokens import TokenListing
-from submissions.entries.trust import trust_level
 from submissions.live.models import LiveBatch, LiveRun, LiveSample, WitnessToken
 from submissions.logparse.model import Series
 from submissions.measures.costs import cost_figures
@@ -37,11 +36,6 @@ def contest_live_runs(contest, user) -> list[LiveRun]:
     them above the board."""
     runs = LiveRun.objects.filter(contest=contest, sealed_at__isnull=True).select_related("contest")
     return [run for run in runs.order_by("-opened_at")[:50] if live_run_visible(run, user)]
-
-
-def entry_trust(submission: Submission) -> str:
-    run = getattr(submission, "live_run", None)
-    return trust_level(verified=submission.verified, streamed=run.witnessed if run else None)
 
 
 def entry_stream(submission: Submission) -> StreamedRun | None:

@@ -13,7 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_http_methods
 
-from submissions.entries.trust import STREAMED, TRUST_SENTENCES
+from submissions.entries.trust import STREAMED, TRUST_SENTENCES, entry_trust
 from submissions.live import selectors, services
 from submissions.live.models import LiveRun
 from submissions.models import Contest
@@ -40,7 +40,7 @@ def live_run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "interval": selectors.last_interval(run),
         "datadir": (run.machine or {}).get("datadir") or {},
         "db": (run.machine or {}).get("db") or {},
-        "trust": selectors.entry_trust(run.submission) if run.submission else None,
+        "trust": entry_trust(run.submission) if run.submission else None,
         "stalled_after": _duration(settings.LIVE_STALLED_SECONDS),
         "abandoned_after": _duration(settings.LIVE_ABANDONED_SECONDS),
     }
