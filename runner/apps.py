@@ -10,12 +10,15 @@ class RunnerConfig(AppConfig):
         # The registry's entry page and admin show what the runner adds; the registry never
         # imports the runner (submissions/wings.py).
         from runner.admin import start_reruns
+        from runner.server_options import setting_decisions
         from runner.views import rerun_panel
         from submissions.wings import (
             EntryPanel,
             register_entry_admin_action,
             register_entry_panel,
+            register_setting_decider,
         )
 
         register_entry_panel(EntryPanel("runner/_reruns.html", rerun_panel))
         register_entry_admin_action(start_reruns)
+        register_setting_decider(setting_decisions)

@@ -206,3 +206,25 @@ class WorkerBeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.worker} on {self.queue} at {self.beat_at:%H:%M:%S}"
+
+
+class ServerOptionTable(models.Model):
+    """The option table a worker read from a server binary it runs (runner/server_options.py),
+    kept so that the entry page, which has no server binary, says of each declared setting what
+    a verification on that server does with it: the same decision, from the same list."""
+
+    family = models.CharField(max_length=20)  # the configuration family: "mysql", "postgresql"
+    binary = models.CharField(max_length=500)
+    binary_mtime_ns = models.BigIntegerField()
+    options = models.JSONField(default=list)  # ServerOption fields, one dict an option
+    read_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["binary", "binary_mtime_ns"], name="one_table_per_server_binary"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.binary} ({len(self.options)} options, read {self.read_at:%Y-%m-%d})"

@@ -7,10 +7,20 @@ from __future__ import annotations
 
 import os
 import subprocess  # fixed binaries, argument lists, never a shell  # nosec B404
+from dataclasses import asdict
 from pathlib import Path
 
+from django.utils import timezone
+
+from runner.models import ServerOptionTable
 from runner.servers import ServerConfig, ServerError, run_as_server_user
-from submissions.setup.server_options import ServerOption, mariadb_options, postgresql_options
+from submissions.setup.server_options import (
+    ServerOption,
+    decide,
+    mariadb_options,
+    postgresql_options,
+)
+from submissions.setup.server_settings import MYSQL, POSTGRESQL
 
 _CACHE: dict[tuple[str, int], dict[str, ServerOption]] = {}
 
@@ -36,6 +46,47 @@ def described_options(config: ServerConfig) -> dict[str, ServerOption]:
         if not _CACHE[key]:
             raise ServerError(f"{binary} described no options")
     return _CACHE[key]
+
+
+def options_kept(config: ServerConfig) -> dict[str, ServerOption]:
+    """`described_options`, kept for the entry pages at every verification (one row a binary,
+    upserted: cheap beside a rerun's minutes), so the table they read is the one the workers
+    run now."""
+    options = described_options(config)
+    binary = server_binary(config)
+    _keep(config, (binary, os.stat(binary).st_mtime_ns), options)
+    return options
+
+
+FAMILIES = {"mariadb": MYSQL, "postgresql": POSTGRESQL}
+
+
+def _keep(config: ServerConfig, key: tuple[str, int], options: dict[str, ServerOption]) -> None:
+    """The table as read, for the entry page (`setting_decisions`)."""
+    ServerOptionTable.objects.update_or_create(
+        binary=key[0],
+        binary_mtime_ns=key[1],
+        defaults={
+            "family": FAMILIES[config.kind],
+            "options": [asdict(option) for option in options.values()],
+            "read_at": timezone.now(),
+        },
+    )
+
+
+def setting_decisions(declared: dict[str, str], family: str) -> dict[str, str] | None:
+    """What a verification does with each declared setting, by the option table a worker read
+    last from a server of the entry's family: key -> "" (applied) or the refusal naming it.
+    None while no worker has read one (the page then says it is not yet known)."""
+    table = ServerOptionTable.objects.filter(family=family).order_by("-read_at").first()
+    if table is None:
+        return None
+    options = {
+        row["name"]: ServerOption(**{**row, "choices": tuple(row.get("choices") or ())})
+        for row in table.options
+    }
+    decision = decide(declared, options, family)
+    return {key: decision.refused.get(key, "") for key in declared}
 
 
 def _output(config: ServerConfig, arguments: list[str]) -> str:

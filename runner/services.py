@@ -26,7 +26,7 @@ from runner.crash_procedure import execute_recovery
 from runner.host import compare_hosts, free_memory, target_host
 from runner.models import RerunKind, RerunStatus, VerificationRun
 from runner.selectors import claimed_rows
-from runner.server_options import described_options
+from runner.server_options import options_kept
 from runner.targets import Target, rerun_targets
 from runner.verdicts import rerun_finish
 from runner.verification import execute_on_private_server
@@ -386,7 +386,7 @@ def _rerun_settings(run: VerificationRun, target: Target, track: Track) -> Rerun
         logged=logged_settings(submission),
         # Exact names and types as the server binary this worker runs describes them, and
         # the server's memory kept below this host's free memory now.
-        options=described_options(servers.server_config(target.server)),
+        options=options_kept(servers.server_config(target.server)),
         free_memory=free_memory(),
         connection_cap=max(
             LEAST_CONNECTION_CAP, target.writers + target.readers + target.query_threads + 16

@@ -6,7 +6,9 @@ What a wing may add:
 - a section of the entry page or of a contest's page (`Panel`) and an admin action on entries;
 - what it knows of an entry's run as it was streamed (`StreamedRun`, through `entry_stream`);
 - sentences of rules it judges itself (a stream's seal rules);
-- tokens of its own in an account's token list.
+- tokens of its own in an account's token list;
+- what a verification does with an entry's declared settings (the runner, by the option lists
+  its workers read from their server binaries).
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ CONTEST_PANELS: list[Panel] = []
 RULE_SENTENCES: dict[str, str] = {}
 # (user) -> list of token listings
 TOKEN_LISTERS: list[Callable] = []
+# (declared settings, family) -> {key: "" applied, or the refusal} | None: what a verification
+# does with an entry's declared settings, by its servers' own option lists
+SETTING_DECIDERS: list[Callable] = []
 
 
 def _register(plugs: list, plug) -> None:
@@ -77,6 +82,10 @@ def register_token_lister(lister: Callable) -> None:
     _register(TOKEN_LISTERS, lister)
 
 
+def register_setting_decider(decider: Callable) -> None:
+    _register(SETTING_DECIDERS, decider)
+
+
 def entry_panels_context(submission, user) -> dict:
     """Every registered panel's context for the entry page, and the panels to include."""
     context: dict = {"entry_panels": list(ENTRY_PANELS)}
@@ -100,6 +109,16 @@ def contest_panels_context(contest, user) -> dict:
     for panel in CONTEST_PANELS:
         context.update(panel.context(contest, user))
     return context
+
+
+def setting_decisions(declared: dict[str, str], family: str) -> dict[str, str] | None:
+    """What a verification would do with each declared setting (see SETTING_DECIDERS); None
+    when no wing knows yet."""
+    for decider in SETTING_DECIDERS:
+        found = decider(declared, family)
+        if found is not None:
+            return found
+    return None
 
 
 def wing_tokens(user) -> list:

@@ -7,6 +7,7 @@ from django.db import transaction
 
 from submissions.models import ServerSetting, SettingSource, Submission
 from submissions.setup.server_settings import ReadConfig, family_of, read_config, refusal
+from submissions.wings import setting_decisions
 
 
 def entry_family(submission: Submission) -> str:
@@ -45,17 +46,26 @@ def settings_panel(submission: Submission) -> dict:
     """The entry page's list of settings: each with where it came from and whether a
     verification rerun applies it (or why not); the declared lines that are not settings."""
     family = entry_family(submission)
+    # The benchmark's header lists every server variable: those are for comparing entries
+    # (the compare page), not for a rerun to apply.
+    listed = list(submission.server_settings.exclude(source=SettingSource.BENCHMARK_HEADER))
+    # The verification's own decision where a worker has read its server's option list; until
+    # then the name allow-list can only refuse, never promise.
+    decided = setting_decisions({s.key: s.value for s in listed}, family)
     rows = [
         {
             "key": setting.key,
             "value": setting.value,
             "source": setting.get_source_display(),
             "line": setting.line,
-            "refusal": refusal(setting.key, family) or "",
+            "refusal": (
+                decided.get(setting.key, "")
+                if decided is not None
+                else refusal(setting.key, family) or ""
+            ),
+            "decided": decided is not None,
         }
-        # The benchmark's header lists every server variable: those are for comparing
-        # entries (the compare page), not for a rerun to apply.
-        for setting in submission.server_settings.exclude(source=SettingSource.BENCHMARK_HEADER)
+        for setting in listed
     ]
     skipped = declared_config(submission).skipped if submission.server_config else []
     printed = submission.server_settings.filter(source=SettingSource.BENCHMARK_HEADER).count()
