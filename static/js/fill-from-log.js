@@ -27,8 +27,9 @@
     var badge = document.createElement("span");
     badge.className = "from-log";
     badge.textContent = "from the log";
+    // Inside the label: the field's name reads "CPU model: from the log" to a screen reader too.
     var label = field.querySelector("label");
-    if (label) label.after(badge);
+    if (label) label.appendChild(badge);
     var where = document.createElement("small");
     where.className = "from-log-source";
     where.textContent = source;
@@ -54,10 +55,10 @@
           !Array.prototype.some.call(control.options, function (o) { return o.value === value; })) {
         return;
       }
+      var label = field.querySelector("label");
+      filled.push(label ? label.textContent.trim().replace(/:$/, "") : name);
       control.value = value;
       mark(field, found.sources[name] || "", value);
-      var label = field.querySelector("label");
-      filled.push(label ? label.textContent.replace(/:$/, "") : name);
     });
     if (!filled.length) {
       say("Your log (" + found.log_format + ") states none of the declaration's fields: fill them in below.");
