@@ -167,3 +167,12 @@ def test_the_preview_api_wants_an_entrant(contest):
     response = preview(APIClient(), upload(MARIADB_LOG.read_bytes()))
     assert response.status_code in (401, 403)
     assert Submission.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_the_stream_page_names_the_declaration_fields_and_the_preview(client, contest, entrant):
+    client.force_login(entrant)
+    page = client.get(f"/contests/{contest.slug}/stream/").content.decode()
+    assert "mysql_version" not in page
+    assert "server_family, server_version" in page
+    assert "/api/submissions/preview/" in page
