@@ -180,6 +180,10 @@ def new_entry_api(world: World) -> dict:
     return {"contest": "public", **DECLARED, "log": upload(python_log(rows=3_000_000))}
 
 
+def preview_log(world: World) -> dict:
+    return {"contest": "public", "log": upload(python_log(rows=3_000_000))}
+
+
 SIGNUP = {
     "username": "newcomer",
     "email": "newcomer@example.org",
@@ -244,6 +248,11 @@ TABLE = [
     row("api_leaderboard", "GET", "/api/contests/public/leaderboard/", 200, 200, 200, 200, api=True),
     row("api_leaderboard", "GET", "/api/contests/embargoed/leaderboard/", 403, 403, 403, 200, api=True),
     row("compare", "GET", "/compare/?ids={published},{draft}", 200, 200, 200, 200, effect=draft_on_page, effect_for=OWNER_AND_STAFF),
+    # -- finding entries: a draft only for its owner and the organizers
+    row("search", "GET", "/search/?q=Ada", 200, 200, 200, 200, effect=draft_on_page, effect_for=OWNER_AND_STAFF),
+    row("engine_page", "GET", "/engines/InnoDB/", 200, 200, 200, 200, effect=draft_on_page, effect_for=OWNER_AND_STAFF),
+    row("cpu_page", "GET", "/cpus/Xeon%20X5460/", 200, 200, 200, 200, effect=draft_on_page, effect_for=OWNER_AND_STAFF),
+    row("cpu_page", "GET", "/cpus/No%20such%20CPU/", 404, 404, 404, 404),
     # -- entries: drafts for their owner and the organizers (404 for others: under embargo an
     # entry does not exist for them); changes by the owner only
     row("submission_detail", "GET", "/entries/{published}/", 200, 200, 200, 200),
@@ -272,6 +281,8 @@ TABLE = [
     row("submission_delete", "POST", "/entries/{published}/delete/", LOGIN, 302, 403, 403, effect=entry_gone, effect_for=(ENTRANT,)),
     row("api_submissions", "GET", "/api/submissions/", 200, 200, 200, 200, api=True, effect=draft_in_api_list, effect_for=OWNER_AND_STAFF),
     row("api_submissions", "POST", "/api/submissions/", 401, 201, 201, 201, api=True, data=new_entry_api, effect=entry_added, effect_for=(ENTRANT, OTHER, STAFF)),
+    # The preview reads a log and stores nothing, for anyone.
+    row("api_submission_preview", "POST", "/api/submissions/preview/", 401, 200, 200, 200, api=True, data=preview_log, effect=entry_added),
     row("api_submission", "GET", "/api/submissions/{published}/", 200, 200, 200, 200, api=True),
     row("api_submission", "GET", "/api/submissions/{draft}/", 404, 200, 404, 200, api=True),
     row("api_submission", "GET", "/api/submissions/999999/", 404, 404, 404, 404, api=True),

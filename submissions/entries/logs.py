@@ -8,6 +8,7 @@ from typing import IO
 from django.conf import settings
 
 from submissions import tracks
+from submissions.entries.from_log import LogDeclaration, declaration_from_log
 from submissions.entries.refusals import SubmissionRefused
 from submissions.logparse import LogError, ParsedLog, key_type_log, parse_log, parse_log_runs
 from submissions.measures.plausibility import implausible
@@ -51,3 +52,9 @@ def parsed_log(track: tracks.Track, log_file: IO[bytes]) -> ParsedLog:
     if impossible:
         raise SubmissionRefused(impossible, "log")
     return parsed
+
+
+def log_declaration(*, track: tracks.Track, log_file: IO[bytes]) -> LogDeclaration:
+    """The declaration fields an uploaded log states, read as an upload to `track` reads it
+    (the same caps and the same refusals, naming the line), storing nothing."""
+    return declaration_from_log(parsed_log(track, log_file))

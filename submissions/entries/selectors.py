@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from django.db.models import Q, QuerySet
+from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
+from django.db import connection
+from django.db.models import Case, F, Q, QuerySet, Value, When
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
@@ -73,3 +75,60 @@ def published_results(now=None) -> QuerySet[Submission]:
 
 def user_entries(user) -> QuerySet[Submission]:
     return Submission.objects.filter(owner=user).select_related("contest").defer(*LIST_DEFERRED)
+
+
+# What the search box reads, beyond the entrant's name (searched only where it is published).
+SEARCHED_FIELDS = (
+    "engine",
+    "storage_engine",
+    "cpu_model",
+    "server_family",
+    "server_version",
+    "solution_description",
+)
+SEARCH_LIMIT = 100
+
+
+def entries_matching(*, words: str, user) -> QuerySet[Submission]:
+    """The entries this user may see whose entrant (where the name is published), engine, CPU,
+    server or solution text match `words`, the best matches first: PostgreSQL's full-text search
+    where the database is PostgreSQL, every word found in some field elsewhere (SQLite)."""
+    entries = entries_visible_to(user).defer("server_config", "verdicts", "parameters")
+    words = words.strip()
+    if not words:
+        return entries.none()
+    if connection.vendor == "postgresql":
+        return _full_text_matches(entries, words)
+    for word in words.split():
+        found = Q(entrant_name__icontains=word, publish=True)
+        for name in SEARCHED_FIELDS:
+            found |= Q(**{f"{name}__icontains": word})
+        entries = entries.filter(found)
+    return entries.order_by("-submitted_at", "-pk")
+
+
+def _full_text_matches(entries: QuerySet[Submission], words: str) -> QuerySet[Submission]:
+    # An anonymous entrant's name is not searchable: it would tell who sent the entry.
+    published_name = Case(When(publish=True, then=F("entrant_name")), default=Value(""))
+    vector = (
+        SearchVector(published_name, weight="A", config="english")
+        + SearchVector(*SEARCHED_FIELDS[:-1], weight="A", config="english")
+        + SearchVector("solution_description", weight="B", config="english")
+    )
+    query = SearchQuery(words, search_type="websearch", config="english")
+    return (
+        entries.annotate(search=vector, relevance=SearchRank(vector, query))
+        .filter(search=query)
+        .order_by("-relevance", "-submitted_at", "-pk")
+    )
+
+
+def entries_of_system(*, user, engine: str = "", cpu_model: str = "") -> QuerySet[Submission]:
+    """The entries this user may see of one engine (normalised, setup.engines) or one CPU model,
+    across contests, the oldest first."""
+    entries = entries_visible_to(user).defer(*LIST_DEFERRED)
+    if engine:
+        entries = entries.filter(engine__iexact=engine)
+    if cpu_model:
+        entries = entries.filter(cpu_model__iexact=cpu_model.strip())
+    return entries.order_by("submitted_at", "pk")

@@ -60,6 +60,12 @@ def demo_site(live_site):
         contest__slug="iibench-2008", rows=1_000_000_000
     ).first()
     pages = [("home", "/", "text=iiBench")]
+    cpu = curves[0].cpu_model
+    pages += [
+        ("search", f"/search/?q={curves[0].engine}", "#search-count"),
+        ("engine", f"/engines/{curves[0].engine}/", "#system-history .main-svg"),
+        ("cpu", f"/cpus/{cpu}/", "#system-history .main-svg"),
+    ]
     pages += [
         (f"board-{contest.slug}", contest.get_absolute_url(), "#leaderboard")
         for contest in Contest.objects.order_by("pk")

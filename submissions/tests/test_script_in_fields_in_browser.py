@@ -1,6 +1,8 @@
 """HTML and script an entrant types into any text field show as text in a real browser, on
 every page that shows the field; no dialog opens and the CSP reports nothing."""
 
+from urllib.parse import quote
+
 import pytest
 
 from submissions.entries import services
@@ -22,6 +24,7 @@ PAYLOADS = {
     "storage_engine_version": "{{ 7*7 }}<b onmouseover=alert(5)>",
     "server_config": "</pre><script>alert('config')</script>",
 }
+SEARCHED = "<script>alert('search')</script>"
 MARKDOWN = (
     "<script>alert('solution')</script>\n\n"
     '[click](javascript:alert(6)) <img src=x onerror="alert(7)">\n\n'
@@ -65,6 +68,12 @@ def test_script_in_every_text_field_shows_as_text_and_never_runs(hostile_entry, 
             visitor.page.locator("#compare-curves .legendtext").all_text_contents()
         )
         compare_links = visitor.page.locator("#compare-curves a").count()
+        visitor.page.goto(f"/entries/{entry}/")
+        visitor.page.click("a[title='Every result on this CPU model']")
+        visitor.page.wait_for_selector("#system-history .main-svg")
+        cpu_page = shown(visitor.page, "main")
+        visitor.page.goto(f"/search/?q={quote(SEARCHED)}")
+        search_page = shown(visitor.page, "main")
 
         owner = browser.new_page()
         log_in(owner, "mallory", PASSWORD)
@@ -93,6 +102,8 @@ def test_script_in_every_text_field_shows_as_text_and_never_runs(hostile_entry, 
     assert PAYLOADS["entrant_name"] in board and PAYLOADS["storage_engine"] in board
     assert PAYLOADS["entrant_name"] in compare_legend
     assert compare_links == 0  # plotly's pseudo-HTML never made a javascript: link
+    assert PAYLOADS["cpu_model"] in cpu_page and PAYLOADS["entrant_name"] in cpu_page
+    assert SEARCHED in search_page  # the words searched, shown back as text
     assert PAYLOADS["storage_engine"] in mine
     assert edit_values == {name: PAYLOADS[name] for name in ("entrant_name", "os")}
     assert PAYLOADS["entrant_name"] in admin_list

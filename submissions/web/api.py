@@ -19,11 +19,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from submissions import tracks
 from submissions.board.cache import board_cache_key, board_stamp, cached_board, kept_body
 from submissions.board.query import API_MAX_PAGE_SIZE, SORTS, LeaderboardQuery, board_order
 from submissions.board.reads import leaderboard_page
 from submissions.board.visibility import embargo_notice, leaderboard_visible
+from submissions.contests.rule_versions import contest_rule_set
 from submissions.entries import edits, refusals, selectors, services, tokens
+from submissions.entries.from_log import declaration_caps
+from submissions.entries.logs import log_declaration
 from submissions.entries.trust import TRUST_SENTENCES
 from submissions.measures.series import unpack_columns
 from submissions.models import Contest, SampleSeries, Submission
@@ -132,6 +136,58 @@ class SubmissionListCreate(APIView):
             raise ValidationError({refused.field: [refused.message]}) from None
         body = SubmissionSerializer(submission, context={"request": request}).data
         return Response(body, status=status.HTTP_201_CREATED)
+
+
+class SubmissionPreview(APIView):
+    """`POST` a log (multipart `log`, optional `contest` slug): the declaration fields it states,
+    `{"from_log": {field: value}, "sources": {field: "line 25: # machine cores 2"}}`, read as
+    an upload is read (the same caps and refusals naming the line) and stored nowhere. With a
+    contest, its caps beside the fields they limit (`caps`)."""
+
+    parser_classes = [MultiPartParser, FormParser]
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        request={
+            "multipart/form-data": {
+                "type": "object",
+                "properties": {
+                    "log": {"type": "string", "format": "binary"},
+                    "contest": {"type": "string"},
+                },
+                "required": ["log"],
+            }
+        },
+        responses={200: OpenApiTypes.OBJECT},
+    )
+    def post(self, request: Request) -> Response:
+        refusal = upload_refusal(request.user)
+        if refusal:
+            headers = {"Retry-After": str(refusal.retry_after)}
+            return Response({"detail": refusal.message}, status=429, headers=headers)
+        contest = None
+        slug = str(request.data.get("contest") or "").strip()
+        if slug:
+            contest = Contest.objects.filter(slug=slug).first()
+            if contest is None:
+                raise ValidationError({"contest": [f"No contest '{slug}'."]})
+        log = request.FILES.get("log")
+        if log is None:
+            raise ValidationError({"log": ["Attach the log (multipart field `log`)."]})
+        if log.size > settings.LOG_UPLOAD_MAX_BYTES:
+            return Response({"log": [too_large_message(log.size)]}, status=413)
+        if log.size == 0:
+            raise ValidationError({"log": ["The file is empty: attach the iiBench output."]})
+        track = contest.track if contest is not None else tracks.DEFAULT_TRACK
+        try:
+            found = log_declaration(track=track, log_file=log)
+        except refusals.SubmissionRefused as refused:
+            upload_refused(request.user)
+            raise ValidationError({refused.field: [refused.message]}) from None
+        body = {"log_format": found.log_format, "from_log": found.values, "sources": found.sources}
+        if contest is not None:
+            body["caps"] = declaration_caps(contest_rule_set(contest))
+        return Response(body)
 
 
 class SubmissionDetail(APIView):

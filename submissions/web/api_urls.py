@@ -12,6 +12,7 @@ urlpatterns = [
         name="api_leaderboard",
     ),
     path("submissions/", api.SubmissionListCreate.as_view(), name="api_submissions"),
+    path("submissions/preview/", api.SubmissionPreview.as_view(), name="api_submission_preview"),
     path("submissions/<int:pk>/", api.SubmissionDetail.as_view(), name="api_submission"),
     path("submissions/<int:pk>/samples/", api.SubmissionSamples.as_view(), name="api_samples"),
 ]

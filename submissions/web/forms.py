@@ -4,7 +4,9 @@ from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
 
 from submissions import tracks
+from submissions.contests.rule_versions import contest_rule_set
 from submissions.entries.declaration import DECLARATION_GROUPS, DECLARED_FIELDS
+from submissions.entries.from_log import declaration_caps
 from submissions.models import Contest, Submission
 from submissions.web.middleware import too_large_message
 
@@ -32,11 +34,14 @@ class DeclarationForm(forms.ModelForm):
     """What an entrant declares about the run: the machine, the software and the solution,
     and what the contest's track asks beyond them (crash recovery: the rate, rows and time)."""
 
-    FIELDSETS = (*DECLARATION_GROUPS, ("iiBench output", ("log",)))
-
     def __init__(self, *args, contest: Contest | None = None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.track = (contest or self.instance.contest).track
+        contest = contest or self.instance.contest
+        self.track = contest.track
+        # The contest's caps beside the fields they limit (form_fields.html shows `cap`).
+        for name, cap in declaration_caps(contest_rule_set(contest)).items():
+            if name in self.fields:
+                self.fields[name].cap = cap
         declared = self.instance.track_declared if self.instance.pk else {}
         for field in self.track.fields:
             self.fields[field.name] = track_form_field(field)
@@ -44,13 +49,16 @@ class DeclarationForm(forms.ModelForm):
                 self.initial.setdefault(field.name, declared[field.name])
 
     def fieldsets(self):
-        track_fields = tuple(field.name for field in self.track.fields)
-        for legend, names in self.FIELDSETS:
-            if legend == "iiBench output" and track_fields:
-                yield self.track.label, [self[name] for name in track_fields]
+        """The log first where the form takes one (the entrant uploads it first and the fields it
+        states are filled from it), then the declaration, then what the track asks beyond it."""
+        if "log" in self.fields:
+            yield "iiBench output", [self["log"]]
+        for legend, names in DECLARATION_GROUPS:
             bound = [self[name] for name in names if name in self.fields]
             if bound:
                 yield legend, bound
+        if self.track.fields:
+            yield self.track.label, [self[field.name] for field in self.track.fields]
 
     def clean(self):
         cleaned = super().clean()

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from submissions.web import feeds, sharing, views
+from submissions.web import feeds, sharing, systems, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -10,6 +10,9 @@ urlpatterns = [
     path("contests/<slug:slug>/leaderboard.csv", views.leaderboard_csv, name="leaderboard_csv"),
     path("contests/<slug:slug>/leaderboard.json", views.leaderboard_json, name="leaderboard_json"),
     path("compare/", sharing.compare, name="compare"),
+    path("search/", systems.search, name="search"),
+    path("engines/<path:engine>/", systems.engine_page, name="engine_page"),
+    path("cpus/<path:cpu_model>/", systems.cpu_page, name="cpu_page"),
     path("contests/<slug:slug>/badge.svg", sharing.contest_badge, name="contest_badge"),
     path("feeds/results.atom", feeds.PublishedResultsFeed(), name="results_feed"),
     path("entries/mine/", views.my_entries, name="my_entries"),
