@@ -37,12 +37,13 @@ def rerun_finish(
 
 def _claim(submission: Submission, spec: RerunSpec) -> Claim:
     """The claim as the rerun started: the figures it was planned from, and the entry's curve."""
-    rows = seconds = reads = None
+    rows = seconds = reads = cpu = None
     series = getattr(submission, "series", None)
     if series is not None:
         columns = unpack_columns(series.columns)
         rows, seconds = columns["rows"], np.asarray(columns["seconds"], dtype=np.float64)
         reads = columns.get("read_ops")
+        cpu = columns.get("server_cpu_s")
     return Claim(
         figures=spec.figures,
         rows=spec.claimed_rows,
@@ -50,6 +51,7 @@ def _claim(submission: Submission, spec: RerunSpec) -> Claim:
         curve_seconds=seconds,
         engine=submission.storage_engine,
         curve_read_ops=reads,
+        curve_server_cpu=None if cpu is None else np.asarray(cpu, dtype=np.float64),
     )
 
 
@@ -80,7 +82,7 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
     run.verdict, run.ratio = judgement.verdict, judgement.ratio
     run.message = f"{judgement.message} {_setup_sentence(run)}".strip()
     run.rows_done, run.rate = judgement.rows_done, judgement.rate
-    run.result = judgement.result
+    run.result = {**judgement.result, "headline": headline(run, judgement)}
     entry = Submission.objects.filter(pk=submission.pk)
     if judgement.verdict == RerunVerdict.REPRODUCED:
         entry.update(verified=True, verification=RerunVerdict.REPRODUCED)
@@ -90,6 +92,17 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
         verification=RerunVerdict.SHAPE_ONLY
     ):
         contest_board_changed(contest_id=submission.contest_id)
+
+
+def headline(run: VerificationRun, judgement) -> str:
+    """The verdict in one sentence, before its paragraph: "Reproduced at 1/10 on mariadb: within
+    the host's resolution of ±14%; cliff at 46% vs 46%, 50%, 48%." The track's judge says why
+    (its result's `headline`); a judge that does not, its message's first sentence."""
+    label = RerunVerdict(judgement.verdict).label if judgement.verdict else "Judged"
+    why = judgement.result.get("headline") if isinstance(judgement.result, dict) else None
+    if not why:
+        why = judgement.message.split(". ", 1)[0].rstrip(".")
+    return f"{label} at 1/{run.scale} on {run.target}: {why}."
 
 
 def _judged_scale(run: VerificationRun) -> int | None:

@@ -225,6 +225,7 @@ class Claim:
     curve_seconds: object = None
     engine: str = ""
     curve_read_ops: object = None  # device reads in each report's interval, where counted
+    curve_server_cpu: object = None  # the server's CPU seconds in each interval, where counted
 
 
 @dataclass(frozen=True)
