@@ -11,9 +11,11 @@ from runner.targets import rerun_targets
 from runner.watch import Outcome
 from submissions.contests.ranks import contest_board_changed
 from submissions.logparse import LogError
+from submissions.logparse.c_format import header_server
 from submissions.measures.series import unpack_columns
 from submissions.models import Submission
 from submissions.setup.declared import entry_family
+from submissions.setup.entry_settings import stored_log_header
 from submissions.setup.scaling import MEMORY_RULES
 from submissions.setup.server_settings import size_text
 from submissions.tracks import Track
@@ -38,6 +40,9 @@ def rerun_finish(
 def _claim(submission: Submission, spec: RerunSpec) -> Claim:
     """The claim as the rerun started: the figures it was planned from, and the entry's curve."""
     rows = seconds = reads = cpu = None
+    # The server as the claim's log names it (the C benchmark's header), else as declared.
+    logged = stored_log_header(submission, header_server).get("server_version", "")
+    declared = f"{submission.server_family} {submission.server_version}".strip()
     series = getattr(submission, "series", None)
     if series is not None:
         columns = unpack_columns(series.columns)
@@ -52,6 +57,7 @@ def _claim(submission: Submission, spec: RerunSpec) -> Claim:
         engine=submission.storage_engine,
         curve_read_ops=reads,
         curve_server_cpu=None if cpu is None else np.asarray(cpu, dtype=np.float64),
+        server_version=logged or declared,
     )
 
 
@@ -135,10 +141,11 @@ def _setup_sentence(run: VerificationRun) -> str:
 
 
 def changes_text(changes: list) -> str:
-    """ "Declared settings not applied as declared: key 20G -> 2G (scaled 1/10); ..." """
+    """ "Settings not applied as the claim ran them: key 20G -> 2G (scaled 1/10); ..." (scaled,
+    capped, refused, renamed, or a size that shapes the curve left unscaled)."""
     if not isinstance(changes, list) or not changes:
         return ""
-    return f"Declared settings not applied as declared: {'; '.join(map(str, changes))}."
+    return f"Settings not applied as the claim ran them: {'; '.join(map(str, changes))}."
 
 
 SETTINGS_NAMED = 6  # more settings than this are counted, not listed (the log has them all)

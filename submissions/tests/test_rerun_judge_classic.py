@@ -525,3 +525,35 @@ def test_every_verdict_states_its_resolution_from_the_reruns_spread_and_number()
     assert figures["headline"].startswith(
         "past its cliff the claim's server computed for 74% of its time"
     )
+
+
+def test_a_rerun_on_another_major_server_version_is_at_best_shape_only_and_says_so():
+    from submissions.tracks.classic.rerun import judge
+    from submissions.tracks.rerun import Claim, server_major
+
+    assert server_major("10.11.19-MariaDB-0+deb12u1") == ("MariaDB", "10.11")
+    assert server_major("mysql 5.1.25-rc") == ("MySQL", "5.1")
+    assert server_major("PostgreSQL 15.20") == ("PostgreSQL", "15")
+    assert server_major("InnoDB") is None
+    rows, seconds = demo_claim()
+    reruns = [rerun_output(f"iibench-c-mariadb-25mb-pool-300k-{n}.log") for n in (1, 2, 3)]
+
+    def verdict_of(server_version: str):
+        claim = Claim({}, 3_000_000, rows, seconds, "InnoDB", server_version=server_version)
+        return judge(claim, reruns, kind=VERIFICATION, scale=10, tolerance=0.25)
+
+    # The claim's own server (its log names MariaDB 10.11.19): its rates are compared.
+    assert verdict_of("10.11.19-MariaDB-0+deb12u1").verdict == REPRODUCED
+    # A claim made on MySQL 5.1 rerun on MariaDB 10.11 (every MySQL-family claim reruns there):
+    # the same curve, but the reruns' rates are not its server's.
+    other = verdict_of("mysql 5.1.25-rc")
+    assert other.verdict == SHAPE_ONLY, other.message
+    assert (
+        "The claim ran MySQL 5.1, these runs MariaDB 10.11: another major version, whose rates "
+        "are not the claim's server's, so at best the shape is verified." in other.message
+    )
+    assert other.result["headline"].endswith(
+        "the claim ran MySQL 5.1, these runs MariaDB 10.11, rates not compared"
+    )
+    # A claim whose server nobody named: nothing to tell apart.
+    assert verdict_of("").verdict == REPRODUCED

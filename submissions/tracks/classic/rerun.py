@@ -76,6 +76,7 @@ from ..rerun import (
     benchmark_arguments,
     column,
     curve,
+    other_server,
     other_work,
     progress,
 )
@@ -480,6 +481,7 @@ def judge_curves(
     rerun_reads: list[np.ndarray | None] | None = None,
     claimed_cpu: np.ndarray | None = None,
     rerun_cpu: list[np.ndarray | None] | None = None,
+    server_differs: str = "",
 ) -> tuple[Comparison, dict]:
     """The verdict on a scaled rerun's curves against the claim's, and the figures behind it.
     `busy_cores`: the most that other work kept the host busy during a repeat (`other_work`).
@@ -489,7 +491,9 @@ def judge_curves(
     report's device reads, `claimed_cpu`, `rerun_cpu` the server's CPU seconds, where the logs
     count them: with both, the claim is judged apart from its disk (`judge_apart_from_the_disk`);
     without, its rates against the reruns' as this host's disk ran them, and the verdict says
-    so. The figures hold the verdict's `headline` and `resolution`."""
+    so. `server_differs`: the sentence naming another server or major version than the claim's
+    (`other_server`): its rates are not compared, so at best `shape_only`. The figures hold the
+    verdict's `headline` and `resolution`."""
     claim = shape_of(*claimed)
     if claim is None:
         return Comparison(INCONCLUSIVE, None, "The entry's log has too few reports for a shape."), {
@@ -536,7 +540,7 @@ def judge_curves(
     # the cliff: then only what it cannot cause refutes the claim (the cliff elsewhere, a claim
     # slower than the reruns); the rest makes the verification inconclusive.
     firm, bent = check_cliff(claim, shapes), check_form(claim, shapes, tolerance)
-    compared_rates = host_comparable and kind != COMPARISON_RUN
+    compared_rates = host_comparable and kind != COMPARISON_RUN and not server_differs
     # Named only when every log counts its reads past its cliff.
     known = claim_pace is not None and all(each is not None for each in paces)
     separated = None
@@ -576,6 +580,12 @@ def judge_curves(
         )
     elif compared_rates:
         verdict, outcome = REPRODUCED, "reproduced: shape and rates within the resolution"
+    elif server_differs:
+        verdict = SHAPE_ONLY
+        outcome = (
+            "shape only: the curve's shape matches; the rerun ran another server version than "
+            "the claim's, so its absolute rates were not compared"
+        )
     else:
         verdict = SHAPE_ONLY
         outcome = (
@@ -584,10 +594,17 @@ def judge_curves(
         )
     figures["summary"] = _measured(shapes)
     figures["headline"] = headline_reason(
-        verdict, claim, shapes, resolution, failures or doubtful, busy_cores if busy else None
+        verdict,
+        claim,
+        shapes,
+        resolution,
+        failures or doubtful,
+        busy_cores if busy else None,
+        server_differs,
     )
+    version = f" {server_differs}" if server_differs else ""
     message = (
-        f"{said}{disk} {resolution.text()} Tolerance {tolerance:.0%} on the curve's form: "
+        f"{said}{disk}{version} {resolution.text()} Tolerance {tolerance:.0%} on the curve's form: "
         f"{outcome}."
     )
     return Comparison(verdict, ratio, message), figures
@@ -644,6 +661,7 @@ def headline_reason(
     resolution: Resolution,
     reasons: list[str],
     busy_cores: float | None,
+    server_differs: str = "",
 ) -> str:
     """The verdict's one sentence, after its word and scale: why, in the fewest words."""
     cliffs = ", ".join("none" if each.cliff is None else f"{each.cliff:.0%}" for each in reruns)
@@ -651,6 +669,10 @@ def headline_reason(
     cliff = f"cliff at {claimed} vs {cliffs}"
     if verdict == REPRODUCED:
         return f"within the host's resolution of {resolution.plus_minus()}; {cliff}"
+    if verdict == SHAPE_ONLY and server_differs:
+        # "The claim ran MySQL 5.1, these runs MariaDB 10.11: ..." -> its first clause
+        ran = server_differs.split(":")[0]
+        return f"the shape matches ({cliff}); {ran[0].lower()}{ran[1:]}, rates not compared"
     if verdict == SHAPE_ONLY:
         return f"the shape matches ({cliff}); the host is not comparable, rates not compared"
     if verdict == COMPARISON:
@@ -794,8 +816,14 @@ def judge(
         rerun_reads=[column(output.logs[STEP].series.read_ops) for output in reruns],
         claimed_cpu=claim.curve_server_cpu,
         rerun_cpu=[column(output.logs[STEP].series.server_cpu_s) for output in reruns],
+        server_differs=other_server(claim.server_version, _server_of(reruns[-1].logs[STEP])),
     )
     return Judgement(verdict.verdict, verdict.ratio, verdict.message, figures, rows_done, rate)
+
+
+def _server_of(parsed) -> str:
+    stated = parsed.parameters.get("server_version")
+    return "" if stated is None else str(stated.value)
 
 
 RERUN = Rerun(judge=judge, steps=steps)
