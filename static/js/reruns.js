@@ -11,7 +11,7 @@
     var data = document.getElementById("rate-curve-data");
     if (!data) return null;
     var preview = JSON.parse(data.textContent);
-    return preview.interval || preview.cumulative || null;
+    return preview.interval_rate || preview.cumulative_rate || null;
   }
 
   var START_POINTS = 3; // a run's start rate: the median of its first three reports
