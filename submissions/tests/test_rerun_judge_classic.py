@@ -340,12 +340,15 @@ def test_a_claim_whose_log_states_its_reads_is_judged_apart_from_its_disk():
     assert "per device read" not in verdict.message
     assert "ms_per_read" not in figures["claim"]
     assert (
-        "The claim's log states no device reads past its cliff: the disk could not be "
+        "The claim's log states no device reads past the cliff: the disk could not be "
         "separated from the claim" in verdict.message
     )
     assert "the claim's average rate is 12,174 rows/s; the rerun's 5,234 to 5,494" in (
         verdict.message
     )
+    # Nor can reruns whose logs count none (a target whose benchmark does not measure costs).
+    verdict, _ = judged_with_reads(claim, [(r, s, None, None) for r, s, _, _ in slow])
+    assert "These runs' logs state no device reads past the cliff" in verdict.message
 
 
 def test_power_with_the_free_pages_scaled_reruns_miss_as_the_claim_and_refute_forgeries():

@@ -560,7 +560,7 @@ def judge_curves(
     said = _said(claim, shapes, scale) + (_pace_text(claim_pace, paces) if known else "")
     resolution = _resolution(claim, shapes, separated, tolerance, compared_rates)
     figures["resolution"] = resolution.as_dict()
-    disk = _disk_sentence(separated, known, compared_rates)
+    disk = _disk_sentence(separated, claim_pace is not None, known, compared_rates)
     if kind == COMPARISON_RUN:
         verdict = COMPARISON
         outcome = (
@@ -634,7 +634,9 @@ def _resolution(
     )
 
 
-def _disk_sentence(separated: DiskSeparated | None, known: bool, compared_rates: bool) -> str:
+def _disk_sentence(
+    separated: DiskSeparated | None, claim_known: bool, known: bool, compared_rates: bool
+) -> str:
     if not compared_rates:
         return ""
     if separated is not None:
@@ -647,10 +649,10 @@ def _disk_sentence(separated: DiskSeparated | None, known: bool, compared_rates:
             " The logs do not measure the server's CPU: the disk could not be separated from "
             "the claim, so its rate was compared with these runs' on this host's disk."
         )
+    whose = "The claim's log states" if not claim_known else "These runs' logs state"
     return (
-        " The claim's log states no device reads past its cliff: the disk could not be "
-        "separated from the claim, so its rate was compared with these runs' on this host's "
-        "disk."
+        f" {whose} no device reads past the cliff: the disk could not be separated from the "
+        "claim, so its rate was compared with these runs' on this host's disk."
     )
 
 
