@@ -110,6 +110,7 @@ def collect(args, rows: int, memory: dict[str, str]) -> list[Run]:
     kept.mkdir(parents=True, exist_ok=True)
     scaling.LOGS = kept
     base_dir = tempfile.mkdtemp(prefix="vp-", dir="/tmp")  # sockets: keep the path short
+    Path(base_dir).chmod(0o755)  # the server runs as its own user and must reach it
     settings = {**memory, "innodb_flush_log_at_trx_commit": "2"}
     before = set(kept.glob("*.log"))
     try:
