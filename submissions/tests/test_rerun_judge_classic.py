@@ -442,6 +442,17 @@ def test_a_claim_unlike_reruns_on_a_busy_host_is_inconclusive_not_refuted():
     refuted = judge(larger, [busy], kind=VERIFICATION, scale=10, tolerance=0.25)
     assert refuted.verdict == NOT_REPRODUCED
     assert "the claim's cliff (its rate's steepest fall): at 9" in refuted.message
+    # Judged apart from its disk (its reads and CPU counted), the same: the busy rerun's server
+    # got less of the machine, so its share of the time is no reference.
+    rows_r, seconds_r, reads, cpu = with_reads(DEMO_CLAIM)
+    for divided in (1, 1.25):
+        counted = Claim(
+            {}, 3_000_000, rows_r, seconds_r / divided, "InnoDB", curve_read_ops=reads,
+            curve_server_cpu=cpu,
+        )  # fmt: skip
+        apart = judge(counted, [busy], kind=VERIFICATION, scale=10, tolerance=0.25)
+        assert apart.verdict == INCONCLUSIVE, apart.message
+        assert apart.result["headline"].startswith("the host was busy (1.27 cores of other work)")
     # A log that does not measure the machine's CPU (format 2) says nothing about the host.
     older = parse_log(io.BytesIO((REAL / "iibench-c-mariadb-6mb-pool-300k-a.log").read_bytes()))
     assert other_work(older) is None

@@ -683,8 +683,12 @@ def headline_reason(
     if verdict == COMPARISON:
         return "another engine or configuration: compared, never verified"
     if verdict == INCONCLUSIVE:
-        busy = f"the host was busy ({busy_cores:.2f} cores of other work)" if busy_cores else ""
-        return busy or "the rerun cannot say"
+        if busy_cores:
+            return (
+                f"the host was busy ({busy_cores:.2f} cores of other work), which moves what "
+                "differed: rerun it on a quiet host"
+            )
+        return "the rerun cannot say"
     return reasons[0].split(" (allowed")[0] if reasons else cliff
 
 
