@@ -7,10 +7,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from runner import selectors, services
+from runner import host_board, selectors, services
 from runner.models import VerificationRun
 from runner.serializers import RerunRequestSerializer, RerunSampleSerializer, RerunSerializer
-from submissions.models import Submission
+from submissions.board.visibility import leaderboard_visible
+from submissions.models import Contest, Submission
 
 
 def _visible_run(request: Request, pk: int) -> VerificationRun:
@@ -85,3 +86,38 @@ def _whole_number(request: Request, name: str) -> int:
         return int(request.query_params.get(name, 0))
     except ValueError:
         raise ValidationError({name: ["A whole number."]}) from None
+
+
+class HostBoard(APIView):
+    """The contest's host board: its runs at the standard verification scale, per host."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("host", str, description="Only this host's runs."),
+            OpenApiParameter(
+                "sort", str, description="A column, -column for descending (seconds_at_scale)."
+            ),
+        ],
+        responses=dict,
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        contest = get_object_or_404(Contest, slug=slug)
+        if not leaderboard_visible(contest, request.user):
+            raise NotFound("No such board.")
+        try:
+            rows = host_board.host_board(
+                contest,
+                host=request.query_params.get("host", ""),
+                sort=request.query_params.get("sort", host_board.DEFAULT_SORT),
+            )
+        except ValueError as error:
+            raise ValidationError({"sort": str(error)}) from error
+        return Response(
+            {
+                "contest": contest.slug,
+                "scale": contest.verification_scale,
+                "hosts": host_board.hosts_of(contest),
+                "count": len(rows),
+                "results": [host_board.row_data(row) for row in rows],
+            }
+        )

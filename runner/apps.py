@@ -11,14 +11,17 @@ class RunnerConfig(AppConfig):
         # imports the runner (submissions/wings.py).
         from runner.admin import start_reruns
         from runner.server_options import setting_decisions
-        from runner.views import rerun_panel
+        from runner.views import host_board_panel, rerun_panel
         from submissions.wings import (
             EntryPanel,
+            Panel,
+            register_contest_panel,
             register_entry_admin_action,
             register_entry_panel,
             register_setting_decider,
         )
 
         register_entry_panel(EntryPanel("runner/_reruns.html", rerun_panel))
+        register_contest_panel(Panel("runner/_contest_host_board.html", host_board_panel))
         register_entry_admin_action(start_reruns)
         register_setting_decider(setting_decisions)

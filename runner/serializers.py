@@ -26,6 +26,14 @@ class RerunSerializer(serializers.ModelSerializer):
         help_text="Why a queued run may wait for ever (no live worker serves its queue); "
         '"" otherwise.'
     )
+    headline = serializers.SerializerMethodField(
+        help_text="The verdict in one sentence (its scale, host and why), before the message."
+    )
+    resolution = serializers.SerializerMethodField(
+        help_text="What this verification could refute: too_fast_factor, the smallest factor "
+        "too fast, and cliff_shift, the smallest shift of the cliff (a fraction of the run); "
+        "null where the track's judge does not measure them."
+    )
     elapsed_seconds = serializers.FloatField(
         read_only=True, help_text="Since the run started (until it finished); null before."
     )
@@ -65,6 +73,8 @@ class RerunSerializer(serializers.ModelSerializer):
             "ratio",
             "message",
             "warning",
+            "headline",
+            "resolution",
             "log_url",
             "step",
             "result",
@@ -75,6 +85,14 @@ class RerunSerializer(serializers.ModelSerializer):
 
     def get_verdict_label(self, run: VerificationRun) -> str | None:
         return run.get_verdict_display() or None
+
+    def get_headline(self, run: VerificationRun) -> str | None:
+        found = run.result.get("headline") if isinstance(run.result, dict) else None
+        return found if isinstance(found, str) and found else None
+
+    def get_resolution(self, run: VerificationRun) -> dict | None:
+        found = run.result.get("resolution") if isinstance(run.result, dict) else None
+        return found if isinstance(found, dict) else None
 
     def _absolute(self, path: str) -> str:
         request = self.context.get("request")

@@ -34,7 +34,7 @@ from runner.watch import Outcome
 from submissions.models import Submission
 from submissions.setup.declared import declared_settings, entry_family
 from submissions.setup.engines import normalised_engine
-from submissions.setup.entry_settings import logged_settings
+from submissions.setup.entry_settings import logged_settings, settings_as_run
 from submissions.setup.memory_budget import LEAST_CONNECTION_CAP
 from submissions.setup.scaling import (
     RerunSettings,
@@ -196,9 +196,10 @@ def _rerun_size(
 
 
 def _scale_limit(submission: Submission) -> tuple[int, str] | None:
+    family = entry_family(submission)
     return max_scale(
-        declared_settings(submission),
-        family=entry_family(submission),
+        settings_as_run(submission, declared_settings(submission), family),
+        family=family,
         memory_gb=submission.memory_gb,
         logged=logged_settings(submission),
     )
@@ -374,9 +375,11 @@ def _rerun_settings(run: VerificationRun, target: Target, track: Track) -> Rerun
     if not target.server:
         return RerunSettings({}, {}, [])
     crash = track.rerun.procedure == "crash"
+    family = entry_family(submission)
     return rerun_settings(
-        declared_settings(submission),
-        entry_family=entry_family(submission),
+        # Where the entrant declared none, its log's own (the C benchmark prints them all).
+        settings_as_run(submission, declared_settings(submission), family),
+        entry_family=family,
         server_family=target.family,
         scale=run.scale,
         # A crash is timed at the claim's own size, with the settings it declared: no memory

@@ -7,4 +7,6 @@ urlpatterns = [
     path("reruns/<int:pk>/", views.rerun_detail, name="rerun_detail"),
     path("reruns/<int:pk>/cancel/", views.rerun_cancel, name="rerun_cancel"),
     path("reruns/<int:pk>/log/", views.rerun_log, name="rerun_log"),
+    path("contests/<slug:slug>/host-board/", views.host_board_page, name="host_board"),
+    path("contests/<slug:slug>/host-board.csv", views.host_board_csv, name="host_board_csv"),
 ]

@@ -11,9 +11,11 @@ from runner.targets import rerun_targets
 from runner.watch import Outcome
 from submissions.contests.ranks import contest_board_changed
 from submissions.logparse import LogError
+from submissions.logparse.c_format import header_server
 from submissions.measures.series import unpack_columns
 from submissions.models import Submission
 from submissions.setup.declared import entry_family
+from submissions.setup.entry_settings import stored_log_header
 from submissions.setup.scaling import MEMORY_RULES
 from submissions.setup.server_settings import size_text
 from submissions.tracks import Track
@@ -37,12 +39,16 @@ def rerun_finish(
 
 def _claim(submission: Submission, spec: RerunSpec) -> Claim:
     """The claim as the rerun started: the figures it was planned from, and the entry's curve."""
-    rows = seconds = reads = None
+    rows = seconds = reads = cpu = None
+    # The server as the claim's log names it (the C benchmark's header), else as declared.
+    logged = stored_log_header(submission, header_server).get("server_version", "")
+    declared = f"{submission.server_family} {submission.server_version}".strip()
     series = getattr(submission, "series", None)
     if series is not None:
         columns = unpack_columns(series.columns)
         rows, seconds = columns["rows"], np.asarray(columns["seconds"], dtype=np.float64)
         reads = columns.get("read_ops")
+        cpu = columns.get("server_cpu_s")
     return Claim(
         figures=spec.figures,
         rows=spec.claimed_rows,
@@ -50,6 +56,8 @@ def _claim(submission: Submission, spec: RerunSpec) -> Claim:
         curve_seconds=seconds,
         engine=submission.storage_engine,
         curve_read_ops=reads,
+        curve_server_cpu=None if cpu is None else np.asarray(cpu, dtype=np.float64),
+        server_version=logged or declared,
     )
 
 
@@ -80,7 +88,7 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
     run.verdict, run.ratio = judgement.verdict, judgement.ratio
     run.message = f"{judgement.message} {_setup_sentence(run)}".strip()
     run.rows_done, run.rate = judgement.rows_done, judgement.rate
-    run.result = judgement.result
+    run.result = {**judgement.result, "headline": headline(run, judgement)}
     entry = Submission.objects.filter(pk=submission.pk)
     if judgement.verdict == RerunVerdict.REPRODUCED:
         entry.update(verified=True, verification=RerunVerdict.REPRODUCED)
@@ -90,6 +98,17 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
         verification=RerunVerdict.SHAPE_ONLY
     ):
         contest_board_changed(contest_id=submission.contest_id)
+
+
+def headline(run: VerificationRun, judgement) -> str:
+    """The verdict in one sentence, before its paragraph: "Reproduced at 1/10 on mariadb: within
+    the host's resolution of ±14%; cliff at 46% vs 46%, 50%, 48%." The track's judge says why
+    (its result's `headline`); a judge that does not, its message's first sentence."""
+    label = RerunVerdict(judgement.verdict).label if judgement.verdict else "Judged"
+    why = judgement.result.get("headline") if isinstance(judgement.result, dict) else None
+    if not why:
+        why = judgement.message.split(". ", 1)[0].rstrip(".")
+    return f"{label} at 1/{run.scale} on {run.target}: {why}."
 
 
 def _judged_scale(run: VerificationRun) -> int | None:
@@ -122,10 +141,11 @@ def _setup_sentence(run: VerificationRun) -> str:
 
 
 def changes_text(changes: list) -> str:
-    """ "Declared settings not applied as declared: key 20G -> 2G (scaled 1/10); ..." """
+    """ "Settings not applied as the claim ran them: key 20G -> 2G (scaled 1/10); ..." (scaled,
+    capped, refused, renamed, or a size that shapes the curve left unscaled)."""
     if not isinstance(changes, list) or not changes:
         return ""
-    return f"Declared settings not applied as declared: {'; '.join(map(str, changes))}."
+    return f"Settings not applied as the claim ran them: {'; '.join(map(str, changes))}."
 
 
 SETTINGS_NAMED = 6  # more settings than this are counted, not listed (the log has them all)

@@ -1,15 +1,16 @@
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
-from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from runner import selectors, services
+from runner import host_board, selectors, services
 from runner.forms import RerunForm
 from runner.heartbeats import queued_without_worker, served_queues
 from runner.models import VerificationRun
+from submissions.board.visibility import leaderboard_visible
 from submissions.entries.selectors import is_organizer
-from submissions.models import Submission
+from submissions.models import Contest, Submission
 
 
 def rerun_panel(submission: Submission, user) -> dict:
@@ -20,8 +21,18 @@ def rerun_panel(submission: Submission, user) -> dict:
     for run in reruns:
         # A queued run whose queue no live worker consumes would wait for ever without a word.
         run.no_worker = bool(queued_without_worker(run, served))
+    # The badge's tooltip: the headline of the newest run that earned it.
+    earned = next(
+        (
+            run.result.get("headline")
+            for run in reruns
+            if run.verdict == submission.verification and isinstance(run.result, dict)
+        ),
+        None,
+    )
     return {
         "reruns": reruns,
+        "verified_headline": earned or "",
         "organizer": organizer,
         "rerun_form": RerunForm() if organizer else None,
     }
@@ -79,3 +90,58 @@ def rerun_detail(request: HttpRequest, pk: int) -> HttpResponse:
     # Checked here too: the redirect alone would tell anyone which entry a draft's rerun is of.
     run = _visible_run(request, pk)
     return redirect(f"{run.submission.get_absolute_url()}#rerun-{run.pk}")
+
+
+def host_board_panel(contest: Contest, user) -> dict:
+    """The contest page's link to its host board, when it sets a standard scale."""
+    return {"host_board_scale": contest.verification_scale or None}
+
+
+def _board_rows(request: HttpRequest, slug: str) -> tuple[Contest, list, str, str]:
+    contest = get_object_or_404(Contest, slug=slug)
+    if not leaderboard_visible(contest, request.user):
+        raise Http404("No such board.")
+    host = request.GET.get("host", "")
+    sort = request.GET.get("sort", host_board.DEFAULT_SORT)
+    try:
+        rows = host_board.host_board(contest, host=host, sort=sort)
+    except ValueError:
+        sort = host_board.DEFAULT_SORT
+        rows = host_board.host_board(contest, host=host, sort=sort)
+    return contest, rows, host, sort
+
+
+SORTABLE_COLUMNS = (
+    ("entrant", "Entry"),
+    ("solution", "Solution"),
+    ("host", "Host"),
+    ("scale", "Scale, repeats"),
+    ("seconds_at_scale", "Time at scale"),
+    ("terminal_rate", "Terminal rate (rows/s)"),
+    ("cliff", "Cliff (of the run)"),
+)
+
+
+def host_board_page(request: HttpRequest, slug: str) -> HttpResponse:
+    contest, rows, host, sort = _board_rows(request, slug)
+    return render(
+        request,
+        "runner/host_board.html",
+        {
+            "contest": contest,
+            "rows": rows,
+            "host": host,
+            "hosts": host_board.hosts_of(contest),
+            "sort": sort,
+            "columns": SORTABLE_COLUMNS,
+        },
+    )
+
+
+def host_board_csv(request: HttpRequest, slug: str) -> StreamingHttpResponse:
+    contest, rows, _, _ = _board_rows(request, slug)
+    response = StreamingHttpResponse(
+        host_board.csv_lines(rows), content_type="text/csv; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{contest.slug}-host-board.csv"'
+    return response

@@ -88,7 +88,7 @@ class ContestAdmin(admin.ModelAdmin):
         ),
         ("Software", {"fields": ("required_mysql_version", "preferred_os")}),
         ("Dates", {"fields": ("deadline", "timezone", "results_published_at")}),
-        ("Verification", {"fields": ("rerun_tolerance",)}),
+        ("Verification", {"fields": ("rerun_tolerance", "verification_scale")}),
     )
 
     def save_model(self, request, obj, form, change):

@@ -90,6 +90,14 @@ class Contest(models.Model):
         validators=[MinValueValidator(0.0), MaxValueValidator(10.0)],
         help_text="A rerun reproduces a claim when its rate is within this fraction of the claimed rate.",
     )
+    verification_scale = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text="The standard verification scale k: every verification or comparison run at "
+        "1/k lands on the contest's host board, ranked as measured on each registry host. "
+        "Empty: no host board.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     # Bumped in the same transaction as every change a contest page shows (an entry, a rank, a
     # verified badge, a reference row, the contest itself): rendered pages are cached under it,

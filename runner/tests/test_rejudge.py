@@ -189,3 +189,36 @@ def test_a_run_the_judge_trips_on_is_left_and_the_others_are_judged(demo_entry, 
     judged.refresh_from_db()
     assert (tripping.verdict, tripping.message) == ("not_reproduced", "Old, tripping.")
     assert judged.verdict == "reproduced"
+
+
+def test_a_verdict_says_its_headline_and_resolution_in_the_api_the_panel_and_the_badge(
+    demo_entry, client
+):
+    # The demo claim and three real 1/10 reruns of it, judged as a worker judges them: the
+    # verdict's one sentence (scale, host, why) comes first, its paragraph folded behind it.
+    run = stored_run(demo_entry, TRUE_RERUNS, "not_reproduced", "Old.")
+    rejudge()
+    run.refresh_from_db()
+    assert run.verdict == "reproduced", run.message
+    headline = run.result["headline"]
+    assert headline.startswith("Reproduced at 1/10 on mariadb: within the host's resolution of ±")
+    assert headline.endswith("; cliff at 46% vs 50%, 46%, 48%.")
+
+    found = client.get(f"/api/reruns/{run.pk}/").json()
+    assert found["headline"] == headline
+    resolution = found["resolution"]
+    assert set(resolution) == {"too_fast_factor", "cliff_shift"}
+    assert 1.0 < resolution["too_fast_factor"] < 1.25
+    assert 0.0 < resolution["cliff_shift"] < 0.1
+    assert f"a claim {resolution['too_fast_factor']:.2f}x too fast" in found["message"]
+
+    # As a worker stores its host: described, and compared with the entry's.
+    VerificationRun.objects.filter(pk=run.pk).update(host={**run.host, "cpu_model": "AMD EPYC"})
+    page = client.get(demo_entry.get_absolute_url()).content.decode()
+    escaped = headline.replace("'", "&#x27;")
+    card = page.split(f'id="rerun-{run.pk}"')[1].split("</article>")[0]
+    assert f'data-field="headline"><strong>{escaped}</strong>' in card
+    assert card.index('data-field="headline"') < card.index('<details class="verdict-details">')
+    assert card.index('<details class="verdict-details">') < card.index('data-field="message"')
+    # The badge's tooltip says the same sentence.
+    assert f'class="badge verified big" title="{escaped}"' in page

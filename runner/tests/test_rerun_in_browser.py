@@ -28,6 +28,12 @@ CARD_STATE = """card => ({
     elapsed: Number(card.querySelector('[data-field="elapsed"]').textContent.replace(/,/g, "")),
     etaShown: !card.querySelector(".timing .eta").hidden,
     sameDocument: window.__sameDocument === true,
+    headline: card.querySelector('[data-field="headline"]').hidden
+        ? "" : card.querySelector('[data-field="headline"]').textContent.trim(),
+    messageFolded: card.querySelector('[data-field="message"]').closest("details") !== null,
+    claimXs: (card.querySelector(".rerun-plot").data
+        .find(trace => trace.name.startsWith("claimed")) || {x: []}).x,
+    xTitle: card.querySelector(".rerun-plot").layout.xaxis.title.text,
 })"""
 
 
@@ -92,5 +98,13 @@ def test_an_organizer_watches_a_rerun_progress_to_its_verdict_without_a_reload(
     assert last["done"] == RERUN_ROWS
     assert last["points"] == run.samples.count() == 100
     assert last["cancel"] == 0  # the cancel button goes once the run is over
+    # The verdict's one sentence first, its paragraph folded behind it, without a reload; the
+    # plot draws the claim and the run over the fraction of the run, each over its start.
+    run.refresh_from_db()
+    assert last["headline"] == run.result["headline"]
+    assert last["headline"].startswith("Comparison at 1/10 on sqlite: ")
+    assert last["messageFolded"] is True
+    assert last["xTitle"] == "fraction of the run"
+    assert last["claimXs"]
     assert last["timingShown"] and last["elapsed"] >= 1 and not last["etaShown"]
     assert run.status == RerunStatus.SUCCEEDED

@@ -1,5 +1,7 @@
 // Live progress of verification reruns: polls the API, grows the curve, shows the verdict
-// when the run ends, all without reloading the page.
+// when the run ends, all without reloading the page. The plot draws what the judge compares:
+// the claim and each rerun over the fraction of its own run, each rate over its own start
+// (a 1/k rerun on another disk runs at other rows/s; its curve's shape is what is judged).
 (function () {
   "use strict";
   var FINISHED = ["succeeded", "failed", "cancelled", "timed_out"];
@@ -9,7 +11,23 @@
     var data = document.getElementById("rate-curve-data");
     if (!data) return null;
     var preview = JSON.parse(data.textContent);
-    return preview.cumulative_rate || null;
+    return preview.interval_rate || preview.cumulative_rate || null;
+  }
+
+  var START_POINTS = 3; // a run's start rate: the median of its first three reports
+
+  function startRate(ys) {
+    var first = ys.slice(0, START_POINTS).filter(function (y) { return y > 0; }).sort(function (a, b) { return a - b; });
+    return first.length ? first[Math.floor(first.length / 2)] : null;
+  }
+
+  // Over the fraction of the run, each rate over the run's start rate.
+  function normalised(xs, ys, total) {
+    var start = startRate(ys);
+    return {
+      x: xs.map(function (x) { return total ? x / total : 0; }),
+      y: ys.map(function (y) { return start ? y / start : null; }),
+    };
   }
 
   function number(value, digits) {
@@ -29,7 +47,7 @@
   var ONE_RUN_STEPS = ["", "insert"];
 
   function stepTraceName(step) {
-    return ONE_RUN_STEPS.indexOf(step) >= 0 ? "rerun (cumulative)" : "rerun: " + step + " (cumulative)";
+    return ONE_RUN_STEPS.indexOf(step) >= 0 ? "rerun (over its start)" : "rerun: " + step + " (over its start)";
   }
 
   // Where the result says something happened on the curve: deletes began, the server was killed.
@@ -43,25 +61,43 @@
   function startPlot(card, claimed, rowsTarget) {
     var plot = card.querySelector(".rerun-plot");
     var traces = [];
-    // A scaled verification is the whole claim at 1/k: its rows are drawn divided by k, so the
-    // two cliffs fall at the same place; any other run is the claim's first rows.
-    var divisor = Number(card.dataset.claimDivisor) || 1;
-    if (claimed) {
+    if (claimed && claimed.x.length) {
+      // A scaled verification is the whole claim at 1/k: both over their whole run. Any other
+      // run is the claim's first rows: the claim over those rows, as a fraction of the run's.
+      var scaled = (Number(card.dataset.claimDivisor) || 1) > 1;
       var xs = [], ys = [];
       for (var i = 0; i < claimed.x.length; i++) {
-        var x = claimed.x[i] / divisor;
-        if (x <= rowsTarget || xs.length === 0) { xs.push(x); ys.push(claimed.y[i]); }
+        if (scaled || claimed.x[i] <= rowsTarget || xs.length === 0) { xs.push(claimed.x[i]); ys.push(claimed.y[i]); }
       }
-      var name = divisor > 1 ? "claimed, rows / " + divisor + " (cumulative)" : "claimed (cumulative)";
-      traces.push({ x: xs, y: ys, name: name, mode: "lines+markers", line: { color: "#dc2626", dash: "dot" } });
+      var claim = normalised(xs, ys, scaled ? claimed.x[claimed.x.length - 1] : rowsTarget);
+      traces.push({ x: claim.x, y: claim.y, name: "claimed (over its start)", mode: "lines+markers", line: { color: "#dc2626", dash: "dot" } });
     }
     window.Plotly.newPlot(plot, traces, window.IIBenchTheme.layout({
       margin: { t: 20, r: 20, b: 45, l: 70 }, height: 280,
-      xaxis: { title: { text: "rows inserted" }, tickformat: ",d" },
-      yaxis: { title: { text: "rows/s" }, tickformat: ",d", rangemode: "tozero" },
+      xaxis: { title: { text: "fraction of the run" }, tickformat: ".0%", range: [0, 1] },
+      yaxis: { title: { text: "rate / its start rate" }, type: "log" },
       legend: { orientation: "h", y: 1.15 },
     }), { responsive: true, displaylogo: false });
     return plot;
+  }
+
+  // The verdict's one sentence first; the paragraph behind it folded away.
+  function showHeadline(card, headline) {
+    var head = card.querySelector('[data-field="headline"]');
+    if (!head || !headline) return;
+    head.hidden = false;
+    head.replaceChildren(document.createElement("strong"));
+    head.firstChild.textContent = headline;
+    var message = card.querySelector('[data-field="message"]');
+    if (message && !message.closest("details")) {
+      var details = document.createElement("details");
+      details.className = "verdict-details";
+      var summary = document.createElement("summary");
+      summary.textContent = "How this verdict was reached";
+      details.appendChild(summary);
+      message.parentNode.insertBefore(details, message);
+      details.appendChild(message);
+    }
   }
 
   function watch(card, claimed) {
@@ -70,6 +106,7 @@
     var plot = startPlot(card, claimed, rowsTarget);
     var lastId = 0;
     var stepTraces = {};
+    var stepPoints = {}; // each step's rows and interval rates so far: redrawn normalised
     var marked = false;
 
     function traceFor(step) {
@@ -93,10 +130,10 @@
         (byStep[step] = byStep[step] || []).push(s);
       });
       Object.keys(byStep).forEach(function (step) {
-        window.Plotly.extendTraces(plot, {
-          x: [byStep[step].map(function (s) { return s.rows; })],
-          y: [byStep[step].map(function (s) { return s.cumulative_rate; })],
-        }, [traceFor(step)]);
+        var points = stepPoints[step] = stepPoints[step] || { x: [], y: [] };
+        byStep[step].forEach(function (s) { points.x.push(s.rows); points.y.push(s.interval_rate); });
+        var drawn = normalised(points.x, points.y, rowsTarget);
+        window.Plotly.restyle(plot, { x: [drawn.x], y: [drawn.y] }, [traceFor(step)]);
       });
     }
 
@@ -106,10 +143,11 @@
       marked = true;
       window.Plotly.relayout(plot, {
         shapes: marks.map(function (m) {
-          return { type: "line", x0: m[0], x1: m[0], yref: "paper", y0: 0, y1: 1, line: { color: "#6b7280", dash: "dash" } };
+          var x = m[0] / rowsTarget;
+          return { type: "line", x0: x, x1: x, yref: "paper", y0: 0, y1: 1, line: { color: "#6b7280", dash: "dash" } };
         }),
         annotations: marks.map(function (m) {
-          return { x: m[0], yref: "paper", y: 1, text: m[1], showarrow: false, yanchor: "bottom" };
+          return { x: m[0] / rowsTarget, yref: "paper", y: 1, text: m[1], showarrow: false, yanchor: "bottom" };
         }),
       });
     }
@@ -131,6 +169,7 @@
         timing.querySelector(".eta").hidden = !run.eta_seconds;
       }
       setField(card, "message", run.message || "");
+      showHeadline(card, run.headline);
       var finished = FINISHED.indexOf(run.status) >= 0;
       var stepLine = card.querySelector(".step-line");
       if (stepLine) {

@@ -138,6 +138,15 @@ def header_settings(lines: Iterable[str]) -> dict[str, ServerSettingLine]:
     return found
 
 
+def header_server(lines: Iterable[str]) -> dict[str, str]:
+    """The server a C benchmark log's header names (`# server 10.11.19-MariaDB`), as
+    {"server_version": ...}; empty when it names none."""
+    for _, word, rest in header_lines(lines):
+        if word == "server" and rest.strip():
+            return {"server_version": rest.strip()}
+    return {}
+
+
 class CFormatParse(LogParse):
     def parse(self, blocks: Iterable[list[str]], first_line: int = 1) -> None:
         """`first_line`: the number of the first line of `blocks` in the file, when this run is

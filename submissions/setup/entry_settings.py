@@ -16,6 +16,8 @@ from submissions.logparse.model import ServerSettingLine
 from submissions.logparse.reader import text_lines
 from submissions.models import ServerSetting, SettingSource, Submission
 from submissions.setup.diff import settings_side_by_side
+from submissions.setup.scaling import MEMORY_RULES
+from submissions.setup.server_settings import refusal
 
 
 def stored_log_header(entry: Submission, read: Callable[[Iterable[str]], dict]) -> dict:
@@ -66,6 +68,23 @@ def logged_settings(entry: Submission, stored: list[ServerSetting] | None = None
         stored = entry.server_settings.filter(source=SettingSource.BENCHMARK_HEADER)
     header = {s.key: s.value for s in stored if s.source == SettingSource.BENCHMARK_HEADER}
     return header or log_header_settings(entry)
+
+
+def settings_as_run(entry: Submission, declared: dict[str, str], family: str) -> dict[str, str]:
+    """What a rerun takes as the entry's declaration: the declared settings; where the entrant
+    declared none, its C benchmark log's own: those its header says its server ran with other
+    than the defaults (`changed`) and the memory sizes the scaling rule scales, default or not
+    (the pool the claim ran with, not one guessed from its RAM), each one a rerun may apply
+    (where the server ran, its port and files, are not the solution's). Empty for other logs."""
+    if declared:
+        return declared
+    memory = MEMORY_RULES.get(family, {})
+    found = stored_log_header(entry, header_settings)
+    return {
+        name: each.value
+        for name, each in found.items()
+        if (each.state == "changed" or name in memory) and refusal(name, family) is None
+    }
 
 
 def entry_settings(entry: Submission, stored: list[ServerSetting]) -> dict[str, str]:

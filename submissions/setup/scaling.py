@@ -258,6 +258,41 @@ class RerunSettings:
     memory_limit: int = 0  # bytes for the server's cgroup (0: no budget known)
 
 
+# Sizes that shape the curve but are not scaled with the memory: the redo log (InnoDB's is a
+# file a rerun's server is not given: server_options refuses it) and PostgreSQL's WAL before a
+# checkpoint. At 1/k the rerun's run is k times smaller against the same log, so it checkpoints
+# less often than its claim did: named in the verdict as unscaled, never silently.
+UNSCALED_SIZES = {
+    MYSQL: ("innodb_log_file_size",),
+    POSTGRESQL: ("max_wal_size",),
+}
+
+
+def unscaled_sizes(
+    declared: dict[str, str], logged: dict[str, str], *, family: str, scale: int
+) -> list[str]:
+    """A line per curve-shaping size a rerun at 1/`scale` does not scale, with the claim's
+    value (its log's, else declared, else the server's default)."""
+    if scale <= 1:
+        return []
+    lines = []
+    for key in UNSCALED_SIZES.get(family, ()):
+        value = logged.get(key) or declared.get(key)
+        claimed = f"the claim's {_shown_size(value, family)}" if value else "the server's default"
+        lines.append(
+            f"{key} not scaled 1/{scale} ({claimed}): the rerun's run is {scale}x smaller "
+            "against the same log, so it checkpoints less often than the claim"
+        )
+    return lines
+
+
+def _shown_size(value: str, family: str) -> str:
+    try:
+        return size_text(size_in_bytes(value), family)
+    except BadSize:
+        return value
+
+
 def rerun_settings(
     declared: dict[str, str],
     *,
@@ -309,6 +344,7 @@ def rerun_settings(
         ]
         changes += [f"{key} refused" for key in refused]
         changes += [f"{key} applied as {name}" for key, name in renamed.items()]
+        changes += unscaled_sizes(declared, logged or {}, family=server_family, scale=scale)
         asked = RerunSettings(
             {**applied, **memory.settings}, refused, memory.notes, changes, renamed
         )

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
@@ -225,6 +226,8 @@ class Claim:
     curve_seconds: object = None
     engine: str = ""
     curve_read_ops: object = None  # device reads in each report's interval, where counted
+    curve_server_cpu: object = None  # the server's CPU seconds in each interval, where counted
+    server_version: str = ""  # as the claim's log names its server, else as declared
 
 
 @dataclass(frozen=True)
@@ -400,6 +403,39 @@ def combine(
     if not absolute and not host_comparable and best.verdict == REPRODUCED:
         return Comparison(SHAPE_ONLY, best.ratio, message)
     return Comparison(best.verdict, best.ratio, message)
+
+
+# --- the server's version ---------------------------------------------------------------------
+
+
+def server_major(text: str) -> tuple[str, str] | None:
+    """(family, major version) of a server as a log or a declaration names it: "10.11.19-MariaDB"
+    -> ("MariaDB", "10.11"), "5.1.25-rc" -> ("MySQL", "5.1"), "PostgreSQL 15.20" ->
+    ("PostgreSQL", "15"); None when it names no version."""
+    lowered = text.lower()
+    found = re.search(r"(\d+)\.(\d+)", text)
+    if found is None:
+        return None
+    major, minor = int(found.group(1)), int(found.group(2))
+    if "postgres" in lowered:
+        return "PostgreSQL", str(major) if major >= 10 else f"{major}.{minor}"
+    if "mariadb" in lowered or major >= 10:
+        return "MariaDB", f"{major}.{minor}"
+    if "sqlite" in lowered or major == 3:
+        return "SQLite", str(major)
+    return "MySQL", f"{major}.{minor}"
+
+
+def other_server(claimed: str, rerun: str) -> str:
+    """A sentence when the rerun ran another server or major version than the claim's (MariaDB
+    10.11 for MySQL 5.1): then at best its shape is verified; "" when the same, or unknown."""
+    claim, ran = server_major(claimed), server_major(rerun)
+    if claim is None or ran is None or claim == ran:
+        return ""
+    return (
+        f"The claim ran {' '.join(claim)}, these runs {' '.join(ran)}: another major version, "
+        "whose rates are not the claim's server's, so at best the shape is verified."
+    )
 
 
 # --- reading a parsed output -------------------------------------------------------------------

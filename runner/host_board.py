@@ -1,0 +1,143 @@
+"""A contest's host board: every verification or comparison run at the contest's standard
+verification scale, per registry host, with what it measured beside what its entry claims.
+
+A rerun measures the entrant's solution (engine and settings) on the registry's own host: the
+only like-for-like comparison the registry can make, so the runs at one scale on one host rank
+the solutions as that host measured them. Rows are read from the runs' stored results (the
+classic judge's figures: `submissions/tracks/classic/rerun.py`); a track whose judge does not
+measure a figure leaves it empty.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import statistics
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, fields
+
+from runner.models import RerunStatus, VerificationRun
+from runner.targets import rerun_targets
+from runner.verdicts import settings_text
+from submissions.board.order import ANONYMOUS
+from submissions.models import Contest
+
+
+@dataclass(frozen=True)
+class HostRow:
+    run: int
+    entry: int
+    entrant: str
+    solution: str  # the engine and the server's settings as the run read them back
+    host: str
+    target: str
+    kind: str
+    verdict: str
+    scale: int
+    repeats: int
+    seconds_at_scale: float | None  # a repeat's time, the mean of the repeats
+    terminal_rate: float | None  # rows/s over the last 3% of the run, the mean of the repeats
+    cliff: float | None  # the cliff's place, a fraction of the run, the mean of the repeats
+    claim_seconds: float | None  # the entry's own run, at its own size
+    claim_terminal_rate: float | None
+    claim_cliff: float | None
+
+
+COLUMNS = tuple(each.name for each in fields(HostRow))
+# Sortable by any column; the default ranks the fastest run at the scale first.
+DEFAULT_SORT = "seconds_at_scale"
+
+
+def host_of(run: VerificationRun) -> str:
+    """The host a run ran on: its worker's machine (celery@HOST), else its target's name."""
+    return run.worker.rsplit("@", 1)[-1] if run.worker else run.target
+
+
+def _mean(values: list) -> float | None:
+    found = [float(value) for value in values if isinstance(value, int | float)]
+    return statistics.fmean(found) if found else None
+
+
+def _terminal_rate(figures: dict) -> float | None:
+    ratio, initial = figures.get("terminal_ratio"), figures.get("initial_rate")
+    if isinstance(ratio, int | float) and isinstance(initial, int | float):
+        return float(ratio) * float(initial)
+    return None
+
+
+def row_of(run: VerificationRun) -> HostRow:
+    result = run.result if isinstance(run.result, dict) else {}
+    reruns = [each for each in result.get("reruns", []) if isinstance(each, dict)]
+    claim = result.get("claim") if isinstance(result.get("claim"), dict) else {}
+    submission = run.submission
+    target = rerun_targets().get(run.target)
+    engine = submission.storage_engine or "the default engine"
+    settings = settings_text(run.settings, target.family if target else "")
+    return HostRow(
+        run=run.pk,
+        entry=submission.pk,
+        entrant=submission.entrant_name if submission.publish else ANONYMOUS,
+        solution=f"{engine}{settings.replace(' (read back)', '')}",
+        host=host_of(run),
+        target=run.target,
+        kind=run.kind,
+        verdict=run.verdict,
+        scale=run.scale,
+        repeats=run.repeats,
+        seconds_at_scale=_mean([each.get("seconds") for each in reruns]),
+        terminal_rate=_mean([_terminal_rate(each) for each in reruns]),
+        cliff=_mean([each.get("cliff_fraction") for each in reruns]),
+        claim_seconds=claim.get("seconds"),
+        claim_terminal_rate=_terminal_rate(claim),
+        claim_cliff=claim.get("cliff_fraction"),
+    )
+
+
+def host_board(contest: Contest, *, host: str = "", sort: str = DEFAULT_SORT) -> list[HostRow]:
+    """The runs at the contest's standard scale that finished with a verdict, on `host` (every
+    host when empty), sorted by `sort` (a column, `-column` for descending; empty figures last).
+    Empty when the contest sets no standard scale."""
+    if not contest.verification_scale:
+        return []
+    runs = (
+        VerificationRun.objects.filter(
+            submission__contest=contest,
+            scale=contest.verification_scale,
+            status=RerunStatus.SUCCEEDED,
+        )
+        .exclude(verdict="")
+        .select_related("submission")
+    )
+    rows = [row_of(run) for run in runs]
+    if host:
+        rows = [row for row in rows if row.host == host]
+    return sorted_rows(rows, sort)
+
+
+def sorted_rows(rows: list[HostRow], sort: str) -> list[HostRow]:
+    descending = sort.startswith("-")
+    column = sort.lstrip("-")
+    if column not in COLUMNS:
+        raise ValueError(f"cannot sort by {column!r}: sort by one of {', '.join(COLUMNS)}")
+    present = [row for row in rows if getattr(row, column) is not None]
+    missing = [row for row in rows if getattr(row, column) is None]
+    present.sort(key=lambda row: (getattr(row, column), row.run), reverse=descending)
+    return present + missing
+
+
+def hosts_of(contest: Contest) -> list[str]:
+    return sorted({row.host for row in host_board(contest)})
+
+
+def row_data(row: HostRow) -> dict:
+    return asdict(row)
+
+
+def csv_lines(rows: list[HostRow]) -> Iterator[str]:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    for values in [COLUMNS, *([getattr(row, name) for name in COLUMNS] for row in rows)]:
+        writer.writerow(["" if value is None else value for value in values])
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()

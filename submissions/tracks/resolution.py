@@ -1,0 +1,73 @@
+"""What a verification can tell apart: the allowed band of a figure from the reruns' measured
+spread and the number of repeats. Pure: the standard library only.
+
+A claim is one more run of the solution. Where its figure may fall is a prediction interval of
+one more run like the reruns: their mean, widened by Student's t at the reruns' degrees of
+freedom times their spread times sqrt(1 + 1/n). Three repeats measure their spread poorly (two
+degrees of freedom), so it is pooled with the host's own spread of the same figure, measured on
+quiet reruns of reference claims (`HostSpread`: its degrees of freedom count as repeats
+already made). On top comes what scaling itself moves between a claim and its reruns (a 1/k run
+is not the claim: `systematic`), measured on claims made beside their own reruns. Not a fixed
+25% on top of the range: the band narrows as the repeats agree and as more are run.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+# Student's t, two-sided 95% (the 0.975 quantile), by degrees of freedom; past 30, 1.96.
+_T_975 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+
+
+def t_975(dof: int) -> float:
+    if dof < 1:
+        raise ValueError("a spread needs at least one degree of freedom")
+    return _T_975[dof - 1] if dof <= len(_T_975) else 1.96
+
+
+@dataclass(frozen=True)
+class HostSpread:
+    """A host's run-to-run spread of one figure (a standard deviation, in the figure's own
+    units: a log for a rate), measured over `dof` degrees of freedom (runs less their groups)."""
+
+    sigma: float
+    dof: int
+
+
+@dataclass(frozen=True)
+class Band:
+    centre: float
+    half_width: float
+    sigma: float  # the pooled spread used
+    dof: int
+
+    @property
+    def low(self) -> float:
+        return self.centre - self.half_width
+
+    @property
+    def high(self) -> float:
+        return self.centre + self.half_width
+
+    def holds(self, value: float) -> bool:
+        return self.low <= value <= self.high
+
+
+def band(values: Sequence[float], *, host: HostSpread, systematic: float = 0.0) -> Band:
+    """Where one more run (the claim) may fall, given these reruns' values: their mean plus or
+    minus t * the pooled spread * sqrt(1 + 1/n), plus `systematic`."""
+    if not values:
+        raise ValueError("a band needs at least one rerun")
+    count = len(values)
+    centre = math.fsum(values) / count
+    squares = math.fsum((value - centre) ** 2 for value in values)
+    dof = host.dof + count - 1
+    sigma = math.sqrt((host.dof * host.sigma**2 + squares) / dof)
+    half = t_975(dof) * sigma * math.sqrt(1 + 1 / count) + systematic
+    return Band(centre, half, sigma, dof)
