@@ -101,6 +101,8 @@
   }
 
   function watch(card, claimed) {
+    // A run that ended before inserting a row has no plot (the page says so): nothing to draw.
+    if (!card.querySelector(".rerun-plot")) return;
     var api = card.dataset.api, samplesUrl = card.dataset.samples;
     var rowsTarget = Number(card.querySelector("progress").max);
     var plot = startPlot(card, claimed, rowsTarget);
