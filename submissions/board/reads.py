@@ -1,7 +1,8 @@
 """Reads of the leaderboard (selectors): one place feeds the contest page, the API and the
-downloads, so the sort, the filters and the embargo are decided once. Ranks are persisted
-(contest_ranks.contest_rank): a page is a count, a few reference rows and one indexed slice of
-entries, whatever the board's size."""
+downloads, so the sort, the filters and the embargo are decided once. Ranks are derived in
+the board's own query (contests.ranks.board_rank, a window over the contest's entries, the
+filters applied above it so a filtered board shows the overall ranks): a new entry never
+rewrites anyone's rank. A page is a count, a few reference rows and one slice of entries."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from django.db import connection
-from django.db.models import Q, QuerySet, Subquery
+from django.db.models import Q, QuerySet
 
 from submissions import tracks
 from submissions.board.order import (
@@ -22,6 +23,7 @@ from submissions.board.order import (
 )
 from submissions.board.query import LeaderboardQuery, board_order, board_sort_parts
 from submissions.board.rows import BoardPage, BoardRow, entry_row, mark_tie_breaks, reference_row
+from submissions.contests.ranks import board_rank
 from submissions.entries.trust import STREAMED, VERIFIED
 from submissions.measures.costs import BOARD_COSTS
 from submissions.measures.ranking import interleave, page_slots, reference_positions
@@ -40,17 +42,26 @@ BOARD_ENTRY_FIELDS = (
 
 
 def _board_entries(contest: Contest, query: LeaderboardQuery) -> QuerySet[Submission]:
-    entries = Submission.objects.filter(contest=contest)
+    entries = Submission.objects.filter(contest=contest).annotate(rank=board_rank(contest.track))
+    shown = Q()
     if query.engine:
         # The normalised engine: "InnoDB" finds "InnoDB plugin 1.0" too (submissions/engines.py).
-        entries = entries.filter(engine__iexact=query.engine)
+        shown &= Q(engine__iexact=query.engine)
     if query.drive:
-        entries = entries.filter(drive_kind=query.drive)
+        shown &= Q(drive_kind=query.drive)
     if query.verified:
-        entries = entries.filter(verified=True)
+        shown &= Q(verified=True)
     if query.trust:
-        entries = entries.filter(trust_q(query.trust))
-    return entries
+        shown &= trust_q(query.trust)
+    return entries.filter(_above_the_window(shown)) if shown else entries
+
+
+def _above_the_window(condition: Q) -> Q:
+    """The same condition, filtered after the ranks are computed. Django puts a filter that
+    reads a window's result above the window (in an outer query) and any other filter beneath
+    it, where it would rank the filtered entries among themselves; joined by OR with both
+    cases of the rank, the condition reads it and goes above."""
+    return (condition & Q(rank__isnull=True)) | (condition & Q(rank__isnull=False))
 
 
 def trust_q(level: str) -> Q:
@@ -129,11 +140,10 @@ def leaderboard_page(*, contest: Contest, query: LeaderboardQuery) -> BoardPage:
     slots = page_slots(offset, length, board.positions)
     entries = []
     if slots.entry_limit > 0:
-        # The page's ids come from the covering index (sorted there, whatever the sort);
-        # only those rows are then read in full.
+        # One query: a filter on ids here would go beneath the ranks' window and rank the
+        # page's entries among themselves.
         end = slots.entry_offset + slots.entry_limit
-        ids = board.entries.order_by(*board.order).values("pk")[slots.entry_offset : end]
-        entries = board.entries.filter(pk__in=Subquery(ids)).order_by(*board.order)
+        entries = board.entries.order_by(*board.order)[slots.entry_offset : end]
     rows = list(
         interleave(map(partial(entry_row, board.track), entries), board.references, slots, length)
     )
