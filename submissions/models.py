@@ -6,6 +6,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
@@ -360,6 +361,21 @@ class Submission(models.Model):
                 fields=["contest", "id"],
                 include=BOARD_INDEX_COLUMNS,
                 name="leaderboard_idx",
+            ),
+            # The ranked entries in rank order (the classic ranking's keys; a track's metric
+            # within its class): a board page in rank order and an entry's rank (a count of
+            # the entries before it) read this index alone, whatever the board's size.
+            # (The terminal rate, which breaks ties, is sorted on top of it: SQLite takes no
+            # NULLS LAST in an index.)
+            models.Index(
+                fields=["contest", "estimated", "seconds_to_target"],
+                condition=Q(eligible=True, seconds_to_target__isnull=False),
+                name="ranked_by_time_idx",
+            ),
+            models.Index(
+                fields=["contest", "track_class", "track_metric", "id"],
+                condition=Q(eligible=True, track_metric__isnull=False),
+                name="ranked_by_metric_idx",
             ),
             # The leaderboard's engine filter lists a contest's engines from this index alone.
             models.Index(fields=["contest", "engine"], name="contest_engines_idx"),

@@ -1,8 +1,10 @@
 """Reads of the leaderboard (selectors): one place feeds the contest page, the API and the
-downloads, so the sort, the filters and the embargo are decided once. Ranks are derived in
-the board's own query (contests.ranks.board_rank, a window over the contest's entries, the
-filters applied above it so a filtered board shows the overall ranks): a new entry never
-rewrites anyone's rank. A page is a count, a few reference rows and one slice of entries."""
+downloads, so the sort, the filters and the embargo are decided once. Ranks are derived where
+they are read (contests.ranks): a page in rank order works them out from its rows' positions,
+any other page reads its rows' ranks from a window over the contest's ranked entries, so a
+filtered board shows the overall ranks and a new entry never rewrites anyone's. A page is a
+count, a few reference rows and a slice of the ranked entries (read in the order of an index
+of the ranking) or of the rest."""
 
 from __future__ import annotations
 
@@ -23,7 +25,7 @@ from submissions.board.order import (
 )
 from submissions.board.query import LeaderboardQuery, board_order, board_sort_parts
 from submissions.board.rows import BoardPage, BoardRow, entry_row, mark_tie_breaks, reference_row
-from submissions.contests.ranks import board_rank
+from submissions.contests.ranks import ranked_q, ranks_in_order, ranks_of
 from submissions.entries.trust import STREAMED, VERIFIED
 from submissions.measures.costs import BOARD_COSTS
 from submissions.measures.ranking import interleave, page_slots, reference_positions
@@ -31,7 +33,7 @@ from submissions.models import Contest, Submission
 from submissions.setup.engines import normalised_engine
 
 BOARD_ENTRY_FIELDS = (
-    "id", "rank", "public_name", "storage_engine", "sockets", "cpu_model", "cores", "memory_gb",
+    "id", "public_name", "storage_engine", "sockets", "cpu_model", "cores", "memory_gb",
     "drives", "drive_kind", "raid_level", "seconds_to_target", "estimated", "terminal_rate",
     "average_rate", "verified", "eligible", "ineligible_reason", "rows", "track_figures",
     "track_metric", "track_class", "elapsed_seconds", "estimate_basis", "demo",
@@ -42,26 +44,17 @@ BOARD_ENTRY_FIELDS = (
 
 
 def _board_entries(contest: Contest, query: LeaderboardQuery) -> QuerySet[Submission]:
-    entries = Submission.objects.filter(contest=contest).annotate(rank=board_rank(contest.track))
-    shown = Q()
+    entries = Submission.objects.filter(contest=contest)
     if query.engine:
         # The normalised engine: "InnoDB" finds "InnoDB plugin 1.0" too (submissions/engines.py).
-        shown &= Q(engine__iexact=query.engine)
+        entries = entries.filter(engine__iexact=query.engine)
     if query.drive:
-        shown &= Q(drive_kind=query.drive)
+        entries = entries.filter(drive_kind=query.drive)
     if query.verified:
-        shown &= Q(verified=True)
+        entries = entries.filter(verified=True)
     if query.trust:
-        shown &= trust_q(query.trust)
-    return entries.filter(_above_the_window(shown)) if shown else entries
-
-
-def _above_the_window(condition: Q) -> Q:
-    """The same condition, filtered after the ranks are computed. Django puts a filter that
-    reads a window's result above the window (in an outer query) and any other filter beneath
-    it, where it would rank the filtered entries among themselves; joined by OR with both
-    cases of the rank, the condition reads it and goes above."""
-    return (condition & Q(rank__isnull=True)) | (condition & Q(rank__isnull=False))
+        entries = entries.filter(trust_q(query.trust))
+    return entries
 
 
 def trust_q(level: str) -> Q:
@@ -92,8 +85,10 @@ def _board_references(contest: Contest, query: LeaderboardQuery, references) -> 
 class _Board:
     """A board's order, worked out before any entry row is read."""
 
+    contest: Contest
+    query: LeaderboardQuery
     entries: QuerySet[Submission]
-    order: list
+    parts: tuple
     references: list[BoardRow]
     positions: list[int]
     entry_count: int
@@ -103,6 +98,28 @@ class _Board:
     @property
     def count(self) -> int:
         return self.entry_count + len(self.references)
+
+    def ordered(self, *, ranked: bool | None) -> QuerySet[Submission]:
+        """The ranked entries in the board's order (`ranked=True`), the others, or both (None):
+        the ranked ones always come first."""
+        entries = self.entries
+        if ranked is not None:
+            condition = ranked_q(self.track)
+            entries = entries.filter(condition) if ranked else entries.exclude(condition)
+        return entries.order_by(*entry_order(self.parts, self.track, ranked=ranked))
+
+    @property
+    def in_rank_order(self) -> bool:
+        """The whole board's ranked entries in rank order, one class after another: their
+        ranks follow from their positions."""
+        if self.query.filtered:
+            return False
+        for part in self.parts:
+            if part.entry_field == "rank":
+                return not part.descending
+            if part.entry_field != "track_class":
+                return False
+        return False
 
 
 def _board(contest: Contest, query: LeaderboardQuery) -> _Board:
@@ -114,13 +131,15 @@ def _board(contest: Contest, query: LeaderboardQuery) -> _Board:
     references = sorted_references(
         placement, _board_references(contest, query, contest.references.all())
     )
-    total, ranked, before = board_counts(entries, placement, references)
+    total, ranked, before = board_counts(entries, placement, references, track)
     # Counts follow the order the references were sorted in; a stable sort keeps it exact
     # where the database's string order and Python's would disagree.
     placed = sorted(zip(before, references, strict=True), key=lambda pair: pair[0])
     return _Board(
+        contest=contest,
+        query=query,
         entries=entries.annotate(public_name=public_name()).values(*BOARD_ENTRY_FIELDS),
-        order=entry_order(parts),
+        parts=parts,
         references=[reference_row(track, reference) for _, reference in placed],
         positions=reference_positions([before for before, _ in placed]),
         entry_count=total,
@@ -129,9 +148,31 @@ def _board(contest: Contest, query: LeaderboardQuery) -> _Board:
     )
 
 
+def _entries_between(board: _Board, start: int, stop: int) -> list[dict]:
+    """The entries at positions [start, stop) of the board's order, with their ranks: a slice
+    of the ranked entries (read in the order of an index in rank order) or of the rest, or
+    of both where a page holds both."""
+    ranked_count = board.ranked_count
+    if stop <= ranked_count:
+        rows = list(board.ordered(ranked=True)[start:stop])
+    elif start >= ranked_count:
+        rows = list(board.ordered(ranked=False)[start - ranked_count : stop - ranked_count])
+    else:
+        rows = list(board.ordered(ranked=None)[start:stop])
+    ranked = rows[: max(0, ranked_count - start)]
+    if board.in_rank_order:
+        ranks = ranks_in_order(contest=board.contest, rows=ranked, first=start)
+    else:
+        ranks = ranks_of(contest=board.contest, ids=[row["id"] for row in ranked])
+    for row in rows:
+        row["rank"] = ranks.get(row["id"])
+    return rows
+
+
 def leaderboard_page(*, contest: Contest, query: LeaderboardQuery) -> BoardPage:
     """One page of a contest's board: ranked entries with the reference rows placed among
-    them, then the entries that are not ranked. Four queries whatever the board's size."""
+    them, then the entries that are not ranked. A handful of queries whatever the board's
+    size."""
     board = _board(contest, query)
     last_page = max(1, -(-board.count // query.page_size))
     page = min(query.page, last_page)
@@ -140,10 +181,8 @@ def leaderboard_page(*, contest: Contest, query: LeaderboardQuery) -> BoardPage:
     slots = page_slots(offset, length, board.positions)
     entries = []
     if slots.entry_limit > 0:
-        # One query: a filter on ids here would go beneath the ranks' window and rank the
-        # page's entries among themselves.
         end = slots.entry_offset + slots.entry_limit
-        entries = board.entries.order_by(*board.order)[slots.entry_offset : end]
+        entries = _entries_between(board, slots.entry_offset, end)
     rows = list(
         interleave(map(partial(entry_row, board.track), entries), board.references, slots, length)
     )
@@ -161,10 +200,15 @@ def leaderboard_page(*, contest: Contest, query: LeaderboardQuery) -> BoardPage:
 def leaderboard_rows(*, contest: Contest, query: LeaderboardQuery) -> Iterator[BoardRow]:
     """The whole board in order, read in chunks: for the downloads."""
     board = _board(contest, query)
-    entries = board.entries.order_by(*board.order).iterator(chunk_size=2_000)
+    ranks = ranks_of(contest=contest)
+
+    def entries() -> Iterator[dict]:
+        for row in board.ordered(ranked=None).iterator(chunk_size=2_000):
+            yield {**row, "rank": ranks.get(row["id"])}
+
     slots = page_slots(0, board.count, board.positions)
     return interleave(
-        map(partial(entry_row, board.track), entries), board.references, slots, board.count
+        map(partial(entry_row, board.track), entries()), board.references, slots, board.count
     )
 
 
