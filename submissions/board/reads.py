@@ -8,6 +8,7 @@ of the ranking) or of the rest."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -31,6 +32,7 @@ from submissions.measures.costs import BOARD_COSTS
 from submissions.measures.ranking import interleave, page_slots, reference_positions
 from submissions.models import Contest, Submission
 from submissions.setup.engines import normalised_engine
+from submissions.web.soft_cache import cache_get, cache_set
 
 BOARD_ENTRY_FIELDS = (
     "id", "public_name", "storage_engine", "sockets", "cpu_model", "cores", "memory_gb",
@@ -131,7 +133,7 @@ def _board(contest: Contest, query: LeaderboardQuery) -> _Board:
     references = sorted_references(
         placement, _board_references(contest, query, contest.references.all())
     )
-    total, ranked, before = board_counts(entries, placement, references, track)
+    total, ranked, before = _counts(contest, query, entries, placement, references)
     # Counts follow the order the references were sorted in; a stable sort keeps it exact
     # where the database's string order and Python's would disagree.
     placed = sorted(zip(before, references, strict=True), key=lambda pair: pair[0])
@@ -146,6 +148,28 @@ def _board(contest: Contest, query: LeaderboardQuery) -> _Board:
         ranked_count=ranked,
         track=track,
     )
+
+
+# How long a board's counts are kept: any change moves the board version (in the key) on.
+COUNTS_CACHE_SECONDS = 3_600
+
+
+def _counts(contest: Contest, query: LeaderboardQuery, entries, placement, references):
+    """board_counts, counted once per board version, filters and order: the entries' count is
+    the one part of a page that reads every entry of the board, so the other pages, page sizes
+    and the API of the same board and version share it."""
+    what = (
+        contest.pk, contest.board_version, query.engine.lower(), query.drive, query.verified,
+        query.trust, [(part.entry_field, part.descending) for part in placement],
+        [reference.pk for reference in references],
+    )  # fmt: skip
+    key = "board-counts:" + hashlib.sha256(repr(what).encode()).hexdigest()[:40]
+    kept = cache_get(key)
+    if kept is not None:
+        return kept
+    counts = board_counts(entries, placement, references, contest.track)
+    cache_set(key, counts, COUNTS_CACHE_SECONDS)
+    return counts
 
 
 def _entries_between(board: _Board, start: int, stop: int) -> list[dict]:

@@ -109,3 +109,17 @@ def test_the_rank_order_is_the_ranks_order(client):
 
     assert [row["rank"] for row in rows] == sorted(row["rank"] for row in rows)
     assert [row["rank"] for row in rows][:3] == [1, 2, 2]  # 1 day at 500, then a tie
+
+
+def test_the_counts_a_board_keeps_follow_every_change(client):
+    contest = classic_board()
+    url = f"/api/contests/{contest.slug}/leaderboard/?page_size=3"
+    before = client.get(url).json()["count"]
+
+    newcomer = SubmissionFactory(contest=contest, seconds_to_target=60.0, elapsed_seconds=60.0)
+    after = client.get(url + "&page=2").json()
+
+    assert after["count"] == before + 1
+    assert every_row(client, contest, "", 3)[0]["id"] == newcomer.pk
+    Submission.objects.filter(pk=newcomer.pk).delete()
+    assert client.get(url + "&page=3").json()["count"] == before
