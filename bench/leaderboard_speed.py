@@ -1,19 +1,25 @@
-"""How fast the leaderboard and the entry page are, on a board of 10,000 entries.
+"""How fast the leaderboard and the entry page are, on boards of 10,000 and 100,000 entries.
 
-Builds a scratch PostgreSQL database (BENCH_DATABASE_URL, default iibench_bench on
-127.0.0.1), fills one contest with 10,000 entries, each with a 1,000-sample series, and times
-in the same run, through Django's test client (the whole middleware stack, no network):
+For each size, builds a scratch PostgreSQL database (BENCH_DATABASE_URL, default iibench_bench
+on 127.0.0.1) and fills one contest with a fast generator (one entry made by the ORM, with a
+1,000-sample series, copied by one INSERT ... SELECT over generate_series with varied
+figures: 100,000 entries in seconds, not 100,000 uploads). Then, through Django's test client
+(the whole middleware stack, no network), every page is built cold (the board version is
+moved on before each request, as a new entry does, so no kept body is ever served):
 
 - a bare view that returns "ok" (the floor any page pays),
+- bare indexed queries of the same rows in the same order (a plain ORM slice on an index of
+  that order, as JSON): the floor a board page of those rows pays,
 - the contest page with its leaderboard, as a visitor sees it, sorted and filtered,
 - the leaderboard API,
 
 each in `--pairs` fresh processes that time every request in interleaved rounds: per request
-the median, its ratio to the bare view (median and range over the processes; the goal for the
-API at page_size=1000: at most 3x) and the SQL queries it made. Then the entry page of a
-2,000,000-sample run: the preview's build time and the page's payload and render time.
+the median, its ratio to the bare view and to the bare query of its rows (median and range
+over the processes; the goal: a board page built cold within 3x the bare query of its rows)
+and the SQL queries it made. Then what a newcomer at the top writes (its own row: ranks are
+derived), and the entry page of a 2,000,000-sample run.
 
-    python bench/leaderboard_speed.py [--entries 10000] [--repeat 200] [--pairs 5] [--reuse]
+    python bench/leaderboard_speed.py [--sizes 10000,100000] [--repeat 30] [--pairs 3] [--reuse]
 """
 
 from __future__ import annotations
@@ -48,8 +54,10 @@ django.setup()
 import numpy as np  # noqa: E402
 import psycopg  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
+from django.core.cache import cache  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import DatabaseError, connection  # noqa: E402
+from django.db.models import F  # noqa: E402
 from django.http import HttpRequest, HttpResponse  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import CaptureQueriesContext, override_settings  # noqa: E402
@@ -57,6 +65,7 @@ from django.urls import include, path  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from bench import ab  # noqa: E402
+from submissions.board import cache as board_cache  # noqa: E402
 from submissions.contests import ranks as contest_ranks  # noqa: E402
 from submissions.contests import reference_rows  # noqa: E402
 from submissions.measures.series import pack_columns, plot_preview  # noqa: E402
@@ -73,10 +82,50 @@ def bare(request: HttpRequest) -> HttpResponse:
     return HttpResponse("ok")
 
 
-class BenchURLs:
-    """The site's URLs plus the bare view, which exists only in this run."""
+# The bare queries' orders, each backed by an index made for it (BARE_INDEXES): the ranked
+# entries in rank order (the classic ranking: measured before estimated, time to the target,
+# terminal rate highest first), and every entry by average rate, highest first.
+BARE_ORDERS = {
+    "rank": (
+        "estimated",
+        "seconds_to_target",
+        F("terminal_rate").desc(nulls_last=True),
+        "id",
+    ),
+    "average_rate": (F("average_rate").desc(nulls_last=True), "id"),
+}
+BARE_INDEXES = (
+    "CREATE INDEX IF NOT EXISTS bench_rank_order ON submissions_submission "
+    "(contest_id, estimated, seconds_to_target, terminal_rate DESC NULLS LAST, id) "
+    "WHERE eligible AND seconds_to_target IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS bench_average_rate_order ON submissions_submission "
+    "(contest_id, average_rate DESC NULLS LAST, id)",
+)
+BARE_FIELDS = (
+    "id", "entrant_name", "storage_engine", "cores", "memory_gb", "drive_kind",
+    "seconds_to_target", "estimated", "terminal_rate", "average_rate", "verified",
+    "elapsed_seconds",
+)  # fmt: skip
 
-    urlpatterns = [path("bench/bare/", bare), path("", include("iibench_site.urls"))]
+
+def bare_rows(request: HttpRequest, slug: str, order: str, size: int) -> HttpResponse:
+    """The same rows a board page shows, in the same order, as a plain indexed slice."""
+    contest_id = Contest.objects.filter(slug=slug).values_list("pk", flat=True).get()
+    entries = Submission.objects.filter(contest_id=contest_id)
+    if order == "rank":
+        entries = entries.filter(eligible=True, seconds_to_target__isnull=False)
+    rows = list(entries.order_by(*BARE_ORDERS[order]).values(*BARE_FIELDS)[:size])
+    return HttpResponse(json.dumps(rows), content_type="application/json")
+
+
+class BenchURLs:
+    """The site's URLs plus the bare views, which exist only in this run."""
+
+    urlpatterns = [
+        path("bench/bare/", bare),
+        path("bench/rows/<slug:slug>/<str:order>/<int:size>/", bare_rows),
+        path("", include("iibench_site.urls")),
+    ]
 
 
 def recreate_database() -> None:
@@ -104,7 +153,88 @@ def run_columns(rng: np.random.Generator, samples: int, every: int, start_rate: 
     }
 
 
+def template_entry(contest: Contest, owner, rng: np.random.Generator) -> Submission:
+    """One entry made by the ORM, with its series: the generator copies it."""
+    columns = run_columns(rng, SAMPLES_PER_ENTRY, 1_000_000, 1e5)
+    elapsed = float(columns["seconds"][-1])
+    entry = Submission.objects.create(
+        contest=contest,
+        owner=owner,
+        entrant_name="Entrant 0",
+        email="entrant0@example.org",
+        publish=True,
+        cpu_model="Xeon X5460",
+        sockets=2,
+        cores=8,
+        cpu_ghz=3.16,
+        memory_gb=16.0,
+        drives=4,
+        drive_kind="hdd",
+        raid_level="",
+        os="CentOS 5.1",
+        server_version="5.1.25",
+        storage_engine=ENGINES[0],
+        engine=normalised_engine(ENGINES[0]),
+        solution_description="Tuned buffer pool. " * 40,
+        log=f"logs/bench/{0:064d}.log",
+        log_name="iibench.log",
+        log_sha256=f"{0:064d}",
+        log_size=80_000,
+        log_format="python-iibench-2009-04",
+        rows=int(columns["rows"][-1]),
+        elapsed_seconds=elapsed,
+        average_rate=float(columns["cumulative_rate"][-1]),
+        terminal_rate=float(columns["interval_rate"][-10:].mean()),
+        terminal_window_rows=10_000_000,
+        terminal_window_start_row=990_000_000,
+        seconds_to_target=elapsed,
+        eligible=True,
+        verdicts=[{"rule": "target_rows", "status": "pass", "message": "ok"}] * 12,
+        checked_at=timezone.now(),
+    )
+    SampleSeries.objects.create(
+        submission=entry,
+        count=len(columns["rows"]),
+        columns=pack_columns(columns),
+        preview=plot_preview(columns),
+    )
+    return entry
+
+
+def _pick(values: tuple[str, ...], modulus_of: str) -> str:
+    quoted = ", ".join(f"'{value}'" for value in values)
+    return f"(ARRAY[{quoted}])[1 + ({modulus_of}) % {len(values)}]"
+
+
+# The copies' own values, as SQL over the copy's number g (pseudo-random but repeatable: a
+# multiplier modulo a prime spreads the times and rates; some tie, 1 in 13 is an estimate).
+COPY_VALUES = {
+    "entrant_name": "'Entrant ' || g",
+    "email": "'entrant' || g || '@example.org'",
+    "publish": "g % 3 <> 0",
+    "cores": "CASE WHEN g % 2 = 0 THEN 4 ELSE 8 END",
+    "memory_gb": "CASE WHEN g % 4 < 2 THEN 8 ELSE 16 END",
+    "drives": "1 + g % 8",
+    "drive_kind": _pick(DRIVES, "g"),
+    "raid_level": "CASE WHEN g % 2 = 1 THEN 'RAID 0' ELSE '' END",
+    "storage_engine": _pick(ENGINES, "g"),
+    "engine": _pick(tuple(normalised_engine(name) for name in ENGINES), "g"),
+    "log": "'logs/bench/' || lpad(g::text, 64, '0') || '.log'",
+    "log_sha256": "lpad(g::text, 64, '0')",
+    "seconds_to_target": "86400.0 * (1 + ((g::bigint * 7919) % 50021) / 2500.0)",
+    "elapsed_seconds": "86400.0 * (1 + ((g::bigint * 7919) % 50021) / 2500.0)",
+    "terminal_rate": "5000.0 + ((g::bigint * 104729) % 1951) * 100",
+    "average_rate": "10000.0 + ((g::bigint * 130363) % 190001)",
+    "estimated": "g % 13 = 0",
+    "eligible": "g % 10 <> 0",
+    "ineligible_reason": "CASE WHEN g % 10 = 0 THEN '32 cores declared; at most 8.' ELSE '' END",
+    "verified": "g % 7 = 0",
+}
+
+
 def fill_contest(entries: int) -> Contest:
+    """`entries` entries in one contest: one made by the ORM, the rest copies of it made by
+    one INSERT ... SELECT (the board reads columns, never the copies' series)."""
     contest = Contest.objects.create(
         slug="bench",
         title="Bench contest",
@@ -112,89 +242,55 @@ def fill_contest(entries: int) -> Contest:
     )
     reference_rows.reference_results_create(contest=contest)
     owner = get_user_model().objects.create(username="bench-entrant")
-    rng = np.random.default_rng(2008)
     started = time.perf_counter()
-    batch = 500
-    for first in range(0, entries, batch):
-        submissions = []
-        series = []
-        for number in range(first, min(first + batch, entries)):
-            columns = run_columns(rng, SAMPLES_PER_ENTRY, 1_000_000, rng.uniform(5e3, 2e5))
-            elapsed = float(columns["seconds"][-1])
-            eligible = number % 10 != 0
-            submissions.append(
-                Submission(
-                    contest=contest,
-                    owner=owner,
-                    entrant_name=f"Entrant {number}",
-                    email=f"entrant{number}@example.org",
-                    publish=number % 3 != 0,
-                    cpu_model="Xeon X5460",
-                    sockets=2,
-                    cores=int(rng.choice([4, 8])),
-                    cpu_ghz=3.16,
-                    memory_gb=float(rng.choice([8, 16])),
-                    drives=int(rng.integers(1, 9)),
-                    drive_kind=DRIVES[number % len(DRIVES)],
-                    raid_level="RAID 0" if number % 2 else "",
-                    os="CentOS 5.1",
-                    server_version="5.1.25",
-                    storage_engine=ENGINES[number % len(ENGINES)],
-                    engine=normalised_engine(ENGINES[number % len(ENGINES)]),
-                    solution_description="Tuned buffer pool. " * 40,
-                    log=f"logs/bench/{number:064d}.log",
-                    log_name="iibench.log",
-                    log_sha256=f"{number:064d}",
-                    log_size=80_000,
-                    log_format="python-iibench-2009-04",
-                    rows=int(columns["rows"][-1]),
-                    elapsed_seconds=elapsed,
-                    average_rate=float(columns["cumulative_rate"][-1]),
-                    terminal_rate=float(columns["interval_rate"][-10:].mean()),
-                    terminal_window_rows=10_000_000,
-                    terminal_window_start_row=990_000_000,
-                    seconds_to_target=elapsed,
-                    eligible=eligible,
-                    ineligible_reason="" if eligible else "32 cores declared; at most 8.",
-                    verified=number % 7 == 0,
-                    verdicts=[{"rule": "target_rows", "status": "pass", "message": "ok"}] * 12,
-                    checked_at=timezone.now(),
-                )
-            )
-            series.append((columns, len(columns["rows"])))
-        Submission.objects.bulk_create(submissions)
-        SampleSeries.objects.bulk_create(
-            SampleSeries(
-                submission=submission,
-                count=count,
-                columns=pack_columns(columns),
-                preview=plot_preview(columns),
-            )
-            for submission, (columns, count) in zip(submissions, series, strict=True)
+    template = template_entry(contest, owner, np.random.default_rng(2008))
+    columns = [field.column for field in Submission._meta.concrete_fields if not field.primary_key]
+    unknown = set(COPY_VALUES) - set(columns)
+    assert not unknown, unknown
+    # %% : the statement has parameters, so a literal % (modulo) is written twice.
+    values = [
+        COPY_VALUES[column].replace("%", "%%") if column in COPY_VALUES else f'template."{column}"'
+        for column in columns
+    ]
+    names = ", ".join(f'"{column}"' for column in columns)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            # Column names from the model, values from COPY_VALUES: nothing from outside.
+            f"INSERT INTO submissions_submission ({names}) "  # noqa: S608  # nosec B608
+            f"SELECT {', '.join(values)} FROM submissions_submission AS template, "
+            "generate_series(1, %s) AS g WHERE template.id = %s",
+            [entries - 1, template.pk],
         )
-    print(f"  filled {entries:,} entries with {SAMPLES_PER_ENTRY:,}-sample series "
-          f"in {time.perf_counter() - started:.1f} s")  # fmt: skip
+        for statement in BARE_INDEXES:
+            cursor.execute(statement)
+        cursor.execute("VACUUM ANALYZE submissions_submission")
+    print(f"  filled {entries:,} entries (one with a {SAMPLES_PER_ENTRY:,}-sample series, "
+          f"the rest copied by one INSERT) in {time.perf_counter() - started:.1f} s")  # fmt: skip
     return contest
 
 
-def rank(contest: Contest) -> None:
-    started = time.perf_counter()
-    changed = contest_ranks.contest_rank(contest=contest)
-    first = time.perf_counter() - started
-    # A newcomer at the top moves every other rank down by one: the worst case of a save.
-    last = Submission.objects.filter(contest=contest, rank__isnull=False).order_by("rank").last()
-    Submission.objects.filter(pk=last.pk).update(seconds_to_target=1.0)
-    started = time.perf_counter()
-    moved = contest_ranks.contest_rank(contest=contest)
-    again = time.perf_counter() - started
-    started = time.perf_counter()
-    unchanged = contest_ranks.contest_rank(contest=contest)
-    idle = time.perf_counter() - started
-    print(f"  contest_rank: first ranking {first * 1000:.0f} ms ({changed:,} ranks written); "
-          f"a newcomer at the top {again * 1000:.0f} ms ({moved:,} ranks moved); "
-          f"nothing changed {idle * 1000:.0f} ms ({unchanged} written)")  # fmt: skip
-    with connection.cursor() as cursor:
-        cursor.execute("VACUUM ANALYZE submissions_submission")
+def newcomer_at_the_top(contest: Contest) -> None:
+    """What a new best entry costs: its own INSERT and the board version, nothing more (the
+    ranks are derived). Counts the rows of other entries it wrote."""
+    template = Submission.objects.filter(contest=contest).order_by("pk").first()
+    with CaptureQueriesContext(connection) as queries:
+        started = time.perf_counter()
+        newcomer = Submission.objects.get(pk=template.pk)
+        newcomer.pk = None
+        newcomer.log_sha256 = "f" * 64
+        newcomer.seconds_to_target = 1.0
+        newcomer.estimated = False
+        newcomer.save()
+        written = contest_ranks.contest_rank(contest=contest)
+        seconds = time.perf_counter() - started
+    entry_updates = sum(
+        query["sql"].startswith("UPDATE") and '"submissions_submission"' in query["sql"][:40]
+        for query in queries.captured_queries
+    )
+    print(f"  a newcomer at the top: {seconds * 1000:.0f} ms, {len(queries.captured_queries)} "
+          f"queries, {entry_updates} UPDATEs of entries, {written} ranks written; its rank "
+          f"now {newcomer.rank}")  # fmt: skip
+    newcomer.delete()
 
 
 def one_request(client: Client, url: str) -> tuple[int, int]:
@@ -205,79 +301,95 @@ def one_request(client: Client, url: str) -> tuple[int, int]:
     return len(queries.captured_queries), len(response.content)
 
 
-def medians_ms(client: Client, urls: list[str], repeat: int) -> list[float]:
+def medians_ms(client: Client, urls: list[str], repeat: int, contest_id: int | None) -> list:
     """Median milliseconds of each URL, timed in interleaved rounds so that a busy machine
-    slows every case alike."""
-    for _ in range(max(5, repeat // 10)):
+    slows every case alike. With `contest_id`, the board version moves on before each
+    request (outside the timing), as a new entry moves it: every board is built cold."""
+
+    def cold() -> None:
+        if contest_id is not None:
+            contest_ranks.contest_board_changed(contest_id=contest_id)
+
+    for _ in range(max(3, repeat // 10)):
         for url in urls:
+            cold()
             client.get(url)
     times: list[list[float]] = [[] for _ in urls]
     for _ in range(repeat):
         for index, url in enumerate(urls):
+            cold()
             started = time.perf_counter()
             client.get(url)
             times[index].append(time.perf_counter() - started)
     return [statistics.median(case) * 1000 for case in times]
 
 
+# (label, URL, the case it is compared with: the bare query of the same rows in the same order)
 PAGE_CASES = (
-    ("bare view (HttpResponse 'ok')", "/bench/bare/"),
-    ("contest page, board embargoed (rules and layout only)", "/contests/bench-embargoed/"),
-    ("leaderboard page, default (page 1 of 50 rows)", "/contests/{slug}/"),
-    ("leaderboard page, ?sort=-terminal_rate&page=100", "/contests/{slug}/?sort=-terminal_rate&page=100"),
-    ("leaderboard page, ?engine=tokudb&drive=ssd", "/contests/{slug}/?engine=tokudb&drive=ssd"),
-    ("leaderboard page, ?sort=entrant&verified=1", "/contests/{slug}/?sort=entrant&verified=1"),
-    ("API leaderboard, default (50 rows)", "/api/contests/{slug}/leaderboard/"),
-    ("API leaderboard, ?page_size=1000&sort=-average_rate", "/api/contests/{slug}/leaderboard/?page_size=1000&sort=-average_rate"),
+    ("bare view (HttpResponse 'ok')", "/bench/bare/", None),
+    ("bare indexed query, 50 ranked rows in rank order", "/bench/rows/{slug}/rank/50/", None),
+    ("bare indexed query, 1,000 rows by average rate", "/bench/rows/{slug}/average_rate/1000/", None),
+    ("contest page, board embargoed (rules and layout only)", "/contests/bench-embargoed/", None),
+    ("leaderboard page, default (page 1 of 50 rows)", "/contests/{slug}/", 1),
+    ("leaderboard page, ?sort=-terminal_rate&page=100", "/contests/{slug}/?sort=-terminal_rate&page=100", None),
+    ("leaderboard page, ?engine=tokudb&drive=ssd", "/contests/{slug}/?engine=tokudb&drive=ssd", None),
+    ("leaderboard page, ?sort=entrant&verified=1", "/contests/{slug}/?sort=entrant&verified=1", None),
+    ("API leaderboard, default (50 rows)", "/api/contests/{slug}/leaderboard/", 1),
+    ("API leaderboard, ?page_size=1000&sort=-average_rate", "/api/contests/{slug}/leaderboard/?page_size=1000&sort=-average_rate", 2),
 )  # fmt: skip
-API_1000 = len(PAGE_CASES) - 1
 RATIO_GOAL = 3.0
 
 
-def child_medians(urls: list[str], repeat: int) -> None:
+def child_medians(urls: list[str], repeat: int, contest_id: int | None) -> None:
     """`--child`: in a fresh interpreter, every URL timed in interleaved rounds; prints the
     medians in ms as JSON."""
     with override_settings(ROOT_URLCONF=BenchURLs, DEBUG=False):
-        print(json.dumps({"medians": medians_ms(Client(), urls, repeat)}))
+        print(json.dumps({"medians": medians_ms(Client(), urls, repeat, contest_id)}))
 
 
 def time_pages(contest: Contest, repeat: int, pairs: int) -> bool:
-    """Each case against the bare view: `pairs` fresh processes, each timing every URL in
-    interleaved rounds, give one ratio each; their median and range are printed."""
+    """Each case against the bare view and its bare query: `pairs` fresh processes, each
+    timing every URL in interleaved rounds, every board built cold, give one ratio each;
+    their median and range are printed."""
     client = Client()
     Contest.objects.get_or_create(
         slug="bench-embargoed", defaults={"title": "Embargoed", "results_published_at": None}
     )
-    urls = [url.format(slug=contest.slug) for _, url in PAGE_CASES]
-    shapes = [one_request(client, url) for url in urls]
+    urls = [url.format(slug=contest.slug) for _, url, _ in PAGE_CASES]
+    shapes = []
+    for url in urls:
+        contest_ranks.contest_board_changed(contest_id=contest.pk)  # built, not kept
+        shapes.append(one_request(client, url))
     connection.close()
     runs = [
         ab.run_child(
             f"import sys; sys.argv = ['leaderboard_speed', '--child', '--repeat', '{repeat}', "
-            f"*{urls!r}]; sys.path.insert(0, {str(ROOT)!r}); "
+            f"'--contest-id', '{contest.pk}', *{urls!r}]; sys.path.insert(0, {str(ROOT)!r}); "
             "from bench import leaderboard_speed; leaderboard_speed.main()"
         )["medians"]
         for _ in range(pairs)
     ]
     print(f"\n  {pairs} fresh processes, each timing every request {repeat} times in interleaved "
-          "rounds; medians, the ratio's range over the processes in brackets")  # fmt: skip
-    print(f"  {'request':<56} {'median':>9} {'x bare (range)':>20} {'queries':>8} {'bytes':>9}")
-    ratios = []
-    for index, ((label, _), (queries, size)) in enumerate(zip(PAGE_CASES, shapes, strict=True)):
+          "rounds, every board built cold; medians, the ratio's range over the processes in "
+          "brackets")  # fmt: skip
+    print(f"  {'request':<54} {'median':>10} {'x bare view':>18} {'x bare query of its rows':>25} "
+          f"{'queries':>7} {'bytes':>9}")  # fmt: skip
+    met = True
+    for index, ((label, _, floor), (queries, size)) in enumerate(
+        zip(PAGE_CASES, shapes, strict=True)
+    ):
         times = [run[index] for run in runs]
         ratio = [run[index] / run[0] for run in runs]
-        ratios.append(ratio)
         spread = f"{statistics.median(ratio):.1f}x ({min(ratio):.1f}-{max(ratio):.1f})"
-        print(f"  {label:<56} {statistics.median(times):>6.2f} ms {spread:>20} {queries:>8} "
-              f"{size:>9,}")  # fmt: skip
-    page, api = statistics.median(ratios[2]), statistics.median(ratios[API_1000])
-    print(f"\n  leaderboard page / bare view = {page:.1f}x")
-    met = api <= RATIO_GOAL
-    print(
-        f"  goal, API leaderboard at page_size=1000 at most {RATIO_GOAL:.0f}x a bare view: "
-        f"{api:.1f}x ({min(ratios[API_1000]):.1f}-{max(ratios[API_1000]):.1f}): "
-        f"{'met' if met else 'MISSED'}"
-    )
+        against = ""
+        if floor is not None:
+            to_rows = [run[index] / run[floor] for run in runs]
+            against = f"{statistics.median(to_rows):.1f}x ({min(to_rows):.1f}-{max(to_rows):.1f})"
+            met = met and statistics.median(to_rows) <= RATIO_GOAL
+        print(f"  {label:<54} {statistics.median(times):>7.2f} ms {spread:>18} {against:>25} "
+              f"{queries:>7} {size:>9,}")  # fmt: skip
+    print(f"  goal, a board page built cold at most {RATIO_GOAL:.0f}x the bare query of its rows: "
+          f"{'met' if met else 'MISSED'}")  # fmt: skip
     started = time.perf_counter()
     response = client.get(f"/contests/{contest.slug}/leaderboard.csv")
     size = sum(len(chunk) for chunk in response.streaming_content)
@@ -303,7 +415,7 @@ def time_long_entry(contest: Contest, repeat: int) -> None:
     client = Client()
     url = entry.get_absolute_url()
     queries, size = one_request(client, url)
-    (median,) = medians_ms(client, [url], repeat)
+    (median,) = medians_ms(client, [url], repeat, None)
     print(f"\n  entry page of a {LONG_RUN_SAMPLES:,}-sample run:")
     print(f"    plotted points per series: {points}")
     print(f"    preview built in {preview_seconds * 1000:.0f} ms "
@@ -324,28 +436,37 @@ def reusable_contest(entries: int) -> Contest | None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--entries", type=int, default=10_000)
-    parser.add_argument("--repeat", type=int, default=200)
-    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--sizes", default="10000,100000", help="entries per board, in turn")
+    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--reuse", action="store_true", help="keep a filled bench database")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--contest-id", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("urls", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child_medians(args.urls, args.repeat)
+        child_medians(args.urls, args.repeat, args.contest_id)
         return 0
-    print(f"leaderboard_speed: {args.entries:,} entries, database {BENCH_DATABASE_URL}")
-    with override_settings(ROOT_URLCONF=BenchURLs, DEBUG=False):
-        contest = reusable_contest(args.entries) if args.reuse else None
-        if contest is not None:
-            call_command("migrate", verbosity=0)  # a kept database from an older schema
-        if contest is None:
-            recreate_database()
-            call_command("migrate", verbosity=0)
-            contest = fill_contest(args.entries)
-            rank(contest)
-        met = time_pages(contest, args.repeat, args.pairs)
-        time_long_entry(contest, max(10, args.repeat // 10))
+    sizes = [int(size) for size in args.sizes.split(",")]
+    met = True
+    for number, entries in enumerate(sizes):
+        print(f"\nleaderboard_speed: {entries:,} entries, database {BENCH_DATABASE_URL}")
+        # A recreated board reuses the ids and versions a body was kept under, here and in
+        # this process's own keep.
+        cache.clear()
+        board_cache._kept.clear()
+        with override_settings(ROOT_URLCONF=BenchURLs, DEBUG=False):
+            contest = reusable_contest(entries) if args.reuse else None
+            if contest is not None:
+                call_command("migrate", verbosity=0)  # a kept database from an older schema
+            if contest is None:
+                recreate_database()
+                call_command("migrate", verbosity=0)
+                contest = fill_contest(entries)
+            newcomer_at_the_top(contest)
+            met = time_pages(contest, args.repeat, args.pairs) and met
+            if number == 0:
+                time_long_entry(contest, max(10, args.repeat // 3))
     return 0 if met else 1
 
 

@@ -1,10 +1,20 @@
-"""200 streamed runs streaming at once into the production server (gunicorn, PostgreSQL,
-Redis, loopback only): each appends a batch every 5 s for 60 s, as the witness client does.
+"""Live ingest, two lines.
+
+1. 200 streamed runs streaming at once into the production server (gunicorn, PostgreSQL,
+   Redis, loopback only): each appends a batch every 5 s for 60 s, as the witness client does.
+   Reports appends/s, the latency of an append (median, p99), the machine's load beside it and
+   the lines lost: every line sent must be stored once.
+2. Appends per CPU-second, this tree against the code it started from (`--baseline`, checked
+   out with `git worktree` in a temporary folder), side by side: `--cpu-pairs` pairs of fresh
+   processes, old then new then new then old..., each streaming one run of the C benchmark on
+   MariaDB (its ~700-line header) and timing `--cpu-appends` appends of 5 report lines after
+   its head, through the whole Django stack in process (the test client, no network): the
+   process's CPU plus its PostgreSQL backend's. Median ratio and range over the pairs.
 
     .venv/bin/python bench/live_speed.py [--runs 200] [--seconds 60] [--every 5] [--workers 3]
+        [--cpu-pairs 5] [--cpu-appends 400] [--baseline <commit>] [--only load|cpu]
 
-Reports appends/s, the latency of an append (median, p99) and the lines lost: every line sent
-must be stored once. Uses a scratch PostgreSQL database, created fresh and dropped afterwards.
+Each line uses scratch PostgreSQL databases, created fresh and dropped afterwards.
 """
 
 from __future__ import annotations
@@ -13,7 +23,9 @@ import argparse
 import collections
 import json
 import os
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import threading
@@ -114,7 +126,23 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--every", type=float, default=5)
     parser.add_argument("--workers", type=int, default=3)
+    parser.add_argument("--cpu-pairs", type=int, default=5)
+    parser.add_argument("--cpu-appends", type=int, default=400)
+    parser.add_argument("--baseline", default="", help="commit to compare (default: main's)")
+    parser.add_argument("--only", choices=("load", "cpu"), default="")
+    parser.add_argument("--cpu-child", nargs=3, metavar=("TREE", "DATABASE", "MIGRATE"))
     args = parser.parse_args()
+    if args.cpu_child:
+        tree, database, migrate = args.cpu_child
+        print(json.dumps(cpu_child(Path(tree), database, migrate == "1", args.cpu_appends)))
+        return
+    if args.only != "cpu":
+        load_line(args)
+    if args.only != "load":
+        print(cpu_line(args))
+
+
+def load_line(args) -> None:
     folder = Path(tempfile.mkdtemp(prefix="live-bench-"))
     django_on_scratch_database(folder / "media")
     from testing.server import collect_static, production_environment, start_gunicorn
@@ -134,6 +162,183 @@ def main() -> None:
         server.stop()
         drop_scratch_database()
     print(report)
+
+
+# -- 2. appends per CPU-second, old and new side by side -------------------------------------
+
+MARIADB_LOG = ROOT / "submissions/tests/fixtures/logs/iibench-c-mariadb-100k-cadence.log"
+
+
+def mariadb_header_and_report() -> tuple[list[str], list[str]]:
+    """The C benchmark's log on MariaDB up to its column header, and its first report's
+    fields (the template of every report streamed)."""
+    lines = MARIADB_LOG.read_text().splitlines()
+    first = next(index for index, line in enumerate(lines) if line[:1].isdigit())
+    return lines[:first], lines[first].split("\t")
+
+
+def mariadb_reports(first: int, count: int, fields: list[str]) -> list[str]:
+    """Reports number first..first+count-1: 100,000 rows each, 0.7 s apart."""
+    lines = []
+    for number in range(first, first + count):
+        fields = [str(number * 100_000), f"{number * 0.7:.3f}", *fields[2:]]
+        lines.append("\t".join(fields))
+    return lines
+
+
+def _backend_cpu_seconds(pid: int) -> float:
+    """utime + stime of a PostgreSQL backend, from /proc (the server is on this machine)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_child(tree: Path, database: str, migrate: bool, appends: int) -> dict:
+    """In a fresh process, with the code of `tree`: one run of the C benchmark on MariaDB
+    streamed through the API, and the CPU `appends` appends of 5 reports cost after its head
+    (this process's and its PostgreSQL backend's)."""
+    sys.path.insert(0, str(tree))
+    os.chdir(tree)
+    os.environ["DJANGO_SETTINGS_MODULE"] = "iibench_site.settings.test"
+    os.environ["TEST_DATABASE_URL"] = f"postgresql://postgres@127.0.0.1:5432/{database}"
+    os.environ["REDIS_URL"] = REDIS_URL
+    os.environ["LIVE_BATCHES_PER_MINUTE"] = str(10**9)
+    os.environ["ALLOWED_HOSTS"] = "testserver"
+    os.environ["MEDIA_ROOT"] = tempfile.mkdtemp(prefix="live-cpu-")
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    if migrate:
+        _admin_execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+        _admin_execute(f'CREATE DATABASE "{database}"')
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+    from django.test import Client
+
+    from submissions.live import services as live
+    from testing.entries import DECLARED
+    from testing.factories import ContestFactory, UserFactory
+
+    if migrate:
+        call_command("migrate", verbosity=0)
+    # Each child adds its own contest and user to the side's database.
+    unique = time.time_ns()
+    contest = ContestFactory(slug=f"cpu-{unique}")
+    user = UserFactory(username=f"cpu-{unique}")
+    _, key = live.witness_token_create(user=user, contest=contest)
+    client = Client(headers={"Authorization": f"Bearer {key}"})
+
+    def post(url: str, body: dict) -> None:
+        response = client.post(url, json.dumps(body), content_type="application/json")
+        assert response.status_code in (200, 201), response.content[:500]
+
+    opened = client.post(
+        "/api/live/",
+        json.dumps({**DECLARED, "run_key": f"cpu-{time.time_ns()}", "machine": {"cores": 8}}),
+        content_type="application/json",
+    )
+    run_id = opened.json()["id"]
+    header, fields = mariadb_header_and_report()
+    seq, number = 0, 1
+    batches = [header[start : start + 100] for start in range(0, len(header), 100)]
+    for lines in batches:
+        post(f"/api/live/{run_id}/batches/", {"seq": seq, "lines": lines})
+        seq += 1
+    for _ in range(14):  # past the head: its first report and 60 lines after it
+        post(
+            f"/api/live/{run_id}/batches/",
+            {"seq": seq, "lines": mariadb_reports(number, 5, fields)},
+        )
+        seq, number = seq + 1, number + 5
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        (backend,) = cursor.fetchone()
+    started, backend_started = time.process_time(), _backend_cpu_seconds(backend)
+    for _ in range(appends):
+        post(
+            f"/api/live/{run_id}/batches/",
+            {"seq": seq, "lines": mariadb_reports(number, 5, fields)},
+        )
+        seq, number = seq + 1, number + 5
+    python = time.process_time() - started
+    database_cpu = _backend_cpu_seconds(backend) - backend_started
+    samples = (
+        live.LiveSample.objects.filter(run_id=run_id).count()
+        if hasattr(live, "LiveSample")
+        else None
+    )
+    return {
+        "seconds": (python + database_cpu) / appends,
+        "python_ms": python / appends * 1000,
+        "database_ms": database_cpu / appends * 1000,
+        "samples": samples,
+        "expected_samples": number - 1,
+    }
+
+
+def _baseline_commit(requested: str) -> str:
+    if requested:
+        return requested
+    done = subprocess.run(
+        ["git", "merge-base", "HEAD", "main"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def cpu_line(args) -> str:
+    from bench import ab
+
+    commit = _baseline_commit(args.baseline)
+    folder = Path(tempfile.mkdtemp(prefix="live-cpu-bench-"))
+    baseline = folder / "baseline"
+    subprocess.run(
+        ["git", "worktree", "add", "--detach", str(baseline), commit],
+        cwd=ROOT, check=True, capture_output=True,
+    )  # fmt: skip
+    databases = {"old": f"{SCRATCH_DB}_old", "new": f"{SCRATCH_DB}_new"}
+    migrated: set[str] = set()
+
+    def side(name: str, tree: Path):
+        def start() -> dict:
+            migrate = "0" if name in migrated else "1"
+            migrated.add(name)
+            done = subprocess.run(
+                [sys.executable, str(Path(__file__).resolve()), "--cpu-appends",
+                 str(args.cpu_appends), "--cpu-child", str(tree), databases[name], migrate],
+                capture_output=True, text=True, check=False,
+            )  # fmt: skip
+            if done.returncode:
+                raise RuntimeError(f"the {name} side failed:\n{done.stderr[-3000:]}")
+            return json.loads(done.stdout.strip().splitlines()[-1])
+
+        return start
+
+    load_before = os.getloadavg()
+    try:
+        pairs = ab.interleaved(side("old", baseline), side("new", ROOT), args.cpu_pairs)
+    finally:
+        subprocess.run(
+            ["git", "worktree", "remove", "--force", str(baseline)], cwd=ROOT, check=False
+        )
+        shutil.rmtree(folder, ignore_errors=True)
+        for database in databases.values():
+            _admin_execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+    per_cpu_second = [a["seconds"] / b["seconds"] for a, b in zip(pairs.a, pairs.b, strict=True)]
+    load_after = os.getloadavg()
+    new = pairs.b[-1]
+    return (
+        f"appends per CPU-second, {args.cpu_pairs} interleaved pairs of {args.cpu_appends} "
+        f"appends of 5 lines after a MariaDB head (process + its PostgreSQL backend): old "
+        f"({commit[:9]}) {1 / pairs.median('a'):,.0f}/s "
+        f"({pairs.median('a', 'python_ms'):.1f} ms Python + "
+        f"{pairs.median('a', 'database_ms'):.1f} ms database per append), new "
+        f"{1 / pairs.median('b'):,.0f}/s ({pairs.median('b', 'python_ms'):.1f} + "
+        f"{pairs.median('b', 'database_ms'):.1f} ms); new/old "
+        f"{statistics.median(per_cpu_second):.2f}x ({min(per_cpu_second):.2f}-"
+        f"{max(per_cpu_second):.2f}); samples stored {new['samples']:,} of "
+        f"{new['expected_samples']:,}; load average {load_before[0]:.1f} before, "
+        f"{load_after[0]:.1f} after"
+    )
 
 
 def run(base: str, args) -> str:
@@ -182,6 +387,7 @@ def run(base: str, args) -> str:
     stored = sum(
         LiveBatch.objects.filter(run__contest=contest).values_list("line_count", flat=True)
     )
+    load = os.getloadavg()
     latencies = sorted(out["latencies"])
     p99 = latencies[int(len(latencies) * 0.99) - 1] if latencies else float("nan")
     expected = out["sent_lines"]
@@ -193,7 +399,8 @@ def run(base: str, args) -> str:
         f"{latencies[-1] * 1000:.0f} ms; failed attempts (retried) "
         f"{sum(out['errors'].values())} {dict(out['errors'].most_common(3))}; lines sent "
         f"{expected:,}, stored {stored:,}: lost {max(expected - stored, 0):,}, doubled "
-        f"{max(stored - expected, 0):,}"
+        f"{max(stored - expected, 0):,}; load average at the end {load[0]:.1f} (1 min), "
+        f"{load[1]:.1f} (5 min) on {os.cpu_count()} CPUs, the load generator included"
     )
 
 

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 from simple_history.models import HistoricalRecords
@@ -170,7 +171,7 @@ BOARD_INDEX_COLUMNS = [
     "seconds_to_target", "terminal_rate", "average_rate", "verified", "drive_kind",
     "storage_engine", "engine", "cores", "memory_gb", "publish", "entrant_name",
     "track_metric", "track_class", "elapsed_seconds", "estimated", "demo", "db_size_bytes",
-    "write_kb_per_row", "server_cpu_us_per_row",
+    "write_kb_per_row", "server_cpu_us_per_row", "eligible",
 ]  # fmt: skip
 
 
@@ -181,7 +182,7 @@ COMPUTED_FIELDS = [
     "elapsed_source", "average_rate", "terminal_rate", "terminal_window_rows",
     "terminal_window_start_row", "terminal_window_basis", "seconds_to_target", "estimated",
     "estimate_basis", "excerpt", "verdicts", "eligible", "ineligible_reason", "checked_at",
-    "engine", "rules_version", "edited_at", "rank", "verified", "verification", "track_figures",
+    "engine", "rules_version", "edited_at", "verified", "verification", "track_figures",
     "track_metric", "track_class", "demo", "run_fingerprint", "db_size_bytes", "write_kb_per_row",
     "reads_per_row", "server_cpu_us_per_row", "client_cpu_us_per_row", "machine_cpu_us_per_row",
 ]  # fmt: skip
@@ -309,9 +310,6 @@ class Submission(models.Model):
     )
     # The last time the entrant's declaration changed after submission (the "edited" mark).
     edited_at = models.DateTimeField(null=True, blank=True)
-    # Competition rank within the contest (1, 2, 2, 4), null when not ranked. Written only by
-    # contest_ranks.contest_rank, so the leaderboard is one indexed query however many entries.
-    rank = models.PositiveIntegerField(null=True, blank=True)
     # Set by the verification-rerun service (runner app, its VerificationRun verdict) when a
     # rerun reproduced the claim; the leaderboard's badge and its verified-only filter read it.
     # True only when a verification rerun reproduced the result (same engine and configuration,
@@ -365,12 +363,27 @@ class Submission(models.Model):
             ),
         ]
         indexes = [
-            # The board in rank order, and (with the columns it sorts and filters on) the
-            # counts and the sorted pages read from the index alone, never the wide rows.
+            # The board's ranks, counts and sorted pages read from the index alone (the
+            # columns it ranks, sorts and filters on), never the wide rows.
             models.Index(
-                fields=["contest", "rank", "id"],
+                fields=["contest", "id"],
                 include=BOARD_INDEX_COLUMNS,
                 name="leaderboard_idx",
+            ),
+            # The ranked entries in rank order (the classic ranking's keys; a track's metric
+            # within its class): a board page in rank order and an entry's rank (a count of
+            # the entries before it) read this index alone, whatever the board's size.
+            # (The terminal rate, which breaks ties, is sorted on top of it: SQLite takes no
+            # NULLS LAST in an index.)
+            models.Index(
+                fields=["contest", "estimated", "seconds_to_target"],
+                condition=Q(eligible=True, seconds_to_target__isnull=False),
+                name="ranked_by_time_idx",
+            ),
+            models.Index(
+                fields=["contest", "track_class", "track_metric", "id"],
+                condition=Q(eligible=True, track_metric__isnull=False),
+                name="ranked_by_metric_idx",
             ),
             # The leaderboard's engine filter lists a contest's engines from this index alone.
             models.Index(fields=["contest", "engine"], name="contest_engines_idx"),
@@ -386,6 +399,15 @@ class Submission(models.Model):
     @property
     def public_name(self) -> str:
         return self.entrant_name if self.publish else "Anonymous entrant"
+
+    @property
+    def rank(self) -> int | None:
+        """Competition rank within the contest (1, 2, 2, 4), None when not ranked: derived
+        from the entry's values and its rivals' (contests.ranks), never stored, so a new entry
+        rewrites nobody's rank. One count each time it is read (an instance may be saved again)."""
+        from submissions.contests.ranks import entry_rank  # the ranks read the models
+
+        return entry_rank(entry=self)
 
     @property
     def hardware_summary(self) -> str:

@@ -4,10 +4,12 @@ reference row (references have no rank and are placed among the entries)."""
 from __future__ import annotations
 
 from django.db import connection
-from django.db.models import BooleanField, Case, ExpressionWrapper, F, Q, QuerySet, Value, When
+from django.db.models import Case, F, QuerySet, Value, When
 from django.db.models.functions import Lower
 
+from submissions import tracks
 from submissions.board.query import RANK_PLACEMENT, SortPart
+from submissions.contests.ranks import key_order, ranked_flag, ranked_q
 from submissions.models import ReferenceResult, Submission
 
 ANONYMOUS = "Anonymous entrant"
@@ -31,17 +33,38 @@ def _sort_expression(part: SortPart):
     return build() if build else F(part.entry_field)
 
 
-def entry_order(parts: tuple[SortPart, ...]) -> list:
-    order = [] if parts[0].entry_field == "rank" else [_unranked_first_key()]
+def entry_order(parts: tuple[SortPart, ...], track: tracks.Track, *, ranked: bool | None) -> list:
+    """ORDER BY of a board's entries: the ranked ones (`ranked=True`, read on their own from
+    an index in rank order), the others (`False`), or both (`None`), the ranked ones always
+    first. Ties fall to the rank (the ranking's keys, for ranked entries), then the entry
+    number, so a page boundary never shuffles rows."""
+    both = ranked is None
+
+    def ranking_key(key, reverse: bool = False):
+        ordered = key_order(key, reverse=reverse)
+        if not both:
+            return ordered
+        # Only a ranked entry has a rank: the others tie here and fall to what follows.
+        value = Case(When(ranked_q(track), then=F(key.column)))
+        return (
+            value.asc(nulls_first=ordered.nulls_first, nulls_last=ordered.nulls_last)
+            if not ordered.descending
+            else value.desc(nulls_first=ordered.nulls_first, nulls_last=ordered.nulls_last)
+        )
+
+    order = [ranked_flag(track).desc()] if both else []
     for part in parts:
+        if part.entry_field == "rank":
+            # In rank order the ranking's keys follow this part (board_order); the other way
+            # round they are reversed here. Entries that are not ranked have no rank.
+            if part.descending and ranked is not False:
+                order.extend(ranking_key(key, reverse=True) for key in track.ranking.order)
+            continue
         field = _sort_expression(part)
         order.append(field.desc(nulls_last=True) if part.descending else field.asc(nulls_last=True))
-    return [*order, F("rank").asc(nulls_last=True), "id"]
-
-
-def _unranked_first_key():
-    # Ranked entries (and the references among them) come first; the rest follow, same order.
-    return ExpressionWrapper(Q(rank__isnull=True), output_field=BooleanField()).asc()
+    if ranked is not False and not any(part.entry_field == "rank" for part in parts):
+        order.extend(ranking_key(key) for key in track.ranking.order)
+    return [*order, "id"]
 
 
 def placement_parts(
@@ -73,11 +96,14 @@ def _entries_before_sql(parts: tuple[SortPart, ...], reference: ReferenceResult)
             beats = ">" if part.descending else "<"
             sql = f"({column} {beats} %s OR ({column} = %s AND {sql}))"
             params = [value, value, *params]
-    return f"board.rank IS NOT NULL AND {sql}", params
+    return f"board.ranked AND {sql}", params
 
 
 def board_counts(
-    entries: QuerySet[Submission], parts: tuple[SortPart, ...], references: list
+    entries: QuerySet[Submission],
+    parts: tuple[SortPart, ...],
+    references: list,
+    track: tracks.Track,
 ) -> tuple[int, int, list[int]]:
     """The entries, the ranked ones and, for each reference row, the entries above it: one
     query. Written as SQL over the ORM's filtered rows because Django's aggregate() takes
@@ -86,9 +112,12 @@ def board_counts(
     columns = {part.entry_field for part in parts}
     keys = {name: SORT_EXPRESSIONS[name]() for name in columns if name in SORT_EXPRESSIONS}
     board_sql, board_params = (
-        entries.order_by().annotate(**keys).values("rank", *sorted(columns)).query.sql_with_params()
+        entries.order_by()
+        .annotate(**keys, ranked=ranked_flag(track))
+        .values("ranked", *sorted(columns))
+        .query.sql_with_params()
     )
-    counts, params = ["COUNT(*)", "COUNT(*) FILTER (WHERE board.rank IS NOT NULL)"], []
+    counts, params = ["COUNT(*)", "COUNT(*) FILTER (WHERE board.ranked)"], []
     for reference in references:
         condition, condition_params = _entries_before_sql(parts, reference)
         counts.append(f"COUNT(*) FILTER (WHERE {condition})")

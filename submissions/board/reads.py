@@ -1,16 +1,20 @@
 """Reads of the leaderboard (selectors): one place feeds the contest page, the API and the
-downloads, so the sort, the filters and the embargo are decided once. Ranks are persisted
-(contest_ranks.contest_rank): a page is a count, a few reference rows and one indexed slice of
-entries, whatever the board's size."""
+downloads, so the sort, the filters and the embargo are decided once. Ranks are derived where
+they are read (contests.ranks): a page in rank order works them out from its rows' positions,
+any other page reads its rows' ranks from a window over the contest's ranked entries, so a
+filtered board shows the overall ranks and a new entry never rewrites anyone's. A page is a
+count, a few reference rows and a slice of the ranked entries (read in the order of an index
+of the ranking) or of the rest."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
 
 from django.db import connection
-from django.db.models import Q, QuerySet, Subquery
+from django.db.models import Q, QuerySet
 
 from submissions import tracks
 from submissions.board.order import (
@@ -22,14 +26,16 @@ from submissions.board.order import (
 )
 from submissions.board.query import LeaderboardQuery, board_order, board_sort_parts
 from submissions.board.rows import BoardPage, BoardRow, entry_row, mark_tie_breaks, reference_row
+from submissions.contests.ranks import ranked_q, ranks_in_order, ranks_of
 from submissions.entries.trust import STREAMED, VERIFIED
 from submissions.measures.costs import BOARD_COSTS
 from submissions.measures.ranking import interleave, page_slots, reference_positions
 from submissions.models import Contest, Submission
 from submissions.setup.engines import normalised_engine
+from submissions.web.soft_cache import cache_get, cache_set
 
 BOARD_ENTRY_FIELDS = (
-    "id", "rank", "public_name", "storage_engine", "sockets", "cpu_model", "cores", "memory_gb",
+    "id", "public_name", "storage_engine", "sockets", "cpu_model", "cores", "memory_gb",
     "drives", "drive_kind", "raid_level", "seconds_to_target", "estimated", "terminal_rate",
     "average_rate", "verified", "eligible", "ineligible_reason", "rows", "track_figures",
     "track_metric", "track_class", "elapsed_seconds", "estimate_basis", "demo",
@@ -81,8 +87,10 @@ def _board_references(contest: Contest, query: LeaderboardQuery, references) -> 
 class _Board:
     """A board's order, worked out before any entry row is read."""
 
+    contest: Contest
+    query: LeaderboardQuery
     entries: QuerySet[Submission]
-    order: list
+    parts: tuple
     references: list[BoardRow]
     positions: list[int]
     entry_count: int
@@ -92,6 +100,28 @@ class _Board:
     @property
     def count(self) -> int:
         return self.entry_count + len(self.references)
+
+    def ordered(self, *, ranked: bool | None) -> QuerySet[Submission]:
+        """The ranked entries in the board's order (`ranked=True`), the others, or both (None):
+        the ranked ones always come first."""
+        entries = self.entries
+        if ranked is not None:
+            condition = ranked_q(self.track)
+            entries = entries.filter(condition) if ranked else entries.exclude(condition)
+        return entries.order_by(*entry_order(self.parts, self.track, ranked=ranked))
+
+    @property
+    def in_rank_order(self) -> bool:
+        """The whole board's ranked entries in rank order, one class after another: their
+        ranks follow from their positions."""
+        if self.query.filtered:
+            return False
+        for part in self.parts:
+            if part.entry_field == "rank":
+                return not part.descending
+            if part.entry_field != "track_class":
+                return False
+        return False
 
 
 def _board(contest: Contest, query: LeaderboardQuery) -> _Board:
@@ -103,13 +133,15 @@ def _board(contest: Contest, query: LeaderboardQuery) -> _Board:
     references = sorted_references(
         placement, _board_references(contest, query, contest.references.all())
     )
-    total, ranked, before = board_counts(entries, placement, references)
+    total, ranked, before = _counts(contest, query, entries, placement, references)
     # Counts follow the order the references were sorted in; a stable sort keeps it exact
     # where the database's string order and Python's would disagree.
     placed = sorted(zip(before, references, strict=True), key=lambda pair: pair[0])
     return _Board(
+        contest=contest,
+        query=query,
         entries=entries.annotate(public_name=public_name()).values(*BOARD_ENTRY_FIELDS),
-        order=entry_order(parts),
+        parts=parts,
         references=[reference_row(track, reference) for _, reference in placed],
         positions=reference_positions([before for before, _ in placed]),
         entry_count=total,
@@ -118,9 +150,53 @@ def _board(contest: Contest, query: LeaderboardQuery) -> _Board:
     )
 
 
+# How long a board's counts are kept: any change moves the board version (in the key) on.
+COUNTS_CACHE_SECONDS = 3_600
+
+
+def _counts(contest: Contest, query: LeaderboardQuery, entries, placement, references):
+    """board_counts, counted once per board version, filters and order: the entries' count is
+    the one part of a page that reads every entry of the board, so the other pages, page sizes
+    and the API of the same board and version share it."""
+    what = (
+        contest.pk, contest.board_version, query.engine.lower(), query.drive, query.verified,
+        query.trust, [(part.entry_field, part.descending) for part in placement],
+        [reference.pk for reference in references],
+    )  # fmt: skip
+    key = "board-counts:" + hashlib.sha256(repr(what).encode()).hexdigest()[:40]
+    kept = cache_get(key)
+    if kept is not None:
+        return kept
+    counts = board_counts(entries, placement, references, contest.track)
+    cache_set(key, counts, COUNTS_CACHE_SECONDS)
+    return counts
+
+
+def _entries_between(board: _Board, start: int, stop: int) -> list[dict]:
+    """The entries at positions [start, stop) of the board's order, with their ranks: a slice
+    of the ranked entries (read in the order of an index in rank order) or of the rest, or
+    of both where a page holds both."""
+    ranked_count = board.ranked_count
+    if stop <= ranked_count:
+        rows = list(board.ordered(ranked=True)[start:stop])
+    elif start >= ranked_count:
+        rows = list(board.ordered(ranked=False)[start - ranked_count : stop - ranked_count])
+    else:
+        rows = list(board.ordered(ranked=None)[start:stop])
+    ranked = rows[: max(0, ranked_count - start)]
+    if board.in_rank_order:
+        ranks = ranks_in_order(contest=board.contest, rows=ranked, first=start)
+    else:
+        ranks = ranks_of(contest=board.contest, ids=[row["id"] for row in ranked])
+    for row in rows:
+        row["rank"] = ranks.get(row["id"])
+    return rows
+
+
 def leaderboard_page(*, contest: Contest, query: LeaderboardQuery) -> BoardPage:
     """One page of a contest's board: ranked entries with the reference rows placed among
-    them, then the entries that are not ranked. Four queries whatever the board's size."""
+    them, then the entries that are not ranked. A handful of queries whatever the board's
+    size."""
     board = _board(contest, query)
     last_page = max(1, -(-board.count // query.page_size))
     page = min(query.page, last_page)
@@ -129,11 +205,8 @@ def leaderboard_page(*, contest: Contest, query: LeaderboardQuery) -> BoardPage:
     slots = page_slots(offset, length, board.positions)
     entries = []
     if slots.entry_limit > 0:
-        # The page's ids come from the covering index (sorted there, whatever the sort);
-        # only those rows are then read in full.
         end = slots.entry_offset + slots.entry_limit
-        ids = board.entries.order_by(*board.order).values("pk")[slots.entry_offset : end]
-        entries = board.entries.filter(pk__in=Subquery(ids)).order_by(*board.order)
+        entries = _entries_between(board, slots.entry_offset, end)
     rows = list(
         interleave(map(partial(entry_row, board.track), entries), board.references, slots, length)
     )
@@ -151,10 +224,15 @@ def leaderboard_page(*, contest: Contest, query: LeaderboardQuery) -> BoardPage:
 def leaderboard_rows(*, contest: Contest, query: LeaderboardQuery) -> Iterator[BoardRow]:
     """The whole board in order, read in chunks: for the downloads."""
     board = _board(contest, query)
-    entries = board.entries.order_by(*board.order).iterator(chunk_size=2_000)
+    ranks = ranks_of(contest=contest)
+
+    def entries() -> Iterator[dict]:
+        for row in board.ordered(ranked=None).iterator(chunk_size=2_000):
+            yield {**row, "rank": ranks.get(row["id"])}
+
     slots = page_slots(0, board.count, board.positions)
     return interleave(
-        map(partial(entry_row, board.track), entries), board.references, slots, board.count
+        map(partial(entry_row, board.track), entries()), board.references, slots, board.count
     )
 
 

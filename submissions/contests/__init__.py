@@ -1,7 +1,7 @@
 """Contests over time: the ground rules as data (`rules`), the versions of a contest's rules and
 what changed between them (`rule_versions`, `rule_changes`), re-checking its entries when the
-rules change (`rechecks`), the stored ranks of its board (`ranks`) and the seeds' published
-results shown as reference rows (`reference_rows`).
+rules change (`rechecks`), the ranks of its board, derived where they are read and never stored
+(`ranks`), and the seeds' published results shown as reference rows (`reference_rows`).
 
 `rules` is pure (no Django). May import: the models, `measures`, `setup.engines`, `logparse`,
 `tracks` and `board.versions`; never `entries`' services, `web`, `live` or `runner`.

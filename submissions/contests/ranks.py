@@ -1,43 +1,173 @@
-"""The persisted ranks of a contest's entries, and the board version every change moves on."""
+"""A contest's ranks, derived where they are read and never stored, and the board version every
+change moves on.
+
+A rank is the track's ranking (measures.ranking, `keyed_ranks`) said in SQL: a board page in rank
+order works its ranks out from its own rows and at most a count per class (`ranks_in_order`),
+any other page or a download reads them from a window over the ranked entries (`ranks_of`), one
+entry's rank is one count of the ranked entries that beat it (`entry_rank`). A new, changed or
+deleted entry therefore writes its own row and the contest's board version, never the ranks of
+everyone below it, and an upload never waits on another entry's ranking."""
 
 from __future__ import annotations
 
-from django.db import connection, transaction
-from django.db.models import F
+from django.db import connection
+from django.db.models import BooleanField, Count, ExpressionWrapper, F, Q, Window
+from django.db.models.functions import Rank
 
+from submissions import tracks
 from submissions.board.versions import forget_kept_versions
-from submissions.measures.ranking import KeyedStanding, keyed_ranks
+from submissions.measures.ranking import RankKey
 from submissions.models import Contest, Submission
 
 
-@transaction.atomic
-def contest_rank(*, contest: Contest) -> int:
-    """Rank the contest's qualifying entries again and store what changed. Returns how many
-    ranks changed. Qualifying: eligible, with the values the track's ranking requires (e.g. a
-    measured or estimated time to the target)."""
-    # Two entries saved at once would each rank without seeing the other; locking the contest
-    # row makes the second wait for the first to commit, then rank both.
-    Contest.objects.select_for_update().filter(pk=contest.pk).values_list("pk").first()
-    ranking = contest.track.ranking
-    keys = ranking.order
-    current = list(
-        Submission.objects.filter(contest=contest).values_list(
-            "pk", "eligible", "track_class", "rank", *(key.column for key in keys)
+def ranked_q(track: tracks.Track) -> Q:
+    """The entries the track ranks: eligible, with every value its ranking requires."""
+    required = {f"{key.column}__isnull": False for key in track.ranking.order if key.required}
+    return Q(eligible=True, **required)
+
+
+def ranked_flag(track: tracks.Track) -> ExpressionWrapper:
+    """True for the entries the track ranks, as a column of a query."""
+    return ExpressionWrapper(ranked_q(track), output_field=BooleanField())
+
+
+def key_order(key: RankKey, *, reverse: bool = False):
+    """ORDER BY one ranking key, best first, missing values last (as RankKey.sort_value orders
+    them); `reverse`: worst first, the missing ones then coming first."""
+    column = F(key.column)
+    if reverse:
+        return column.asc(nulls_first=True) if key.descending else column.desc(nulls_first=True)
+    return column.desc(nulls_last=True) if key.descending else column.asc(nulls_last=True)
+
+
+def ranks_of(*, contest: Contest, ids: list[int] | None = None) -> dict[int, int]:
+    """{entry id: rank} of the contest's ranked entries (of `ids` only, when given): a window
+    over every ranked entry of the contest, read in the order of its index."""
+    track = contest.track
+    ranking = track.ranking
+    window = Window(
+        Rank(),
+        partition_by=[F("track_class")] if ranking.class_key else None,
+        order_by=[key_order(key) for key in ranking.order],
+    )
+    ranked = (
+        Submission.objects.filter(ranked_q(track), contest_id=contest.pk)
+        .annotate(standing=window)
+        .values_list("pk", "standing")
+        .order_by()
+    )
+    if ids is None:
+        return dict(ranked)
+    if not ids:
+        return {}
+    inner, params = ranked.query.sql_with_params()
+    # The ids are chosen above the window: beneath it they would rank among themselves.
+    placeholders = ", ".join(["%s"] * len(ids))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            # The inner query is the ORM's; every value is a parameter.
+            f"SELECT * FROM ({inner}) AS ranked WHERE ranked.pk IN ({placeholders})",  # noqa: S608  # nosec B608
+            (*params, *ids),
         )
+        return dict(cursor.fetchall())
+
+
+def ranks_in_order(*, contest: Contest, rows: list[dict], first: int) -> dict[int, int]:
+    """{entry id: rank} of `rows`: ranked entries of the whole (unfiltered) board in rank order,
+    from position `first` (0-based) of its ranked entries. A rank follows from the row before
+    it (a tie shares it, else the position decides) and a class starts at rank 1, so only a
+    page's first row is counted against the entries before it, and not on the first page: a
+    deep page pays one count, as its OFFSET does."""
+    track = contest.track
+    ranking = track.ranking
+    keys = ranking.order
+    ranks: dict[int, int] = {}
+    start, start_position, previous = 0, 0, None
+    for index, row in enumerate(rows):
+        values = tuple(row[key.column] for key in keys)
+        group = row["track_class"] if ranking.class_key else ""
+        if previous is None or group != previous[0]:
+            start = index
+            if first + index == 0 or previous is not None:
+                # The board's first entry, or the first of its class (the row above is of
+                # another class, and classes come one after another).
+                ranks[row["id"]], start_position = 1, 0
+            else:
+                ranks[row["id"]], start_position = _standing(contest, row, values)
+        elif values == previous[1]:
+            ranks[row["id"]] = ranks[rows[index - 1]["id"]]
+        else:
+            ranks[row["id"]] = 1 + start_position + (index - start)
+        previous = (group, values)
+    return ranks
+
+
+def _standing(contest: Contest, row: dict, values: tuple) -> tuple[int, int]:
+    """(rank, position) of one ranked entry: 1 + the entries that beat it, and how many come
+    before it in rank order (those, and the ones tied with it of a smaller id)."""
+    track = contest.track
+    keys = track.ranking.order
+    rivals = Submission.objects.filter(ranked_q(track), contest_id=contest.pk)
+    if track.ranking.class_key:
+        rivals = rivals.filter(track_class=row["track_class"])
+    beats = _beats_q(keys, values)
+    tied = Q()
+    for key, value in zip(keys, values, strict=True):
+        tied &= Q(**{f"{key.column}__isnull": True} if value is None else {key.column: value})
+    counts = rivals.filter(beats | (tied & Q(pk__lt=row["id"]))).aggregate(
+        before=Count("pk"), better=Count("pk", filter=beats)
     )
-    ranks = keyed_ranks(
-        (
-            KeyedStanding(pk, tuple(values), track_class if ranking.class_key else "")
-            for pk, eligible, track_class, _, *values in current
-            if eligible
-        ),
-        keys,
+    return 1 + counts["better"], counts["before"]
+
+
+def _beats_q(keys: tuple[RankKey, ...], values: tuple) -> Q:
+    """The entries strictly before these values in the keys' order (missing values last)."""
+    beats = Q(pk__in=[])  # equal on every key: nobody beats it
+    for key, value in reversed(list(zip(keys, values, strict=True))):
+        if value is None:
+            beats = Q(**{f"{key.column}__isnull": False}) | (
+                Q(**{f"{key.column}__isnull": True}) & beats
+            )
+        else:
+            lookup = "gt" if key.descending else "lt"
+            beats = Q(**{f"{key.column}__{lookup}": value}) | (Q(**{key.column: value}) & beats)
+    return beats
+
+
+def entry_rank(*, entry: Submission) -> int | None:
+    """One entry's rank: 1 + the ranked entries of its contest (and class) that beat it.
+    One count, whatever the board's size, and nothing written."""
+    track = entry.contest.track
+    ranking = track.ranking
+    keys = ranking.order
+    if not entry.eligible or any(
+        key.required and getattr(entry, key.column) is None for key in keys
+    ):
+        return None
+    rivals = Submission.objects.filter(ranked_q(track), contest_id=entry.contest_id)
+    if ranking.class_key:
+        rivals = rivals.filter(track_class=entry.track_class)
+    values = tuple(getattr(entry, key.column) for key in keys)
+    return 1 + rivals.filter(_beats_q(keys, values)).count()
+
+
+def contest_leader(*, contest: Contest) -> Submission | None:
+    """An entry ranked 1 (the first class's, on a track with classes), or None."""
+    ranking = contest.track.ranking
+    order = [*(["track_class"] if ranking.class_key else []), *map(key_order, ranking.order)]
+    return (
+        Submission.objects.filter(ranked_q(contest.track), contest=contest)
+        .select_related("contest")
+        .order_by(*order, "id")
+        .first()
     )
-    changed = [(pk, ranks.get(pk)) for pk, _, _, rank, *_ in current if ranks.get(pk) != rank]
-    if changed:
-        _store_ranks(changed)
+
+
+def contest_rank(*, contest: Contest) -> int:
+    """After a change to the contest's entries: ranks are derived, so nothing is rewritten;
+    only the board version moves on. Returns how many stored ranks were written: none."""
     contest_board_changed(contest_id=contest.pk)
-    return len(changed)
+    return 0
 
 
 def contest_board_changed(*, contest_id: int) -> None:
@@ -45,22 +175,3 @@ def contest_board_changed(*, contest_id: int) -> None:
     under the old version are never served again."""
     Contest.objects.filter(pk=contest_id).update(board_version=F("board_version") + 1)
     forget_kept_versions()
-
-
-def _store_ranks(changed: list[tuple[int, int | None]]) -> None:
-    if connection.vendor != "postgresql":  # the embedded SQLite of `make run`: small boards
-        entries = [Submission(pk=pk, rank=rank) for pk, rank in changed]
-        Submission.objects.bulk_update(entries, ["rank"], batch_size=500)
-        return
-    # One UPDATE from two arrays: a newcomer at the top moves every rank of a 10,000-entry
-    # board in ~0.1 s, where bulk_update's CASE WHEN per row took seconds.
-    ids, ranks = zip(*changed, strict=True)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            """
-            UPDATE submissions_submission AS entry SET rank = changed.rank
-            FROM unnest(%s::bigint[], %s::integer[]) AS changed(id, rank)
-            WHERE entry.id = changed.id
-            """,
-            [list(ids), list(ranks)],
-        )

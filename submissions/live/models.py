@@ -64,6 +64,12 @@ class LiveRun(models.Model):
     byte_count = models.PositiveBigIntegerField(default=0)
     # The log's first lines, kept whole: each new batch is parsed behind them for the live curve.
     head = models.TextField(blank=True)
+    # What a new batch is parsed behind, so an append reads only its own lines: the head with
+    # its `# setting` lines left empty (same line numbers, a fraction of the parse), and the
+    # last report line streamed after the head, with its line number.
+    context = models.TextField(blank=True)
+    last_report = models.TextField(blank=True)
+    last_report_line = models.PositiveBigIntegerField(default=0)
 
     rows = models.PositiveBigIntegerField(default=0)
     elapsed_seconds = models.FloatField(default=0)

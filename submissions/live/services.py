@@ -23,6 +23,7 @@ from submissions.entries import services as registry
 from submissions.live import seal_rules
 from submissions.live.models import LiveBatch, LiveRun, LiveSample, WitnessToken
 from submissions.logparse import LogError, parse_log
+from submissions.logparse.c_format import without_settings
 from submissions.logparse.model import COST_FIELDS, Series
 from submissions.models import Contest
 
@@ -185,30 +186,41 @@ def live_run_append(
 
 
 def _record_progress(run: LiveRun, first_line: int, text: str) -> list[str]:
-    """Parse the new lines behind the log's head and keep their report lines as samples.
-    Best effort: the whole log is parsed when the run is sealed; a batch the parser cannot
-    read yet (a header still arriving) just adds no point to the live curve."""
-    head_lines = run.head.count("\n")
-    document = run.head + text
+    """Parse the new lines behind what earlier batches left (`LiveRun.context`: the log's head
+    with its `# setting` lines left empty; `last_report`: the last report line streamed after
+    it) and keep their report lines as samples. The cost is the head's and the batch's, never
+    the run's length so far. Best effort: the whole log is parsed when the run is sealed; a
+    batch the parser cannot read yet (a header still arriving) just adds no point to the
+    live curve."""
     changed = []
+    head_lines = run.head.count("\n")
+    if not run.context and run.head:  # a run opened before contexts were kept
+        run.context = without_settings(run.head)
+        changed.append("context")
     # While the head is the whole log so far, the document's line numbers are the log's.
     whole = head_lines == first_line - 1
-    offset = 0 if whole else first_line - head_lines - 1
+    carry = not whole and run.last_report_line > head_lines
+    document = run.context + (run.last_report + "\n" if carry else "") + without_settings(text)
+    context_lines = head_lines + carry
+    offset = first_line - context_lines - 1  # a batch line's number in the log, less its own
     try:
         series = parse_log(io.BytesIO(document.encode())).series
     except (LogError, ValueError):
         series = None
     if whole:
-        changed += _keep_head(run, document, series)
+        changed += _keep_head(run, run.head + text, series)
     if series is None:
         return changed
-    in_head = [i for i in range(len(series)) if series.line[i] <= head_lines]
-    new = [i for i in range(len(series)) if series.line[i] + offset >= first_line]
+    before = [i for i in range(len(series)) if series.line[i] <= context_lines]
+    new = [i for i in range(len(series)) if series.line[i] > context_lines]
     shift = 0.0
-    if not whole and in_head and new and series.seconds[new[0]] < run.elapsed_seconds:
+    if before and (carry or (not whole and new and series.seconds[new[0]] < run.elapsed_seconds)):
         # A layout whose seconds are intervals (Python iibench of spring 2009): the parser
-        # summed them from the head's last report, not from the last one streamed.
-        shift = run.elapsed_seconds - series.seconds[in_head[-1]]
+        # summed them from the head's reports, not from the start. The report before the
+        # batch (the carried one) is at run.elapsed_seconds in the whole log; for a layout of
+        # totals the shift is nothing. (Without a carried report, a run opened before they
+        # were kept: its seconds fell behind the last one streamed.)
+        shift = run.elapsed_seconds - series.seconds[before[-1]]
     fresh = [
         LiveSample(
             run=run,
@@ -227,7 +239,15 @@ def _record_progress(run: LiveRun, first_line: int, text: str) -> list[str]:
     last = fresh[-1]
     run.rows, run.elapsed_seconds = last.rows, last.seconds
     run.current_rate, run.cumulative_rate = last.interval_rate, last.cumulative_rate
-    return [*changed, "rows", "elapsed_seconds", "current_rate", "cumulative_rate"]
+    # The next batch is read behind this report: a rate or a time a format works out from
+    # the report before it comes out as it would in the whole log.
+    run.last_report = text.split("\n")[int(series.line[new[-1]]) - context_lines - 1]
+    run.last_report_line = last.line
+    return [
+        *changed,
+        *("rows", "elapsed_seconds", "current_rate", "cumulative_rate"),
+        *("last_report", "last_report_line"),
+    ]
 
 
 def _keep_head(run: LiveRun, document: str, series: Series | None) -> list[str]:
@@ -240,7 +260,8 @@ def _keep_head(run: LiveRun, document: str, series: Series | None) -> list[str]:
     if len(head.encode()) > settings.LIVE_HEAD_MAX_BYTES:
         return []  # kept as it was: the seal parses the whole log
     run.head = head
-    return ["head"]
+    run.context = without_settings(head)
+    return ["head", "context"]
 
 
 def _sample_cost(series: Series, index: int) -> dict[str, float]:

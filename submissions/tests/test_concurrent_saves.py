@@ -48,5 +48,5 @@ def test_two_entries_stored_at_the_same_moment_are_both_ranked(monkeypatch):
     with ThreadPoolExecutor(max_workers=2) as pool:
         saved = list(pool.map(save, owners, logs, (False, True)))
 
-    ranks = dict(Submission.objects.values_list("pk", "rank"))
+    ranks = {entry.pk: entry.rank for entry in Submission.objects.all()}
     assert ranks == {saved[0]: 1, saved[1]: 2}

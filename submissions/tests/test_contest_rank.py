@@ -1,9 +1,12 @@
-"""contest_ranks.contest_rank: the persisted ranks follow every change to a contest's entries."""
+"""contest_ranks: the derived ranks follow every change to a contest's entries, and a new entry
+writes no other entry's row."""
 
 from datetime import timedelta
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from submissions.contests import ranks as contest_ranks
@@ -69,14 +72,25 @@ def test_it_ranks_each_contest_on_its_own():
     assert ranks_of(mine, theirs) == [1, 1]
 
 
-def test_it_writes_only_the_ranks_that_changed():
+def test_a_newcomer_at_the_top_moves_every_rank_and_writes_no_other_entry():
     contest = ContestFactory()
-    for days in (1, 2, 3):
-        SubmissionFactory(contest=contest, seconds_to_target=days * DAY)
+    others = [
+        SubmissionFactory(contest=contest, seconds_to_target=days * DAY) for days in (1, 2, 3)
+    ]
     contest_ranks.contest_rank(contest=contest)
-    SubmissionFactory(contest=contest, seconds_to_target=2.5 * DAY)
 
-    assert contest_ranks.contest_rank(contest=contest) == 2  # the newcomer and the one it passed
+    with CaptureQueriesContext(connection) as queries:
+        newcomer = SubmissionFactory(contest=contest, seconds_to_target=0.5 * DAY)
+        assert contest_ranks.contest_rank(contest=contest) == 0  # no stored rank to write
+
+    entry_writes = [
+        query["sql"]
+        for query in queries.captured_queries
+        if query["sql"].startswith(("INSERT", "UPDATE"))
+        and '"submissions_submission"' in query["sql"].split("SET")[0]
+    ]
+    assert len(entry_writes) == 1 and entry_writes[0].startswith("INSERT")
+    assert ranks_of(newcomer, *others) == [1, 2, 3, 4]
 
 
 def test_it_ranks_an_entry_as_it_is_submitted():

@@ -30,7 +30,7 @@ def test_the_demo_has_a_contest_of_every_track_with_ranked_entries_and_reference
         contests = Contest.objects.filter(workload=workload)
         assert contests.exists(), workload
         entries = Submission.objects.filter(contest__in=contests)
-        assert entries.filter(rank=1).exists(), workload
+        assert any(entry.rank == 1 for entry in entries), workload
         assert all(contest.references.exists() for contest in contests), workload
     # The shipped runs keep to their tracks' rules.
     track_entries = Submission.objects.exclude(contest__workload="classic")

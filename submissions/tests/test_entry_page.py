@@ -90,7 +90,10 @@ def test_it_serves_the_vendored_plotly_bundle_not_a_cdn(client):
 
 
 def test_it_shows_the_verified_badge_and_the_rank(client):
-    entry = SubmissionFactory(verified=True, rank=3)
+    contest = SubmissionFactory(seconds_to_target=86_400.0).contest
+    SubmissionFactory(contest=contest, seconds_to_target=2 * 86_400.0)
+    entry = SubmissionFactory(contest=contest, verified=True, seconds_to_target=3 * 86_400.0)
+    SubmissionFactory(contest=contest, seconds_to_target=4 * 86_400.0)
 
     html = client.get(entry.get_absolute_url()).content.decode()
 

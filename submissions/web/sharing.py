@@ -14,6 +14,7 @@ from django.utils.http import quote_etag
 from django.views.decorators.http import condition
 
 from submissions.contests import rule_versions
+from submissions.contests.ranks import contest_leader
 from submissions.entries import selectors
 from submissions.measures import comparison
 from submissions.models import (
@@ -250,11 +251,7 @@ def contest_badge(request: HttpRequest, slug: str) -> HttpResponse:
     contest = get_object_or_404(Contest, slug=slug)
     leader = None
     if contest.results_are_public():
-        leader = (
-            Submission.objects.filter(contest=contest, eligible=True, rank=1)
-            .select_related("contest")
-            .first()
-        )
+        leader = contest_leader(contest=contest)
     svg = badges.contest_badge(contest, leader)
     response = HttpResponse(svg, content_type="image/svg+xml; charset=utf-8")
     response["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'"

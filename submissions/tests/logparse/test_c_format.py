@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from submissions.logparse import IndexInfo, LoadSummary, LogError, Marker, Totals, parse_log
+from submissions.logparse.c_format import without_settings
 
 from .conftest import fixture_text, parse_fixture, parse_text
 
@@ -222,3 +223,15 @@ def test_format_2_refuses_a_negative_cost():
     fields[15] = "-5"  # write_bytes
     with pytest.raises(LogError, match="the bytes written is -5"):
         parse_text(text.replace(report, "\t".join(fields)))
+
+
+def test_a_log_without_its_settings_has_the_same_reports_on_the_same_lines():
+    text = fixture_text("iibench-c-mariadb-100k-cadence.log")
+    whole, light = parse_text(text), parse_text(without_settings(text))
+
+    assert without_settings(text).count("\n") == text.count("\n")
+    assert "# setting " not in without_settings(text)
+    assert list(light.series.line) == list(whole.series.line)
+    assert list(light.series.rows) == list(whole.series.rows)
+    assert list(light.series.seconds) == list(whole.series.seconds)
+    assert without_settings("1000\t1.0\n") == "1000\t1.0\n"
