@@ -6,8 +6,9 @@ from __future__ import annotations
 import time
 
 from django.conf import settings
-from django.core.cache import cache
 from redis.exceptions import RedisError
+
+from submissions.web.soft_cache import count_one_more
 
 
 class BudgetUnavailable(Exception):
@@ -20,10 +21,8 @@ def _count(key: str, window: int) -> tuple[int, int]:
     slot = now // window
     full_key = f"{key}:{slot}"
     try:
-        # add() creates the counter atomically; incr() counts without a read-modify-write race.
-        cache.add(full_key, 0, timeout=window + 60)
-        return cache.incr(full_key), (slot + 1) * window - now
-    except (RedisError, OSError) as error:
+        return count_one_more(full_key, window + 60), (slot + 1) * window - now
+    except (RedisError, OSError, ValueError) as error:
         raise BudgetUnavailable(str(error)) from error
 
 

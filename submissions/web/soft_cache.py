@@ -39,14 +39,26 @@ def cache_set(key: str, value, timeout: int) -> None:
         _warn("write", error)
 
 
+def count_one_more(key: str, timeout: int) -> int:
+    """The counter at `key` after counting one more. add() creates it atomically and incr()
+    counts without a read-modify-write race; a counter that expired or was evicted between the
+    two (incr() then raises ValueError) is made again. Cache errors go to the caller."""
+    for _ in range(3):
+        cache.add(key, 0, timeout=timeout)
+        try:
+            return cache.incr(key)
+        except ValueError:
+            continue
+    raise ValueError(f"the counter {key} vanished three times between add() and incr()")
+
+
 def cache_count(key: str, timeout: int, *, add: bool) -> int | None:
     """The counter at `key`, first counting one more when `add`; None when the cache cannot be
-    reached. add() creates it atomically, incr() counts without a read-modify-write race."""
+    reached."""
     try:
         if not add:
             return int(cache.get(key) or 0)
-        cache.add(key, 0, timeout=timeout)
-        return cache.incr(key)
+        return count_one_more(key, timeout)
     except Exception as error:
         _warn("count", error)
         return None

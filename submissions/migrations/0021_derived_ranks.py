@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('submissions', '0019_open_contest_current_servers'),
+        ('submissions', '0020_contest_verification_scale'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
