@@ -571,3 +571,13 @@ def test_a_rerun_on_another_major_server_version_is_at_best_shape_only_and_says_
     )
     # A claim whose server nobody named: nothing to tell apart.
     assert verdict_of("").verdict == REPRODUCED
+
+
+def test_a_rate_that_falls_to_exactly_half_has_its_cliff_where_it_halves():
+    """Whole-millisecond times make exact ratios: a fall of exactly the cliff's level is a
+    cliff, and where it crosses is found (a PostgreSQL comparison run once raised here)."""
+    from submissions.tracks.classic.rerun import steepest_fall
+
+    # 1,000 rows in 3 ms, then in 6 ms: the old crossing test missed this fall by rounding.
+    rates = np.array([1e6 / 3] * 8 + [1e6 / 6] * 8)
+    assert steepest_fall(rates) is not None

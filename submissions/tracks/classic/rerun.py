@@ -214,7 +214,9 @@ def steepest_fall(rates: np.ndarray) -> tuple[int, int] | None:
     start = int(np.argmax(falls))
     if falls[start] < -math.log(CLIFF_LEVEL):
         return None
-    below = np.flatnonzero(smoothed[start:] < smoothed[start] + math.log(CLIFF_LEVEL))
+    # The crossing is found by the very sum that found the fall: a fall of exactly the level
+    # (whole-millisecond times make such ratios) is a cliff, and its window's end crosses.
+    below = np.flatnonzero(smoothed[start] - smoothed[start:] >= -math.log(CLIFF_LEVEL))
     return start, start + int(below[0])
 
 
