@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 from runner import host_board, selectors, services
 from runner.models import VerificationRun
 from runner.serializers import RerunRequestSerializer, RerunSampleSerializer, RerunSerializer
-from submissions.board.visibility import leaderboard_visible
+from submissions.board.visibility import require_visible_board
 from submissions.models import Contest, Submission
 
 
@@ -102,8 +102,7 @@ class HostBoard(APIView):
     )
     def get(self, request: Request, slug: str) -> Response:
         contest = get_object_or_404(Contest, slug=slug)
-        if not leaderboard_visible(contest, request.user):
-            raise NotFound("No such board.")
+        require_visible_board(contest, request.user)
         try:
             rows = host_board.host_board(
                 contest,

@@ -8,7 +8,7 @@ from runner import host_board, selectors, services
 from runner.forms import RerunForm
 from runner.heartbeats import queued_without_worker, served_queues
 from runner.models import VerificationRun
-from submissions.board.visibility import leaderboard_visible
+from submissions.board.visibility import require_visible_board
 from submissions.entries.selectors import is_organizer
 from submissions.models import Contest, Submission
 
@@ -99,8 +99,7 @@ def host_board_panel(contest: Contest, user) -> dict:
 
 def _board_rows(request: HttpRequest, slug: str) -> tuple[Contest, list, str, str]:
     contest = get_object_or_404(Contest, slug=slug)
-    if not leaderboard_visible(contest, request.user):
-        raise Http404("No such board.")
+    require_visible_board(contest, request.user)
     host = request.GET.get("host", "")
     sort = request.GET.get("sort", host_board.DEFAULT_SORT)
     try:

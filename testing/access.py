@@ -247,6 +247,12 @@ TABLE = [
     row("api_contests", "GET", "/api/contests/", 200, 200, 200, 200, api=True),
     row("api_leaderboard", "GET", "/api/contests/public/leaderboard/", 200, 200, 200, 200, api=True),
     row("api_leaderboard", "GET", "/api/contests/embargoed/leaderboard/", 403, 403, 403, 200, api=True),
+    row("host_board", "GET", "/contests/public/host-board/", 200, 200, 200, 200),
+    row("host_board", "GET", "/contests/embargoed/host-board/", 403, 403, 403, 200),
+    row("host_board_csv", "GET", "/contests/public/host-board.csv", 200, 200, 200, 200),
+    row("host_board_csv", "GET", "/contests/embargoed/host-board.csv", 403, 403, 403, 200),
+    row("api_host_board", "GET", "/api/contests/public/host-board/", 200, 200, 200, 200, api=True),
+    row("api_host_board", "GET", "/api/contests/embargoed/host-board/", 403, 403, 403, 200, api=True),
     row("compare", "GET", "/compare/?ids={published},{draft}", 200, 200, 200, 200, effect=draft_on_page, effect_for=OWNER_AND_STAFF),
     # -- finding entries: a draft only for its owner and the organizers
     row("search", "GET", "/search/?q=Ada", 200, 200, 200, 200, effect=draft_on_page, effect_for=OWNER_AND_STAFF),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
+from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -26,3 +27,10 @@ def embargo_notice(contest: Contest) -> str:
         return "Results are not published yet."
     local = timezone.localtime(contest.results_published_at, ZoneInfo(contest.timezone))
     return f"Results are published on {local:%-d %b %Y, %H:%M} {local.tzname()}."
+
+
+def require_visible_board(contest: Contest, user) -> None:
+    """A board under embargo answers 403 with the notice, wherever it is read (the board and
+    its downloads, the host board and its API): the contest is public, its results not yet."""
+    if not leaderboard_visible(contest, user):
+        raise PermissionDenied(embargo_notice(contest))

@@ -29,6 +29,7 @@ from submissions.board.visibility import (
     contest_with_references,
     embargo_notice,
     leaderboard_visible,
+    require_visible_board,
 )
 from submissions.contests import rule_versions
 from submissions.contests.rule_changes import rule_set_of
@@ -281,9 +282,8 @@ def _without(request: HttpRequest, *names: str) -> str:
 
 def _board_contest(request: HttpRequest, slug: str) -> Contest:
     contest = get_object_or_404(contest_with_references(), slug=slug)
-    if not leaderboard_visible(contest, request.user):
-        # The contest is public, its board not yet: saying so tells nothing about any entry.
-        raise PermissionDenied(embargo_notice(contest))
+    # The contest is public, its board not yet: saying so tells nothing about any entry.
+    require_visible_board(contest, request.user)
     return contest
 
 
