@@ -63,6 +63,7 @@ from ..rerun import (
     COMPARISON,
     COMPARISON_RUN,
     INCONCLUSIVE,
+    MEMORY_UNBOUNDED,
     NOT_REPRODUCED,
     REPRODUCED,
     SHAPE_ONLY,
@@ -257,14 +258,16 @@ def check_cliff(claim: Shape, reruns: list[Shape]) -> list[str]:
     ]
 
 
-def check_form(claim: Shape, reruns: list[Shape], tolerance: float) -> list[str]:
-    """How far the rate falls and the curve over its phases: what a busy host bends too (it
-    slows the CPU-bound phase before the cliff, unevenly)."""
+def check_form(
+    claim: Shape, reruns: list[Shape], tolerance: float, *, fall: bool = True
+) -> list[str]:
+    """How far the rate falls (unless not `fall`) and the curve over its phases: what a busy
+    host bends too (it slows the CPU-bound phase before the cliff, unevenly)."""
     failures = []
     falls = [each.fall_ratio for each in reruns]
     low = min(falls) * (1 - tolerance) / FALL_FACTOR
     high = max(falls) * (1 + tolerance) * FALL_FACTOR
-    if not _within(claim.fall_ratio, low, high):
+    if fall and not _within(claim.fall_ratio, low, high):
         failures.append(
             f"the claim's rate after its cliff is {claim.fall_ratio:.2f} of its rate before "
             f"it; the rerun's {_span(falls, '{:.2f}')} (allowed {low:.2f} to {high:.2f})"
@@ -487,6 +490,7 @@ def judge_curves(
     claimed_cpu: np.ndarray | None = None,
     rerun_cpu: list[np.ndarray | None] | None = None,
     server_differs: str = "",
+    unbounded: str = "",
 ) -> tuple[Comparison, dict]:
     """The verdict on a scaled rerun's curves against the claim's, and the figures behind it.
     `busy_cores`: the most that other work kept the host busy during a repeat (`other_work`).
@@ -497,8 +501,11 @@ def judge_curves(
     count them: with both, the claim is judged apart from its disk (`judge_apart_from_the_disk`);
     without, its rates against the reruns' as this host's disk ran them, and the verdict says
     so. `server_differs`: the sentence naming another server or major version than the claim's
-    (`other_server`): its rates are not compared, so at best `shape_only`. The figures hold the
-    verdict's `headline` and `resolution`."""
+    (`other_server`): its rates are not compared, so at best `shape_only`. `unbounded`: why the
+    rerun's server memory was not the claim's RAM scaled (no memory cgroup: PostgreSQL's page
+    cache then holds the table, docs/scaling.md): the cliff, the fall and the rates cannot be
+    compared, only the curve over its phases, so at best `shape_only`, said with the reason.
+    The figures hold the verdict's `headline` and `resolution`."""
     claim = shape_of(*claimed)
     if claim is None:
         return Comparison(INCONCLUSIVE, None, "The entry's log has too few reports for a shape."), {
@@ -546,6 +553,9 @@ def judge_curves(
     # slower than the reruns); the rest makes the verification inconclusive.
     firm, bent = check_cliff(claim, shapes), check_form(claim, shapes, tolerance)
     compared_rates = host_comparable and kind != COMPARISON_RUN and not server_differs
+    if unbounded and kind != COMPARISON_RUN:
+        firm, bent = [], check_form(claim, shapes, tolerance, fall=False)
+        compared_rates = False
     # Named only when every log counts its reads past its cliff.
     known = claim_pace is not None and all(each is not None for each in paces)
     separated = None
@@ -572,6 +582,13 @@ def judge_curves(
             "a comparison run on another engine or configuration: it compares the engines, "
             "never verifies the claim"
             + (f" (it differs: {'; '.join(failures)})" if failures else " (the shapes agree)")
+        )
+    elif unbounded:
+        verdict = INCONCLUSIVE if failures or doubtful else SHAPE_ONLY
+        outcome = (
+            f"{'inconclusive' if failures or doubtful else 'shape only'}: {unbounded}, so the "
+            "cliff, the fall and the rates were not compared"
+            + (f" ({'; '.join(failures + doubtful)})" if failures or doubtful else "")
         )
     elif failures:
         verdict, outcome = NOT_REPRODUCED, "not reproduced: " + "; ".join(failures)
@@ -606,6 +623,7 @@ def judge_curves(
         failures or doubtful,
         busy_cores if busy else None,
         server_differs,
+        unbounded,
     )
     version = f" {server_differs}" if server_differs else ""
     message = (
@@ -669,6 +687,7 @@ def headline_reason(
     reasons: list[str],
     busy_cores: float | None,
     server_differs: str = "",
+    unbounded: str = "",
 ) -> str:
     """The verdict's one sentence, after its word and scale: why, in the fewest words."""
     cliffs = ", ".join("none" if each.cliff is None else f"{each.cliff:.0%}" for each in reruns)
@@ -676,6 +695,8 @@ def headline_reason(
     cliff = f"cliff at {claimed} vs {cliffs}"
     if verdict == REPRODUCED:
         return f"within the host's resolution of {resolution.plus_minus()}; {cliff}"
+    if unbounded and verdict in (SHAPE_ONLY, INCONCLUSIVE):
+        return f"{unbounded.split(':')[0]}: cliff and rates not compared"
     if verdict == SHAPE_ONLY and server_differs:
         # "The claim ran MySQL 5.1, these runs MariaDB 10.11: ..." -> its first clause
         ran = server_differs.split(":")[0]
@@ -828,6 +849,7 @@ def judge(
         claimed_cpu=claim.curve_server_cpu,
         rerun_cpu=[column(output.logs[STEP].series.server_cpu_s) for output in reruns],
         server_differs=other_server(claim.server_version, _server_of(reruns[-1].logs[STEP])),
+        unbounded=str(reruns[-1].result.get(MEMORY_UNBOUNDED, "")),
     )
     return Judgement(verdict.verdict, verdict.ratio, verdict.message, figures, rows_done, rate)
 

@@ -1,0 +1,71 @@
+"""The memory a PostgreSQL verification's server may use in all: its RAM scaled 1/k. Pure.
+
+PostgreSQL keeps its data in `shared_buffers` and, beyond them, in the operating system's page
+cache: on a host with memory to spare the page cache holds the whole table, and no
+`shared_buffers` makes a cliff (docs/scaling.md). So a rerun scales both: `shared_buffers` 1/k
+(scaling.py) and the page cache, by running the private server in a memory cgroup whose limit
+is the claim's RAM scaled 1/k (runner/cgroups.py): the kernel charges the pages the server
+reads and writes to its cgroup, and past the limit evicts them, as a host of that RAM would.
+
+The rule, measured with the C benchmark on private PostgreSQL 15 servers in memory cgroups
+(bench/pg_scaling.py, docs/scaling.md "PostgreSQL"): the rows before the cliff grow in
+proportion to the limit above a fixed part, what the server's own processes hold (their code,
+catalogs, each backend's memory), which a host of any RAM holds alike:
+
+    limit_k = HEADROOM + max(FLOOR, (ram - HEADROOM) / k)
+
+HEADROOM is the measured fixed part; FLOOR the least scaled RAM whose cliff still followed the
+claim's in the sweep. The claim's RAM is the entry's declared memory (memory_gb).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MIB = 1 << 20
+
+# The server's own processes, above the data it caches (measured, bench/pg_scaling.py).
+HEADROOM = 16 * MIB
+# The least RAM scaled 1/k (above the headroom) a rerun gets: below it the cliff came earlier
+# than the rule's line (bench/pg_scaling.py's sweep).
+FLOOR = 32 * MIB
+
+
+@dataclass(frozen=True)
+class ScaledRam:
+    limit: int  # bytes: the server's cgroup limit
+    note: str  # how it was found, for the log and the verdict
+
+
+def scaled_ram(ram: int, scale: int) -> int:
+    """The memory limit whose cliff comes at 1/`scale` of `ram`'s rows, not below the floor."""
+    if scale <= 1:
+        return ram
+    return HEADROOM + max(FLOOR, round((ram - HEADROOM) / scale))
+
+
+def max_ram_scale(ram: int) -> int:
+    """The largest k that keeps `ram` scaled 1/k at or above the floor."""
+    above = ram - HEADROOM
+    return max(1, above // FLOOR)
+
+
+def postgresql_memory_limit(memory_gb: float, scale: int) -> ScaledRam | None:
+    """The cgroup limit of a PostgreSQL rerun at 1/`scale` of an entry that declared
+    `memory_gb` of RAM; None when it declared none (nothing to scale)."""
+    if memory_gb <= 0:
+        return None
+    ram = int(memory_gb * (1 << 30))
+    limit = scaled_ram(ram, scale)
+    shown = f"{limit / MIB:,.0f} MB"
+    if scale <= 1:
+        return ScaledRam(limit, f"memory limit {shown}: the declared {memory_gb:g} GB RAM")
+    floored = " (its floor)" if limit == HEADROOM + FLOOR and ram - HEADROOM < FLOOR * scale else ""
+    return ScaledRam(
+        limit,
+        f"memory limit {shown}{floored}: the declared {memory_gb:g} GB RAM scaled 1/{scale} "
+        f"above {HEADROOM // MIB} MB for the server's own processes "
+        f"({HEADROOM // MIB} MB + ({memory_gb:g} GB - {HEADROOM // MIB} MB) / {scale}, not "
+        f"below {HEADROOM // MIB} MB + {FLOOR // MIB} MB); it bounds shared_buffers and the "
+        "page cache together",
+    )
