@@ -38,7 +38,7 @@ def postgresql_claim():
         "solution_description": "PostgreSQL 15 in an 80 MB memory cgroup.",
     }
     return entry_services.entry_create(
-        contest=contest, owner=UserFactory(), declared=declared, log_file=upload(CLAIM.read_text())
+        contest=contest, owner=UserFactory(), declared=declared, log_file=upload(CLAIM.read_bytes())
     )
 
 
