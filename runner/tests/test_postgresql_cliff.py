@@ -13,6 +13,7 @@ import pytest
 from django.urls import reverse
 
 from runner.host import this_host
+from runner.rejudge import rerun_rejudge
 from runner.verification import memory_text
 from submissions.entries import services as entry_services
 from submissions.setup.page_cache import scaled_ram
@@ -107,3 +108,9 @@ def test_without_a_memory_cgroup_the_verdict_is_at_best_shape_only_and_says_why(
     ) in run.message
     entry.refresh_from_db()
     assert not entry.verified
+    # Judged again later (a judge's change), it still knows the page cache was not bounded.
+    verdict = run.verdict
+    rerun_rejudge(run=run)
+    run.refresh_from_db()
+    assert run.verdict == verdict
+    assert "its page cache was not bounded" in run.message

@@ -556,6 +556,7 @@ def judge_curves(
     if unbounded and kind != COMPARISON_RUN:
         firm, bent = [], check_form(claim, shapes, tolerance, fall=False)
         compared_rates = False
+        figures[MEMORY_UNBOUNDED] = unbounded  # kept with the verdict: a rejudging reads it
     # Named only when every log counts its reads past its cliff.
     known = claim_pace is not None and all(each is not None for each in paces)
     separated = None
@@ -627,7 +628,7 @@ def judge_curves(
     )
     version = f" {server_differs}" if server_differs else ""
     message = (
-        f"{said}{disk}{version} {resolution.text()} Tolerance {tolerance:.0%} on the curve's form: "
+        f"{said}{disk}{version} {'' if unbounded else resolution.text() + ' '}Tolerance {tolerance:.0%} on the curve's form: "
         f"{outcome}."
     )
     return Comparison(verdict, ratio, message), figures
