@@ -86,7 +86,7 @@ def run(limit_mb: float, shared_buffers: int, rows: int, base_dir: str) -> Curve
         raise SystemExit(f"the benchmark failed: {done.stderr.strip()[-500:]}")
     print(
         f"    memory limit {read_back / MIB:.1f} MB read back from the cgroup; shared_buffers "
-        f"{shared_buffers / MIB:.1f} MB; page cache charged to it at the end "
+        f"{shared_buffers / MIB:.1f} MB; page cache of files charged to it at the end "
         f"{cache / MIB:.0f} MB",
         flush=True,
     )

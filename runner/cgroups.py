@@ -45,14 +45,15 @@ class MemoryCgroup:
                 time.sleep(0.05)
 
     def page_cache(self) -> int:
-        """Bytes of page cache charged to this cgroup now (v1's `cache`, v2's `file`): the
-        data files' pages the server read and wrote, which the limit bounds."""
-        key = "file" if self.version == 2 else "cache"
+        """Bytes of files' page cache charged to this cgroup now: the data files' pages the
+        server read and wrote, which the limit bounds (v1's `cache`, v2's `file`, each less
+        `shmem`, which they count too: PostgreSQL's shared_buffers)."""
+        stat = {}
         for line in (self.path / "memory.stat").read_text().splitlines():
             name, _, value = line.partition(" ")
-            if name == key:
-                return int(value)
-        return 0
+            stat[name] = int(value) if value.isdigit() else 0
+        cached = stat.get("file" if self.version == 2 else "cache", 0)
+        return max(0, cached - stat.get("shmem", 0))
 
     def describe(self) -> str:
         return f"cgroup v{self.version} {self.path} memory limit {self.limit >> 20} MB"
