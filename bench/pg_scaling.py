@@ -14,8 +14,8 @@ lives in is bounded as a host's RAM would bound it (submissions/setup/page_cache
    verdict (the claim was made here: the host is comparable). --pairs N repeats the claim and
    its reruns in turn, each claim timed beside its own reruns.
 
-    .venv/bin/python bench/pg_scaling.py [--limits 48,72,96] [--rows-per-mb 7000]
-        [--rounds 2] [--claim-memory 320] [--claim-rows 2240000] [--scale 10] [--repeats 3]
+    .venv/bin/python bench/pg_scaling.py [--limits 48,64,96] [--rows-per-mb 7000]
+        [--rounds 2] [--claim-memory 280] [--claim-rows 2200000] [--scale 10] [--repeats 3]
         [--pairs 1] [--skip-sweep] [--skip-claim] [--logs DIR]
 """
 
@@ -37,17 +37,15 @@ sys.path.insert(0, str(ROOT))
 from bench.scaling import (  # noqa: E402
     BINARY,
     REPORTS,
-    TOLERANCE,
     Curve,
     describe,
     fits,
+    judged_here,
     load,
     parse_curve,
 )
 from runner.servers import PrivateServer, ServerConfig  # noqa: E402
 from submissions.setup.page_cache import scaled_ram  # noqa: E402
-from submissions.tracks.classic.rerun import judge_curves  # noqa: E402
-from submissions.tracks.rerun import VERIFICATION  # noqa: E402
 
 MIB = 1 << 20
 SHARED_BUFFERS_SHARE = 4  # shared_buffers a quarter of the memory (PostgreSQL's own advice)
@@ -141,14 +139,7 @@ def one_pair(args, base_dir: str, pair: int) -> tuple[float, str]:
         print(f"  run {repeat}: {describe(curve)}", flush=True)
         reruns.append(curve)
     each = statistics.mean(c.wall for c in reruns)
-    verdict, _ = judge_curves(
-        (claim.rows, claim.seconds),
-        [(c.rows, c.seconds) for c in reruns],
-        kind=VERIFICATION,
-        scale=args.scale,
-        host_comparable=True,
-        tolerance=TOLERANCE,
-    )
+    verdict = judged_here(claim, reruns, args.scale)
     print(
         f"  time: claim {claim.wall:.0f} s, a run at 1/{args.scale} {each:.0f} s "
         f"({each / claim.wall:.1%} of the claim's)\n  verdict: {verdict.verdict}: "
@@ -160,11 +151,11 @@ def one_pair(args, base_dir: str, pair: int) -> tuple[float, str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--limits", default="48,72,96", help="memory limits to sweep, MB")
+    parser.add_argument("--limits", default="48,64,96", help="memory limits to sweep, MB")
     parser.add_argument("--rows-per-mb", type=int, default=7_000)
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--claim-memory", type=int, default=320, help="the claim's limit, MB")
-    parser.add_argument("--claim-rows", type=int, default=2_240_000)
+    parser.add_argument("--claim-memory", type=int, default=280, help="the claim's limit, MB")
+    parser.add_argument("--claim-rows", type=int, default=2_200_000)
     parser.add_argument("--scale", type=int, default=10)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--pairs", type=int, default=1)
