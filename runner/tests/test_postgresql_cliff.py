@@ -7,11 +7,14 @@ Without a cgroup (RERUN_CGROUP_ROOT where none can be made) the page cache is no
 verdict says so and is at best shape_only."""
 
 import tempfile
+import time
 from pathlib import Path
 
+import psycopg
 import pytest
 from django.urls import reverse
 
+from runner import servers
 from runner.host import this_host
 from runner.rejudge import rerun_rejudge
 from runner.verification import memory_text
@@ -115,3 +118,29 @@ def test_without_a_memory_cgroup_the_verdict_is_at_best_shape_only_and_says_why(
     run.refresh_from_db()
     assert run.verdict == verdict
     assert "its page cache was not bounded" in run.message
+
+
+def test_the_data_files_pages_are_charged_to_the_servers_cgroup_and_go_with_its_database(
+    recovery_dir,
+):
+    """The server's own process writes the data files, so their page cache is charged to its
+    cgroup; a verification's next repeat drops the database first, and its cached pages go
+    with its files: nothing of one run is cached for the next."""
+    config = servers.server_config("postgresql")
+    with servers.PrivateServer(
+        config, "pgcache", settings={"shared_buffers": "8MB"}, memory_limit=256 << 20
+    ) as server:
+        server.initialize()
+        server.start()
+        assert server.wait_until_answering(deadline=time.monotonic() + 60) is None
+        server.create_database()
+        before = server.cgroup.page_cache()
+        with psycopg.connect(server.url, autocommit=True) as connection:
+            connection.execute(
+                "CREATE TABLE t AS SELECT g, repeat('x', 200) AS pad FROM generate_series(1, 80000) g"
+            )  # about 20 MB of table, written by the server's backend
+        filled = server.cgroup.page_cache()
+        assert filled - before > 10 << 20, (before, filled)
+        assert filled < server.cgroup.limit_read_back()
+        server.create_database(fresh=True)  # what a verification does before each repeat
+        assert server.cgroup.page_cache() < filled - (10 << 20)
