@@ -14,7 +14,7 @@ lives in is bounded as a host's RAM would bound it (submissions/setup/page_cache
    verdict (the claim was made here: the host is comparable). --pairs N repeats the claim and
    its reruns in turn, each claim timed beside its own reruns.
 
-    .venv/bin/python bench/pg_scaling.py [--limits 48,64,96] [--rows-per-mb 7000]
+    .venv/bin/python bench/pg_scaling.py [--limits 48,96,192] [--rows-per-mb 7000]
         [--rounds 2] [--claim-memory 280] [--claim-rows 2200000] [--scale 10] [--repeats 3]
         [--pairs 1] [--skip-sweep] [--skip-claim] [--logs DIR]
 """
@@ -151,7 +151,7 @@ def one_pair(args, base_dir: str, pair: int) -> tuple[float, str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--limits", default="48,64,96", help="memory limits to sweep, MB")
+    parser.add_argument("--limits", default="48,96,192", help="memory limits to sweep, MB")
     parser.add_argument("--rows-per-mb", type=int, default=7_000)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--claim-memory", type=int, default=280, help="the claim's limit, MB")
