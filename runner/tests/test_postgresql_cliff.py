@@ -6,7 +6,6 @@ read back from the cgroup, with the page cache charged to it; the rerun's curve 
 Without a cgroup (RERUN_CGROUP_ROOT where none can be made) the page cache is not bounded: the
 verdict says so and is at best shape_only."""
 
-import tempfile
 import time
 from pathlib import Path
 
@@ -92,10 +91,11 @@ def test_a_postgresql_claim_is_verified_in_a_memory_cgroup_of_its_ram_scaled(
 
 
 def test_without_a_memory_cgroup_the_verdict_is_at_best_shape_only_and_says_why(
-    organizer, iibench_binary, rerun_dir, recovery_dir, settings
+    organizer, iibench_binary, rerun_dir, recovery_dir, settings, tmp_path
 ):
     entry = postgresql_claim()
-    nowhere = tempfile.mkdtemp(prefix="no-cgroup-")  # no cgroup hierarchy is mounted there
+    nowhere = tmp_path / "no-cgroup"  # no cgroup hierarchy is mounted there
+    nowhere.mkdir()
     settings.RERUN_CGROUP_ROOT = nowhere
     # A tenth of the rows: quick, and without the limit the table stays in the page cache.
     run = run_to_end(entry, organizer, "postgresql", rows=50_000, repeats=1)
