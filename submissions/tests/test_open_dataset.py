@@ -263,7 +263,10 @@ def test_a_download_is_whole_or_the_range_asked_for(client, registry):
     assert (
         client.get("/open-data/series.parquet", headers={"If-None-Match": etag}).status_code == 304
     )
-    assert client.get("/open-data/passwd").status_code == 404
+    several = client.get("/open-data/series.parquet", headers={"Range": "bytes=0-1,5-9"})
+    assert several.status_code == 200 and _body(several) == data  # whole, as RFC 9110 allows
+    missing = client.get("/open-data/passwd")
+    assert missing.status_code == 404 and "has no file 'passwd'" in missing.content.decode()
     assert pq.read_table(io.BytesIO(data)).num_rows == 127
 
 

@@ -90,7 +90,15 @@ def open_data_file(request: HttpRequest, name: str) -> HttpResponse:
         return response
     described = next(item for item in status.manifest["files"] if item["name"] == name)
     path = build.build_folder(status.manifest["build"]) / name
-    return file_response(request, path, described)
+    try:
+        return file_response(request, path, described)
+    except FileNotFoundError:
+        # The build's folder went away (removed by hand, a volume not shared with the worker).
+        response = _plain(
+            503, "The open dataset's files are missing on this server: it is being rebuilt."
+        )
+        response["Retry-After"] = str(status.retry_after or 60)
+        return response
 
 
 def _plain(status: int, message: str) -> HttpResponse:
