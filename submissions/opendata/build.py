@@ -16,14 +16,13 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 from django.conf import settings
 
 from submissions.opendata import reads, tables
 
-SERIES_ROW_GROUP = 1 << 20
+SERIES_ROW_GROUP = 1 << 17
 COMPRESSION = "zstd"
 # The files of a build, in the manifest's order, with what each holds.
 FILES = {
@@ -139,19 +138,18 @@ def _write_entries(rows, judged, entries, verdicts, csv, counts) -> None:
 
 def _write_series(path: Path, contests, entry_ids: set[int]) -> int:
     """Every series, one entry at a time, a row group each SERIES_ROW_GROUP reports."""
-    written, pending, pending_rows = 0, [], 0
+    written = 0
+    gathered = tables.SeriesRows(SERIES_ROW_GROUP)
     with pq.ParquetWriter(path, tables.SERIES_SCHEMA, compression=COMPRESSION) as series:
         for entry_id, columns in reads.published_series(contests, entry_ids):
-            for batch in tables.series_batches(entry_id, columns):
-                pending.append(batch)
-                pending_rows += batch.num_rows
-                if pending_rows >= SERIES_ROW_GROUP:
-                    series.write_table(pa.Table.from_batches(pending), row_group_size=pending_rows)
-                    written, pending, pending_rows = written + pending_rows, [], 0
+            for batch in gathered.add(entry_id, columns):
+                series.write_batch(batch)
+                written += batch.num_rows
             del columns
-        if pending:
-            series.write_table(pa.Table.from_batches(pending), row_group_size=pending_rows)
-            written += pending_rows
+        rest = gathered.rest()
+        if rest.num_rows:
+            series.write_batch(rest)
+            written += rest.num_rows
     return written
 
 

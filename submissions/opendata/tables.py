@@ -150,23 +150,59 @@ def _text_or_none(value) -> str | None:
     return None if value is None else str(value)
 
 
-def series_batches(
-    entry_id: int, columns: dict[str, np.ndarray], batch_rows: int = SERIES_BATCH_ROWS
-) -> Iterator[pa.RecordBatch]:
-    """An entry's series as batches of at most `batch_rows` reports: each a slice of the
-    columns (no copy of the whole series), the columns the log does not carry null."""
-    count = len(columns["rows"]) if "rows" in columns else 0
-    for start in range(0, count, batch_rows):
-        stop = min(start + batch_rows, count)
-        arrays = [pa.array(np.full(stop - start, entry_id, dtype=np.int64))]
+class SeriesRows:
+    """Reports of many entries gathered column by column (views of their series, no copy) and
+    handed out as batches of exactly `batch_rows` reports, the last one smaller (`rest`): one
+    conversion per column and batch, not per entry, and never more than a batch held besides
+    the series being read."""
+
+    def __init__(self, batch_rows: int = SERIES_BATCH_ROWS) -> None:
+        self.batch_rows = batch_rows
+        self._parts: list[tuple[int, dict[str, np.ndarray], int]] = []
+        self._count = 0
+
+    def add(self, entry_id: int, columns: dict[str, np.ndarray]) -> Iterator[pa.RecordBatch]:
+        total = len(columns["rows"]) if "rows" in columns else 0
+        start = 0
+        while start < total:
+            take = min(total - start, self.batch_rows - self._count)
+            piece = {name: column[start : start + take] for name, column in columns.items()}
+            self._parts.append((entry_id, piece, take))
+            self._count += take
+            start += take
+            if self._count == self.batch_rows:
+                yield self.rest()
+
+    def rest(self) -> pa.RecordBatch:
+        parts, count = self._parts, self._count
+        self._parts, self._count = [], 0
+        arrays = [
+            pa.array(
+                np.concatenate(
+                    [np.full(n, entry_id, np.int64) for entry_id, _, n in parts]
+                    or [np.empty(0, np.int64)]
+                )
+            )
+        ]
         for name, kind, _ in SERIES_COLUMNS[1:]:
-            column = columns.get(name)
-            if column is None:
-                arrays.append(pa.nulls(stop - start, type=kind))
-            else:
-                values = np.asarray(column[start:stop])
-                arrays.append(pa.array(values.astype(kind.to_pandas_dtype(), copy=False)))
-        yield pa.RecordBatch.from_arrays(arrays, schema=SERIES_SCHEMA)
+            dtype = np.int64 if kind == INT else np.float64
+            present = [piece.get(name) is not None for _, piece, _ in parts]
+            if not any(present):
+                arrays.append(pa.nulls(count, type=kind))
+                continue
+            values = np.concatenate(
+                [
+                    piece[name].astype(dtype, copy=False) if has else np.zeros(n, dtype)
+                    for (_, piece, n), has in zip(parts, present, strict=True)
+                ]
+            )
+            mask = None
+            if not all(present):  # a column this entry's log does not carry is null
+                mask = np.concatenate(
+                    [np.full(n, not has) for (_, _, n), has in zip(parts, present, strict=True)]
+                )
+            arrays.append(pa.array(values, type=kind, mask=mask))
+        return pa.RecordBatch.from_arrays(arrays, schema=SERIES_SCHEMA)
 
 
 # A spreadsheet runs a cell starting with one of these as a formula: entrants write them. The
