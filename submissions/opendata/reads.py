@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from datetime import datetime
 
 import numpy as np
-from django.db.models import F, Func, IntegerField, QuerySet
+from django.db.models import QuerySet
+from django.db.models.functions import Length
 from django.urls import reverse
 
 from submissions.contests.ranks import ranks_of
@@ -131,9 +132,8 @@ def published_series(
     stored = SampleSeries.objects.filter(
         submission__contest__in=[contest.pk for contest in contests]
     )
-    sizes = stored.annotate(
-        packed_bytes=Func(F("columns"), function="octet_length", output_field=IntegerField())
-    ).order_by("submission_id")
+    # LENGTH of a bytea (PostgreSQL) or a BLOB (SQLite) counts its bytes.
+    sizes = stored.annotate(packed_bytes=Length("columns")).order_by("submission_id")
     group: list[int] = []
     group_bytes = 0
     for entry_id, size in sizes.values_list("submission_id", "packed_bytes").iterator(
