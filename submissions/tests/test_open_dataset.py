@@ -23,6 +23,7 @@ from submissions.opendata.state import (
     CURRENT,
     DUE,
     NONE,
+    build_claim,
     open_dataset_refresh,
     open_dataset_status,
 )
@@ -285,3 +286,34 @@ def test_a_contest_put_back_under_embargo_is_not_served_from_the_old_build(
     assert client.get("/open-data/entries.csv").status_code == 200
     ids = pq.read_table(served("entries.parquet")).column("id").to_pylist()
     assert registry["demo"].pk not in ids and registry["named"].pk in ids
+
+
+def test_two_sweeps_never_build_at_once_and_a_dead_build_is_taken_over(registry, settings):
+    settings.OPEN_DATA_MIN_INTERVAL_SECONDS = 0
+    settings.OPEN_DATA_BUILD_TIMEOUT_SECONDS = 600
+    start = timezone.now()
+    assert build_claim(start) is True
+    assert build_claim(start + timedelta(seconds=1)) is False  # the first one is building
+    assert open_dataset_refresh(now=start + timedelta(seconds=2)) == "waiting"
+    assert open_dataset_status(start + timedelta(seconds=2)).state == BUILDING
+    # Its worker died: past the timeout the next sweep builds.
+    assert open_dataset_refresh(now=start + timedelta(seconds=601)) == "built"
+    assert OpenDataset.objects.get().building_since is None
+
+
+def test_a_failed_build_leaves_the_last_one_served_and_says_why(registry, settings, tmp_path):
+    settings.OPEN_DATA_MIN_INTERVAL_SECONDS = 0
+    settings.OPEN_DATA_DIR = str(tmp_path / "open-data")
+    open_dataset_refresh()
+    served_before = OpenDataset.objects.get().manifest["build"]
+    SubmissionFactory(contest=registry["named"].contest)
+    # The next build cannot write: its folder's parent is a file (a volume gone wrong).
+    (tmp_path / "not-a-folder").write_text("")
+    settings.OPEN_DATA_DIR = str(tmp_path / "not-a-folder" / "open-data")
+    with pytest.raises(OSError):
+        open_dataset_refresh()
+    row = OpenDataset.objects.get()
+    assert row.manifest["build"] == served_before and row.building_since is None
+    assert "NotADirectoryError" in row.last_error or "FileExistsError" in row.last_error
+    settings.OPEN_DATA_DIR = str(tmp_path / "open-data")
+    assert [path.name for path in build.dataset_root().iterdir()] == [served_before]
