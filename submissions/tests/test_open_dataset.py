@@ -226,6 +226,8 @@ def test_the_page_and_the_api_show_the_same_build(client, registry):
     page = client.get("/open-data/").content.decode()
     assert f'datetime="{manifest["built_at"]}"' in page
     assert manifest["registry_version"] in page and manifest["state"] == CURRENT
+    title = registry["named"].contest.title
+    assert f"{title} (2 entries)" in page and "Drafty" not in page
     for item in manifest["files"]:
         assert item["url"].endswith(f"/open-data/{item['name']}") and item["url"] in page
     home = client.get("/").content.decode()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 
 from django.http import FileResponse, HttpRequest, HttpResponse, StreamingHttpResponse
@@ -69,6 +70,9 @@ def open_data_page(request: HttpRequest) -> HttpResponse:
         "files": _file_urls(request, status.manifest) if status.manifest else [],
         "refused": refused[1] if refused else "",
         "api_url": reverse("api_dataset"),
+        "built_at": datetime.fromisoformat(status.manifest["built_at"])
+        if status.manifest
+        else None,
     }
     response = render(request, "submissions/open_data.html", context)
     if refused and refused[0] == 503:
