@@ -230,6 +230,7 @@ def test_the_page_and_the_api_show_the_same_build(client, registry):
     assert f"{title} (2 entries)" in page and "Drafty" not in page
     for item in manifest["files"]:
         assert item["url"].endswith(f"/open-data/{item['name']}") and item["url"] in page
+    assert client.get("/api/").json()["dataset"] == "http://testserver/api/dataset/"
     home = client.get("/").content.decode()
     assert 'href="/open-data/"' in home and 'href="/api/dataset/"' in home
     SubmissionFactory(contest=registry["named"].contest)

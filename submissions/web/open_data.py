@@ -203,3 +203,20 @@ class DatasetManifest(APIView):
                 "files": _file_urls(request, manifest),
             }
         )
+
+
+class ApiRoot(APIView):
+    """Where the API starts: the contests, the entries, the open dataset and the schema."""
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request: Request) -> Response:
+        names = {
+            "contests": "api_contests",
+            "submissions": "api_submissions",
+            "dataset": "api_dataset",
+            "schema": "schema",
+            "docs": "swagger-ui",
+        }
+        return Response(
+            {key: request.build_absolute_uri(reverse(name)) for key, name in names.items()}
+        )
