@@ -377,6 +377,20 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": RERUN_SWEEP_SECONDS,
     },
 }
+# The open dataset (submissions/opendata): where its builds live (empty: MEDIA_ROOT/open-data,
+# which the web processes and the workers share), how often the sweep looks whether the
+# registry changed since the last build, the least time between two builds (the debounce), and
+# how long a build may run before the sweep takes it for dead.
+OPEN_DATA_DIR = env.str("OPEN_DATA_DIR", default="")
+OPEN_DATA_SWEEP_SECONDS = env.int("OPEN_DATA_SWEEP_SECONDS", default=60)
+OPEN_DATA_MIN_INTERVAL_SECONDS = env.int("OPEN_DATA_MIN_INTERVAL_SECONDS", default=300)
+OPEN_DATA_BUILD_TIMEOUT_SECONDS = env.int("OPEN_DATA_BUILD_TIMEOUT_SECONDS", default=3600)
+CELERY_BEAT_SCHEDULE["open-dataset"] = {
+    "task": "submissions.tasks.open_dataset_refresh",
+    "schedule": OPEN_DATA_SWEEP_SECONDS,
+    # A sweep queued behind a long build is worth nothing once the next one is sent.
+    "options": {"expires": OPEN_DATA_SWEEP_SECONDS},
+}
 # A contest re-check queued this long without a worker taking it, or running without a
 # heartbeat this long (one entry's check takes seconds), is sent again by the sweep.
 RECHECK_STALE_SECONDS = env.int("RECHECK_STALE_SECONDS", default=120)
