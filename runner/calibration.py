@@ -82,6 +82,7 @@ class Reference:
     scale: int
     declared: dict[str, str]
     log: Path | None = None  # the claim's own log, whose header names its server's settings
+    family: str = "mysql"  # the server family it runs on (an InnoDB claim: MySQL/MariaDB)
 
     @property
     def rows(self) -> int:
@@ -214,6 +215,11 @@ def host_calibrate(
     the calibration: a busy host's spread is not the host's. `only_if_due` (the sweep's task):
     None when the host's calibration is fresh or another is running."""
     chosen = calibration_target(target)
+    if chosen.family != reference.family:
+        raise CalibrationRefused(
+            f"The {reference.name} reference is a {reference.family} claim; the {chosen.name} "
+            f"target runs {chosen.family}."
+        )
     if not 2 <= repeats <= settings.RERUN_CALIBRATION_MAX_REPEATS:
         raise CalibrationRefused(
             f"Between 2 and {settings.RERUN_CALIBRATION_MAX_REPEATS} repeats: a spread needs "
@@ -420,6 +426,8 @@ def calibrations_send(*, now: datetime | None = None) -> int:
         hosts = {beat.worker.rsplit("@", 1)[-1] for beat in workers}
         for name in settings.RERUN_CALIBRATION_REFERENCES:
             reference = REFERENCES[name]
+            if reference.family != target.family:
+                continue
             due = [
                 host
                 for host in sorted(hosts)

@@ -108,3 +108,12 @@ class HostSpreads:
 
     def of(self, figure: str) -> HostSpread:
         return self.figures[figure]
+
+
+def pooled(spreads: Sequence[HostSpread]) -> HostSpread:
+    """One spread from several measured apart (setups of one host): their variances weighted
+    by their degrees of freedom, which add up."""
+    dof = sum(each.dof for each in spreads)
+    if dof < 1:
+        raise ValueError("a spread needs at least one degree of freedom")
+    return HostSpread(math.sqrt(math.fsum(each.dof * each.sigma**2 for each in spreads) / dof), dof)
