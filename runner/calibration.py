@@ -36,7 +36,7 @@ from runner.models import (
     VerificationRun,
     WorkerBeat,
 )
-from runner.server_options import options_kept
+from runner.server_options import described_options
 from runner.targets import Target, rerun_targets
 from submissions.logparse import LogError
 from submissions.logparse.c_format import header_settings
@@ -231,8 +231,15 @@ def host_calibrate(
     if calibration is None:
         return None
     try:
-        _run_and_measure(calibration, chosen, reference, repeats)
-    except (servers.ServerError, NotCalibrated, LogError, _Stopped) as error:
+        measured = reference_measure(
+            target=chosen,
+            reference=reference,
+            repeats=repeats,
+            label=f"cal{calibration.pk}",
+            busy_limit=settings.RERUN_CALIBRATION_BUSY_CORES,
+        )
+        _store(calibration, measured)
+    except (servers.ServerError, NotCalibrated, LogError, CalibrationStopped) as error:
         calibration.status = CalibrationStatus.FAILED
         calibration.message = str(error)
     except Exception as error:  # any other error ends it, said as it is
@@ -273,29 +280,46 @@ def _calibration_take(
     )
 
 
-class _Stopped(Exception):
+class CalibrationStopped(Exception):
     """A calibration run failed, timed out or ran beside other work (the message says which)."""
 
 
-def _run_and_measure(
-    calibration: HostCalibration, target: Target, reference: Reference, repeats: int
-) -> None:
+@dataclass(frozen=True)
+class Measured:
+    """What N runs of a reference measured on this host: the spread of each figure, each run's
+    figures, the most other work and steal beside a run (cores), and the runs' output."""
+
+    spreads: dict[str, HostSpread]
+    figures: list[dict[str, float]]
+    other_work: float | None
+    steal: float | None
+    log: str
+
+
+def reference_measure(
+    *, target: Target, reference: Reference, repeats: int, label: str, busy_limit: float
+) -> Measured:
+    """Run the reference `repeats` times on a private server of `target` (no database write:
+    `bench/calibration_table.py` runs it too). Raises ServerError, NotCalibrated, LogError or
+    CalibrationStopped (a run failed, timed out, or ran beside `busy_limit` cores of other work)."""
     work_dir = Path(settings.RERUN_WORK_DIR)
     work_dir.mkdir(parents=True, exist_ok=True)
     config = servers.server_config(target.server)
     asked = _settings(target, reference, config)
     deadline = time.monotonic() + settings.RERUN_CALIBRATION_TIME_LIMIT
-    outputs, log = [], ""
+    outputs = []
+    log = f"# calibration: {reference.label}\n" + "".join(
+        f"# rerun setting {key}={value}\n" for key, value in asked.applied.items()
+    )
     with servers.PrivateServer(
-        config,
-        label=f"cal{calibration.pk}",
-        settings=asked.applied,
-        memory_limit=asked.memory_limit,
+        config, label=label, settings=asked.applied, memory_limit=asked.memory_limit
     ) as server:
         server.initialize()
         server.start()
         if server.wait_until_answering(deadline=deadline) is not None:
-            raise _Stopped("The private server did not answer within the calibration's time limit.")
+            raise CalibrationStopped(
+                "The private server did not answer within the calibration's time limit."
+            )
         plan = RunPlan(
             binary=str(settings.IIBENCH_BINARY),
             db_url=server.url,
@@ -306,15 +330,12 @@ def _run_and_measure(
             engine="InnoDB",
         )
         spec = RerunSpec(plan=plan, figures={}, claimed_rows=reference.claimed_rows)
-        log = f"# calibration of {calibration.host}: {reference.label}\n" + "".join(
-            f"# rerun setting {key}={value}\n" for key, value in asked.applied.items()
-        )
         for repeat in range(1, repeats + 1):
             server.create_database(fresh=True)
             text = _one_run(steps(spec)[0].arguments, work_dir, deadline, repeat)
             log += f"# rerun repeat={repeat} of {repeats}\n{text}"
             outputs.append(read_output({STEP: text}, spec=spec, rows_target=reference.rows))
-    _store(calibration, outputs, log)
+    return _measured(outputs, log, busy_limit)
 
 
 def _settings(target: Target, reference: Reference, config: servers.ServerConfig):
@@ -330,7 +351,7 @@ def _settings(target: Target, reference: Reference, config: servers.ServerConfig
         memory_gb=0,
         host_memory_gb=float(this_host().get("memory_gb") or 0),
         logged=logged,
-        options=options_kept(config),
+        options=described_options(config),
         free_memory=0,
         connection_cap=max(
             LEAST_CONNECTION_CAP, target.writers + target.readers + target.query_threads + 16
@@ -345,47 +366,57 @@ def _one_run(arguments: list[str], work_dir: Path, deadline: float, repeat: int)
         output, errors = child.communicate(timeout=max(1.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
         process.stop(child, settings.RERUN_KILL_GRACE_SECONDS)
-        raise _Stopped(
+        raise CalibrationStopped(
             f"Run {repeat} did not finish within the calibration's time limit "
             f"({settings.RERUN_CALIBRATION_TIME_LIMIT} s)."
         ) from None
     if child.returncode != 0:
         last = (errors.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
-        raise _Stopped(f"Run {repeat} failed (exit {child.returncode}): {last}")
+        raise CalibrationStopped(f"Run {repeat} failed (exit {child.returncode}): {last}")
     text = output.decode(errors="replace")
     stolen = steal_cores(before, read_cpu_times(), cores=os.cpu_count() or 1)
     return text + (steal_line(stolen) if stolen is not None else "")
 
 
-def _store(calibration: HostCalibration, outputs: list, log: str) -> None:
+def _measured(outputs: list, log: str, busy_limit: float) -> Measured:
     parsed = [each.logs[STEP] for each in outputs]
     steal = [out.result.get(STEAL_CORES) for out in outputs]
     busy = [other_work(each, stolen) for each, stolen in zip(parsed, steal, strict=True)]
-    calibration.log = log
-    calibration.other_work = max((b for b in busy if b is not None), default=None)
-    calibration.steal = max((s for s in steal if s is not None), default=None)
-    limit = settings.RERUN_CALIBRATION_BUSY_CORES
-    if calibration.other_work is not None and calibration.other_work >= limit:
-        raise _Stopped(
-            f"The host was busy: other work kept {calibration.other_work:.2f} of its cores busy "
-            f"beside a run (steal time counted; the limit is {limit:g}), so the spread would be "
-            "the load's, not the host's. It is calibrated again when its queue is idle."
+    most_busy = max((b for b in busy if b is not None), default=None)
+    if most_busy is not None and most_busy >= busy_limit:
+        raise CalibrationStopped(
+            f"The host was busy: other work kept {most_busy:.2f} of its cores busy beside a run "
+            f"(steal time counted; the limit is {busy_limit:g}), so the spread would be the "
+            "load's, not the host's. It is calibrated again when its queue is idle."
         )
     runs = [
         (*curve(each), column(each.series.read_ops), column(each.series.server_cpu_s))
         for each in parsed
     ]
-    spreads = calibration_spreads(runs)
+    return Measured(
+        spreads=calibration_spreads(runs),
+        figures=[run_figures(run) for run in runs],
+        other_work=most_busy,
+        steal=max((s for s in steal if s is not None), default=None),
+        log=log,
+    )
+
+
+def _store(calibration: HostCalibration, measured: Measured) -> None:
+    calibration.log = measured.log
+    calibration.other_work = measured.other_work
+    calibration.steal = measured.steal
     calibration.spreads = {
-        figure: {"sigma": round(each.sigma, 6), "dof": each.dof} for figure, each in spreads.items()
+        figure: {"sigma": round(each.sigma, 6), "dof": each.dof}
+        for figure, each in measured.spreads.items()
     }
-    calibration.figures = [run_figures(run) for run in runs]
-    calibration.runs = len(runs)
+    calibration.figures = measured.figures
+    calibration.runs = len(measured.figures)
     calibration.status = CalibrationStatus.DONE
     calibration.measured_at = timezone.now()
     calibration.message = (
-        f"{len(runs)} runs of {REFERENCES[calibration.reference].label}; other work beside them "
-        f"at most {calibration.other_work or 0:.2f} cores (steal time counted)."
+        f"{calibration.runs} runs of {REFERENCES[calibration.reference].label}; other work "
+        f"beside them at most {measured.other_work or 0:.2f} cores (steal time counted)."
     )
 
 
