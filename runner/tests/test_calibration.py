@@ -95,6 +95,9 @@ def test_a_stale_calibration_or_none_is_inconclusive_with_that_reason(
         f"Inconclusive at 1/10 on mariadb: this host ({HOST}) has no calibration"
     )
     assert "calibrate it (manage.py calibrate_host)" in run.message
+    # No resolution is claimed without the host's spread.
+    assert "This verification would have refuted" not in run.message
+    assert "resolution" not in run.result
 
     stored_calibration(days_old=9)
     run = judged(demo_entry)

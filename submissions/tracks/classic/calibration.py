@@ -104,7 +104,8 @@ def spreads_for_judge(
         return HostSpreads(dict(calibration.spreads), source)
     if fixtures_allowed:
         return fixtures
-    return HostSpreads(dict(fixtures.figures), "none", unusable=missing)
+    # The figures only let the judge measure the reruns; the verdict states no resolution.
+    return HostSpreads(dict(fixtures.figures), "not known", unusable=missing)
 
 
 def _why_unusable(

@@ -598,7 +598,8 @@ def judge_curves(
     ratio = float(np.median([each.average_rate for each in shapes])) / claim.average_rate
     said = _said(claim, shapes, scale) + (_pace_text(claim_pace, paces) if known else "")
     resolution = _resolution(claim, shapes, separated, tolerance, compared_rates, spreads)
-    figures["resolution"] = resolution.as_dict()
+    if not spreads.unusable:  # without the host's spread there is no resolution to state
+        figures["resolution"] = resolution.as_dict()
     too_wide = compared_rates and _spread_factor(shapes, separated, spreads) > TELL_APART
     disk = _disk_sentence(separated, claim_pace is not None, known, compared_rates)
     disk += _load_sentence(busy_cores, busy)
@@ -658,9 +659,9 @@ def judge_curves(
         server_differs,
     )
     version = f" {server_differs}" if server_differs else ""
+    resolved = "" if spreads.unusable else f" {resolution.text()}"
     message = (
-        f"{said}{disk}{version} {resolution.text()} Tolerance {tolerance:.0%} on the curve's form: "
-        f"{outcome}."
+        f"{said}{disk}{version}{resolved} Tolerance {tolerance:.0%} on the curve's form: {outcome}."
     )
     return Comparison(verdict, ratio, message), figures
 
