@@ -189,6 +189,13 @@ def spreads_for_run(run: VerificationRun, *, now: datetime | None = None) -> Hos
 
     host = host_of(run)
     found = calibration_of(host=host, target=run.target, rows=run.rows_target)
+    failed = (
+        HostCalibration.objects.filter(
+            host=host, target=run.target, status=CalibrationStatus.FAILED
+        )
+        .order_by("-started_at")
+        .first()
+    )
     return spreads_for_judge(
         None if found is None else as_calibration(found),
         now=run.started_at or now or timezone.now(),
@@ -196,6 +203,7 @@ def spreads_for_run(run: VerificationRun, *, now: datetime | None = None) -> Hos
         fixtures=FIXTURE_SPREADS,
         fixtures_allowed=settings.RERUN_FIXTURE_SPREADS,
         host=host,
+        last_failure="" if failed is None else failed.message,
     )
 
 
@@ -424,12 +432,18 @@ def _store(calibration: HostCalibration, measured: Measured) -> None:
 
 
 def calibration_due(*, host: str, target: str, reference: Reference, now: datetime) -> bool:
-    """Missing or older than RERUN_CALIBRATION_MAX_AGE_DAYS, and none queued or running (one
-    started longer ago than its time limit is taken for dead, and left as it is)."""
+    """Missing or older than RERUN_CALIBRATION_MAX_AGE_DAYS, none queued or running (one
+    started longer ago than its time limit is taken for dead, and left as it is), and none
+    failed within RERUN_CALIBRATION_RETRY_SECONDS."""
     mine = HostCalibration.objects.filter(host=host, target=target, reference=reference.name)
     since = now - timedelta(seconds=settings.RERUN_CALIBRATION_TIME_LIMIT * 1.2)
     pending = (CalibrationStatus.QUEUED, CalibrationStatus.RUNNING)
     if mine.filter(status__in=pending, started_at__gte=since).exists():
+        return False
+    # A host too busy to calibrate is not asked again at every sweep: it would spend its
+    # worker calibrating for as long as it stays busy.
+    retry = now - timedelta(seconds=settings.RERUN_CALIBRATION_RETRY_SECONDS)
+    if mine.filter(status=CalibrationStatus.FAILED, started_at__gte=retry).exists():
         return False
     fresh = now - timedelta(days=settings.RERUN_CALIBRATION_MAX_AGE_DAYS)
     return not mine.filter(status=CalibrationStatus.DONE, measured_at__gte=fresh).exists()

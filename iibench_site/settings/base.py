@@ -341,6 +341,8 @@ RERUN_CALIBRATION_REPEATS = env.int("RERUN_CALIBRATION_REPEATS", default=5)
 RERUN_CALIBRATION_MAX_REPEATS = 10
 RERUN_CALIBRATION_TIME_LIMIT = env.int("RERUN_CALIBRATION_TIME_LIMIT", default=900)
 RERUN_CALIBRATION_BUSY_CORES = env.float("RERUN_CALIBRATION_BUSY_CORES", default=0.5)
+# A calibration that failed (the host busy) is tried again this long after, not at every sweep.
+RERUN_CALIBRATION_RETRY_SECONDS = env.int("RERUN_CALIBRATION_RETRY_SECONDS", default=1800)
 
 # Celery: Redis when REDIS_URL is set, else kombu's filesystem transport (no server needed).
 REDIS_URL = env.str("REDIS_URL", default="")

@@ -104,6 +104,24 @@ def test_a_stale_calibration_or_none_is_inconclusive_with_that_reason(
     assert run.verdict == "inconclusive", run.message
     assert f"this host's ({HOST}) calibration of " in run.message
     assert "is stale (9 days old, more than 7)" in run.message
+    # Why the host has no fresh one, where its last attempt said so; and it is not asked to
+    # calibrate again at every sweep while the retry delay runs.
+    HostCalibration.objects.create(
+        host=HOST, target="mariadb", reference="demo-tenth", scale=10, rows=300_000,
+        status=CalibrationStatus.FAILED,
+        message="The host was busy: other work kept 1.30 of its cores busy beside a run.",
+    )  # fmt: skip
+    run = judged(demo_entry)
+    assert (
+        "(its last calibration failed: The host was busy: other work kept 1.30 of its cores "
+        "busy beside a run)" in run.message
+    )
+    reference = calibration.REFERENCES["demo-tenth"]
+    assert not calibration.calibration_due(
+        host=HOST, target="mariadb", reference=reference, now=timezone.now()
+    )
+    later = timezone.now() + timedelta(hours=1)
+    assert calibration.calibration_due(host=HOST, target="mariadb", reference=reference, now=later)
     demo_entry.refresh_from_db()
     assert not demo_entry.verified
 

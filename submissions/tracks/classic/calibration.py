@@ -91,11 +91,15 @@ def spreads_for_judge(
     fixtures: HostSpreads,
     fixtures_allowed: bool,
     host: str,
+    last_failure: str = "",
 ) -> HostSpreads:
     """The spreads a verdict is drawn with: the host's fresh calibration; else, where the
     settings allow it (RERUN_FIXTURE_SPREADS), the project's fixtures, said so; else none, and
-    the reason the verdict is inconclusive (no calibration, a stale one, one missing a figure)."""
+    the reason the verdict is inconclusive (no calibration, a stale one, one missing a figure;
+    with why the host's last calibration failed, `last_failure`, where one did)."""
     missing = _why_unusable(calibration, now=now, max_age_days=max_age_days, host=host)
+    if missing and last_failure:
+        missing += f" (its last calibration failed: {last_failure.rstrip('.')})"
     if calibration is not None and not missing:
         when = calibration.measured_at.strftime("%d %b %Y").lstrip("0")
         source = (
