@@ -43,9 +43,9 @@ Every figure is judged within a band from the reruns' measured spread and their 
 (submissions/tracks/resolution.py), pooled with the host's own spread (its calibration,
 `spreads`: runner/calibration.py; the fixtures' HOST_* where the settings let them stand in),
 plus what scaling moves (SCALED_*); without a fresh calibration, or with one too wide to tell a
-claim TELL_APART times too fast, the verdict is `inconclusive`; the verdict states its resolution: the smallest factor too fast and
-the smallest cliff shift it could refute. The fall and the curve over its phases keep the
-contest's tolerance (FALL_FACTOR). A rerun on another engine or configuration is a
+claim TELL_APART times too fast, the verdict is `inconclusive`. The verdict states its
+resolution: the smallest factor too fast and the smallest cliff shift it could refute. The fall
+and the curve over its phases keep the contest's tolerance (FALL_FACTOR). A rerun on another engine or configuration is a
 `comparison`; a rerun without a scale (a prefix of the run at the server's own memory: the
 API's `rows`) can compare speeds but never verify a curve made past the memory cliff.
 """
