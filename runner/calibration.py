@@ -378,6 +378,9 @@ def _one_run(arguments: list[str], work_dir: Path, deadline: float, repeat: int)
             f"Run {repeat} did not finish within the calibration's time limit "
             f"({settings.RERUN_CALIBRATION_TIME_LIMIT} s)."
         ) from None
+    except BaseException:  # Celery's time limit, a signal: no benchmark runs on unwatched
+        process.stop(child, settings.RERUN_KILL_GRACE_SECONDS)
+        raise
     if child.returncode != 0:
         last = (errors.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
         raise CalibrationStopped(f"Run {repeat} failed (exit {child.returncode}): {last}")
