@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -65,6 +66,14 @@ def main() -> None:
     settings.RERUN_RECOVERY_DIR = folder
     settings.RERUN_WORK_DIR = str(Path(folder) / "work")
     print(f"{reference.label}, {options.repeats} runs a round, on {target.name}")
+    try:
+        rounds = measure_rounds(options, reference, target)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    print_table(rounds)
+
+
+def measure_rounds(options, reference, target) -> list[dict]:
     rounds = []
     for number in range(1, options.rounds + 1):
         load_before = os.getloadavg()[0]
@@ -86,6 +95,10 @@ def main() -> None:
             f"{measured.other_work or 0:.2f} cores, steal at most {measured.steal or 0:.3f}"
         )
         rounds.append(measured.spreads)
+    return rounds
+
+
+def print_table(rounds: list[dict]) -> None:
     if not rounds:
         raise SystemExit("no round was quiet enough to calibrate")
     print(f"\n{'figure':<18} {'sigma, median of rounds':>24} {'range':>18} dof")
