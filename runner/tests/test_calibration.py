@@ -40,7 +40,7 @@ def demo_entry(db):
 
 
 @pytest.fixture
-def uncalibrated_hosts_wait(settings):
+def without_fixture_spreads(settings):
     # The production default: no fixtures standing in for a host's own spread.
     settings.RERUN_FIXTURE_SPREADS = False
     settings.RERUN_CALIBRATION_MAX_AGE_DAYS = 7
@@ -63,7 +63,7 @@ def judged(entry):
 
 
 def test_a_verdict_uses_the_hosts_fresh_calibration_and_names_it(
-    demo_entry, uncalibrated_hosts_wait, client
+    demo_entry, without_fixture_spreads, client
 ):
     row = stored_calibration(days_old=1)
     run = judged(demo_entry)
@@ -84,7 +84,7 @@ def test_a_verdict_uses_the_hosts_fresh_calibration_and_names_it(
 
 
 def test_a_stale_calibration_or_none_is_inconclusive_with_that_reason(
-    demo_entry, uncalibrated_hosts_wait
+    demo_entry, without_fixture_spreads
 ):
     run = judged(demo_entry)
     assert run.verdict == "inconclusive", run.message
@@ -127,7 +127,7 @@ def test_a_stale_calibration_or_none_is_inconclusive_with_that_reason(
 
 
 def test_where_the_fixtures_may_stand_in_a_stale_calibration_gives_way_to_them_said_so(
-    demo_entry, uncalibrated_hosts_wait, settings
+    demo_entry, without_fixture_spreads, settings
 ):
     settings.RERUN_FIXTURE_SPREADS = True
     stored_calibration(days_old=9)
@@ -137,7 +137,7 @@ def test_where_the_fixtures_may_stand_in_a_stale_calibration_gives_way_to_them_s
 
 
 def test_a_spread_too_wide_to_tell_a_claim_a_quarter_too_fast_is_inconclusive(
-    demo_entry, uncalibrated_hosts_wait
+    demo_entry, without_fixture_spreads
 ):
     # A noisy host: its server's share of the time varied 15% (in logs) run to run.
     noisy = {**QUIET, "server_cpu_share": {"sigma": 0.15, "dof": 4}}
