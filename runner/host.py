@@ -118,3 +118,50 @@ def compare_hosts(*, host: dict, declared: dict, scale: int) -> HostComparison:
     if differences:
         return HostComparison(False, f"Host not comparable ({described}: {'; '.join(differences)})")
     return HostComparison(True, f"Host comparable ({described})")
+
+
+# --- steal time ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CpuTimes:
+    """The machine's CPU time from /proc/stat's first line, in clock ticks: `steal` is the time
+    the hypervisor ran other guests while this one wanted the CPU (the benchmark's machine CPU
+    leaves it out, as it leaves out idle and iowait)."""
+
+    steal: int
+    total: int
+
+
+def cpu_times(stat_text: str) -> CpuTimes | None:
+    """/proc/stat's `cpu` line read; None when it is not there or not numbers. Its fields: user,
+    nice, system, idle, iowait, irq, softirq, steal, guest, guest_nice (guest time is counted in
+    user already, so not again in the total)."""
+    for line in stat_text.splitlines():
+        fields = line.split()
+        if not fields or fields[0] != "cpu":
+            continue
+        try:
+            ticks = [int(value) for value in fields[1:]]
+        except ValueError:
+            return None
+        if len(ticks) < 4:
+            return None
+        steal = ticks[7] if len(ticks) > 7 else 0
+        return CpuTimes(steal=steal, total=sum(ticks[:8]))
+    return None
+
+
+def steal_cores(before: CpuTimes | None, after: CpuTimes | None, *, cores: int) -> float | None:
+    """The cores' worth of CPU the hypervisor stole between two samples: the share of all the
+    CPU time that passed which was stolen, times the cores. None when a sample is missing."""
+    if before is None or after is None or after.total <= before.total:
+        return None
+    return cores * (after.steal - before.steal) / (after.total - before.total)
+
+
+def read_cpu_times() -> CpuTimes | None:
+    try:
+        return cpu_times((PROC / "stat").read_text())
+    except OSError:
+        return None

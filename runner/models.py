@@ -228,3 +228,58 @@ class ServerOptionTable(models.Model):
 
     def __str__(self) -> str:
         return f"{self.binary} ({len(self.options)} options, read {self.read_at:%Y-%m-%d})"
+
+
+class CalibrationStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"  # sent to the target's queue by the sweep
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class HostCalibration(models.Model):
+    """A host's run-to-run spread of every figure the classic judge compares, measured on quiet
+    reruns of a reference claim (runner/calibration.py): the judge draws a verdict's bands with
+    the host's fresh calibration (RERUN_CALIBRATION_MAX_AGE_DAYS) instead of the fixtures'."""
+
+    host = models.CharField(
+        max_length=200, help_text="The worker's machine, as host_of() names it."
+    )
+    target = models.CharField(max_length=40)
+    reference = models.CharField(
+        max_length=40, help_text="The reference setup (its scale band), runner/calibration.py."
+    )
+    scale = models.PositiveIntegerField(help_text="k: the reference claim's rows over the runs'.")
+    rows = models.PositiveBigIntegerField(help_text="The rows each calibration run inserts.")
+    status = models.CharField(
+        max_length=10, choices=CalibrationStatus.choices, default=CalibrationStatus.RUNNING
+    )
+    runs = models.PositiveSmallIntegerField(default=0, help_text="The runs the spreads are from.")
+    spreads = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Per figure, its spread: {"cliff_fraction": {"sigma": 0.02, "dof": 4}, ...} '
+        "(a rate's or a ratio's sigma in logs).",
+    )
+    figures = models.JSONField(default=list, blank=True, help_text="Each run's figures.")
+    other_work = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="The most cores other work kept busy beside a run (steal time counted).",
+    )
+    steal = models.FloatField(
+        null=True, blank=True, help_text="The most cores the hypervisor stole during a run."
+    )
+    message = models.TextField(blank=True)
+    log = models.TextField(blank=True, help_text="The runs' output, every repeat's.")
+    started_at = models.DateTimeField(default=timezone.now)
+    measured_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        indexes = [
+            models.Index(fields=["host", "target", "status"], name="calibration_host_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Calibration of {self.host} on {self.target} at 1/{self.scale} ({self.status})"

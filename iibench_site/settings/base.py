@@ -327,6 +327,22 @@ RERUN_MAX_RESUMES = env.int("RERUN_MAX_RESUMES", default=3)
 RERUN_RESEND_SECONDS = env.int("RERUN_RESEND_SECONDS", default=300)
 # Cancelling sends SIGTERM (the benchmark prints a last report) and SIGKILL after this grace.
 RERUN_KILL_GRACE_SECONDS = 5
+# Each verification host calibrates the classic judge's spreads (runner/calibration.py): when
+# its queue is idle and its calibration of a band is missing or older than MAX_AGE_DAYS, its
+# worker reruns the band's reference claim REPEATS times (within TIME_LIMIT seconds). A verdict
+# on a host without a fresh calibration is inconclusive, unless RERUN_FIXTURE_SPREADS lets the
+# project's fixtures stand in (the tests). A run beside BUSY_CORES of other work (steal time
+# counted) fails the calibration.
+RERUN_CALIBRATION_MAX_AGE_DAYS = env.float("RERUN_CALIBRATION_MAX_AGE_DAYS", default=7)
+RERUN_FIXTURE_SPREADS = env.bool("RERUN_FIXTURE_SPREADS", default=False)
+RERUN_CALIBRATE_WHEN_IDLE = env.bool("RERUN_CALIBRATE_WHEN_IDLE", default=True)
+RERUN_CALIBRATION_REFERENCES = env.list("RERUN_CALIBRATION_REFERENCES", default=["demo-tenth"])
+RERUN_CALIBRATION_REPEATS = env.int("RERUN_CALIBRATION_REPEATS", default=5)
+RERUN_CALIBRATION_MAX_REPEATS = 10
+RERUN_CALIBRATION_TIME_LIMIT = env.int("RERUN_CALIBRATION_TIME_LIMIT", default=900)
+RERUN_CALIBRATION_BUSY_CORES = env.float("RERUN_CALIBRATION_BUSY_CORES", default=0.5)
+# A calibration that failed (the host busy) is tried again this long after, not at every sweep.
+RERUN_CALIBRATION_RETRY_SECONDS = env.int("RERUN_CALIBRATION_RETRY_SECONDS", default=1800)
 
 # Celery: Redis when REDIS_URL is set, else kombu's filesystem transport (no server needed).
 REDIS_URL = env.str("REDIS_URL", default="")
