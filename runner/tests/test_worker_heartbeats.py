@@ -7,6 +7,7 @@ import pytest
 from django.conf import settings
 
 from runner import services
+from runner.fleet import host_name, host_queues
 from runner.forms import RerunForm
 from runner.heartbeats import served_queues, worker_beat
 from runner.models import WorkerBeat
@@ -41,7 +42,9 @@ def test_the_form_offers_only_the_targets_a_live_worker_serves(worker):
     assert offered() == []  # no worker: nothing a run could be sent to
     running = worker(broker="filesystem")
     wait_until(lambda: WorkerBeat.objects.exists())
-    assert served_queues() == WORKER_QUEUES
+    # Each rerun queue is served as the worker's host's own queue too (runner/fleet.py).
+    host = host_name(WorkerBeat.objects.first().worker)
+    assert served_queues() == WORKER_QUEUES | set(host_queues(sorted(WORKER_QUEUES), host))
     expected = [name for name, t in rerun_targets().items() if t.queue in WORKER_QUEUES]
     assert offered() == expected
     # What `make run`'s worker does not consume is not offered (postgresql-shared, ...).
