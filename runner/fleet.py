@@ -25,7 +25,6 @@ from runner.host import (
 )
 from runner.models import RerunStatus, VerificationHost, VerificationRun, WorkerBeat
 from runner.targets import Target, rerun_targets
-from submissions.setup.declared import entry_family
 
 HOST_FACTS = ("cpu_model", "cores", "memory_gb", "drive_kind", "drive_model", "servers")
 NOT_CALIBRATED = "not calibrated"
@@ -205,7 +204,7 @@ def compare_with_entry(*, facts: dict, submission, target: Target, scale: int) -
     server = compare_server(
         servers=facts.get("servers") or {},
         kind=target.server,
-        family=entry_family(submission),
+        family=submission.server_family,
         version=submission.server_version,
     )
     if hardware.comparable and not server.comparable:

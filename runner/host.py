@@ -164,11 +164,14 @@ def compare_hosts(*, host: dict, declared: dict, scale: int) -> HostComparison:
 
 
 def declared_product(*, family: str, version: str) -> str:
-    """The server product an entry names: its family, MariaDB when its version says so."""
+    """The server product an entry declared (`family` as declared: mysql, mariadb, percona,
+    postgresql...); Percona Server follows MySQL's release lines."""
     if family == "postgresql":
         return "PostgreSQL"
-    if family == "mysql":
-        return "MariaDB" if "mariadb" in version.lower() else "MySQL"
+    if family == "mariadb" or "mariadb" in version.lower():
+        return "MariaDB"
+    if family in ("mysql", "percona"):
+        return "MySQL"
     return family
 
 

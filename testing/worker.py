@@ -31,7 +31,9 @@ def test_database_url() -> str:
 class Worker:
     """`celery worker` in a child process, sharing the test database and the broker."""
 
-    def __init__(self, tmp_path: Path, broker: str, **env: str):
+    def __init__(self, tmp_path: Path, broker: str, hostname: str = "%h", **env: str):
+        """`hostname`: the machine part of its Celery hostname, the verification host it
+        registers (runner/fleet.py); this machine's name by default."""
         self.log_path = tmp_path / f"worker-{time.monotonic_ns()}.log"
         environment = {
             **os.environ,
@@ -49,7 +51,7 @@ class Worker:
              "--pool=prefork", "--loglevel=INFO", "--without-gossip", "--without-mingle",
              "-Q", "celery,rerun.sqlite,rerun.mariadb,rerun.mariadb-shared,rerun.postgresql,"
              "rerun.recovery-mariadb",
-             "-n", f"test-{time.monotonic_ns()}@%h"],
+             "-n", f"test-{time.monotonic_ns()}@{hostname}"],
             cwd=ROOT, env=environment, stdout=self.log_path.open("w"), stderr=subprocess.STDOUT,
         )  # fmt: skip
         self.wait_for_log("ready.", timeout=60)
@@ -117,12 +119,13 @@ def broker_settings(settings, tmp_path):
 
 @pytest.fixture
 def worker(tmp_path, broker_settings, iibench_binary):
-    """start(broker="redis", **env) -> a running Worker, stopped after the test."""
+    """start(broker="redis", hostname="%h", **env) -> a running Worker, stopped after the
+    test."""
     started = []
 
-    def start(broker: str = "redis", **env: str) -> Worker:
+    def start(broker: str = "redis", hostname: str = "%h", **env: str) -> Worker:
         broker_settings(broker)
-        started.append(Worker(tmp_path, broker, **env))
+        started.append(Worker(tmp_path, broker, hostname, **env))
         return started[-1]
 
     yield start
