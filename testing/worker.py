@@ -31,9 +31,12 @@ def test_database_url() -> str:
 class Worker:
     """`celery worker` in a child process, sharing the test database and the broker."""
 
-    def __init__(self, tmp_path: Path, broker: str, hostname: str = "%h", **env: str):
+    def __init__(
+        self, tmp_path: Path, broker: str, hostname: str = "%h", *, ready: bool = True, **env: str
+    ):
         """`hostname`: the machine part of its Celery hostname, the verification host it
-        registers (runner/fleet.py); this machine's name by default."""
+        registers (runner/fleet.py); this machine's name by default. `ready=False` returns
+        at once: call wait_ready() (workers then start side by side)."""
         self.log_path = tmp_path / f"worker-{time.monotonic_ns()}.log"
         environment = {
             **os.environ,
@@ -54,6 +57,10 @@ class Worker:
              "-n", f"test-{time.monotonic_ns()}@{hostname}"],
             cwd=ROOT, env=environment, stdout=self.log_path.open("w"), stderr=subprocess.STDOUT,
         )  # fmt: skip
+        if ready:
+            self.wait_ready()
+
+    def wait_ready(self) -> None:
         self.wait_for_log("ready.", timeout=60)
 
     @property
