@@ -144,14 +144,22 @@ def host_choices_for_entry(submission: Submission, targets: list[str]) -> dict[s
     choices = {}
     for name in targets:
         target = target_named(name)
-        limit = None if _refusal(submission, target) else _scale_limit(submission)
-        try:
-            size = _rerun_size(submission, target, rows=None, scale=None, repeats=None, limit=limit)
-            scale = size.scale
-        except RerunRefused:
-            scale = 1  # a size the target refuses: compared at full size
-        choices[name] = fleet.host_choices(submission=submission, target=target, scale=scale)
+        choices[name] = fleet.host_choices(
+            submission=submission, target=target, scale=_default_scale(submission, target)
+        )
     return choices
+
+
+def _default_scale(submission: Submission, target: Target) -> int:
+    """The scale a rerun with nothing asked would take; 1 (full size) for a size the target
+    refuses."""
+    limit = None if _refusal(submission, target) else _scale_limit(submission)
+    try:
+        return _rerun_size(
+            submission, target, rows=None, scale=None, repeats=None, limit=limit
+        ).scale
+    except RerunRefused:
+        return 1
 
 
 def _refusal(submission: Submission, target: Target) -> str | None:

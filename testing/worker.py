@@ -150,5 +150,14 @@ def wait_for(run: VerificationRun, condition, timeout: float = 60) -> Verificati
     pytest.fail(f"rerun #{run.pk} stayed {run.status}: {run.message}")
 
 
+def wait_until(condition, timeout: float = 60) -> None:
+    """Poll `condition` until it holds (a worker's beat, a host out of routing)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail("timed out")
+        time.sleep(0.2)
+
+
 def finished(run: VerificationRun) -> bool:
     return run.finished

@@ -15,6 +15,7 @@ from runner.heartbeats import worker_beat
 from runner.host import compare_server, this_host
 from runner.models import RerunSample, RerunStatus, VerificationHost, VerificationRun
 from runner.targets import rerun_targets
+from testing.reruns import track_entry
 
 pytestmark = pytest.mark.django_db
 
@@ -268,3 +269,16 @@ def test_the_rerun_form_shows_which_live_hosts_are_comparable_and_why_not(client
     assert 'data-host="unlike" data-comparable="no"' in page
     assert f"{this_host()['cores'] * 8} cores, the entry {this_host()['cores']}" in page
     assert 'href="/verification-hosts/"' in page
+
+
+def test_the_form_of_an_entry_of_declared_figures_compares_at_full_size(client, organizer):
+    # A crash recovery entry has no claimed time to take a default scale from.
+    entry = track_entry("crash_recovery", {"recovery_seconds": 13.0, "engine": "InnoDB"})
+    entry.elapsed_seconds = 0
+    entry.save(update_fields=["elapsed_seconds"])
+    register("alike", memory_gb=entry.memory_gb)
+    worker_beat(worker="w@alike", queues=["rerun.recovery-mariadb", "rerun.recovery-mariadb@alike"])
+    client.force_login(organizer)
+    page = client.get(entry.get_absolute_url())
+    assert page.status_code == 200
+    assert 'data-host="alike" data-comparable="yes"' in page.content.decode()

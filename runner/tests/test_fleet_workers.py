@@ -5,7 +5,6 @@ verifications routed to each by host facts; a host that stops beating drops out 
 import json
 import os
 import signal
-import time
 
 import pytest
 
@@ -17,7 +16,7 @@ from submissions.entries import services as entry_services
 from testing.entries import DECLARED, upload
 from testing.factories import ContestFactory, UserFactory
 from testing.logs import python_log
-from testing.worker import Worker, finished, wait_for
+from testing.worker import Worker, finished, wait_for, wait_until
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -79,14 +78,6 @@ def live_hosts(entry) -> dict:
         each.name: each
         for each in fleet.host_choices(submission=entry, target=rerun_targets()["sqlite"], scale=1)
     }
-
-
-def wait_until(condition, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail("timed out")
-        time.sleep(0.2)
 
 
 def test_verifications_are_routed_between_two_real_workers_by_host_facts(

@@ -1,8 +1,6 @@
 """Issue 30: the rerun form offers only the targets a live worker serves (the worker's own
 heartbeat per queue), and a queued run whose queue has no worker says so."""
 
-import time
-
 import pytest
 from django.conf import settings
 
@@ -12,6 +10,7 @@ from runner.forms import RerunForm
 from runner.heartbeats import served_queues, worker_beat
 from runner.models import WorkerBeat
 from runner.targets import rerun_targets
+from testing.worker import wait_until
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -28,14 +27,6 @@ WORKER_QUEUES = {
 
 def offered() -> list[str]:
     return [name for name, _ in RerunForm().fields["target"].choices]
-
-
-def wait_until(condition, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail("timed out")
-        time.sleep(0.2)
 
 
 def test_the_form_offers_only_the_targets_a_live_worker_serves(worker):
