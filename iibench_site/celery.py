@@ -8,6 +8,7 @@ from celery.signals import (
     worker_ready,
     worker_shutdown,
 )
+from django.core.exceptions import ImproperlyConfigured
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "iibench_site.settings.local")
 
@@ -59,7 +60,12 @@ def _consume_this_hosts_queues(sender, instance, **kwargs):
     consumed = sorted(queues.consume_from or queues)
     for name in host_queues(consumed, host_name(sender)):
         queues.select_add(name)
-    _registration.append(this_registration(sender, consumed))
+    try:
+        _registration.append(this_registration(sender, consumed))
+    except ImproperlyConfigured as error:
+        # Celery logs and ignores a signal handler's Exception: the worker would run
+        # unregistered. SystemExit stops it, with why.
+        raise SystemExit(f"The worker's host cannot register: {error}") from error
 
 
 @worker_ready.connect

@@ -7,7 +7,7 @@ comparable with the hardware and server the entry declared, else to the general 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from django.conf import settings
@@ -134,7 +134,7 @@ def host_calibration(name: str) -> str:
     return NOT_CALIBRATED
 
 
-def _fresh_since(now) -> timezone.datetime:
+def _fresh_since(now: datetime) -> datetime:
     return now - timedelta(seconds=settings.RERUN_WORKER_BEAT_STALE_SECONDS)
 
 
