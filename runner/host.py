@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import os
 import re
-import subprocess  # nosec B404 - the configured server binaries, asked their version
+import subprocess  # the configured server binaries, asked their version  # nosec B404
 from dataclasses import dataclass
 from pathlib import Path
 
