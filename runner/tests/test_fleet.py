@@ -282,3 +282,31 @@ def test_the_form_of_an_entry_of_declared_figures_compares_at_full_size(client, 
     page = client.get(entry.get_absolute_url())
     assert page.status_code == 200
     assert 'data-host="alike" data-comparable="yes"' in page.content.decode()
+
+
+def test_a_run_queued_for_a_host_that_went_away_is_sent_to_another_comparable_one(
+    entry, organizer, settings, broker_settings
+):
+    broker_settings("filesystem")
+    declared_here(entry)
+    register("first")
+    run = start(entry, organizer)
+    assert run.routed_host == "first"
+    old = timezone.now() - timedelta(seconds=settings.RERUN_RESEND_SECONDS + 5)
+    VerificationRun.objects.filter(pk=run.pk).update(heartbeat_at=old)
+    VerificationHost.objects.filter(name="first").update(
+        last_seen=timezone.now() - timedelta(seconds=settings.RERUN_WORKER_BEAT_STALE_SECONDS + 5)
+    )
+    register("second")
+    assert services.reruns_resend() == 1
+    run.refresh_from_db()
+    assert run.routed_host == "second" and run.status == RerunStatus.QUEUED
+    # The second goes away too, and no comparable host is left: the general queue, said so.
+    VerificationRun.objects.filter(pk=run.pk).update(heartbeat_at=old)
+    VerificationHost.objects.filter(name="second").update(
+        last_seen=timezone.now() - timedelta(seconds=settings.RERUN_WORKER_BEAT_STALE_SECONDS + 5)
+    )
+    assert services.reruns_resend() == 1
+    run.refresh_from_db()
+    assert run.routed_host == ""
+    assert run.message.startswith("No live verification host serving sqlite is comparable")
