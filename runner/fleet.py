@@ -68,12 +68,12 @@ def fact_overrides(overrides) -> dict:
 
 def server_facts() -> dict:
     """The private servers this host's settings start, each with what its binary says."""
-    return {
-        "mariadb": server_version("mariadb", settings.RERUN_RECOVERY_MARIADBD),
-        "postgresql": server_version(
-            "postgresql", str(Path(settings.RERUN_RECOVERY_POSTGRESQL_BIN_DIR) / "postgres")
-        ),
+    binaries = {
+        "mariadb": settings.RERUN_RECOVERY_MARIADBD,
+        "postgresql": str(Path(settings.RERUN_RECOVERY_POSTGRESQL_BIN_DIR) / "postgres"),
     }
+    # Copies: server_version's answers are cached for the process.
+    return {kind: dict(server_version(kind, binary)) for kind, binary in binaries.items()}
 
 
 def host_facts() -> dict:

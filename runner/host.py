@@ -103,9 +103,11 @@ def _drive_model() -> str:
 _VERSION = re.compile(r"(?:Ver |\) )(\d+\.\d+(?:\.\d+)?)")
 
 
+@functools.cache
 def server_version(kind: str, binary: str) -> dict:
     """What the server binary of `kind` ("mariadb", "postgresql") says it is: its product and
-    version, or why it could not be asked (the host then cannot start that server)."""
+    version, or why it could not be asked (the host then cannot start that server). Asked once
+    per process, like this_host(): a worker is restarted when its servers are upgraded."""
     try:
         said = subprocess.run(  # noqa: S603 - an organizer's configured binary  # nosec B603
             [binary, "--version"], capture_output=True, text=True, timeout=15, check=False
