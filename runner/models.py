@@ -89,6 +89,9 @@ class VerificationRun(models.Model):
     # when no worker claimed it in time).
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     worker = models.CharField(max_length=200, blank=True)
+    # The verification host the run was sent to (its own queue, runner/fleet.py), chosen as a
+    # live host comparable with the entry's declared one; empty: the target's general queue.
+    routed_host = models.CharField(max_length=200, blank=True)
     cancel_requested = models.BooleanField(default=False)
     verdict = models.CharField(max_length=16, choices=RerunVerdict.choices, blank=True)
     ratio = models.FloatField(
@@ -206,6 +209,32 @@ class WorkerBeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.worker} on {self.queue} at {self.beat_at:%H:%M:%S}"
+
+
+class VerificationHost(models.Model):
+    """A machine that runs verification workers (runner/fleet.py): registered by its workers'
+    heartbeat under the machine part of their Celery hostname (worker@NAME), with the facts
+    they read or the organizer set (RERUN_HOST_FACTS). The queues it serves and what it runs
+    now are read from WorkerBeat and VerificationRun."""
+
+    name = models.CharField(max_length=200, unique=True)
+    facts = models.JSONField(
+        default=dict,
+        help_text="CPU model, cores, memory (GB), drive kind and model, the servers it can "
+        "start with their versions.",
+    )
+    # The facts of each target whose settings override some (RERUN_<TARGET>_HOST), merged.
+    target_facts = models.JSONField(default=dict, blank=True)
+    # Which facts the organizer set rather than the worker read.
+    overridden = models.JSONField(default=list, blank=True)
+    first_seen = models.DateTimeField(auto_now_add=True)
+    last_seen = models.DateTimeField()
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} (seen {self.last_seen:%Y-%m-%d %H:%M:%S})"
 
 
 class ServerOptionTable(models.Model):

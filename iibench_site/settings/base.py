@@ -414,6 +414,10 @@ RECHECK_STALE_SECONDS = env.int("RECHECK_STALE_SECONDS", default=120)
 # the stale limit has no worker (runner/heartbeats.py): its targets are not offered.
 RERUN_WORKER_BEAT_SECONDS = env.int("RERUN_WORKER_BEAT_SECONDS", default=15)
 RERUN_WORKER_BEAT_STALE_SECONDS = env.int("RERUN_WORKER_BEAT_STALE_SECONDS", default=60)
+# The verification host a worker registers (runner/fleet.py) is read from /proc and /sys and its
+# server binaries; an organizer sets what they misread here, as JSON (cpu_model, cores,
+# memory_gb, drive_kind, drive_model, servers): RERUN_HOST_FACTS='{"drive_kind": "nvme"}'.
+RERUN_HOST_FACTS = env.json("RERUN_HOST_FACTS", default={})
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # E-mail (password resets): EMAIL_URL such as smtp://user:password@host:587; by default the
