@@ -28,6 +28,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from runner import process, servers
+from runner.fleet import host_queue
 from runner.host import read_cpu_times, steal_cores, this_host
 from runner.models import (
     CalibrationStatus,
@@ -481,22 +482,27 @@ def calibrations_send(*, now: datetime | None = None) -> int:
                 for host in sorted(hosts)
                 if calibration_due(host=host, target=target.name, reference=reference, now=now)
             ]
-            if due and _send(target, reference):
-                # Queued for each host that needs it: the sweep does not send it again meanwhile.
-                HostCalibration.objects.bulk_create(
-                    HostCalibration(
-                        host=host, target=target.name, reference=reference.name,
-                        scale=reference.scale, rows=reference.rows,
-                        status=CalibrationStatus.QUEUED, started_at=now,
-                        message="Queued: the host's queue is idle and its calibration is due.",
-                    )
-                    for host in due
+            served = set(workers.values_list("queue", flat=True)) | set(
+                WorkerBeat.objects.filter(beat_at__gte=since).values_list("queue", flat=True)
+            )
+            for host in due:
+                # Each host's own queue (runner/fleet.py) where its worker serves one, so every
+                # host calibrates itself; else the target's queue, whoever takes it.
+                queue = host_queue(target.queue, host)
+                if not _send(target, reference, queue if queue in served else target.queue):
+                    continue
+                # Queued for the host: the sweep does not send it again meanwhile.
+                HostCalibration.objects.create(
+                    host=host, target=target.name, reference=reference.name,
+                    scale=reference.scale, rows=reference.rows,
+                    status=CalibrationStatus.QUEUED, started_at=now,
+                    message="Queued: the host's queue is idle and its calibration is due.",
                 )  # fmt: skip
                 sent += 1
     return sent
 
 
-def _send(target: Target, reference: Reference) -> int:
+def _send(target: Target, reference: Reference, queue: str) -> int:
     soft = settings.RERUN_CALIBRATION_TIME_LIMIT + 60
     try:
         current_app.send_task(
@@ -506,7 +512,7 @@ def _send(target: Target, reference: Reference) -> int:
                 "reference": reference.name,
                 "repeats": settings.RERUN_CALIBRATION_REPEATS,
             },
-            queue=target.queue,
+            queue=queue,
             soft_time_limit=soft,
             time_limit=int(soft * 1.2),
         )
