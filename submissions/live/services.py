@@ -12,7 +12,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.core.files.base import ContentFile
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from submissions.contests import ranks as contest_ranks
@@ -127,6 +127,55 @@ def locked_run(*, run_id: int, token: WitnessToken) -> LiveRun:
     return run
 
 
+# What an append reads of its run (never the declaration, the machine or the seal's fields),
+# in the model's order of fields, as LiveRun.from_db takes them.
+APPEND_FIELDS = tuple(
+    field.attname
+    for field in LiveRun._meta.concrete_fields
+    if field.attname in {
+        "id", "owner_id", "contest_id", "next_seq", "line_count", "byte_count", "head",
+        "context", "last_report", "last_report_line", "rows", "elapsed_seconds",
+        "current_rate", "cumulative_rate", "sealed_at", "last_batch_at", "last_line_at",
+    }
+)  # fmt: skip
+_RUN = LiveRun._meta.db_table
+_BATCH = LiveBatch._meta.db_table
+_SAMPLE = LiveSample._meta.db_table
+# Statements of the append, written once: an append is the hottest request of the registry,
+# and the ORM's compiling of each statement cost more than PostgreSQL's running it.
+# Table and column names come from the models; every value is a parameter.
+LOCK_RUN_SQL = (
+    f"SELECT {', '.join(APPEND_FIELDS)} FROM {_RUN} "  # noqa: S608  # nosec B608
+    "WHERE id = %s AND owner_id = %s FOR UPDATE"
+)
+STORED_BATCH_SQL = f"SELECT digest, received_at FROM {_BATCH} WHERE run_id = %s AND seq = %s"  # noqa: S608  # nosec B608
+INSERT_BATCH_SQL = (
+    f"INSERT INTO {_BATCH} "  # noqa: S608  # nosec B608
+    "(run_id, seq, received_at, first_line, line_count, text, digest, machine) "
+    "VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"
+)
+SAMPLE_COLUMNS = ("run_id", "line", "rows", "seconds", "interval_rate", "cumulative_rate", "cost")
+
+
+def _locked_for_append(cursor, *, run_id: int, token: WitnessToken) -> LiveRun:
+    """locked_run, reading only what an append needs, in one prepared statement."""
+    cursor.execute(LOCK_RUN_SQL, [run_id, token.user_id])
+    row = cursor.fetchone()
+    if row is None:
+        raise LiveRefused(404, "No such live run of yours.")
+    run = LiveRun.from_db(connection.alias, APPEND_FIELDS, row)
+    if run.contest_id != token.contest_id:
+        raise LiveRefused(
+            403,
+            f"This witness token streams into {token.contest.slug}, not into this run's contest.",
+        )
+    return run
+
+
+def _json(model, field: str, value):
+    return model._meta.get_field(field).get_db_prep_save(value, connection)
+
+
 @transaction.atomic
 def live_run_append(
     *,
@@ -138,54 +187,71 @@ def live_run_append(
     unterminated: bool = False,
 ) -> Appended:
     """Append one batch. Idempotent: the batch already stored under `seq` is acknowledged
-    again, never stored twice; a gap in the sequence is refused with the expected number."""
-    run = locked_run(run_id=run_id, token=token)
-    text = batch_text(lines, unterminated)
-    digest = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
-    if seq < run.next_seq:
-        stored = LiveBatch.objects.filter(run=run, seq=seq).values_list("digest", "received_at")
-        stored_digest, received_at = stored.get()
-        if stored_digest != digest:
+    again, never stored twice; a gap in the sequence is refused with the expected number.
+    Four statements: the run locked, the batch, its samples in one insert, the run's row."""
+    with connection.cursor() as cursor:
+        run = _locked_for_append(cursor, run_id=run_id, token=token)
+        text = batch_text(lines, unterminated)
+        digest = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
+        if seq < run.next_seq:
+            cursor.execute(STORED_BATCH_SQL, [run.pk, seq])
+            stored_digest, received_at = cursor.fetchone()
+            if stored_digest != digest:
+                raise LiveRefused(
+                    409,
+                    f"Batch {seq} was already received with other lines; the next batch is "
+                    f"{run.next_seq}.",
+                    expected_seq=run.next_seq,
+                )
+            return Appended(run.next_seq, True, received_at)
+        if run.sealed_at is not None:
+            raise LiveRefused(403, "This run is sealed: it takes no more lines.")
+        if seq > run.next_seq:
             raise LiveRefused(
                 409,
-                f"Batch {seq} was already received with other lines; the next batch is "
-                f"{run.next_seq}.",
+                f"Batch {seq} is out of order: the registry expects batch {run.next_seq}.",
                 expected_seq=run.next_seq,
             )
-        return Appended(run.next_seq, True, received_at)
-    if run.sealed_at is not None:
-        raise LiveRefused(403, "This run is sealed: it takes no more lines.")
-    if seq > run.next_seq:
-        raise LiveRefused(
-            409,
-            f"Batch {seq} is out of order: the registry expects batch {run.next_seq}.",
-            expected_seq=run.next_seq,
-        )
-    now = timezone.now()
-    LiveBatch.objects.create(
-        run=run,
-        seq=seq,
-        received_at=now,
-        first_line=run.line_count + 1,
-        line_count=len(lines),
-        text=text,
-        digest=digest,
-        machine=machine,
-    )
-    first_line = run.line_count + 1
-    run.next_seq = seq + 1
-    run.line_count += len(lines)
-    run.byte_count += len(text.encode())
-    run.last_batch_at = now
-    changed = ["next_seq", "line_count", "byte_count", "last_batch_at"]
-    if lines:
-        run.last_line_at = now
-        changed += ["last_line_at", *_record_progress(run, first_line, text)]
-    run.save(update_fields=changed)
+        now = timezone.now()
+        first_line = run.line_count + 1
+        cursor.execute(
+            INSERT_BATCH_SQL,
+            [run.pk, seq, now, first_line, len(lines), text, digest,
+             _json(LiveBatch, "machine", machine)],
+        )  # fmt: skip
+        run.next_seq = seq + 1
+        run.line_count += len(lines)
+        run.byte_count += len(text.encode())
+        run.last_batch_at = now
+        changed = ["next_seq", "line_count", "byte_count", "last_batch_at"]
+        if lines:
+            run.last_line_at = now
+            changed += ["last_line_at", *_record_progress(run, first_line, text, cursor)]
+        _update_run(cursor, run, changed)
     return Appended(run.next_seq, False, now)
 
 
-def _record_progress(run: LiveRun, first_line: int, text: str) -> list[str]:
+def _update_run(cursor, run: LiveRun, changed: list[str]) -> None:
+    fields = [LiveRun._meta.get_field(name) for name in dict.fromkeys(changed)]
+    assignments = ", ".join(f"{field.column} = %s" for field in fields)
+    cursor.execute(
+        f"UPDATE {_RUN} SET {assignments} WHERE id = %s",  # noqa: S608  # nosec B608
+        [*(field.get_db_prep_save(getattr(run, field.attname), connection) for field in fields),
+         run.pk],
+    )  # fmt: skip
+
+
+def _insert_samples(cursor, samples: list[tuple]) -> None:
+    """The batch's samples in one statement; a line already stored is kept as it was."""
+    row = "(" + ", ".join(["%s"] * len(SAMPLE_COLUMNS)) + ")"
+    cursor.execute(
+        f"INSERT INTO {_SAMPLE} ({', '.join(SAMPLE_COLUMNS)}) "  # noqa: S608  # nosec B608
+        f"VALUES {', '.join([row] * len(samples))} ON CONFLICT DO NOTHING",
+        [value for sample in samples for value in sample],
+    )
+
+
+def _record_progress(run: LiveRun, first_line: int, text: str, cursor) -> list[str]:
     """Parse the new lines behind what earlier batches left (`LiveRun.context`: the log's head
     with its `# setting` lines left empty; `last_report`: the last report line streamed after
     it) and keep their report lines as samples. The cost is the head's and the batch's, never
@@ -222,32 +288,36 @@ def _record_progress(run: LiveRun, first_line: int, text: str) -> list[str]:
         # were kept: its seconds fell behind the last one streamed.)
         shift = run.elapsed_seconds - series.seconds[before[-1]]
     fresh = [
-        LiveSample(
-            run=run,
-            line=series.line[i] + offset,
-            rows=series.rows[i],
-            seconds=series.seconds[i] + shift,
-            interval_rate=series.interval_rate[i],
-            cumulative_rate=series.cumulative_rate[i],
-            cost=_sample_cost(series, i),
+        (
+            run.pk,
+            int(series.line[i]) + offset,
+            int(series.rows[i]),
+            float(series.seconds[i]) + shift,
+            _nullable_float(series.interval_rate[i]),
+            _nullable_float(series.cumulative_rate[i]),
+            _json(LiveSample, "cost", _sample_cost(series, i)),
         )
         for i in new
     ]
     if not fresh:
         return changed
-    LiveSample.objects.bulk_create(fresh, ignore_conflicts=True)
-    last = fresh[-1]
-    run.rows, run.elapsed_seconds = last.rows, last.seconds
-    run.current_rate, run.cumulative_rate = last.interval_rate, last.cumulative_rate
+    _insert_samples(cursor, fresh)
+    _, line, rows, seconds, interval_rate, cumulative_rate, _ = fresh[-1]
+    run.rows, run.elapsed_seconds = rows, seconds
+    run.current_rate, run.cumulative_rate = interval_rate, cumulative_rate
     # The next batch is read behind this report: a rate or a time a format works out from
     # the report before it comes out as it would in the whole log.
     run.last_report = text.split("\n")[int(series.line[new[-1]]) - context_lines - 1]
-    run.last_report_line = last.line
+    run.last_report_line = line
     return [
         *changed,
         *("rows", "elapsed_seconds", "current_rate", "cumulative_rate"),
         *("last_report", "last_report_line"),
     ]
+
+
+def _nullable_float(value) -> float | None:
+    return None if value is None else float(value)
 
 
 def _keep_head(run: LiveRun, document: str, series: Series | None) -> list[str]:
