@@ -7,9 +7,12 @@ import hashlib
 import io
 import math
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 
+import psycopg
 from django.conf import settings
 from django.core.files.base import ContentFile
 from django.db import IntegrityError, connection, transaction
@@ -23,7 +26,7 @@ from submissions.entries import services as registry
 from submissions.live import seal_rules
 from submissions.live.models import LiveBatch, LiveRun, LiveSample, WitnessToken
 from submissions.logparse import LogError, parse_log
-from submissions.logparse.c_format import without_settings
+from submissions.logparse.c_format import settings_dropped, without_settings
 from submissions.logparse.model import COST_FIELDS, Series
 from submissions.models import Contest
 
@@ -146,7 +149,7 @@ _SAMPLE = LiveSample._meta.db_table
 # Table and column names come from the models; every value is a parameter.
 LOCK_RUN_SQL = (
     f"SELECT {', '.join(APPEND_FIELDS)} FROM {_RUN} "  # noqa: S608  # nosec B608
-    "WHERE id = %s AND owner_id = %s FOR UPDATE"
+    "WHERE id = %s AND owner_id = %s"
 )
 STORED_BATCH_SQL = f"SELECT digest, received_at FROM {_BATCH} WHERE run_id = %s AND seq = %s"  # noqa: S608  # nosec B608
 INSERT_BATCH_SQL = (
@@ -157,9 +160,25 @@ INSERT_BATCH_SQL = (
 SAMPLE_COLUMNS = ("run_id", "line", "rows", "seconds", "interval_rate", "cumulative_rate", "cost")
 
 
+@contextmanager
+def prepared_cursor() -> Iterator:
+    """A cursor whose statements PostgreSQL parses and plans once per connection (bound on
+    the server: psycopg prepares a statement run a few times), with Django's wrapping of
+    database errors (a server that is down answers 503, as everywhere). Django's own
+    cursor elsewhere (SQLite)."""
+    if connection.vendor != "postgresql":
+        with connection.cursor() as cursor:
+            yield cursor
+        return
+    connection.ensure_connection()
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        yield cursor
+
+
 def _locked_for_append(cursor, *, run_id: int, token: WitnessToken) -> LiveRun:
     """locked_run, reading only what an append needs, in one prepared statement."""
-    cursor.execute(LOCK_RUN_SQL, [run_id, token.user_id])
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    cursor.execute(LOCK_RUN_SQL + lock, [run_id, token.user_id])
     row = cursor.fetchone()
     if row is None:
         raise LiveRefused(404, "No such live run of yours.")
@@ -189,7 +208,7 @@ def live_run_append(
     """Append one batch. Idempotent: the batch already stored under `seq` is acknowledged
     again, never stored twice; a gap in the sequence is refused with the expected number.
     Four statements: the run locked, the batch, its samples in one insert, the run's row."""
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         run = _locked_for_append(cursor, run_id=run_id, token=token)
         text = batch_text(lines, unterminated)
         digest = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
@@ -253,7 +272,7 @@ def _insert_samples(cursor, samples: list[tuple]) -> None:
 
 def _record_progress(run: LiveRun, first_line: int, text: str, cursor) -> list[str]:
     """Parse the new lines behind what earlier batches left (`LiveRun.context`: the log's head
-    with its `# setting` lines left empty; `last_report`: the last report line streamed after
+    without its `# setting` lines; `last_report`: the last report line streamed after
     it) and keep their report lines as samples. The cost is the head's and the batch's, never
     the run's length so far. Best effort: the whole log is parsed when the run is sealed; a
     batch the parser cannot read yet (a header still arriving) just adds no point to the
@@ -261,20 +280,23 @@ def _record_progress(run: LiveRun, first_line: int, text: str, cursor) -> list[s
     changed = []
     head_lines = run.head.count("\n")
     if not run.context and run.head:  # a run opened before contexts were kept
-        run.context = without_settings(run.head)
+        run.context = settings_dropped(run.head)
         changed.append("context")
-    # While the head is the whole log so far, the document's line numbers are the log's.
-    whole = head_lines == first_line - 1
+    whole = head_lines == first_line - 1  # the head is the whole log so far
     carry = not whole and run.last_report_line > head_lines
     document = run.context + (run.last_report + "\n" if carry else "") + without_settings(text)
-    context_lines = head_lines + carry
-    offset = first_line - context_lines - 1  # a batch line's number in the log, less its own
+    # The document's lines before the batch's: the context has no `# setting` lines (all in
+    # the header, before any report), so a report's number in the log is its number in the
+    # document plus `offset`, in the batch and (while the head is the whole log) in the head.
+    context_lines = run.context.count("\n") + carry
+    offset = first_line - context_lines - 1
     try:
         series = parse_log(io.BytesIO(document.encode())).series
     except (LogError, ValueError):
         series = None
     if whole:
-        changed += _keep_head(run, run.head + text, series)
+        first_report = int(series.line[0]) + offset if series is not None and len(series) else None
+        changed += _keep_head(run, run.head + text, first_report)
     if series is None:
         return changed
     before = [i for i in range(len(series)) if series.line[i] <= context_lines]
@@ -320,17 +342,19 @@ def _nullable_float(value) -> float | None:
     return None if value is None else float(value)
 
 
-def _keep_head(run: LiveRun, document: str, series: Series | None) -> list[str]:
-    """Keep the log so far as the head until it holds its first report and HEAD_LINES lines
-    after it (capped at LIVE_HEAD_MAX_BYTES, far above any header)."""
-    lines = document.splitlines(keepends=True)
-    if series is not None and len(series):
-        lines = lines[: int(series.line[0]) - 1 + HEAD_LINES]
+def _keep_head(run: LiveRun, log: str, first_report: int | None) -> list[str]:
+    """Keep the log so far as the head until it holds its first report (the log's line
+    `first_report`) and HEAD_LINES lines after it (capped at LIVE_HEAD_MAX_BYTES, far above
+    any header); the context each batch is parsed behind is the head without its `# setting`
+    lines (a MariaDB server's ~700: the live curve wants only the reports)."""
+    lines = log.splitlines(keepends=True)
+    if first_report is not None:
+        lines = lines[: first_report - 1 + HEAD_LINES]
     head = "".join(lines)
     if len(head.encode()) > settings.LIVE_HEAD_MAX_BYTES:
         return []  # kept as it was: the seal parses the whole log
     run.head = head
-    run.context = without_settings(head)
+    run.context = settings_dropped(head)
     return ["head", "context"]
 
 
