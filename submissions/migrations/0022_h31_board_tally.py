@@ -40,18 +40,41 @@ END
 $$ LANGUAGE plpgsql;
 
 CREATE FUNCTION iibench_tally_moved() RETURNS trigger AS $$
+DECLARE
+    old_key RECORD;
+    new_key RECORD;
 BEGIN
-    UPDATE submissions_boardtally SET entries = entries - 1
-    WHERE contest_id = OLD.contest_id AND eligible = OLD.eligible
-        AND has_time = (OLD.seconds_to_target IS NOT NULL)
-        AND has_metric = (OLD.track_metric IS NOT NULL);
-    INSERT INTO submissions_boardtally ({TALLY_KEY}, entries)
-    VALUES (NEW.contest_id, NEW.eligible, NEW.seconds_to_target IS NOT NULL,
-            NEW.track_metric IS NOT NULL, 1)
-    ON CONFLICT ({TALLY_KEY}) DO UPDATE SET entries = submissions_boardtally.entries + 1;
+    SELECT OLD.contest_id AS contest_id, OLD.eligible AS eligible,
+           OLD.seconds_to_target IS NOT NULL AS has_time,
+           OLD.track_metric IS NOT NULL AS has_metric INTO old_key;
+    SELECT NEW.contest_id AS contest_id, NEW.eligible AS eligible,
+           NEW.seconds_to_target IS NOT NULL AS has_time,
+           NEW.track_metric IS NOT NULL AS has_metric INTO new_key;
+    -- Two tally rows, always the smaller key first: two entries moving opposite ways at
+    -- once never wait on each other's row in turn.
+    IF (old_key.contest_id, old_key.eligible, old_key.has_time, old_key.has_metric)
+        < (new_key.contest_id, new_key.eligible, new_key.has_time, new_key.has_metric) THEN
+        PERFORM iibench_tally_add(old_key.contest_id, old_key.eligible, old_key.has_time,
+                                  old_key.has_metric, -1);
+        PERFORM iibench_tally_add(new_key.contest_id, new_key.eligible, new_key.has_time,
+                                  new_key.has_metric, 1);
+    ELSE
+        PERFORM iibench_tally_add(new_key.contest_id, new_key.eligible, new_key.has_time,
+                                  new_key.has_metric, 1);
+        PERFORM iibench_tally_add(old_key.contest_id, old_key.eligible, old_key.has_time,
+                                  old_key.has_metric, -1);
+    END IF;
     RETURN NULL;
 END
 $$ LANGUAGE plpgsql;
+
+CREATE FUNCTION iibench_tally_add(
+    contest bigint, is_eligible boolean, timed boolean, metric boolean, delta bigint
+) RETURNS void AS $$
+    INSERT INTO submissions_boardtally ({TALLY_KEY}, entries)
+    VALUES (contest, is_eligible, timed, metric, delta)
+    ON CONFLICT ({TALLY_KEY}) DO UPDATE SET entries = submissions_boardtally.entries + delta;
+$$ LANGUAGE sql;
 
 CREATE TRIGGER iibench_tally_inserted AFTER INSERT ON submissions_submission
     REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION iibench_tally_added();
@@ -78,6 +101,7 @@ DROP TRIGGER IF EXISTS iibench_tally_updated ON submissions_submission;
 DROP FUNCTION IF EXISTS iibench_tally_added();
 DROP FUNCTION IF EXISTS iibench_tally_removed();
 DROP FUNCTION IF EXISTS iibench_tally_moved();
+DROP FUNCTION IF EXISTS iibench_tally_add(bigint, boolean, boolean, boolean, bigint);
 """
 
 
