@@ -12,6 +12,7 @@ from submissions.contests import rechecks
 from submissions.contests.ranks import ranked_q
 from submissions.entries import services
 from submissions.models import BoardTally, Recheck, RecheckStatus, Submission
+from submissions.tests.test_derived_ranks import every_row
 from submissions.tests.test_rule_versions import admin_change_memory_cap
 from testing.entries import upload
 from testing.factories import (
@@ -118,17 +119,6 @@ def test_a_rule_recheck_moves_the_counts(client, contest, entrant, declared):
     assert kept(contest)[1] == ranked_before + 1
 
 
-def every_row(client, contest, page_size: int) -> list[dict]:
-    rows, page = [], 1
-    while True:
-        url = f"/api/contests/{contest.slug}/leaderboard/?page_size={page_size}&page={page}"
-        body = client.get(url).json()
-        rows += body["results"]
-        if not body.get("next"):
-            return rows
-        page += 1
-
-
 def test_reference_rows_sit_where_the_whole_board_places_them_on_every_page(client):
     """Each page places its reference rows among its own first entries only: the rows, in
     order, are the whole board's read at once, at any page size."""
@@ -142,10 +132,10 @@ def test_reference_rows_sit_where_the_whole_board_places_them_on_every_page(clie
     for days in (0.5, 2, 4, 20):
         ReferenceResultFactory(contest=contest, elapsed_seconds=days * DAY, terminal_rate=650)
 
-    whole = [(row["reference"], row["id"]) for row in every_row(client, contest, 1_000)]
+    whole = [(row["reference"], row["id"]) for row in every_row(client, contest, "", 1_000)]
 
     assert sum(reference for reference, _ in whole) == 4
     assert whole[0][0] and whole[-2][0]  # before every entry, and after the ranked ones
     for page_size in (1, 2, 3, 4, 5):
-        paged = [(row["reference"], row["id"]) for row in every_row(client, contest, page_size)]
+        paged = [(row["reference"], row["id"]) for row in every_row(client, contest, "", page_size)]
         assert paged == whole, page_size
