@@ -174,16 +174,15 @@ def board_placement(
     track: tracks.Track,
     *,
     within: int,
-    contest_id: int | None = None,
-) -> tuple[int | None, int | None, list[int]]:
-    """One query: with `contest_id`, the whole board's (entries, ranked entries) from the
-    tally (else None, None); and for each reference row, the ranked entries above it, counted
-    among the board's first `within` ranked entries only (read in the board's order). The
-    entries above a reference row are the first of them, so its count is exact below
-    `within` and `within` otherwise, which places the row past the page's end all the same:
-    a page reads as many entries as its OFFSET does, never the whole board. `parts` are
-    placement parts (no rank)."""
-    selected, params = _tally_sql(contest_id, track) if contest_id is not None else ([], [])
+    contest_id: int,
+) -> tuple[int, int, list[int]]:
+    """One query: the whole board's (entries, ranked entries) from the tally, and for each
+    reference row the ranked entries above it, counted among the board's first `within`
+    ranked entries only (read in the board's order). The entries above a reference row are
+    the first of them, so its count is exact below `within` and `within` otherwise, which
+    places the row past the page's end all the same: a page reads as many entries as its
+    OFFSET does, never the whole board. `parts` are placement parts (no rank)."""
+    selected, params = _tally_sql(contest_id, track)
     board_sql, board_params = "", []
     if references and within > 0:
         columns = {part.entry_field for part in parts}
@@ -198,17 +197,11 @@ def board_placement(
             condition, condition_params = _entries_before_sql(parts, reference)
             selected.append(f"COUNT(*) FILTER (WHERE {condition})")
             params.extend(condition_params)
-    if not selected:
-        return None, None, [0] * len(references)
     with connection.cursor() as cursor:
         cursor.execute(
             # Column and table names from the models and SORTS, every value is a parameter.
             f"SELECT {', '.join(selected)}{board_sql}",  # nosec B608
             [*params, *board_params],
         )
-        found = list(cursor.fetchone())
-    tallied = 2 if contest_id is not None else 0
-    before = [int(count) for count in found[tallied:]] or [0] * len(references)
-    if tallied:
-        return int(found[0]), int(found[1]), before
-    return None, None, before
+        total, ranked, *before = cursor.fetchone()
+    return int(total), int(ranked), [int(count) for count in before] or [0] * len(references)

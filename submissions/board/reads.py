@@ -128,8 +128,9 @@ class _Board:
 
 def _board(contest: Contest, query: LeaderboardQuery, *, within: int | None = None) -> _Board:
     """The board's order and counts. `within`: only the board's first `within` rows are
-    shown (a page), so a reference row is placed among the first entries only, and a whole
-    board's counts are the ones PostgreSQL keeps; None: the whole board (a download)."""
+    shown (a page): on a whole board whose counts PostgreSQL keeps, they are read and a
+    reference row is placed among the first `within` entries only. None: the whole board (a
+    download)."""
     track = contest.track
     order = board_order(track)
     parts = board_sort_parts(query.sort, order)
@@ -138,19 +139,15 @@ def _board(contest: Contest, query: LeaderboardQuery, *, within: int | None = No
     references = sorted_references(
         placement, _board_references(contest, query, contest.references.all())
     )
-    if within is None:
-        total, ranked, before = _counts(contest, query, entries, placement, references)
-    else:
-        kept = not query.filtered and tally_kept(track)
+    if within is not None and not query.filtered and tally_kept(track):
         ranked_in_order = entries.filter(ranked_q(track)).order_by(
             *entry_order(parts, track, ranked=True)
         )
         total, ranked, before = board_placement(
-            ranked_in_order, placement, references, track, within=within,
-            contest_id=contest.pk if kept else None,
-        )  # fmt: skip
-        if not kept:
-            total, ranked, _ = _counts(contest, query, entries, (), [])
+            ranked_in_order, placement, references, track, within=within, contest_id=contest.pk
+        )
+    else:  # a filtered board, a download, SQLite: counted, once per board version
+        total, ranked, before = _counts(contest, query, entries, placement, references)
     # Counts follow the order the references were sorted in; a stable sort keeps it exact
     # where the database's string order and Python's would disagree.
     placed = sorted(zip(before, references, strict=True), key=lambda pair: pair[0])

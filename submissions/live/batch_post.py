@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 
 from django.conf import settings
+from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from rest_framework.renderers import JSONRenderer
@@ -91,15 +92,17 @@ def usable_token(request: HttpRequest) -> WitnessToken | None:
     parts = request.META.get("HTTP_AUTHORIZATION", "").split()
     if len(parts) != 2 or parts[0].lower() != "bearer":
         return None
-    with services.prepared_cursor() as cursor:
-        cursor.execute(TOKEN_SQL, [services.token_hash(parts[1])])
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    token = WitnessToken(
-        id=row[0], user_id=row[1], contest_id=row[2], revoked_at=row[3], expires_at=row[4]
-    )
-    return token if token.usable(timezone.now()) else None
+    key_hash = services.token_hash(parts[1])
+    if connection.vendor != "postgresql":  # SQLite hands back its own types: the ORM reads
+        token = WitnessToken.objects.filter(key_hash=key_hash, user__is_active=True).first()
+    else:
+        with services.prepared_cursor() as cursor:
+            cursor.execute(TOKEN_SQL, [key_hash])
+            row = cursor.fetchone()
+        token = row and WitnessToken(
+            id=row[0], user_id=row[1], contest_id=row[2], revoked_at=row[3], expires_at=row[4]
+        )
+    return token if token and token.usable(timezone.now()) else None
 
 
 def lean_answer(request: HttpRequest, pk: int) -> HttpResponse | None:

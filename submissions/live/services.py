@@ -176,19 +176,33 @@ def prepared_cursor() -> Iterator:
 
 
 def _locked_for_append(cursor, *, run_id: int, token: WitnessToken) -> LiveRun:
-    """locked_run, reading only what an append needs, in one prepared statement."""
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    cursor.execute(LOCK_RUN_SQL + lock, [run_id, token.user_id])
-    row = cursor.fetchone()
-    if row is None:
+    """locked_run, reading only what an append needs, in one prepared statement (PostgreSQL;
+    SQLite, which locks the whole database and hands back its own types, reads it through
+    the ORM)."""
+    if connection.vendor == "postgresql":
+        cursor.execute(LOCK_RUN_SQL + " FOR UPDATE", [run_id, token.user_id])
+        row = cursor.fetchone()
+        run = LiveRun.from_db(connection.alias, APPEND_FIELDS, row) if row else None
+    else:
+        run = LiveRun.objects.filter(pk=run_id, owner_id=token.user_id).only(*APPEND_FIELDS)
+        run = run.first()
+    if run is None:
         raise LiveRefused(404, "No such live run of yours.")
-    run = LiveRun.from_db(connection.alias, APPEND_FIELDS, row)
     if run.contest_id != token.contest_id:
         raise LiveRefused(
             403,
             f"This witness token streams into {token.contest.slug}, not into this run's contest.",
         )
     return run
+
+
+def _stored_batch(cursor, run_id: int, seq: int) -> tuple[str, object]:
+    """(digest, received_at) of the batch stored under `seq`."""
+    if connection.vendor != "postgresql":
+        stored = LiveBatch.objects.filter(run_id=run_id, seq=seq)
+        return stored.values_list("digest", "received_at").get()
+    cursor.execute(STORED_BATCH_SQL, [run_id, seq])
+    return cursor.fetchone()
 
 
 def _json(model, field: str, value):
@@ -213,8 +227,7 @@ def live_run_append(
         text = batch_text(lines, unterminated)
         digest = hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
         if seq < run.next_seq:
-            cursor.execute(STORED_BATCH_SQL, [run.pk, seq])
-            stored_digest, received_at = cursor.fetchone()
+            stored_digest, received_at = _stored_batch(cursor, run.pk, seq)
             if stored_digest != digest:
                 raise LiveRefused(
                     409,

@@ -45,10 +45,12 @@ def assert_kept(*contests) -> None:
         assert kept(contest) == counted(contest), contest.slug
 
 
+@pytest.mark.postgresql  # SQLite keeps no tally: its boards count
 def test_the_board_counts_are_kept_on_postgresql():
     assert tally_kept(ContestFactory().track)
 
 
+@pytest.mark.postgresql  # SQLite keeps no tally: its boards count
 def test_the_counts_follow_every_change_of_an_entry():
     contest, other = ContestFactory(), ContestFactory()
     entries = [
@@ -87,6 +89,7 @@ def test_the_counts_follow_every_change_of_an_entry():
     assert kept(contest) == (5, 3)
 
 
+@pytest.mark.postgresql  # SQLite keeps no tally: its boards count
 def test_an_upload_and_its_deletion_move_the_counts(contest, entrant, declared):
     before = kept(contest)
 
@@ -100,6 +103,7 @@ def test_an_upload_and_its_deletion_move_the_counts(contest, entrant, declared):
     assert kept(contest) == before
 
 
+@pytest.mark.postgresql  # SQLite keeps no tally: its boards count
 def test_a_rule_recheck_moves_the_counts(client, contest, entrant, declared):
     big = services.entry_create(
         contest=contest, owner=entrant, declared={**declared, "memory_gb": 24}, log_file=upload()
