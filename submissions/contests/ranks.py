@@ -180,12 +180,16 @@ def contest_board_changed(*, contest_id: int) -> None:
 def ranks_known(entries) -> list[Submission]:
     """Read the ranks of a list of entries at once and keep each on its instance, so that
     reading `entry.rank` in the list costs no query: one window per contest (`ranks_of`)
-    instead of one count per entry. Returns the entries as a list."""
+    instead of one count per entry (one count for a contest's only entry in the list).
+    Returns the entries as a list."""
     entries = list(entries)
     by_contest: dict[int, list[Submission]] = {}
     for entry in entries:
         by_contest.setdefault(entry.contest_id, []).append(entry)
     for contest_id, group in by_contest.items():
+        if len(group) == 1:  # one count reads no more than the window would
+            group[0].__dict__[KNOWN_RANK] = entry_rank(entry=group[0])
+            continue
         contest = group[0].contest if "contest" in group[0]._state.fields_cache else None
         contest = contest or Contest.objects.get(pk=contest_id)
         ranks = ranks_of(contest=contest, ids=[entry.pk for entry in group])
