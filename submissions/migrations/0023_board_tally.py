@@ -115,7 +115,7 @@ def _on_postgresql(sql):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("submissions", "0021_derived_ranks"),
+        ("submissions", "0022_open_dataset"),
     ]
 
     operations = [
