@@ -57,6 +57,7 @@ bench: setup services
 	$(PY) bench/scaling.py $(SCALING_ARGS)
 	$(PY) bench/pg_scaling.py $(PG_SCALING_ARGS)
 	$(PY) bench/verification_power.py $(POWER_ARGS)
+	$(PY) bench/calibration_table.py $(CALIBRATION_ARGS)
 	$(PY) bench/physics_power.py
 	$(MAKE) -C runner/iibench bench PYTHON=$(abspath $(PY))
 

@@ -19,7 +19,7 @@ over the processes; the goal: a board page built cold within 3x the bare query o
 and the SQL queries it made. Then what a newcomer at the top writes (its own row: ranks are
 derived), and the entry page of a 2,000,000-sample run.
 
-    python bench/leaderboard_speed.py [--sizes 10000,100000] [--repeat 30] [--pairs 3] [--reuse]
+    python bench/leaderboard_speed.py [--sizes 10000,100000] [--repeat 30] [--pairs 5] [--reuse]
 """
 
 from __future__ import annotations
@@ -438,7 +438,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10000,100000", help="entries per board, in turn")
     parser.add_argument("--repeat", type=int, default=30)
-    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--reuse", action="store_true", help="keep a filled bench database")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--contest-id", type=int, default=None, help=argparse.SUPPRESS)

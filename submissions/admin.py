@@ -167,6 +167,12 @@ class SubmissionAdmin(SimpleHistoryAdmin):
     # Other apps add theirs (the runner: start a verification rerun), see submissions/wings.py.
     actions = ENTRY_ADMIN_ACTIONS
 
+    def get_changelist_instance(self, request):
+        # The rank column: the page's ranks read at once, not a count per row.
+        changelist = super().get_changelist_instance(request)
+        changelist.result_list = contest_ranks.ranks_known(changelist.result_list)
+        return changelist
+
     def save_model(self, request, obj, form, change):
         # An organizer's edit of the declaration is kept in the history (SimpleHistoryAdmin
         # names them), marked "edited" and judged again, like the entrant's own.

@@ -194,6 +194,10 @@ def log_upload_path(submission: Submission, filename: str) -> str:
     return f"logs/{submission.contest.slug}/{submission.log_sha256}{suffix}"
 
 
+# Where a list's read of its entries' ranks is kept on each instance (Submission.rank).
+KNOWN_RANK = "_known_rank"
+
+
 class Submission(models.Model):
     """One entry: what the entrant declared, the log as uploaded and what the registry found."""
 
@@ -393,6 +397,10 @@ class Submission(models.Model):
     def __str__(self) -> str:
         return f"Entry #{self.pk} ({self.storage_engine}, {self.contest.slug})"
 
+    def save(self, *args, **kwargs):
+        self.__dict__.pop(KNOWN_RANK, None)  # its values may change what its rank is
+        super().save(*args, **kwargs)
+
     def get_absolute_url(self) -> str:
         return reverse("submission_detail", args=[self.pk])
 
@@ -404,7 +412,11 @@ class Submission(models.Model):
     def rank(self) -> int | None:
         """Competition rank within the contest (1, 2, 2, 4), None when not ranked: derived
         from the entry's values and its rivals' (contests.ranks), never stored, so a new entry
-        rewrites nobody's rank. One count each time it is read (an instance may be saved again)."""
+        rewrites nobody's rank. A list reads its entries' ranks at once (contests.ranks
+        `ranks_known`: one window per contest); otherwise one count each time it is read (an
+        instance may be saved again, which forgets a rank read with its list)."""
+        if KNOWN_RANK in self.__dict__:
+            return self.__dict__[KNOWN_RANK]
         from submissions.contests.ranks import entry_rank  # the ranks read the models
 
         return entry_rank(entry=self)
@@ -436,6 +448,30 @@ def hardware_summary(
     raid = f", {raid_level}" if raid_level else ""
     kind = DriveKind(drive_kind).label if drive_kind in DriveKind.values else drive_kind
     return f"{sockets}x {cpu_model}, {cores} cores, {memory_gb:g} GB, {drives}x {kind}{raid}"
+
+
+class BoardTally(models.Model):
+    """How many entries a contest holds, by what decides whether the board ranks them
+    (eligible, with a time to the target, with a metric): kept by PostgreSQL triggers
+    (migration 0022) in the same transaction as every insert, update and delete of an entry,
+    whatever made it, so a board's counts are one read of a few rows instead of a count of
+    every entry. SQLite keeps none: its boards count."""
+
+    contest = models.ForeignKey(Contest, on_delete=models.CASCADE, related_name="+")
+    eligible = models.BooleanField()
+    has_time = models.BooleanField()  # seconds_to_target is set
+    has_metric = models.BooleanField()  # track_metric is set
+    entries = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["contest", "eligible", "has_time", "has_metric"], name="board_tally_key"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.contest_id}: {self.entries}"
 
 
 class SettingSource(models.TextChoices):
@@ -672,3 +708,22 @@ class CheckedVerdicts(models.Model):
 
     def __str__(self) -> str:
         return f"Entry #{self.submission_id} under {self.rules_version}"
+
+
+class OpenDataset(models.Model):
+    """The whole-registry open dataset's builds (submissions/opendata): one row. The files of
+    the build served are named by `manifest`; a build runs in the background when the
+    registry's version moved on (opendata/state.py), at most every OPEN_DATA_MIN_INTERVAL."""
+
+    # The build served: its manifest (files, sizes, checksums, built_at, registry version),
+    # empty before the first build.
+    manifest = models.JSONField(default=dict, blank=True)
+    built_at = models.DateTimeField(null=True, blank=True)
+    registry_version = models.CharField(max_length=64, blank=True)
+    # The last build started (the debounce) and the one running now, if any.
+    started_at = models.DateTimeField(null=True, blank=True)
+    building_since = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=500, blank=True)
+
+    def __str__(self) -> str:
+        return f"open dataset built {self.built_at or 'never'}"

@@ -10,7 +10,7 @@ from django.db.models.functions import Lower
 from submissions import tracks
 from submissions.board.query import RANK_PLACEMENT, SortPart
 from submissions.contests.ranks import key_order, ranked_flag, ranked_q
-from submissions.models import ReferenceResult, Submission
+from submissions.models import BoardTally, ReferenceResult, Submission
 
 ANONYMOUS = "Anonymous entrant"
 
@@ -142,3 +142,66 @@ def sorted_references(parts: tuple[SortPart, ...], references: list) -> list:
         present.sort(key=part.reference_value, reverse=part.descending)
         ordered = present + missing
     return ordered
+
+
+# The tally's flag for each column a ranking may require (BoardTally).
+TALLY_FLAGS = {"seconds_to_target": "has_time", "track_metric": "has_metric"}
+
+
+def tally_kept(track: tracks.Track) -> bool:
+    """Whether PostgreSQL keeps this board's counts (BoardTally, with every change of an
+    entry): not on SQLite, nor for a ranking requiring a column the tally does not follow."""
+    required = [key.column for key in track.ranking.order if key.required]
+    return connection.vendor == "postgresql" and all(name in TALLY_FLAGS for name in required)
+
+
+def _tally_sql(contest_id: int, track: tracks.Track) -> tuple[list[str], list]:
+    """(entries, ranked entries) of a whole board, as two scalar subqueries of the tally: a
+    read of a few rows, whatever the board's size."""
+    table = BoardTally._meta.db_table
+    ranked = " AND ".join(
+        ["eligible", *(TALLY_FLAGS[key.column] for key in track.ranking.order if key.required)]
+    )
+    # The table's name from the model, the flags' from TALLY_FLAGS, the contest a parameter.
+    whole = f"(SELECT COALESCE(SUM(entries), 0) FROM {table} WHERE contest_id = %s"  # noqa: S608  # nosec B608
+    return [f"{whole})", f"{whole} AND {ranked})"], [contest_id, contest_id]
+
+
+def board_placement(
+    ranked_in_order: QuerySet[Submission],
+    parts: tuple[SortPart, ...],
+    references: list,
+    track: tracks.Track,
+    *,
+    within: int,
+    contest_id: int,
+) -> tuple[int, int, list[int]]:
+    """One query: the whole board's (entries, ranked entries) from the tally, and for each
+    reference row the ranked entries above it, counted among the board's first `within`
+    ranked entries only (read in the board's order). The entries above a reference row are
+    the first of them, so its count is exact below `within` and `within` otherwise, which
+    places the row past the page's end all the same: a page reads as many entries as its
+    OFFSET does, never the whole board. `parts` are placement parts (no rank)."""
+    selected, params = _tally_sql(contest_id, track)
+    board_sql, board_params = "", []
+    if references and within > 0:
+        columns = {part.entry_field for part in parts}
+        keys = {name: SORT_EXPRESSIONS[name]() for name in columns if name in SORT_EXPRESSIONS}
+        first_sql, board_params = (
+            ranked_in_order.annotate(**keys, ranked=ranked_flag(track))
+            .values("ranked", *sorted(columns))[:within]
+            .query.sql_with_params()
+        )
+        board_sql = f" FROM ({first_sql}) AS board"
+        for reference in references:
+            condition, condition_params = _entries_before_sql(parts, reference)
+            selected.append(f"COUNT(*) FILTER (WHERE {condition})")
+            params.extend(condition_params)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            # Column and table names from the models and SORTS, every value is a parameter.
+            f"SELECT {', '.join(selected)}{board_sql}",  # nosec B608
+            [*params, *board_params],
+        )
+        total, ranked, *before = cursor.fetchone()
+    return int(total), int(ranked), [int(count) for count in before] or [0] * len(references)

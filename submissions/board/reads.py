@@ -19,10 +19,12 @@ from django.db.models import Q, QuerySet
 from submissions import tracks
 from submissions.board.order import (
     board_counts,
+    board_placement,
     entry_order,
     placement_parts,
     public_name,
     sorted_references,
+    tally_kept,
 )
 from submissions.board.query import LeaderboardQuery, board_order, board_sort_parts
 from submissions.board.rows import BoardPage, BoardRow, entry_row, mark_tie_breaks, reference_row
@@ -124,7 +126,11 @@ class _Board:
         return False
 
 
-def _board(contest: Contest, query: LeaderboardQuery) -> _Board:
+def _board(contest: Contest, query: LeaderboardQuery, *, within: int | None = None) -> _Board:
+    """The board's order and counts. `within`: only the board's first `within` rows are
+    shown (a page): on a whole board whose counts PostgreSQL keeps, they are read and a
+    reference row is placed among the first `within` entries only. None: the whole board (a
+    download)."""
     track = contest.track
     order = board_order(track)
     parts = board_sort_parts(query.sort, order)
@@ -133,7 +139,15 @@ def _board(contest: Contest, query: LeaderboardQuery) -> _Board:
     references = sorted_references(
         placement, _board_references(contest, query, contest.references.all())
     )
-    total, ranked, before = _counts(contest, query, entries, placement, references)
+    if within is not None and not query.filtered and tally_kept(track):
+        ranked_in_order = entries.filter(ranked_q(track)).order_by(
+            *entry_order(parts, track, ranked=True)
+        )
+        total, ranked, before = board_placement(
+            ranked_in_order, placement, references, track, within=within, contest_id=contest.pk
+        )
+    else:  # a filtered board, a download, SQLite: counted, once per board version
+        total, ranked, before = _counts(contest, query, entries, placement, references)
     # Counts follow the order the references were sorted in; a stable sort keeps it exact
     # where the database's string order and Python's would disagree.
     placed = sorted(zip(before, references, strict=True), key=lambda pair: pair[0])
@@ -197,7 +211,8 @@ def leaderboard_page(*, contest: Contest, query: LeaderboardQuery) -> BoardPage:
     """One page of a contest's board: ranked entries with the reference rows placed among
     them, then the entries that are not ranked. A handful of queries whatever the board's
     size."""
-    board = _board(contest, query)
+    # The rows up to the page asked for: a page past the end shows the last, which is within.
+    board = _board(contest, query, within=query.page * query.page_size)
     last_page = max(1, -(-board.count // query.page_size))
     page = min(query.page, last_page)
     offset = (page - 1) * query.page_size

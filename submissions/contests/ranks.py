@@ -17,7 +17,7 @@ from django.db.models.functions import Rank
 from submissions import tracks
 from submissions.board.versions import forget_kept_versions
 from submissions.measures.ranking import RankKey
-from submissions.models import Contest, Submission
+from submissions.models import KNOWN_RANK, Contest, Submission
 
 
 def ranked_q(track: tracks.Track) -> Q:
@@ -175,3 +175,24 @@ def contest_board_changed(*, contest_id: int) -> None:
     under the old version are never served again."""
     Contest.objects.filter(pk=contest_id).update(board_version=F("board_version") + 1)
     forget_kept_versions()
+
+
+def ranks_known(entries) -> list[Submission]:
+    """Read the ranks of a list of entries at once and keep each on its instance, so that
+    reading `entry.rank` in the list costs no query: one window per contest (`ranks_of`)
+    instead of one count per entry (one count for a contest's only entry in the list).
+    Returns the entries as a list."""
+    entries = list(entries)
+    by_contest: dict[int, list[Submission]] = {}
+    for entry in entries:
+        by_contest.setdefault(entry.contest_id, []).append(entry)
+    for contest_id, group in by_contest.items():
+        if len(group) == 1:  # one count reads no more than the window would
+            group[0].__dict__[KNOWN_RANK] = entry_rank(entry=group[0])
+            continue
+        contest = group[0].contest if "contest" in group[0]._state.fields_cache else None
+        contest = contest or Contest.objects.get(pk=contest_id)
+        ranks = ranks_of(contest=contest, ids=[entry.pk for entry in group])
+        for entry in group:
+            entry.__dict__[KNOWN_RANK] = ranks.get(entry.pk)
+    return entries

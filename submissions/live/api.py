@@ -23,7 +23,7 @@ from rest_framework.views import APIView
 
 from submissions.entries import refusals
 from submissions.entries.trust import TRUST_SENTENCES, entry_trust
-from submissions.live import selectors, services, throttle
+from submissions.live import batch_post, selectors, services, throttle
 from submissions.live.authentication import WitnessTokenAuthentication
 from submissions.live.models import LiveRun, WitnessToken
 from submissions.live.serializers import (
@@ -180,6 +180,11 @@ class LiveRunOpen(WitnessedView):
 
 
 class LiveRunBatches(WitnessedView):
+    def dispatch(self, request, *args, **kwargs):
+        # A plain batch from a usable token is answered on the lean path (batch_post.py).
+        lean = batch_post.lean_answer(request, kwargs["pk"])
+        return lean if lean is not None else super().dispatch(request, *args, **kwargs)
+
     @extend_schema(request=LiveBatchSerializer, responses={200: None})
     def post(self, request: Request, pk: int) -> Response:
         length = int(request.META.get("CONTENT_LENGTH") or 0)

@@ -137,6 +137,14 @@ def without_settings(text: str) -> str:
     return "\n".join("" if line.startswith(SETTING_LINE) else line for line in text.split("\n"))
 
 
+def settings_dropped(text: str) -> str:
+    """The text without its `# setting` lines: the same reports, read in a fraction of the
+    time, each on an earlier line (by the number of settings before it)."""
+    if SETTING_LINE not in text:
+        return text
+    return "\n".join(line for line in text.split("\n") if not line.startswith(SETTING_LINE))
+
+
 def header_settings(lines: Iterable[str]) -> dict[str, ServerSettingLine]:
     """The server settings a C benchmark log's header lists."""
     found: dict[str, ServerSettingLine] = {}

@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 
 from submissions.contests import rule_versions
+from submissions.contests.ranks import ranks_known
 from submissions.entries import selectors
 from submissions.measures import numbers
 from submissions.measures.figures import format_exact_duration
@@ -31,7 +32,7 @@ class PublishedResultsFeed(Feed):
         return reverse("home")
 
     def items(self):
-        return selectors.published_results()[:FEED_ITEMS]
+        return ranks_known(selectors.published_results()[:FEED_ITEMS])
 
     def item_title(self, entry: Submission) -> str:
         track = entry.contest.track

@@ -14,7 +14,7 @@ from django.utils.http import quote_etag
 from django.views.decorators.http import condition
 
 from submissions.contests import rule_versions
-from submissions.contests.ranks import contest_leader
+from submissions.contests.ranks import contest_leader, ranks_known
 from submissions.entries import selectors
 from submissions.measures import comparison
 from submissions.models import (
@@ -41,7 +41,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         # The board's checkboxes send ids=3&ids=7; the address to share reads ids=3,7.
         return redirect(f"{reverse('compare')}?{canonical}" if canonical else reverse("compare"))
     wanted = state.ids[: comparison.MAX_ITEMS]
-    entries = selectors.entries_to_compare(ids=list(wanted), user=request.user)
+    entries = ranks_known(selectors.entries_to_compare(ids=list(wanted), user=request.user))
     references = _references(state.refs[: comparison.MAX_ITEMS - len(entries)])
     items = [_entry_item(entry) for entry in entries] + [_reference_item(r) for r in references]
     baseline = next((item for item in items if item["key"] == state.base), None)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import logging
 import time
 
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.core.cache.backends.redis import RedisCache
 
 logger = logging.getLogger(__name__)
 
@@ -40,9 +41,18 @@ def cache_set(key: str, value, timeout: int) -> None:
 
 
 def count_one_more(key: str, timeout: int) -> int:
-    """The counter at `key` after counting one more. add() creates it atomically and incr()
-    counts without a read-modify-write race; a counter that expired or was evicted between the
-    two (incr() then raises ValueError) is made again. Cache errors go to the caller."""
+    """The counter at `key` after counting one more. On Redis, one round trip: a transaction
+    that makes the counter if it is missing and counts (it cannot expire between the two).
+    Elsewhere add() creates it atomically and incr() counts without a read-modify-write race;
+    a counter that expired or was evicted between the two (incr() then raises ValueError) is
+    made again. Cache errors go to the caller."""
+    backend = caches["default"]
+    if isinstance(backend, RedisCache):
+        full_key = backend.make_and_validate_key(key)
+        with backend._cache.get_client(full_key, write=True).pipeline(transaction=True) as both:
+            both.set(full_key, 0, ex=timeout, nx=True)
+            both.incr(full_key)
+            return both.execute()[1]
     for _ in range(3):
         cache.add(key, 0, timeout=timeout)
         try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from submissions.contests.ranks import ranks_known
 from submissions.entries import selectors
 from submissions.measures.history import Result, best_over_time
 from submissions.measures.numbers import rate
@@ -18,20 +19,20 @@ MAX_QUERY_CHARS = 200
 def search(request: HttpRequest) -> HttpResponse:
     words = request.GET.get("q", "").strip()[:MAX_QUERY_CHARS]
     entries = selectors.entries_matching(words=words, user=request.user)
-    found = list(entries[: selectors.SEARCH_LIMIT]) if words else []
+    found = ranks_known(entries[: selectors.SEARCH_LIMIT]) if words else []
     context = {"words": words, "entries": found, "limit": selectors.SEARCH_LIMIT}
     return render(request, "submissions/search.html", context)
 
 
 def engine_page(request: HttpRequest, engine: str) -> HttpResponse:
-    entries = list(selectors.entries_of_system(user=request.user, engine=engine))
+    entries = ranks_known(selectors.entries_of_system(user=request.user, engine=engine))
     if not entries:
         raise Http404("No entry of this engine.")
     return _system_page(request, f"{entries[0].engine}", "engine", entries)
 
 
 def cpu_page(request: HttpRequest, cpu_model: str) -> HttpResponse:
-    entries = list(selectors.entries_of_system(user=request.user, cpu_model=cpu_model))
+    entries = ranks_known(selectors.entries_of_system(user=request.user, cpu_model=cpu_model))
     if not entries:
         raise Http404("No entry on this CPU model.")
     return _system_page(request, entries[0].cpu_model, "CPU model", entries)
