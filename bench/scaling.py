@@ -317,18 +317,23 @@ def one_pair(args, base_dir: str, rule, keep: Path | None, pair: int) -> tuple[f
         f"({each:.0f} s each: {each / claim.wall:.1%} of the claim's; "
         f"goal: under {1 / args.scale:.0%})"
     )
-    # The track's own judge, as a verification rerun on this host would be judged: the claim
-    # was made here, so the host is comparable and the absolute rates are compared too.
+    verdict = judged_here(claim, reruns, args.scale)
+    print(f"  verdict: {verdict.verdict}: {verdict.message}", flush=True)
+    return each / claim.wall, met, verdict.verdict
+
+
+def judged_here(claim: Curve, reruns: list[Curve], scale: int):
+    """The track's own judge, as a verification rerun on this host would be judged: the claim
+    was made here, so the host is comparable and the absolute rates are compared too."""
     verdict, _ = judge_curves(
         (claim.rows, claim.seconds),
         [(c.rows, c.seconds) for c in reruns],
         kind=VERIFICATION,
-        scale=args.scale,
+        scale=scale,
         host_comparable=True,
         tolerance=TOLERANCE,
     )
-    print(f"  verdict: {verdict.verdict}: {verdict.message}", flush=True)
-    return each / claim.wall, met, verdict.verdict
+    return verdict
 
 
 def main() -> int:

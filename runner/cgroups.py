@@ -44,6 +44,17 @@ class MemoryCgroup:
                     return False
                 time.sleep(0.05)
 
+    def page_cache(self) -> int:
+        """Bytes of files' page cache charged to this cgroup now: the data files' pages the
+        server read and wrote, which the limit bounds (v1's `cache`, v2's `file`, each less
+        `shmem`, which they count too: PostgreSQL's shared_buffers)."""
+        stat = {}
+        for line in (self.path / "memory.stat").read_text().splitlines():
+            name, _, value = line.partition(" ")
+            stat[name] = int(value) if value.isdigit() else 0
+        cached = stat.get("file" if self.version == 2 else "cache", 0)
+        return max(0, cached - stat.get("shmem", 0))
+
     def describe(self) -> str:
         return f"cgroup v{self.version} {self.path} memory limit {self.limit >> 20} MB"
 
@@ -57,20 +68,24 @@ def _own_path(controller: str) -> str:
     return "/"
 
 
-def memory_cgroup(name: str, limit: int) -> tuple[MemoryCgroup | None, str]:
+def memory_cgroup(
+    name: str, limit: int, root: Path | None = None
+) -> tuple[MemoryCgroup | None, str]:
     """A new cgroup `name` capped at `limit` bytes (no swap beyond it where the kernel
-    accounts swap), or None and why not."""
+    accounts swap), or None and why not. `root`: where the cgroup hierarchies are mounted
+    (settings.RERUN_CGROUP_ROOT; CGROUP_ROOT by default)."""
     if limit <= 0:
         return None, "no memory budget was computed"
-    unified = CGROUP_ROOT / "cgroup.controllers"
+    root = CGROUP_ROOT if root is None else Path(root)
+    unified = root / "cgroup.controllers"
     if unified.exists() and "memory" in unified.read_text().split():
-        parent = CGROUP_ROOT / _own_path("").lstrip("/")
+        parent = root / _own_path("").lstrip("/")
         return _make(parent / name, 2, limit)
-    memory = CGROUP_ROOT / "memory"
+    memory = root / "memory"
     if (memory / "memory.limit_in_bytes").exists():
         parent = memory / _own_path("memory").lstrip("/")
         return _make(parent / name, 1, limit)
-    return None, "no cgroup memory controller is mounted on this host"
+    return None, f"no cgroup memory controller is mounted at {root}"
 
 
 def _make(path: Path, version: int, limit: int) -> tuple[MemoryCgroup | None, str]:

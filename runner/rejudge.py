@@ -26,7 +26,7 @@ from runner.verdicts import rerun_finish
 from runner.watch import Outcome
 from submissions.contests.ranks import contest_board_changed
 from submissions.models import Submission
-from submissions.tracks.rerun import NotPlannable, Step
+from submissions.tracks.rerun import MEMORY_UNBOUNDED, NotPlannable, Step
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +65,10 @@ def stored_repeat_logs(log: str, repeats: int, steps: list[Step]) -> list[dict[s
     return found
 
 
+def _unbounded(run: VerificationRun) -> bool:
+    return isinstance(run.result, dict) and bool(run.result.get(MEMORY_UNBOUNDED))
+
+
 def rerun_rejudge(*, run: VerificationRun) -> Rejudged | None:
     """Judge a finished rerun again and store the verdict; None when it cannot be (it did not
     succeed, its target is no longer configured, or its output is not all there)."""
@@ -83,7 +87,11 @@ def rerun_rejudge(*, run: VerificationRun) -> Rejudged | None:
     if len(logs) != run.repeats or any(set(repeat) != {s.name for s in steps} for repeat in logs):
         return None
     before, finished_at = _judgement(run), run.finished_at
-    outcome = Outcome(RerunStatus.SUCCEEDED, "", run.log, step_logs=logs[0], repeat_logs=logs)
+    # What the worker said of the run that its log does not (no memory cgroup), as judged then.
+    kept = {MEMORY_UNBOUNDED: run.result[MEMORY_UNBOUNDED]} if _unbounded(run) else {}
+    outcome = Outcome(
+        RerunStatus.SUCCEEDED, "", run.log, step_logs=logs[0], repeat_logs=logs, result=kept
+    )
     try:
         with transaction.atomic():
             judged = rerun_finish(run, outcome, spec, track=track, kind=run.kind)

@@ -80,6 +80,14 @@ class RerunSerializer(serializers.ModelSerializer):
             "step",
             "result",
         )
+        extra_kwargs = {
+            "host": {
+                "help_text": "CPU model, cores, memory and drive of the host, how it compares with "
+                "the entry's; for a private server, memory_limit (\"memory limit 48 MB read back "
+                'from the cgroup", or why there is none), memory_limit_bytes and '
+                "page_cache_bytes (the files' page cache charged to its cgroup at the end)."
+            }
+        }
 
     def get_verdict(self, run: VerificationRun) -> str | None:
         return run.verdict or None

@@ -69,6 +69,8 @@ class ServerConfig:
     # user, never as root: whatever a setting makes the server do, it does as that user.
     postgresql_os_user: str = "postgres"
     mariadb_os_user: str = "mysql"
+    # Where the cgroup hierarchies are mounted (the servers' memory limits); None: /sys/fs/cgroup.
+    cgroup_root: str | None = None
 
 
 def os_user(config: ServerConfig) -> str | None:
@@ -218,7 +220,11 @@ class PrivateServer:
         self.root = left or Path(
             tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{self.label}-", dir=self.config.base_dir)
         )
-        self.cgroup, self.cgroup_note = cgroups.memory_cgroup(self.root.name, self.memory_limit)
+        self.cgroup, self.cgroup_note = cgroups.memory_cgroup(
+            self.root.name,
+            self.memory_limit,
+            None if self.config.cgroup_root is None else Path(self.config.cgroup_root),
+        )
         owner = {"pid": os.getpid(), "host": socket.gethostname(), "label": self.label}
         if self.cgroup is not None:
             owner["cgroup"] = str(self.cgroup.path)
@@ -573,4 +579,5 @@ def server_config(kind: str) -> ServerConfig:
         postgresql_bin_dir=settings.RERUN_RECOVERY_POSTGRESQL_BIN_DIR,
         postgresql_os_user=settings.RERUN_RECOVERY_POSTGRESQL_USER,
         mariadb_os_user=settings.RERUN_RECOVERY_MARIADB_USER,
+        cgroup_root=settings.RERUN_CGROUP_ROOT,
     )

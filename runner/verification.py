@@ -17,6 +17,7 @@ from runner.models import RerunStatus, VerificationRun
 from runner.targets import Target
 from runner.watch import Outcome, beat_and_check_cancel, begin_step, stopped_outcome
 from submissions.setup.scaling import RerunSettings
+from submissions.tracks.rerun import MEMORY_UNBOUNDED
 
 if TYPE_CHECKING:  # the plan's types, wherever the workloads keep them
     from submissions.tracks.rerun import RerunSpec, Step
@@ -43,6 +44,36 @@ def settings_lines(asked: RerunSettings, read_back: dict[str, str]) -> str:
     ]
     lines += [f"# rerun setting refused: {message}\n" for message in asked.refused.values()]
     return "".join(lines)
+
+
+def memory_text(size: int) -> str:
+    """1.6 GB, 46 MB: a memory limit as the page says it."""
+    return f"{size / (1 << 30):.1f} GB" if size >= 1 << 30 else f"{size / (1 << 20):.0f} MB"
+
+
+def memory_limit_account(
+    server: servers.PrivateServer, asked: RerunSettings, scale: int
+) -> tuple[dict, str]:
+    """What the run records of its server's memory limit (the limit read back from the cgroup
+    after start, and the sentence the page shows), and why that memory is not the claim's RAM
+    scaled 1/`scale` ("" when it is): a PostgreSQL server's data lives in the page cache, which
+    only its cgroup bounds (submissions/setup/page_cache.py)."""
+    if server.cgroup is None:
+        return {"memory_limit": f"no memory limit: {server.cgroup_note}"}, (
+            f"no memory cgroup could be made for the private server ({server.cgroup_note}): its "
+            f"page cache was not bounded to the claim's RAM scaled 1/{scale}"
+        )
+    limit = server.cgroup.limit_read_back()
+    recorded = {
+        "memory_limit": f"memory limit {memory_text(limit)} read back from the cgroup",
+        "memory_limit_bytes": limit,
+    }
+    if not asked.ram_note:
+        return recorded, (
+            "the entry declared no RAM: the page cache could not be bounded to its RAM scaled "
+            f"1/{scale}"
+        )
+    return recorded, ""
 
 
 def server_label(run_id: int) -> str:
@@ -98,8 +129,10 @@ def execute_on_private_server(
                     stopped, target.time_limit, header, "the private server was removed"
                 )
             read_back = server.read_settings(list(asked.applied))
+            limit_text, unbounded = memory_limit_account(server, asked, run.scale)
+            run.host = {**(run.host or {}), **limit_text}
             VerificationRun.objects.filter(pk=run.pk).update(
-                settings=read_back, setting_changes=asked.changes
+                settings=read_back, setting_changes=asked.changes, host=run.host
             )
             header += (
                 f"# rerun server: private {config.kind} pid={server.pid} port={server.port}\n"
@@ -115,7 +148,7 @@ def execute_on_private_server(
                     f"pid={server.pid} port={server.port}\n",
                 )
             on_server = replace(spec, plan=replace(spec.plan, db_url=server.url))
-            return execute_repeats(
+            outcome = execute_repeats(
                 run,
                 target,
                 on_server,
@@ -124,6 +157,14 @@ def execute_on_private_server(
                 before_repeat=lambda _: server.create_database(fresh=True),
                 resume=resume,
             )
+            if server.cgroup is not None and limit_text:
+                # The data files' pages the server read and wrote, charged to its cgroup.
+                cached = server.cgroup.page_cache()
+                run.host = {**run.host, "page_cache_bytes": cached}
+                VerificationRun.objects.filter(pk=run.pk).update(host=run.host)
+            if unbounded and config.kind == "postgresql":
+                outcome = replace(outcome, result={**outcome.result, MEMORY_UNBOUNDED: unbounded})
+            return outcome
     except servers.ServerError as error:
         return Outcome(RerunStatus.FAILED, str(error), header)
 

@@ -309,6 +309,10 @@ RERUN_RECOVERY_POSTGRESQL_BIN_DIR = env.str(
 RERUN_RECOVERY_POSTGRESQL_USER = env.str("RERUN_RECOVERY_POSTGRESQL_USER", default="postgres")
 # A root worker runs private MariaDB servers as this unprivileged user, never as root.
 RERUN_RECOVERY_MARIADB_USER = env.str("RERUN_RECOVERY_MARIADB_USER", default="mysql")
+# Where the cgroup hierarchies are mounted: each private server runs in a memory cgroup made
+# below the worker's own (runner/cgroups.py). Where none can be made there, a PostgreSQL
+# verification's page cache is not bounded and it is at best shape_only (docs/scaling.md).
+RERUN_CGROUP_ROOT = env.str("RERUN_CGROUP_ROOT", default="/sys/fs/cgroup")
 RERUN_LONGEST_SECONDS = max(target["time_limit"] for target in RERUN_TARGETS.values())
 # A running rerun writes a heartbeat every RERUN_HEARTBEAT_SECONDS. The sweep, every
 # RERUN_SWEEP_SECONDS, fails a run whose heartbeat is older than RERUN_HEARTBEAT_TIMEOUT: a run

@@ -31,7 +31,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from submissions.setup.memory_budget import LEAST_CONNECTION_CAP, memory_budget
+from submissions.setup.memory_budget import FREE_SHARE, LEAST_CONNECTION_CAP, memory_budget
+from submissions.setup.page_cache import max_ram_scale, postgresql_memory_limit
 from submissions.setup.server_options import ServerOption, decide
 from submissions.setup.server_settings import (
     MYSQL,
@@ -149,7 +150,8 @@ MEMORY_RULES = {
         "aria_pagecache_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),
     },
     # No cliff was measured for shared_buffers alone (the OS page cache holds the table): it
-    # is scaled plainly.
+    # is scaled plainly, and the page cache is bounded by the server's memory cgroup, the
+    # declared RAM scaled 1/k (page_cache.py), where the cliff is.
     POSTGRESQL: {
         "shared_buffers": MemoryRule(floor=MIB, ram_share=0.25),
         "effective_cache_size": MemoryRule(floor=MIB, ram_share=0.75),
@@ -256,6 +258,9 @@ class RerunSettings:
     changes: list[str] = field(default_factory=list)
     renamed: dict[str, str] = field(default_factory=dict)  # declared key -> name applied as
     memory_limit: int = 0  # bytes for the server's cgroup (0: no budget known)
+    # How the limit is the claim's RAM scaled 1/k (PostgreSQL, page_cache.py); "" where it is
+    # only a ceiling on the server's worst case (memory_budget.py).
+    ram_note: str = ""
 
 
 # Sizes that shape the curve but are not scaled with the memory: the redo log (InnoDB's is a
@@ -360,13 +365,26 @@ def rerun_settings(
         connection_cap=connection_cap,
         floors={key: rule.floor for key, rule in MEMORY_RULES.get(server_family, {}).items()},
     )
+    limit, notes = budget.memory_limit, [*asked.notes, *budget.notes]
+    ram = postgresql_memory_limit(memory_gb, scale) if server_family == POSTGRESQL else None
+    if ram is not None:
+        # PostgreSQL's data lives in the page cache too: its cgroup is the scaled RAM, which
+        # bounds shared_buffers and the page cache together (page_cache.py).
+        limit = ram.limit
+        notes.append(ram.note)
+        if free_memory and limit > free_memory * FREE_SHARE:
+            notes.append(
+                f"the memory limit is above {FREE_SHARE:.0%} of the worker's free memory "
+                f"{size_text(free_memory, server_family)}: the host may swap"
+            )
     return RerunSettings(
         budget.settings,
         asked.refused,
-        [*asked.notes, *budget.notes],
+        notes,
         [*asked.changes, *budget.changes],
         asked.renamed,
-        budget.memory_limit,
+        limit,
+        ram.note if ram is not None else "",
     )
 
 
@@ -398,4 +416,6 @@ def max_scale(
         if size:
             depth = rule.free.of_claim(declared, logged or {})[0] if rule.free else None
             limits.append((rule.max_scale(size, depth), key))
+    if family == POSTGRESQL and memory_gb > 0:
+        limits.append((max_ram_scale(int(memory_gb * (1 << 30))), "declared RAM"))
     return min(limits) if limits else None

@@ -581,3 +581,36 @@ def test_a_rate_that_falls_to_exactly_half_has_its_cliff_where_it_halves():
     # 1,000 rows in 3 ms, then in 6 ms: the old crossing test missed this fall by rounding.
     rates = np.array([1e6 / 3] * 8 + [1e6 / 6] * 8)
     assert steepest_fall(rates) is not None
+
+
+UNBOUNDED = (
+    "no memory cgroup could be made for the private server (no cgroup memory controller is "
+    "mounted at /nowhere): its page cache was not bounded to the claim's RAM scaled 1/10"
+)
+
+
+def test_without_the_scaled_ram_a_rerun_without_the_cliff_is_shape_only_never_refuting():
+    """A PostgreSQL rerun whose page cache was not bounded holds the whole table: no cliff. It
+    cannot refute the claim's cliff, nor confirm it: shape only, saying why; the same flat
+    reruns on a bounded server refute it (test_a_rerun_without_the_cliff_...)."""
+    flat = [run_curve(CLAIM_ROWS // SCALE, cliff=None, seed=seed) for seed in (1, 2, 3)]
+    verdict, figures = judge_curves(
+        CLAIM, flat, kind=VERIFICATION, scale=SCALE, host_comparable=True, tolerance=0.25,
+        unbounded=UNBOUNDED,
+    )  # fmt: skip
+    assert verdict.verdict == SHAPE_ONLY
+    assert f"shape only: {UNBOUNDED}, so the cliff, the fall and the rates were not compared" in (
+        verdict.message
+    )
+    assert figures["headline"].startswith("no memory cgroup could be made for the private server")
+    assert figures["memory_unbounded"] == UNBOUNDED
+    assert "would have refuted" not in verdict.message  # nothing here could be refuted
+    # A claim whose curve over its phases differs too (its rate keeps falling after the
+    # cliff) is not refuted either: inconclusive, with the reason.
+    sliding = CLAIM[0], CLAIM[1] * (1 + 3 * (CLAIM[0] / CLAIM[0][-1]) ** 2)
+    verdict, _ = judge_curves(
+        sliding, flat, kind=VERIFICATION, scale=SCALE, host_comparable=True, tolerance=0.25,
+        unbounded=UNBOUNDED,
+    )  # fmt: skip
+    assert verdict.verdict == INCONCLUSIVE, verdict.message
+    assert f"inconclusive: {UNBOUNDED}" in verdict.message

@@ -28,6 +28,10 @@ from submissions.logparse.model import ParsedLog
 
 REPRODUCED = "reproduced"
 SHAPE_ONLY = "shape_only"
+# A rerun's result key: why its server's memory was not the claim's RAM scaled (the worker
+# sets it where a PostgreSQL server got no memory cgroup: its page cache then holds the whole
+# table and no cliff can appear, docs/scaling.md). A judge then compares the shape only.
+MEMORY_UNBOUNDED = "memory_unbounded"
 NOT_REPRODUCED = "not_reproduced"
 COMPARISON = "comparison"
 INCONCLUSIVE = "inconclusive"

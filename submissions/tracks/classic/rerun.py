@@ -65,6 +65,7 @@ from ..rerun import (
     COMPARISON,
     COMPARISON_RUN,
     INCONCLUSIVE,
+    MEMORY_UNBOUNDED,
     NOT_REPRODUCED,
     REPRODUCED,
     SHAPE_ONLY,
@@ -275,14 +276,16 @@ def check_cliff(
     ]
 
 
-def check_form(claim: Shape, reruns: list[Shape], tolerance: float) -> list[str]:
-    """How far the rate falls and the curve over its phases: what a busy host bends too (it
-    slows the CPU-bound phase before the cliff, unevenly)."""
+def check_form(
+    claim: Shape, reruns: list[Shape], tolerance: float, *, fall: bool = True
+) -> list[str]:
+    """How far the rate falls (unless not `fall`) and the curve over its phases: what a busy
+    host bends too (it slows the CPU-bound phase before the cliff, unevenly)."""
     failures = []
     falls = [each.fall_ratio for each in reruns]
     low = min(falls) * (1 - tolerance) / FALL_FACTOR
     high = max(falls) * (1 + tolerance) * FALL_FACTOR
-    if not _within(claim.fall_ratio, low, high):
+    if fall and not _within(claim.fall_ratio, low, high):
         failures.append(
             f"the claim's rate after its cliff is {claim.fall_ratio:.2f} of its rate before "
             f"it; the rerun's {_span(falls, '{:.2f}')} (allowed {low:.2f} to {high:.2f})"
@@ -520,6 +523,7 @@ def judge_curves(
     rerun_cpu: list[np.ndarray | None] | None = None,
     server_differs: str = "",
     spreads: HostSpreads = FIXTURE_SPREADS,
+    unbounded: str = "",
 ) -> tuple[Comparison, dict]:
     """The verdict on a scaled rerun's curves against the claim's, and the figures behind it.
     `busy_cores`: the most that other work kept the host busy during a repeat (`other_work`).
@@ -534,7 +538,10 @@ def judge_curves(
     verdict's `headline` and `resolution`. `spreads`: the host's spread of each figure (its
     calibration, runner/calibration.py; the fixtures' by default); unusable (stale, none), the
     verdict is `inconclusive`, and so is a reproduction whose spread could not have refuted a
-    claim TELL_APART times too fast."""
+    claim TELL_APART times too fast. `unbounded`: why the rerun's server memory was not the
+    claim's RAM scaled (no memory cgroup: PostgreSQL's page cache then holds the table,
+    docs/scaling.md): the cliff, the fall and the rates cannot be compared, only the curve over
+    its phases, so at best `shape_only`, said with the reason."""
     claim = shape_of(*claimed)
     if claim is None:
         return Comparison(INCONCLUSIVE, None, "The entry's log has too few reports for a shape."), {
@@ -582,6 +589,10 @@ def judge_curves(
     # slower than the reruns); the rest makes the verification inconclusive.
     firm, bent = check_cliff(claim, shapes, spreads), check_form(claim, shapes, tolerance)
     compared_rates = host_comparable and kind != COMPARISON_RUN and not server_differs
+    if unbounded and kind != COMPARISON_RUN:
+        firm, bent = [], check_form(claim, shapes, tolerance, fall=False)
+        compared_rates = False
+        figures[MEMORY_UNBOUNDED] = unbounded  # kept with the verdict: a rejudging reads it
     # Named only when every log counts its reads past its cliff.
     known = claim_pace is not None and all(each is not None for each in paces)
     separated = None
@@ -611,6 +622,13 @@ def judge_curves(
             "a comparison run on another engine or configuration: it compares the engines, "
             "never verifies the claim"
             + (f" (it differs: {'; '.join(failures)})" if failures else " (the shapes agree)")
+        )
+    elif unbounded:
+        verdict = INCONCLUSIVE if failures or doubtful else SHAPE_ONLY
+        outcome = (
+            f"{'inconclusive' if failures or doubtful else 'shape only'}: {unbounded}, so the "
+            "cliff, the fall and the rates were not compared"
+            + (f" ({'; '.join(failures + doubtful)})" if failures or doubtful else "")
         )
     elif spreads.unusable:
         verdict, outcome = INCONCLUSIVE, f"inconclusive: {spreads.unusable}"
@@ -659,9 +677,10 @@ def judge_curves(
         failures or doubtful,
         busy_cores if busy else None,
         server_differs,
+        unbounded,
     )
     version = f" {server_differs}" if server_differs else ""
-    resolved = "" if spreads.unusable else f" {resolution.text()}"
+    resolved = "" if spreads.unusable or unbounded else f" {resolution.text()}"
     message = (
         f"{said}{disk}{version}{resolved} Tolerance {tolerance:.0%} on the curve's form: {outcome}."
     )
@@ -753,6 +772,7 @@ def headline_reason(
     reasons: list[str],
     busy_cores: float | None,
     server_differs: str = "",
+    unbounded: str = "",
 ) -> str:
     """The verdict's one sentence, after its word and scale: why, in the fewest words."""
     cliffs = ", ".join("none" if each.cliff is None else f"{each.cliff:.0%}" for each in reruns)
@@ -760,6 +780,8 @@ def headline_reason(
     cliff = f"cliff at {claimed} vs {cliffs}"
     if verdict == REPRODUCED:
         return f"within the host's resolution of {resolution.plus_minus()}; {cliff}"
+    if unbounded and verdict in (SHAPE_ONLY, INCONCLUSIVE):
+        return f"{unbounded.split(':')[0]}: cliff and rates not compared"
     if verdict == SHAPE_ONLY and server_differs:
         # "The claim ran MySQL 5.1, these runs MariaDB 10.11: ..." -> its first clause
         ran = server_differs.split(":")[0]
@@ -914,6 +936,7 @@ def judge(
         rerun_cpu=[column(output.logs[STEP].series.server_cpu_s) for output in reruns],
         server_differs=other_server(claim.server_version, _server_of(reruns[-1].logs[STEP])),
         spreads=spreads,
+        unbounded=str(reruns[-1].result.get(MEMORY_UNBOUNDED, "")),
     )
     return Judgement(verdict.verdict, verdict.ratio, verdict.message, figures, rows_done, rate)
 

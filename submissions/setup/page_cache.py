@@ -1,0 +1,77 @@
+"""The memory a PostgreSQL verification's server may use in all: its RAM scaled 1/k. Pure.
+
+PostgreSQL keeps its data in `shared_buffers` and, beyond them, in the operating system's page
+cache: on a host with memory to spare the page cache holds the whole table, and no
+`shared_buffers` makes a cliff (docs/scaling.md). So a rerun scales both: `shared_buffers` 1/k
+(scaling.py) and the page cache, by running the private server in a memory cgroup whose limit
+is the claim's RAM scaled 1/k (runner/cgroups.py): the kernel charges the pages the server
+reads and writes to its cgroup, and past the limit evicts them, as a host of that RAM would.
+
+The rule: the RAM above a headroom for the server's own processes (what a host of any RAM
+holds alike) divided by k, not below a floor:
+
+    limit_k = HEADROOM + max(FLOOR, (ram - HEADROOM) / k)
+
+HEADROOM, 21 MB, is the fixed part the claim checked at 1/10 pins (as for InnoDB's pool,
+scaling.py): a 2,200,000-row claim in a 280 MB cgroup fell off its cliff at 1,848,000 rows and
+its reruns in 49.6 MB (a 24 MB headroom) at 202,400-206,800, 10-12% late, which a fixed part of
+21 MB makes a tenth. The sweeps of bench/pg_scaling.py (docs/scaling.md "PostgreSQL") agree
+within a few MB: the line through the limits whose cliff repeated, 48 MB (four runs) and
+192 MB (two), has 24 MB, the first sweep's 23 MB. It is more than the server's processes hold
+besides the data (memory.stat: rss 9-10 MB, shmem 6 MB above shared_buffers). On the loaded
+machine identical runs at 96 MB put the cliff anywhere from 228,000 rows to past 672,000: the
+rule is a first measurement, not a settled one. FLOOR keeps the cgroup where initdb and the
+server run (40 MB in all: initdb was killed in 32 MB, ran in 36 and 40 MB). The claim's RAM
+is the entry's declared memory (memory_gb).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MIB = 1 << 20
+
+# The measured fixed part: what a host of any RAM holds besides the index pages.
+HEADROOM = 21 * MIB
+# The least RAM scaled 1/k (above the headroom) a rerun gets: initdb and the server need it.
+FLOOR = 19 * MIB
+
+
+@dataclass(frozen=True)
+class ScaledRam:
+    limit: int  # bytes: the server's cgroup limit
+    note: str  # how it was found, for the log and the verdict
+
+
+def scaled_ram(ram: int, scale: int) -> int:
+    """The memory limit whose cliff comes at 1/`scale` of `ram`'s rows, not below the floor."""
+    if scale <= 1:
+        return ram
+    return HEADROOM + max(FLOOR, round((ram - HEADROOM) / scale))
+
+
+def max_ram_scale(ram: int) -> int:
+    """The largest k that keeps `ram` scaled 1/k at or above the floor."""
+    above = ram - HEADROOM
+    return max(1, above // FLOOR)
+
+
+def postgresql_memory_limit(memory_gb: float, scale: int) -> ScaledRam | None:
+    """The cgroup limit of a PostgreSQL rerun at 1/`scale` of an entry that declared
+    `memory_gb` of RAM; None when it declared none (nothing to scale)."""
+    if memory_gb <= 0:
+        return None
+    ram = int(memory_gb * (1 << 30))
+    limit = scaled_ram(ram, scale)
+    shown = f"{limit / MIB:,.0f} MB"
+    if scale <= 1:
+        return ScaledRam(limit, f"memory limit {shown}: the declared {memory_gb:g} GB RAM")
+    floored = " (its floor)" if limit == HEADROOM + FLOOR and ram - HEADROOM < FLOOR * scale else ""
+    return ScaledRam(
+        limit,
+        f"memory limit {shown}{floored}: the declared {memory_gb:g} GB RAM scaled 1/{scale} "
+        f"above {HEADROOM // MIB} MB for the server's own processes "
+        f"({HEADROOM // MIB} MB + ({memory_gb:g} GB - {HEADROOM // MIB} MB) / {scale}, not "
+        f"below {HEADROOM // MIB} MB + {FLOOR // MIB} MB); it bounds shared_buffers and the "
+        "page cache together",
+    )
