@@ -69,6 +69,25 @@ class ServerConfig:
     # user, never as root: whatever a setting makes the server do, it does as that user.
     postgresql_os_user: str = "postgres"
     mariadb_os_user: str = "mysql"
+    # MariaDB plugins the server loads at start (ha_rocksdb.so for MyRocks): an engine that is
+    # not built in. Its options exist only with it loaded, so the option table is per set.
+    plugins: tuple[str, ...] = ()
+
+
+# Storage engines a private MariaDB server has only with a plugin loaded (Aria, MyISAM and
+# InnoDB are built in). Lower-case engine name -> the plugin's library.
+ENGINE_PLUGINS = {"rocksdb": "ha_rocksdb.so"}
+
+
+def plugins_for_engine(engine: str | None) -> tuple[str, ...]:
+    """The plugins a MariaDB server needs to run `engine` (none for the built-in ones)."""
+    plugin = ENGINE_PLUGINS.get((engine or "").strip().lower())
+    return (plugin,) if plugin else ()
+
+
+def plugin_arguments(config: ServerConfig) -> list[str]:
+    """mariadbd's arguments loading the config's plugins (after --no-defaults)."""
+    return [f"--plugin-load-add={plugin}" for plugin in config.plugins]
 
 
 def os_user(config: ServerConfig) -> str | None:
@@ -360,6 +379,7 @@ class PrivateServer:
                 "--bind-address=127.0.0.1",
                 f"--pid-file={self.root}/mysqld.pid",
                 f"--log-error={self.log_path}",
+                *plugin_arguments(self.config),
                 # Exact names the server lists, typed (submissions/server_options.py decided):
                 # no `loose-`, an option it does not know stops it rather than pass unseen.
                 *(
@@ -561,8 +581,9 @@ class PrivateServer:
         return text[-limit:]
 
 
-def server_config(kind: str) -> ServerConfig:
-    """The private server of `kind` as this worker's settings describe it."""
+def server_config(kind: str, engine: str | None = None) -> ServerConfig:
+    """The private server of `kind` as this worker's settings describe it, loading the plugin
+    `engine` needs (MyRocks) when it is not built in."""
     from django.conf import settings
 
     return ServerConfig(
@@ -573,4 +594,5 @@ def server_config(kind: str) -> ServerConfig:
         postgresql_bin_dir=settings.RERUN_RECOVERY_POSTGRESQL_BIN_DIR,
         postgresql_os_user=settings.RERUN_RECOVERY_POSTGRESQL_USER,
         mariadb_os_user=settings.RERUN_RECOVERY_MARIADB_USER,
+        plugins=plugins_for_engine(engine) if kind == "mariadb" else (),
     )

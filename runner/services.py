@@ -389,7 +389,11 @@ def _rerun_settings(run: VerificationRun, target: Target, track: Track) -> Rerun
         logged=logged_settings(submission),
         # Exact names and types as the server binary this worker runs describes them, and
         # the server's memory kept below this host's free memory now.
-        options=options_kept(servers.server_config(target.server)),
+        options=options_kept(
+            servers.server_config(
+                target.server, engine_for(_declared_engine(submission), target.engines)
+            )
+        ),
         free_memory=free_memory(),
         connection_cap=max(
             LEAST_CONNECTION_CAP, target.writers + target.readers + target.query_threads + 16

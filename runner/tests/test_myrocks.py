@@ -1,0 +1,141 @@
+"""MyRocks on a private MariaDB server: the server loads the plugin only when a run asks for
+ROCKSDB, the option table read with the plugin lists (and judges) its rocksdb_* settings, the C
+benchmark creates its table and indexes in ROCKSDB and prints the engine and MyRocks' memory
+settings, and a server without the engine makes the benchmark stop rather than run InnoDB under
+MyRocks' name."""
+
+from __future__ import annotations
+
+import subprocess
+import tempfile
+import time
+
+from django.conf import settings
+
+from runner import servers
+from runner.server_options import described_options
+from submissions.setup.server_options import decide
+from submissions.setup.server_settings import MYSQL
+
+ROCKSDB = servers.ServerConfig(
+    kind="mariadb", base_dir=tempfile.gettempdir(), plugins=("ha_rocksdb.so",)
+)
+
+
+def test_a_run_asks_the_plugin_only_for_rocksdb():
+    assert servers.plugins_for_engine("ROCKSDB") == ("ha_rocksdb.so",)
+    assert servers.plugins_for_engine("rocksdb") == ("ha_rocksdb.so",)
+    for built_in in ("InnoDB", "Aria", "MyISAM", None, ""):
+        assert servers.plugins_for_engine(built_in) == ()
+    assert servers.server_config("mariadb", "ROCKSDB").plugins == ("ha_rocksdb.so",)
+    assert servers.server_config("mariadb", "InnoDB").plugins == ()
+
+
+def test_the_mariadb_target_offers_rocksdb_where_the_plugin_is_installed():
+    from runner.targets import rerun_targets
+
+    target = rerun_targets()["mariadb"]
+    assert "ROCKSDB" in target.engines
+    assert target.verification_refusal(family="mysql", engine="MyRocks") is None
+    assert target.verification_refusal(family="mysql", engine="ROCKSDB") is None
+    assert "no TokuDB engine" in target.verification_refusal(family="mysql", engine="TokuDB")
+
+
+def test_the_option_table_with_the_plugin_lists_and_judges_myrocks_settings():
+    plain = described_options(servers.ServerConfig(kind="mariadb", base_dir=ROCKSDB.base_dir))
+    loaded = described_options(ROCKSDB)
+    assert "rocksdb_block_cache_size" not in plain
+    assert {"rocksdb_block_cache_size", "rocksdb_db_write_buffer_size"} <= set(loaded)
+    declared = {
+        "rocksdb_block_cache_size": "64M",
+        "rocksdb_db_write_buffer_size": "16M",
+        "rocksdb_flush_log_at_trx_commit": "2",
+        "rocksdb_wal_dir": "/tmp/elsewhere",
+        "rocksdb_bulk_load": "ON",
+        "rocksdb_debug_ttl_rec_ts": "5",
+        "rocksdb_block_cache_siz": "64M",
+        "rocksdb": "FORCE",
+        "rocksdb_default_cf_options": "write_buffer_size=1m",
+    }
+    decision = decide(declared, loaded, MYSQL)
+    assert decision.applied == {
+        "rocksdb_block_cache_size": "64M",
+        "rocksdb_db_write_buffer_size": "16M",
+        "rocksdb_flush_log_at_trx_commit": "2",
+    }
+    refused = decision.refused
+    assert "free text" in refused["rocksdb_wal_dir"]
+    assert "bulk load" in refused["rocksdb_bulk_load"]
+    assert "debugging aid" in refused["rocksdb_debug_ttl_rec_ts"]
+    assert "abbreviation of rocksdb_block_cache_size" in refused["rocksdb_block_cache_siz"]
+    assert "turns a plugin" in refused["rocksdb"]
+    assert "free text" in refused["rocksdb_default_cf_options"]
+    # Without the plugin the same setting is not an option of the server at all.
+    assert "not an option" in decide(declared, plain, MYSQL).refused["rocksdb_block_cache_size"]
+
+
+def _benchmark(url: str, *arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run(  # noqa: S603 - the project's own binary
+        [str(settings.IIBENCH_BINARY), "--db", url, "--rows", "3000", "--report-every", "1000"]
+        + list(arguments),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_c_benchmark_runs_on_myrocks_in_a_private_server(recovery_dir):
+    config = servers.ServerConfig(
+        kind="mariadb", base_dir=recovery_dir, plugins=("ha_rocksdb.so",)
+    )
+    with servers.PrivateServer(
+        config, "rocks", settings={"rocksdb_block_cache_size": "16M"}
+    ) as server:
+        server.initialize()
+        server.start()
+        assert server.wait_until_answering(deadline=time.monotonic() + 60) is None
+        assert server.read_settings(["rocksdb_block_cache_size"]) == {
+            "rocksdb_block_cache_size": str(16 << 20)
+        }
+        server.create_database()
+        done = _benchmark(server.url, "--engine", "ROCKSDB")
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        assert "# param engine=ROCKSDB" in lines
+        assert "# table_engine ROCKSDB" in lines
+        # Its three secondary indexes, read back from the catalog, and its memory settings.
+        assert sum(line.startswith("# index ") for line in lines) == 4
+        assert f"# setting rocksdb_block_cache_size changed {16 << 20}" in lines
+        assert any(line.startswith("# setting rocksdb_db_write_buffer_size ") for line in lines)
+        assert "status=completed rows=3000" in lines[-1]
+        assert server.count_rows() == 3000
+
+
+def test_a_server_without_the_engine_stops_the_benchmark_instead_of_substituting(recovery_dir):
+    """With NO_ENGINE_SUBSTITUTION off the server would quietly create an InnoDB table."""
+    config = servers.ServerConfig(kind="mariadb", base_dir=recovery_dir)
+    with servers.PrivateServer(config, "norocks", settings={"sql_mode": "STRICT_TRANS_TABLES"}) as server:
+        server.initialize()
+        server.start()
+        assert server.wait_until_answering(deadline=time.monotonic() + 60) is None
+        server.create_database()
+        done = _benchmark(server.url, "--engine", "ROCKSDB")
+        assert done.returncode != 0
+        assert "# table_engine InnoDB" in done.stdout.splitlines()
+        assert "has engine InnoDB, not the ROCKSDB asked by --engine" in done.stderr
+        assert "plugin" in done.stderr
+
+
+def test_the_c_benchmark_runs_on_the_built_in_engines(recovery_dir):
+    config = servers.ServerConfig(kind="mariadb", base_dir=recovery_dir)
+    with servers.PrivateServer(config, "builtin") as server:
+        server.initialize()
+        server.start()
+        assert server.wait_until_answering(deadline=time.monotonic() + 60) is None
+        for engine in ("Aria", "MyISAM"):
+            server.create_database(fresh=True)
+            done = _benchmark(server.url, "--engine", engine)
+            assert done.returncode == 0, done.stderr
+            assert f"# table_engine {engine}" in done.stdout.splitlines()
+            assert server.count_rows() == 3000
