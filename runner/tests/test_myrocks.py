@@ -86,9 +86,7 @@ def _benchmark(url: str, *arguments: str) -> subprocess.CompletedProcess:
 
 
 def test_the_c_benchmark_runs_on_myrocks_in_a_private_server(recovery_dir):
-    config = servers.ServerConfig(
-        kind="mariadb", base_dir=recovery_dir, plugins=("ha_rocksdb.so",)
-    )
+    config = servers.ServerConfig(kind="mariadb", base_dir=recovery_dir, plugins=("ha_rocksdb.so",))
     with servers.PrivateServer(
         config, "rocks", settings={"rocksdb_block_cache_size": "16M"}
     ) as server:
@@ -115,7 +113,9 @@ def test_the_c_benchmark_runs_on_myrocks_in_a_private_server(recovery_dir):
 def test_a_server_without_the_engine_stops_the_benchmark_instead_of_substituting(recovery_dir):
     """With NO_ENGINE_SUBSTITUTION off the server would quietly create an InnoDB table."""
     config = servers.ServerConfig(kind="mariadb", base_dir=recovery_dir)
-    with servers.PrivateServer(config, "norocks", settings={"sql_mode": "STRICT_TRANS_TABLES"}) as server:
+    with servers.PrivateServer(
+        config, "norocks", settings={"sql_mode": "STRICT_TRANS_TABLES"}
+    ) as server:
         server.initialize()
         server.start()
         assert server.wait_until_answering(deadline=time.monotonic() + 60) is None
