@@ -75,9 +75,9 @@ def test_the_option_table_with_the_plugin_lists_and_judges_myrocks_settings():
 
 
 def _benchmark(url: str, *arguments: str) -> subprocess.CompletedProcess:
-    return subprocess.run(  # noqa: S603 - the project's own binary
-        [str(settings.IIBENCH_BINARY), "--db", url, "--rows", "3000", "--report-every", "1000"]
-        + list(arguments),
+    binary = str(settings.IIBENCH_BINARY)
+    return subprocess.run(
+        [binary, "--db", url, "--rows", "3000", "--report-every", "1000", *arguments],
         capture_output=True,
         text=True,
         timeout=120,

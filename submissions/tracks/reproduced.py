@@ -228,7 +228,8 @@ class Measured:
     seconds: float
     terminal_rate: float | None
     average_rate: float | None
-    query_seconds: float | None  # the mean query time over the last tenth (query thread)
+    # The query thread's mean time over the run's last tenth (widened until a query ended).
+    query_seconds: float | None
     curve: list[tuple[int, float]] = field(default_factory=list)  # (rows, interval rate)
 
     def figure(self, metric: str) -> float | None:
@@ -250,11 +251,17 @@ def measured_from_reports(
         raise ValueError("the run printed no report lines")
     window = terminal_window(rows, seconds, target_rows=seed_rows)
     query_seconds = None
-    if queries is not None and len(queries) > 1:
-        last = max(1, len(rows) // 10)
-        done = queries[-1] - queries[-1 - last]
-        spent = seconds[-1] - seconds[-1 - last]
-        query_seconds = spent / done if done > 0 else None
+    if queries is not None and queries[-1] > 0:
+        # The last tenth of the run, widened back to the report before it where no query
+        # ended in it (a short run's query may outlast several reports).
+        start = max(0, len(rows) - 1 - max(1, len(rows) // 10))
+        while start >= 0 and queries[-1] - queries[start] <= 0:
+            start -= 1
+        if start < 0:  # every query ended by the first report: from the run's start
+            done, spent = queries[-1], seconds[-1]
+        else:
+            done, spent = queries[-1] - queries[start], seconds[-1] - seconds[start]
+        query_seconds = spent / done if spent > 0 else None
     return Measured(
         rows=int(rows[-1]),
         seconds=float(seconds[-1]),
