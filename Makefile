@@ -41,6 +41,12 @@ SCALING_ARGS ?= --pools 8,16,32 --pg-buffers 8,32 --claim-rows 3000000 --claim-p
 # at 1/10 (about 4 minutes here), and the same log with its times divided by 3 (required) and by
 # 1.5 (printed: the edge of a 25% tolerance).
 POWER_ARGS ?= --runs 9 --repeats 3 --scale 10
+# MyRocks' memory against the curve's shape (docs/scaling.md "MyRocks"): the block cache and the
+# memtables' total at a fixed 500,000 rows, each size one run (about 6-12 minutes here).
+MYROCKS_SCALING_ARGS ?= --pools '' --skip-claim --rocksdb-caches 8,64 --rocksdb-write-buffers 4,64 --rocksdb-rows 500000
+# The seeds' table reproduced (manage.py reproduce_seeds, the /seeds/ page): every comparison at
+# 1/K on private servers, stored in the database `make run` uses (about 15-20 minutes at 2000).
+SEEDS_ARGS ?= --scale 2000
 # An entry page in headless Chromium, today's full plotly.js against the vendored basic bundle
 # (time to the drawn curve, bytes transferred; about 30 s).
 CHART_PAGE_ARGS ?= --pairs 5
@@ -49,6 +55,8 @@ bench: setup services
 	$(PY) bench/run_all.py
 	$(PY) bench/chart_page.py $(CHART_PAGE_ARGS)
 	$(PY) bench/scaling.py $(SCALING_ARGS)
+	$(PY) bench/scaling.py $(MYROCKS_SCALING_ARGS)
+	$(MANAGE) reproduce_seeds $(SEEDS_ARGS)
 	$(PY) bench/verification_power.py $(POWER_ARGS)
 	$(PY) bench/physics_power.py
 	$(MAKE) -C runner/iibench bench PYTHON=$(abspath $(PY))

@@ -101,7 +101,20 @@ def setting_decisions(declared: dict[str, str], family: str) -> dict[str, str] |
     """What a verification does with each declared setting, by the option table a worker read
     last from a server of the entry's family: key -> "" (applied) or the refusal naming it.
     None while no worker has read one (the page then says it is not yet known)."""
-    table = ServerOptionTable.objects.filter(family=family).order_by("-read_at").first()
+    tables = ServerOptionTable.objects.filter(family=family).order_by("-read_at")
+    # A plugin's settings are judged by a table read with it loaded (MyRocks' rocksdb_*).
+    prefixes = tuple(PLUGIN_OPTIONS.values())
+    plugins = {
+        plugin
+        for key in declared
+        if key.startswith(prefixes)
+        for plugin, prefix in PLUGIN_OPTIONS.items()
+        if key.startswith(prefix)
+    }
+    table = (
+        next((t for t in tables if all(f"+{plugin}" in t.binary for plugin in plugins)), None)
+        or tables.first()
+    )
     if table is None:
         return None
     options = {

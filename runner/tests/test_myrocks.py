@@ -10,10 +10,11 @@ import subprocess
 import tempfile
 import time
 
+import pytest
 from django.conf import settings
 
 from runner import servers
-from runner.server_options import described_options
+from runner.server_options import described_options, options_kept, setting_decisions
 from submissions.setup.server_options import decide
 from submissions.setup.server_settings import MYSQL
 
@@ -139,3 +140,18 @@ def test_the_c_benchmark_runs_on_the_built_in_engines(recovery_dir):
             assert done.returncode == 0, done.stderr
             assert f"# table_engine {engine}" in done.stdout.splitlines()
             assert server.count_rows() == 3000
+
+
+@pytest.mark.django_db
+def test_the_entry_page_judges_myrocks_settings_by_the_table_read_with_the_plugin():
+    plain = servers.ServerConfig(kind="mariadb", base_dir=ROCKSDB.base_dir)
+    options_kept(ROCKSDB)
+    options_kept(plain)  # read last: an InnoDB entry's settings are judged by it
+    assert setting_decisions({"rocksdb_block_cache_size": "64M"}, MYSQL) == {
+        "rocksdb_block_cache_size": ""
+    }
+    decided = setting_decisions(
+        {"innodb_buffer_pool_size": "64M", "rocksdb_bulk_load": "ON"}, MYSQL
+    )
+    assert decided["innodb_buffer_pool_size"] == ""
+    assert "bulk load" in decided["rocksdb_bulk_load"]

@@ -1,0 +1,38 @@
+"""Re-make c-myrocks-mariadb-1m.log: the bundled C benchmark, 1,000,000 rows into MyRocks
+(`--engine ROCKSDB`) on a private MariaDB server (runner/servers.py: its own data directory,
+port and socket, removed at the end) that loads the plugin ha_rocksdb.so (Debian package
+mariadb-plugin-rocksdb), started with the settings the demo entry declares: a 128 MB block
+cache, 64 MB of memtables in all, the log flushed once a second. The entry is in the demo
+contest of short runs (`engines-short`, submissions/entries/demo.py) and verified at 1/10 on
+the `mariadb` target, whose engines list ROCKSDB where the plugin is installed.
+
+    .venv/bin/python scripts/demo_logs/make_myrocks_log.py   (after `make -C runner/iibench`)
+"""
+
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from bench.scaling import ROCKSDB, describe, run_benchmark  # noqa: E402
+
+SETTINGS = {
+    "rocksdb_block_cache_size": "128M",
+    "rocksdb_db_write_buffer_size": "64M",
+    "rocksdb_flush_log_at_trx_commit": "2",
+}
+ROWS = 1_000_000
+LOG = ROOT / "submissions" / "demo_logs" / "c-myrocks-mariadb-1m.log"
+
+if __name__ == "__main__":
+    base_dir = tempfile.mkdtemp(prefix="mr-")  # the system temp dir: sockets want a short path
+    LOG.unlink(missing_ok=True)
+    try:
+        curve = run_benchmark(ROCKSDB, SETTINGS, ROWS, base_dir, keep=LOG)
+    finally:
+        shutil.rmtree(base_dir, ignore_errors=True)
+    LOG.with_suffix(".wall").unlink()
+    print(f"{LOG.name}: {describe(curve)}")
