@@ -6,6 +6,7 @@ MyRocks' name."""
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import tempfile
 import time
@@ -86,18 +87,24 @@ def _benchmark(url: str, *arguments: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_the_c_benchmark_runs_on_myrocks_in_a_private_server(recovery_dir):
-    config = servers.ServerConfig(kind="mariadb", base_dir=recovery_dir, plugins=("ha_rocksdb.so",))
-    with servers.PrivateServer(
-        config, "rocks", settings={"rocksdb_block_cache_size": "16M"}
-    ) as server:
+@contextlib.contextmanager
+def answering(recovery_dir: str, label: str, settings: dict[str, str], plugins=()):
+    """A private MariaDB server, answering, with the benchmark's database."""
+    config = servers.ServerConfig(kind="mariadb", base_dir=recovery_dir, plugins=plugins)
+    with servers.PrivateServer(config, label, settings=settings) as server:
         server.initialize()
         server.start()
         assert server.wait_until_answering(deadline=time.monotonic() + 60) is None
+        server.create_database()
+        yield server
+
+
+def test_the_c_benchmark_runs_on_myrocks_in_a_private_server(recovery_dir):
+    cache = {"rocksdb_block_cache_size": "16M"}
+    with answering(recovery_dir, "rocks", cache, plugins=("ha_rocksdb.so",)) as server:
         assert server.read_settings(["rocksdb_block_cache_size"]) == {
             "rocksdb_block_cache_size": str(16 << 20)
         }
-        server.create_database()
         done = _benchmark(server.url, "--engine", "ROCKSDB")
         assert done.returncode == 0, done.stderr
         lines = done.stdout.splitlines()
@@ -113,14 +120,7 @@ def test_the_c_benchmark_runs_on_myrocks_in_a_private_server(recovery_dir):
 
 def test_a_server_without_the_engine_stops_the_benchmark_instead_of_substituting(recovery_dir):
     """With NO_ENGINE_SUBSTITUTION off the server would quietly create an InnoDB table."""
-    config = servers.ServerConfig(kind="mariadb", base_dir=recovery_dir)
-    with servers.PrivateServer(
-        config, "norocks", settings={"sql_mode": "STRICT_TRANS_TABLES"}
-    ) as server:
-        server.initialize()
-        server.start()
-        assert server.wait_until_answering(deadline=time.monotonic() + 60) is None
-        server.create_database()
+    with answering(recovery_dir, "norocks", {"sql_mode": "STRICT_TRANS_TABLES"}) as server:
         done = _benchmark(server.url, "--engine", "ROCKSDB")
         assert done.returncode != 0
         assert "# table_engine InnoDB" in done.stdout.splitlines()
@@ -129,11 +129,7 @@ def test_a_server_without_the_engine_stops_the_benchmark_instead_of_substituting
 
 
 def test_the_c_benchmark_runs_on_the_built_in_engines(recovery_dir):
-    config = servers.ServerConfig(kind="mariadb", base_dir=recovery_dir)
-    with servers.PrivateServer(config, "builtin") as server:
-        server.initialize()
-        server.start()
-        assert server.wait_until_answering(deadline=time.monotonic() + 60) is None
+    with answering(recovery_dir, "builtin", {}) as server:
         for engine in ("Aria", "MyISAM"):
             server.create_database(fresh=True)
             done = _benchmark(server.url, "--engine", engine)
