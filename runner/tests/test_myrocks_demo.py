@@ -41,6 +41,7 @@ def test_the_myrocks_demo_entry_is_ranked_and_its_verification_runs_at_a_tenth_o
     # The declared 128 MB block cache, 1/10, as the server reports it.
     assert int(run.settings["rocksdb_block_cache_size"]) == 13107 * 1024
     assert run.settings["rocksdb_flush_log_at_trx_commit"] == "2"
+    assert "innodb_buffer_pool_size" not in run.settings  # no InnoDB pool made up from its RAM
     assert run.verdict in ("reproduced", "shape_only", "not_reproduced", "inconclusive"), (
         run.message
     )
