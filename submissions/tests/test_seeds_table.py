@@ -110,6 +110,10 @@ def test_the_page_shows_published_ratios_beside_the_measured_ones_with_curves(cl
     for engine, rate in (("ROCKSDB", 9_000), ("InnoDB", 1_000)):
         (run,) = engine_runs(BY_KEY["classic"], 500_000, engines=[engine])
         reproduction_store(run=run, measured=_measured(rate), host="vm-<7>", load="0.5")
+    for engine, seconds in (("ROCKSDB", 0.00077), ("MyISAM", 0.0035)):
+        (run,) = engine_runs(BY_KEY["queries"], 500_000, engines=[engine])
+        timed = Measured(1_000, 1.0, 5_000.0, 5_000.0, seconds, [(1_000, 5_000.0)])
+        reproduction_store(run=run, measured=timed, host="vm-<7>")
     (run,) = engine_runs(BY_KEY["fifo"], 500_000, engines=["InnoDB"])
     reproduction_store(run=run, measured=None, host="vm-<7>", message="the server did not answer")
 
@@ -123,7 +127,10 @@ def test_the_page_shows_published_ratios_beside_the_measured_ones_with_curves(cl
     assert "9.0x" in text  # 9,000 / 1,000
     assert "MyRocks 9,000 rows/s (2,000 rows)" in text
     assert "InnoDB <strong>failed</strong>" in text and "the server did not answer" in text
-    assert "Not reproduced yet" in text  # the SSD and query comparisons
+    assert "MyRocks 0.00077 s (1,000 rows)" in text and "MyISAM 0.0035 s" in text
+    assert "4.5x" in text  # 3.5 ms / 0.77 ms
+    assert "MyISAM 17.7 s; TokuDB 7.2 s" in text
+    assert "Not reproduced yet" in text  # the SSD comparison
     curves = page.context["curves"]
     assert [curve["name"] for curve in curves["classic"]] == [
         "MyRocks, vm-<7>, 1/500,000",

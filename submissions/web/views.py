@@ -103,7 +103,8 @@ def seeds_reproduced(request: HttpRequest) -> HttpResponse:
 def _seed_figure(value: float | None, metric: str) -> str:
     if value is None:
         return "—"
-    return f"{value:,.2f} s" if metric == "query_seconds" else f"{numbers.rate(value)} rows/s"
+    # Query times run from ms at a small scale to the briefs' seconds: three significant figures.
+    return f"{value:.3g} s" if metric == "query_seconds" else f"{numbers.rate(value)} rows/s"
 
 
 def _seeds_column(comparison, column) -> dict:
