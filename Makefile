@@ -45,7 +45,7 @@ POWER_ARGS ?= --runs 9 --repeats 3 --scale 10
 # memtables' total at a fixed 500,000 rows, each size one run (about 6-12 minutes here).
 MYROCKS_SCALING_ARGS ?= --pools '' --skip-claim --rocksdb-caches 8,64 --rocksdb-write-buffers 4,64 --rocksdb-rows 500000
 # The seeds' table reproduced (manage.py reproduce_seeds, the /seeds/ page): every comparison at
-# 1/K on private servers, stored in the database `make run` uses (about 15-20 minutes at 2000).
+# 1/K on private servers, stored in the database `make run` uses (10 minutes at 2000 here, load 4-5).
 SEEDS_ARGS ?= --scale 2000
 # An entry page in headless Chromium, today's full plotly.js against the vendored basic bundle
 # (time to the drawn curve, bytes transferred; about 30 s).
