@@ -47,6 +47,12 @@ PG_SCALING_ARGS ?= --limits 48,96,192 --rounds 2 --claim-memory 280 --claim-rows
 # at 1/10 (about 4 minutes here), and the same log with its times divided by 3 (required) and by
 # 1.5 (printed: the edge of a 25% tolerance).
 POWER_ARGS ?= --runs 9 --repeats 3 --scale 10
+# MyRocks' memory against the curve's shape (docs/scaling.md "MyRocks"): the block cache and the
+# memtables' total at a fixed 500,000 rows, each size one run (about 6-12 minutes here).
+MYROCKS_SCALING_ARGS ?= --pools '' --skip-claim --rocksdb-caches 8,64 --rocksdb-write-buffers 4,64 --rocksdb-rows 500000
+# The seeds' table reproduced (manage.py reproduce_seeds, the /seeds/ page): every comparison at
+# 1/K on private servers, stored in the database `make run` uses (10 minutes at 2000 here, load 4-5).
+SEEDS_ARGS ?= --scale 2000
 # An entry page in headless Chromium, today's full plotly.js against the vendored basic bundle
 # (time to the drawn curve, bytes transferred; about 30 s).
 CHART_PAGE_ARGS ?= --pairs 5
@@ -56,6 +62,8 @@ bench: setup services
 	$(PY) bench/chart_page.py $(CHART_PAGE_ARGS)
 	$(PY) bench/scaling.py $(SCALING_ARGS)
 	$(PY) bench/pg_scaling.py $(PG_SCALING_ARGS)
+	$(PY) bench/scaling.py $(MYROCKS_SCALING_ARGS)
+	$(MANAGE) reproduce_seeds $(SEEDS_ARGS)
 	$(PY) bench/verification_power.py $(POWER_ARGS)
 	$(PY) bench/calibration_table.py $(CALIBRATION_ARGS)
 	$(PY) bench/physics_power.py

@@ -13,6 +13,10 @@ shape_of: the cliff is the rate's steepest fall, as a fraction of the run).
    and the exponent, and scales the free pages alike: pool_k = overhead + (pool - overhead) /
    k ** (1 / exponent).
 2. PostgreSQL, shared_buffers in --pg-buffers (MB): the same.
+2b. MyRocks (MariaDB with ha_rocksdb.so, --engine ROCKSDB): rocksdb_block_cache_size in
+   --rocksdb-caches (MB) and rocksdb_db_write_buffer_size in --rocksdb-write-buffers (MB), each
+   at a fixed --rocksdb-rows: whether the curve has a cliff at all, and whether its shape moves
+   with the setting (docs/scaling.md "MyRocks").
 3. A claim and its verification at scale 1/k: --claim-rows with --claim-pool, then
    --claim-rows/k rows with the pool the rule gives, --repeats times: wall time, each curve's
    cliff (fraction of its run), how far the rate falls, and the classic judge's verdict. With
@@ -50,7 +54,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from runner.servers import PrivateServer, ServerConfig  # noqa: E402
+from runner.servers import PrivateServer, ServerConfig, plugins_for_engine  # noqa: E402
 from submissions.setup.scaling import MEMORY_RULES, scaled_size  # noqa: E402
 from submissions.setup.server_settings import MYSQL  # noqa: E402
 from submissions.tracks.classic.rerun import Shape, judge_curves, shape_of  # noqa: E402
@@ -87,8 +91,13 @@ class Curve:
 @contextmanager
 def private_server(kind: str, settings: dict[str, str], base_dir: str, label: str = "bench"):
     """A private server started with `settings`, answering, with the benchmark's database:
-    (the server, the settings as read back from it). Removed on leaving."""
-    config = ServerConfig(kind=kind, base_dir=base_dir)
+    (the server, the settings as read back from it). Removed on leaving. The kind "rocksdb"
+    is MariaDB with MyRocks' plugin loaded."""
+    config = ServerConfig(
+        kind="mariadb" if kind == ROCKSDB else kind,
+        base_dir=base_dir,
+        plugins=plugins_for_engine(kind) if kind == ROCKSDB else (),
+    )
     with PrivateServer(config, label=label, settings=settings) as server:
         server.initialize()
         server.start()
@@ -98,10 +107,14 @@ def private_server(kind: str, settings: dict[str, str], base_dir: str, label: st
         yield server, server.read_settings(list(settings))
 
 
-def benchmark_command(server: PrivateServer, rows: int) -> list[str]:
+ROCKSDB = "rocksdb"
+
+
+def benchmark_command(server: PrivateServer, rows: int, kind: str = "") -> list[str]:
     """The C benchmark inserting `rows` rows into the server, REPORTS reports a run."""
+    engine = ["--engine", "ROCKSDB"] if kind == ROCKSDB else []
     return [str(BINARY), "--db", server.url, "--rows", str(rows),
-            "--report-every", str(max(1_000, rows // REPORTS)), "--seed", "1"]  # fmt: skip
+            "--report-every", str(max(1_000, rows // REPORTS)), "--seed", "1", *engine]  # fmt: skip
 
 
 def run_benchmark(
@@ -115,7 +128,7 @@ def run_benchmark(
     with private_server(kind, settings, base_dir) as (server, read_back):
         started = time.perf_counter()
         done = subprocess.run(
-            benchmark_command(server, rows), capture_output=True, text=True, check=False
+            benchmark_command(server, rows, kind), capture_output=True, text=True, check=False
         )
         wall = time.perf_counter() - started
     if done.returncode:
@@ -203,7 +216,7 @@ def sweep(
     kind: str, key: str, sizes: list[int], rows_for, extra: dict, base_dir: str,
     default_free: bool = False,
 ):  # fmt: skip
-    unit = "M" if kind == "mariadb" else "MB"
+    unit = "MB" if kind == "postgresql" else "M"
     points = []
     for size in sizes:
         rows = rows_for(size)
@@ -341,6 +354,9 @@ def main() -> int:
     parser.add_argument("--pools", default="12,16,20", help="InnoDB pools to sweep, MB")
     parser.add_argument("--pg-buffers", default="", help="shared_buffers to sweep, MB")
     parser.add_argument("--rows-per-mb", type=int, default=15_000)
+    parser.add_argument("--rocksdb-caches", default="", help="MyRocks block caches, MB")
+    parser.add_argument("--rocksdb-write-buffers", default="", help="MyRocks memtables, MB")
+    parser.add_argument("--rocksdb-rows", type=int, default=1_000_000)
     parser.add_argument("--claim-rows", type=int, default=3_000_000)
     parser.add_argument("--claim-pool", type=int, default=128, help="MB")
     parser.add_argument("--scale", type=int, default=10)
@@ -393,6 +409,17 @@ def main() -> int:
                 "postgresql", "shared_buffers", [int(p) for p in args.pg_buffers.split(",")],
                 lambda mb: mb * args.rows_per_mb, {"synchronous_commit": "off"}, base_dir,
             )  # fmt: skip
+        for key, sizes in (
+            ("rocksdb_block_cache_size", args.rocksdb_caches),
+            ("rocksdb_db_write_buffer_size", args.rocksdb_write_buffers),
+        ):
+            if sizes:
+                print(f"\n== MyRocks: {key} against the cliff, {args.rocksdb_rows:,} rows")
+                sweep(
+                    ROCKSDB, key, [int(p) for p in sizes.split(",")],
+                    lambda _mb: args.rocksdb_rows, {"rocksdb_flush_log_at_trx_commit": "2"},
+                    base_dir,
+                )  # fmt: skip
         if not args.skip_claim:
             claim_and_verification(args, base_dir)
     finally:

@@ -57,7 +57,7 @@ def execute_recovery(
 ) -> Outcome:
     crash = crash_plan(spec.figures, run.rows_target)
     deadline = time.monotonic() + target.time_limit
-    config = servers.server_config(target.server)
+    config = servers.server_config(target.server, spec.plan.engine)
     journal = _Journal(run)
     for folder in servers.remove_leftovers(config.base_dir):
         journal.add(f"# rerun removed a private server left by a killed worker: {folder}")

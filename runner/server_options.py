@@ -1,7 +1,9 @@
 """The option table of the server binary a private server runs, read from the binary itself
 (`mariadbd --no-defaults --verbose --help`, `postgres --describe-config`) as the server's
-unprivileged user, and kept per binary path and modification time: a new package version on
-the worker is read again, the same one once per worker process."""
+unprivileged user, and kept per binary path, modification time and plugin set: a new package
+version on the worker is read again, the same one once per worker process. A plugin's options
+(MyRocks' rocksdb_*) are listed only with the plugin loaded, so the table is read with the
+plugins the server will load."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from pathlib import Path
 from django.utils import timezone
 
 from runner.models import ServerOptionTable
-from runner.servers import ServerConfig, ServerError, run_as_server_user
+from runner.servers import ServerConfig, ServerError, plugin_arguments, run_as_server_user
 from submissions.setup.server_options import (
     ServerOption,
     decide,
@@ -22,7 +24,7 @@ from submissions.setup.server_options import (
 )
 from submissions.setup.server_settings import MYSQL, POSTGRESQL
 
-_CACHE: dict[tuple[str, int], dict[str, ServerOption]] = {}
+_CACHE: dict[tuple[str, int, tuple[str, ...]], dict[str, ServerOption]] = {}
 
 
 def server_binary(config: ServerConfig) -> str:
@@ -31,16 +33,28 @@ def server_binary(config: ServerConfig) -> str:
     return str(Path(config.postgresql_bin_dir) / "postgres")
 
 
+def table_name(config: ServerConfig) -> str:
+    """The binary as the kept table names it: with its plugins, one table per set."""
+    return " ".join([server_binary(config), *(f"+{plugin}" for plugin in config.plugins)])
+
+
 def described_options(config: ServerConfig) -> dict[str, ServerOption]:
     binary = server_binary(config)
     try:
-        key = (binary, os.stat(binary).st_mtime_ns)
+        key = (binary, os.stat(binary).st_mtime_ns, config.plugins)
     except OSError as error:
         raise ServerError(f"The server binary {binary} is not there: {error.strerror}") from None
     if key not in _CACHE:
         if config.kind == "mariadb":
-            text = _output(config, [binary, "--no-defaults", "--verbose", "--help"])
-            _CACHE[key] = mariadb_options(text)
+            arguments = [binary, "--no-defaults", *plugin_arguments(config), "--verbose", "--help"]
+            _CACHE[key] = mariadb_options(_output(config, arguments))
+            missing = [plugin for plugin in config.plugins if not _loaded(plugin, _CACHE[key])]
+            if missing:
+                del _CACHE[key]
+                raise ServerError(
+                    f"{binary} did not load the plugin {', '.join(missing)} (is its package, "
+                    "mariadb-plugin-rocksdb, installed on this worker?)"
+                )
         else:
             _CACHE[key] = postgresql_options(_output(config, [binary, "--describe-config"]))
         if not _CACHE[key]:
@@ -54,8 +68,17 @@ def options_kept(config: ServerConfig) -> dict[str, ServerOption]:
     run now."""
     options = described_options(config)
     binary = server_binary(config)
-    _keep(config, (binary, os.stat(binary).st_mtime_ns), options)
+    _keep(config, (table_name(config), os.stat(binary).st_mtime_ns), options)
     return options
+
+
+# A plugin's library -> the option prefix it adds (its engine's own settings).
+PLUGIN_OPTIONS = {"ha_rocksdb.so": "rocksdb_"}
+
+
+def _loaded(plugin: str, options: dict[str, ServerOption]) -> bool:
+    prefix = PLUGIN_OPTIONS.get(plugin)
+    return prefix is None or any(name.startswith(prefix) for name in options)
 
 
 FAMILIES = {"mariadb": MYSQL, "postgresql": POSTGRESQL}
@@ -78,7 +101,20 @@ def setting_decisions(declared: dict[str, str], family: str) -> dict[str, str] |
     """What a verification does with each declared setting, by the option table a worker read
     last from a server of the entry's family: key -> "" (applied) or the refusal naming it.
     None while no worker has read one (the page then says it is not yet known)."""
-    table = ServerOptionTable.objects.filter(family=family).order_by("-read_at").first()
+    tables = ServerOptionTable.objects.filter(family=family).order_by("-read_at")
+    # A plugin's settings are judged by a table read with it loaded (MyRocks' rocksdb_*).
+    prefixes = tuple(PLUGIN_OPTIONS.values())
+    plugins = {
+        plugin
+        for key in declared
+        if key.startswith(prefixes)
+        for plugin, prefix in PLUGIN_OPTIONS.items()
+        if key.startswith(prefix)
+    }
+    table = (
+        next((t for t in tables if all(f"+{plugin}" in t.binary for plugin in plugins)), None)
+        or tables.first()
+    )
     if table is None:
         return None
     options = {

@@ -71,6 +71,25 @@ class ServerConfig:
     mariadb_os_user: str = "mysql"
     # Where the cgroup hierarchies are mounted (the servers' memory limits); None: /sys/fs/cgroup.
     cgroup_root: str | None = None
+    # MariaDB plugins the server loads at start (ha_rocksdb.so for MyRocks): an engine that is
+    # not built in. Its options exist only with it loaded, so the option table is per set.
+    plugins: tuple[str, ...] = ()
+
+
+# Storage engines a private MariaDB server has only with a plugin loaded (Aria, MyISAM and
+# InnoDB are built in). Lower-case engine name -> the plugin's library.
+ENGINE_PLUGINS = {"rocksdb": "ha_rocksdb.so"}
+
+
+def plugins_for_engine(engine: str | None) -> tuple[str, ...]:
+    """The plugins a MariaDB server needs to run `engine` (none for the built-in ones)."""
+    plugin = ENGINE_PLUGINS.get((engine or "").strip().lower())
+    return (plugin,) if plugin else ()
+
+
+def plugin_arguments(config: ServerConfig) -> list[str]:
+    """mariadbd's arguments loading the config's plugins (after --no-defaults)."""
+    return [f"--plugin-load-add={plugin}" for plugin in config.plugins]
 
 
 def os_user(config: ServerConfig) -> str | None:
@@ -366,6 +385,7 @@ class PrivateServer:
                 "--bind-address=127.0.0.1",
                 f"--pid-file={self.root}/mysqld.pid",
                 f"--log-error={self.log_path}",
+                *plugin_arguments(self.config),
                 # Exact names the server lists, typed (submissions/server_options.py decided):
                 # no `loose-`, an option it does not know stops it rather than pass unseen.
                 *(
@@ -567,8 +587,9 @@ class PrivateServer:
         return text[-limit:]
 
 
-def server_config(kind: str) -> ServerConfig:
-    """The private server of `kind` as this worker's settings describe it."""
+def server_config(kind: str, engine: str | None = None) -> ServerConfig:
+    """The private server of `kind` as this worker's settings describe it, loading the plugin
+    `engine` needs (MyRocks) when it is not built in."""
     from django.conf import settings
 
     return ServerConfig(
@@ -580,4 +601,5 @@ def server_config(kind: str) -> ServerConfig:
         postgresql_os_user=settings.RERUN_RECOVERY_POSTGRESQL_USER,
         mariadb_os_user=settings.RERUN_RECOVERY_MARIADB_USER,
         cgroup_root=settings.RERUN_CGROUP_ROOT,
+        plugins=plugins_for_engine(engine) if kind == "mariadb" else (),
     )

@@ -407,6 +407,7 @@ def _rerun_settings(run: VerificationRun, target: Target, track: Track) -> Rerun
         return RerunSettings({}, {}, [])
     crash = track.rerun.procedure == "crash"
     family = entry_family(submission)
+    engine = engine_for(_declared_engine(submission), target.engines)
     return rerun_settings(
         # Where the entrant declared none, its log's own (the C benchmark prints them all).
         settings_as_run(submission, declared_settings(submission), family),
@@ -414,13 +415,14 @@ def _rerun_settings(run: VerificationRun, target: Target, track: Track) -> Rerun
         server_family=target.family,
         scale=run.scale,
         # A crash is timed at the claim's own size, with the settings it declared: no memory
-        # is made up from its RAM for it.
-        memory_gb=0 if crash else submission.memory_gb,
+        # is made up from its RAM for it. Nor for MyRocks: the RAM gives an InnoDB pool, of no
+        # use to a MyRocks run, and MyRocks' own sizes are never guessed (docs/scaling.md).
+        memory_gb=0 if crash or engine == "ROCKSDB" else submission.memory_gb,
         host_memory_gb=float(run.host.get("memory_gb") or 0),
         logged=logged_settings(submission),
         # Exact names and types as the server binary this worker runs describes them, and
         # the server's memory kept below this host's free memory now.
-        options=options_kept(servers.server_config(target.server)),
+        options=options_kept(servers.server_config(target.server, engine)),
         free_memory=free_memory(),
         connection_cap=max(
             LEAST_CONNECTION_CAP, target.writers + target.readers + target.query_threads + 16

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
+from submissions.tracks.rerun import engine_for
+
 
 @dataclass(frozen=True)
 class Target:
@@ -41,9 +43,7 @@ class Target:
                 f"The {self.name} target runs {self.family or 'another server'}; the entry ran "
                 f"{family} ({engine or 'no engine named'}): it cannot verify this entry."
             )
-        if family != "postgresql" and engine.strip().lower() not in {
-            each.lower() for each in self.engines
-        }:
+        if family != "postgresql" and engine_for(engine, self.engines) is None:
             return (
                 f"The {self.name} target has no {engine or 'named'} engine "
                 f"({', '.join(self.engines)}): it cannot verify this entry."

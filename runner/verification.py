@@ -88,7 +88,7 @@ def execute_on_private_server(
     asked: RerunSettings,
     resume: Resume | None = None,
 ) -> Outcome:
-    config = servers.server_config(target.server)
+    config = servers.server_config(target.server, spec.plan.engine)
     # The data of a rerun that may still be resumed stays for its next worker.
     pending = VerificationRun.objects.filter(
         status__in=(RerunStatus.QUEUED, RerunStatus.RUNNING)

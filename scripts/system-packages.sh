@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the project builds and tests with, when they are missing.
 set -euo pipefail
-packages=(libmariadb-dev libpq-dev libsqlite3-dev pkg-config chromium wrk nginx)
+# mariadb-plugin-rocksdb: MyRocks, loaded by a private MariaDB server when a run asks ROCKSDB.
+packages=(libmariadb-dev libpq-dev libsqlite3-dev pkg-config chromium wrk nginx mariadb-plugin-rocksdb)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -727,3 +727,38 @@ class OpenDataset(models.Model):
 
     def __str__(self) -> str:
         return f"open dataset built {self.built_at or 'never'}"
+
+
+class SeedReproduction(models.Model):
+    """One engine's run of one of the seeds' comparisons (tracks/reproduced.py), made at 1/scale
+    on a verification host's private server by `manage.py reproduce_seeds`: the figures its
+    log gives, its curve, and the cache it ran with. Run again on the same host and scale, it is
+    replaced; the seeds' table page shows each beside the published figures."""
+
+    comparison = models.CharField(max_length=20)
+    engine = models.CharField(max_length=40)  # as --engine names it; PostgreSQL for PostgreSQL
+    host = models.CharField(max_length=200)
+    scale = models.PositiveIntegerField()
+    status = models.CharField(max_length=20, default="completed")  # or "failed"
+    message = models.TextField(blank=True)  # why a run failed, or the cache held at its floor
+    rows = models.PositiveBigIntegerField(default=0)
+    seconds = models.FloatField(null=True, blank=True)
+    terminal_rate = models.FloatField(null=True, blank=True)
+    average_rate = models.FloatField(null=True, blank=True)
+    query_seconds = models.FloatField(null=True, blank=True)
+    cache = models.CharField(max_length=200, blank=True)  # "innodb_buffer_pool_size=11468K"
+    cache_at_floor = models.BooleanField(default=False)
+    curve = models.JSONField(default=list, blank=True)  # [[rows, interval rows/s], ...]
+    load = models.CharField(max_length=200, blank=True)  # the host's load average around it
+    measured_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["comparison", "host", "scale", "engine"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["comparison", "engine", "host", "scale"], name="one_reproduction_per_run"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.comparison} {self.engine} on {self.host} at 1/{self.scale}"

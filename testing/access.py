@@ -259,6 +259,7 @@ TABLE = [
     row("api_host_board", "GET", "/api/contests/public/host-board/", 200, 200, 200, 200, api=True),
     row("api_host_board", "GET", "/api/contests/embargoed/host-board/", 403, 403, 403, 200, api=True),
     row("compare", "GET", "/compare/?ids={published},{draft}", 200, 200, 200, 200, effect=draft_on_page, effect_for=OWNER_AND_STAFF),
+    row("seeds_reproduced", "GET", "/seeds/", 200, 200, 200, 200),
     # -- finding entries: a draft only for its owner and the organizers
     row("search", "GET", "/search/?q=Ada", 200, 200, 200, 200, effect=draft_on_page, effect_for=OWNER_AND_STAFF),
     row("engine_page", "GET", "/engines/InnoDB/", 200, 200, 200, 200, effect=draft_on_page, effect_for=OWNER_AND_STAFF),

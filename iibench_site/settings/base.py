@@ -214,6 +214,12 @@ IIBENCH_BINARY = env.path(
     "IIBENCH_BINARY", default=str(BASE_DIR / "runner" / "iibench" / "iibench")
 )
 RERUN_WORK_DIR = env.path("RERUN_WORK_DIR", default=str(VAR_DIR / "reruns"))
+# MyRocks is a plugin (mariadb-plugin-rocksdb): the private MariaDB targets offer ROCKSDB only
+# where its library is installed, and load it for the runs that ask it (runner/servers.py).
+RERUN_MARIADB_ROCKSDB_PLUGIN = env.str(
+    "RERUN_MARIADB_ROCKSDB_PLUGIN", default="/usr/lib/mysql/plugin/ha_rocksdb.so"
+)
+_ROCKSDB = ["ROCKSDB"] if Path(RERUN_MARIADB_ROCKSDB_PLUGIN).exists() else []
 RERUN_TARGETS = {
     # What each target can verify: its server family and storage engines. Only a target that
     # starts a private server (`server`) can apply an entry's settings, so only those verify
@@ -233,7 +239,7 @@ RERUN_TARGETS = {
         "family": "mysql",
         "time_limit": env.int("RERUN_MARIADB_TIME_LIMIT", default=6 * 3600),
         "max_rows": env.int("RERUN_MARIADB_MAX_ROWS", default=1_000_000_000),
-        "engines": ["InnoDB", "MyISAM", "Aria"],
+        "engines": ["InnoDB", "MyISAM", "Aria", *_ROCKSDB],
     },
     "postgresql": {
         "url": "",

@@ -28,6 +28,9 @@ PER_SERVER = {
         "myisam_sort_buffer_size",
         "aria_sort_buffer_size",
         "innodb_sort_buffer_size",
+        # MyRocks' (its plugin loaded): the block cache and the memtables' total.
+        "rocksdb_block_cache_size",
+        "rocksdb_db_write_buffer_size",
     ],
     POSTGRESQL: ["shared_buffers", "wal_buffers", "maintenance_work_mem", "autovacuum_work_mem"],
 }

@@ -80,6 +80,10 @@ class MemoryRule:
     # whole MB (26.4 MB asked ran as 26 MB), so the rule asks for the nearest whole MB itself.
     step: int = 0
     free: FreePages | None = None  # the part kept free of data by another setting
+    # What a declared 0 stands for, when 0 means "no limit of its own" (MyRocks'
+    # rocksdb_db_write_buffer_size: each memtable then flushes at RocksDB's write_buffer_size,
+    # 64 MB): scaled as that size, so a rerun's memtables hold 1/k of the claim's rows too.
+    unlimited: int = 0
 
     def scaled(self, size: int, scale: int, depth: int | None = None) -> int:
         """The size whose rows before the cliff are 1/`scale` of `size`'s (not floored), its
@@ -148,6 +152,12 @@ MEMORY_RULES = {
         ),
         "key_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),
         "aria_pagecache_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),
+        # MyRocks (docs/scaling.md "MyRocks"): no cliff was measured for either; both are
+        # scaled plainly, the memtables from RocksDB's own 64 MB when the claim set no limit.
+        "rocksdb_block_cache_size": MemoryRule(floor=8 * MIB, ram_share=0.0),
+        "rocksdb_db_write_buffer_size": MemoryRule(
+            floor=4 * MIB, ram_share=0.0, unlimited=64 * MIB
+        ),
     },
     # No cliff was measured for shared_buffers alone (the OS page cache holds the table): it
     # is scaled plainly, and the page cache is bounded by the server's memory cgroup, the
@@ -199,6 +209,9 @@ def memory_for_scale(
         except BadSize as error:
             notes.append(f"{error}: left at the server's default")
             continue
+        if source and size == 0 and rule.unlimited:
+            size = rule.unlimited
+            source += f" (0: no limit of its own, {size_text(size, family)} memtables)"
         if not source and rule.ram_share and memory_gb > 0:
             size = int(memory_gb * (1 << 30) * rule.ram_share)
             source = f"{rule.ram_share:.0%} of the declared {memory_gb:g} GB RAM"

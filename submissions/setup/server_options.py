@@ -155,7 +155,16 @@ def postgresql_options(described: str) -> dict[str, ServerOption]:
 
 # MariaDB's engines and caches: a non-text option of one of them tunes it (the option's own
 # name says its engine; the server lists each exactly).
-_MARIADB_ENGINES = ("innodb_", "aria_", "myisam_", "key_cache_", "query_cache_", "thread_pool_")
+# MyRocks' rocksdb_* options exist only when the server loads its plugin (runner/servers.py).
+_MARIADB_ENGINES = (
+    "innodb_",
+    "aria_",
+    "myisam_",
+    "rocksdb_",
+    "key_cache_",
+    "query_cache_",
+    "thread_pool_",
+)
 _MARIADB_TUNING = set(
     [
         "key_buffer_size",
@@ -224,7 +233,31 @@ _MARIADB_REFUSED = {
     "innodb_log_file_buffering": "is not tuning",
     "aria_log_file_size": "sizes a file on disk, not memory",
     "aria_used_for_temp_tables": "is fixed at build",
+    # MyRocks: switches that act once (flush, pause, drop, reset), load in bulk outside
+    # transactions, or run the server past damage.
+    "rocksdb_force_flush_memtable_now": "acts once (a flush), not tuning",
+    "rocksdb_force_flush_memtable_and_lzero_now": "acts once (a flush), not tuning",
+    "rocksdb_pause_background_work": "stops compaction and flushes, not tuning",
+    "rocksdb_signal_drop_index_thread": "acts once, not tuning",
+    "rocksdb_reset_stats": "acts once, not tuning",
+    "rocksdb_remove_mariabackup_checkpoint": "acts once on files, not tuning",
+    "rocksdb_bulk_load": "loads outside transactions and skips checks (bulk load)",
+    "rocksdb_bulk_load_allow_sk": "loads outside transactions and skips checks (bulk load)",
+    "rocksdb_bulk_load_allow_unsorted": "loads outside transactions and skips checks (bulk load)",
+    "rocksdb_commit_in_the_middle": "commits inside statements, not the benchmark's transactions",
+    "rocksdb_master_skip_tx_api": "skips the transaction API (no row locks)",
+    "rocksdb_allow_to_start_after_corruption": "runs the server damaged, not tuned",
+    "rocksdb_ignore_datadic_errors": "runs the server damaged, not tuned",
+    "rocksdb_wal_recovery_mode": "decides what a recovery drops, not tuning",
+    "rocksdb_validate_tables": "checks the files at start, not tuning",
+    "rocksdb_error_if_exists": "is not tuning",
+    "rocksdb_create_if_missing": "is not tuning",
+    "rocksdb_create_missing_column_families": "is not tuning",
+    "rocksdb_io_write_timeout": "kills the server on a timer",
+    "rocksdb_trace_sst_api": "is a debugging aid",
 }
+# Option names starting so are debugging aids, whatever follows.
+_MARIADB_REFUSED_PREFIXES = {"rocksdb_debug_": "is a debugging aid"}
 _PG_TUNING_GROUPS = {
     "Resource Usage / Memory",
     "Resource Usage / Asynchronous Behavior",
@@ -259,6 +292,11 @@ def _reason_not_tuning(option: ServerOption, family: str) -> str | None:
     if family == MYSQL:
         if option.name in _MARIADB_REFUSED:
             return f"it {_MARIADB_REFUSED[option.name]}"
+        for prefix, why in _MARIADB_REFUSED_PREFIXES.items():
+            if option.name.startswith(prefix):
+                return f"it {why}"
+        if any(choice.startswith("force") for choice in option.choices):
+            return "it turns a plugin (or a part of one) on or off, not tuning"
         if option.name in _MARIADB_TUNING or option.name.startswith(_MARIADB_ENGINES):
             return None
         return "it is not on the allow-list (memory, flushing, I/O, engine)"

@@ -186,7 +186,8 @@ _REFUSED_MYSQL = {
         "lc_messages_dir innodb_data_home_dir innodb_log_group_home_dir innodb_undo_directory "
         "innodb_data_file_path innodb_temp_data_file_path innodb_tmpdir "
         "innodb_buffer_pool_filename aria_log_dir_path ssl_ca ssl_cert ssl_key ssl_capath "
-        "ssl_crl ssl_crlpath log_tc open_files_limit"
+        "ssl_crl ssl_crlpath log_tc open_files_limit rocksdb_datadir rocksdb_wal_dir "
+        "rocksdb_log_dir rocksdb_tmpdir rocksdb_persistent_cache_path rocksdb_create_checkpoint"
     ),
     "loads plugins": "plugin_load plugin_load_add plugin_dir plugin_maturity early_plugin_load",
     "names users": "user skip_grant_tables admin_address",
@@ -219,7 +220,7 @@ _FILE_LIKE = re.compile(r"(_dir|_file|_path|_directory|_filename|_home|_socket)$
 
 # What may be applied: memory, flushing, logging, I/O and engine tuning.
 _ALLOWED_MYSQL = re.compile(
-    r"^(innodb_\w+|myisam_\w+|aria_\w+|key_buffer_size|key_cache_\w+|sort_buffer_size"
+    r"^(innodb_\w+|myisam_\w+|aria_\w+|rocksdb_\w+|key_buffer_size|key_cache_\w+|sort_buffer_size"
     r"|join_buffer_size|read_buffer_size|read_rnd_buffer_size|tmp_table_size"
     r"|max_heap_table_size|bulk_insert_buffer_size|table_open_cache|table_definition_cache"
     r"|query_cache_\w+|thread_cache_size|thread_stack|max_connections|max_allowed_packet"

@@ -152,10 +152,15 @@ def load_arguments(plan: LoadPlan) -> list[str]:
     return arguments
 
 
+# What entrants call an engine -> the name MariaDB's ENGINE= takes.
+ENGINE_ALIASES = {"myrocks": "rocksdb"}
+
+
 def engine_for(declared_engine: str, supported: list[str]) -> str | None:
-    """The entry's storage engine when the target has it (InnoDB, MyISAM...), else None (the
-    target's default)."""
+    """The entry's storage engine when the target has it (InnoDB, MyISAM, ROCKSDB for
+    MyRocks...), else None (the target's default)."""
     wanted = declared_engine.strip().lower()
+    wanted = ENGINE_ALIASES.get(wanted, wanted)
     return next((engine for engine in supported if engine.lower() == wanted), None)
 
 

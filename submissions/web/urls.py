@@ -10,6 +10,7 @@ urlpatterns = [
     path("contests/<slug:slug>/leaderboard.csv", views.leaderboard_csv, name="leaderboard_csv"),
     path("contests/<slug:slug>/leaderboard.json", views.leaderboard_json, name="leaderboard_json"),
     path("compare/", sharing.compare, name="compare"),
+    path("seeds/", views.seeds_reproduced, name="seeds_reproduced"),
     path("search/", systems.search, name="search"),
     path("engines/<path:engine>/", systems.engine_page, name="engine_page"),
     path("cpus/<path:cpu_model>/", systems.cpu_page, name="cpu_page"),

@@ -31,7 +31,7 @@ from submissions.board.visibility import (
     leaderboard_visible,
     require_visible_board,
 )
-from submissions.contests import rule_versions
+from submissions.contests import reference_rows, rule_versions
 from submissions.contests.rule_changes import rule_set_of
 from submissions.contests.rules import RuleSet
 from submissions.entries import edits, refusals, selectors, services, tokens
@@ -49,6 +49,7 @@ from submissions.models import (
     Submission,
 )
 from submissions.setup.declared import settings_panel
+from submissions.tracks.reproduced import ENGINE_NAMES
 from submissions.web import exports
 from submissions.web.forms import DeclarationForm, SignupForm, SubmissionForm
 from submissions.web.throttle import upload_refusal, upload_refused
@@ -64,6 +65,67 @@ def _posted(request: HttpRequest):
 def home(request: HttpRequest) -> HttpResponse:
     contests = Contest.objects.all()
     return render(request, "submissions/home.html", {"contests": contests})
+
+
+def seeds_reproduced(request: HttpRequest) -> HttpResponse:
+    """The seeds' table: each comparison's published ratio beside those measured here by
+    `manage.py reproduce_seeds`, with the runs' curves."""
+    table = reference_rows.seeds_table()
+    rows = [
+        {
+            "comparison": row.comparison,
+            "published": [
+                (engine, _seed_figure(value, row.comparison.metric))
+                for engine, value in row.comparison.published.items()
+            ],
+            "published_ratio": row.published_ratio,
+            "measured": [_seeds_column(row.comparison, column) for column in row.measured],
+        }
+        for row in table
+    ]
+    curves = {
+        row.comparison.key: [
+            {
+                "name": f"{ENGINE_NAMES.get(run.engine, run.engine)}, {column.host}, "
+                f"1/{column.scale:,}",
+                "rows": [point[0] for point in run.curve],
+                "rates": [point[1] for point in run.curve],
+            }
+            for column in row.measured
+            for run in column.runs
+            if run.curve
+        ]
+        for row in table
+    }
+    return render(request, "submissions/seeds_reproduced.html", {"rows": rows, "curves": curves})
+
+
+def _seed_figure(value: float | None, metric: str) -> str:
+    if value is None:
+        return "—"
+    # Query times run from ms at a small scale to the briefs' seconds: three significant figures.
+    return f"{value:.3g} s" if metric == "query_seconds" else f"{numbers.rate(value)} rows/s"
+
+
+def _seeds_column(comparison, column) -> dict:
+    return {
+        "host": column.host,
+        "scale": column.scale,
+        "ratio": column.ratio,
+        "runs": [
+            {
+                "engine": ENGINE_NAMES.get(run.engine, run.engine),
+                "figure": _seed_figure(getattr(run, comparison.metric), comparison.metric),
+                "rows": run.rows,
+                "failed": run.status != "completed",
+                "message": run.message,
+                "cache": run.cache,
+                "load": run.load,
+                "measured_at": run.measured_at,
+            }
+            for run in column.runs
+        ],
+    }
 
 
 def signup(request: HttpRequest) -> HttpResponse:

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "backend.h"
 #include "clock.h"
@@ -79,6 +80,36 @@ static int connect_one(struct run *r, struct db_conn **out)
 	return fail_setup(EXIT_USAGE, message);
 }
 
+static void keep_engine(void *ctx, unsigned ncols, const char *const *values)
+{
+	char *engine = ctx;
+	if (ncols > 0 && values[0] && !engine[0])
+		snprintf(engine, ENGINE_NAME_MAX, "%s", values[0]);
+}
+
+/* MySQL/MariaDB: the engine the table really has, read back from the catalog. A server without
+ * the engine (MyRocks is a plugin) may substitute its default when NO_ENGINE_SUBSTITUTION is
+ * off: the run would measure InnoDB under another engine's name, so it stops instead. */
+static int check_table_engine(struct run *r)
+{
+	char engine[ENGINE_NAME_MAX] = "", message[512];
+	if (r->backend->kind != DB_MYSQL)
+		return 0;
+	if (r->backend->select_rows(r->control,
+				    "SELECT engine FROM information_schema.tables WHERE table_schema = "
+				    "DATABASE() AND table_name = '" PURCHASES_TABLE "'",
+				    keep_engine, engine) != 0)
+		return fail_setup(EXIT_FAILED, r->control->error);
+	report_comment("table_engine %s", engine[0] ? engine : "-");
+	if (strcasecmp(engine, r->options->engine) == 0)
+		return 0;
+	snprintf(message, sizeof message,
+		 "the table " PURCHASES_TABLE " has engine %s, not the %s asked by --engine (is "
+		 "the engine's plugin loaded on the server?)",
+		 engine[0] ? engine : "(none)", r->options->engine);
+	return fail_setup(EXIT_FAILED, message);
+}
+
 static int create_schema(struct run *r)
 {
 	struct ddl_script ddl = {0};
@@ -99,7 +130,7 @@ static int create_schema(struct run *r)
 		return fail_setup(EXIT_FAILED, "--resume: there is no table " PURCHASES_TABLE
 				  " with its indexes to continue");
 	report_indexes(PURCHASES_TABLE, indexes, count);
-	return 0;
+	return check_table_engine(r);
 }
 
 /* All connections are opened before the clock starts. */

@@ -144,3 +144,25 @@ def test_engine_picks_the_mysql_storage_engine(mysql_db: Database) -> None:
     assert engine == "MyISAM"
     assert out.params["engine"] == "MyISAM"
     assert mysql_db.scalar("SELECT COUNT(*) FROM mypurchases") == 2000
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("engine", ["Aria", "MyISAM", "InnoDB"])
+def test_the_table_engine_is_read_back_from_the_catalog(mysql_db: Database, engine: str) -> None:
+    out = run_iibench("--db", mysql_db.url, "--rows", "1000", "--engine", engine).output
+
+    assert f"# table_engine {engine}" in out.lines
+    assert out.lines.index(f"# table_engine {engine}") < out.lines.index(
+        next(line for line in out.lines if line.startswith("# started "))
+    )
+
+
+@pytest.mark.server
+def test_an_engine_the_server_lacks_stops_the_run_naming_it(mysql_db: Database) -> None:
+    result = run_iibench(
+        "--db", mysql_db.url, "--rows", "1000", "--engine", "NOSUCHENGINE", expect=None
+    )
+
+    assert result.returncode != 0
+    assert "NOSUCHENGINE" in result.stderr
+    assert "# summary status=failed" in result.stdout
