@@ -99,7 +99,7 @@ def run_one(run: EngineRun, base_dir: str, timeout: float) -> tuple[Measured | N
             if db.wait_until_answering(deadline=time.monotonic() + START_SECONDS):
                 return None, "the private server did not answer"
             db.create_database()
-            done = subprocess.run(  # noqa: S603 - the project's own binary, an argument list
+            done = subprocess.run(  # noqa: S603 - the project's own binary, an argument list  # nosec B603
                 benchmark_arguments(run, db.url),
                 capture_output=True,
                 text=True,

@@ -2,7 +2,9 @@
 `make run` loads it: ranked in the demo contest of short runs, and its verification by an
 organizer at 1/10 on the `mariadb` target run end to end, on a private server that loads the
 plugin, with the block cache scaled 1/10: one verdict naming the engine and the settings read
-back (which verdict depends on the host's load and on compaction: docs/scaling.md "MyRocks")."""
+back, judged on its rates alone (a log-structured engine: no cliff, compaction not scaled;
+docs/scaling.md "MyRocks"): reproduced, or inconclusive where the host is busy or unlike the
+entry's (this VM reports its virtual disk as spinning; the entry declares an SSD)."""
 
 import pytest
 
@@ -42,9 +44,8 @@ def test_the_myrocks_demo_entry_is_ranked_and_its_verification_runs_at_a_tenth_o
     assert int(run.settings["rocksdb_block_cache_size"]) == 13107 * 1024
     assert run.settings["rocksdb_flush_log_at_trx_commit"] == "2"
     assert "innodb_buffer_pool_size" not in run.settings  # no InnoDB pool made up from its RAM
-    assert run.verdict in ("reproduced", "shape_only", "not_reproduced", "inconclusive"), (
-        run.message
-    )
+    assert run.verdict in ("reproduced", "inconclusive"), run.message
+    assert "MyRocks is a log-structured engine" in run.message
     assert "MyRocks on a private mariadb server with " in run.message
     assert "rocksdb_block_cache_size=13107K" in run.message
     assert "rocksdb_block_cache_size 128M -> 13107K (scaled 1/10)" in run.message

@@ -614,3 +614,71 @@ def test_without_the_scaled_ram_a_rerun_without_the_cliff_is_shape_only_never_re
     )  # fmt: skip
     assert verdict.verdict == INCONCLUSIVE, verdict.message
     assert f"inconclusive: {UNBOUNDED}" in verdict.message
+
+
+# --- a log-structured engine (MyRocks): no memory cliff, compaction's falls not scaled ----------
+
+MYROCKS = "MyRocks is a log-structured engine"
+
+
+def judged_lsm(claim, reruns, *, engine="ROCKSDB"):
+    from submissions.tracks.classic.rerun import log_structured_sentence
+
+    return judge_curves(
+        claim, reruns, kind=VERIFICATION, scale=SCALE, host_comparable=True, tolerance=0.25,
+        log_structured=log_structured_sentence(engine),
+    )  # fmt: skip
+
+
+# The demo MyRocks claim fell to about half its rate at 82% of its run (compaction); its reruns at
+# 1/10 did not fall (docs/scaling.md "MyRocks").
+LSM_CLAIM = run_curve(CLAIM_ROWS, initial=30_000, cliff=0.82, after=0.4, seed=0)
+LSM_RERUNS = [
+    run_curve(CLAIM_ROWS // SCALE, initial=28_000, cliff=None, seed=seed) for seed in (1, 2, 3)
+]
+
+
+def test_a_myrocks_claim_whose_compaction_fall_its_reruns_lack_is_judged_on_its_rates():
+    innodb, _ = judged(LSM_CLAIM, LSM_RERUNS)
+    assert innodb.verdict == NOT_REPRODUCED  # as a B-tree's cliff, the fall would refute it
+    verdict, figures = judged_lsm(LSM_CLAIM, LSM_RERUNS)
+    assert verdict.verdict == REPRODUCED, verdict.message
+    assert MYROCKS in verdict.message and "only the rates" in verdict.message
+    assert "could not be separated" in verdict.message
+    assert figures["resolution"]["cliff_shift"] is None
+    assert figures["resolution"]["too_fast_factor"] > 1
+    assert "judged no cliff" in verdict.message
+    assert figures["headline"].startswith("rates within the host's resolution of ±")
+    assert "log-structured engine" in figures["headline"]
+
+
+def test_a_myrocks_claim_twice_too_fast_is_still_refuted_on_its_rates():
+    rows, seconds = LSM_CLAIM
+    verdict, figures = judged_lsm((rows, seconds / 2), LSM_RERUNS)
+    assert verdict.verdict == NOT_REPRODUCED, verdict.message
+    assert "average rate" in figures["headline"]
+
+
+def test_only_a_log_structured_engine_is_spared_the_cliff():
+    from submissions.tracks.classic.rerun import log_structured_sentence
+
+    assert log_structured_sentence("MyRocks").startswith("MyRocks is a log-structured engine")
+    assert log_structured_sentence("rocksdb")
+    assert log_structured_sentence("InnoDB") == log_structured_sentence("") == ""
+
+
+def test_a_myrocks_claim_slower_than_its_smaller_reruns_is_not_held_against_it():
+    rows, seconds = LSM_CLAIM
+    verdict, _ = judged_lsm((rows, seconds * 2), LSM_RERUNS)
+    assert verdict.verdict == REPRODUCED, verdict.message
+
+
+def test_a_myrocks_claim_on_a_host_unlike_its_own_has_nothing_judged():
+    from submissions.tracks.classic.rerun import log_structured_sentence
+
+    verdict, figures = judge_curves(
+        LSM_CLAIM, LSM_RERUNS, kind=VERIFICATION, scale=SCALE, host_comparable=False,
+        tolerance=0.25, log_structured=log_structured_sentence("ROCKSDB"),
+    )  # fmt: skip
+    assert verdict.verdict == INCONCLUSIVE
+    assert figures["headline"].startswith("nothing could be judged")

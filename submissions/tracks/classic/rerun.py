@@ -53,7 +53,7 @@ API's `rows`) can compare speeds but never verify a curve made past the memory c
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -476,7 +476,7 @@ class Resolution:
     None: no factor (the figure was not judged)."""
 
     too_fast_factor: float | None
-    cliff_shift: float
+    cliff_shift: float | None  # None: the cliff was not judged (a log-structured engine)
     basis: str  # what the factor was judged by, for people
     spreads: str = ""  # whose spreads the bands were drawn with (HostSpreads.source)
 
@@ -485,7 +485,7 @@ class Resolution:
             "too_fast_factor": None
             if self.too_fast_factor is None
             else round(self.too_fast_factor, 2),  # as the words say it
-            "cliff_shift": round(self.cliff_shift, 3),
+            "cliff_shift": None if self.cliff_shift is None else round(self.cliff_shift, 3),
             "spreads": self.spreads,
         }
 
@@ -496,6 +496,13 @@ class Resolution:
             else ""
         )
         spreads = f" The host's spread: {self.spreads}." if self.spreads else ""
+        if self.cliff_shift is None:
+            return (
+                f"This verification would have refuted {factor.removesuffix(' or ')}; it "
+                f"judged no cliff.{spreads}"
+                if factor
+                else f"This verification judged neither a rate nor a cliff.{spreads}"
+            )
         return (
             f"This verification would have refuted {factor}a cliff {self.cliff_shift:.0%} of the "
             f"run away.{spreads}"
@@ -503,7 +510,7 @@ class Resolution:
 
     def plus_minus(self) -> str:
         if self.too_fast_factor is None:
-            return f"a cliff ±{self.cliff_shift:.0%} of the run"
+            return f"a cliff ±{self.cliff_shift or 0:.0%} of the run"
         return f"±{self.too_fast_factor - 1:.0%}"
 
 
@@ -524,6 +531,7 @@ def judge_curves(
     server_differs: str = "",
     spreads: HostSpreads = FIXTURE_SPREADS,
     unbounded: str = "",
+    log_structured: str = "",
 ) -> tuple[Comparison, dict]:
     """The verdict on a scaled rerun's curves against the claim's, and the figures behind it.
     `busy_cores`: the most that other work kept the host busy during a repeat (`other_work`).
@@ -541,7 +549,10 @@ def judge_curves(
     claim TELL_APART times too fast. `unbounded`: why the rerun's server memory was not the
     claim's RAM scaled (no memory cgroup: PostgreSQL's page cache then holds the table,
     docs/scaling.md): the cliff, the fall and the rates cannot be compared, only the curve over
-    its phases, so at best `shape_only`, said with the reason."""
+    its phases, so at best `shape_only`, said with the reason. `log_structured`: the sentence
+    naming a log-structured engine (MyRocks): it has no memory cliff, and the falls of its rate
+    come from compaction, which a run at 1/k does not scale (docs/scaling.md "MyRocks"); so
+    neither the cliff nor the curve's form is judged, only its rates, and the verdict says so."""
     claim = shape_of(*claimed)
     if claim is None:
         return Comparison(INCONCLUSIVE, None, "The entry's log has too few reports for a shape."), {
@@ -593,10 +604,13 @@ def judge_curves(
         firm, bent = [], check_form(claim, shapes, tolerance, fall=False)
         compared_rates = False
         figures[MEMORY_UNBOUNDED] = unbounded  # kept with the verdict: a rejudging reads it
+    if log_structured and kind != COMPARISON_RUN:
+        firm, bent = [], []  # compaction's falls are not scaled: the rates alone are judged
+        figures[LOG_STRUCTURED] = log_structured
     # Named only when every log counts its reads past its cliff.
     known = claim_pace is not None and all(each is not None for each in paces)
     separated = None
-    if known and compared_rates and claim_past.cpu_share is not None:
+    if known and compared_rates and claim_past.cpu_share is not None and not log_structured:
         separated = judge_apart_from_the_disk(claim, claim_past, shapes, pasts, spreads)
         firm.extend(separated.firm)
         bent.extend(separated.bent)
@@ -604,6 +618,10 @@ def judge_curves(
     else:
         rates_differ = check_rates(claim, shapes, tolerance) if compared_rates else []
         faster = claim.average_rate > max(each.average_rate for each in shapes)
+        if log_structured and not faster:
+            # A run at 1/k builds a smaller tree with fewer levels to compact: a claim slower
+            # than its reruns is what the full size does, not held against it.
+            rates_differ = []
         (bent if faster else firm).extend(rates_differ)
     busy = busy_cores is not None and busy_cores >= BUSY_CORES and kind != COMPARISON_RUN
     failures, doubtful = (firm, bent) if busy else (firm + bent, [])
@@ -611,10 +629,19 @@ def judge_curves(
     ratio = float(np.median([each.average_rate for each in shapes])) / claim.average_rate
     said = _said(claim, shapes, scale) + (_pace_text(claim_pace, paces) if known else "")
     resolution = _resolution(claim, shapes, separated, tolerance, compared_rates, spreads)
+    if log_structured:
+        resolution = replace(resolution, cliff_shift=None)
     if not spreads.unusable:  # without the host's spread there is no resolution to state
         figures["resolution"] = resolution.as_dict()
     too_wide = compared_rates and _spread_factor(shapes, separated, spreads) > TELL_APART
     disk = _disk_sentence(separated, claim_pace is not None, known, compared_rates)
+    if log_structured:
+        disk = f" {log_structured}." + (
+            " With no cliff past which to count its reads, the disk could not be separated "
+            "from the claim: its average rate was compared with these runs' on this host's disk."
+            if compared_rates
+            else ""
+        )
     disk += _load_sentence(busy_cores, busy)
     if kind == COMPARISON_RUN:
         verdict = COMPARISON
@@ -654,6 +681,16 @@ def judge_curves(
             f"inconclusive: {reason}: calibrate the host when it is quiet, or run more repeats"
         )
         doubtful = [reason]
+    elif log_structured and not compared_rates:
+        verdict = INCONCLUSIVE
+        reason = (
+            "nothing could be judged: the rates were not compared (the host or the server "
+            "differs from the claim's), and a log-structured engine's shape is not scaled"
+        )
+        outcome, doubtful = f"inconclusive: {reason}", [reason]
+    elif compared_rates and log_structured:
+        verdict = REPRODUCED
+        outcome = "reproduced: the rates within the resolution (no cliff or form judged)"
     elif compared_rates:
         verdict, outcome = REPRODUCED, "reproduced: shape and rates within the resolution"
     elif server_differs:
@@ -678,6 +715,7 @@ def judge_curves(
         busy_cores if busy else None,
         server_differs,
         unbounded,
+        log_structured if kind != COMPARISON_RUN else "",
     )
     version = f" {server_differs}" if server_differs else ""
     resolved = "" if spreads.unusable or unbounded else f" {resolution.text()}"
@@ -773,11 +811,17 @@ def headline_reason(
     busy_cores: float | None,
     server_differs: str = "",
     unbounded: str = "",
+    log_structured: str = "",
 ) -> str:
     """The verdict's one sentence, after its word and scale: why, in the fewest words."""
     cliffs = ", ".join("none" if each.cliff is None else f"{each.cliff:.0%}" for each in reruns)
     claimed = "none" if claim.cliff is None else f"{claim.cliff:.0%}"
     cliff = f"cliff at {claimed} vs {cliffs}"
+    if verdict == REPRODUCED and log_structured:
+        return (
+            f"rates within the host's resolution of {resolution.plus_minus()}; a "
+            "log-structured engine: no cliff or form judged"
+        )
     if verdict == REPRODUCED:
         return f"within the host's resolution of {resolution.plus_minus()}; {cliff}"
     if unbounded and verdict in (SHAPE_ONLY, INCONCLUSIVE):
@@ -937,8 +981,27 @@ def judge(
         server_differs=other_server(claim.server_version, _server_of(reruns[-1].logs[STEP])),
         spreads=spreads,
         unbounded=str(reruns[-1].result.get(MEMORY_UNBOUNDED, "")),
+        log_structured=log_structured_sentence(claim.engine),
     )
     return Judgement(verdict.verdict, verdict.ratio, verdict.message, figures, rows_done, rate)
+
+
+LOG_STRUCTURED = "log_structured"  # the figures' key: why no cliff or form was judged
+# Engines that write a log-structured merge tree: no B-tree pages that stop fitting in memory,
+# so no memory cliff; the falls of their rate are compaction's (docs/scaling.md "MyRocks").
+LOG_STRUCTURED_ENGINES = {"rocksdb": "MyRocks", "myrocks": "MyRocks"}
+
+
+def log_structured_sentence(engine: str) -> str:
+    """Why a claim's cliff and form are not judged, for a log-structured engine; else ""."""
+    name = LOG_STRUCTURED_ENGINES.get((engine or "").strip().lower())
+    if not name:
+        return ""
+    return (
+        f"{name} is a log-structured engine: it has no memory cliff, and the falls of its rate "
+        "come from compaction, which a run at 1/k does not scale, so the cliff and the curve's "
+        "form were not judged, only the rates"
+    )
 
 
 def _server_of(parsed) -> str:
