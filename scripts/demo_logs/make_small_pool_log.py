@@ -31,6 +31,7 @@ LOG = ROOT / "submissions" / "demo_logs" / "c-small-pool-mariadb-3m.log"
 
 if __name__ == "__main__":
     base_dir = tempfile.mkdtemp(prefix="sp-")  # the system temp dir: sockets want a short path
+    Path(base_dir).chmod(0o755)  # the server runs as its own user and must reach it
     LOG.unlink(missing_ok=True)
     try:
         curve = run_benchmark("mariadb", SETTINGS, ROWS, base_dir, keep=LOG)
