@@ -58,9 +58,10 @@ def test_within_the_range_nothing_is_labelled():
 
 
 def test_another_servers_version_is_outside_the_range_an_unknown_one_is_not():
-    assert "a MariaDB 11.4 server (measured on MariaDB 10.11)" in outside_at(
-        10, server=("MariaDB", "11.4")
-    ).sentence()
+    assert (
+        "a MariaDB 11.4 server (measured on MariaDB 10.11)"
+        in outside_at(10, server=("MariaDB", "11.4")).sentence()
+    )
     assert outside_at(10, server=None) is None
 
 
@@ -74,9 +75,7 @@ def test_a_rule_that_states_no_range_labels_nothing():
 
 
 @pytest.mark.django_db
-def test_the_default_scale_fits_the_time_limit_above_the_pools_floor(
-    client, organizer, settings
-):
+def test_the_default_scale_fits_the_time_limit_above_the_pools_floor(client, organizer, settings):
     demo_load()
     entry = Submission.objects.get(entrant_name=DEMO_ENTRY)  # 246 s, a 128 MB pool
     client.force_login(organizer)
