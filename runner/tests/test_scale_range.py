@@ -3,6 +3,8 @@ labelled extrapolated in its headline, message and API and cannot give `reproduc
 scale keeps the pool at its floor and the runs within the time limit, and says plainly when no
 scale does both."""
 
+import html
+
 import pytest
 
 from runner.models import VerificationRun
@@ -95,3 +97,22 @@ def test_the_default_scale_fits_the_time_limit_above_the_pools_floor(client, org
     assert "keeps the entry's innodb_buffer_pool_size at or above its floor" in said
     assert "more than 50% of the target's time limit of 60 s" in said
     assert VerificationRun.objects.filter(submission=entry).count() == 1
+
+
+@pytest.mark.django_db
+def test_the_badges_tooltip_says_the_verifications_headline_first(client):
+    from runner.tests.test_rejudge import TRUE_RERUNS, rejudge, stored_run
+
+    demo_load()
+    entry = Submission.objects.get(entrant_name=DEMO_ENTRY)
+    before = client.get(f"/entries/{entry.pk}/badge.svg").content.decode()
+    assert "<title>iiBench" in before and "Reproduced at" not in before
+    run = stored_run(entry, TRUE_RERUNS, "not_reproduced", "Old.")
+    rejudge()  # judged as a worker judges it: the demo claim's true reruns reproduce it
+    run.refresh_from_db()
+    assert run.verdict == "reproduced", run.message
+    title = client.get(f"/entries/{entry.pk}/badge.svg").content.decode()
+    title = html.unescape(title.split("<title>", 1)[1].split("</title>", 1)[0])
+    headline = run.result["headline"]
+    assert headline.startswith("Reproduced at 1/10 on mariadb: ")
+    assert f"rows/s · not eligible. {headline} Verified: an organizer's" in title
