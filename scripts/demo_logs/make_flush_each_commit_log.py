@@ -10,28 +10,14 @@ reproduce it).
     .venv/bin/python scripts/demo_logs/make_flush_each_commit_log.py   (after `make -C runner/iibench`)
 """
 
-import shutil
-import sys
-import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-
-from bench.scaling import describe, load, run_benchmark  # noqa: E402
+from make_small_pool_log import ROWS, make_log  # this folder: the first claim's script
 
 SETTINGS = {"innodb_buffer_pool_size": "128M", "innodb_flush_log_at_trx_commit": "1"}
-ROWS = 3_000_000
-LOG = ROOT / "submissions" / "demo_logs" / "c-flush-each-commit-mariadb-3m.log"
+LOG = (
+    Path(__file__).resolve().parents[2] / "submissions/demo_logs/c-flush-each-commit-mariadb-3m.log"
+)
 
 if __name__ == "__main__":
-    base_dir = tempfile.mkdtemp(prefix="fc-")  # the system temp dir: sockets want a short path
-    Path(base_dir).chmod(0o755)  # the server runs as its own user and must reach it
-    LOG.unlink(missing_ok=True)
-    print(f"before: {load()}", flush=True)
-    try:
-        curve = run_benchmark("mariadb", SETTINGS, ROWS, base_dir, keep=LOG)
-    finally:
-        shutil.rmtree(base_dir, ignore_errors=True)
-    LOG.with_suffix(".wall").unlink()
-    print(f"{LOG.name}: {describe(curve)}; after: {load()}")
+    make_log(SETTINGS, ROWS, LOG)
