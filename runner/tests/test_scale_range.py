@@ -116,3 +116,24 @@ def test_the_badges_tooltip_says_the_verifications_headline_first(client):
     headline = run.result["headline"]
     assert headline.startswith("Reproduced at 1/10 on mariadb: ")
     assert f"rows/s · not eligible. {headline} Verified: an organizer's" in title
+
+
+@pytest.mark.django_db
+def test_a_stored_verification_at_1_20_is_judged_extrapolated_never_reproduced(client, organizer):
+    from runner.tests.test_rejudge import TRUE_RERUNS, rejudge, stored_run
+
+    demo_load()
+    entry = Submission.objects.get(entrant_name=DEMO_ENTRY)
+    run = stored_run(entry, TRUE_RERUNS, "not_reproduced", "Old.")
+    VerificationRun.objects.filter(pk=run.pk).update(scale=20)
+    rejudge()  # the worker's own path: the track's judge, then the measured range
+    run.refresh_from_db()
+    assert run.verdict in ("shape_only", "not_reproduced", "inconclusive"), run.message
+    assert run.result["headline"].startswith(f"{run.get_verdict_display()} (extrapolated) at 1/20")
+    assert "outside it here: the scale 1/20 (checked up to 1/15)" in run.message
+    client.force_login(organizer)
+    said = client.get(f"/api/reruns/{run.pk}/").json()
+    assert said["extrapolated"] == run.result["extrapolated"]
+    assert said["extrapolated"].startswith("Extrapolated: the scaling rule was measured on")
+    entry.refresh_from_db()
+    assert not entry.verified
