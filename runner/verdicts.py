@@ -94,7 +94,8 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
         run.status = RerunStatus.FAILED
         run.message = f"The rerun cannot be compared with the claim: {reason}"
         return
-    judgement = within_measured_range(judgement, _extrapolation(run, reruns))
+    if track.rerun.shape_scaled:
+        judgement = within_measured_range(judgement, _extrapolation(run, reruns))
     run.verdict, run.ratio = judgement.verdict, judgement.ratio
     run.message = f"{judgement.message} {_setup_sentence(run)}".strip()
     run.rows_done, run.rate = judgement.rows_done, judgement.rate

@@ -308,6 +308,10 @@ class Rerun:
     procedure: str = "steps"
     private_server: bool = False
     crash_plan: Callable[[dict, int], CrashPlan] | None = None
+    # Its judge compares the curve's shape past the memory cliff, which the scaling rule keeps:
+    # a verification outside the rule's measured range is then extrapolated (setup.scaling).
+    # The other tracks compare speeds at any scale and say how much smaller the rerun was.
+    shape_scaled: bool = False
 
 
 # --- small helpers the judges share -----------------------------------------------------------

@@ -837,4 +837,4 @@ def _server_of(parsed) -> str:
     return "" if stated is None else str(stated.value)
 
 
-RERUN = Rerun(judge=judge, steps=steps)
+RERUN = Rerun(judge=judge, steps=steps, shape_scaled=True)
