@@ -259,7 +259,7 @@ def table_row(variant: Variant, runs: Runs, scale: int, repeats: int, pool_mb: i
                 row.shifts.append(resolution["cliff_shift"])
             if verdict != REPRODUCED:
                 reason = figures.get("headline", "")
-                row.failing[" ".join(reason.split()[:10])] += 1
+                row.failing[reason if len(reason) <= 150 else reason[:149] + "…"] += 1
     return row
 
 
@@ -387,7 +387,7 @@ def main() -> int:
                   f"{variant.wanted or '-'}: {said} | {spread(row.factors, '{:.2f}')} | "
                   f"{spread([s * 100 for s in row.shifts], '{:.0f}%')} |")  # fmt: skip
             for reason, count in row.failing.most_common(1 if variant.wanted else 0):
-                print(f"|   {count} x {reason}... | | | | | | | |")
+                print(f"|   {count} x {reason} | | | | | | | |")
     if runs.pairs:
         shares = [rerun / claim for claim, rerun in runs.pairs]
         print(f"\nA run at 1/{max(args.scales)} took {statistics.median(shares):.1%} of its "
