@@ -52,6 +52,7 @@ bench: setup services
 	$(PY) bench/chart_page.py $(CHART_PAGE_ARGS)
 	$(PY) bench/scaling.py $(SCALING_ARGS)
 	$(PY) bench/verification_power.py $(POWER_ARGS)
+	$(PY) bench/calibration_table.py $(CALIBRATION_ARGS)
 	$(PY) bench/physics_power.py
 	$(MAKE) -C runner/iibench bench PYTHON=$(abspath $(PY))
 

@@ -2,7 +2,13 @@ import os
 from pathlib import Path
 
 from celery import Celery
-from celery.signals import worker_process_init, worker_ready, worker_shutdown
+from celery.signals import (
+    celeryd_after_setup,
+    worker_process_init,
+    worker_ready,
+    worker_shutdown,
+)
+from django.core.exceptions import ImproperlyConfigured
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "iibench_site.settings.local")
 
@@ -40,11 +46,33 @@ def _sweep_on_start(sender, **kwargs):
 
 
 _beating = []
+_registration = []
+
+
+@celeryd_after_setup.connect
+def _consume_this_hosts_queues(sender, instance, **kwargs):
+    # Each rerun queue is consumed as rerun.<target>@<host> too, so that a verification can be
+    # sent to this host (runner/fleet.py); the host's facts are read here, once, and a
+    # RERUN_HOST_FACTS that names no fact stops the worker with why.
+    from runner.fleet import host_name, host_queues, this_registration
+
+    queues = instance.app.amqp.queues
+    consumed = sorted(queues.consume_from or queues)
+    for name in host_queues(consumed, host_name(sender)):
+        queues.select_add(name)
+    try:
+        _registration.append(this_registration(sender, consumed))
+    except ImproperlyConfigured as error:
+        # Celery logs and ignores a signal handler's Exception: the worker would run
+        # unregistered. SystemExit stops it, with why.
+        raise SystemExit(f"The worker's host cannot register: {error}") from error
 
 
 @worker_ready.connect
 def _beat_for_its_queues(sender, **kwargs):
-    # The rerun form offers only targets a live worker serves (runner/heartbeats.py).
+    # The rerun form offers only targets a live worker serves (runner/heartbeats.py), and the
+    # worker's host beats with them in the fleet's registry.
+    from runner.fleet import host_beat
     from runner.heartbeats import Beating
 
     consumer = getattr(sender, "task_consumer", None)
@@ -52,7 +80,12 @@ def _beat_for_its_queues(sender, **kwargs):
         queues = sorted(queue.name for queue in consumer.queues)
     else:
         queues = sorted(sender.app.amqp.queues.consume_from or sender.app.amqp.queues)
-    beating = Beating(sender.hostname, queues)
+    registration = _registration[-1] if _registration else None
+    beating = Beating(
+        sender.hostname,
+        queues,
+        also=(lambda: host_beat(registration=registration)) if registration else None,
+    )
     beating.start()
     _beating.append(beating)
 

@@ -7,7 +7,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from runner import host_board, selectors, services
+from runner import fleet, host_board, selectors, services
 from runner.models import VerificationRun
 from runner.serializers import RerunRequestSerializer, RerunSampleSerializer, RerunSerializer
 from submissions.board.visibility import require_visible_board
@@ -120,3 +120,15 @@ class HostBoard(APIView):
                 "results": [host_board.row_data(row) for row in rows],
             }
         )
+
+
+class VerificationHosts(APIView):
+    """The registered verification hosts: their facts, queues, runs and when last seen.
+    Organizers only, like starting a rerun: it names the machines that run them."""
+
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(responses=dict)
+    def get(self, request: Request) -> Response:
+        rows = fleet.host_rows()
+        return Response({"count": len(rows), "results": [fleet.host_data(row) for row in rows]})

@@ -8,4 +8,5 @@ urlpatterns = [
     path("reruns/<int:pk>/cancel/", api.RerunCancel.as_view(), name="api_rerun_cancel"),
     path("reruns/<int:pk>/samples/", api.RerunSamples.as_view(), name="api_rerun_samples"),
     path("contests/<slug:slug>/host-board/", api.HostBoard.as_view(), name="api_host_board"),
+    path("verification-hosts/", api.VerificationHosts.as_view(), name="api_verification_hosts"),
 ]

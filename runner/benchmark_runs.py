@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
 from collections.abc import Callable
@@ -13,9 +14,11 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 
 from runner import process
+from runner.host import read_cpu_times, steal_cores
 from runner.models import RerunStatus, VerificationRun
 from runner.targets import Target
 from runner.watch import Outcome, begin_step, watch
+from submissions.tracks.rerun import steal_line
 
 if TYPE_CHECKING:  # the plan's types, wherever the workloads keep them
     from submissions.tracks.rerun import RerunSpec, Step
@@ -141,6 +144,7 @@ def _execute_steps(
         if resume is not None:
             arguments = [*arguments, "--resume", "--resume-seconds", f"{resume.seconds:.3f}"]
             earlier = resume.interrupted
+        before = read_cpu_times()
         try:
             outcome = watch(
                 run, process.start(arguments, cwd=str(settings.RERUN_WORK_DIR)),
@@ -155,6 +159,9 @@ def _execute_steps(
             remove_scratch(spec)
         # Resumed: one curve, the interrupted output then the resumed one past its header.
         logs[step.name] = earlier + (continued_output(outcome.log) if resume else outcome.log)
+        stolen = steal_cores(before, read_cpu_times(), cores=os.cpu_count() or 1)
+        if stolen is not None and outcome.status == RerunStatus.SUCCEEDED:
+            logs[step.name] += steal_line(stolen)  # the judge counts it as other work
         joined = _joined_log(steps, logs)
         if outcome.status != RerunStatus.SUCCEEDED:
             return replace(outcome, log=joined, step_logs=logs)

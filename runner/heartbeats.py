@@ -6,10 +6,11 @@ RERUN_WORKER_BEAT_STALE_SECONDS has no worker: a run sent there would sit queued
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import close_old_connections, transaction
 from django.utils import timezone
 
 from runner.models import WorkerBeat
@@ -17,8 +18,11 @@ from runner.models import WorkerBeat
 
 def worker_beat(*, worker: str, queues: list[str], now=None) -> None:
     now = now or timezone.now()
-    for queue in queues:
-        WorkerBeat.objects.update_or_create(worker=worker, queue=queue, defaults={"beat_at": now})
+    with transaction.atomic():  # a reader sees every queue of the worker's beat, or none
+        for queue in queues:
+            WorkerBeat.objects.update_or_create(
+                worker=worker, queue=queue, defaults={"beat_at": now}
+            )
 
 
 def worker_gone(*, worker: str) -> None:
@@ -56,10 +60,11 @@ def queued_without_worker(run, served: set[str] | None = None) -> str:
 
 class Beating:
     """The worker's heartbeat thread: beats at once, then every RERUN_WORKER_BEAT_SECONDS until
-    stopped. A beat that fails (the database away for a moment) is tried again next time."""
+    stopped. A beat that fails (the database away for a moment) is tried again next time.
+    `also` beats with it: the worker's host in the fleet (runner/fleet.py)."""
 
-    def __init__(self, worker: str, queues: list[str]):
-        self.worker, self.queues = worker, queues
+    def __init__(self, worker: str, queues: list[str], also: Callable[[], None] | None = None):
+        self.worker, self.queues, self.also = worker, queues, also
         self.stopped = threading.Event()
         self.thread = threading.Thread(target=self._run, name="rerun-heartbeat", daemon=True)
 
@@ -78,6 +83,8 @@ class Beating:
         while not self.stopped.is_set():
             try:
                 worker_beat(worker=self.worker, queues=self.queues)
+                if self.also is not None:
+                    self.also()
             except Exception:  # noqa: S110 - a missed beat only ages the row; the next one writes it  # nosec B110
                 pass
             finally:

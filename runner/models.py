@@ -89,6 +89,9 @@ class VerificationRun(models.Model):
     # when no worker claimed it in time).
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     worker = models.CharField(max_length=200, blank=True)
+    # The verification host the run was sent to (its own queue, runner/fleet.py), chosen as a
+    # live host comparable with the entry's declared one; empty: the target's general queue.
+    routed_host = models.CharField(max_length=200, blank=True)
     cancel_requested = models.BooleanField(default=False)
     verdict = models.CharField(max_length=16, choices=RerunVerdict.choices, blank=True)
     ratio = models.FloatField(
@@ -208,6 +211,32 @@ class WorkerBeat(models.Model):
         return f"{self.worker} on {self.queue} at {self.beat_at:%H:%M:%S}"
 
 
+class VerificationHost(models.Model):
+    """A machine that runs verification workers (runner/fleet.py): registered by its workers'
+    heartbeat under the machine part of their Celery hostname (worker@NAME), with the facts
+    they read or the organizer set (RERUN_HOST_FACTS). The queues it serves and what it runs
+    now are read from WorkerBeat and VerificationRun."""
+
+    name = models.CharField(max_length=200, unique=True)
+    facts = models.JSONField(
+        default=dict,
+        help_text="CPU model, cores, memory (GB), drive kind and model, the servers it can "
+        "start with their versions.",
+    )
+    # The facts of each target whose settings override some (RERUN_<TARGET>_HOST), merged.
+    target_facts = models.JSONField(default=dict, blank=True)
+    # Which facts the organizer set rather than the worker read.
+    overridden = models.JSONField(default=list, blank=True)
+    first_seen = models.DateTimeField(auto_now_add=True)
+    last_seen = models.DateTimeField()
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"{self.name} (seen {self.last_seen:%Y-%m-%d %H:%M:%S})"
+
+
 class ServerOptionTable(models.Model):
     """The option table a worker read from a server binary it runs (runner/server_options.py),
     kept so that the entry page, which has no server binary, says of each declared setting what
@@ -228,3 +257,58 @@ class ServerOptionTable(models.Model):
 
     def __str__(self) -> str:
         return f"{self.binary} ({len(self.options)} options, read {self.read_at:%Y-%m-%d})"
+
+
+class CalibrationStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"  # sent to the target's queue by the sweep
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
+
+
+class HostCalibration(models.Model):
+    """A host's run-to-run spread of every figure the classic judge compares, measured on quiet
+    reruns of a reference claim (runner/calibration.py): the judge draws a verdict's bands with
+    the host's fresh calibration (RERUN_CALIBRATION_MAX_AGE_DAYS) instead of the fixtures'."""
+
+    host = models.CharField(
+        max_length=200, help_text="The worker's machine, as host_of() names it."
+    )
+    target = models.CharField(max_length=40)
+    reference = models.CharField(
+        max_length=40, help_text="The reference setup (its scale band), runner/calibration.py."
+    )
+    scale = models.PositiveIntegerField(help_text="k: the reference claim's rows over the runs'.")
+    rows = models.PositiveBigIntegerField(help_text="The rows each calibration run inserts.")
+    status = models.CharField(
+        max_length=10, choices=CalibrationStatus.choices, default=CalibrationStatus.RUNNING
+    )
+    runs = models.PositiveSmallIntegerField(default=0, help_text="The runs the spreads are from.")
+    spreads = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='Per figure, its spread: {"cliff_fraction": {"sigma": 0.02, "dof": 4}, ...} '
+        "(a rate's or a ratio's sigma in logs).",
+    )
+    figures = models.JSONField(default=list, blank=True, help_text="Each run's figures.")
+    other_work = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="The most cores other work kept busy beside a run (steal time counted).",
+    )
+    steal = models.FloatField(
+        null=True, blank=True, help_text="The most cores the hypervisor stole during a run."
+    )
+    message = models.TextField(blank=True)
+    log = models.TextField(blank=True, help_text="The runs' output, every repeat's.")
+    started_at = models.DateTimeField(default=timezone.now)
+    measured_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        indexes = [
+            models.Index(fields=["host", "target", "status"], name="calibration_host_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Calibration of {self.host} on {self.target} at 1/{self.scale} ({self.status})"

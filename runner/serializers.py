@@ -64,6 +64,7 @@ class RerunSerializer(serializers.ModelSerializer):
             "setting_changes",
             "host",
             "host_comparable",
+            "routed_host",
             "status",
             "rows_done",
             "rows_target",

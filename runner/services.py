@@ -14,7 +14,7 @@ from django.db.models import F, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from runner import servers
+from runner import fleet, servers
 from runner.benchmark_runs import (
     NotResumable,
     execute_repeats,
@@ -23,7 +23,7 @@ from runner.benchmark_runs import (
     resume_point,
 )
 from runner.crash_procedure import execute_recovery
-from runner.host import compare_hosts, free_memory, target_host
+from runner.host import free_memory
 from runner.models import RerunKind, RerunStatus, VerificationRun
 from runner.selectors import claimed_rows
 from runner.server_options import options_kept
@@ -100,11 +100,7 @@ def rerun_start(
     unless a comparison run is asked for, which never verifies. `rows` sets the size directly
     (the scale is then the claim's rows over it)."""
     chosen = target_named(target)
-    refusal = chosen.verification_refusal(
-        family=entry_family(submission),
-        # "InnoDB plugin 1.0.1" runs on a target's InnoDB (the board's normalised engine).
-        engine=normalised_engine(submission.storage_engine, submission.server_family),
-    )
+    refusal = _refusal(submission, chosen)
     if refusal and not comparison:
         raise RerunRefused(
             f'{refusal} Ask for a comparison run ("comparison": true) to run it anyway: '
@@ -124,6 +120,9 @@ def rerun_start(
         size = _Size(size.rows, scale=1, repeats=1)
     _check_workload(submission, chosen, size.rows)
     kind = RerunKind.COMPARISON if (refusal or comparison) else RerunKind.VERIFICATION
+    picked = fleet.pick_host(
+        fleet.host_choices(submission=submission, target=chosen, scale=size.scale)
+    )
     with transaction.atomic():
         run = VerificationRun.objects.create(
             submission=submission,
@@ -133,9 +132,43 @@ def rerun_start(
             scale=size.scale,
             repeats=size.repeats,
             requested_by=requested_by,
+            routed_host=picked.name if picked else "",
+            message="" if picked else fleet.no_comparable_host(chosen),
         )
         transaction.on_commit(lambda: _enqueue(run, chosen))
     return run
+
+
+def host_choices_for_entry(submission: Submission, targets: list[str]) -> dict[str, list]:
+    """Per target: every live host serving it, comparable with the entry or not and why, at
+    the scale a rerun with nothing asked would take (the form shows them before a start)."""
+    choices = {}
+    for name in targets:
+        target = target_named(name)
+        choices[name] = fleet.host_choices(
+            submission=submission, target=target, scale=_default_scale(submission, target)
+        )
+    return choices
+
+
+def _default_scale(submission: Submission, target: Target) -> int:
+    """The scale a rerun with nothing asked would take; 1 (full size) for a size the target
+    refuses."""
+    limit = None if _refusal(submission, target) else _scale_limit(submission)
+    try:
+        return _rerun_size(
+            submission, target, rows=None, scale=None, repeats=None, limit=limit
+        ).scale
+    except RerunRefused:
+        return 1
+
+
+def _refusal(submission: Submission, target: Target) -> str | None:
+    return target.verification_refusal(
+        family=entry_family(submission),
+        # "InnoDB plugin 1.0.1" runs on a target's InnoDB (the board's normalised engine).
+        engine=normalised_engine(submission.storage_engine, submission.server_family),
+    )
 
 
 @dataclass(frozen=True)
@@ -252,11 +285,12 @@ def _enqueue(run: VerificationRun, target: Target) -> bool:
     sends it again once the broker is back (reruns_resend): starting a rerun never fails on it."""
     # Celery's own limits are a safety net above the service's, which kills the benchmark itself.
     soft = target.time_limit + 60
+    queue = fleet.host_queue(target.queue, run.routed_host) if run.routed_host else target.queue
     try:
         current_app.send_task(
             RUN_VERIFICATION,
             args=[run.pk],
-            queue=target.queue,
+            queue=queue,
             soft_time_limit=soft,
             time_limit=int(soft * 1.2),
         )
@@ -357,15 +391,12 @@ def _declared_engine(submission: Submission) -> str:
 
 
 def _describe_host(run: VerificationRun, target: Target) -> None:
-    """The host, and whether it is like the one the entry declared, stored on the run."""
-    submission = run.submission
-    run.host = target_host(target.host)
-    declared = {
-        "cores": submission.cores,
-        "memory_gb": submission.memory_gb,
-        "drive_kind": submission.drive_kind,
-    }
-    comparison = compare_hosts(host=run.host, declared=declared, scale=run.scale)
+    """The host, and whether it is like the one the entry declared, stored on the run: its
+    hardware and the server it starts, as routing compared them (runner/fleet.py)."""
+    run.host = fleet.facts_for_target(target)
+    comparison = fleet.compare_with_entry(
+        facts=run.host, submission=run.submission, target=target, scale=run.scale
+    )
     run.host_comparable = comparison.comparable
     run.host["comparison"] = comparison.sentence
     VerificationRun.objects.filter(pk=run.pk).update(
@@ -451,10 +482,37 @@ def reruns_resend(*, now=None) -> int:
     )
     targets = rerun_targets()
     sent = 0
-    for run in unclaimed:
-        if run.target in targets and _enqueue(run, targets[run.target]):
+    for run in unclaimed.select_related("submission"):
+        if run.target not in targets:
+            continue
+        if run.routed_host:
+            _route_again(run, targets[run.target])
+        if _enqueue(run, targets[run.target]):
             sent += 1
     return sent
+
+
+def _comparable_live_host(run: VerificationRun, target: Target) -> str | None:
+    """The host to send a run to now: the one it was sent to while that is alive and
+    comparable, else the least busy comparable live host; None when there is none."""
+    choices = fleet.host_choices(submission=run.submission, target=target, scale=run.scale)
+    if any(each.name == run.routed_host and each.comparable for each in choices):
+        return run.routed_host
+    picked = fleet.pick_host(choices)
+    return picked.name if picked else None
+
+
+def _route_again(run: VerificationRun, target: Target) -> None:
+    # A queued run whose host went away before taking it: another comparable host, else the
+    # general queue, said as rerun_start says it.
+    host = _comparable_live_host(run, target)
+    if host == run.routed_host:
+        return
+    run.routed_host = host or ""
+    message = "" if host else fleet.no_comparable_host(target)
+    VerificationRun.objects.filter(pk=run.pk, status=RerunStatus.QUEUED).update(
+        routed_host=run.routed_host, message=message
+    )
 
 
 def reruns_sweep(*, now=None) -> int:
@@ -474,27 +532,35 @@ def reruns_sweep(*, now=None) -> int:
             pk=run.pk, status=RerunStatus.RUNNING, heartbeat_at=run.heartbeat_at
         )
         target = rerun_targets().get(run.target)
+        message = (
+            f"The worker stopped: no heartbeat for more than {timeout} s "
+            "(it was killed or its host went away). Start a new rerun."
+        )
         if target is not None and _resumable(run, target):
-            requeued = still_stale.update(
-                status=RerunStatus.QUEUED,
-                resumes=F("resumes") + 1,
-                message=(
-                    f"The worker stopped (no heartbeat for more than {timeout} s): queued "
-                    "again, to continue from its table."
-                ),
+            # A run sent to a comparable host resumes only on one: its curve's first part was
+            # measured there, and the rest must be measured alike.
+            host = _comparable_live_host(run, target) if run.routed_host else ""
+            if host is not None:
+                requeued = still_stale.update(
+                    status=RerunStatus.QUEUED,
+                    resumes=F("resumes") + 1,
+                    routed_host=host,
+                    message=(
+                        f"The worker stopped (no heartbeat for more than {timeout} s): queued "
+                        "again, to continue from its table" + (f" on host {host}." if host else ".")
+                    ),
+                )
+                if requeued:
+                    run.routed_host = host
+                    _enqueue(run, target)
+                swept += requeued
+                continue
+            message = (
+                f"The worker on host {run.routed_host} stopped (no heartbeat for more than "
+                f"{timeout} s) and no other live host is comparable with the entry's declared "
+                "one: not resumed. Start a new rerun once a comparable host is up."
             )
-            if requeued:
-                _enqueue(run, target)
-            swept += requeued
-            continue
-        if still_stale.update(
-            status=RerunStatus.FAILED,
-            finished_at=now,
-            message=(
-                f"The worker stopped: no heartbeat for more than {timeout} s "
-                "(it was killed or its host went away). Start a new rerun."
-            ),
-        ):
+        if still_stale.update(status=RerunStatus.FAILED, finished_at=now, message=message):
             swept += 1
             _remove_scratch_of(run.pk, run.target)
     return swept

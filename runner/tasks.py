@@ -4,7 +4,7 @@ import logging
 
 from celery import shared_task
 
-from runner import services
+from runner import calibration, services
 
 logger = logging.getLogger(__name__)
 
@@ -30,4 +30,24 @@ def sweep_stuck_runs() -> int:
     resent = services.reruns_resend()
     if resent:
         logger.warning("Sent %s queued reruns to the broker again", resent)
+    if calibration.calibrations_send():
+        logger.info("A verification host's calibration is due: sent to its idle queue")
     return swept
+
+
+@shared_task(name=calibration.CALIBRATE_HOST, acks_late=True, reject_on_worker_lost=True)
+def calibrate_host(target: str, reference: str, repeats: int) -> None:
+    from celery import current_task
+
+    worker = current_task.request.hostname or "worker"
+    done = calibration.host_calibrate(
+        target=target,
+        reference=calibration.reference_for(name=reference),
+        repeats=repeats,
+        host=worker.rsplit("@", 1)[-1],
+        only_if_due=True,
+    )
+    if done is None:
+        logger.info("The calibration of %s on %s is fresh: skipped", worker, target)
+    else:
+        logger.info("Calibration of %s on %s: %s. %s", worker, target, done.status, done.message)

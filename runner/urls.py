@@ -9,4 +9,5 @@ urlpatterns = [
     path("reruns/<int:pk>/log/", views.rerun_log, name="rerun_log"),
     path("contests/<slug:slug>/host-board/", views.host_board_page, name="host_board"),
     path("contests/<slug:slug>/host-board.csv", views.host_board_csv, name="host_board_csv"),
+    path("verification-hosts/", views.verification_hosts, name="verification_hosts"),
 ]

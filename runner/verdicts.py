@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 from django.utils import timezone
 
+from runner.calibration import spreads_for_run
 from runner.models import RerunStatus, RerunVerdict, VerificationRun
 from runner.targets import rerun_targets
 from runner.watch import Outcome
@@ -78,6 +79,8 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
             read_output(logs, spec=spec, rows_target=run.rows_target, result=outcome.result)
             for logs in outcome.repeat_logs or [outcome.step_logs]
         ]
+        # A judge that takes the host's spreads gets its calibration (runner/calibration.py).
+        spreads = {"spreads": spreads_for_run(run)} if track.rerun.calibrated else {}
         judgement = track.rerun.judge(
             _claim(submission, spec),
             reruns,
@@ -85,6 +88,7 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
             scale=_judged_scale(run),
             host_comparable=_host_comparable(run),
             tolerance=submission.contest.rerun_tolerance,
+            **spreads,
         )
     except LogError as error:
         run.status = RerunStatus.FAILED

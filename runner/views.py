@@ -4,8 +4,8 @@ from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpRespons
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from runner import host_board, selectors, services
-from runner.forms import RerunForm
+from runner import fleet, host_board, selectors, services
+from runner.forms import RerunForm, target_choices
 from runner.heartbeats import queued_without_worker, served_queues
 from runner.models import VerificationRun
 from submissions.board.visibility import require_visible_board
@@ -35,6 +35,12 @@ def rerun_panel(submission: Submission, user) -> dict:
         "verified_headline": earned or "",
         "organizer": organizer,
         "rerun_form": RerunForm() if organizer else None,
+        # Which live hosts each offered target would send a run to, and why not the others.
+        "host_choices": (
+            services.host_choices_for_entry(submission, [name for name, _ in target_choices()])
+            if organizer
+            else {}
+        ),
     }
 
 
@@ -57,8 +63,11 @@ def rerun_start(request: HttpRequest, pk: int) -> HttpResponse:
         request,
         f"Rerun #{run.pk} ({run.get_kind_display().lower()}, scale 1/{run.scale}, "
         f"{run.rows_target:,} rows, {run.repeats} run{'s' if run.repeats > 1 else ''}) "
-        f"is queued on {run.target}.",
+        f"is queued on {run.target}"
+        + (f", sent to the comparable host {run.routed_host}." if run.routed_host else "."),
     )
+    if not run.routed_host:
+        messages.warning(request, run.message)
     warning = queued_without_worker(run)
     if warning:
         messages.warning(request, warning)
@@ -144,3 +153,8 @@ def host_board_csv(request: HttpRequest, slug: str) -> StreamingHttpResponse:
     )
     response["Content-Disposition"] = f'attachment; filename="{contest.slug}-host-board.csv"'
     return response
+
+
+@staff_member_required
+def verification_hosts(request: HttpRequest) -> HttpResponse:
+    return render(request, "runner/verification_hosts.html", {"rows": fleet.host_rows()})

@@ -672,3 +672,22 @@ class CheckedVerdicts(models.Model):
 
     def __str__(self) -> str:
         return f"Entry #{self.submission_id} under {self.rules_version}"
+
+
+class OpenDataset(models.Model):
+    """The whole-registry open dataset's builds (submissions/opendata): one row. The files of
+    the build served are named by `manifest`; a build runs in the background when the
+    registry's version moved on (opendata/state.py), at most every OPEN_DATA_MIN_INTERVAL."""
+
+    # The build served: its manifest (files, sizes, checksums, built_at, registry version),
+    # empty before the first build.
+    manifest = models.JSONField(default=dict, blank=True)
+    built_at = models.DateTimeField(null=True, blank=True)
+    registry_version = models.CharField(max_length=64, blank=True)
+    # The last build started (the debounce) and the one running now, if any.
+    started_at = models.DateTimeField(null=True, blank=True)
+    building_since = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=500, blank=True)
+
+    def __str__(self) -> str:
+        return f"open dataset built {self.built_at or 'never'}"

@@ -3,9 +3,11 @@
 import logging
 
 from celery import shared_task
+from django.conf import settings
 from kombu.exceptions import OperationalError
 
 from submissions.contests import rechecks
+from submissions.opendata import state
 
 logger = logging.getLogger(__name__)
 
@@ -42,3 +44,13 @@ def sweep_rechecks() -> int:
     if resend:
         logger.warning("Sent %s re-checks again (lost or their worker stopped)", len(resend))
     return len(resend)
+
+
+@shared_task(
+    soft_time_limit=settings.OPEN_DATA_BUILD_TIMEOUT_SECONDS,
+    time_limit=settings.OPEN_DATA_BUILD_TIMEOUT_SECONDS * 1.2,
+)
+def open_dataset_refresh() -> str:
+    """The open dataset's sweep (the beat sends it every OPEN_DATA_SWEEP_SECONDS): a build
+    when the registry changed and it is its turn (submissions/opendata/state.py)."""
+    return state.open_dataset_refresh()

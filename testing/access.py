@@ -245,6 +245,11 @@ TABLE = [
     row("leaderboard_json", "GET", "/contests/public/leaderboard.json", 200, 200, 200, 200),
     row("leaderboard_json", "GET", "/contests/embargoed/leaderboard.json", 403, 403, 403, 200),
     row("api_contests", "GET", "/api/contests/", 200, 200, 200, 200, api=True),
+    # -- the open dataset: for everyone; not built in this world (no worker swept it yet)
+    row("open_data", "GET", "/open-data/", 200, 200, 200, 200, effect=draft_on_page),
+    row("open_data_file", "GET", "/open-data/entries.parquet", 404, 404, 404, 404),
+    row("api_dataset", "GET", "/api/dataset/", 404, 404, 404, 404, api=True),
+    row("api_root", "GET", "/api/", 200, 200, 200, 200, api=True),
     row("api_leaderboard", "GET", "/api/contests/public/leaderboard/", 200, 200, 200, 200, api=True),
     row("api_leaderboard", "GET", "/api/contests/embargoed/leaderboard/", 403, 403, 403, 200, api=True),
     row("host_board", "GET", "/contests/public/host-board/", 200, 200, 200, 200),
@@ -317,6 +322,9 @@ TABLE = [
     row("api_rerun_cancel", "POST", "/api/reruns/{running_run}/cancel/", 401, 403, 403, 202, api=True, effect=rerun_cancel_asked, effect_for=(STAFF,)),
     row("api_rerun_samples", "GET", "/api/reruns/{public_run}/samples/", 200, 200, 200, 200, api=True),
     row("api_rerun_samples", "GET", "/api/reruns/{draft_run}/samples/", 404, 200, 404, 200, api=True),
+    # -- verification hosts: organizers only (they name the machines that run reruns)
+    row("verification_hosts", "GET", "/verification-hosts/", ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 200),
+    row("api_verification_hosts", "GET", "/api/verification-hosts/", 401, 403, 403, 200, api=True),
     # -- streamed runs: anyone watches a public one; only a witness token streams
     row("live_run_detail", "GET", "/live/{public_live}/", 200, 200, 200, 200),
     row("live_run_detail", "GET", "/live/{draft_live}/", 404, 200, 404, 200),

@@ -1,8 +1,12 @@
 """Reruns as the tests drive them: started, claimed and run to the end in the test's process, and track entries with figures given as they are."""
 
+from pathlib import Path
+
+from django.utils import timezone
+
 from runner import services as rerun_services
 from runner.host import this_host
-from runner.models import RerunStatus
+from runner.models import RerunStatus, VerificationRun
 from submissions.models import Submission
 from testing.factories import ContestFactory, SubmissionFactory
 
@@ -32,4 +36,52 @@ def track_entry(workload: str, figures: dict, rows: int = 1_000_000_000, **conte
         cores=host["cores"],
         memory_gb=host["memory_gb"],
         drive_kind=host["drive_kind"],
+    )
+
+
+# --- reruns stored as a worker stores them -------------------------------------------------
+
+LOGS = Path(__file__).resolve().parents[1] / "submissions" / "tests" / "fixtures" / "logs"
+HEADER = (
+    "# rerun server: private mariadb pid=4150 port=40000\n"
+    "# rerun setting innodb_buffer_pool_size=26214400 (asked 25M)\n"
+    "# rerun setting innodb_flush_log_at_trx_commit=2\n"
+)
+
+
+def stored_log(names: list[str]) -> str:
+    """A rerun's log as execute_repeats stores it: the header, then each repeat's output (under
+    a `# rerun repeat=` line when there are several)."""
+    log = HEADER
+    for number, name in enumerate(names, 1):
+        if len(names) > 1:
+            log += f"# rerun repeat={number} of {len(names)}\n"
+        log += (LOGS / name).read_text()
+    return log
+
+
+def stored_run(
+    entry: Submission, names: list[str], verdict: str, message: str, *, worker: str = ""
+):
+    """A finished rerun of `entry` on `mariadb` at 1/10 whose log holds these fixture logs,
+    stored as a worker stores it (by `worker`, celery@HOST, where given)."""
+    finished = timezone.now()
+    return VerificationRun.objects.create(
+        submission=entry,
+        target="mariadb",
+        kind="verification",
+        scale=10,
+        repeats=len(names),
+        repeats_done=len(names),
+        status=RerunStatus.SUCCEEDED,
+        rows_target=300_000,
+        rows_done=300_000,
+        settings={"innodb_buffer_pool_size": "26214400", "innodb_flush_log_at_trx_commit": "2"},
+        host={"comparison": "Host comparable (AMD EPYC, 2 cores, 23.5 GB, hdd drive)."},
+        verdict=verdict,
+        message=message,
+        log=stored_log(names),
+        started_at=finished,
+        worker=worker,
+        finished_at=finished,
     )

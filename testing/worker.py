@@ -31,7 +31,12 @@ def test_database_url() -> str:
 class Worker:
     """`celery worker` in a child process, sharing the test database and the broker."""
 
-    def __init__(self, tmp_path: Path, broker: str, **env: str):
+    def __init__(
+        self, tmp_path: Path, broker: str, hostname: str = "%h", *, ready: bool = True, **env: str
+    ):
+        """`hostname`: the machine part of its Celery hostname, the verification host it
+        registers (runner/fleet.py); this machine's name by default. `ready=False` returns
+        at once: call wait_ready() (workers then start side by side)."""
         self.log_path = tmp_path / f"worker-{time.monotonic_ns()}.log"
         environment = {
             **os.environ,
@@ -49,9 +54,13 @@ class Worker:
              "--pool=prefork", "--loglevel=INFO", "--without-gossip", "--without-mingle",
              "-Q", "celery,rerun.sqlite,rerun.mariadb,rerun.mariadb-shared,rerun.postgresql,"
              "rerun.recovery-mariadb",
-             "-n", f"test-{time.monotonic_ns()}@%h"],
+             "-n", f"test-{time.monotonic_ns()}@{hostname}"],
             cwd=ROOT, env=environment, stdout=self.log_path.open("w"), stderr=subprocess.STDOUT,
         )  # fmt: skip
+        if ready:
+            self.wait_ready()
+
+    def wait_ready(self) -> None:
         self.wait_for_log("ready.", timeout=60)
 
     @property
@@ -117,12 +126,13 @@ def broker_settings(settings, tmp_path):
 
 @pytest.fixture
 def worker(tmp_path, broker_settings, iibench_binary):
-    """start(broker="redis", **env) -> a running Worker, stopped after the test."""
+    """start(broker="redis", hostname="%h", **env) -> a running Worker, stopped after the
+    test."""
     started = []
 
-    def start(broker: str = "redis", **env: str) -> Worker:
+    def start(broker: str = "redis", hostname: str = "%h", **env: str) -> Worker:
         broker_settings(broker)
-        started.append(Worker(tmp_path, broker, **env))
+        started.append(Worker(tmp_path, broker, hostname, **env))
         return started[-1]
 
     yield start
@@ -138,6 +148,15 @@ def wait_for(run: VerificationRun, condition, timeout: float = 60) -> Verificati
             return run
         time.sleep(0.2)
     pytest.fail(f"rerun #{run.pk} stayed {run.status}: {run.message}")
+
+
+def wait_until(condition, timeout: float = 60) -> None:
+    """Poll `condition` until it holds (a worker's beat, a host out of routing)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail("timed out")
+        time.sleep(0.2)
 
 
 def finished(run: VerificationRun) -> bool:

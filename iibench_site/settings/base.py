@@ -327,6 +327,22 @@ RERUN_MAX_RESUMES = env.int("RERUN_MAX_RESUMES", default=3)
 RERUN_RESEND_SECONDS = env.int("RERUN_RESEND_SECONDS", default=300)
 # Cancelling sends SIGTERM (the benchmark prints a last report) and SIGKILL after this grace.
 RERUN_KILL_GRACE_SECONDS = 5
+# Each verification host calibrates the classic judge's spreads (runner/calibration.py): when
+# its queue is idle and its calibration of a band is missing or older than MAX_AGE_DAYS, its
+# worker reruns the band's reference claim REPEATS times (within TIME_LIMIT seconds). A verdict
+# on a host without a fresh calibration is inconclusive, unless RERUN_FIXTURE_SPREADS lets the
+# project's fixtures stand in (the tests). A run beside BUSY_CORES of other work (steal time
+# counted) fails the calibration.
+RERUN_CALIBRATION_MAX_AGE_DAYS = env.float("RERUN_CALIBRATION_MAX_AGE_DAYS", default=7)
+RERUN_FIXTURE_SPREADS = env.bool("RERUN_FIXTURE_SPREADS", default=False)
+RERUN_CALIBRATE_WHEN_IDLE = env.bool("RERUN_CALIBRATE_WHEN_IDLE", default=True)
+RERUN_CALIBRATION_REFERENCES = env.list("RERUN_CALIBRATION_REFERENCES", default=["demo-tenth"])
+RERUN_CALIBRATION_REPEATS = env.int("RERUN_CALIBRATION_REPEATS", default=5)
+RERUN_CALIBRATION_MAX_REPEATS = 10
+RERUN_CALIBRATION_TIME_LIMIT = env.int("RERUN_CALIBRATION_TIME_LIMIT", default=900)
+RERUN_CALIBRATION_BUSY_CORES = env.float("RERUN_CALIBRATION_BUSY_CORES", default=0.5)
+# A calibration that failed (the host busy) is tried again this long after, not at every sweep.
+RERUN_CALIBRATION_RETRY_SECONDS = env.int("RERUN_CALIBRATION_RETRY_SECONDS", default=1800)
 
 # Celery: Redis when REDIS_URL is set, else kombu's filesystem transport (no server needed).
 REDIS_URL = env.str("REDIS_URL", default="")
@@ -377,6 +393,20 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": RERUN_SWEEP_SECONDS,
     },
 }
+# The open dataset (submissions/opendata): where its builds live (empty: MEDIA_ROOT/open-data,
+# which the web processes and the workers share), how often the sweep looks whether the
+# registry changed since the last build, the least time between two builds (the debounce), and
+# how long a build may run before the sweep takes it for dead.
+OPEN_DATA_DIR = env.str("OPEN_DATA_DIR", default="")
+OPEN_DATA_SWEEP_SECONDS = env.int("OPEN_DATA_SWEEP_SECONDS", default=60)
+OPEN_DATA_MIN_INTERVAL_SECONDS = env.int("OPEN_DATA_MIN_INTERVAL_SECONDS", default=300)
+OPEN_DATA_BUILD_TIMEOUT_SECONDS = env.int("OPEN_DATA_BUILD_TIMEOUT_SECONDS", default=3600)
+CELERY_BEAT_SCHEDULE["open-dataset"] = {
+    "task": "submissions.tasks.open_dataset_refresh",
+    "schedule": OPEN_DATA_SWEEP_SECONDS,
+    # A sweep queued behind a long build is worth nothing once the next one is sent.
+    "options": {"expires": OPEN_DATA_SWEEP_SECONDS},
+}
 # A contest re-check queued this long without a worker taking it, or running without a
 # heartbeat this long (one entry's check takes seconds), is sent again by the sweep.
 RECHECK_STALE_SECONDS = env.int("RECHECK_STALE_SECONDS", default=120)
@@ -384,6 +414,10 @@ RECHECK_STALE_SECONDS = env.int("RECHECK_STALE_SECONDS", default=120)
 # the stale limit has no worker (runner/heartbeats.py): its targets are not offered.
 RERUN_WORKER_BEAT_SECONDS = env.int("RERUN_WORKER_BEAT_SECONDS", default=15)
 RERUN_WORKER_BEAT_STALE_SECONDS = env.int("RERUN_WORKER_BEAT_STALE_SECONDS", default=60)
+# The verification host a worker registers (runner/fleet.py) is read from /proc and /sys and its
+# server binaries; an organizer sets what they misread here, as JSON (cpu_model, cores,
+# memory_gb, drive_kind, drive_model, servers): RERUN_HOST_FACTS='{"drive_kind": "nvme"}'.
+RERUN_HOST_FACTS = env.json("RERUN_HOST_FACTS", default={})
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # E-mail (password resets): EMAIL_URL such as smtp://user:password@host:587; by default the

@@ -16,3 +16,8 @@ STORAGES = {
 # Static files come from the finders in development; only production collects them.
 STATIC_ROOT = None
 WHITENOISE_USE_FINDERS = True
+
+# The tests keep the judge's meaning without a calibrated host: the fixtures' spreads stand in
+# (each verdict says so), and no worker calibrates on its own (a test calibrates when it means to).
+RERUN_FIXTURE_SPREADS = env.bool("RERUN_FIXTURE_SPREADS", default=True)
+RERUN_CALIBRATE_WHEN_IDLE = env.bool("RERUN_CALIBRATE_WHEN_IDLE", default=False)

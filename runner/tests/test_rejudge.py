@@ -5,63 +5,23 @@ made on this machine (submissions/tests/fixtures/logs), stored as a worker store
 from __future__ import annotations
 
 from io import StringIO
-from pathlib import Path
 
 import pytest
 from django.core.management import call_command
-from django.utils import timezone
 
 from runner import rejudge as rejudge_module
-from runner.models import RerunStatus, VerificationRun
+from runner.models import VerificationRun
 from runner.rejudge import stored_repeat_logs
 from submissions.entries.demo import demo_load
 from submissions.models import Contest, Submission
 from submissions.tracks.rerun import Step
+from testing.reruns import stored_run
 
 pytestmark = pytest.mark.django_db
 
-LOGS = Path(__file__).resolve().parents[2] / "submissions" / "tests" / "fixtures" / "logs"
 DEMO_ENTRY = "Demo: C iiBench on MariaDB, a 128 MB buffer pool"
 # Three 1/10 reruns of the demo claim on a 25 MB pool, made on the claim's own machine.
 TRUE_RERUNS = [f"iibench-c-mariadb-25mb-pool-300k-{n}.log" for n in (1, 2, 3)]
-HEADER = (
-    "# rerun server: private mariadb pid=4150 port=40000\n"
-    "# rerun setting innodb_buffer_pool_size=26214400 (asked 25M)\n"
-    "# rerun setting innodb_flush_log_at_trx_commit=2\n"
-)
-
-
-def stored_log(names: list[str]) -> str:
-    """A rerun's log as execute_repeats stores it: the header, then each repeat's output (under
-    a `# rerun repeat=` line when there are several)."""
-    log = HEADER
-    for number, name in enumerate(names, 1):
-        if len(names) > 1:
-            log += f"# rerun repeat={number} of {len(names)}\n"
-        log += (LOGS / name).read_text()
-    return log
-
-
-def stored_run(entry: Submission, names: list[str], verdict: str, message: str):
-    finished = timezone.now()
-    return VerificationRun.objects.create(
-        submission=entry,
-        target="mariadb",
-        kind="verification",
-        scale=10,
-        repeats=len(names),
-        repeats_done=len(names),
-        status=RerunStatus.SUCCEEDED,
-        rows_target=300_000,
-        rows_done=300_000,
-        settings={"innodb_buffer_pool_size": "26214400", "innodb_flush_log_at_trx_commit": "2"},
-        host={"comparison": "Host comparable (AMD EPYC, 2 cores, 23.5 GB, hdd drive)."},
-        verdict=verdict,
-        message=message,
-        log=stored_log(names),
-        started_at=finished,
-        finished_at=finished,
-    )
 
 
 @pytest.fixture
@@ -207,7 +167,11 @@ def test_a_verdict_says_its_headline_and_resolution_in_the_api_the_panel_and_the
     found = client.get(f"/api/reruns/{run.pk}/").json()
     assert found["headline"] == headline
     resolution = found["resolution"]
-    assert set(resolution) == {"too_fast_factor", "cliff_shift"}
+    assert set(resolution) == {"too_fast_factor", "cliff_shift", "spreads"}
+    # The test settings let the fixtures stand in for a host that is not calibrated: said so.
+    assert (
+        resolution["spreads"] == "spreads from the project's fixtures, this host is not calibrated"
+    )
     assert 1.0 < resolution["too_fast_factor"] < 1.25
     assert 0.0 < resolution["cliff_shift"] < 0.1
     assert f"a claim {resolution['too_fast_factor']:.2f}x too fast" in found["message"]

@@ -6,7 +6,9 @@ import time
 
 import pytest
 
+from runner.fleet import no_comparable_host
 from runner.models import RerunStatus, VerificationRun
+from runner.targets import rerun_targets
 from testing.browser import chromium, log_in
 from testing.factories import PASSWORD, StaffFactory
 
@@ -75,9 +77,15 @@ def test_an_organizer_watches_a_rerun_progress_to_its_verdict_without_a_reload(
         organizer.screenshot("rerun-finished")
 
     run = VerificationRun.objects.get(submission=entry)
-    assert queued == (
-        f"Rerun #{run.pk} (comparison, scale 1/10, 200,000 rows, 1 run) is queued on sqlite."
+    # Sent to this machine's host when it is like the entry's declared one (8 cores, 16 GB,
+    # hdd), else to the general queue, said so.
+    said = f"Rerun #{run.pk} (comparison, scale 1/10, 200,000 rows, 1 run) is queued on sqlite"
+    expected = (
+        [f"{said}, sent to the comparable host {run.routed_host}."]
+        if run.routed_host
+        else [f"{said}.", no_comparable_host(rerun_targets()["sqlite"])]
     )
+    assert [line for line in queued.splitlines() if line.strip()] == expected
     assert navigations == []
     assert all(state["sameDocument"] for state in states)
     progress = [state["done"] for state in states]

@@ -1,16 +1,16 @@
 """Issue 30: the rerun form offers only the targets a live worker serves (the worker's own
 heartbeat per queue), and a queued run whose queue has no worker says so."""
 
-import time
-
 import pytest
 from django.conf import settings
 
 from runner import services
+from runner.fleet import host_name, host_queues
 from runner.forms import RerunForm
 from runner.heartbeats import served_queues, worker_beat
 from runner.models import WorkerBeat
 from runner.targets import rerun_targets
+from testing.worker import wait_until
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -29,19 +29,13 @@ def offered() -> list[str]:
     return [name for name, _ in RerunForm().fields["target"].choices]
 
 
-def wait_until(condition, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail("timed out")
-        time.sleep(0.2)
-
-
 def test_the_form_offers_only_the_targets_a_live_worker_serves(worker):
     assert offered() == []  # no worker: nothing a run could be sent to
     running = worker(broker="filesystem")
     wait_until(lambda: WorkerBeat.objects.exists())
-    assert served_queues() == WORKER_QUEUES
+    # Each rerun queue is served as the worker's host's own queue too (runner/fleet.py).
+    host = host_name(WorkerBeat.objects.first().worker)
+    assert served_queues() == WORKER_QUEUES | set(host_queues(sorted(WORKER_QUEUES), host))
     expected = [name for name, t in rerun_targets().items() if t.queue in WORKER_QUEUES]
     assert offered() == expected
     # What `make run`'s worker does not consume is not offered (postgresql-shared, ...).

@@ -11,7 +11,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRY = ROOT / "submissions"
-ROOMS = ("entries", "contests", "measures", "setup", "web", "logparse", "tracks", "board", "live")
+ROOMS = (
+    "entries", "contests", "measures", "setup", "web", "logparse", "tracks", "board", "opendata",
+    "live",
+)  # fmt: skip
 PURE = ("measures", "logparse", "tracks")
 
 

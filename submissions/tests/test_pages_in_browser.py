@@ -42,6 +42,7 @@ VISITOR_PAGES = [
     ("compare", "/compare/?ids={first},{second}", "#compare-curves .main-svg"),
     ("login", "/accounts/login/", "text=No account?"),
     ("signup", "/accounts/signup/", "text=Create account"),
+    ("open-data", "/open-data/", "text=Reading it"),
     ("api-docs", "/api/docs/", ".swagger-ui .info >> text=iiBench registry API"),
 ]
 ENTRANT_PAGES = [

@@ -244,9 +244,14 @@ class RerunOutput:
 def read_output(
     step_logs: Mapping[str, str], *, spec: RerunSpec, rows_target: int, result: dict | None = None
 ) -> RerunOutput:
-    """Parse each step's output with the registry's own parser. Raises LogError."""
+    """Parse each step's output with the registry's own parser. Raises LogError. The steal
+    time the worker measured beside the repeat (its `# rerun steal` lines) joins its result."""
     logs = {name: parse_log(io.BytesIO(text.encode())) for name, text in step_logs.items()}
-    return RerunOutput(logs, spec, rows_target, dict(result or {}))
+    found = dict(result or {})
+    steal = [stolen for text in step_logs.values() for stolen in stated_steal(text)]
+    if steal:
+        found[STEAL_CORES] = max(steal)
+    return RerunOutput(logs, spec, rows_target, found)
 
 
 @dataclass(frozen=True)
@@ -312,6 +317,9 @@ class Rerun:
     # a verification outside the rule's measured range is then extrapolated (setup.scaling).
     # The other tracks compare speeds at any scale and say how much smaller the rerun was.
     shape_scaled: bool = False
+    # Its judge takes the host's measured spreads (`spreads=`, a resolution.HostSpreads):
+    # the runner then passes the host's calibration (runner/calibration.py).
+    calibrated: bool = False
 
 
 # --- small helpers the judges share -----------------------------------------------------------
@@ -470,23 +478,40 @@ def stated(parsed: ParsedLog, name: str, default: int = 0) -> int:
 # process 0.99 and 1.27 (the second ran 20% slower than the quiet ones' median).
 BUSY_CORES = 0.5
 
+# The cores the hypervisor gave other guests during a repeat, as the worker measured them
+# beside it from /proc/stat (runner/host.py): a line of the step's log, a key of its result.
+STEAL_CORES = "steal_cores"
+STEAL_LINE = "# rerun steal cores="
+_STEAL = re.compile(r"^# rerun steal cores=([0-9.]+)", re.MULTILINE)
 
-def other_work(parsed: ParsedLog) -> float | None:
+
+def steal_line(cores: float) -> str:
+    return f"{STEAL_LINE}{cores:.3f} (CPU time the hypervisor gave other guests)\n"
+
+
+def stated_steal(text: str) -> list[float]:
+    return [float(found) for found in _STEAL.findall(text)]
+
+
+def other_work(parsed: ParsedLog, steal_cores: float | None = None) -> float | None:
     """The cores that work other than the benchmark and its server kept busy during a run, on
-    average: the machine's busy CPU less the client's and the server's (format 3). None when
-    the log does not measure the machine's CPU."""
+    average: the machine's busy CPU less the client's and the server's (format 3), plus the
+    steal time (`steal_cores`: CPU the hypervisor gave other guests, which the benchmark's
+    machine CPU does not count; on a VM it slows a rerun as other work does). None when nothing
+    measured the machine's CPU."""
     series = parsed.series
     machine = column(series.machine_cpu_s)
     client, server = column(series.client_cpu_s), column(series.server_cpu_s)
+    stolen = steal_cores or 0.0
     if machine is None or client is None or server is None:
-        return None
+        return steal_cores
     seconds = column(series.seconds)
     spans = np.diff(seconds, prepend=0.0)
     measured = np.isfinite(machine) & np.isfinite(client) & np.isfinite(server) & (spans > 0)
     if not measured.any():
-        return None
+        return steal_cores
     other = machine[measured] - client[measured] - server[measured]
-    return float(other.sum() / spans[measured].sum())
+    return float(other.sum() / spans[measured].sum()) + stolen
 
 
 def progress(parsed: ParsedLog) -> tuple[int, float | None]:

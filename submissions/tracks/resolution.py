@@ -71,3 +71,49 @@ def band(values: Sequence[float], *, host: HostSpread, systematic: float = 0.0) 
     sigma = math.sqrt((host.dof * host.sigma**2 + squares) / dof)
     half = t_975(dof) * sigma * math.sqrt(1 + 1 / count) + systematic
     return Band(centre, half, sigma, dof)
+
+
+# A verification must at least tell a claim this many times too fast from a true one: a host
+# whose spread cannot (a noisy host, too few repeats) says `inconclusive`, not `reproduced`.
+TELL_APART = 1.25
+
+
+def host_half_width(host: HostSpread, count: int, *, systematic: float = 0.0) -> float:
+    """The half-width a band would have from the host's spread alone, with `count` reruns
+    agreeing exactly: what the host can tell apart at best, whatever these reruns show."""
+    dof = host.dof + count - 1
+    return t_975(dof) * host.sigma * math.sqrt(1 + 1 / count) + systematic
+
+
+def spread_of(values: Sequence[float]) -> HostSpread:
+    """The run-to-run spread of one figure over repeats of one setup: their sample standard
+    deviation, over n - 1 degrees of freedom."""
+    if len(values) < 2:
+        raise ValueError("a spread needs at least two runs")
+    centre = math.fsum(values) / len(values)
+    squares = math.fsum((value - centre) ** 2 for value in values)
+    return HostSpread(math.sqrt(squares / (len(values) - 1)), len(values) - 1)
+
+
+@dataclass(frozen=True)
+class HostSpreads:
+    """The host's spread of each figure a judge compares (by the figure's name), and where it
+    came from for people ("the host's calibration of 26 Nov, 5 runs"). `unusable`: why this
+    host's spread is not known (its calibration is stale, or it has none): a judge then says
+    `inconclusive` with that reason, whatever the reruns show."""
+
+    figures: dict[str, HostSpread]
+    source: str
+    unusable: str = ""
+
+    def of(self, figure: str) -> HostSpread:
+        return self.figures[figure]
+
+
+def pooled(spreads: Sequence[HostSpread]) -> HostSpread:
+    """One spread from several measured apart (setups of one host): their variances weighted
+    by their degrees of freedom, which add up."""
+    dof = sum(each.dof for each in spreads)
+    if dof < 1:
+        raise ValueError("a spread needs at least one degree of freedom")
+    return HostSpread(math.sqrt(math.fsum(each.dof * each.sigma**2 for each in spreads) / dof), dof)

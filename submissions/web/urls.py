@@ -1,6 +1,6 @@
 from django.urls import path
 
-from submissions.web import feeds, sharing, systems, views
+from submissions.web import feeds, open_data, sharing, systems, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -14,6 +14,8 @@ urlpatterns = [
     path("engines/<path:engine>/", systems.engine_page, name="engine_page"),
     path("cpus/<path:cpu_model>/", systems.cpu_page, name="cpu_page"),
     path("contests/<slug:slug>/badge.svg", sharing.contest_badge, name="contest_badge"),
+    path("open-data/", open_data.open_data_page, name="open_data"),
+    path("open-data/<str:name>", open_data.open_data_file, name="open_data_file"),
     path("feeds/results.atom", feeds.PublishedResultsFeed(), name="results_feed"),
     path("entries/mine/", views.my_entries, name="my_entries"),
     path("account/", views.account, name="account"),

@@ -40,10 +40,12 @@ the log states none, its average rate is compared with the reruns' as this host'
 them (within the contest's tolerance), and the verdict says the disk could not be separated.
 
 Every figure is judged within a band from the reruns' measured spread and their number
-(submissions/tracks/resolution.py), pooled with the host's own spread (HOST_*), plus what
-scaling moves (SCALED_*); the verdict states its resolution: the smallest factor too fast and
-the smallest cliff shift it could refute. The fall and the curve over its phases keep the
-contest's tolerance (FALL_FACTOR). A rerun on another engine or configuration is a
+(submissions/tracks/resolution.py), pooled with the host's own spread (its calibration,
+`spreads`: runner/calibration.py; the fixtures' HOST_* where the settings let them stand in),
+plus what scaling moves (SCALED_*); without a fresh calibration, or with one too wide to tell a
+claim TELL_APART times too fast, the verdict is `inconclusive`. The verdict states its
+resolution: the smallest factor too fast and the smallest cliff shift it could refute. The fall
+and the curve over its phases keep the contest's tolerance (FALL_FACTOR). A rerun on another engine or configuration is a
 `comparison`; a rerun without a scale (a prefix of the run at the server's own memory: the
 API's `rows`) can compare speeds but never verify a curve made past the memory cliff.
 """
@@ -66,6 +68,7 @@ from ..rerun import (
     NOT_REPRODUCED,
     REPRODUCED,
     SHAPE_ONLY,
+    STEAL_CORES,
     Claim,
     Comparison,
     Judgement,
@@ -80,7 +83,7 @@ from ..rerun import (
     other_work,
     progress,
 )
-from ..resolution import Band, HostSpread, band
+from ..resolution import TELL_APART, Band, HostSpread, HostSpreads, band, host_half_width
 
 STEP = "insert"
 POINTS = 50  # the curve is compared at every 2% of the run
@@ -110,6 +113,17 @@ HOST_CLIFF = HostSpread(0.020, 6)
 HOST_RATE = HostSpread(0.058, 6)
 HOST_READS = HostSpread(0.032, 6)
 HOST_CPU_SHARE = HostSpread(0.028, 6)
+# The figures' names, as the judge's figures name them (Shape.as_dict, PastCliff.as_dict).
+CLIFF, RATE, READS, CPU_SHARE = (
+    "cliff_fraction",
+    "average_rate",
+    "reads_per_row",
+    "server_cpu_share",
+)
+FIXTURE_SPREADS = HostSpreads(
+    {CLIFF: HOST_CLIFF, RATE: HOST_RATE, READS: HOST_READS, CPU_SHARE: HOST_CPU_SHARE},
+    "spreads from the project's fixtures, this host is not calibrated",
+)
 # What scaling itself moves between a claim and its 1/10 reruns, on top of their spread
 # (claims made beside their own reruns): the reads per row 8% more in the claim (the free-pages
 # pair), the server's CPU share past the cliff 2-6% higher, the average rate given the claim's
@@ -237,15 +251,19 @@ def _cliff_text(fraction: float | None) -> str:
     return "none" if fraction is None else f"at {fraction:.0%} of the run"
 
 
-def cliff_band(reruns: list[Shape]) -> Band:
+def cliff_band(reruns: list[Shape], spreads: HostSpreads = FIXTURE_SPREADS) -> Band:
     """Where the claim's cliff may fall given the reruns' (a curve without one: at the end)."""
-    return band([1.0 if each.cliff is None else each.cliff for each in reruns], host=HOST_CLIFF)
+    return band(
+        [1.0 if each.cliff is None else each.cliff for each in reruns], host=spreads.of(CLIFF)
+    )
 
 
-def check_cliff(claim: Shape, reruns: list[Shape]) -> list[str]:
+def check_cliff(
+    claim: Shape, reruns: list[Shape], spreads: HostSpreads = FIXTURE_SPREADS
+) -> list[str]:
     """Where the cliff falls: set by the data and the memory, which a busy host does not move.
     Within the reruns' band (their spread and number, `cliff_band`), not a fixed margin."""
-    allowed = cliff_band(reruns)
+    allowed = cliff_band(reruns, spreads)
     claimed_cliff = 1.0 if claim.cliff is None else claim.cliff
     if allowed.holds(claimed_cliff):
         return []
@@ -383,7 +401,11 @@ class DiskSeparated:
 
 
 def judge_apart_from_the_disk(
-    claim: Shape, claimed: PastCliff, reruns: list[Shape], pasts: list[PastCliff]
+    claim: Shape,
+    claimed: PastCliff,
+    reruns: list[Shape],
+    pasts: list[PastCliff],
+    spreads: HostSpreads = FIXTURE_SPREADS,
 ) -> DiskSeparated:
     """Where the claim's log states its reads and their time: the solution by its reads per
     row past the cliff (the claim's against the reruns'); the rate given the claim's own time
@@ -398,7 +420,7 @@ def judge_apart_from_the_disk(
     bent: list[str] = []
     reads = band(
         [math.log(each.pace.reads_per_row) for each in pasts],
-        host=HOST_READS,
+        host=spreads.of(READS),
         systematic=SCALED_READS,
     )
     claimed_reads = claimed.pace.reads_per_row
@@ -415,7 +437,9 @@ def judge_apart_from_the_disk(
         past.rate_at_pace(shape.rows, claimed.pace.ms_per_read)
         for shape, past in zip(reruns, pasts, strict=True)
     ]
-    rate = band([math.log(each) for each in rescaled], host=HOST_RATE, systematic=SCALED_RATE)
+    rate = band(
+        [math.log(each) for each in rescaled], host=spreads.of(RATE), systematic=SCALED_RATE
+    )
     if not rate.holds(math.log(claim.average_rate)):
         (bent if math.log(claim.average_rate) > rate.high else firm).append(
             f"the claim's average rate is {claim.average_rate:,.0f} rows/s; at its own time per "
@@ -427,7 +451,9 @@ def judge_apart_from_the_disk(
     cpu_share = None
     if claimed.cpu_share is not None and all(each is not None for each in shares):
         cpu_share = band(
-            [math.log(each) for each in shares], host=HOST_CPU_SHARE, systematic=SCALED_CPU_SHARE
+            [math.log(each) for each in shares],
+            host=spreads.of(CPU_SHARE),
+            systematic=SCALED_CPU_SHARE,
         )
         if math.log(claimed.cpu_share) > cpu_share.high:  # a slower disk only lowers it
             bent.append(
@@ -449,6 +475,7 @@ class Resolution:
     too_fast_factor: float | None
     cliff_shift: float
     basis: str  # what the factor was judged by, for people
+    spreads: str = ""  # whose spreads the bands were drawn with (HostSpreads.source)
 
     def as_dict(self) -> dict:
         return {
@@ -456,6 +483,7 @@ class Resolution:
             if self.too_fast_factor is None
             else round(self.too_fast_factor, 2),  # as the words say it
             "cliff_shift": round(self.cliff_shift, 3),
+            "spreads": self.spreads,
         }
 
     def text(self) -> str:
@@ -464,7 +492,11 @@ class Resolution:
             if self.too_fast_factor is not None
             else ""
         )
-        return f"This verification would have refuted {factor}a cliff {self.cliff_shift:.0%} of the run away."
+        spreads = f" The host's spread: {self.spreads}." if self.spreads else ""
+        return (
+            f"This verification would have refuted {factor}a cliff {self.cliff_shift:.0%} of the "
+            f"run away.{spreads}"
+        )
 
     def plus_minus(self) -> str:
         if self.too_fast_factor is None:
@@ -487,6 +519,7 @@ def judge_curves(
     claimed_cpu: np.ndarray | None = None,
     rerun_cpu: list[np.ndarray | None] | None = None,
     server_differs: str = "",
+    spreads: HostSpreads = FIXTURE_SPREADS,
 ) -> tuple[Comparison, dict]:
     """The verdict on a scaled rerun's curves against the claim's, and the figures behind it.
     `busy_cores`: the most that other work kept the host busy during a repeat (`other_work`).
@@ -498,7 +531,10 @@ def judge_curves(
     without, its rates against the reruns' as this host's disk ran them, and the verdict says
     so. `server_differs`: the sentence naming another server or major version than the claim's
     (`other_server`): its rates are not compared, so at best `shape_only`. The figures hold the
-    verdict's `headline` and `resolution`."""
+    verdict's `headline` and `resolution`. `spreads`: the host's spread of each figure (its
+    calibration, runner/calibration.py; the fixtures' by default); unusable (stale, none), the
+    verdict is `inconclusive`, and so is a reproduction whose spread could not have refuted a
+    claim TELL_APART times too fast."""
     claim = shape_of(*claimed)
     if claim is None:
         return Comparison(INCONCLUSIVE, None, "The entry's log has too few reports for a shape."), {
@@ -544,13 +580,13 @@ def judge_curves(
     # A busy host (other work beside the rerun) slows the reruns and bends their curve before
     # the cliff: then only what it cannot cause refutes the claim (the cliff elsewhere, a claim
     # slower than the reruns); the rest makes the verification inconclusive.
-    firm, bent = check_cliff(claim, shapes), check_form(claim, shapes, tolerance)
+    firm, bent = check_cliff(claim, shapes, spreads), check_form(claim, shapes, tolerance)
     compared_rates = host_comparable and kind != COMPARISON_RUN and not server_differs
     # Named only when every log counts its reads past its cliff.
     known = claim_pace is not None and all(each is not None for each in paces)
     separated = None
     if known and compared_rates and claim_past.cpu_share is not None:
-        separated = judge_apart_from_the_disk(claim, claim_past, shapes, pasts)
+        separated = judge_apart_from_the_disk(claim, claim_past, shapes, pasts, spreads)
         firm.extend(separated.firm)
         bent.extend(separated.bent)
         rates_differ = separated.firm + separated.bent
@@ -563,9 +599,12 @@ def judge_curves(
     # As every track's: above 1, the rerun did better (here: its median average rate).
     ratio = float(np.median([each.average_rate for each in shapes])) / claim.average_rate
     said = _said(claim, shapes, scale) + (_pace_text(claim_pace, paces) if known else "")
-    resolution = _resolution(claim, shapes, separated, tolerance, compared_rates)
-    figures["resolution"] = resolution.as_dict()
+    resolution = _resolution(claim, shapes, separated, tolerance, compared_rates, spreads)
+    if not spreads.unusable:  # without the host's spread there is no resolution to state
+        figures["resolution"] = resolution.as_dict()
+    too_wide = compared_rates and _spread_factor(shapes, separated, spreads) > TELL_APART
     disk = _disk_sentence(separated, claim_pace is not None, known, compared_rates)
+    disk += _load_sentence(busy_cores, busy)
     if kind == COMPARISON_RUN:
         verdict = COMPARISON
         outcome = (
@@ -573,6 +612,9 @@ def judge_curves(
             "never verifies the claim"
             + (f" (it differs: {'; '.join(failures)})" if failures else " (the shapes agree)")
         )
+    elif spreads.unusable:
+        verdict, outcome = INCONCLUSIVE, f"inconclusive: {spreads.unusable}"
+        failures, doubtful, busy = [], [spreads.unusable], False
     elif failures:
         verdict, outcome = NOT_REPRODUCED, "not reproduced: " + "; ".join(failures)
     elif doubtful:
@@ -580,9 +622,20 @@ def judge_curves(
         outcome = (
             f"inconclusive: {'; '.join(doubtful)}; but work other than the benchmark and its "
             f"server kept {busy_cores:.2f} of the host's cores busy during the rerun (its "
-            "machine CPU less theirs), which slows a rerun and bends its curve before the "
-            "cliff: rerun it on a quiet host"
+            "machine CPU less theirs, steal time counted as busy), which slows a rerun and bends "
+            "its curve before the cliff: rerun it on a quiet host"
         )
+    elif too_wide:
+        verdict = INCONCLUSIVE
+        factor = _spread_factor(shapes, separated, spreads)
+        reason = (
+            f"this host's spread is too wide to tell a claim {TELL_APART:.2f}x too fast from a "
+            f"true one (with these runs it could refute only one {factor:.2f}x too fast)"
+        )
+        outcome = (
+            f"inconclusive: {reason}: calibrate the host when it is quiet, or run more repeats"
+        )
+        doubtful = [reason]
     elif compared_rates:
         verdict, outcome = REPRODUCED, "reproduced: shape and rates within the resolution"
     elif server_differs:
@@ -608,9 +661,9 @@ def judge_curves(
         server_differs,
     )
     version = f" {server_differs}" if server_differs else ""
+    resolved = "" if spreads.unusable else f" {resolution.text()}"
     message = (
-        f"{said}{disk}{version} {resolution.text()} Tolerance {tolerance:.0%} on the curve's form: "
-        f"{outcome}."
+        f"{said}{disk}{version}{resolved} Tolerance {tolerance:.0%} on the curve's form: {outcome}."
     )
     return Comparison(verdict, ratio, message), figures
 
@@ -621,21 +674,52 @@ def _resolution(
     separated: DiskSeparated | None,
     tolerance: float,
     compared_rates: bool,
+    spreads: HostSpreads = FIXTURE_SPREADS,
 ) -> Resolution:
-    shift = cliff_band(reruns).half_width
+    shift = cliff_band(reruns, spreads).half_width
     if separated is not None and separated.cpu_share is not None:
         return Resolution(
             math.exp(separated.cpu_share.half_width),
             shift,
             "its log's clock against its own CPU counters",
+            spreads.source,
         )
     if not compared_rates:
-        return Resolution(None, shift, "")
+        return Resolution(None, shift, "", spreads.source)
     rates = [each.average_rate for each in reruns]
     return Resolution(
         max(rates) / (1 - tolerance) / float(np.median(rates)),
         shift,
         f"its average rate against these runs' on this host's disk, within {tolerance:.0%}",
+        spreads.source,
+    )
+
+
+def _spread_factor(
+    reruns: list[Shape], separated: DiskSeparated | None, spreads: HostSpreads
+) -> float:
+    """The smallest factor too fast that the host's own spread could refute with this many
+    reruns (were they to agree exactly): on the figure that judged the rate (the server's CPU
+    share, the rate at the claim's time per read), else the average rate. The host's, not the
+    reruns': a noisy set of reruns widens their band already; a host whose spread is too wide
+    cannot verify a rate whatever its reruns show."""
+    count = len(reruns)
+    if separated is not None and separated.cpu_share is not None:
+        half = host_half_width(spreads.of(CPU_SHARE), count, systematic=SCALED_CPU_SHARE)
+    elif separated is not None:
+        half = host_half_width(spreads.of(RATE), count, systematic=SCALED_RATE)
+    else:
+        half = host_half_width(spreads.of(RATE), count)
+    return math.exp(half)
+
+
+def _load_sentence(busy_cores: float | None, busy: bool) -> str:
+    """How quiet the host was: the other work beside the rerun, steal time counted as busy."""
+    if busy_cores is None or busy:
+        return ""  # busy: the verdict's own sentence says it
+    return (
+        f" Work other than the benchmark and its server kept {max(busy_cores, 0):.2f} of the "
+        "host's cores busy during the rerun (steal time counted as busy): a quiet host."
     )
 
 
@@ -690,7 +774,7 @@ def headline_reason(
                 f"the host was busy ({busy_cores:.2f} cores of other work), which moves what "
                 "differed: rerun it on a quiet host"
             )
-        return "the rerun cannot say"
+        return reasons[0] if reasons else "the rerun cannot say"
     return reasons[0].split(" (allowed")[0] if reasons else cliff
 
 
@@ -802,6 +886,7 @@ def judge(
     scale: float | None = None,
     host_comparable: bool = True,
     tolerance: float,
+    spreads: HostSpreads = FIXTURE_SPREADS,
 ) -> Judgement:
     curves = [curve(output.logs[STEP]) for output in reruns]
     if not curves:
@@ -813,7 +898,7 @@ def judge(
         # Not a scaled run of the claim: its first rows, compared by speed over the same rows.
         verdict = _prefix(claim, curves, kind, tolerance)
         return Judgement(verdict.verdict, verdict.ratio, verdict.message, {}, rows_done, rate)
-    busy = [other_work(output.logs[STEP]) for output in reruns]
+    busy = [other_work(output.logs[STEP], output.result.get(STEAL_CORES)) for output in reruns]
     verdict, figures = judge_curves(
         (claim.curve_rows, claim.curve_seconds),
         curves,
@@ -828,6 +913,7 @@ def judge(
         claimed_cpu=claim.curve_server_cpu,
         rerun_cpu=[column(output.logs[STEP].series.server_cpu_s) for output in reruns],
         server_differs=other_server(claim.server_version, _server_of(reruns[-1].logs[STEP])),
+        spreads=spreads,
     )
     return Judgement(verdict.verdict, verdict.ratio, verdict.message, figures, rows_done, rate)
 
@@ -837,4 +923,4 @@ def _server_of(parsed) -> str:
     return "" if stated is None else str(stated.value)
 
 
-RERUN = Rerun(judge=judge, steps=steps, shape_scaled=True)
+RERUN = Rerun(judge=judge, steps=steps, calibrated=True, shape_scaled=True)

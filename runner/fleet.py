@@ -1,0 +1,292 @@
+"""The fleet of verification hosts. A worker started anywhere with `--hostname worker@NAME` and
+the project's settings registers the machine NAME (VerificationHost) with its facts, and beats
+for it with its queues (runner/heartbeats.py). Each rerun queue it consumes, rerun.<target>, it
+also consumes as rerun.<target>@NAME: a verification is sent there when that host is alive and
+comparable with the hardware and server the entry declared, else to the general queue."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+from django.db.models import Q
+from django.utils import timezone
+
+from runner.host import (
+    HostComparison,
+    compare_hosts,
+    compare_server,
+    server_version,
+    target_host,
+    this_host,
+)
+from runner.models import RerunStatus, VerificationHost, VerificationRun, WorkerBeat
+from runner.targets import Target, rerun_targets
+
+HOST_FACTS = ("cpu_model", "cores", "memory_gb", "drive_kind", "drive_model", "servers")
+NOT_CALIBRATED = "not calibrated"
+
+
+def host_name(worker: str) -> str:
+    """The machine part of a Celery hostname: NAME of worker@NAME."""
+    return worker.rsplit("@", 1)[-1]
+
+
+def host_queue(queue: str, host: str) -> str:
+    return f"{queue}@{host}"
+
+
+def host_queues(queues: list[str], host: str) -> list[str]:
+    """The host's own queue of each rerun queue it consumes."""
+    return [
+        host_queue(queue, host)
+        for queue in queues
+        if queue.startswith("rerun.") and "@" not in queue
+    ]
+
+
+# --- this worker's host ----------------------------------------------------------------------
+
+
+def fact_overrides(overrides) -> dict:
+    """RERUN_HOST_FACTS checked: an object of known facts, else an error naming the problem."""
+    if not isinstance(overrides, dict):
+        raise ImproperlyConfigured(
+            f"RERUN_HOST_FACTS must be a JSON object of host facts, not {overrides!r}."
+        )
+    unknown = sorted(set(overrides) - set(HOST_FACTS))
+    if unknown:
+        raise ImproperlyConfigured(
+            f"RERUN_HOST_FACTS names unknown facts {', '.join(unknown)}; the facts are "
+            f"{', '.join(HOST_FACTS)}."
+        )
+    return {key: value for key, value in overrides.items() if value not in ("", None)}
+
+
+def server_facts() -> dict:
+    """The private servers this host's settings start, each with what its binary says."""
+    binaries = {
+        "mariadb": settings.RERUN_RECOVERY_MARIADBD,
+        "postgresql": str(Path(settings.RERUN_RECOVERY_POSTGRESQL_BIN_DIR) / "postgres"),
+    }
+    # Copies: server_version's answers are cached for the process.
+    return {kind: dict(server_version(kind, binary)) for kind, binary in binaries.items()}
+
+
+def host_facts() -> dict:
+    """This host as read from /proc, /sys and its server binaries, with what the organizer set
+    in RERUN_HOST_FACTS over it."""
+    return {**this_host(), "servers": server_facts(), **fact_overrides(settings.RERUN_HOST_FACTS)}
+
+
+def facts_for_target(target: Target, facts: dict | None = None) -> dict:
+    """The host as a target sees it: its per-target override (RERUN_<TARGET>_HOST) on top."""
+    return target_host(target.host, host_facts() if facts is None else facts)
+
+
+@dataclass(frozen=True)
+class Registration:
+    name: str
+    facts: dict
+    target_facts: dict
+    overridden: list
+
+
+def this_registration(worker: str, queues: list[str]) -> Registration:
+    """What a starting worker registers of its host (read once, in the worker's main process)."""
+    facts = host_facts()
+    targets = rerun_targets()
+    served = {queue.removeprefix("rerun.") for queue in queues}
+    target_facts = {
+        name: facts_for_target(target, facts)
+        for name, target in targets.items()
+        if name in served and any(target.host.values())
+    }
+    return Registration(
+        name=host_name(worker),
+        facts=facts,
+        target_facts=target_facts,
+        overridden=sorted(fact_overrides(settings.RERUN_HOST_FACTS)),
+    )
+
+
+def host_beat(*, registration: Registration, now=None) -> None:
+    VerificationHost.objects.update_or_create(
+        name=registration.name,
+        defaults={
+            "facts": registration.facts,
+            "target_facts": registration.target_facts,
+            "overridden": registration.overridden,
+            "last_seen": now or timezone.now(),
+        },
+    )
+
+
+# --- what the organizer sees -----------------------------------------------------------------
+
+
+def host_calibration(name: str, *, now: datetime | None = None) -> str:
+    """The host's calibration of the classic judge's spreads, in a few words: the latest of
+    each target's (runner/calibration.py), fresh or stale by RERUN_CALIBRATION_MAX_AGE_DAYS,
+    one being measured, or the reason the last one failed."""
+    from runner.models import CalibrationStatus, HostCalibration
+
+    now = now or timezone.now()
+    stale_before = now - timedelta(days=settings.RERUN_CALIBRATION_MAX_AGE_DAYS)
+    said = []
+    for target in sorted(
+        set(HostCalibration.objects.filter(host=name).values_list("target", flat=True))
+    ):
+        rows = HostCalibration.objects.filter(host=name, target=target)
+        latest = rows.first()  # newest started first
+        done = rows.filter(status=CalibrationStatus.DONE).order_by("-measured_at").first()
+        if done is not None:
+            when = done.measured_at or done.started_at
+            age = "stale" if when < stale_before else "fresh"
+            said.append(
+                f"{target}: {done.runs} runs of {done.reference} on "
+                f"{when:%d %b %Y %H:%M} UTC ({age})"
+            )
+        if latest is not None and latest.status in (
+            CalibrationStatus.QUEUED,
+            CalibrationStatus.RUNNING,
+        ):
+            said.append(f"{target}: calibrating now ({latest.get_status_display().lower()})")
+        elif latest is not None and latest.status == CalibrationStatus.FAILED:
+            said.append(f"{target}: the last calibration failed: {latest.message}")
+    return "; ".join(said) or NOT_CALIBRATED
+
+
+def _fresh_since(now: datetime) -> datetime:
+    return now - timedelta(seconds=settings.RERUN_WORKER_BEAT_STALE_SECONDS)
+
+
+@dataclass(frozen=True)
+class HostRow:
+    host: VerificationHost
+    alive: bool
+    queues: list[str]
+    running: list[VerificationRun]
+    calibration: str
+
+
+def host_rows(now=None) -> list[HostRow]:
+    """Every registered host, live or not, with its queues, what it runs and its calibration."""
+    now = now or timezone.now()
+    since = _fresh_since(now)
+    beats = list(WorkerBeat.objects.filter(beat_at__gte=since).values_list("worker", "queue"))
+    running = list(VerificationRun.objects.filter(status=RerunStatus.RUNNING).order_by("pk"))
+    rows = []
+    for host in VerificationHost.objects.all():
+        queues = sorted({queue for worker, queue in beats if host_name(worker) == host.name})
+        rows.append(
+            HostRow(
+                host=host,
+                alive=host.last_seen >= since and bool(queues),
+                queues=queues,
+                running=[run for run in running if host_name(run.worker) == host.name],
+                calibration=host_calibration(host.name),
+            )
+        )
+    return rows
+
+
+def host_data(row: HostRow) -> dict:
+    """One host as the API gives it."""
+    return {
+        "name": row.host.name,
+        "alive": row.alive,
+        "last_seen": row.host.last_seen.isoformat(),
+        "first_seen": row.host.first_seen.isoformat(),
+        "queues": row.queues,
+        "facts": row.host.facts,
+        "target_facts": row.host.target_facts,
+        "overridden": row.host.overridden,
+        "running": [
+            {"id": run.pk, "target": run.target, "worker": run.worker} for run in row.running
+        ],
+        "calibration": row.calibration,
+    }
+
+
+# --- routing ---------------------------------------------------------------------------------
+
+
+def compare_with_entry(*, facts: dict, submission, target: Target, scale: int) -> HostComparison:
+    """The entry's declared hardware against the host's, and its server against what the host
+    can start for the target."""
+    hardware = compare_hosts(
+        host=facts,
+        declared={
+            "cores": submission.cores,
+            "memory_gb": submission.memory_gb,
+            "drive_kind": submission.drive_kind,
+        },
+        scale=scale,
+    )
+    server = compare_server(
+        servers=facts.get("servers") or {},
+        kind=target.server,
+        family=submission.server_family,
+        version=submission.server_version,
+    )
+    if hardware.comparable and not server.comparable:
+        sentence = f"Host not comparable: {server.sentence} ({hardware.sentence})"
+    else:
+        sentence = "; ".join(part for part in (hardware.sentence, server.sentence) if part)
+    return HostComparison(hardware.comparable and server.comparable, sentence)
+
+
+@dataclass(frozen=True)
+class HostChoice:
+    name: str
+    comparable: bool
+    sentence: str
+    busy: int  # its runs queued or running
+
+
+def _busy(name: str) -> int:
+    return VerificationRun.objects.filter(
+        Q(routed_host=name) | Q(worker__endswith=f"@{name}"),
+        status__in=(RerunStatus.QUEUED, RerunStatus.RUNNING),
+    ).count()
+
+
+def host_choices(*, submission, target: Target, scale: int, now=None) -> list[HostChoice]:
+    """Every live host serving the target, comparable with the entry or not and why."""
+    since = _fresh_since(now or timezone.now())
+    prefix = host_queue(target.queue, "")
+    alive = {
+        queue.removeprefix(prefix)
+        for queue in WorkerBeat.objects.filter(
+            beat_at__gte=since, queue__startswith=prefix
+        ).values_list("queue", flat=True)
+    }
+    choices = []
+    for host in VerificationHost.objects.filter(name__in=alive, last_seen__gte=since):
+        facts = host.target_facts.get(target.name) or host.facts
+        comparison = compare_with_entry(
+            facts=facts, submission=submission, target=target, scale=scale
+        )
+        choices.append(
+            HostChoice(host.name, comparison.comparable, comparison.sentence, _busy(host.name))
+        )
+    return choices
+
+
+def pick_host(choices: list[HostChoice]) -> HostChoice | None:
+    """The least busy comparable host (by name among equals); None when none is."""
+    comparable = [choice for choice in choices if choice.comparable]
+    return min(comparable, key=lambda choice: (choice.busy, choice.name), default=None)
+
+
+def no_comparable_host(target: Target) -> str:
+    return (
+        f"No live verification host serving {target.name} is comparable with the entry's "
+        f"declared hardware and server: the run goes to the general {target.queue} queue, and "
+        "whichever host takes it is compared as it starts (a host unlike the entry's judges "
+        "the curve's shape only)."
+    )

@@ -1,0 +1,9 @@
+"""The open dataset: every published entry of the registry in one download for people who
+analyse results (issue 31). Its tables and their columns (`tables`, pure: pyarrow and numpy),
+what it reads of the registry (`reads`: published entries of contests whose results are
+public, their series one at a time), writing a build's files beside the one served and
+switching to it at once (`build`), and when a build is due, running or done (`state`).
+
+May import: the models, `logparse.model`, `measures`, `contests.ranks` and `entries.trust`;
+never `web`, `live` or `runner`. `tables` is pure (no Django).
+"""

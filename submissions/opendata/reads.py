@@ -1,0 +1,163 @@
+"""What the open dataset reads of the registry: the contests whose results are public, their
+entries (every entry of such a contest is published; an embargoed contest's drafts are never
+read), and the entries' series one at a time, so a build's memory is a batch of entries and one
+series whatever the registry's size."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from collections.abc import Iterator
+from datetime import datetime
+
+import numpy as np
+from django.db.models import QuerySet
+from django.db.models.functions import Length
+from django.urls import reverse
+
+from submissions.contests.ranks import ranks_of
+from submissions.entries.trust import TRUST_SENTENCES, trust_level
+from submissions.measures.costs import PER_ROW_COSTS
+from submissions.measures.series import unpack_columns
+from submissions.models import Contest, SampleSeries, Submission
+
+ENTRY_BATCH = 1_000
+SERIES_FETCH_BYTES = 16 << 20  # packed series one round trip brings, at most (one larger alone)
+
+ENTRY_FIELDS = (
+    "id", "contest_id", "entrant_name", "publish", "submitted_at", "edited_at", "cpu_model",
+    "sockets", "cores", "cpu_ghz", "memory_gb", "drives", "drive_kind", "raid_level",
+    "direct_attached", "os", "server_family", "server_version", "storage_engine",
+    "storage_engine_version", "engine", "solution_description", "server_config",
+    "track_declared", "log", "log_format", "rows", "elapsed_seconds", "elapsed_source",
+    "average_rate", "terminal_rate", "terminal_window_rows", "terminal_window_start_row",
+    "terminal_window_basis", "seconds_to_target", "estimated", "estimate_basis", "excerpt",
+    "track_figures", "track_metric", "track_class", "db_size_bytes",
+    *(cost.figure for cost in PER_ROW_COSTS),
+    "eligible", "ineligible_reason", "checked_at", "verdicts", "verified", "verification", "demo",
+    "rules_version__number", "series__count",
+    # The live wing's stream, read as the board reads it (entries/trust.py): its old name.
+    "live_run__witnessed",
+)  # fmt: skip
+COPIED = frozenset(ENTRY_FIELDS) - {
+    "contest_id", "entrant_name", "publish", "track_declared", "track_figures", "log",
+    "verdicts", "rules_version__number", "series__count", "live_run__witnessed",
+}  # fmt: skip
+
+
+def public_contests(now: datetime) -> list[Contest]:
+    """The contests whose results are public at `now`: only their entries are in the dataset."""
+    return list(Contest.objects.filter(results_published_at__lte=now).order_by("pk"))
+
+
+def registry_version(contests: list[Contest]) -> str:
+    """What the dataset reflects, in 16 hex digits: which contests are public and each one's
+    board version, which every change of an entry, a verdict, a rank or a contest moves on
+    (contests.ranks.contest_board_changed). Equal versions: the same dataset."""
+    stamp = json.dumps([[contest.pk, contest.board_version] for contest in contests])
+    return hashlib.sha256(stamp.encode()).hexdigest()[:16]
+
+
+def current_registry_version(now: datetime) -> str:
+    return registry_version(public_contests(now))
+
+
+def _entries(contests: list[Contest]) -> QuerySet[Submission]:
+    return Submission.objects.filter(contest__in=[contest.pk for contest in contests])
+
+
+def published_entries(contests: list[Contest]) -> Iterator[tuple[Contest, dict]]:
+    """(contest, the entry's values) of every entry of `contests`, one contest after another,
+    each contest's ranks read once (one window over its ranked entries)."""
+    by_id = {contest.pk: contest for contest in contests}
+    ranks: dict[int, int] = {}
+    current = None
+    values = _entries(contests).order_by("contest_id", "id").values(*ENTRY_FIELDS)
+    for entry in values.iterator(chunk_size=ENTRY_BATCH):
+        contest = by_id[entry["contest_id"]]
+        if contest.pk != current:
+            current, ranks = contest.pk, ranks_of(contest=contest)
+        entry["rank"] = ranks.get(entry["id"])
+        yield contest, entry
+
+
+def entry_row(contest: Contest, entry: dict) -> dict:
+    """An entry as the dataset's entries table has it (tables.ENTRY_COLUMNS)."""
+    trust = trust_level(verified=entry["verified"], streamed=entry["live_run__witnessed"])
+    series_reports = entry["series__count"] or 0
+    row = {name: entry[name] for name in COPIED}
+    row.update(
+        contest=contest.slug,
+        contest_title=contest.title,
+        track=contest.workload,
+        entrant=entry["entrant_name"] if entry["publish"] else "Anonymous entrant",
+        track_declared=json.dumps(entry["track_declared"], sort_keys=True),
+        track_figures=json.dumps(entry["track_figures"], sort_keys=True),
+        rules_version=entry["rules_version__number"],
+        rank=entry["rank"],
+        verdicts_failed=sum(1 for verdict in entry["verdicts"] if verdict.get("status") == "fail"),
+        trust=trust,
+        trust_means=TRUST_SENTENCES[trust],
+        series_reports=series_reports,
+        page=_link("submission_detail", entry["id"]),
+        log_url=_link("submission_log", entry["id"]) if entry["log"] else "",
+        samples_url=_link("api_samples", entry["id"]) if series_reports else "",
+    )
+    return row
+
+
+# An id no entry has, whose digits stand for the entry's in a path reversed once per URL name
+# (reverse() cost a third of a build's Python time at three links per entry).
+_PLACEHOLDER = 987654321987
+
+
+@functools.cache
+def _link_pattern(name: str) -> str:
+    return reverse(name, args=[_PLACEHOLDER])
+
+
+def _link(name: str, entry_id: int) -> str:
+    return _link_pattern(name).replace(str(_PLACEHOLDER), str(entry_id))
+
+
+def published_series(
+    contests: list[Contest], entry_ids: set[int]
+) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
+    """(entry id, its columns) of the entries among `entry_ids` that have a series, in id
+    order, one unpacked at a time. An entry that arrived after the entries were read is not
+    among the ids: the series table never holds an entry the entries table lacks. The packed
+    series are fetched in groups of at most SERIES_FETCH_BYTES (sizes read first): few round
+    trips for many small series, never many large ones at once."""
+    stored = SampleSeries.objects.filter(
+        submission__contest__in=[contest.pk for contest in contests]
+    )
+    # LENGTH of a bytea (PostgreSQL) or a BLOB (SQLite) counts its bytes.
+    sizes = stored.annotate(packed_bytes=Length("columns")).order_by("submission_id")
+    group: list[int] = []
+    group_bytes = 0
+    for entry_id, size in sizes.values_list("submission_id", "packed_bytes").iterator(
+        chunk_size=ENTRY_BATCH
+    ):
+        if entry_id not in entry_ids:
+            continue
+        if group and group_bytes + (size or 0) > SERIES_FETCH_BYTES:
+            yield from _unpacked(group)
+            group, group_bytes = [], 0
+        group.append(entry_id)
+        group_bytes += size or 0
+    yield from _unpacked(group)
+
+
+def _unpacked(entry_ids: list[int]) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
+    if not entry_ids:
+        return
+    packed = dict(
+        SampleSeries.objects.filter(submission_id__in=entry_ids).values_list(
+            "submission_id", "columns"
+        )
+    )
+    for entry_id in entry_ids:
+        blob = packed.pop(entry_id, None)
+        if blob is not None:  # deleted meanwhile
+            yield entry_id, unpack_columns(bytes(blob))
