@@ -1,20 +1,32 @@
-"""Power both ways of the classic judge, on real runs: a claim and doctored copies of it against
-every choice of `--repeats` among N reruns of it at scale 1/k, as a verification with that many
-repeats would be judged on this host (comparable: the rates are compared too, apart from the
-disk where the logs count reads and server CPU). Issue 29's table: the true claim must come out
-reproduced, and so must the same claim from a slower disk (its intervals past the cliff 1.5x
-slower, its CPU as it was); every lie of 1.25x or more (its times divided; only past the cliff:
-"a faster disk") and every cliff moved 20% or more must not. Between (/ 1.15, cliff x1.1) is
-printed, not required: what falls there is the verdicts' stated resolution (printed, median).
+"""Issue 29's confusion table: the classic judge's verdicts on claims made fresh on this machine
+(honest claims) and on doctored copies of them, verified at each `--scales` 1/k as a
+verification with `--repeats` runs would be judged here (the host comparable: the rates are
+compared too, apart from the disk where the logs count reads and server CPU), every choice of
+the repeats among the reruns.
 
-The claim is the demo entry's log (3,000,000 rows into InnoDB with a 128 MB pool and
-innodb_flush_log_at_trx_commit=2, made on this VM while it was quiet); the reruns are the C
-benchmark on private MariaDB servers (runner/servers.py) with the pool the scaling rule gives,
-one after another (20-30 s each here at 1/10). `--reuse DIR` judges logs kept before
-(`--logs DIR` keeps them) instead of running again.
+The doctored copies: the times divided by 1.15, 1.25, 1.33, 1.5 and 3; the cliff moved x1.1,
+x1.2 and x1.3; past the cliff 1.5x and 2x faster ("a faster disk"); and two lies about the setup,
+judged against reruns of what the claim declares: an undeclared flush setting (the claim ran
+innodb_flush_log_at_trx_commit=2 and declared none, so its verification runs the server's 1)
+and 2x the pool declared (the verification scales the declared pool, twice the one it ran).
+Also the same honest claim from a slower disk (past its cliff 1.5x slower, CPU as it was),
+which must be reproduced. Goal on a quiet host: every honest claim `reproduced`; every lie of
+1.25x or more, every cliff moved 20% or more, both setup lies refuted (`not_reproduced`); /1.15
+and x1.1 are printed, not required: what falls there is the verdicts' stated resolution
+(printed, median and range). A busy host may make a verdict inconclusive, never the wrong way.
+Each verdict also passes the scaling rule's measured range (setup.scaling.extrapolated).
 
-    .venv/bin/python bench/verification_power.py [--runs 9] [--repeats 3] [--scale 10]
-        [--claim FILE] [--claim-pool 128] [--logs DIR | --reuse DIR]
+The time goal: a run at 1/10 under a tenth of its claim's time, each claim timed beside the
+reruns made right after it (pairs; median and range printed), with the load average and the
+CPU time stolen from this VM beside.
+
+    .venv/bin/python bench/verification_power.py [--claims 5] [--claim-rows 3000000]
+        [--claim-pool 128] [--scales 5,10] [--runs-per-claim 1] [--setup-runs 3]
+        [--repeats 3] [--logs DIR] [--quick]
+
+`--logs DIR` keeps every run (claims, reruns) there and reuses the runs already in it, so the
+table can be judged again without running anything. About 35 minutes with the defaults on the
+quiet 2-core VM; `--quick` (one 960,000-row claim with a 64 MB pool at 1/4 and 1/8) about 3.
 """
 
 from __future__ import annotations
@@ -24,9 +36,12 @@ import io
 import itertools
 import os
 import shutil
+import statistics
 import sys
 import tempfile
+import time
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -36,7 +51,7 @@ sys.path.insert(0, str(ROOT))
 
 import bench.scaling as scaling  # noqa: E402
 from submissions.logparse import parse_log  # noqa: E402
-from submissions.setup.scaling import memory_for_scale  # noqa: E402
+from submissions.setup.scaling import extrapolated, memory_for_scale  # noqa: E402
 from submissions.setup.server_settings import MYSQL  # noqa: E402
 from submissions.tracks.classic.rerun import judge_curves, shape_of  # noqa: E402
 from submissions.tracks.rerun import (  # noqa: E402
@@ -44,16 +59,31 @@ from submissions.tracks.rerun import (  # noqa: E402
     INCONCLUSIVE,
     NOT_REPRODUCED,
     REPRODUCED,
+    SHAPE_ONLY,
     VERIFICATION,
     column,
     curve,
     other_work,
+    server_major,
 )
 
-DEMO_CLAIM = ROOT / "submissions" / "demo_logs" / "c-small-pool-mariadb-3m.log"
 TOLERANCE = 0.25  # a contest's default rerun tolerance
-# rows, seconds, reads, server CPU at each report; the cores other work kept busy (other_work)
+FLUSH = "innodb_flush_log_at_trx_commit"
+CLAIM_FLUSH = "2"  # what the claims run
+DEFAULT_FLUSH = "1"  # the server's own: what a verification runs when none is declared
+# rows, seconds, reads, server CPU at each report
 Run = tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]
+
+
+@dataclass
+class Made:
+    """A run of the benchmark: its curve and counters, the cores other work kept busy meanwhile,
+    its wall time and its server's (family, major)."""
+
+    run: Run
+    busy: float | None
+    wall: float
+    server: tuple[str, str] | None
 
 
 def divided(claim: Run, by: float) -> Run:
@@ -76,118 +106,253 @@ def cliff_moved(claim: Run, factor: float) -> Run:
     return moved.astype(np.int64), seconds, reads, cpu
 
 
-# (label, doctored claim, the verdict it must get: None for printed only)
+@dataclass(frozen=True)
+class Variant:
+    label: str
+    doctor: object  # Run -> Run
+    wanted: str | None  # the verdict it must get; None: printed only
+    reruns: str = "declared"  # which reruns verify it: the claim's own setup, or a lie's
+    pool_factor: int = 1  # the pool it declares, over the one it ran
+
+
+def _same(claim: Run) -> Run:
+    return claim
+
+
 VARIANTS = (
-    ("the true claim", lambda claim: claim, REPRODUCED),
-    ("a slower disk: past the cliff x1.5", lambda claim: past_the_cliff(claim, 1.5), REPRODUCED),
-    *((f"times / {by:g}", lambda claim, by=by: divided(claim, by), None) for by in (1.15,)),
+    Variant("the true claim", _same, REPRODUCED),
+    Variant("a slower disk: past the cliff x1.5", lambda c: past_the_cliff(c, 1.5), REPRODUCED),
+    Variant("times / 1.15", lambda c: divided(c, 1.15), None),
     *(
-        (f"times / {by:g}", lambda claim, by=by: divided(claim, by), NOT_REPRODUCED)
+        Variant(f"times / {by:g}", lambda c, by=by: divided(c, by), NOT_REPRODUCED)
         for by in (1.25, 1.33, 1.5, 3)
     ),
+    Variant("cliff x1.1", lambda c: cliff_moved(c, 1.1), None),
     *(
-        (
-            f"past the cliff / {by:g}",
-            lambda claim, by=by: past_the_cliff(claim, 1 / by),
+        Variant(f"cliff x{by:g}", lambda c, by=by: cliff_moved(c, by), NOT_REPRODUCED)
+        for by in (1.2, 1.3)
+    ),
+    *(
+        Variant(
+            f"past the cliff {by:g}x faster",
+            lambda c, by=by: past_the_cliff(c, 1 / by),
             NOT_REPRODUCED,
         )
         for by in (1.5, 2)
     ),
-    ("cliff x1.1", lambda claim: cliff_moved(claim, 1.1), None),
-    *(
-        (f"cliff x{by:g}", lambda claim, by=by: cliff_moved(claim, by), NOT_REPRODUCED)
-        for by in (1.2, 1.3)
-    ),
+    Variant("undeclared flush setting", _same, NOT_REPRODUCED, reruns="flush"),
+    Variant("2x the pool declared", _same, NOT_REPRODUCED, reruns="pool", pool_factor=2),
 )
 
 
-def read_run(path: Path) -> Run:
+def read_made(path: Path, wall: float) -> Made:
     parsed = parse_log(io.BytesIO(path.read_bytes()))
     series = parsed.series
-    return (*curve(parsed), column(series.read_ops), column(series.server_cpu_s))
+    stated = parsed.parameters.get("server_version")
+    return Made(
+        (*curve(parsed), column(series.read_ops), column(series.server_cpu_s)),
+        other_work(parsed),
+        wall,
+        None if stated is None else server_major(str(stated.value)),
+    )
 
 
-def busy_of(path: Path) -> float | None:
-    return other_work(parse_log(io.BytesIO(path.read_bytes())))
+def make(settings: dict[str, str], rows: int, path: Path, base_dir: str) -> Made:
+    """One run on a fresh private MariaDB, kept in `path` (an existing one is read instead)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    made = scaling.run_benchmark("mariadb", settings, rows, base_dir, keep=path)
+    print(f"    {path.parent.name}/{path.name}: {scaling.describe(made)}", flush=True)
+    return read_made(path, made.wall)
 
 
-def collect(args, rows: int, memory: dict[str, str]) -> list[tuple[Run, float | None]]:
-    """`--runs` reruns of `rows` rows on a private MariaDB with the `memory` settings, read back
-    from their logs (kept in --logs, else in a folder removed at the end)."""
-    kept = Path(args.logs) if args.logs else Path(tempfile.mkdtemp(prefix="vp-logs-"))
-    kept.mkdir(parents=True, exist_ok=True)
-    scaling.LOGS = kept
-    base_dir = tempfile.mkdtemp(prefix="vp-", dir="/tmp")  # sockets: keep the path short
-    Path(base_dir).chmod(0o755)  # the server runs as its own user and must reach it
-    settings = {**memory, "innodb_flush_log_at_trx_commit": "2"}
-    before = set(kept.glob("*.log"))
-    try:
-        for number in range(1, args.runs + 1):
-            run = scaling.run_benchmark("mariadb", settings, rows, base_dir)
-            print(f"  run {number}: {scaling.describe(run)}", flush=True)
-        made = sorted(set(kept.glob("*.log")) - before)
-        return [(read_run(path), busy_of(path)) for path in made]
-    finally:
-        shutil.rmtree(base_dir, ignore_errors=True)
-        if not args.logs:
-            shutil.rmtree(kept, ignore_errors=True)
+def rerun_memory(pool_mb: int, scale: int) -> dict[str, str]:
+    """The memory a verification's private server gets: the service's own function."""
+    declared = {"innodb_buffer_pool_size": f"{pool_mb}M"}
+    return memory_for_scale(declared, family=MYSQL, scale=scale, memory_gb=0).settings
 
 
-def verdicts(claim: Run, runs: list[tuple[Run, float | None]], repeats: int, scale: int):
-    """The verdict for every choice of `repeats` runs (each with the cores other work kept busy
-    during it, as a worker judges them), what failed when it was not reproduced (the headline,
-    cut to its first words) and each verdict's resolution."""
-    found, failing, resolutions = Counter(), Counter(), []
+@dataclass
+class Runs:
+    claims: list[Made] = field(default_factory=list)
+    # (scale, which) -> reruns; which: "declared", "flush", "pool"
+    reruns: dict[tuple[int, str], list[Made]] = field(default_factory=dict)
+    pairs: list[tuple[float, float]] = field(default_factory=list)  # (claim wall, 1/k wall)
+
+
+def collect(args, folder: Path, base_dir: str) -> Runs:
+    """The claims, each followed by its share of the declared reruns at every scale (so each
+    claim is timed beside its own reruns), then the setup lies' reruns."""
+    runs = Runs()
+    claim_settings = {"innodb_buffer_pool_size": f"{args.claim_pool}M", FLUSH: CLAIM_FLUSH}
+    for number in range(1, args.claims + 1):
+        claim = make(claim_settings, args.claim_rows, folder / "claims" / f"{number}.log", base_dir)
+        runs.claims.append(claim)
+        for scale in args.scales:
+            settings = {**rerun_memory(args.claim_pool, scale), FLUSH: CLAIM_FLUSH}
+            made = [
+                make(settings, args.claim_rows // scale,
+                     folder / f"1-{scale}-declared" / f"{number}-{each}.log", base_dir)
+                for each in range(1, args.runs_per_claim + 1)
+            ]  # fmt: skip
+            runs.reruns.setdefault((scale, "declared"), []).extend(made)
+            if scale == max(args.scales):
+                runs.pairs += [(claim.wall, each.wall) for each in made]
+    for scale in args.scales:
+        lies = {
+            "flush": {**rerun_memory(args.claim_pool, scale), FLUSH: DEFAULT_FLUSH},
+            "pool": {**rerun_memory(2 * args.claim_pool, scale), FLUSH: CLAIM_FLUSH},
+        }
+        for which, settings in lies.items():
+            runs.reruns[(scale, which)] = [
+                make(settings, args.claim_rows // scale,
+                     folder / f"1-{scale}-{which}" / f"{each}.log", base_dir)
+                for each in range(1, args.setup_runs + 1)
+            ]  # fmt: skip
+    return runs
+
+
+def judged(claim: Run, chosen: list[Made], scale: int, pool_mb: int) -> tuple[str, dict, bool]:
+    """One verification as a worker judges it: the classic judge, then the scaling rule's
+    measured range (outside it a reproduction is at best shape_only)."""
     rows, seconds, reads, cpu = claim
-    for pairs in itertools.combinations(runs, repeats):
-        chosen = [run for run, _ in pairs]
-        busy = max((each for _, each in pairs if each is not None), default=None)
-        verdict, figures = judge_curves(
-            (rows, seconds), [(r, s) for r, s, _, _ in chosen], kind=VERIFICATION, scale=scale,
-            host_comparable=True, tolerance=TOLERANCE, claimed_reads=reads,
-            rerun_reads=[each[2] for each in chosen], claimed_cpu=cpu,
-            rerun_cpu=[each[3] for each in chosen], busy_cores=busy,
-        )  # fmt: skip
-        found[verdict.verdict] += 1
-        resolutions.append(figures.get("resolution", {}))
-        if verdict.verdict != REPRODUCED:
-            reason = figures.get("headline", verdict.message)
-            failing[" ".join(reason.split()[:9])] += 1
-    return found, failing, resolutions
+    busy = max((each.busy for each in chosen if each.busy is not None), default=None)
+    verdict, figures = judge_curves(
+        (rows, seconds), [each.run[:2] for each in chosen], kind=VERIFICATION, scale=scale,
+        host_comparable=True, tolerance=TOLERANCE, claimed_reads=reads,
+        rerun_reads=[each.run[2] for each in chosen], claimed_cpu=cpu,
+        rerun_cpu=[each.run[3] for each in chosen], busy_cores=busy,
+    )  # fmt: skip
+    outside = extrapolated(
+        {"innodb_buffer_pool_size": f"{pool_mb}M"}, family=MYSQL, scale=scale, memory_gb=0,
+        server=chosen[0].server,
+    )  # fmt: skip
+    found = verdict.verdict
+    if outside is not None and found == REPRODUCED:
+        found = SHAPE_ONLY
+    return found, figures, outside is not None
+
+
+@dataclass
+class Row:
+    found: Counter = field(default_factory=Counter)
+    failing: Counter = field(default_factory=Counter)
+    factors: list[float] = field(default_factory=list)
+    shifts: list[float] = field(default_factory=list)
+    extrapolated: int = 0
+
+
+def table_row(variant: Variant, runs: Runs, scale: int, repeats: int, pool_mb: int) -> Row:
+    row = Row()
+    reruns = runs.reruns[(scale, variant.reruns)]
+    for claim in runs.claims:
+        doctored = variant.doctor(claim.run)
+        for chosen in itertools.combinations(reruns, repeats):
+            verdict, figures, outside = judged(
+                doctored, list(chosen), scale, pool_mb * variant.pool_factor
+            )
+            row.found[verdict] += 1
+            row.extrapolated += outside
+            resolution = figures.get("resolution") or {}
+            if resolution.get("too_fast_factor") is not None:
+                row.factors.append(resolution["too_fast_factor"])
+            if resolution.get("cliff_shift") is not None:
+                row.shifts.append(resolution["cliff_shift"])
+            if verdict != REPRODUCED:
+                reason = figures.get("headline", "")
+                row.failing[reason if len(reason) <= 150 else reason[:149] + "…"] += 1
+    return row
+
+
+def right(row: Row, wanted: str | None, quiet: bool) -> str:
+    if wanted is None:
+        return "printed, not required"
+    total = sum(row.found.values())
+    opposite = NOT_REPRODUCED if wanted == REPRODUCED else REPRODUCED
+    if row.found[wanted] == total:
+        return "right"
+    if (
+        not quiet
+        and row.found[opposite] == 0
+        and row.found[wanted] + row.found[INCONCLUSIVE] == total
+    ):
+        return "right (inconclusive ones: a busy host)"
+    return "WRONG"
+
+
+def spread(values: list[float], form: str) -> str:
+    if not values:
+        return "not stated"
+    middle = form.format(statistics.median(values))
+    return f"{middle} ({form.format(min(values))} to {form.format(max(values))})"
+
+
+class Steal:
+    """The CPU time the hypervisor gave other guests while this VM wanted it, from /proc/stat."""
+
+    def __init__(self) -> None:
+        self.start = self.read()
+
+    @staticmethod
+    def read() -> tuple[int, int] | None:
+        try:
+            values = [
+                int(each) for each in Path("/proc/stat").read_text().split("\n")[0].split()[1:]
+            ]
+        except (OSError, ValueError):
+            return None
+        return (values[7] if len(values) > 7 else 0), sum(values)
+
+    def share(self) -> str:
+        end = self.read()
+        if self.start is None or end is None or end[1] == self.start[1]:
+            return "not measured"
+        return f"{(end[0] - self.start[0]) / (end[1] - self.start[1]):.1%}"
+
+
+def load() -> str:
+    return "load average (1, 5, 15 min) " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--claims", type=int, default=5, help="honest claims made fresh")
+    parser.add_argument("--claim-rows", type=int, default=3_000_000)
+    parser.add_argument("--claim-pool", type=int, default=128, help="MB")
+    parser.add_argument("--scales", default="5,10", help="k of each 1/k, comma-separated")
+    parser.add_argument("--runs-per-claim", type=int, default=1,
+                        help="declared reruns made after each claim, at each scale")  # fmt: skip
+    parser.add_argument("--setup-runs", type=int, default=3,
+                        help="reruns at each scale for each setup lie")  # fmt: skip
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--logs", default="", help="keep the runs here, and reuse those there")
+    parser.add_argument("--quick", action="store_true",
+                        help="a smoke run: one 960,000-row claim, 64 MB pool, 1/4 and 1/8")  # fmt: skip
+    args = parser.parse_args()
+    if args.quick:
+        args.claims, args.claim_rows, args.claim_pool, args.scales = 1, 960_000, 64, "4,8"
+        args.runs_per_claim = 3
+    args.scales = sorted({int(each) for each in args.scales.split(",") if each.strip()})
+    return args
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=9)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--scale", type=int, default=10)
-    parser.add_argument("--claim", default=str(DEMO_CLAIM))
-    parser.add_argument("--claim-pool", type=int, default=128, help="MB")
-    parser.add_argument("--logs", default="", help="a folder to keep the reruns' logs in")
-    parser.add_argument("--reuse", default="", help="judge the logs in this folder instead")
-    args = parser.parse_args()
-    claim = read_run(Path(args.claim))
-    rows = int(claim[0][-1]) // args.scale
-    # The memory a verification's private server gets: the service's own function.
-    memory = memory_for_scale(
-        {"innodb_buffer_pool_size": f"{args.claim_pool}M"}, family=MYSQL, scale=args.scale,
-        memory_gb=0,
-    ).settings  # fmt: skip
-    print(f"Load average (1, 5, 15 min): {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    if args.reuse:
-        kept = sorted(Path(args.reuse).glob("*.log"))
-        runs = [(read_run(path), busy_of(path)) for path in kept]
-        print(f"{len(runs)} reruns kept in {args.reuse}")
-    else:
-        shown = ", ".join(f"{key}={value}" for key, value in memory.items())
-        print(f"{args.runs} reruns at 1/{args.scale}: {rows:,} rows, {shown}")
-        runs = collect(args, rows, memory)
-    if len(runs) < args.repeats:
-        raise SystemExit(f"{len(runs)} reruns: fewer than --repeats {args.repeats}")
-    choices = len(list(itertools.combinations(range(len(runs)), args.repeats)))
-    print(f"\nEvery {args.repeats} of {len(runs)} reruns ({choices} verifications), tolerance "
-          f"{TOLERANCE:.0%}, the host comparable:")  # fmt: skip
-    busy = [each for _, each in runs if each is not None]
+    args = arguments()
+    steal = Steal()
+    began = time.monotonic()
+    print(f"Start: {load()}", flush=True)
+    folder = Path(args.logs) if args.logs else Path(tempfile.mkdtemp(prefix="vp-logs-"))
+    base_dir = tempfile.mkdtemp(prefix="vp-", dir="/tmp")  # sockets: keep the path short
+    Path(base_dir).chmod(0o755)  # the server runs as its own user and must reach it
+    try:
+        runs = collect(args, folder, base_dir)
+    finally:
+        shutil.rmtree(base_dir, ignore_errors=True)
+        if not args.logs:
+            shutil.rmtree(folder, ignore_errors=True)
+    print(f"Runs made: {load()}, CPU stolen {steal.share()}, {time.monotonic() - began:,.0f} s")
+    busy = [
+        each.busy for reruns in runs.reruns.values() for each in reruns if each.busy is not None
+    ]
     quiet = not busy or max(busy) < BUSY_CORES
     print(
         f"Other work beside the reruns: {min(busy):.2f} to {max(busy):.2f} cores "
@@ -195,34 +360,42 @@ def main() -> int:
         if busy
         else "Other work beside the reruns: not measured"
     )
+    claims = [each.wall for each in runs.claims]
+    print(f"{len(runs.claims)} claims of {args.claim_rows:,} rows, {args.claim_pool} MB pool, "
+          f"{FLUSH}={CLAIM_FLUSH}: {min(claims):.0f} to {max(claims):.0f} s")  # fmt: skip
     met = True
-    shown_resolution = False
-    for label, doctor, wanted in VARIANTS:
-        found, failing, resolutions = verdicts(doctor(claim), runs, args.repeats, args.scale)
-        opposite = NOT_REPRODUCED if wanted == REPRODUCED else REPRODUCED
-        right = wanted is None or (
-            found[wanted] == choices
-            if quiet
-            else found[opposite] == 0 and found[wanted] + found[INCONCLUSIVE] == choices
-        )
-        met = met and right
-        shown = ", ".join(f"{verdict} {count}" for verdict, count in found.most_common())
-        said = "printed, not required" if wanted is None else ("right" if right else "WRONG")
-        print(f"  {label}: {shown} ({said})")
-        for reason, count in failing.most_common(2):
-            print(f"      {count} x {reason}...")
-        if not shown_resolution:
-            factors = [each.get("too_fast_factor") for each in resolutions]
-            factors = [each for each in factors if each is not None]
-            shifts = [each["cliff_shift"] for each in resolutions if "cliff_shift" in each]
-            if factors and shifts:
-                print(
-                    f"      resolution (median of the {choices}): a claim "
-                    f"{float(np.median(factors)):.2f}x too fast, a cliff "
-                    f"{float(np.median(shifts)):.0%} of the run away"
-                )
-            shown_resolution = True
-    print(f"\nPower both ways: {'met' if met else 'NOT met'}")
+    for scale in args.scales:
+        declared = runs.reruns[(scale, "declared")]
+        if len(declared) < args.repeats:
+            raise SystemExit(f"{len(declared)} reruns at 1/{scale}: fewer than --repeats")
+        memory = ", ".join(f"{k}={v}" for k, v in rerun_memory(args.claim_pool, scale).items())
+        choices = len(list(itertools.combinations(declared, args.repeats)))
+        print(f"\nAt 1/{scale} ({memory}): every {args.repeats} of {len(declared)} reruns "
+              f"({choices} verifications) for each of {len(runs.claims)} claims; setup lies "
+              f"against {args.setup_runs} reruns of what they declare; tolerance "
+              f"{TOLERANCE:.0%}, the host comparable")  # fmt: skip
+        print("| claim | reproduced | not reproduced | inconclusive | shape only | needed | "
+              "resolution: too fast x | cliff shift |")  # fmt: skip
+        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        for variant in VARIANTS:
+            row = table_row(variant, runs, scale, args.repeats, args.claim_pool)
+            said = right(row, variant.wanted, quiet)
+            met = met and not said.startswith("WRONG")
+            label = variant.label + (" (extrapolated)" if row.extrapolated else "")
+            print(f"| {label} | {row.found[REPRODUCED]} | {row.found[NOT_REPRODUCED]} | "
+                  f"{row.found[INCONCLUSIVE]} | {row.found[SHAPE_ONLY]} | "
+                  f"{variant.wanted or '-'}: {said} | {spread(row.factors, '{:.2f}')} | "
+                  f"{spread([s * 100 for s in row.shifts], '{:.0f}%')} |")  # fmt: skip
+            for reason, count in row.failing.most_common(1 if variant.wanted else 0):
+                print(f"|   {count} x {reason} | | | | | | | |")
+    if runs.pairs:
+        shares = [rerun / claim for claim, rerun in runs.pairs]
+        print(f"\nA run at 1/{max(args.scales)} took {statistics.median(shares):.1%} of its "
+              f"claim's time (median of {len(shares)} pairs; {min(shares):.1%} to "
+              f"{max(shares):.1%}): goal under {1 / max(args.scales):.1%}")  # fmt: skip
+    print(f"\nEnd: {load()}, CPU stolen over the bench {steal.share()}, "
+          f"{time.monotonic() - began:,.0f} s in all")  # fmt: skip
+    print(f"Power both ways: {'met' if met else 'NOT met'}")
     return 0 if met else 1
 
 

@@ -21,7 +21,8 @@ class RerunForm(forms.Form):
         max_value=1_000_000,
         required=False,
         help_text="k: insert 1/k of the claim's rows, memory scaled to match. Empty: the "
-        "target's default from its time limit.",
+        "smallest k whose runs fit half the target's time limit and keep the memory at or "
+        "above its floor (refused, saying why, when none does).",
     )
     rows = forms.IntegerField(
         min_value=1_000,

@@ -31,8 +31,14 @@ class RerunSerializer(serializers.ModelSerializer):
     )
     resolution = serializers.SerializerMethodField(
         help_text="What this verification could refute: too_fast_factor, the smallest factor "
-        "too fast, and cliff_shift, the smallest shift of the cliff (a fraction of the run); "
-        "null where the track's judge does not measure them."
+        "too fast, and cliff_shift, the smallest shift of the cliff (a fraction of the run), "
+        "each null where the track's judge does not measure it (then `basis` says why: "
+        "'not stated'); null before a verdict."
+    )
+    extrapolated = serializers.SerializerMethodField(
+        help_text="Null within the range the scaling rule was measured on (docs/scaling.md); "
+        "else the sentence naming what lies outside it (such a verification is at best "
+        "shape_only)."
     )
     elapsed_seconds = serializers.FloatField(
         read_only=True, help_text="Since the run started (until it finished); null before."
@@ -76,6 +82,7 @@ class RerunSerializer(serializers.ModelSerializer):
             "warning",
             "headline",
             "resolution",
+            "extrapolated",
             "log_url",
             "step",
             "result",
@@ -102,6 +109,10 @@ class RerunSerializer(serializers.ModelSerializer):
     def get_resolution(self, run: VerificationRun) -> dict | None:
         found = run.result.get("resolution") if isinstance(run.result, dict) else None
         return found if isinstance(found, dict) else None
+
+    def get_extrapolated(self, run: VerificationRun) -> str | None:
+        found = run.result.get("extrapolated") if isinstance(run.result, dict) else None
+        return found if isinstance(found, str) and found else None
 
     def _absolute(self, path: str) -> str:
         request = self.context.get("request")

@@ -37,6 +37,7 @@ from submissions.setup.engines import normalised_engine
 from submissions.setup.entry_settings import logged_settings, settings_as_run
 from submissions.setup.memory_budget import LEAST_CONNECTION_CAP
 from submissions.setup.scaling import (
+    NoScaleFits,
     RerunSettings,
     default_scale,
     max_scale,
@@ -198,14 +199,16 @@ def _rerun_size(
         )
     if rows is None:
         if scale is None:
-            scale = default_scale(
-                claimed_rows=claimed,
-                claimed_seconds=submission.elapsed_seconds,
-                time_limit=target.time_limit,
-                repeats=repeats or DEFAULT_REPEATS_AT_SCALE,
-            )
-            if limit is not None:
-                scale = min(scale, limit[0])
+            try:
+                scale = default_scale(
+                    claimed_rows=claimed,
+                    claimed_seconds=submission.elapsed_seconds,
+                    time_limit=target.time_limit,
+                    repeats=repeats or DEFAULT_REPEATS_AT_SCALE,
+                    largest=limit,
+                )
+            except NoScaleFits as error:
+                raise RerunRefused(str(error), "scale") from None
         if limit is not None and scale > limit[0]:
             raise RerunRefused(
                 f"At 1/{scale} the entry's {limit[1]} would fall below the smallest size whose "

@@ -3,6 +3,8 @@ by the contest's track (submissions/tracks/<track>/rerun.py); the runner only st
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 from django.utils import timezone
 
@@ -15,12 +17,19 @@ from submissions.logparse import LogError
 from submissions.logparse.c_format import header_server
 from submissions.measures.series import unpack_columns
 from submissions.models import Submission
-from submissions.setup.declared import entry_family
-from submissions.setup.entry_settings import stored_log_header
-from submissions.setup.scaling import MEMORY_RULES
+from submissions.setup.declared import declared_settings, entry_family
+from submissions.setup.entry_settings import settings_as_run, stored_log_header
+from submissions.setup.scaling import MEMORY_RULES, Extrapolation, extrapolated
 from submissions.setup.server_settings import size_text
 from submissions.tracks import Track
-from submissions.tracks.rerun import Claim, NotPlannable, RerunSpec, read_output
+from submissions.tracks.rerun import (
+    Claim,
+    Judgement,
+    NotPlannable,
+    RerunSpec,
+    read_output,
+    server_major,
+)
 
 
 def rerun_finish(
@@ -89,6 +98,8 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
         run.status = RerunStatus.FAILED
         run.message = f"The rerun cannot be compared with the claim: {reason}"
         return
+    if track.rerun.shape_scaled:
+        judgement = within_measured_range(judgement, _extrapolation(run, reruns))
     run.verdict, run.ratio = judgement.verdict, judgement.ratio
     run.message = f"{judgement.message} {_setup_sentence(run)}".strip()
     run.rows_done, run.rate = judgement.rows_done, judgement.rate
@@ -104,11 +115,53 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
         contest_board_changed(contest_id=submission.contest_id)
 
 
+def _extrapolation(run: VerificationRun, reruns: list) -> Extrapolation | None:
+    """What of this verification lies outside the range its scaling rule was measured on
+    (setup.scaling.extrapolated); None within it, or not a scaled run."""
+    scale = _judged_scale(run)
+    if not scale or scale <= 1:
+        return None
+    submission = run.submission
+    family = entry_family(submission)
+    return extrapolated(
+        settings_as_run(submission, declared_settings(submission), family),
+        family=family,
+        scale=scale,
+        memory_gb=submission.memory_gb,
+        server=_rerun_server(reruns),
+    )
+
+
+def _rerun_server(reruns: list) -> tuple[str, str] | None:
+    """(family, major) of the server the reruns ran, as their logs' headers name it."""
+    for output in reruns:
+        for parsed in output.logs.values():
+            stated = parsed.parameters.get("server_version")
+            if stated is not None:
+                return server_major(str(stated.value))
+    return None
+
+
+def within_measured_range(judgement: Judgement, outside: Extrapolation | None) -> Judgement:
+    """A verification outside its scaling rule's measured range (`outside`) is labelled
+    extrapolated, and cannot give `reproduced`: at best shape_only, said why."""
+    if outside is None:
+        return judgement
+    result = {**judgement.result, "extrapolated": outside.sentence()}
+    message = f"{outside.sentence()} {judgement.message}"
+    if judgement.verdict != RerunVerdict.REPRODUCED:
+        return replace(judgement, message=message, result=result)
+    result["headline"] = f"the curve and rates agree, but {outside.short()}: shape only"
+    return replace(judgement, verdict=RerunVerdict.SHAPE_ONLY, message=message, result=result)
+
+
 def headline(run: VerificationRun, judgement) -> str:
     """The verdict in one sentence, before its paragraph: "Reproduced at 1/10 on mariadb: within
     the host's resolution of ±14%; cliff at 46% vs 46%, 50%, 48%." The track's judge says why
     (its result's `headline`); a judge that does not, its message's first sentence."""
     label = RerunVerdict(judgement.verdict).label if judgement.verdict else "Judged"
+    if isinstance(judgement.result, dict) and judgement.result.get("extrapolated"):
+        label += " (extrapolated)"
     why = judgement.result.get("headline") if isinstance(judgement.result, dict) else None
     if not why:
         why = judgement.message.split(". ", 1)[0].rstrip(".")

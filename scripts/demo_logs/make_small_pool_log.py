@@ -23,18 +23,27 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from bench.scaling import describe, run_benchmark  # noqa: E402
+from bench.scaling import describe, load, run_benchmark  # noqa: E402
 
 SETTINGS = {"innodb_buffer_pool_size": "128M", "innodb_flush_log_at_trx_commit": "2"}
 ROWS = 3_000_000
 LOG = ROOT / "submissions" / "demo_logs" / "c-small-pool-mariadb-3m.log"
 
-if __name__ == "__main__":
+
+def make_log(settings: dict[str, str], rows: int, log: Path) -> None:
+    """`rows` rows on a fresh private MariaDB started with `settings`, its output in `log`,
+    with the load average before and after (a claim wants a quiet machine)."""
     base_dir = tempfile.mkdtemp(prefix="sp-")  # the system temp dir: sockets want a short path
-    LOG.unlink(missing_ok=True)
+    Path(base_dir).chmod(0o755)  # the server runs as its own user and must reach it
+    log.unlink(missing_ok=True)
+    print(f"before: {load()}", flush=True)
     try:
-        curve = run_benchmark("mariadb", SETTINGS, ROWS, base_dir, keep=LOG)
+        curve = run_benchmark("mariadb", settings, rows, base_dir, keep=log)
     finally:
         shutil.rmtree(base_dir, ignore_errors=True)
-    LOG.with_suffix(".wall").unlink()
-    print(f"{LOG.name}: {describe(curve)}")
+    log.with_suffix(".wall").unlink()
+    print(f"{log.name}: {describe(curve)}; after: {load()}")
+
+
+if __name__ == "__main__":
+    make_log(SETTINGS, ROWS, LOG)

@@ -69,6 +69,34 @@ class FreePages:
 
 
 @dataclass(frozen=True)
+class MeasuredRange:
+    """Where a memory rule was measured (docs/scaling.md): the claims' sizes of the setting,
+    the scales checked against claims, and the server. A verification outside it extrapolates
+    the rule: it is labelled so and cannot give `reproduced`."""
+
+    smallest: int  # bytes: the smallest size of the setting a curve was measured at
+    largest: int  # bytes: the largest claim's
+    largest_scale: int  # the largest k checked against a claim (its cliff within 6 points)
+    server: tuple[str, str]  # (family, major version) as tracks.rerun.server_major names one
+    where: str  # for people: what, when and on what it was measured
+
+    def outside(self, key: str, size: int, scale: int, server: tuple[str, str] | None) -> list[str]:
+        """What of a verification lies outside the range, one phrase each; [] when within.
+        `size` 0 and `server` None are unknown, never counted as outside."""
+        found = []
+        if size and not self.smallest <= size <= self.largest:
+            found.append(
+                f"the claim's {key} of {size_text(size, MYSQL)} (measured "
+                f"{size_text(self.smallest, MYSQL)} to {size_text(self.largest, MYSQL)})"
+            )
+        if scale > self.largest_scale:
+            found.append(f"the scale 1/{scale} (checked up to 1/{self.largest_scale})")
+        if server is not None and server != self.server:
+            found.append(f"a {' '.join(server)} server (measured on {' '.join(self.server)})")
+        return found
+
+
+@dataclass(frozen=True)
 class MemoryRule:
     floor: int  # below it the curve's shape no longer follows the setting (measured)
     ram_share: float  # the share of the declared RAM assumed when the entry did not set it
@@ -84,6 +112,7 @@ class MemoryRule:
     # rocksdb_db_write_buffer_size: each memtable then flushes at RocksDB's write_buffer_size,
     # 64 MB): scaled as that size, so a rerun's memtables hold 1/k of the claim's rows too.
     unlimited: int = 0
+    measured: MeasuredRange | None = None  # where the rule was measured; None: not stated
 
     def scaled(self, size: int, scale: int, depth: int | None = None) -> int:
         """The size whose rows before the cliff are 1/`scale` of `size`'s (not floored), its
@@ -141,6 +170,17 @@ class MemoryRule:
 # of each server's manual for a dedicated host, used only when an entry declared its RAM but
 # not the setting.
 INNODB_FREE_PAGES = FreePages(key="innodb_lru_scan_depth", default=1536, least=100, page=16384)
+# docs/scaling.md: the sweep's pools of 8 to 128 MB (the rows before the cliff in proportion to
+# the pool above 1 MB), claims of 64 and 128 MB checked at 1/4 to 1/15 (every cliff within 6
+# points of the run of its claim's; at 1/20 a 1 MB step moved it 8 to 14 points), all on
+# private MariaDB 10.11 servers, InnoDB, the C benchmark's classic inserts, 24 Nov 2026.
+INNODB_MEASURED = MeasuredRange(
+    smallest=8 * MIB,
+    largest=128 * MIB,
+    largest_scale=15,
+    server=("MariaDB", "10.11"),
+    where="MariaDB 10.11, InnoDB, the C benchmark's inserts, 24 Nov 2026 (docs/scaling.md)",
+)
 MEMORY_RULES = {
     MYSQL: {
         "innodb_buffer_pool_size": MemoryRule(
@@ -149,6 +189,7 @@ MEMORY_RULES = {
             overhead=MIB,
             step=MIB,
             free=INNODB_FREE_PAGES,
+            measured=INNODB_MEASURED,
         ),
         "key_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),
         "aria_pagecache_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),
@@ -249,15 +290,51 @@ def scaled_rows(claimed_rows: int, scale: int) -> int:
     return max(1_000, claimed_rows // max(1, scale))
 
 
+# A run at 1/k takes this share of its claim's time, times 1/k (docs/scaling.md, the claim of
+# 3,000,000 rows and 128 MB beside its own reruns: 24.2% at 1/4, 9.6% at 1/10, 6.4% at 1/15).
+TIME_AT_SCALE = 0.96
+# Of a target's time limit a default scale plans to use: the verification host may be slower
+# than the entrant's.
+TIME_LIMIT_SHARE = 0.5
+
+
+class NoScaleFits(ValueError):
+    """No scale both keeps the memory at or above its floor and fits the time limit (the
+    message says both figures)."""
+
+
+def expected_seconds(claimed_seconds: float, scale: int, repeats: int) -> float:
+    """What `repeats` runs at 1/`scale` are expected to take, from the claim's time."""
+    return repeats * claimed_seconds * TIME_AT_SCALE / max(1, scale)
+
+
 def default_scale(
-    *, claimed_rows: int, claimed_seconds: float, time_limit: int, repeats: int
+    *,
+    claimed_rows: int,
+    claimed_seconds: float,
+    time_limit: int,
+    repeats: int,
+    largest: tuple[int, str] | None = None,
 ) -> int:
-    """The smallest k whose repeats fit in the target's time limit, with half of it to spare
-    (the verification host may be slower than the entrant's)."""
+    """The smallest k whose repeats are expected to fit in TIME_LIMIT_SHARE of the target's
+    time limit (`expected_seconds`) and, with `largest` (max_scale: the largest k and the
+    setting it keeps at its floor), at most that k. Raises NoScaleFits when the time asks for
+    a k past the floor's."""
     if claimed_seconds <= 0 or claimed_rows <= 0:
         return 1
-    budget = time_limit / 2 / max(1, repeats)
-    return max(1, math.ceil(claimed_seconds / budget))
+    budget = time_limit * TIME_LIMIT_SHARE
+    scale = max(1, math.ceil(repeats * claimed_seconds * TIME_AT_SCALE / budget))
+    if largest is not None and scale > largest[0]:
+        most, key = largest
+        raise NoScaleFits(
+            f"No scale fits: {repeats} run{'s' if repeats != 1 else ''} at 1/{most}, the "
+            f"smallest run that keeps the entry's {key} at or above its floor, are expected to "
+            f"take {expected_seconds(claimed_seconds, most, repeats):,.0f} s (the claim's "
+            f"{claimed_seconds:,.0f} s x {TIME_AT_SCALE:g} / {most} each), more than "
+            f"{TIME_LIMIT_SHARE:.0%} of the target's time limit of {time_limit:,} s. Ask for "
+            "fewer repeats or a target with a longer time limit."
+        )
+    return scale
 
 
 @dataclass(frozen=True)
@@ -432,3 +509,44 @@ def max_scale(
     if family == POSTGRESQL and memory_gb > 0:
         limits.append((max_ram_scale(int(memory_gb * (1 << 30))), "declared RAM"))
     return min(limits) if limits else None
+
+
+@dataclass(frozen=True)
+class Extrapolation:
+    """What of a verification lies outside the range its scaling rule was measured on."""
+
+    outside: list[str]  # one phrase each: "the scale 1/20 (checked up to 1/15)"
+    where: str  # where the rule was measured
+
+    def sentence(self) -> str:
+        return (
+            f"Extrapolated: the scaling rule was measured on {self.where}; outside it here: "
+            f"{'; '.join(self.outside)}. So at best the shape is verified."
+        )
+
+    def short(self) -> str:
+        return f"{'; '.join(self.outside)} outside the scaling rule's measured range"
+
+
+def extrapolated(
+    declared: dict[str, str],
+    *,
+    family: str,
+    scale: int,
+    memory_gb: float,
+    server: tuple[str, str] | None,
+) -> Extrapolation | None:
+    """What of a verification at 1/`scale` lies outside the range its scaling rule was
+    measured on (MeasuredRange); None when nothing does or no rule states a range.
+    `declared`: the claim's settings as run; `server`: the rerun's (family, major)."""
+    if scale <= 1:
+        return None
+    found, where = [], []
+    for key, rule in MEMORY_RULES.get(family, {}).items():
+        if rule.measured is None:
+            continue
+        size = _declared_size(declared, key, rule, family, memory_gb)
+        outside = rule.measured.outside(key, size, scale, server)
+        found += [each for each in outside if each not in found]
+        where += [rule.measured.where] if outside else []
+    return Extrapolation(found, where[0]) if found else None

@@ -322,6 +322,10 @@ class Rerun:
     procedure: str = "steps"
     private_server: bool = False
     crash_plan: Callable[[dict, int], CrashPlan] | None = None
+    # Its judge compares the curve's shape past the memory cliff, which the scaling rule keeps:
+    # a verification outside the rule's measured range is then extrapolated (setup.scaling).
+    # The other tracks compare speeds at any scale and say how much smaller the rerun was.
+    shape_scaled: bool = False
     # Its judge takes the host's measured spreads (`spreads=`, a resolution.HostSpreads):
     # the runner then passes the host's calibration (runner/calibration.py).
     calibrated: bool = False
@@ -543,6 +547,56 @@ def repeat_of(comparison: Comparison, result: dict, output: RerunOutput) -> Repe
     return Repeat(comparison, dict(result), rows_done, rate)
 
 
+# --- what a verification could refute ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StatedResolution:
+    """The smallest lie a track's verification could refute, in the classic judge's keys
+    (`too_fast_factor`; `cliff_shift` is None: these tracks judge no cliff). None for the factor
+    when the track measures none, `basis` then saying why ("not stated")."""
+
+    too_fast_factor: float | None
+    basis: str  # what the factor was judged by, or why none is stated
+
+    def as_dict(self) -> dict:
+        factor = self.too_fast_factor
+        return {
+            "too_fast_factor": None if factor is None else round(factor, 2),
+            "cliff_shift": None,
+            "basis": self.basis,
+        }
+
+    def text(self) -> str:
+        if self.too_fast_factor is None:
+            return f"Resolution not stated: {self.basis}."
+        return (
+            f"This verification would have refuted a claim {self.too_fast_factor:.2f}x too "
+            f"fast ({self.basis}); this track judges no cliff."
+        )
+
+
+# resolution(repeats, tolerance) -> StatedResolution
+ResolutionOf = Callable[[list[Repeat], float], StatedResolution]
+
+
+def speed_resolution(figure: str) -> ResolutionOf:
+    """For a track judged by a speed ratio (the rerun's over the claim's, above 1 the rerun did
+    better; reproduced when the best repeat is within the tolerance): a claim `f` times faster
+    than the repeats' median divides every ratio by `f`, so it is refuted once
+    f > best / median / (1 - tolerance)."""
+
+    def resolution(repeats: list[Repeat], tolerance: float) -> StatedResolution:
+        ratios = [each.comparison.ratio for each in repeats]
+        ratios = [each for each in ratios if each is not None and each > 0]
+        if not ratios:
+            return StatedResolution(None, "no repeat measured the figure")
+        factor = max(ratios) / float(np.median(ratios)) / (1 - tolerance)
+        return StatedResolution(factor, f"{figure} against these runs', within {tolerance:.0%}")
+
+    return resolution
+
+
 def judge_repeats(
     reruns: list[RerunOutput],
     judge_one: Callable[[RerunOutput], Repeat],
@@ -551,10 +605,12 @@ def judge_repeats(
     host_comparable: bool,
     absolute: bool = True,
     closeness: Callable[[float], float] = lambda ratio: ratio,
+    resolution: Callable[[list[Repeat]], StatedResolution] | None = None,
 ) -> Judgement:
     """Every track's judge: each repeat compared with the claim on its own (`judge_one`), then
     one verdict from all of them (`combine`: the spread, the kind, the host), with what the
-    last repeat measured and its progress."""
+    last repeat measured and its progress; with `resolution`, what it could have refuted,
+    said after the message and in the result's `resolution`."""
     repeats = [judge_one(output) for output in reruns]
     verdict = combine(
         [each.comparison for each in repeats],
@@ -566,9 +622,12 @@ def judge_repeats(
     if not repeats:
         return Judgement(verdict.verdict, verdict.ratio, verdict.message)
     last = repeats[-1]
-    return Judgement(
-        verdict.verdict, verdict.ratio, verdict.message, last.result, last.rows_done, last.rate
-    )
+    result, message = dict(last.result), verdict.message
+    if resolution is not None and verdict.verdict != INCONCLUSIVE:
+        stated = resolution(repeats)
+        result["resolution"] = stated.as_dict()
+        message = f"{message} {stated.text()}"
+    return Judgement(verdict.verdict, verdict.ratio, message, result, last.rows_done, last.rate)
 
 
 def judge_each_repeat(
@@ -576,10 +635,12 @@ def judge_each_repeat(
     *,
     absolute: bool = True,
     closeness: Callable[[float], float] = lambda ratio: ratio,
+    resolution: ResolutionOf | None = None,
 ) -> Callable[..., Judgement]:
     """A track's judge, from how it compares one repeat with the claim (`judge_one(claim,
     output, tolerance)`): every repeat judged alike, then together (`judge_repeats`). A shape
-    rather than a speed (`absolute=False`) still says something on a host unlike the entry's."""
+    rather than a speed (`absolute=False`) still says something on a host unlike the entry's.
+    `resolution`: what the verification could have refuted (`speed_resolution`)."""
 
     def judge(
         claim: Claim,
@@ -597,6 +658,9 @@ def judge_each_repeat(
             host_comparable=host_comparable,
             absolute=absolute,
             closeness=closeness,
+            resolution=None
+            if resolution is None
+            else lambda repeats: resolution(repeats, tolerance),
         )
 
     return judge

@@ -7,6 +7,7 @@ from html import escape
 
 from submissions.entries.trust import TRUST_SENTENCES, entry_trust
 from submissions.templatetags.registry import duration, rate
+from submissions.wings import verdict_headline
 
 # Flat two-part badge, 20 px high, Verdana/DejaVu 11 px.
 HEIGHT = 20
@@ -82,9 +83,11 @@ def entry_badge(entry) -> str:
         rank = f"#{entry.rank} · " if public and entry.rank else ""
         value = f"{rank}{rate(entry.terminal_rate)} rows/s · {trust}"
         colour = COLOURS.get(trust, COLOURS["self-reported"])
-    return badge_svg(
-        f"iiBench #{entry.pk} {entry.storage_engine}", value, colour, TRUST_SENTENCES[trust]
-    )
+    # The verification's own headline first (what it reproduced, at which scale, how finely),
+    # then what the trust level proves and does not.
+    headline = verdict_headline(entry) if entry.verification else ""
+    meaning = f"{headline} {TRUST_SENTENCES[trust]}".strip()
+    return badge_svg(f"iiBench #{entry.pk} {entry.storage_engine}", value, colour, meaning)
 
 
 def contest_badge(contest, leader) -> str:

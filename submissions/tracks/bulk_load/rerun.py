@@ -23,6 +23,7 @@ from ..rerun import (
     load_arguments,
     positive,
     scale_caveat,
+    speed_resolution,
     speed_verdict,
 )
 
@@ -136,7 +137,7 @@ def judge_one(claim: Claim, output: RerunOutput, tolerance: float) -> Repeat:
     return Repeat(comparison, load_result(figures), figures.rows, figures.rows_per_s)
 
 
-judge = judge_each_repeat(judge_one)
+judge = judge_each_repeat(judge_one, resolution=speed_resolution("its load rate"))
 
 
 RERUN = Rerun(judge=judge, steps=steps, refusal=refusal)

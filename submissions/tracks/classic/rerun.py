@@ -1009,4 +1009,4 @@ def _server_of(parsed) -> str:
     return "" if stated is None else str(stated.value)
 
 
-RERUN = Rerun(judge=judge, steps=steps, calibrated=True)
+RERUN = Rerun(judge=judge, steps=steps, calibrated=True, shape_scaled=True)

@@ -29,6 +29,7 @@ from ..rerun import (
     repeat_of,
     report_every,
     scale_caveat,
+    speed_resolution,
     speed_verdict,
 )
 
@@ -188,7 +189,9 @@ def judge_one(claim: Claim, output: RerunOutput, tolerance: float) -> Repeat:
     return repeat_of(comparison, result, output)
 
 
-judge = judge_each_repeat(judge_one)
+judge = judge_each_repeat(
+    judge_one, resolution=speed_resolution("its terminal insert rate once deletes run")
+)
 
 
 RERUN = Rerun(judge=judge, steps=steps, refusal=refusal)

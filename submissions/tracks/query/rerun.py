@@ -24,6 +24,7 @@ from ..rerun import (
     judge_each_repeat,
     pairs,
     repeat_of,
+    speed_resolution,
     speed_verdict,
     stated,
 )
@@ -113,7 +114,9 @@ def judge_one(claim: Claim, output: RerunOutput, tolerance: float) -> Repeat:
     return repeat_of(comparison, result, output)
 
 
-judge = judge_each_repeat(judge_one)
+judge = judge_each_repeat(
+    judge_one, resolution=speed_resolution("its query times at the sizes both timed")
+)
 
 
 RERUN = Rerun(judge=judge, steps=steps)
