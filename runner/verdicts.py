@@ -129,6 +129,7 @@ def _extrapolation(run: VerificationRun, reruns: list) -> Extrapolation | None:
         scale=scale,
         memory_gb=submission.memory_gb,
         server=_rerun_server(reruns),
+        engine=submission.storage_engine,
     )
 
 

@@ -67,6 +67,17 @@ def test_another_servers_version_is_outside_the_range_an_unknown_one_is_not():
     assert outside_at(10, server=None) is None
 
 
+def test_a_range_measured_on_innodb_says_nothing_of_a_claim_on_another_engine():
+    pool = {"innodb_buffer_pool_size": "16G"}  # a MyRocks log prints InnoDB's unused pool too
+    for engine in ("ROCKSDB", "Aria"):
+        assert (
+            extrapolated(pool, family=MYSQL, scale=10, memory_gb=0, server=None, engine=engine)
+            is None
+        )
+    for engine in ("InnoDB", "innodb", ""):  # unknown: the range applies
+        assert extrapolated(pool, family=MYSQL, scale=10, memory_gb=0, server=None, engine=engine)
+
+
 def test_a_rule_that_states_no_range_labels_nothing():
     assert (
         extrapolated(

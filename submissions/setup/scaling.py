@@ -79,6 +79,9 @@ class MeasuredRange:
     largest_scale: int  # the largest k checked against a claim (its cliff within 6 points)
     server: tuple[str, str]  # (family, major version) as tracks.rerun.server_major names one
     where: str  # for people: what, when and on what it was measured
+    # The storage engine whose curve it was measured on ("" any): a claim on another engine
+    # (Aria, MyRocks) is not shaped by this setting, so its range says nothing of that claim.
+    engine: str = ""
 
     def outside(self, key: str, size: int, scale: int, server: tuple[str, str] | None) -> list[str]:
         """What of a verification lies outside the range, one phrase each; [] when within.
@@ -180,6 +183,7 @@ INNODB_MEASURED = MeasuredRange(
     largest_scale=15,
     server=("MariaDB", "10.11"),
     where="MariaDB 10.11, InnoDB, the C benchmark's inserts, 24 Nov 2026 (docs/scaling.md)",
+    engine="InnoDB",
 )
 MEMORY_RULES = {
     MYSQL: {
@@ -528,6 +532,12 @@ class Extrapolation:
         return f"{'; '.join(self.outside)} outside the scaling rule's measured range"
 
 
+def _same_engine(measured: str, claimed: str) -> bool:
+    """Whether a range measured on `measured` speaks of a claim on `claimed` (either unknown:
+    it does)."""
+    return not measured or not claimed.strip() or measured.lower() == claimed.strip().lower()
+
+
 def extrapolated(
     declared: dict[str, str],
     *,
@@ -535,15 +545,18 @@ def extrapolated(
     scale: int,
     memory_gb: float,
     server: tuple[str, str] | None,
+    engine: str = "",
 ) -> Extrapolation | None:
     """What of a verification at 1/`scale` lies outside the range its scaling rule was
     measured on (MeasuredRange); None when nothing does or no rule states a range.
-    `declared`: the claim's settings as run; `server`: the rerun's (family, major)."""
+    `declared`: the claim's settings as run; `server`: the rerun's (family, major); `engine`:
+    the claim's storage engine (a range measured on another engine's curve does not apply;
+    unknown: every range applies)."""
     if scale <= 1:
         return None
     found, where = [], []
     for key, rule in MEMORY_RULES.get(family, {}).items():
-        if rule.measured is None:
+        if rule.measured is None or not _same_engine(rule.measured.engine, engine):
             continue
         size = _declared_size(declared, key, rule, family, memory_gb)
         outside = rule.measured.outside(key, size, scale, server)
