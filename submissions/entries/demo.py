@@ -195,7 +195,29 @@ def demo_entries() -> list[DemoEntry]:
     if manifest.exists():
         for item in json.loads(manifest.read_text()):
             entries.append(DemoEntry(item["contest"], item["log"], _declared(**item["declared"])))
+    honest = next((each for each in entries if each.log == HONEST_CLAIM), None)
+    if honest is not None:
+        entries.append(_doctored(honest, synthetic))
     return entries
+
+
+def _doctored(honest: DemoEntry, synthetic: str) -> DemoEntry:
+    """The honest 128 MB claim's doctored copy, declared as the honest one is: for an organizer
+    to verify beside it (docs/verification.md)."""
+    return DemoEntry(
+        honest.contest,
+        DOCTORED_CLAIM,
+        {
+            **honest.declared,
+            "entrant_name": f"Demo: the 128 MB claim with its times divided by {DOCTORED_BY:g}",
+            "solution_description": (
+                f'{synthetic}\n\nThe real run of "{honest.declared["entrant_name"]}" with '
+                f"every time divided by {DOCTORED_BY:g} and its rates multiplied, its device, CPU "
+                "and latency columns as the honest run measured them: a doctored claim for an "
+                "organizer to verify beside the honest one (the same setup, the same scale)."
+            ),
+        },
+    )
 
 
 # --- synthetic curves ---------------------------------------------------------------------
@@ -230,7 +252,39 @@ def python_iibench_log(rates: list[float], every: int = 1_000_000, trailer: bool
     return ("\n".join(lines) + "\n").encode()
 
 
+# The doctored copy an organizer verifies beside the honest claim (issue 29): the demo's real
+# 128 MB claim with its times divided by this, its rates multiplied, its cost columns untouched.
+DOCTORED_BY = 1.5
+HONEST_CLAIM = "c-small-pool-mariadb-3m.log"
+DOCTORED_CLAIM = "synthetic-doctored-small-pool-3m.log"
+
+
+def doctored_c_log(text: str, by: float) -> str:
+    """A C benchmark log with its clock divided by `by` (the careless fake: seconds and rates
+    changed, the device, CPU and latency columns as the honest run measured them)."""
+    out, columns = [], None
+    for line in text.splitlines():
+        if line.startswith("rows\tseconds"):
+            columns = line.split("\t")
+        elif columns and line[:1].isdigit():
+            values = dict(zip(columns, line.split("\t"), strict=True))
+            values["seconds"] = f"{float(values['seconds']) / by:.3f}"
+            for key in ("interval_ips", "cumulative_ips"):
+                values[key] = f"{float(values[key]) * by:.1f}"
+            line = "\t".join(values[key] for key in columns)
+        elif line.startswith("# summary "):
+            fields = dict(each.split("=", 1) for each in line.split()[2:])
+            fields["seconds"] = f"{float(fields['seconds']) / by:.3f}"
+            fields["average_ips"] = f"{float(fields['average_ips']) * by:.1f}"
+            line = "# summary " + " ".join(f"{key}={value}" for key, value in fields.items())
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
 SYNTHETIC_LOGS = {
+    DOCTORED_CLAIM: lambda: doctored_c_log(
+        (DEMO_LOGS / HONEST_CLAIM).read_text(), DOCTORED_BY
+    ).encode(),
     "synthetic-innodb-plugin-1b.log": lambda: python_iibench_log(
         synthetic_rates(1000, 42_000, 880, 1)
     ),

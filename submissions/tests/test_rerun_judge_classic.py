@@ -682,3 +682,23 @@ def test_a_myrocks_claim_on_a_host_unlike_its_own_has_nothing_judged():
     )  # fmt: skip
     assert verdict.verdict == INCONCLUSIVE
     assert figures["headline"].startswith("nothing could be judged")
+
+
+def test_the_demos_doctored_copy_is_refuted_where_its_honest_claim_is_reproduced():
+    """The demo ships the 128 MB claim and its copy with every time divided by 1.5 (made by
+    `doctored_c_log` from the real log, its cost columns as measured): against the same real
+    reruns at 1/10, judged apart from the disk, the one is reproduced, the other refuted by its
+    own CPU counters."""
+    from submissions.entries.demo import DOCTORED_BY, DOCTORED_CLAIM, SYNTHETIC_LOGS
+
+    shipped = Path(__file__).parents[1] / "demo_logs" / DOCTORED_CLAIM
+    assert shipped.read_bytes() == SYNTHETIC_LOGS[DOCTORED_CLAIM]()  # the file is the function's
+    reruns = [with_reads(REAL / f"iibench-c-mariadb-25mb-pool-300k-{n}.log") for n in (1, 2, 3)]
+    honest, _ = judged_with_reads(with_reads(DEMO_CLAIM), reruns)
+    assert honest.verdict == REPRODUCED, honest.message
+    doctored = with_reads(shipped)
+    assert doctored[1][-1] == pytest.approx(with_reads(DEMO_CLAIM)[1][-1] / DOCTORED_BY, abs=0.01)
+    verdict, figures = judged_with_reads(doctored, reruns)
+    assert verdict.verdict == NOT_REPRODUCED, verdict.message
+    assert "which no disk explains" in verdict.message
+    assert figures["headline"]
