@@ -116,10 +116,9 @@ def batch_text(lines: list[str], unterminated: bool) -> str:
     return text[:-1] if unterminated and text else text
 
 
-def locked_run(*, run_id: int, token: WitnessToken) -> LiveRun:
-    """The token's user's run, locked for this transaction: 404 for anyone else's, 403 for a
-    token of another contest. The row lock orders concurrent appends and seals of one run."""
-    run = LiveRun.objects.select_for_update().filter(pk=run_id, owner_id=token.user_id).first()
+def _runs_own(run: LiveRun | None, token: WitnessToken) -> LiveRun:
+    """The run when the token may stream into it: 404 for anyone else's (or none), 403 for a
+    token of another contest."""
     if run is None:
         raise LiveRefused(404, "No such live run of yours.")
     if run.contest_id != token.contest_id:
@@ -128,6 +127,13 @@ def locked_run(*, run_id: int, token: WitnessToken) -> LiveRun:
             f"This witness token streams into {token.contest.slug}, not into this run's contest.",
         )
     return run
+
+
+def locked_run(*, run_id: int, token: WitnessToken) -> LiveRun:
+    """The token's user's run, locked for this transaction: 404 for anyone else's, 403 for a
+    token of another contest. The row lock orders concurrent appends and seals of one run."""
+    run = LiveRun.objects.select_for_update().filter(pk=run_id, owner_id=token.user_id).first()
+    return _runs_own(run, token)
 
 
 # What an append reads of its run (never the declaration, the machine or the seal's fields),
@@ -186,14 +192,7 @@ def _locked_for_append(cursor, *, run_id: int, token: WitnessToken) -> LiveRun:
     else:
         run = LiveRun.objects.filter(pk=run_id, owner_id=token.user_id).only(*APPEND_FIELDS)
         run = run.first()
-    if run is None:
-        raise LiveRefused(404, "No such live run of yours.")
-    if run.contest_id != token.contest_id:
-        raise LiveRefused(
-            403,
-            f"This witness token streams into {token.contest.slug}, not into this run's contest.",
-        )
-    return run
+    return _runs_own(run, token)
 
 
 def _stored_batch(cursor, run_id: int, seq: int) -> tuple[str, object]:
