@@ -186,7 +186,10 @@ def test_the_largest_scale_keeps_the_pool_at_its_floor():
     # 1/20 is 7.7 MB, asked as 8; 1/21 is 7.5 MB, asked as 7: below the floor.
     assert limit == (20, "innodb_buffer_pool_size")
     assert max_scale({"innodb_buffer_pool_size": "1G"}, family=MYSQL, memory_gb=16)[0] == 202
-    assert max_scale({}, family=POSTGRESQL, memory_gb=16) is None
+    # PostgreSQL's memory is its cgroup, the declared RAM scaled (page_cache.py): 21 MB of
+    # headroom plus at least 19 MB, so 16 GB takes 1/861 at most; without a RAM, no limit.
+    assert max_scale({}, family=POSTGRESQL, memory_gb=16) == (861, "declared RAM")
+    assert max_scale({}, family=POSTGRESQL, memory_gb=0) is None
 
 
 def test_memory_for_scale_uses_the_declared_settings_then_the_declared_ram():
