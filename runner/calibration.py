@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from runner import process, servers
 from runner.fleet import host_queue
+from runner.heartbeats import served_queues
 from runner.host import read_cpu_times, steal_cores, this_host
 from runner.models import (
     CalibrationStatus,
@@ -467,6 +468,7 @@ def calibrations_send(*, now: datetime | None = None) -> int:
         return 0
     now = now or timezone.now()
     since = now - timedelta(seconds=settings.RERUN_WORKER_BEAT_STALE_SECONDS)
+    served = served_queues(now)  # read once a sweep: the queues some live worker consumes
     sent = 0
     for target in rerun_targets().values():
         if not target.server or target.procedure != "steps" or not queue_idle(target):
@@ -482,9 +484,6 @@ def calibrations_send(*, now: datetime | None = None) -> int:
                 for host in sorted(hosts)
                 if calibration_due(host=host, target=target.name, reference=reference, now=now)
             ]
-            served = set(workers.values_list("queue", flat=True)) | set(
-                WorkerBeat.objects.filter(beat_at__gte=since).values_list("queue", flat=True)
-            )
             for host in due:
                 # Each host's own queue (runner/fleet.py) where its worker serves one, so every
                 # host calibrates itself; else the target's queue, whoever takes it.
