@@ -432,10 +432,14 @@ def test_a_claim_unlike_reruns_on_a_busy_host_is_inconclusive_not_refuted():
     assert "kept 1.27 of the host's cores busy during the rerun" in slowed.message
     assert "rerun it on a quiet host" in slowed.message
     assert judge(claim, quiet, kind=VERIFICATION, scale=10, tolerance=0.25).verdict == REPRODUCED
-    # A busy host only slows a rerun: a claim within the range is still reproduced, and one
-    # slower than the reruns (its times doubled) is still not.
+    # A busy host only slows a rerun: a claim within the range is still reproduced; one slower
+    # than the reruns (its times doubled) is not refuted for it (a slower claim never is), but
+    # the busy host bent the rerun's curve, which leaves its form undecided.
     assert verdict_of(seconds, [*quiet, busy]).verdict == REPRODUCED
-    assert verdict_of(seconds * 2, [busy]).verdict == NOT_REPRODUCED
+    halved = verdict_of(seconds * 2, [busy])
+    assert halved.verdict == INCONCLUSIVE, halved.message
+    assert "strays from the rerun's" in halved.message
+    assert "the claim's average rate is 6,087" not in halved.message.split("inconclusive:")[1]
     # Nor does it move the cliff: a claim whose pool was larger than declared is refuted.
     rows_40, seconds_40 = real_curve("iibench-c-mariadb-40mb-pool-300k.log")
     larger = Claim({}, 3_000_000, rows_40 * 10, seconds_40 * 10, "InnoDB")
@@ -702,3 +706,89 @@ def test_the_demos_doctored_copy_is_refuted_where_its_honest_claim_is_reproduced
     assert verdict.verdict == NOT_REPRODUCED, verdict.message
     assert "which no disk explains" in verdict.message
     assert figures["headline"]
+
+
+# Quiet reruns at 1/10 of the demo's two solutions, through the worker on this project's VM
+# (26 Nov 2026, load 0.5-1.6, `bench/demo_verification.py` after `make run`): both demo claims
+# were made on an earlier VM of the same kind, whose disk and fsync were slower than today's.
+QUIET_TENTHS = [REAL / f"iibench-c-mariadb-14mb-pool-300k-quiet-{n}.log" for n in (1, 2, 3)]
+FLUSHED_TENTHS = [
+    REAL / f"iibench-c-mariadb-14mb-pool-flush-each-commit-300k-{n}.log" for n in (1, 2, 3)
+]
+FLUSHED_CLAIM = DEMO_CLAIM.parent / "c-flush-each-commit-mariadb-3m.log"
+# The host's calibration that judged them (`make run`'s worker, 3 runs of the demo band, 0.08
+# cores of other work beside them), as runner_hostcalibration kept it: each figure's sigma.
+CALIBRATED = {
+    "cliff_fraction": 0.011547,
+    "initial_rate": 0.054665,
+    "after_rate": 0.032682,
+    "terminal_ratio": 0.077873,
+    "average_rate": 0.019582,
+    "reads_per_row": 0.023901,
+    "ms_per_read": 0.032709,
+    "server_cpu_share": 0.023457,
+}
+
+
+def judged_on_the_quiet_host(claimed, reruns, divided=1):
+    from submissions.tracks.resolution import HostSpread, HostSpreads
+
+    spreads = HostSpreads(
+        {figure: HostSpread(sigma, 2) for figure, sigma in CALIBRATED.items()},
+        "the host's calibration of 26 Nov 2026, 3 runs of demo-tenth",
+    )
+    rows, seconds, reads, cpu = claimed
+    return judge_curves(
+        (rows, seconds / divided),
+        [(r, s) for r, s, _, _ in reruns],
+        kind=VERIFICATION,
+        scale=SCALE,
+        host_comparable=True,
+        tolerance=0.25,
+        claimed_reads=reads,
+        rerun_reads=[each[2] for each in reruns],
+        claimed_cpu=cpu,
+        rerun_cpu=[each[3] for each in reruns],
+        spreads=spreads,
+    )
+
+
+def test_an_honest_claim_slower_than_its_reruns_is_reproduced_saying_so_never_refuted():
+    claim = with_reads(DEMO_CLAIM)
+    reruns = [with_reads(path) for path in QUIET_TENTHS]
+    verdict, figures = judged_on_the_quiet_host(claim, reruns)
+    # The claim ran 0.86x its reruns' rate at its own time per read: a run at 1/10 is faster
+    # than the full size. Said, with the figures, and not held against it.
+    assert verdict.verdict == REPRODUCED, verdict.message
+    assert (
+        "reproduced: the shape within the resolution, and no faster than its reruns; the claim "
+        "is slower than its reruns (the claim's average rate is 12,174 rows/s; at its own time "
+        "per read (0.118 ms) the reruns' would be"
+    ) in verdict.message
+    assert "which is not held against it: a verification asks whether a claim overstates" in (
+        verdict.message
+    )
+    assert figures["headline"].startswith("no faster than its reruns (the host's resolution ±")
+    assert "x slower, not held against it; cliff at 46% vs" in figures["headline"]
+    # Its doctored copy (times / 1.5) against the same reruns: refuted on its own clock.
+    doctored, _ = judged_on_the_quiet_host(claim, reruns, divided=1.5)
+    assert doctored.verdict == NOT_REPRODUCED, doctored.message
+    assert "fast against its own CPU counters" in doctored.message
+    assert "is slower than its reruns" not in doctored.message
+
+
+def test_a_claim_whose_fsync_and_reads_were_slower_than_the_hosts_is_not_refuted_for_it():
+    # Flushed at each commit on the earlier VM: 5,491 rows/s and 2.9 pages read per row past
+    # its cliff; its reruns here, the same setting, ran as fast as the once-a-second solution
+    # and read 1.1. Slower on both counts, which no rerun here reproduces: said, not held.
+    claim = with_reads(FLUSHED_CLAIM)
+    reruns = [with_reads(path) for path in FLUSHED_TENTHS]
+    verdict, figures = judged_on_the_quiet_host(claim, reruns)
+    assert verdict.verdict == REPRODUCED, verdict.message
+    assert "the solution reads 2.91 pages per row past its cliff; its reruns" in verdict.message
+    assert "the claim is slower than its reruns" in verdict.message
+    factor = float(figures["headline"].split("x slower")[0].rsplit(" ", 1)[1])
+    assert factor > 2.5
+    # Three times faster than it ran (its times / 3): refuted, whatever slowed the honest one.
+    faster, _ = judged_on_the_quiet_host(claim, reruns, divided=3)
+    assert faster.verdict == NOT_REPRODUCED, faster.message
