@@ -21,7 +21,6 @@ ten minutes.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import shutil
 import statistics
@@ -46,9 +45,9 @@ from runner.calibration import (  # noqa: E402
     calibration_target,
     reference_measure,
 )
-from submissions.tracks.classic.calibration import FIGURES  # noqa: E402
-from submissions.tracks.classic.rerun import CPU_SHARE, SCALED_CPU_SHARE  # noqa: E402
-from submissions.tracks.resolution import TELL_APART, host_half_width  # noqa: E402
+from submissions.tracks.classic.calibration import FIGURES, refutable_factor  # noqa: E402
+from submissions.tracks.classic.rerun import CPU_SHARE  # noqa: E402
+from submissions.tracks.resolution import TELL_APART  # noqa: E402
 
 
 def main() -> None:
@@ -112,11 +111,7 @@ def print_table(rounds: list[dict]) -> None:
             f"{figure:<18} {statistics.median(sigmas):>24.4f} "
             f"{min(sigmas):>8.4f} to {max(sigmas):.4f} {found[0].dof}"
         )
-    factors = [
-        math.exp(host_half_width(each[CPU_SHARE], 3, systematic=SCALED_CPU_SHARE))
-        for each in rounds
-        if CPU_SHARE in each
-    ]
+    factors = [refutable_factor(each) for each in rounds if CPU_SHARE in each]
     if factors:
         print(
             f"\nWith 3 reruns a verification could refute a claim "

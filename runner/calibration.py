@@ -48,6 +48,7 @@ from submissions.tracks.classic.calibration import (
     Calibration,
     NotCalibrated,
     calibration_spreads,
+    refutable_factor,
     run_figures,
     spreads_for_judge,
 )
@@ -427,9 +428,13 @@ def _store(calibration: HostCalibration, measured: Measured) -> None:
     calibration.runs = len(measured.figures)
     calibration.status = CalibrationStatus.DONE
     calibration.measured_at = timezone.now()
+    factor = refutable_factor(dict(measured.spreads))
+    could = (
+        "" if factor is None else f"; with 3 reruns it could refute a claim {factor:.2f}x too fast"
+    )
     calibration.message = (
         f"{calibration.runs} runs of {REFERENCES[calibration.reference].label}; other work "
-        f"beside them at most {measured.other_work or 0:.2f} cores (steal time counted)."
+        f"beside them at most {measured.other_work or 0:.2f} cores (steal time counted){could}."
     )
 
 

@@ -146,9 +146,11 @@ def host_calibration(name: str, *, now: datetime | None = None) -> str:
         if done is not None:
             when = done.measured_at or done.started_at
             age = "stale" if when < stale_before else "fresh"
+            could = done.message.rpartition("; with 3 reruns it ")[2].rstrip(".")
             said.append(
                 f"{target}: {done.runs} runs of {done.reference} on "
                 f"{when:%d %b %Y %H:%M} UTC ({age})"
+                + (f", {could}" if could.startswith("could refute") else "")
             )
         if latest is not None and latest.status in (
             CalibrationStatus.QUEUED,

@@ -135,3 +135,22 @@ def test_a_stale_or_missing_calibration_is_unusable_and_says_why():
     assert (
         FIXTURE_SPREADS.source == "spreads from the project's fixtures, this host is not calibrated"
     )
+
+
+def test_what_a_calibration_could_refute_narrows_with_a_quieter_host():
+    from submissions.tracks.classic.calibration import refutable_factor
+    from submissions.tracks.resolution import HostSpread
+
+    # Today's quiet triple (26 Nov, load 0.5-1.6) against the triple of the slow VM.
+    quiet = calibration_spreads(
+        [reference_run(f"iibench-c-mariadb-14mb-pool-300k-quiet-{n}.log") for n in (1, 2, 3)]
+    )
+    slow = calibration_spreads([reference_run(name) for name in TRIPLES["25 MB slow"]])
+    factors = [refutable_factor(each) for each in (quiet, slow)]
+    assert all(1.0 < each < 2.0 for each in factors), factors
+    # The factor grows with the CPU share's spread, and more reruns narrow it.
+    wide = {"server_cpu_share": HostSpread(0.10, 4)}
+    narrow = {"server_cpu_share": HostSpread(0.02, 4)}
+    assert refutable_factor(narrow) < refutable_factor(wide)
+    assert refutable_factor(wide, repeats=5) < refutable_factor(wide, repeats=3)
+    assert refutable_factor({}) is None  # no reads counted: nothing to say

@@ -792,3 +792,53 @@ def test_a_claim_whose_fsync_and_reads_were_slower_than_the_hosts_is_not_refuted
     # Three times faster than it ran (its times / 3): refuted, whatever slowed the honest one.
     faster, _ = judged_on_the_quiet_host(claim, reruns, divided=3)
     assert faster.verdict == NOT_REPRODUCED, faster.message
+
+
+def test_away_from_the_scale_it_was_pinned_at_the_rule_may_move_the_cliff_and_says_so():
+    # The same claim at 1/5 on the rule's 26 MB (quiet, 26 Nov): every rerun's cliff at 40% of
+    # the run against its 46%, six points early; at 1/10 the rule moves it no more than its
+    # spread. So at 1/5 the band allows the rule's six points more, and says so in the
+    # resolution; the doctored copy is still refuted on its clock.
+    claim = with_reads(DEMO_CLAIM)
+    fifths = [
+        with_reads(REAL / f"iibench-c-mariadb-26mb-pool-600k-quiet-{n}.log") for n in (1, 2, 3)
+    ]
+
+    def at_a_fifth(divided=1):
+        rows, seconds, reads, cpu = claim
+        return judge_curves(
+            (rows, seconds / divided),
+            [(r, s) for r, s, _, _ in fifths],
+            kind=VERIFICATION,
+            scale=5,
+            host_comparable=True,
+            tolerance=0.25,
+            claimed_reads=reads,
+            rerun_reads=[each[2] for each in fifths],
+            claimed_cpu=cpu,
+            rerun_cpu=[each[3] for each in fifths],
+        )
+
+    verdict, figures = at_a_fifth()
+    assert [round(each["cliff_fraction"], 2) for each in figures["reruns"]] == [0.4, 0.4, 0.4]
+    assert verdict.verdict == REPRODUCED, verdict.message
+    assert figures["resolution"]["cliff_shift"] > 0.06
+    doctored, _ = at_a_fifth(divided=1.5)
+    assert doctored.verdict == NOT_REPRODUCED, doctored.message
+    assert "fast against its own CPU counters" in doctored.message
+    # The same reruns judged as if at the pinned scale: the six points refute the claim.
+    rows, seconds, reads, cpu = claim
+    pinned, _ = judge_curves(
+        (rows, seconds),
+        [(r, s) for r, s, _, _ in fifths],
+        kind=VERIFICATION,
+        scale=10,
+        host_comparable=True,
+        tolerance=0.25,
+        claimed_reads=reads,
+        rerun_reads=[each[2] for each in fifths],
+        claimed_cpu=cpu,
+        rerun_cpu=[each[3] for each in fifths],
+    )
+    assert pinned.verdict == NOT_REPRODUCED
+    assert "the claim's cliff (its rate's steepest fall): at 46% of the run" in pinned.message

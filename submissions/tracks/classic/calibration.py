@@ -16,8 +16,8 @@ from datetime import datetime
 
 import numpy as np
 
-from ..resolution import HostSpread, HostSpreads, spread_of
-from .rerun import CLIFF, CPU_SHARE, RATE, READS, past_cliff, shape_of
+from ..resolution import HostSpread, HostSpreads, host_half_width, spread_of
+from .rerun import CLIFF, CPU_SHARE, RATE, READS, SCALED_CPU_SHARE, past_cliff, shape_of
 
 # Every figure a calibration keeps, and how it is spread: "fraction" as it is, "log" as a factor.
 FIGURES = {
@@ -55,6 +55,16 @@ def run_figures(run: Run) -> dict[str, float]:
     if past is not None:
         found.update(past.as_dict())
     return {key: float(value) for key, value in found.items() if value is not None}
+
+
+def refutable_factor(spreads: dict[str, HostSpread], repeats: int = 3) -> float | None:
+    """The smallest factor too fast a verification of `repeats` reruns could refute with these
+    spreads at best (its reruns agreeing exactly), on the server's CPU share: the figure that
+    judges a rate where the logs count reads and CPU. None without that figure."""
+    spread = spreads.get(CPU_SHARE)
+    if spread is None:
+        return None
+    return math.exp(host_half_width(spread, repeats, systematic=SCALED_CPU_SHARE))
 
 
 def calibration_spreads(runs: list[Run]) -> dict[str, HostSpread]:
