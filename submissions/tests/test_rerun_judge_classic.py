@@ -281,21 +281,22 @@ def with_reads(path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarr
     return (*curve(parsed), column(series.read_ops), column(series.server_cpu_s))
 
 
-def judged_with_reads(claimed, reruns, divided=1):
+def judged_with_reads(claimed, reruns, divided=1, *, scale=SCALE, **options):
     """The verification's verdict with each log's reads and server CPU counted: (rows, seconds,
-    reads, cpu) each; the claim's times divided by `divided`."""
+    reads, cpu) each; the claim's times divided by `divided`; `options` the judge's own."""
     rows, seconds, reads, cpu = claimed
     return judge_curves(
         (rows, seconds / divided),
         [(r, s) for r, s, _, _ in reruns],
         kind=VERIFICATION,
-        scale=SCALE,
+        scale=scale,
         host_comparable=True,
         tolerance=0.25,
         claimed_reads=reads,
         rerun_reads=[each[2] for each in reruns],
         claimed_cpu=cpu,
         rerun_cpu=[each[3] for each in reruns],
+        **options,
     )
 
 
@@ -737,20 +738,7 @@ def judged_on_the_quiet_host(claimed, reruns, divided=1):
         {figure: HostSpread(sigma, 2) for figure, sigma in CALIBRATED.items()},
         "the host's calibration of 26 Nov 2026, 3 runs of demo-tenth",
     )
-    rows, seconds, reads, cpu = claimed
-    return judge_curves(
-        (rows, seconds / divided),
-        [(r, s) for r, s, _, _ in reruns],
-        kind=VERIFICATION,
-        scale=SCALE,
-        host_comparable=True,
-        tolerance=0.25,
-        claimed_reads=reads,
-        rerun_reads=[each[2] for each in reruns],
-        claimed_cpu=cpu,
-        rerun_cpu=[each[3] for each in reruns],
-        spreads=spreads,
-    )
+    return judged_with_reads(claimed, reruns, divided, spreads=spreads)
 
 
 def test_an_honest_claim_slower_than_its_reruns_is_reproduced_saying_so_never_refuted():
@@ -804,41 +792,14 @@ def test_away_from_the_scale_it_was_pinned_at_the_rule_may_move_the_cliff_and_sa
         with_reads(REAL / f"iibench-c-mariadb-26mb-pool-600k-quiet-{n}.log") for n in (1, 2, 3)
     ]
 
-    def at_a_fifth(divided=1):
-        rows, seconds, reads, cpu = claim
-        return judge_curves(
-            (rows, seconds / divided),
-            [(r, s) for r, s, _, _ in fifths],
-            kind=VERIFICATION,
-            scale=5,
-            host_comparable=True,
-            tolerance=0.25,
-            claimed_reads=reads,
-            rerun_reads=[each[2] for each in fifths],
-            claimed_cpu=cpu,
-            rerun_cpu=[each[3] for each in fifths],
-        )
-
-    verdict, figures = at_a_fifth()
+    verdict, figures = judged_with_reads(claim, fifths, scale=5)
     assert [round(each["cliff_fraction"], 2) for each in figures["reruns"]] == [0.4, 0.4, 0.4]
     assert verdict.verdict == REPRODUCED, verdict.message
     assert figures["resolution"]["cliff_shift"] > 0.06
-    doctored, _ = at_a_fifth(divided=1.5)
+    doctored, _ = judged_with_reads(claim, fifths, divided=1.5, scale=5)
     assert doctored.verdict == NOT_REPRODUCED, doctored.message
     assert "fast against its own CPU counters" in doctored.message
     # The same reruns judged as if at the pinned scale: the six points refute the claim.
-    rows, seconds, reads, cpu = claim
-    pinned, _ = judge_curves(
-        (rows, seconds),
-        [(r, s) for r, s, _, _ in fifths],
-        kind=VERIFICATION,
-        scale=10,
-        host_comparable=True,
-        tolerance=0.25,
-        claimed_reads=reads,
-        rerun_reads=[each[2] for each in fifths],
-        claimed_cpu=cpu,
-        rerun_cpu=[each[3] for each in fifths],
-    )
+    pinned, _ = judged_with_reads(claim, fifths, scale=10)
     assert pinned.verdict == NOT_REPRODUCED
     assert "the claim's cliff (its rate's steepest fall): at 46% of the run" in pinned.message
