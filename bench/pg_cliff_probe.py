@@ -5,11 +5,14 @@ kernel and the server did at each report: the cgroup's memory.stat (cache, rss, 
 mapped_file, dirty, writeback, the file LRU lists), the server's own device reads (the sum of
 /proc/PID/io read_bytes over its processes: the log's read columns count the whole device,
 other jobs' I/O with it) and whether an autovacuum worker was running; at the end the server's
-own counters (autovacuum and autoanalyze of the table, checkpoints). Prints one line per run
-and, with --json, every report's sample.
+own counters (autovacuum and autoanalyze of the table, checkpoints). Prints one line per run:
+where the rate's steepest fall and the log's reads (the judge's PostgreSQL cliff) placed it;
+with --json every report's sample, with --logs every run's log. --buffer-misses counts
+shared_buffers' misses through a connection of its own: a backend in the cgroup, whose memory
+the table then lacks (its reads began 64-70% of the run in, the worker's 72-80%).
 
     .venv/bin/python bench/pg_cliff_probe.py [--runs 6] [--rows 250000] [--limit-mb 50.5]
-        [--set autovacuum=off ...] [--json FILE]
+        [--set backend_flush_after=256kB ...] [--buffer-misses] [--json FILE] [--logs DIR]
 """
 
 from __future__ import annotations
