@@ -713,9 +713,9 @@ def postgresql_run(
     rows: int, *, step: float, reads_from: float, seed: int, others: float = 0.1
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A PostgreSQL run's reports as the sweeps measured them (docs/scaling.md): its rate
-    falls to 0.45 of its start in a step at `step` (its page cache filling with dirty pages,
-    shared_buffers outgrown), then gradually from `reads_from` on, where its device reads
-    begin and rise from 0.6 to 2 per row, down to 0.08 of its start. `others`: reads per row that
+    falls to 0.45 of its start in a step at `step`, before any read, then gradually from
+    `reads_from` on, where its device reads begin and rise from 0.6 to 2 per row, down to
+    0.08 of its start. `others`: reads per row that
     other processes add on the shared device throughout, each report off by up to 50%."""
     random = np.random.default_rng(seed)
     at = np.linspace(rows / 50, rows, 50)

@@ -96,10 +96,10 @@ PROFILE_SMOOTHING = 5
 CLIFF_LEVEL = 0.5  # the cliff: the rate halves...
 CLIFF_WINDOW = 5  # ...within this many points (10% of the run), where it falls the most
 # PostgreSQL's cliff: where its device reads begin (`reads_cliff`), not its rate's steepest
-# fall. Its rate falls gradually and in steps before its reads begin (the page cache filling
-# with dirty pages, shared_buffers outgrown), so the steepest fall of identical runs came
-# anywhere from 12% to 68% of the run, while their reads rose past half a read per row above
-# their in-memory level at 64-70% (docs/scaling.md "PostgreSQL: where its cliff is").
+# fall. Its rate falls gradually and in steps before its reads begin, so the steepest fall of
+# identical runs came anywhere from 12% to 86% of the run (or nowhere), while their reads rose
+# past half a read per row above their in-memory level within 10 points of each other
+# (docs/scaling.md "Where a PostgreSQL curve's cliff is").
 READS_RISE = 0.5  # device reads per row above the in-memory level
 READS_SMOOTHING = 5  # reports: a running median, so one busy interval is not a cliff
 READS_BASELINE_SHARE = 0.3  # the in-memory level: the least over the first 30% of the run
@@ -1088,8 +1088,8 @@ def cliff_by_reads_sentence(backend: str) -> str:
     if (backend or "").strip().lower() != "postgresql":
         return ""
     return (
-        "PostgreSQL's rate falls gradually, and in steps, before it reads from its disk (its "
-        "dirty pages filling the page cache, then shared_buffers outgrown), so its cliff is "
+        "PostgreSQL's rate falls gradually, and in steps, before it reads from its disk, so "
+        "its cliff is "
         f"where its device reads per row rose {READS_RISE:g} above their in-memory level and "
         "stayed, not its rate's steepest fall; it is judged within PostgreSQL's own spread, "
         f"measured here ({POSTGRESQL_CLIFF.sigma:.1%} of the run between identical runs, and "
