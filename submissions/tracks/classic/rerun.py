@@ -1089,9 +1089,9 @@ def cliff_by_reads_sentence(backend: str) -> str:
         return ""
     return (
         "PostgreSQL's rate falls gradually, and in steps, before it reads from its disk, so "
-        "its cliff is "
-        f"where its device reads per row rose {READS_RISE:g} above their in-memory level and "
-        "stayed, not its rate's steepest fall; it is judged within PostgreSQL's own spread, "
+        f"its cliff is where its device reads per row rose {READS_RISE:g} above their "
+        "in-memory level and stayed, not its rate's steepest fall; it is judged within "
+        "PostgreSQL's own spread, "
         f"measured here ({POSTGRESQL_CLIFF.sigma:.1%} of the run between identical runs, and "
         f"{SCALED_READS_CLIFF:.1%} more for what scaling moves it); and its curve within its "
         "phases is not compared (where its first step falls moves between identical runs), "
