@@ -91,7 +91,7 @@ def run(limit_mb: float, shared_buffers: int, rows: int, base_dir: str) -> Curve
     if LOGS is not None:
         name = f"postgresql-{limit_mb:g}mb-{rows}-{time.strftime('%H%M%S')}.log"
         (LOGS / name).write_text(done.stdout)
-    return parse_curve(done.stdout, wall)
+    return parse_curve(done.stdout, wall, by_reads=True)
 
 
 def sweep(args, base_dir: str) -> None:

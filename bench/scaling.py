@@ -57,12 +57,18 @@ sys.path.insert(0, str(ROOT))
 from runner.servers import PrivateServer, ServerConfig, plugins_for_engine  # noqa: E402
 from submissions.setup.scaling import MEMORY_RULES, scaled_size  # noqa: E402
 from submissions.setup.server_settings import MYSQL  # noqa: E402
-from submissions.tracks.classic.rerun import Shape, judge_curves, shape_of  # noqa: E402
+from submissions.tracks.classic.rerun import (  # noqa: E402
+    Shape,
+    cliff_by_reads_sentence,
+    judge_curves,
+    shape_of,
+)
 from submissions.tracks.rerun import VERIFICATION  # noqa: E402
 
 BINARY = ROOT / "runner" / "iibench" / "iibench"
 MIB = 1 << 20
 REPORTS = 50  # report lines per run: enough to place a cliff within 2% of the run
+READ_OPS = 16  # the reads column of a report line (runner/iibench/FORMAT.md)
 TOLERANCE = 0.25  # a contest's default rerun tolerance
 
 
@@ -74,10 +80,12 @@ class Curve:
     rows: np.ndarray
     seconds: np.ndarray
     wall: float
+    # Each report's device reads, for a PostgreSQL run: its cliff is where they begin.
+    reads: np.ndarray | None = None
 
     @property
     def shape(self) -> Shape:
-        found = shape_of(self.rows, self.seconds)
+        found = shape_of(self.rows, self.seconds, self.reads)
         if found is None:
             raise SystemExit(f"a run of {len(self.rows)} reports has no shape")
         return found
@@ -148,12 +156,14 @@ def run_benchmark(
 LOGS: Path | None = None  # --logs: every run's log is kept there
 
 
-def parse_curve(log: str, wall: float) -> Curve:
+def parse_curve(log: str, wall: float, *, by_reads: bool = False) -> Curve:
+    """`by_reads`: keep the reads column (FORMAT.md's `read_ops`), a PostgreSQL run's cliff."""
     reports = [line.split("\t") for line in log.splitlines() if line[:1].isdigit()]
     return Curve(
         np.array([int(r[0]) for r in reports], dtype=np.float64),
         np.array([float(r[1]) for r in reports]),
         wall,
+        np.array([float(r[READ_OPS]) for r in reports]) if by_reads else None,
     )
 
 
@@ -338,6 +348,7 @@ def one_pair(args, base_dir: str, rule, keep: Path | None, pair: int) -> tuple[f
 def judged_here(claim: Curve, reruns: list[Curve], scale: int):
     """The track's own judge, as a verification rerun on this host would be judged: the claim
     was made here, so the host is comparable and the absolute rates are compared too."""
+    by_reads = claim.reads is not None
     verdict, _ = judge_curves(
         (claim.rows, claim.seconds),
         [(c.rows, c.seconds) for c in reruns],
@@ -345,6 +356,9 @@ def judged_here(claim: Curve, reruns: list[Curve], scale: int):
         scale=scale,
         host_comparable=True,
         tolerance=TOLERANCE,
+        claimed_reads=claim.reads,
+        rerun_reads=[c.reads for c in reruns] if by_reads else None,
+        cliff_by_reads=cliff_by_reads_sentence("postgresql") if by_reads else "",
     )
     return verdict
 

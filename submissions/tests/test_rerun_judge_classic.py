@@ -803,3 +803,152 @@ def test_away_from_the_scale_it_was_pinned_at_the_rule_may_move_the_cliff_and_sa
     pinned, _ = judged_with_reads(claim, fifths, scale=10)
     assert pinned.verdict == NOT_REPRODUCED
     assert "the claim's cliff (its rate's steepest fall): at 46% of the run" in pinned.message
+
+
+# --- PostgreSQL: the cliff where its device reads begin -----------------------------------------
+
+POSTGRESQL = "PostgreSQL's rate falls gradually, and in steps, before it reads from its disk"
+
+
+def postgresql_run(
+    rows: int, *, step: float, reads_from: float, seed: int, others: float = 0.1
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A PostgreSQL run's reports as the sweeps measured them (docs/scaling.md): its rate
+    falls to 0.45 of its start in a step at `step`, before any read, then gradually from
+    `reads_from` on, where its device reads begin and rise from 0.6 to 2 per row, down to
+    0.08 of its start. `others`: reads per row that
+    other processes add on the shared device throughout, each report off by up to 50%."""
+    random = np.random.default_rng(seed)
+    at = np.linspace(rows / 50, rows, 50)
+    fraction = at / rows
+    past = np.clip((fraction - reads_from) / max(1 - reads_from, 1e-9), 0, 1)
+    rate = np.where(fraction > step, 0.45, 1.0) * (1 - 0.82 * past)
+    rate = 100_000.0 * rate * (1 + random.uniform(-0.1, 0.1, 50))
+    per_row = np.where(past > 0, 0.6 + 1.4 * past, 0.0) + others * random.uniform(0.5, 1.5, 50)
+    added = np.diff(np.concatenate(([0.0], at)))
+    return at.astype(np.int64), np.cumsum(added / rate), per_row * added
+
+
+def judged_postgresql(claim, reruns, *, scale=2, by_reads=True):
+    from submissions.tracks.classic.rerun import cliff_by_reads_sentence
+
+    return judge_curves(
+        claim[:2], [each[:2] for each in reruns], kind=VERIFICATION, scale=scale,
+        host_comparable=False, tolerance=0.25, claimed_reads=claim[2],
+        rerun_reads=[each[2] for each in reruns],
+        cliff_by_reads=cliff_by_reads_sentence("postgresql" if by_reads else "mysql"),
+    )  # fmt: skip
+
+
+PG_CLAIM = postgresql_run(500_000, step=0.38, reads_from=0.64, seed=0)
+# Identical reruns whose first step came anywhere (the sweeps: 12% to 68% of the run).
+PG_RERUNS = [
+    postgresql_run(250_000, step=step, reads_from=0.66, seed=seed)
+    for seed, step in ((1, 0.14), (2, 0.34), (3, 0.56))
+]
+
+
+def test_a_postgresql_cliff_is_where_its_reads_begin_not_its_rates_steepest_fall():
+    from submissions.tracks.classic.rerun import reads_cliff
+
+    rows, seconds, reads = PG_CLAIM
+    assert reads_cliff(rows, reads) == pytest.approx(0.64)
+    assert shape_of(rows, seconds).cliff == pytest.approx(0.38, abs=0.03)  # the first step
+    assert shape_of(rows, seconds, reads).cliff == pytest.approx(0.64)
+    # A burst of other processes' reads before it (a tenth of the run reading 3 per row) is
+    # not taken for it: past the cliff the reads stay up to the end.
+    burst = reads.copy()
+    burst[5:10] += 3 * rows[0]
+    assert reads_cliff(rows, burst) == pytest.approx(0.64)
+    # Nor is a steady stream of them: the level is counted above the in-memory phase's.
+    assert reads_cliff(rows, reads + 0.8 * rows[0]) == pytest.approx(0.64)
+    # A run that never reads from its disk (its page cache holds the table) has no cliff.
+    quiet = postgresql_run(500_000, step=0.38, reads_from=1.0, seed=0)
+    assert reads_cliff(quiet[0], quiet[2]) is None
+
+
+def test_a_true_postgresql_claim_is_reproduced_though_its_reruns_steepest_falls_scatter():
+    verdict, figures = judged_postgresql(PG_CLAIM, PG_RERUNS)
+    assert verdict.verdict == SHAPE_ONLY, verdict.message  # shape matches; host not compared
+    assert [each["cliff_fraction"] for each in figures["reruns"]] == pytest.approx([0.66] * 3)
+    assert (
+        "the cliff (where the device reads began): at 66% of the run, at 66% of the run, at 66% "
+        "of the run (the claim: at 64% of the run)" in verdict.message
+    )
+    assert POSTGRESQL in verdict.message
+    assert figures["cliff_by_reads"].startswith(POSTGRESQL)
+    # Judged by the rate's steepest fall, as an InnoDB run, the same reruns' cliffs scatter
+    # over 14-56% of the run: a claim's cliff anywhere in a third of the run would pass.
+    innodb, steepest = judged_postgresql(PG_CLAIM, PG_RERUNS, by_reads=False)
+    assert [each["cliff_fraction"] for each in steepest["reruns"]] == pytest.approx(
+        [0.14, 0.34, 0.56], abs=0.03
+    )
+    assert steepest["resolution"]["cliff_shift"] > 0.25
+    assert figures["resolution"]["cliff_shift"] < steepest["resolution"]["cliff_shift"] - 0.1
+    assert "the cliff (the rate's steepest fall)" in innodb.message
+
+
+def test_a_postgresql_claim_whose_reads_begin_elsewhere_is_refuted_and_says_where():
+    for reads_from in (0.4, 0.9):
+        moved = postgresql_run(500_000, step=0.38, reads_from=reads_from, seed=0)
+        verdict, figures = judged_postgresql(moved, PG_RERUNS)
+        assert verdict.verdict == NOT_REPRODUCED, verdict.message
+        assert f"the claim's cliff (where its device reads began): at {reads_from:.0%}" in (
+            verdict.message
+        )
+        assert figures["headline"].startswith("the claim's cliff (where its device reads began)")
+    # The band is drawn with PostgreSQL's measured spread, wider than the host's for InnoDB.
+    from submissions.tracks.classic.rerun import FIXTURE_SPREADS, POSTGRESQL_CLIFF, cliff_band
+
+    _, figures = judged_postgresql(PG_CLAIM, PG_RERUNS)
+    shapes = [shape_of(*each) for each in PG_RERUNS]
+    innodb = cliff_band(shapes, FIXTURE_SPREADS).half_width
+    assert figures["resolution"]["cliff_shift"] > innodb
+    assert POSTGRESQL_CLIFF.sigma > FIXTURE_SPREADS.of("cliff_fraction").sigma
+
+
+def test_a_postgresql_log_that_counts_no_reads_keeps_the_steepest_fall():
+    rows, seconds, _ = PG_CLAIM
+    verdict, figures = judged_postgresql((rows, seconds, None), PG_RERUNS)
+    assert "cliff_by_reads" not in figures
+    assert POSTGRESQL not in verdict.message
+    assert "the cliff (the rate's steepest fall)" in verdict.message
+
+
+# A real PostgreSQL claim and three of its reruns at 1/2, made as the worker makes them
+# (bench/pg_scaling.py's `run`, 26 Nov 2026 15:40-15:43, load average 2.6-4.6): 500,000 rows in
+# an 80 MB memory cgroup (shared_buffers 20 MB), and 250,000 rows in the rule's 50.5 MB (10 MB).
+PG_REAL_CLAIM = REAL / "iibench-c-postgresql-80mb-cgroup-500k.log"
+PG_REAL_RERUNS = [REAL / f"iibench-c-postgresql-50mb-cgroup-250k-{n}.log" for n in (1, 2, 3)]
+
+
+def judged_real_postgresql(claim, reruns, divided=1.0):
+    from submissions.tracks.classic.rerun import cliff_by_reads_sentence
+
+    rows, seconds, reads, cpu = claim
+    return judge_curves(
+        (rows, seconds / divided), [(r, s) for r, s, _, _ in reruns], kind=VERIFICATION,
+        scale=2, host_comparable=True, tolerance=0.25, claimed_reads=reads,
+        rerun_reads=[each[2] for each in reruns], claimed_cpu=cpu,
+        rerun_cpu=[each[3] for each in reruns],
+        cliff_by_reads=cliff_by_reads_sentence("postgresql"),
+    )  # fmt: skip
+
+
+def test_on_real_postgresql_runs_the_claim_is_reproduced_by_its_reads_and_a_faster_copy_is_not():
+    claim = with_reads(PG_REAL_CLAIM)
+    reruns = [with_reads(path) for path in PG_REAL_RERUNS]
+    # Their rates' steepest falls came at 38%, 80% and 86% of the run; their reads began at
+    # 76-78%, the claim's at 72%.
+    assert [shape_of(r, s).cliff for r, s, _, _ in reruns] == pytest.approx([0.38, 0.8, 0.86])
+    verdict, figures = judged_real_postgresql(claim, reruns)
+    assert verdict.verdict == REPRODUCED, verdict.message
+    assert [each["cliff_fraction"] for each in figures["reruns"]] == pytest.approx(
+        [0.76, 0.76, 0.78]
+    )
+    assert "(the claim: at 72% of the run)" in verdict.message
+    assert "The claim was judged apart from its disk" in verdict.message
+    # The same log with its times divided by 1.5 keeps its reads, but not its CPU counters.
+    verdict, _ = judged_real_postgresql(claim, reruns, divided=1.5)
+    assert verdict.verdict == NOT_REPRODUCED, verdict.message
+    assert "which no disk explains" in verdict.message

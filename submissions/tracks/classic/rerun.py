@@ -98,6 +98,14 @@ SMOOTHING = 3  # the cliff is found on a running median of this many points
 PROFILE_SMOOTHING = 5
 CLIFF_LEVEL = 0.5  # the cliff: the rate halves...
 CLIFF_WINDOW = 5  # ...within this many points (10% of the run), where it falls the most
+# PostgreSQL's cliff: where its device reads begin (`reads_cliff`), not its rate's steepest
+# fall. Its rate falls gradually and in steps before its reads begin, so the steepest fall of
+# identical runs came anywhere from 12% to 86% of the run (or nowhere), while their reads rose
+# past half a read per row above their in-memory level within 10 points of each other
+# (docs/scaling.md "Where a PostgreSQL curve's cliff is").
+READS_RISE = 0.5  # device reads per row above the in-memory level
+READS_SMOOTHING = 5  # reports: a running median, so one busy interval is not a cliff
+READS_BASELINE_SHARE = 0.3  # the in-memory level: the least over the first 30% of the run
 # Near any cliff the curves' points are not compared (the cliff's place is judged on its own).
 CLIFF_FRACTION_TOLERANCE = 0.10
 # The claim's fall within this factor of the reruns' (widened by the tolerance too): measured,
@@ -188,8 +196,12 @@ class Shape:
         }
 
 
-def shape_of(rows: np.ndarray, seconds: np.ndarray) -> Shape | None:
-    """None for a curve too short to have a shape (fewer than MIN_REPORTS reports)."""
+def shape_of(
+    rows: np.ndarray, seconds: np.ndarray, reads: np.ndarray | None = None
+) -> Shape | None:
+    """None for a curve too short to have a shape (fewer than MIN_REPORTS reports). With
+    `reads` (each report's device reads: a PostgreSQL run's, `cliff_by_reads`) the cliff is
+    where its reads begin, not its rate's steepest fall."""
     if len(rows) < MIN_REPORTS or float(seconds[-1]) <= 0:
         return None
     total = float(rows[-1])
@@ -199,7 +211,7 @@ def shape_of(rows: np.ndarray, seconds: np.ndarray) -> Shape | None:
     if np.any(spans <= 0):
         return None
     rates = np.diff(at_rows) / spans
-    fall = steepest_fall(rates)
+    fall = steepest_fall(rates) if reads is None else reads_fall(rows, reads)
     if fall is None:
         before = after = float(np.median(rates))
         levels = np.full(len(rates), before)
@@ -251,6 +263,37 @@ def steepest_fall(rates: np.ndarray) -> tuple[int, int] | None:
     return start, start + int(below[0])
 
 
+def reads_cliff(rows: np.ndarray, reads: np.ndarray) -> float | None:
+    """Where a run's device reads begin, as a fraction of the run: the start of the first
+    report interval from which its reads per row (a running median over READS_SMOOTHING
+    reports) stay at least READS_RISE above their in-memory level (their least over the
+    first READS_BASELINE_SHARE of the run: other processes' reads, which a shared device
+    counts too) to the end. Past the memory cliff the indexes' working set only grows, so
+    the reads only rise; a burst of other work's reads before it is not taken for it."""
+    reads = np.asarray(reads, dtype=np.float64)
+    if len(reads) != len(rows) or len(rows) < MIN_REPORTS or not np.isfinite(reads).all():
+        return None
+    total = float(rows[-1])
+    starts = np.concatenate(([0.0], rows[:-1].astype(np.float64)))
+    per_row = reads / np.maximum(rows - starts, 1.0)
+    smoothed = running_median(per_row, READS_SMOOTHING)
+    early = starts / total <= READS_BASELINE_SHARE
+    level = float(smoothed[early].min()) + READS_RISE
+    # Never empty: the least of the early reads is below their least plus the rise.
+    first = int(np.flatnonzero(smoothed < level)[-1]) + 1
+    return None if first >= len(rows) else float(starts[first] / total)
+
+
+def reads_fall(rows: np.ndarray, reads: np.ndarray) -> tuple[int, int] | None:
+    """`reads_cliff` as `steepest_fall`'s point indexes: the phase before it is the whole
+    run up to it (PostgreSQL's rate falls gradually before its reads begin)."""
+    found = reads_cliff(rows, reads)
+    if found is None:
+        return None
+    point = min(POINTS - 1, max(INITIAL_POINTS, round(found * POINTS)))
+    return point, point
+
+
 def cliff_fraction(rates: np.ndarray) -> float | None:
     """Where the cliff falls, as a fraction of the run (`steepest_fall`); None without one."""
     fall = steepest_fall(rates)
@@ -269,15 +312,28 @@ def _cliff_text(fraction: float | None) -> str:
 
 
 def cliff_band(
-    reruns: list[Shape], spreads: HostSpreads = FIXTURE_SPREADS, scale: int | None = None
+    reruns: list[Shape],
+    spreads: HostSpreads = FIXTURE_SPREADS,
+    scale: int | None = None,
+    *,
+    by_reads: bool = False,
 ) -> Band:
     """Where the claim's cliff may fall given the reruns' at 1/`scale` (a curve without one: at
-    the end)."""
+    the end); placed by the reads (PostgreSQL), widened by what scaling moves it there
+    (SCALED_READS_CLIFF), else by the rule's own error away from the scale it was pinned at."""
     return band(
         [1.0 if each.cliff is None else each.cliff for each in reruns],
         host=spreads.of(CLIFF),
-        systematic=scaled_cliff(scale),
+        systematic=SCALED_READS_CLIFF if by_reads else scaled_cliff(scale),
     )
+
+
+def _cliff_means(by_reads: bool, *, its: bool = False) -> str:
+    """What a cliff is, as the verdict says it: the rate's steepest fall, or where the device
+    reads began (PostgreSQL, `reads_cliff`)."""
+    if by_reads:
+        return "where its device reads began" if its else "where the device reads began"
+    return "its rate's steepest fall" if its else "the rate's steepest fall"
 
 
 def check_cliff(
@@ -285,25 +341,33 @@ def check_cliff(
     reruns: list[Shape],
     spreads: HostSpreads = FIXTURE_SPREADS,
     scale: int | None = None,
+    *,
+    by_reads: bool = False,
 ) -> list[str]:
     """Where the cliff falls: set by the data and the memory, which a busy host does not move.
     Within the reruns' band (their spread and number, `cliff_band`), not a fixed margin."""
-    allowed = cliff_band(reruns, spreads, scale)
+    allowed = cliff_band(reruns, spreads, scale, by_reads=by_reads)
     claimed_cliff = 1.0 if claim.cliff is None else claim.cliff
     if allowed.holds(claimed_cliff):
         return []
     found = ", ".join(_cliff_text(each.cliff) for each in reruns)
     return [
-        f"the claim's cliff (its rate's steepest fall): {_cliff_text(claim.cliff)}; "
+        f"the claim's cliff ({_cliff_means(by_reads, its=True)}): {_cliff_text(claim.cliff)}; "
         f"the rerun's: {found} (allowed: {max(allowed.low, 0):.0%} to {min(allowed.high, 1):.0%} "
         "of the run)"
     ]
 
 
 def check_form(
-    claim: Shape, reruns: list[Shape], tolerance: float, *, fall: bool = True
+    claim: Shape,
+    reruns: list[Shape],
+    tolerance: float,
+    *,
+    fall: bool = True,
+    phases: bool = True,
 ) -> list[str]:
-    """How far the rate falls (unless not `fall`) and the curve over its phases: what a busy
+    """How far the rate falls (unless not `fall`) and the curve over its phases (unless not
+    `phases`: PostgreSQL's, whose steps within them move between identical runs): what a busy
     host bends too (it slows the CPU-bound phase before the cliff, unevenly)."""
     failures = []
     falls = [each.fall_ratio for each in reruns]
@@ -314,6 +378,8 @@ def check_form(
             f"the claim's rate after its cliff is {claim.fall_ratio:.2f} of its rate before "
             f"it; the rerun's {_span(falls, '{:.2f}')} (allowed {low:.2f} to {high:.2f})"
         )
+    if not phases:
+        return failures
     curves = np.log(np.maximum(np.array([each.profile for each in reruns]), 1e-9))
     band = math.log(1 + tolerance)
     claimed = np.log(np.maximum(claim.profile, 1e-9))
@@ -591,6 +657,7 @@ def judge_curves(
     spreads: HostSpreads = FIXTURE_SPREADS,
     unbounded: str = "",
     log_structured: str = "",
+    cliff_by_reads: str = "",
 ) -> tuple[Comparison, dict]:
     """The verdict on a scaled rerun's curves against the claim's, and the figures behind it.
     `busy_cores`: the most that other work kept the host busy during a repeat (`other_work`).
@@ -611,13 +678,22 @@ def judge_curves(
     its phases, so at best `shape_only`, said with the reason. `log_structured`: the sentence
     naming a log-structured engine (MyRocks): it has no memory cliff, and the falls of its rate
     come from compaction, which a run at 1/k does not scale (docs/scaling.md "MyRocks"); so
-    neither the cliff nor the curve's form is judged, only its rates, and the verdict says so."""
-    claim = shape_of(*claimed)
+    neither the cliff nor the curve's form is judged, only its rates, and the verdict says so.
+    `cliff_by_reads`: the sentence naming a server whose cliff is where its device reads begin
+    (PostgreSQL, `reads_cliff`): where every log counts its reads, each curve's cliff is placed
+    by them and judged within that server's measured spread (POSTGRESQL_CLIFF), said so."""
+    by_reads = bool(cliff_by_reads) and _all_counted(claimed_reads, rerun_reads, len(reruns))
+    if by_reads:
+        spreads = _with_cliff_spread(spreads, POSTGRESQL_CLIFF)
+    claim = shape_of(*claimed, claimed_reads if by_reads else None)
     if claim is None:
         return Comparison(INCONCLUSIVE, None, "The entry's log has too few reports for a shape."), {
             "headline": "Inconclusive: the entry's log has too few reports for a shape."
         }
-    shapes = [shape_of(*each) for each in reruns]
+    shapes = [
+        shape_of(*each, reads if by_reads else None)
+        for each, reads in zip(reruns, rerun_reads or [None] * len(reruns), strict=True)
+    ]
     if not shapes or any(each is None for each in shapes):
         return Comparison(
             INCONCLUSIVE, None, f"A rerun reported fewer than {MIN_REPORTS} times: no shape."
@@ -657,7 +733,8 @@ def judge_curves(
     # A busy host (other work beside the rerun) slows the reruns and bends their curve before
     # the cliff: then only what it cannot cause refutes the claim (the cliff elsewhere); the
     # rest makes the verification inconclusive.
-    firm, bent = check_cliff(claim, shapes, spreads, scale), check_form(claim, shapes, tolerance)
+    firm = check_cliff(claim, shapes, spreads, scale, by_reads=by_reads)
+    bent = check_form(claim, shapes, tolerance, phases=not by_reads)
     compared_rates = host_comparable and kind != COMPARISON_RUN and not server_differs
     if unbounded and kind != COMPARISON_RUN:
         firm, bent = [], check_form(claim, shapes, tolerance, fall=False)
@@ -683,8 +760,13 @@ def judge_curves(
     failures, doubtful = (firm, bent) if busy else (firm + bent, [])
     # As every track's: above 1, the rerun did better (here: its median average rate).
     ratio = float(np.median([each.average_rate for each in shapes])) / claim.average_rate
-    said = _said(claim, shapes, scale) + (_pace_text(claim_pace, paces) if known else "")
-    resolution = _resolution(claim, shapes, separated, tolerance, compared_rates, spreads, scale)
+    said = _said(claim, shapes, scale, by_reads) + (_pace_text(claim_pace, paces) if known else "")
+    if by_reads:
+        said += f" {cliff_by_reads}."
+        figures[CLIFF_BY_READS] = cliff_by_reads
+    resolution = _resolution(
+        claim, shapes, separated, tolerance, compared_rates, spreads, scale, by_reads
+    )
     if log_structured:
         resolution = replace(resolution, cliff_shift=None)
     if not spreads.unusable:  # without the host's spread there is no resolution to state
@@ -797,8 +879,9 @@ def _resolution(
     compared_rates: bool,
     spreads: HostSpreads = FIXTURE_SPREADS,
     scale: int | None = None,
+    by_reads: bool = False,
 ) -> Resolution:
-    shift = cliff_band(reruns, spreads, scale).half_width
+    shift = cliff_band(reruns, spreads, scale, by_reads=by_reads).half_width
     if separated is not None and separated.cpu_share is not None:
         return Resolution(
             math.exp(separated.cpu_share.half_width),
@@ -937,11 +1020,11 @@ def _measured(reruns: list[Shape]) -> str:
     )
 
 
-def _said(claim: Shape, reruns: list[Shape], scale: float) -> str:
+def _said(claim: Shape, reruns: list[Shape], scale: float, by_reads: bool = False) -> str:
     repeats = f"{len(reruns)} run{'s' if len(reruns) > 1 else ''}"
     return (
-        f"At scale 1/{scale:g} ({repeats} of {reruns[0].rows:,} rows): the cliff (the rate's "
-        f"steepest fall): {', '.join(_cliff_text(each.cliff) for each in reruns)}"
+        f"At scale 1/{scale:g} ({repeats} of {reruns[0].rows:,} rows): the cliff "
+        f"({_cliff_means(by_reads)}): {', '.join(_cliff_text(each.cliff) for each in reruns)}"
         f" (the claim: {_cliff_text(claim.cliff)}); the rate after the cliff over the rate "
         f"before it {_span([each.fall_ratio for each in reruns], '{:.2f}')} (the claim: "
         f"{claim.fall_ratio:.2f}); average rate "
@@ -1052,8 +1135,52 @@ def judge(
         spreads=spreads,
         unbounded=str(reruns[-1].result.get(MEMORY_UNBOUNDED, "")),
         log_structured=log_structured_sentence(claim.engine),
+        cliff_by_reads=cliff_by_reads_sentence(_backend_of(reruns[-1].logs[STEP])),
     )
     return Judgement(verdict.verdict, verdict.ratio, verdict.message, figures, rows_done, rate)
+
+
+CLIFF_BY_READS = "cliff_by_reads"  # the figures' key: why the cliff was placed by the reads
+# PostgreSQL's cliff, placed by its reads (`reads_cliff`), moved this much between identical
+# runs made as the worker makes them (bench/pg_scaling.py's `run`: a private server in a memory
+# cgroup, the benchmark alone), 26 Nov 2026 15:38-15:44 on this project's 2-core VM, load
+# average 2.5-4.6: five claims of 500,000 rows in 80 MB began reading at 62-72% of the run,
+# eleven reruns of them at 1/2 (250,000 rows in the rule's 50.5 MB) at 72-80%; the two groups'
+# spreads pooled (14 degrees of freedom). Their rates' steepest fall came at 12-86%.
+POSTGRESQL_CLIFF = HostSpread(0.029, 14)
+# What scaling moves it, between a claim and its reruns at 1/k (the rule's limit): the reruns
+# above began reading 8.7% of the run later than the claims, on average.
+SCALED_READS_CLIFF = 0.087
+
+
+def cliff_by_reads_sentence(backend: str) -> str:
+    """Why a run's cliff is placed by its device reads, for PostgreSQL; else ""."""
+    if (backend or "").strip().lower() != "postgresql":
+        return ""
+    return (
+        "PostgreSQL's rate falls gradually, and in steps, before it reads from its disk, so "
+        f"its cliff is where its device reads per row rose {READS_RISE:g} above their "
+        "in-memory level and stayed, not its rate's steepest fall; it is judged within "
+        "PostgreSQL's own spread, "
+        f"measured here ({POSTGRESQL_CLIFF.sigma:.1%} of the run between identical runs, and "
+        f"{SCALED_READS_CLIFF:.1%} more for what scaling moves it); and its curve within its "
+        "phases is not compared (where its first step falls moves between identical runs), "
+        "only how far it falls"
+    )
+
+
+def _all_counted(claimed: np.ndarray | None, reruns: list | None, count: int) -> bool:
+    """Whether the claim's log and every rerun's count their device reads (C format >= 2)."""
+    found = [claimed, *(reruns or [None] * count)]
+    return all(each is not None and np.isfinite(each).all() for each in found)
+
+
+def _with_cliff_spread(spreads: HostSpreads, spread: HostSpread) -> HostSpreads:
+    """The host's spreads with the cliff's no narrower than `spread` (a server's own)."""
+    host = spreads.figures.get(CLIFF)
+    if host is not None and host.sigma >= spread.sigma:
+        return spreads
+    return replace(spreads, figures={**spreads.figures, CLIFF: spread})
 
 
 LOG_STRUCTURED = "log_structured"  # the figures' key: why no cliff or form was judged
@@ -1072,6 +1199,11 @@ def log_structured_sentence(engine: str) -> str:
         "come from compaction, which a run at 1/k does not scale, so the cliff and the curve's "
         "form were not judged, only the rates"
     )
+
+
+def _backend_of(parsed) -> str:
+    stated = parsed.parameters.get("backend")
+    return "" if stated is None else str(stated.value)
 
 
 def _server_of(parsed) -> str:
