@@ -12,6 +12,7 @@ import psycopg
 from django.db import connection
 from django.utils import timezone
 
+from submissions.board.compiled import compiled_instances, instances_of
 from submissions.board.versions import kept_versions
 from submissions.entries.selectors import is_organizer
 from submissions.models import Contest
@@ -102,13 +103,24 @@ def cached_board(
             _keep(key, hit)
     if hit is not None and (hit[0] is None or now < hit[0]):
         return hit[1]
-    contest = contest or Contest.objects.get(pk=stamp.contest_id)
+    contest = contest or contest_read(stamp.contest_id)
     value = build(contest)
     entry = (next_state_change(contest, now), value)
     cache_set(key, entry, BOARD_CACHE_SECONDS)
     if immutable:
         _keep(key, entry)
     return value
+
+
+def contest_read(contest_id: int) -> Contest:
+    """The contest a board is built for, by a statement compiled once per process."""
+    compiled = compiled_instances(
+        ("contest", contest_id), lambda: Contest.objects.filter(pk=contest_id)
+    )
+    found = instances_of(compiled)
+    if not found:
+        raise Contest.DoesNotExist(f"No contest {contest_id}.")
+    return found[0]
 
 
 def kept_body(key: str):

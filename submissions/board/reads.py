@@ -17,6 +17,12 @@ from django.db import connection
 from django.db.models import Q, QuerySet
 
 from submissions import tracks
+from submissions.board.compiled import (
+    compiled_instances,
+    compiled_values,
+    instances_of,
+    values_of,
+)
 from submissions.board.order import (
     board_counts,
     board_placement,
@@ -32,7 +38,7 @@ from submissions.contests.ranks import ranked_q, ranks_in_order, ranks_of
 from submissions.entries.trust import STREAMED, VERIFIED
 from submissions.measures.costs import BOARD_COSTS
 from submissions.measures.ranking import interleave, page_slots, reference_positions
-from submissions.models import Contest, Submission
+from submissions.models import Contest, ReferenceResult, Submission
 from submissions.setup.engines import normalised_engine
 from submissions.web.soft_cache import cache_get, cache_set
 
@@ -71,6 +77,23 @@ def trust_q(level: str) -> Q:
     return Q(verified=False) & ~Q(live_run__witnessed=True)
 
 
+def board_references(contest: Contest) -> list[ReferenceResult]:
+    """The contest's reference rows, read once per contest instance (as prefetching them
+    would keep them) by a statement compiled once per process."""
+    cache = getattr(contest, "_prefetched_objects_cache", None)
+    if cache is None or "references" not in cache:
+        compiled = compiled_instances(
+            ("references", contest.pk), lambda: ReferenceResult.objects.filter(contest=contest)
+        )
+        references = instances_of(compiled)
+        for reference in references:
+            reference.contest = contest  # as the related manager would
+        kept = contest.references.all()
+        kept._result_cache, kept._prefetch_done = references, True
+        contest._prefetched_objects_cache = {**(cache or {}), "references": kept}
+    return list(contest.references.all())
+
+
 def _board_references(contest: Contest, query: LeaderboardQuery, references) -> list:
     if query.verified or query.trust:
         return []  # the registry never re-ran nor watched a published result
@@ -91,7 +114,6 @@ class _Board:
 
     contest: Contest
     query: LeaderboardQuery
-    entries: QuerySet[Submission]
     parts: tuple
     references: list[BoardRow]
     positions: list[int]
@@ -106,7 +128,11 @@ class _Board:
     def ordered(self, *, ranked: bool | None) -> QuerySet[Submission]:
         """The ranked entries in the board's order (`ranked=True`), the others, or both (None):
         the ranked ones always come first."""
-        entries = self.entries
+        entries = (
+            _board_entries(self.contest, self.query)
+            .annotate(public_name=public_name())
+            .values(*BOARD_ENTRY_FIELDS)
+        )
         if ranked is not None:
             condition = ranked_q(self.track)
             entries = entries.filter(condition) if ranked else entries.exclude(condition)
@@ -126,6 +152,15 @@ class _Board:
         return False
 
 
+def _board_key(contest: Contest, query: LeaderboardQuery) -> tuple:
+    """All that the SQL of a board's reads depends on (board/compiled.py): the track (the
+    contest's workload) gives the ranking, the sort and the filters the rest."""
+    return (
+        contest.pk, contest.workload, query.sort, query.engine, query.drive, query.verified,
+        query.trust,
+    )  # fmt: skip
+
+
 def _board(contest: Contest, query: LeaderboardQuery, *, within: int | None = None) -> _Board:
     """The board's order and counts. `within`: only the board's first `within` rows are
     shown (a page): on a whole board whose counts PostgreSQL keeps, they are read and a
@@ -135,26 +170,36 @@ def _board(contest: Contest, query: LeaderboardQuery, *, within: int | None = No
     order = board_order(track)
     parts = board_sort_parts(query.sort, order)
     placement = placement_parts(parts, order.rank_placement)
-    entries = _board_entries(contest, query)
     references = sorted_references(
-        placement, _board_references(contest, query, contest.references.all())
+        placement, _board_references(contest, query, board_references(contest))
     )
+    key = _board_key(contest, query)
     if within is not None and not query.filtered and tally_kept(track):
-        ranked_in_order = entries.filter(ranked_q(track)).order_by(
-            *entry_order(parts, track, ranked=True)
-        )
+
+        def ranked_in_order() -> QuerySet[Submission]:
+            return (
+                _board_entries(contest, query)
+                .filter(ranked_q(track))
+                .order_by(*entry_order(parts, track, ranked=True))
+            )
+
         total, ranked, before = board_placement(
-            ranked_in_order, placement, references, track, within=within, contest_id=contest.pk
+            ranked_in_order,
+            placement,
+            references,
+            track,
+            within=within,
+            contest_id=contest.pk,
+            key=key,
         )
     else:  # a filtered board, a download, SQLite: counted, once per board version
-        total, ranked, before = _counts(contest, query, entries, placement, references)
+        total, ranked, before = _counts(contest, query, placement, references)
     # Counts follow the order the references were sorted in; a stable sort keeps it exact
     # where the database's string order and Python's would disagree.
     placed = sorted(zip(before, references, strict=True), key=lambda pair: pair[0])
     return _Board(
         contest=contest,
         query=query,
-        entries=entries.annotate(public_name=public_name()).values(*BOARD_ENTRY_FIELDS),
         parts=parts,
         references=[reference_row(track, reference) for _, reference in placed],
         positions=reference_positions([before for before, _ in placed]),
@@ -168,7 +213,7 @@ def _board(contest: Contest, query: LeaderboardQuery, *, within: int | None = No
 COUNTS_CACHE_SECONDS = 3_600
 
 
-def _counts(contest: Contest, query: LeaderboardQuery, entries, placement, references):
+def _counts(contest: Contest, query: LeaderboardQuery, placement, references):
     """board_counts, counted once per board version, filters and order: the entries' count is
     the one part of a page that reads every entry of the board, so the other pages, page sizes
     and the API of the same board and version share it."""
@@ -181,7 +226,13 @@ def _counts(contest: Contest, query: LeaderboardQuery, entries, placement, refer
     kept = cache_get(key)
     if kept is not None:
         return kept
-    counts = board_counts(entries, placement, references, contest.track)
+    counts = board_counts(
+        _board_entries(contest, query),
+        placement,
+        references,
+        contest.track,
+        key=_board_key(contest, query),
+    )
     cache_set(key, counts, COUNTS_CACHE_SECONDS)
     return counts
 
@@ -192,11 +243,16 @@ def _entries_between(board: _Board, start: int, stop: int) -> list[dict]:
     of both where a page holds both."""
     ranked_count = board.ranked_count
     if stop <= ranked_count:
-        rows = list(board.ordered(ranked=True)[start:stop])
+        which, first, last = True, start, stop
     elif start >= ranked_count:
-        rows = list(board.ordered(ranked=False)[start - ranked_count : stop - ranked_count])
+        which, first, last = False, start - ranked_count, stop - ranked_count
     else:
-        rows = list(board.ordered(ranked=None)[start:stop])
+        which, first, last = None, start, stop
+    compiled = compiled_values(
+        ("rows", *_board_key(board.contest, board.query), which, first, last),
+        lambda: board.ordered(ranked=which)[first:last],
+    )
+    rows = values_of(compiled)
     ranked = rows[: max(0, ranked_count - start)]
     if board.in_rank_order:
         ranks = ranks_in_order(contest=board.contest, rows=ranked, first=start)
@@ -271,7 +327,7 @@ def leaderboard_engines(*, contest: Contest) -> list[str]:
         )
         names = [name for (name,) in cursor.fetchall()]
     found: dict[str, str] = {}
-    references = [normalised_engine(each.storage_engine) for each in contest.references.all()]
+    references = [normalised_engine(each.storage_engine) for each in board_references(contest)]
     for name in [*names, *references]:
         found.setdefault(name.lower(), name)
     return sorted(found.values(), key=str.lower)

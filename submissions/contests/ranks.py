@@ -15,6 +15,7 @@ from django.db.models import BooleanField, Count, ExpressionWrapper, F, Q, Windo
 from django.db.models.functions import Rank
 
 from submissions import tracks
+from submissions.board.compiled import sql_of
 from submissions.board.versions import forget_kept_versions
 from submissions.measures.ranking import RankKey
 from submissions.models import KNOWN_RANK, Contest, Submission
@@ -43,24 +44,15 @@ def key_order(key: RankKey, *, reverse: bool = False):
 def ranks_of(*, contest: Contest, ids: list[int] | None = None) -> dict[int, int]:
     """{entry id: rank} of the contest's ranked entries (of `ids` only, when given): a window
     over every ranked entry of the contest, read in the order of its index."""
-    track = contest.track
-    ranking = track.ranking
-    window = Window(
-        Rank(),
-        partition_by=[F("track_class")] if ranking.class_key else None,
-        order_by=[key_order(key) for key in ranking.order],
-    )
-    ranked = (
-        Submission.objects.filter(ranked_q(track), contest_id=contest.pk)
-        .annotate(standing=window)
-        .values_list("pk", "standing")
-        .order_by()
-    )
     if ids is None:
-        return dict(ranked)
+        return dict(_ranked_window(contest).values_list("pk", "standing"))
     if not ids:
         return {}
-    inner, params = ranked.query.sql_with_params()
+    # Compiled once per process: the window's SQL depends on the contest and its track alone.
+    inner, params = sql_of(
+        ("window", contest.pk, contest.workload),
+        lambda: _ranked_window(contest).values("pk", "standing"),
+    )
     # The ids are chosen above the window: beneath it they would rank among themselves.
     placeholders = ", ".join(["%s"] * len(ids))
     with connection.cursor() as cursor:
@@ -70,6 +62,21 @@ def ranks_of(*, contest: Contest, ids: list[int] | None = None) -> dict[int, int
             (*params, *ids),
         )
         return dict(cursor.fetchall())
+
+
+def _ranked_window(contest: Contest):
+    track = contest.track
+    ranking = track.ranking
+    window = Window(
+        Rank(),
+        partition_by=[F("track_class")] if ranking.class_key else None,
+        order_by=[key_order(key) for key in ranking.order],
+    )
+    return (
+        Submission.objects.filter(ranked_q(track), contest_id=contest.pk)
+        .annotate(standing=window)
+        .order_by()
+    )
 
 
 def ranks_in_order(*, contest: Contest, rows: list[dict], first: int) -> dict[int, int]:

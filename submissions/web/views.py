@@ -5,7 +5,6 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db.models import prefetch_related_objects
 from django.http import (
     FileResponse,
     Http404,
@@ -24,7 +23,12 @@ from django.views.decorators.http import require_POST
 from submissions import tracks
 from submissions.board.cache import board_cache_key, board_stamp, cached_board
 from submissions.board.query import LeaderboardQuery, board_order
-from submissions.board.reads import leaderboard_engines, leaderboard_page, leaderboard_rows
+from submissions.board.reads import (
+    board_references,
+    leaderboard_engines,
+    leaderboard_page,
+    leaderboard_rows,
+)
 from submissions.board.visibility import (
     contest_with_references,
     embargo_notice,
@@ -194,7 +198,7 @@ def _board_query(request: HttpRequest, contest: Contest) -> LeaderboardQuery:
 
 
 def _contest_context(request: HttpRequest, contest: Contest) -> dict:
-    prefetch_related_objects([contest], "references")
+    board_references(contest)
     rule_set = rule_versions.contest_rule_set(contest)
     track = contest.track
     rules = [(rule.id, rule.describe(rule_set)) for rule in track.rule_list()]
