@@ -13,14 +13,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
 
-from django.db import connection
 from django.db.models import Q, QuerySet
 
 from submissions import tracks
 from submissions.board.compiled import (
+    CompiledValues,
     compiled_instances,
+    compiled_sql,
     compiled_values,
     instances_of,
+    rows_of,
     values_of,
 )
 from submissions.board.order import (
@@ -82,10 +84,7 @@ def board_references(contest: Contest) -> list[ReferenceResult]:
     would keep them) by a statement compiled once per process."""
     cache = getattr(contest, "_prefetched_objects_cache", None)
     if cache is None or "references" not in cache:
-        compiled = compiled_instances(
-            ("references", contest.pk), lambda: ReferenceResult.objects.filter(contest=contest)
-        )
-        references = instances_of(compiled)
+        references = instances_of(references_read(contest))
         for reference in references:
             reference.contest = contest  # as the related manager would
         kept = contest.references.all()
@@ -307,25 +306,41 @@ def leaderboard_rows(*, contest: Contest, query: LeaderboardQuery) -> Iterator[B
     )
 
 
+# A loose index scan (one index probe per distinct engine) instead of DISTINCT, which reads
+# every entry of the contest.
+ENGINES_SQL = """
+    WITH RECURSIVE engines(name) AS (
+        SELECT MIN(engine) FROM submissions_submission WHERE contest_id = %s
+        UNION ALL
+        SELECT (SELECT MIN(engine) FROM submissions_submission
+                WHERE contest_id = %s AND engine > engines.name)
+        FROM engines WHERE engines.name IS NOT NULL
+    )
+    SELECT name FROM engines WHERE name IS NOT NULL AND name <> ''
+"""
+
+
+def engines_key(contest_id: int) -> tuple:
+    return ("engines", contest_id)
+
+
+def engines_read(contest_id: int) -> CompiledValues:
+    return compiled_sql(engines_key(contest_id), ENGINES_SQL, (contest_id, contest_id), ("name",))
+
+
+def references_key(contest_id: int) -> tuple:
+    return ("references", contest_id)
+
+
+def references_read(contest: Contest) -> CompiledValues:
+    return compiled_instances(
+        references_key(contest.pk), lambda: ReferenceResult.objects.filter(contest=contest)
+    )
+
+
 def leaderboard_engines(*, contest: Contest) -> list[str]:
     """The storage engines a board can be filtered by: the normalised ones, one spelling each."""
-    # A loose index scan (one index probe per distinct engine) instead of DISTINCT, which
-    # reads every entry of the contest.
-    with connection.cursor() as cursor:
-        cursor.execute(
-            """
-            WITH RECURSIVE engines(name) AS (
-                SELECT MIN(engine) FROM submissions_submission WHERE contest_id = %s
-                UNION ALL
-                SELECT (SELECT MIN(engine) FROM submissions_submission
-                        WHERE contest_id = %s AND engine > engines.name)
-                FROM engines WHERE engines.name IS NOT NULL
-            )
-            SELECT name FROM engines WHERE name IS NOT NULL AND name <> ''
-            """,
-            [contest.pk, contest.pk],
-        )
-        names = [name for (name,) in cursor.fetchall()]
+    names = [name for (name,) in rows_of(engines_read(contest.pk))]
     found: dict[str, str] = {}
     references = [normalised_engine(each.storage_engine) for each in board_references(contest)]
     for name in [*names, *references]:

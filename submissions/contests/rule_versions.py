@@ -18,10 +18,14 @@ def contest_snapshot(contest: Contest) -> dict:
     return snapshot_of({name: getattr(contest, name) for name in RULE_FIELDS})
 
 
+def rule_version_latest_key(contest_id: int) -> tuple:
+    return ("rule-version-latest", contest_id)
+
+
 def rule_version_latest(contest: Contest) -> RuleVersion | None:
     # Compiled once per process: every contest page built reads it.
     compiled = compiled_instances(
-        ("rule-version-latest", contest.pk),
+        rule_version_latest_key(contest.pk),
         lambda: RuleVersion.objects.filter(contest=contest).order_by("-number")[:1],
     )
     return next(iter(instances_of(compiled)), None)

@@ -32,13 +32,17 @@ def live_run_visible(run: LiveRun, user) -> bool:
     )
 
 
+def live_runs_key(contest_id: int) -> tuple:
+    return ("live-runs", contest_id)
+
+
 def contest_live_runs(contest, user) -> list[LiveRun]:
     """The contest's runs still streaming (or gone silent), newest first, as its page lists
     them above the board."""
     # Compiled once per process (every contest page built reads it); the runs are this
     # contest's, so it is set on them rather than joined.
     compiled = compiled_instances(
-        ("live-runs", contest.pk),
+        live_runs_key(contest.pk),
         lambda: LiveRun.objects.filter(contest=contest, sealed_at__isnull=True).order_by(
             "-opened_at"
         )[:50],
@@ -59,6 +63,11 @@ def entry_stream(submission: Submission) -> StreamedRun | None:
 
 def contest_panel(contest, user) -> dict:
     return {"live_runs": contest_live_runs(contest, user)}
+
+
+def contest_panel_reads(contest_id: int) -> list:
+    """What the panel reads, to be read ahead with the rest of the contest page."""
+    return [live_runs_key(contest_id)]
 
 
 def witness_tokens_of(user) -> list[TokenListing]:

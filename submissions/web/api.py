@@ -22,7 +22,7 @@ from rest_framework.views import APIView
 from submissions import tracks
 from submissions.board.cache import board_cache_key, board_stamp, cached_board, kept_body
 from submissions.board.query import API_MAX_PAGE_SIZE, SORTS, LeaderboardQuery, board_order
-from submissions.board.reads import leaderboard_page
+from submissions.board.reads import leaderboard_page, references_key
 from submissions.board.visibility import embargo_notice, leaderboard_visible
 from submissions.contests.rule_versions import contest_rule_set
 from submissions.entries import edits, refusals, selectors, services, tokens
@@ -300,6 +300,7 @@ class ContestLeaderboard(APIView):
             self._stamp,
             lambda contest: self._rendered_body(request, contest, JSONRenderer()),
             immutable=True,
+            reads=lambda contest_id: [references_key(contest_id)],
         )
 
     @extend_schema(parameters=LEADERBOARD_PARAMETERS, responses=LeaderboardSerializer)
