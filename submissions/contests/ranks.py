@@ -53,13 +53,18 @@ def ranks_of(*, contest: Contest, ids: list[int] | None = None) -> dict[int, int
         ("window", contest.pk, contest.workload),
         lambda: _ranked_window(contest).values("pk", "standing"),
     )
-    # The ids are chosen above the window: beneath it they would rank among themselves.
-    placeholders = ", ".join(["%s"] * len(ids))
+    # The ids are chosen above the window: beneath it they would rank among themselves. On
+    # PostgreSQL they are one array: a thousand placeholders cost the driver milliseconds to
+    # find in the statement.
+    if connection.vendor == "postgresql":
+        chosen, chosen_params = "= ANY(%s)", (list(ids),)
+    else:
+        chosen, chosen_params = f"IN ({', '.join(['%s'] * len(ids))})", tuple(ids)
     with connection.cursor() as cursor:
         cursor.execute(
             # The inner query is the ORM's; every value is a parameter.
-            f"SELECT * FROM ({inner}) AS ranked WHERE ranked.pk IN ({placeholders})",  # noqa: S608  # nosec B608
-            (*params, *ids),
+            f"SELECT * FROM ({inner}) AS ranked WHERE ranked.pk {chosen}",  # noqa: S608  # nosec B608
+            (*params, *chosen_params),
         )
         return dict(cursor.fetchall())
 
