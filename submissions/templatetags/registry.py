@@ -96,12 +96,17 @@ def row_html(template: str, **values) -> SafeString:
     """`format_html` for a board's rows: every value escaped as it escapes them (HTML kept,
     anything else through `html.escape`), without its lazy-string wrapper around each value,
     which cost a board page of 50 rows as much as the rest of its rows' work."""
-    escaped = {}
-    for name, value in values.items():
-        if isinstance(value, Promise):
-            value = str(value)
-        escaped[name] = value.__html__() if hasattr(value, "__html__") else html.escape(str(value))
+    escaped = {name: _escaped(value) for name, value in values.items()}
     return mark_safe(template.format(**escaped))  # noqa: S308  # nosec B308, B703
+
+
+def _escaped(value) -> str:
+    """As `conditional_escape`, without its lazy-string wrapper."""
+    if type(value) is int:  # an id or a rank: nothing to escape
+        return str(value)
+    if isinstance(value, Promise):
+        value = str(value)
+    return value.__html__() if hasattr(value, "__html__") else html.escape(str(value))
 
 
 # Leaderboard rows are built here rather than in the template: the template language spends
@@ -293,6 +298,25 @@ def board_row(row, track: tracks.Track | None = None, costs: bool = False) -> st
         verified=_trust_badge(row),
         **common,
     )
+
+
+@register.simple_tag
+def board_head(columns: list[dict]) -> str:
+    """The ranking table's header cells (views.board_columns) in one call, as the template's
+    loop wrote them: each a link that sorts by it, the active one with its arrow."""
+    cells = []
+    for column in columns:
+        numeric = ' class="num"' if column["numeric"] else ""
+        arrow = column.get("arrow")
+        order = ""
+        if column.get("active"):
+            order = f' aria-sort="{"ascending" if arrow == "▲" else "descending"}"'
+        label = _escaped(column["label"])
+        if column["url"]:
+            shown = f"{label} {_escaped(arrow)}" if arrow else label
+            label = f'<a href="{_escaped(column["url"])}#leaderboard">{shown}</a>'
+        cells.append(f"<th{numeric}{order}>{label}</th>")
+    return mark_safe("".join(cells))  # noqa: S308  # nosec B308, B703
 
 
 # Each row on a line of its own, as the template's loop over `board_row` wrote them.
