@@ -55,9 +55,12 @@ def ranks_of(*, contest: Contest, ids: list[int] | None = None) -> dict[int, int
     )
     # The ids are chosen above the window: beneath it they would rank among themselves. On
     # PostgreSQL they are one array: a thousand placeholders cost the driver milliseconds to
-    # find in the statement.
+    # find in the statement. The array is of the ids' own type: the driver sends the smallest
+    # type that holds them, and an id compared across types is not looked up in a hash but
+    # against every element (a thousand ids over 90,000 ranked entries: 250 ms).
     if connection.vendor == "postgresql":
-        chosen, chosen_params = "= ANY(%s)", (list(ids),)
+        pk_type = Submission._meta.pk.db_type(connection)
+        chosen, chosen_params = f"= ANY(CAST(%s AS {pk_type}[]))", (list(ids),)
     else:
         chosen, chosen_params = f"IN ({', '.join(['%s'] * len(ids))})", tuple(ids)
     with connection.cursor() as cursor:
