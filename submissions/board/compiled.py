@@ -79,7 +79,7 @@ def compiled_sql(key: Hashable, sql: str, params: tuple, names: tuple[str, ...])
     """A statement written as SQL, kept like a compiled one (so it can be read ahead)."""
     with _lock:
         found = _kept.get(key)
-        if found is not None and found.params == params:
+        if found is not None and found.sql == sql and found.params == params:
             _kept.move_to_end(key)
             return found
     return _keep(key, CompiledValues(sql, params, names, (), DEFAULT_DB_ALIAS))
@@ -223,10 +223,23 @@ def reading_ahead(keys: list[Hashable]) -> Iterator[None]:
             _ahead.rows = None
 
 
+def read_now(statements: list[CompiledValues]) -> None:
+    """Within a `reading_ahead` block: these statements (compiled or written) run at once,
+    on PostgreSQL in one pipeline; each is taken by the next read of its key in the block.
+    Outside a block, or elsewhere than PostgreSQL, nothing is read."""
+    rows = getattr(_ahead, "rows", None)
+    if rows is not None:
+        rows.update(_run_at_once([each for each in statements if each.key not in rows]))
+
+
 def _read_at_once(keys: list[Hashable]) -> dict:
-    connection = connections[DEFAULT_DB_ALIAS]
     with _lock:
         statements = [_kept[key] for key in keys if key in _kept]
+    return _run_at_once(statements)
+
+
+def _run_at_once(statements: list[CompiledValues]) -> dict:
+    connection = connections[DEFAULT_DB_ALIAS]
     statements = [each for each in statements if each.sql is not None]
     if connection.vendor != "postgresql" or len(statements) < 2:
         return {}

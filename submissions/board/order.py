@@ -10,7 +10,7 @@ from django.db.models import Case, F, QuerySet, Value, When
 from django.db.models.functions import Lower
 
 from submissions import tracks
-from submissions.board.compiled import sql_of
+from submissions.board.compiled import compiled_sql, read_now, rows_of, sql_of
 from submissions.board.query import RANK_PLACEMENT, SortPart
 from submissions.contests.ranks import key_order, ranked_flag, ranked_q
 from submissions.models import BoardTally, ReferenceResult, Submission
@@ -185,6 +185,7 @@ def board_placement(
     within: int,
     contest_id: int,
     key: tuple,
+    with_it: list | None = None,
 ) -> tuple[int, int, list[int]]:
     """One query: the whole board's (entries, ranked entries) from the tally, and for each
     reference row the ranked entries above it, counted among the board's first `within`
@@ -193,7 +194,8 @@ def board_placement(
     places the row past the page's end all the same: a page reads as many entries as its
     OFFSET does, never the whole board. `parts` are placement parts (no rank);
     `ranked_in_order` builds the ranked entries in the board's order, `key` holds all its SQL
-    depends on (board/compiled.py)."""
+    depends on (board/compiled.py). `with_it`: compiled statements the caller will read next,
+    sent with this one (one round trip on PostgreSQL, within a `reading_ahead` block)."""
     selected, params = _tally_sql(contest_id, track)
     board_sql, board_params = "", []
     if references and within > 0:
@@ -213,11 +215,13 @@ def board_placement(
             condition, condition_params = _entries_before_sql(parts, reference)
             selected.append(f"COUNT(*) FILTER (WHERE {condition})")
             params.extend(condition_params)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            # Column and table names from the models and SORTS, every value is a parameter.
-            f"SELECT {', '.join(selected)}{board_sql}",  # nosec B608
-            [*params, *board_params],
-        )
-        total, ranked, *before = cursor.fetchone()
+    statement = compiled_sql(
+        ("placement", *key, within),
+        # Column and table names from the models and SORTS, every value is a parameter.
+        f"SELECT {', '.join(selected)}{board_sql}",  # nosec B608
+        (*params, *board_params),
+        tuple(f"count{number}" for number in range(len(selected))),
+    )
+    read_now([statement, *(with_it or [])])
+    ((total, ranked, *before),) = rows_of(statement)
     return int(total), int(ranked), [int(count) for count in before] or [0] * len(references)

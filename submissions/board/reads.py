@@ -22,6 +22,7 @@ from submissions.board.compiled import (
     compiled_sql,
     compiled_values,
     instances_of,
+    reading_ahead,
     rows_of,
     values_of,
 )
@@ -127,28 +128,46 @@ class _Board:
     def ordered(self, *, ranked: bool | None) -> QuerySet[Submission]:
         """The ranked entries in the board's order (`ranked=True`), the others, or both (None):
         the ranked ones always come first."""
-        entries = (
-            _board_entries(self.contest, self.query)
-            .annotate(public_name=public_name())
-            .values(*BOARD_ENTRY_FIELDS)
-        )
-        if ranked is not None:
-            condition = ranked_q(self.track)
-            entries = entries.filter(condition) if ranked else entries.exclude(condition)
-        return entries.order_by(*entry_order(self.parts, self.track, ranked=ranked))
+        return _ordered(self.contest, self.query, self.parts, self.track, ranked=ranked)
 
     @property
     def in_rank_order(self) -> bool:
         """The whole board's ranked entries in rank order, one class after another: their
         ranks follow from their positions."""
-        if self.query.filtered:
-            return False
-        for part in self.parts:
-            if part.entry_field == "rank":
-                return not part.descending
-            if part.entry_field != "track_class":
-                return False
+        return _in_rank_order(self.query, self.parts)
+
+
+def _ordered(contest, query, parts, track, *, ranked: bool | None) -> QuerySet[Submission]:
+    entries = (
+        _board_entries(contest, query)
+        .annotate(public_name=public_name())
+        .values(*BOARD_ENTRY_FIELDS)
+    )
+    if ranked is not None:
+        condition = ranked_q(track)
+        entries = entries.filter(condition) if ranked else entries.exclude(condition)
+    return entries.order_by(*entry_order(parts, track, ranked=ranked))
+
+
+def _in_rank_order(query: LeaderboardQuery, parts: tuple) -> bool:
+    if query.filtered:
         return False
+    for part in parts:
+        if part.entry_field == "rank":
+            return not part.descending
+        if part.entry_field != "track_class":
+            return False
+    return False
+
+
+def _first_rows(contest, query, parts, track, size: int) -> CompiledValues:
+    """The board's first `size` ranked entries, compiled: a first page in rank order is a
+    prefix of them (its reference rows take the place of its last entries), so they are read
+    with the board's counts, in the same round trip."""
+    return compiled_values(
+        ("rows", *_board_key(contest, query), True, 0, size),
+        lambda: _ordered(contest, query, parts, track, ranked=True)[:size],
+    )
 
 
 def _board_key(contest: Contest, query: LeaderboardQuery) -> tuple:
@@ -160,11 +179,14 @@ def _board_key(contest: Contest, query: LeaderboardQuery) -> tuple:
     )  # fmt: skip
 
 
-def _board(contest: Contest, query: LeaderboardQuery, *, within: int | None = None) -> _Board:
+def _board(
+    contest: Contest, query: LeaderboardQuery, *, within: int | None = None, first: int = 0
+) -> _Board:
     """The board's order and counts. `within`: only the board's first `within` rows are
     shown (a page): on a whole board whose counts PostgreSQL keeps, they are read and a
     reference row is placed among the first `within` entries only. None: the whole board (a
-    download)."""
+    download). `first`: the size of a first page in rank order, whose entries are read with
+    the counts."""
     track = contest.track
     order = board_order(track)
     parts = board_sort_parts(query.sort, order)
@@ -190,6 +212,7 @@ def _board(contest: Contest, query: LeaderboardQuery, *, within: int | None = No
             within=within,
             contest_id=contest.pk,
             key=key,
+            with_it=[_first_rows(contest, query, parts, track, first)] if first else [],
         )
     else:  # a filtered board, a download, SQLite: counted, once per board version
         total, ranked, before = _counts(contest, query, placement, references)
@@ -236,10 +259,11 @@ def _counts(contest: Contest, query: LeaderboardQuery, placement, references):
     return counts
 
 
-def _entries_between(board: _Board, start: int, stop: int) -> list[dict]:
+def _entries_between(board: _Board, start: int, stop: int, *, first_page: int = 0) -> list[dict]:
     """The entries at positions [start, stop) of the board's order, with their ranks: a slice
     of the ranked entries (read in the order of an index in rank order) or of the rest, or
-    of both where a page holds both."""
+    of both where a page holds both. `first_page`: the entries are a prefix of the board's
+    first `first_page` ranked entries when they lie within them (`_first_rows`)."""
     ranked_count = board.ranked_count
     if stop <= ranked_count:
         which, first, last = True, start, stop
@@ -247,11 +271,15 @@ def _entries_between(board: _Board, start: int, stop: int) -> list[dict]:
         which, first, last = False, start - ranked_count, stop - ranked_count
     else:
         which, first, last = None, start, stop
-    compiled = compiled_values(
-        ("rows", *_board_key(board.contest, board.query), which, first, last),
-        lambda: board.ordered(ranked=which)[first:last],
-    )
-    rows = values_of(compiled)
+    if which is True and first == 0 and 0 < last <= first_page:
+        compiled = _first_rows(board.contest, board.query, board.parts, board.track, first_page)
+        rows = values_of(compiled)[:last]
+    else:
+        compiled = compiled_values(
+            ("rows", *_board_key(board.contest, board.query), which, first, last),
+            lambda: board.ordered(ranked=which)[first:last],
+        )
+        rows = values_of(compiled)
     ranked = rows[: max(0, ranked_count - start)]
     if board.in_rank_order:
         ranks = ranks_in_order(contest=board.contest, rows=ranked, first=start)
@@ -266,8 +294,16 @@ def leaderboard_page(*, contest: Contest, query: LeaderboardQuery) -> BoardPage:
     """One page of a contest's board: ranked entries with the reference rows placed among
     them, then the entries that are not ranked. A handful of queries whatever the board's
     size."""
+    with reading_ahead([]):  # the first page's entries are read with its counts
+        return _leaderboard_page(contest, query)
+
+
+def _leaderboard_page(contest: Contest, query: LeaderboardQuery) -> BoardPage:
+    track = contest.track
+    parts = board_sort_parts(query.sort, board_order(track))
+    first = query.page_size if query.page == 1 and _in_rank_order(query, parts) else 0
     # The rows up to the page asked for: a page past the end shows the last, which is within.
-    board = _board(contest, query, within=query.page * query.page_size)
+    board = _board(contest, query, within=query.page * query.page_size, first=first)
     last_page = max(1, -(-board.count // query.page_size))
     page = min(query.page, last_page)
     offset = (page - 1) * query.page_size
@@ -276,7 +312,7 @@ def leaderboard_page(*, contest: Contest, query: LeaderboardQuery) -> BoardPage:
     entries = []
     if slots.entry_limit > 0:
         end = slots.entry_offset + slots.entry_limit
-        entries = _entries_between(board, slots.entry_offset, end)
+        entries = _entries_between(board, slots.entry_offset, end, first_page=first)
     rows = list(
         interleave(map(partial(entry_row, board.track), entries), board.references, slots, length)
     )
