@@ -120,16 +120,33 @@ def _rows(compiled: CompiledValues) -> list:
         rows = [row[: compiled.columns] for row in rows]
     if not compiled.converters:
         return rows
-    converted = []
-    for row in rows:
-        row = list(row)
-        for position, functions, expression in compiled.converters:
+    converted = [list(row) for row in rows]
+    for position, functions, expression in compiled.converters:
+        # A column's values repeat down a board (the same JSON figures, "{}" on a classic
+        # board): each distinct value is converted once a read, and a row gets its own copy
+        # of a dict or list, never another row's.
+        seen: dict = {}
+        for row in converted:
             value = row[position]
-            for function in functions:
-                value = function(value, expression, connection)
-            row[position] = value
-        converted.append(row)
+            try:
+                found = seen.get(value, _MISSING)
+            except TypeError:  # not hashable: converted each time
+                found = _MISSING
+            if found is _MISSING:
+                found = value
+                for function in functions:
+                    found = function(found, expression, connection)
+                with contextlib.suppress(TypeError):
+                    seen[value] = found
+            row[position] = _own(found)
     return converted
+
+
+_MISSING = object()
+
+
+def _own(value):
+    return dict(value) if type(value) is dict else list(value) if type(value) is list else value
 
 
 def rows_of(compiled: CompiledValues) -> list:
