@@ -157,6 +157,11 @@ class DriveKind(models.TextChoices):
     NVME = "nvme", "NVMe"
 
 
+# A board builds a line per row: a dict, not the enum's lookups (`DriveKind.values` is a list
+# made on every read).
+DRIVE_LABELS = dict(DriveKind.choices)
+
+
 class DemoKind(models.TextChoices):
     """Entries the site loads as demo data, so no board, page, export or feed passes them off
     as entrants' results."""
@@ -446,7 +451,7 @@ def hardware_summary(
 ) -> str:
     """One line a leaderboard can show; lists build it from plain values, not instances."""
     raid = f", {raid_level}" if raid_level else ""
-    kind = DriveKind(drive_kind).label if drive_kind in DriveKind.values else drive_kind
+    kind = DRIVE_LABELS.get(drive_kind, drive_kind)
     return f"{sockets}x {cpu_model}, {cores} cores, {memory_gb:g} GB, {drives}x {kind}{raid}"
 
 

@@ -25,6 +25,9 @@ class Panel:
 
     template: str
     context: Callable[..., dict]
+    # The keys of the compiled statements `context` reads (board/compiled.py), by contest id:
+    # read ahead with the rest of the page.
+    reads: Callable[[int], list] | None = None
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,11 @@ def contest_panels_context(contest, user) -> dict:
     for panel in CONTEST_PANELS:
         context.update(panel.context(contest, user))
     return context
+
+
+def contest_panels_reads(contest_id: int) -> list:
+    """The compiled statements every contest panel reads (Panel.reads)."""
+    return [key for panel in CONTEST_PANELS if panel.reads for key in panel.reads(contest_id)]
 
 
 def setting_decisions(declared: dict[str, str], family: str) -> dict[str, str] | None:

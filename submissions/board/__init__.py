@@ -1,7 +1,7 @@
 """The leaderboard: what the URL asks of it (`query`), the SQL order of its entries and
 where the reference rows fall among them (`order`), its rows (`rows`), the reads that
 feed the contest page, the API and the downloads (`reads`), who may see it
-(`visibility`) and its cache (`cache`).
+(`visibility`), its cache (`cache`) and its queries compiled once per process (`compiled`).
 
 May import the models, `measures`, `contests` and `entries.trust`; never `web`, `live` or `runner`.
 """

@@ -6,12 +6,14 @@ import hashlib
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import psycopg
 from django.db import connection
 from django.utils import timezone
 
+from submissions.board.compiled import compiled_instances, instances_of, reading_ahead
 from submissions.board.versions import kept_versions
 from submissions.entries.selectors import is_organizer
 from submissions.models import Contest
@@ -88,12 +90,20 @@ def next_state_change(contest: Contest, now):
 
 
 def cached_board(
-    key: str, stamp: BoardStamp, build, contest: Contest | None = None, *, immutable: bool = False
+    key: str,
+    stamp: BoardStamp,
+    build,
+    contest: Contest | None = None,
+    *,
+    immutable: bool = False,
+    reads: Callable[[int], list] | None = None,
 ):
     """`build(contest)`'s value for this key, built at most once per board version and state.
     The contest is read only to build (pass it when the caller has it already). `immutable`:
     the value (bytes, str, tuples of them) is never changed by its readers, so the process
-    may keep it and hand out the same object."""
+    may keep it and hand out the same object. `reads(contest id)`: the compiled statements
+    the build reads that depend on the contest alone, read ahead at once when it builds (the
+    contest's own row among them when it is not passed)."""
     now = timezone.now()
     hit = _kept_get(key) if immutable else None
     if hit is None:
@@ -102,13 +112,30 @@ def cached_board(
             _keep(key, hit)
     if hit is not None and (hit[0] is None or now < hit[0]):
         return hit[1]
-    contest = contest or Contest.objects.get(pk=stamp.contest_id)
-    value = build(contest)
+    ahead = [*(reads(stamp.contest_id) if reads else []), contest_key(stamp.contest_id)]
+    with reading_ahead(ahead if contest is None else ahead[:-1]):
+        contest = contest or contest_read(stamp.contest_id)
+        value = build(contest)
     entry = (next_state_change(contest, now), value)
     cache_set(key, entry, BOARD_CACHE_SECONDS)
     if immutable:
         _keep(key, entry)
     return value
+
+
+def contest_key(contest_id: int) -> tuple:
+    return ("contest", contest_id)
+
+
+def contest_read(contest_id: int) -> Contest:
+    """The contest a board is built for, by a statement compiled once per process."""
+    compiled = compiled_instances(
+        contest_key(contest_id), lambda: Contest.objects.filter(pk=contest_id)
+    )
+    found = instances_of(compiled)
+    if not found:
+        raise Contest.DoesNotExist(f"No contest {contest_id}.")
+    return found[0]
 
 
 def kept_body(key: str):

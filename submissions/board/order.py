@@ -3,11 +3,14 @@ reference row (references have no rank and are placed among the entries)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.db import connection
 from django.db.models import Case, F, QuerySet, Value, When
 from django.db.models.functions import Lower
 
 from submissions import tracks
+from submissions.board.compiled import compiled_sql, read_now, rows_of, sql_of
 from submissions.board.query import RANK_PLACEMENT, SortPart
 from submissions.contests.ranks import key_order, ranked_flag, ranked_q
 from submissions.models import BoardTally, ReferenceResult, Submission
@@ -104,19 +107,25 @@ def board_counts(
     parts: tuple[SortPart, ...],
     references: list,
     track: tracks.Track,
+    *,
+    key: tuple,
 ) -> tuple[int, int, list[int]]:
     """The entries, the ranked ones and, for each reference row, the entries above it: one
     query. Written as SQL over the ORM's filtered rows because Django's aggregate() takes
     milliseconds to compile a few filtered counts (it re-hashes every nested condition).
-    `parts` are placement parts (no rank)."""
+    `parts` are placement parts (no rank); `key`: all the filtered rows' SQL depends on
+    (board/compiled.py)."""
     columns = {part.entry_field for part in parts}
-    keys = {name: SORT_EXPRESSIONS[name]() for name in columns if name in SORT_EXPRESSIONS}
-    board_sql, board_params = (
-        entries.order_by()
-        .annotate(**keys, ranked=ranked_flag(track))
-        .values("ranked", *sorted(columns))
-        .query.sql_with_params()
-    )
+
+    def board() -> QuerySet:
+        keys = {name: SORT_EXPRESSIONS[name]() for name in columns if name in SORT_EXPRESSIONS}
+        return (
+            entries.order_by()
+            .annotate(**keys, ranked=ranked_flag(track))
+            .values("ranked", *sorted(columns))
+        )
+
+    board_sql, board_params = sql_of(("counted", *key, *sorted(columns)), board)
     counts, params = ["COUNT(*)", "COUNT(*) FILTER (WHERE board.ranked)"], []
     for reference in references:
         condition, condition_params = _entries_before_sql(parts, reference)
@@ -168,40 +177,51 @@ def _tally_sql(contest_id: int, track: tracks.Track) -> tuple[list[str], list]:
 
 
 def board_placement(
-    ranked_in_order: QuerySet[Submission],
+    ranked_in_order: Callable[[], QuerySet[Submission]],
     parts: tuple[SortPart, ...],
     references: list,
     track: tracks.Track,
     *,
     within: int,
     contest_id: int,
+    key: tuple,
+    with_it: list | None = None,
 ) -> tuple[int, int, list[int]]:
     """One query: the whole board's (entries, ranked entries) from the tally, and for each
     reference row the ranked entries above it, counted among the board's first `within`
     ranked entries only (read in the board's order). The entries above a reference row are
     the first of them, so its count is exact below `within` and `within` otherwise, which
     places the row past the page's end all the same: a page reads as many entries as its
-    OFFSET does, never the whole board. `parts` are placement parts (no rank)."""
+    OFFSET does, never the whole board. `parts` are placement parts (no rank);
+    `ranked_in_order` builds the ranked entries in the board's order, `key` holds all its SQL
+    depends on (board/compiled.py). `with_it`: compiled statements the caller will read next,
+    sent with this one (one round trip on PostgreSQL, within a `reading_ahead` block)."""
     selected, params = _tally_sql(contest_id, track)
     board_sql, board_params = "", []
     if references and within > 0:
         columns = {part.entry_field for part in parts}
-        keys = {name: SORT_EXPRESSIONS[name]() for name in columns if name in SORT_EXPRESSIONS}
-        first_sql, board_params = (
-            ranked_in_order.annotate(**keys, ranked=ranked_flag(track))
-            .values("ranked", *sorted(columns))[:within]
-            .query.sql_with_params()
-        )
+
+        def first() -> QuerySet:
+            keys = {name: SORT_EXPRESSIONS[name]() for name in columns if name in SORT_EXPRESSIONS}
+            return (
+                ranked_in_order()
+                .annotate(**keys, ranked=ranked_flag(track))
+                .values("ranked", *sorted(columns))[:within]
+            )
+
+        first_sql, board_params = sql_of(("placed", *key, within, *sorted(columns)), first)
         board_sql = f" FROM ({first_sql}) AS board"
         for reference in references:
             condition, condition_params = _entries_before_sql(parts, reference)
             selected.append(f"COUNT(*) FILTER (WHERE {condition})")
             params.extend(condition_params)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            # Column and table names from the models and SORTS, every value is a parameter.
-            f"SELECT {', '.join(selected)}{board_sql}",  # nosec B608
-            [*params, *board_params],
-        )
-        total, ranked, *before = cursor.fetchone()
+    statement = compiled_sql(
+        ("placement", *key, within),
+        # Column and table names from the models and SORTS, every value is a parameter.
+        f"SELECT {', '.join(selected)}{board_sql}",  # nosec B608
+        (*params, *board_params),
+        tuple(f"count{number}" for number in range(len(selected))),
+    )
+    read_now([statement, *(with_it or [])])
+    ((total, ranked, *before),) = rows_of(statement)
     return int(total), int(ranked), [int(count) for count in before] or [0] * len(references)

@@ -13,10 +13,19 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
 
-from django.db import connection
 from django.db.models import Q, QuerySet
 
 from submissions import tracks
+from submissions.board.compiled import (
+    CompiledValues,
+    compiled_instances,
+    compiled_sql,
+    compiled_values,
+    instances_of,
+    reading_ahead,
+    rows_of,
+    values_of,
+)
 from submissions.board.order import (
     board_counts,
     board_placement,
@@ -32,7 +41,7 @@ from submissions.contests.ranks import ranked_q, ranks_in_order, ranks_of
 from submissions.entries.trust import STREAMED, VERIFIED
 from submissions.measures.costs import BOARD_COSTS
 from submissions.measures.ranking import interleave, page_slots, reference_positions
-from submissions.models import Contest, Submission
+from submissions.models import Contest, ReferenceResult, Submission
 from submissions.setup.engines import normalised_engine
 from submissions.web.soft_cache import cache_get, cache_set
 
@@ -71,6 +80,20 @@ def trust_q(level: str) -> Q:
     return Q(verified=False) & ~Q(live_run__witnessed=True)
 
 
+def board_references(contest: Contest) -> list[ReferenceResult]:
+    """The contest's reference rows, read once per contest instance (as prefetching them
+    would keep them) by a statement compiled once per process."""
+    cache = getattr(contest, "_prefetched_objects_cache", None)
+    if cache is None or "references" not in cache:
+        references = instances_of(references_read(contest))
+        for reference in references:
+            reference.contest = contest  # as the related manager would
+        kept = contest.references.all()
+        kept._result_cache, kept._prefetch_done = references, True
+        contest._prefetched_objects_cache = {**(cache or {}), "references": kept}
+    return list(contest.references.all())
+
+
 def _board_references(contest: Contest, query: LeaderboardQuery, references) -> list:
     if query.verified or query.trust:
         return []  # the registry never re-ran nor watched a published result
@@ -91,7 +114,6 @@ class _Board:
 
     contest: Contest
     query: LeaderboardQuery
-    entries: QuerySet[Submission]
     parts: tuple
     references: list[BoardRow]
     positions: list[int]
@@ -106,55 +128,100 @@ class _Board:
     def ordered(self, *, ranked: bool | None) -> QuerySet[Submission]:
         """The ranked entries in the board's order (`ranked=True`), the others, or both (None):
         the ranked ones always come first."""
-        entries = self.entries
-        if ranked is not None:
-            condition = ranked_q(self.track)
-            entries = entries.filter(condition) if ranked else entries.exclude(condition)
-        return entries.order_by(*entry_order(self.parts, self.track, ranked=ranked))
+        return _ordered(self.contest, self.query, self.parts, self.track, ranked=ranked)
 
     @property
     def in_rank_order(self) -> bool:
         """The whole board's ranked entries in rank order, one class after another: their
         ranks follow from their positions."""
-        if self.query.filtered:
-            return False
-        for part in self.parts:
-            if part.entry_field == "rank":
-                return not part.descending
-            if part.entry_field != "track_class":
-                return False
+        return _in_rank_order(self.query, self.parts)
+
+
+def _ordered(contest, query, parts, track, *, ranked: bool | None) -> QuerySet[Submission]:
+    entries = (
+        _board_entries(contest, query)
+        .annotate(public_name=public_name())
+        .values(*BOARD_ENTRY_FIELDS)
+    )
+    if ranked is not None:
+        condition = ranked_q(track)
+        entries = entries.filter(condition) if ranked else entries.exclude(condition)
+    return entries.order_by(*entry_order(parts, track, ranked=ranked))
+
+
+def _in_rank_order(query: LeaderboardQuery, parts: tuple) -> bool:
+    if query.filtered:
         return False
+    for part in parts:
+        if part.entry_field == "rank":
+            return not part.descending
+        if part.entry_field != "track_class":
+            return False
+    return False
 
 
-def _board(contest: Contest, query: LeaderboardQuery, *, within: int | None = None) -> _Board:
+def _first_rows(contest, query, parts, track, size: int) -> CompiledValues:
+    """The board's first `size` ranked entries, compiled: a first page in rank order is a
+    prefix of them (its reference rows take the place of its last entries), so they are read
+    with the board's counts, in the same round trip."""
+    return compiled_values(
+        ("rows", *_board_key(contest, query), True, 0, size),
+        lambda: _ordered(contest, query, parts, track, ranked=True)[:size],
+    )
+
+
+def _board_key(contest: Contest, query: LeaderboardQuery) -> tuple:
+    """All that the SQL of a board's reads depends on (board/compiled.py): the track (the
+    contest's workload) gives the ranking, the sort and the filters the rest."""
+    return (
+        contest.pk, contest.workload, query.sort, query.engine, query.drive, query.verified,
+        query.trust,
+    )  # fmt: skip
+
+
+def _board(
+    contest: Contest, query: LeaderboardQuery, *, within: int | None = None, first: int = 0
+) -> _Board:
     """The board's order and counts. `within`: only the board's first `within` rows are
     shown (a page): on a whole board whose counts PostgreSQL keeps, they are read and a
     reference row is placed among the first `within` entries only. None: the whole board (a
-    download)."""
+    download). `first`: the size of a first page in rank order, whose entries are read with
+    the counts."""
     track = contest.track
     order = board_order(track)
     parts = board_sort_parts(query.sort, order)
     placement = placement_parts(parts, order.rank_placement)
-    entries = _board_entries(contest, query)
     references = sorted_references(
-        placement, _board_references(contest, query, contest.references.all())
+        placement, _board_references(contest, query, board_references(contest))
     )
+    key = _board_key(contest, query)
     if within is not None and not query.filtered and tally_kept(track):
-        ranked_in_order = entries.filter(ranked_q(track)).order_by(
-            *entry_order(parts, track, ranked=True)
-        )
+
+        def ranked_in_order() -> QuerySet[Submission]:
+            return (
+                _board_entries(contest, query)
+                .filter(ranked_q(track))
+                .order_by(*entry_order(parts, track, ranked=True))
+            )
+
         total, ranked, before = board_placement(
-            ranked_in_order, placement, references, track, within=within, contest_id=contest.pk
+            ranked_in_order,
+            placement,
+            references,
+            track,
+            within=within,
+            contest_id=contest.pk,
+            key=key,
+            with_it=[_first_rows(contest, query, parts, track, first)] if first else [],
         )
     else:  # a filtered board, a download, SQLite: counted, once per board version
-        total, ranked, before = _counts(contest, query, entries, placement, references)
+        total, ranked, before = _counts(contest, query, placement, references)
     # Counts follow the order the references were sorted in; a stable sort keeps it exact
     # where the database's string order and Python's would disagree.
     placed = sorted(zip(before, references, strict=True), key=lambda pair: pair[0])
     return _Board(
         contest=contest,
         query=query,
-        entries=entries.annotate(public_name=public_name()).values(*BOARD_ENTRY_FIELDS),
         parts=parts,
         references=[reference_row(track, reference) for _, reference in placed],
         positions=reference_positions([before for before, _ in placed]),
@@ -168,7 +235,7 @@ def _board(contest: Contest, query: LeaderboardQuery, *, within: int | None = No
 COUNTS_CACHE_SECONDS = 3_600
 
 
-def _counts(contest: Contest, query: LeaderboardQuery, entries, placement, references):
+def _counts(contest: Contest, query: LeaderboardQuery, placement, references):
     """board_counts, counted once per board version, filters and order: the entries' count is
     the one part of a page that reads every entry of the board, so the other pages, page sizes
     and the API of the same board and version share it."""
@@ -181,22 +248,38 @@ def _counts(contest: Contest, query: LeaderboardQuery, entries, placement, refer
     kept = cache_get(key)
     if kept is not None:
         return kept
-    counts = board_counts(entries, placement, references, contest.track)
+    counts = board_counts(
+        _board_entries(contest, query),
+        placement,
+        references,
+        contest.track,
+        key=_board_key(contest, query),
+    )
     cache_set(key, counts, COUNTS_CACHE_SECONDS)
     return counts
 
 
-def _entries_between(board: _Board, start: int, stop: int) -> list[dict]:
+def _entries_between(board: _Board, start: int, stop: int, *, first_page: int = 0) -> list[dict]:
     """The entries at positions [start, stop) of the board's order, with their ranks: a slice
     of the ranked entries (read in the order of an index in rank order) or of the rest, or
-    of both where a page holds both."""
+    of both where a page holds both. `first_page`: the entries are a prefix of the board's
+    first `first_page` ranked entries when they lie within them (`_first_rows`)."""
     ranked_count = board.ranked_count
     if stop <= ranked_count:
-        rows = list(board.ordered(ranked=True)[start:stop])
+        which, first, last = True, start, stop
     elif start >= ranked_count:
-        rows = list(board.ordered(ranked=False)[start - ranked_count : stop - ranked_count])
+        which, first, last = False, start - ranked_count, stop - ranked_count
     else:
-        rows = list(board.ordered(ranked=None)[start:stop])
+        which, first, last = None, start, stop
+    if which is True and first == 0 and 0 < last <= first_page:
+        compiled = _first_rows(board.contest, board.query, board.parts, board.track, first_page)
+        rows = values_of(compiled)[:last]
+    else:
+        compiled = compiled_values(
+            ("rows", *_board_key(board.contest, board.query), which, first, last),
+            lambda: board.ordered(ranked=which)[first:last],
+        )
+        rows = values_of(compiled)
     ranked = rows[: max(0, ranked_count - start)]
     if board.in_rank_order:
         ranks = ranks_in_order(contest=board.contest, rows=ranked, first=start)
@@ -211,8 +294,16 @@ def leaderboard_page(*, contest: Contest, query: LeaderboardQuery) -> BoardPage:
     """One page of a contest's board: ranked entries with the reference rows placed among
     them, then the entries that are not ranked. A handful of queries whatever the board's
     size."""
+    with reading_ahead([]):  # the first page's entries are read with its counts
+        return _leaderboard_page(contest, query)
+
+
+def _leaderboard_page(contest: Contest, query: LeaderboardQuery) -> BoardPage:
+    track = contest.track
+    parts = board_sort_parts(query.sort, board_order(track))
+    first = query.page_size if query.page == 1 and _in_rank_order(query, parts) else 0
     # The rows up to the page asked for: a page past the end shows the last, which is within.
-    board = _board(contest, query, within=query.page * query.page_size)
+    board = _board(contest, query, within=query.page * query.page_size, first=first)
     last_page = max(1, -(-board.count // query.page_size))
     page = min(query.page, last_page)
     offset = (page - 1) * query.page_size
@@ -221,7 +312,7 @@ def leaderboard_page(*, contest: Contest, query: LeaderboardQuery) -> BoardPage:
     entries = []
     if slots.entry_limit > 0:
         end = slots.entry_offset + slots.entry_limit
-        entries = _entries_between(board, slots.entry_offset, end)
+        entries = _entries_between(board, slots.entry_offset, end, first_page=first)
     rows = list(
         interleave(map(partial(entry_row, board.track), entries), board.references, slots, length)
     )
@@ -251,27 +342,43 @@ def leaderboard_rows(*, contest: Contest, query: LeaderboardQuery) -> Iterator[B
     )
 
 
+# A loose index scan (one index probe per distinct engine) instead of DISTINCT, which reads
+# every entry of the contest.
+ENGINES_SQL = """
+    WITH RECURSIVE engines(name) AS (
+        SELECT MIN(engine) FROM submissions_submission WHERE contest_id = %s
+        UNION ALL
+        SELECT (SELECT MIN(engine) FROM submissions_submission
+                WHERE contest_id = %s AND engine > engines.name)
+        FROM engines WHERE engines.name IS NOT NULL
+    )
+    SELECT name FROM engines WHERE name IS NOT NULL AND name <> ''
+"""
+
+
+def engines_key(contest_id: int) -> tuple:
+    return ("engines", contest_id)
+
+
+def engines_read(contest_id: int) -> CompiledValues:
+    return compiled_sql(engines_key(contest_id), ENGINES_SQL, (contest_id, contest_id), ("name",))
+
+
+def references_key(contest_id: int) -> tuple:
+    return ("references", contest_id)
+
+
+def references_read(contest: Contest) -> CompiledValues:
+    return compiled_instances(
+        references_key(contest.pk), lambda: ReferenceResult.objects.filter(contest=contest)
+    )
+
+
 def leaderboard_engines(*, contest: Contest) -> list[str]:
     """The storage engines a board can be filtered by: the normalised ones, one spelling each."""
-    # A loose index scan (one index probe per distinct engine) instead of DISTINCT, which
-    # reads every entry of the contest.
-    with connection.cursor() as cursor:
-        cursor.execute(
-            """
-            WITH RECURSIVE engines(name) AS (
-                SELECT MIN(engine) FROM submissions_submission WHERE contest_id = %s
-                UNION ALL
-                SELECT (SELECT MIN(engine) FROM submissions_submission
-                        WHERE contest_id = %s AND engine > engines.name)
-                FROM engines WHERE engines.name IS NOT NULL
-            )
-            SELECT name FROM engines WHERE name IS NOT NULL AND name <> ''
-            """,
-            [contest.pk, contest.pk],
-        )
-        names = [name for (name,) in cursor.fetchall()]
+    names = [name for (name,) in rows_of(engines_read(contest.pk))]
     found: dict[str, str] = {}
-    references = [normalised_engine(each.storage_engine) for each in contest.references.all()]
+    references = [normalised_engine(each.storage_engine) for each in board_references(contest)]
     for name in [*names, *references]:
         found.setdefault(name.lower(), name)
     return sorted(found.values(), key=str.lower)

@@ -8,6 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from submissions import tracks
+from submissions.board.compiled import compiled_instances, instances_of
 from submissions.contests.rule_changes import RULE_FIELDS, rule_changes, snapshot_of
 from submissions.contests.rules import RuleSet
 from submissions.models import Contest, Recheck, RecheckStatus, RuleVersion
@@ -17,8 +18,17 @@ def contest_snapshot(contest: Contest) -> dict:
     return snapshot_of({name: getattr(contest, name) for name in RULE_FIELDS})
 
 
+def rule_version_latest_key(contest_id: int) -> tuple:
+    return ("rule-version-latest", contest_id)
+
+
 def rule_version_latest(contest: Contest) -> RuleVersion | None:
-    return RuleVersion.objects.filter(contest=contest).order_by("-number").first()
+    # Compiled once per process: every contest page built reads it.
+    compiled = compiled_instances(
+        rule_version_latest_key(contest.pk),
+        lambda: RuleVersion.objects.filter(contest=contest).order_by("-number")[:1],
+    )
+    return next(iter(instances_of(compiled)), None)
 
 
 @transaction.atomic

@@ -23,6 +23,12 @@ class LiveConfig(AppConfig):
         )
 
         register_entry_stream(selectors.entry_stream)
-        register_contest_panel(Panel("live/_contest_live_runs.html", selectors.contest_panel))
+        register_contest_panel(
+            Panel(
+                "live/_contest_live_runs.html",
+                selectors.contest_panel,
+                reads=selectors.contest_panel_reads,
+            )
+        )
         register_rule_sentences(SEAL_RULE_SENTENCES)
         register_token_lister(selectors.witness_tokens_of)

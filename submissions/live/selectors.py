@@ -10,6 +10,7 @@ from django.core.cache import cache
 from django.utils import timezone
 from redis.exceptions import RedisError
 
+from submissions.board.compiled import compiled_instances, instances_of
 from submissions.entries.selectors import is_organizer
 from submissions.entries.tokens import TokenListing
 from submissions.live.models import LiveBatch, LiveRun, LiveSample, WitnessToken
@@ -31,11 +32,25 @@ def live_run_visible(run: LiveRun, user) -> bool:
     )
 
 
+def live_runs_key(contest_id: int) -> tuple:
+    return ("live-runs", contest_id)
+
+
 def contest_live_runs(contest, user) -> list[LiveRun]:
     """The contest's runs still streaming (or gone silent), newest first, as its page lists
     them above the board."""
-    runs = LiveRun.objects.filter(contest=contest, sealed_at__isnull=True).select_related("contest")
-    return [run for run in runs.order_by("-opened_at")[:50] if live_run_visible(run, user)]
+    # Compiled once per process (every contest page built reads it); the runs are this
+    # contest's, so it is set on them rather than joined.
+    compiled = compiled_instances(
+        live_runs_key(contest.pk),
+        lambda: LiveRun.objects.filter(contest=contest, sealed_at__isnull=True).order_by(
+            "-opened_at"
+        )[:50],
+    )
+    runs = instances_of(compiled)
+    for run in runs:
+        run.contest = contest
+    return [run for run in runs if live_run_visible(run, user)]
 
 
 def entry_stream(submission: Submission) -> StreamedRun | None:
@@ -48,6 +63,11 @@ def entry_stream(submission: Submission) -> StreamedRun | None:
 
 def contest_panel(contest, user) -> dict:
     return {"live_runs": contest_live_runs(contest, user)}
+
+
+def contest_panel_reads(contest_id: int) -> list:
+    """What the panel reads, to be read ahead with the rest of the contest page."""
+    return [live_runs_key(contest_id)]
 
 
 def witness_tokens_of(user) -> list[TokenListing]:

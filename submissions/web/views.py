@@ -5,7 +5,6 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db.models import prefetch_related_objects
 from django.http import (
     FileResponse,
     Http404,
@@ -22,9 +21,16 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from submissions import tracks
-from submissions.board.cache import board_cache_key, board_stamp, cached_board
+from submissions.board.cache import board_cache_key, board_stamp, cached_board, contest_read
 from submissions.board.query import LeaderboardQuery, board_order
-from submissions.board.reads import leaderboard_engines, leaderboard_page, leaderboard_rows
+from submissions.board.reads import (
+    board_references,
+    engines_key,
+    leaderboard_engines,
+    leaderboard_page,
+    leaderboard_rows,
+    references_key,
+)
 from submissions.board.visibility import (
     contest_with_references,
     embargo_notice,
@@ -33,6 +39,7 @@ from submissions.board.visibility import (
 )
 from submissions.contests import reference_rows, rule_versions
 from submissions.contests.rule_changes import rule_set_of
+from submissions.contests.rule_versions import rule_version_latest_key
 from submissions.contests.rules import RuleSet
 from submissions.entries import edits, refusals, selectors, services, tokens
 from submissions.entries.kept_logs import KeptLog, kept_log_discard, kept_log_open, log_keep
@@ -53,7 +60,12 @@ from submissions.tracks.reproduced import ENGINE_NAMES
 from submissions.web import exports
 from submissions.web.forms import DeclarationForm, SignupForm, SubmissionForm
 from submissions.web.throttle import upload_refusal, upload_refused
-from submissions.wings import RULE_SENTENCES, contest_panels_context, entry_panels_context
+from submissions.wings import (
+    RULE_SENTENCES,
+    contest_panels_context,
+    contest_panels_reads,
+    entry_panels_context,
+)
 
 
 def _posted(request: HttpRequest):
@@ -150,9 +162,21 @@ def contest_detail(request: HttpRequest, slug: str) -> HttpResponse:
             stamp,
             lambda contest: _contest_page(request, contest, stamp).content,
             immutable=True,
+            reads=contest_page_reads,
         )
         return HttpResponse(page)
-    return _contest_page(request, Contest.objects.get(pk=stamp.contest_id), stamp)
+    return _contest_page(request, contest_read(stamp.contest_id), stamp)
+
+
+def contest_page_reads(contest_id: int) -> list:
+    """What building a contest page reads that depends on the contest alone: read ahead at
+    once (board/compiled.py)."""
+    return [
+        references_key(contest_id),
+        rule_version_latest_key(contest_id),
+        engines_key(contest_id),
+        *contest_panels_reads(contest_id),
+    ]
 
 
 def _plain_visit(request: HttpRequest) -> bool:
@@ -170,6 +194,7 @@ def _contest_page(request: HttpRequest, contest: Contest, stamp) -> HttpResponse
         ),
         contest,
         immutable=True,
+        reads=contest_page_reads,
     )
     # The re-check's progress is the organizers' and moves without the board changing: it is
     # rendered per request, outside the cached body.
@@ -194,7 +219,7 @@ def _board_query(request: HttpRequest, contest: Contest) -> LeaderboardQuery:
 
 
 def _contest_context(request: HttpRequest, contest: Contest) -> dict:
-    prefetch_related_objects([contest], "references")
+    board_references(contest)
     rule_set = rule_versions.contest_rule_set(contest)
     track = contest.track
     rules = [(rule.id, rule.describe(rule_set)) for rule in track.rule_list()]

@@ -1,0 +1,287 @@
+"""A board's queries compiled once per process.
+
+A board page built cold spent about as long having the ORM build and compile its queries
+(cloning querysets, resolving a Case over thirty columns and a join, the ORDER BY of the
+ranking) as PostgreSQL spent running them. A board's SQL depends only on what it is asked
+(the contest, the track, the sort, the filters, the slice), never on the board's version or
+its entries, so the SQL and its parameters are kept under a key holding all of that, and a
+page asked again after a new entry runs the same statement without building it again. The
+values are read as `QuerySet.values()` reads them: the same names, each column through the
+same converters (booleans and JSON on SQLite, for one).
+
+A page built cold made eight round trips to the database where a bare query of its rows makes
+two, and on a busy machine each waits for the server's turn. The reads that depend only on
+the contest (its row, its reference rows, its latest rules, its live runs, its engines) are
+therefore sent at once on PostgreSQL, in one pipeline (`reading_ahead`), once compiled; each
+is then taken by its own reader, which reads as before when it finds nothing read ahead."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass
+
+import psycopg
+from django.core.exceptions import EmptyResultSet
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.backends.postgresql.psycopg_any import register_tzloader
+from django.db.models import Model, QuerySet
+
+TIMESTAMPTZ = psycopg.adapters.types["timestamptz"].oid
+TEXT = psycopg.pq.Format.TEXT
+# Contests x sorts x filters x pages: the last ones asked are kept (a few KiB each).
+KEPT_QUERIES = 512
+
+
+@dataclass(frozen=True)
+class CompiledValues:
+    """A `values()` query, compiled: None as `sql` when it can match nothing."""
+
+    sql: str | None
+    params: tuple
+    names: tuple[str, ...]
+    converters: tuple  # (position, converter functions, expression)
+    using: str
+    columns: int | None = None  # the row's columns to keep, when the ORDER BY added some
+    model: type[Model] | None = None  # instances of a plain query of one model
+    key: Hashable = None
+
+
+_kept: OrderedDict[Hashable, CompiledValues] = OrderedDict()
+_lock = threading.Lock()
+
+
+def compiled_values(key: Hashable, build: Callable[[], QuerySet]) -> CompiledValues:
+    """The compiled form of `build()` (a `values()` queryset), built once per `key`: the key
+    must hold everything the queryset's SQL depends on."""
+    with _lock:
+        found = _kept.get(key)
+        if found is not None:
+            _kept.move_to_end(key)
+            return found
+    return _keep(key, _compile(build()))
+
+
+def _keep(key: Hashable, compiled: CompiledValues) -> CompiledValues:
+    compiled = dataclasses.replace(compiled, key=key)
+    with _lock:
+        _kept[key] = compiled
+        while len(_kept) > KEPT_QUERIES:
+            _kept.popitem(last=False)
+    return compiled
+
+
+def compiled_sql(key: Hashable, sql: str, params: tuple, names: tuple[str, ...]) -> CompiledValues:
+    """A statement written as SQL, kept like a compiled one (so it can be read ahead)."""
+    with _lock:
+        found = _kept.get(key)
+        if found is not None and found.sql == sql and found.params == params:
+            _kept.move_to_end(key)
+            return found
+    return _keep(key, CompiledValues(sql, params, names, (), DEFAULT_DB_ALIAS))
+
+
+def _compile(queryset: QuerySet) -> CompiledValues:
+    query = queryset.query
+    compiler = query.get_compiler(queryset.db)
+    if query.selected:
+        names = tuple(query.selected)
+    else:
+        names = (*query.extra_select, *query.values_select, *query.annotation_select)
+    try:
+        sql, params = compiler.as_sql()
+    except EmptyResultSet:
+        return CompiledValues(None, (), names, (), queryset.db)
+    fields = [select[0] for select in compiler.select[0 : compiler.col_count]]
+    converters = tuple(
+        (position, tuple(functions), expression)
+        for position, (functions, expression) in compiler.get_converters(fields).items()
+    )
+    columns = compiler.col_count if compiler.has_extra_select else None
+    return CompiledValues(sql, tuple(params), names, converters, queryset.db, columns)
+
+
+def _rows(compiled: CompiledValues) -> list:
+    if compiled.sql is None:
+        return []
+    connection = connections[compiled.using]
+    ahead = getattr(_ahead, "rows", None)
+    if ahead is not None and compiled.key in ahead:
+        rows = ahead.pop(compiled.key)
+    else:
+        with connection.cursor() as cursor:
+            cursor.execute(compiled.sql, compiled.params)
+            rows = cursor.fetchall()
+    if compiled.columns is not None:
+        rows = [row[: compiled.columns] for row in rows]
+    if not compiled.converters:
+        return rows
+    converted = [list(row) for row in rows]
+    for position, functions, expression in compiled.converters:
+        # A column's values repeat down a board (the same JSON figures, "{}" on a classic
+        # board): each distinct value is converted once a read, and a row gets its own copy
+        # of a dict or list, never another row's.
+        seen: dict = {}
+        for row in converted:
+            value = row[position]
+            try:
+                found = seen.get(value, _MISSING)
+            except TypeError:  # not hashable: converted each time
+                found = _MISSING
+            if found is _MISSING:
+                found = value
+                for function in functions:
+                    found = function(found, expression, connection)
+                with contextlib.suppress(TypeError):
+                    seen[value] = found
+            row[position] = _own(found)
+    return converted
+
+
+_MISSING = object()
+
+
+def _own(value):
+    return dict(value) if type(value) is dict else list(value) if type(value) is list else value
+
+
+def rows_of(compiled: CompiledValues) -> list:
+    """The rows of a compiled statement, as tuples or lists."""
+    return _rows(compiled)
+
+
+def values_of(compiled: CompiledValues) -> list[dict]:
+    """The rows of a compiled query, as `values()` gives them."""
+    names = compiled.names
+    return [dict(zip(names, row, strict=True)) for row in _rows(compiled)]
+
+
+def compiled_instances(key: Hashable, build: Callable[[], QuerySet]) -> CompiledValues:
+    """The compiled form of `build()`, a plain query of one model's rows (no select_related,
+    annotations or deferred fields), built once per `key`."""
+    with _lock:
+        found = _kept.get(key)
+        if found is not None:
+            _kept.move_to_end(key)
+            return found
+    return _keep(key, _compile_instances(build()))
+
+
+def _compile_instances(queryset: QuerySet) -> CompiledValues:
+    query = queryset.query
+    if (
+        query.select_related
+        or query.annotation_select
+        or query.extra_select
+        or query.deferred_loading[0]
+    ):
+        raise ValueError("only a plain query of one model's rows is compiled into instances")
+    compiler = query.get_compiler(queryset.db)
+    try:
+        sql, params = compiler.as_sql()
+    except EmptyResultSet:
+        return CompiledValues(None, (), (), (), queryset.db, model=queryset.model)
+    fields = compiler.klass_info["select_fields"]
+    start, end = fields[0], fields[-1] + 1
+    names = tuple(select[0].target.attname for select in compiler.select[start:end])
+    selected = [select[0] for select in compiler.select[0 : compiler.col_count]]
+    converters = tuple(
+        (position, tuple(functions), expression)
+        for position, (functions, expression) in compiler.get_converters(selected).items()
+    )
+    columns = compiler.col_count if compiler.has_extra_select else None
+    return CompiledValues(
+        sql, tuple(params), names, converters, queryset.db, columns, model=queryset.model
+    )
+
+
+def instances_of(compiled: CompiledValues) -> list:
+    """The model instances of a compiled plain query, as iterating its queryset makes them."""
+    model, names, using = compiled.model, compiled.names, compiled.using
+    return [model.from_db(using, names, row) for row in _rows(compiled)]
+
+
+def sql_of(key: Hashable, build: Callable[[], QuerySet]) -> tuple[str, tuple]:
+    """The SQL and parameters of `build()`, compiled once per `key`, for a caller that wraps
+    it in a statement of its own (it must not match nothing)."""
+    compiled = compiled_values(key, build)
+    if compiled.sql is None:
+        raise EmptyResultSet
+    return compiled.sql, compiled.params
+
+
+def forget_compiled() -> None:
+    """Empties what this process keeps (tests)."""
+    with _lock:
+        _kept.clear()
+
+
+_ahead = threading.local()
+
+
+@contextlib.contextmanager
+def reading_ahead(keys: list[Hashable]) -> Iterator[None]:
+    """Within the block, the statements of `keys` that are compiled already have been run
+    at once: on PostgreSQL, in one pipeline (one round trip) at its start. Each is taken by
+    the next read of its key; what the block did not take is dropped at its end, never
+    served to a later read. Elsewhere (SQLite, a single statement) nothing is read ahead."""
+    outer = getattr(_ahead, "rows", None)
+    rows = {} if outer is None else outer  # a block within another adds to its reads
+    rows.update(_read_at_once([key for key in keys if key not in rows]))
+    _ahead.rows = rows
+    try:
+        yield
+    finally:
+        if outer is None:
+            _ahead.rows = None
+
+
+def read_now(statements: list[CompiledValues]) -> None:
+    """Within a `reading_ahead` block: these statements (compiled or written) run at once,
+    on PostgreSQL in one pipeline; each is taken by the next read of its key in the block.
+    Outside a block, or elsewhere than PostgreSQL, nothing is read."""
+    rows = getattr(_ahead, "rows", None)
+    if rows is not None:
+        rows.update(_run_at_once([each for each in statements if each.key not in rows]))
+
+
+def _read_at_once(keys: list[Hashable]) -> dict:
+    with _lock:
+        statements = [_kept[key] for key in keys if key in _kept]
+    return _run_at_once(statements)
+
+
+def _run_at_once(statements: list[CompiledValues]) -> dict:
+    connection = connections[DEFAULT_DB_ALIAS]
+    statements = [each for each in statements if each.sql is not None]
+    if connection.vendor != "postgresql" or len(statements) < 2:
+        return {}
+    # As Django's own cursor does: a connection the server dropped is replaced first.
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    started = time.monotonic()
+    rows = {}
+    with connection.wrap_database_errors:
+        driver = connection.connection
+        cursors = []
+        with driver.pipeline():
+            for statement in statements:
+                cursor = psycopg.Cursor(driver)
+                if connection.timezone != driver.adapters.get_loader(TIMESTAMPTZ, TEXT).timezone:
+                    register_tzloader(connection.timezone, cursor)  # as Django's cursor does
+                cursor.execute(statement.sql, statement.params)
+                cursors.append((statement.key, cursor))
+        for key, cursor in cursors:
+            rows[key] = cursor.fetchall()
+            cursor.close()
+    if connection.queries_logged:  # as Django's cursor would: tests count the queries
+        took = f"{time.monotonic() - started:.3f}"
+        connection.queries_log.extend(
+            {"sql": f"{statement.sql} -- {statement.params!r}", "time": took}
+            for statement in statements
+        )
+    return rows
