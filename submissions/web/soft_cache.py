@@ -40,19 +40,31 @@ def cache_set(key: str, value, timeout: int) -> None:
         _warn("write", error)
 
 
+# Count one more, and give the counter its time to live when this made it: one command that
+# runs alone (Redis runs a script atomically), so the counter can never be left without one
+# nor expire between the two; one reply to read (a MULTI/SET NX/INCR/EXEC pipeline had four).
+COUNT_SCRIPT = """
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return count
+"""
+_count_script = {}
+
+
 def count_one_more(key: str, timeout: int) -> int:
-    """The counter at `key` after counting one more. On Redis, one round trip: a transaction
-    that makes the counter if it is missing and counts (it cannot expire between the two).
-    Elsewhere add() creates it atomically and incr() counts without a read-modify-write race;
-    a counter that expired or was evicted between the two (incr() then raises ValueError) is
-    made again. Cache errors go to the caller."""
+    """The counter at `key` after counting one more. On Redis, one round trip (COUNT_SCRIPT,
+    sent by its digest; loaded again by redis-py after a restart of Redis). Elsewhere add()
+    creates it atomically and incr() counts without a read-modify-write race; a counter that
+    expired or was evicted between the two (incr() then raises ValueError) is made again.
+    Cache errors go to the caller."""
     backend = caches["default"]
     if isinstance(backend, RedisCache):
         full_key = backend.make_and_validate_key(key)
-        with backend._cache.get_client(full_key, write=True).pipeline(transaction=True) as both:
-            both.set(full_key, 0, ex=timeout, nx=True)
-            both.incr(full_key)
-            return both.execute()[1]
+        client = backend._cache.get_client(full_key, write=True)
+        script = _count_script.get("script")
+        if script is None:
+            script = _count_script["script"] = client.register_script(COUNT_SCRIPT)
+        return script(keys=[full_key], args=[timeout], client=client)
     for _ in range(3):
         cache.add(key, 0, timeout=timeout)
         try:
