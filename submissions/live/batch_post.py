@@ -113,7 +113,7 @@ def standing_of(authorization: str, run_id: int, now) -> plain_append.Standing |
     key_hash = services.token_hash(parts[1])
     if connection.vendor != "postgresql":  # SQLite hands back its own types: the ORM reads
         token = WitnessToken.objects.filter(key_hash=key_hash, user__is_active=True).first()
-        return token and plain_append.Standing(token, token.usable(now), None)
+        return token and plain_append.Standing.of(token, now)
     with services.prepared_cursor() as cursor:
         return plain_append.standing(cursor, key_hash=key_hash, run_id=run_id, now=now)
 
@@ -142,7 +142,7 @@ def counted_answer(run_id: int, standing: plain_append.Standing, batch: dict) ->
             )
     if appended is None:
         try:
-            appended = services.live_run_append(run_id=run_id, token=standing.token, **batch)
+            appended = services.live_run_append(run_id=run_id, token=standing.token(), **batch)
         except services.LiveRefused as error:
             return Answer.of(api.refused(error))
     return Answer(

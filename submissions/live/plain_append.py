@@ -98,25 +98,35 @@ class RunCounters:
 @dataclass(frozen=True)
 class Standing:
     """A request's token (usable or not) and the run it names, when that run is the token's
-    user's (else None)."""
+    user's (else None). The token's model is made only when the locked append needs it."""
 
-    token: WitnessToken
+    user_id: int
+    contest_id: int
     usable: bool
     run: RunCounters | None
+    token_fields: dict
+
+    @classmethod
+    def of(cls, token: WitnessToken, now) -> Standing:
+        return cls(token.user_id, token.contest_id, token.usable(now), None, {"token": token})
+
+    def token(self) -> WitnessToken:
+        return self.token_fields.get("token") or WitnessToken(**self.token_fields)
 
 
 def standing(cursor, *, key_hash: str, run_id: int, now) -> Standing | None:
     """The token by its hash and the run it appends to, in one statement; None for no token
     (or one of an inactive user)."""
-    cursor.execute(STANDING_SQL, {"now": now, "run": run_id, "key_hash": key_hash})
+    cursor.execute(STANDING_SQL, {"now": now, "run": run_id, "key_hash": key_hash}, prepare=True)
     row = cursor.fetchone()
     if row is None:
         return None
-    token = WitnessToken(
-        id=row[0], user_id=row[1], contest_id=row[2], revoked_at=row[3], expires_at=row[4]
+    token_id, user_id, contest_id, revoked_at, expires_at, usable, *run = row
+    fields = {"id": token_id, "user_id": user_id, "contest_id": contest_id,
+              "revoked_at": revoked_at, "expires_at": expires_at}  # fmt: skip
+    return Standing(
+        user_id, contest_id, usable, RunCounters(*run) if run[0] is not None else None, fields
     )
-    run = RunCounters(*row[6:]) if row[6] is not None else None
-    return Standing(token, row[5], run)
 
 
 # (database, run id) -> (the head's lines, its report layout or None), for heads that stopped
@@ -170,7 +180,7 @@ def plain_append(
     it is not, or when the run moved since it was read: nothing was written, and the caller
     appends it the usual way."""
     run = standing.run
-    if run is None or run.contest_id != standing.token.contest_id:
+    if run is None or run.contest_id != standing.contest_id:
         return None
     if not run.unsealed or seq != run.next_seq or unterminated:
         return None
@@ -187,9 +197,10 @@ def plain_append(
     last = reports[-1] if reports else None
     cursor.execute(
         APPEND_SQL,
-        {
+        prepare=True,
+        params={
             "run": run_id,
-            "owner": standing.token.user_id,
+            "owner": standing.user_id,
             "seq": seq,
             "line_count": run.line_count,
             "count": len(lines),

@@ -48,7 +48,18 @@ local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return count
 """
-_count_script = {}
+# backend id -> (the backend, COUNT_SCRIPT bound to a client of its pool): Django's
+# get_client() makes a new client object per call (~170 response callbacks set up each time,
+# more than the round trip's own Python); the pool under it is the backend's, kept.
+_count_scripts: dict[int, tuple] = {}
+
+
+def _count_script(backend: RedisCache):
+    kept = _count_scripts.get(id(backend))
+    if kept is None or kept[0] is not backend:
+        client = backend._cache.get_client(write=True)
+        kept = _count_scripts[id(backend)] = (backend, client.register_script(COUNT_SCRIPT))
+    return kept[1]
 
 
 def count_one_more(key: str, timeout: int) -> int:
@@ -60,11 +71,7 @@ def count_one_more(key: str, timeout: int) -> int:
     backend = caches["default"]
     if isinstance(backend, RedisCache):
         full_key = backend.make_and_validate_key(key)
-        client = backend._cache.get_client(full_key, write=True)
-        script = _count_script.get("script")
-        if script is None:
-            script = _count_script["script"] = client.register_script(COUNT_SCRIPT)
-        return script(keys=[full_key], args=[timeout], client=client)
+        return _count_script(backend)(keys=[full_key], args=[timeout])
     for _ in range(3):
         cache.add(key, 0, timeout=timeout)
         try:

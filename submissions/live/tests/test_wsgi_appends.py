@@ -67,7 +67,10 @@ def wsgi_post(app, path: str, body: dict, key: str, **environ) -> tuple[int, dic
 
 def open_run(key: str, declared: dict, run_key: str) -> int:
     status, _, body = wsgi_post(
-        application, "/api/live/", {**declared, "run_key": run_key, "machine": MACHINE}, key
+        application,
+        "/api/live/",
+        {**declared, "run_key": f"run-{run_key}", "machine": MACHINE},
+        key,
     )
     assert status == 201, body
     return json.loads(body)["id"]
@@ -144,7 +147,7 @@ def test_an_answer_before_django_is_django_s_answer_headers_included(
 ):
     settings.LIVE_BATCHES_PER_MINUTE = 10_000
     token, key = services.witness_token_create(user=entrant, contest=contest)
-    runs = [open_run(key, declared, "first"), open_run(key, declared, "second")]
+    runs = [open_run(key, declared, "first-run"), open_run(key, declared, "second-run")]
     sent = batches(100)
     for run_id in runs:
         for seq, lines in enumerate(sent[:-1]):
@@ -233,7 +236,7 @@ def test_a_plain_append_behind_another_writes_nothing_and_the_locked_append_answ
 ):
     settings.LIVE_BATCHES_PER_MINUTE = 10_000
     token, key = services.witness_token_create(user=entrant, contest=contest)
-    run_id = open_run(key, declared, "raced")
+    run_id = open_run(key, declared, "raced-run")
     sent = batches(100)
     for seq, lines in enumerate(sent[:-2]):
         services.live_run_append(run_id=run_id, token=token, seq=seq, lines=lines, machine={})
