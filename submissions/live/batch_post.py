@@ -103,7 +103,18 @@ def _refuse_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
-def standing_of(authorization: str, run_id: int, now) -> plain_append.Standing | None:
+def plain_batch_answer(authorization: str, run_id: int, batch: dict) -> Answer | None:
+    """The answer to a plain batch; None when the request's token is not a usable witness
+    token (nothing was counted or written: the DRF view answers it). One cursor for the
+    request's statements."""
+    with services.prepared_cursor() as cursor:
+        standing = standing_of(cursor, authorization, run_id, timezone.now())
+        if standing is None or not standing.usable:
+            return None
+        return counted_answer(cursor, run_id, standing, batch)
+
+
+def standing_of(cursor, authorization: str, run_id: int, now) -> plain_append.Standing | None:
     """The request's witness token (`Authorization: Bearer ...`), with whether it is usable
     and, on PostgreSQL, the counters of the run the request names: one indexed query. None
     without a token or for one that is unknown or of an inactive user."""
@@ -114,11 +125,10 @@ def standing_of(authorization: str, run_id: int, now) -> plain_append.Standing |
     if connection.vendor != "postgresql":  # SQLite hands back its own types: the ORM reads
         token = WitnessToken.objects.filter(key_hash=key_hash, user__is_active=True).first()
         return token and plain_append.Standing.of(token, now)
-    with services.prepared_cursor() as cursor:
-        return plain_append.standing(cursor, key_hash=key_hash, run_id=run_id, now=now)
+    return plain_append.standing(cursor, key_hash=key_hash, run_id=run_id, now=now)
 
 
-def counted_answer(run_id: int, standing: plain_append.Standing, batch: dict) -> Answer:
+def counted_answer(cursor, run_id: int, standing: plain_append.Standing, batch: dict) -> Answer:
     """The answer to a plain batch from a usable token: the batch counted against the run's
     budget, then appended (in one statement when it is plain: plain_append.py)."""
     from submissions.live import api  # the DRF view calls lean_answer first
@@ -136,10 +146,9 @@ def counted_answer(run_id: int, standing: plain_append.Standing, batch: dict) ->
         )
     appended = None
     if standing.run is not None:
-        with services.prepared_cursor() as cursor:
-            appended = plain_append.plain_append(
-                cursor, run_id=run_id, standing=standing, now=timezone.now(), **batch
-            )
+        appended = plain_append.plain_append(
+            cursor, run_id=run_id, standing=standing, now=timezone.now(), **batch
+        )
     if appended is None:
         try:
             appended = services.live_run_append(run_id=run_id, token=standing.token(), **batch)
@@ -163,10 +172,9 @@ def lean_answer(request: HttpRequest, pk: int) -> HttpResponse | None:
     batch = plain_batch(request)
     if batch is None:
         return None
-    standing = standing_of(request.META.get("HTTP_AUTHORIZATION", ""), pk, timezone.now())
-    if standing is None or not standing.usable:
+    answer = plain_batch_answer(request.META.get("HTTP_AUTHORIZATION", ""), pk, batch)
+    if answer is None:
         return None
-    answer = counted_answer(pk, standing, batch)
     response = HttpResponse(
         answer.body, status=answer.status, content_type=JSON, headers=answer.headers
     )

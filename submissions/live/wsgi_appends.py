@@ -15,17 +15,20 @@ are sent as Django sends them (a connection past its age closed, the cache's con
 
 from __future__ import annotations
 
+import functools
 import io
 import re
+from dataclasses import dataclass
 from http.client import responses
 
 from django.conf import settings
 from django.core import signals
 from django.core.handlers.exception import response_for_exception
 from django.core.handlers.wsgi import WSGIRequest
+from django.core.signals import setting_changed
 from django.db import connection
+from django.dispatch import receiver
 from django.http.request import split_domain_port, validate_host
-from django.utils import timezone
 
 from iibench_site.middleware import DATABASE_DOWN, database_unavailable
 from submissions.live import batch_post
@@ -61,10 +64,9 @@ class AppendsBeforeDjango:
         signals.request_started.send(sender=self.__class__, environ=environ)
         try:
             authorization = environ.get("HTTP_AUTHORIZATION", "")
-            standing = batch_post.standing_of(authorization, run_id, timezone.now())
-            if standing is None or not standing.usable:
+            answer = batch_post.plain_batch_answer(authorization, run_id, batch)
+            if answer is None:
                 return None
-            answer = batch_post.counted_answer(run_id, standing, batch)
         except DATABASE_DOWN as error:
             return _django_answer(environ, database_unavailable(WSGIRequest(environ), error))
         except Exception as error:  # answered and logged as Django answers an error
@@ -79,37 +81,68 @@ class AppendsBeforeDjango:
         return _wsgi_answer(environ, answer.status, headers, answer.body)
 
 
+@dataclass(frozen=True)
+class _Policy:
+    """What the settings say of these requests, read once (Django's settings cost a Python
+    call each) and again whenever a setting changes (tests)."""
+
+    taken: bool  # PostgreSQL, and nothing CommonMiddleware would do to them
+    ssl_redirect: bool
+    proxy_ssl_header: tuple[str, str] | None
+    allowed_hosts: tuple[str, ...]
+    headers: tuple[tuple[str, str], ...]  # what the middleware adds, over HTTP
+    secure_headers: tuple[tuple[str, str], ...]  # and over HTTPS
+
+
+@functools.cache
+def _policy() -> _Policy:
+    common = settings.PREPEND_WWW or settings.DISALLOWED_USER_AGENTS
+    return _Policy(
+        taken=connection.vendor == "postgresql"
+        and not common
+        and not settings.USE_X_FORWARDED_HOST,
+        ssl_redirect=settings.SECURE_SSL_REDIRECT,
+        proxy_ssl_header=settings.SECURE_PROXY_SSL_HEADER,
+        allowed_hosts=tuple(settings.ALLOWED_HOSTS or (DEBUG_HOSTS if settings.DEBUG else [])),
+        headers=tuple(_middleware_headers(secure=False)),
+        secure_headers=tuple(_middleware_headers(secure=True)),
+    )
+
+
+@receiver(setting_changed)
+def _settings_changed(**kwargs) -> None:
+    _policy.cache_clear()
+
+
 def _takes(environ: dict) -> bool:
     """The request is one the lean path may take, and one Django's middleware would hand to
     the view untouched."""
-    if environ.get("CONTENT_TYPE") != batch_post.JSON or connection.vendor != "postgresql":
+    policy = _policy()
+    if not policy.taken or environ.get("CONTENT_TYPE") != batch_post.JSON:
         return False
     if not batch_post.plain_headers(environ.get("HTTP_ACCEPT", ""), environ.get("CONTENT_LENGTH")):
         return False
-    if settings.SECURE_SSL_REDIRECT and not _secure(environ):
+    if policy.ssl_redirect and not _secure(environ, policy):
         return False  # SecurityMiddleware redirects it
-    if settings.PREPEND_WWW or settings.DISALLOWED_USER_AGENTS or settings.USE_X_FORWARDED_HOST:
-        return False  # CommonMiddleware's business
     domain, _ = split_domain_port(environ.get("HTTP_HOST", ""))
-    allowed = settings.ALLOWED_HOSTS or (DEBUG_HOSTS if settings.DEBUG else [])
-    return bool(domain) and validate_host(domain, allowed)
+    return bool(domain) and validate_host(domain, policy.allowed_hosts)
 
 
-def _secure(environ: dict) -> bool:
+def _secure(environ: dict, policy: _Policy) -> bool:
     """HttpRequest.is_secure() from the environ."""
-    if settings.SECURE_PROXY_SSL_HEADER:
-        header, secure_value = settings.SECURE_PROXY_SSL_HEADER
+    if policy.proxy_ssl_header:
+        header, secure_value = policy.proxy_ssl_header
         value = environ.get(header)
         if value is not None:
             return value.split(",", 1)[0].strip() == secure_value
     return environ.get("wsgi.url_scheme") == "https"
 
 
-def _middleware_headers(environ: dict) -> list[tuple[str, str]]:
+def _middleware_headers(*, secure: bool) -> list[tuple[str, str]]:
     """What the project's middleware adds to the DRF view's answer (SecurityMiddleware,
     XFrameOptionsMiddleware, ContentSecurityPolicyMiddleware), in their order."""
     headers = []
-    if settings.SECURE_HSTS_SECONDS and _secure(environ):
+    if settings.SECURE_HSTS_SECONDS and secure:
         hsts = f"max-age={settings.SECURE_HSTS_SECONDS}"
         if settings.SECURE_HSTS_INCLUDE_SUBDOMAINS:
             hsts += "; includeSubDomains"
@@ -130,8 +163,10 @@ def _middleware_headers(environ: dict) -> list[tuple[str, str]]:
 
 
 def _wsgi_answer(environ: dict, status: int, headers: list, body: bytes) -> tuple[str, list, bytes]:
+    policy = _policy()
+    added = policy.secure_headers if _secure(environ, policy) else policy.headers
     named = {name.lower() for name, _ in headers}
-    headers += [header for header in _middleware_headers(environ) if header[0].lower() not in named]
+    headers += [header for header in added if header[0].lower() not in named]
     headers.append(("Content-Length", str(len(body))))
     return f"{status} {responses[status]}", headers, body
 

@@ -242,10 +242,9 @@ def test_a_plain_append_behind_another_writes_nothing_and_the_locked_append_answ
         services.live_run_append(run_id=run_id, token=token, seq=seq, lines=lines, machine={})
     seq = len(sent) - 2
     # Read by one worker; another appends the same batch before it writes.
-    read = batch_post.standing_of(f"Bearer {key}", run_id, timezone.now())
-    services.live_run_append(run_id=run_id, token=token, seq=seq, lines=sent[seq], machine={})
-
     with services.prepared_cursor() as cursor:
+        read = batch_post.standing_of(cursor, f"Bearer {key}", run_id, timezone.now())
+        services.live_run_append(run_id=run_id, token=token, seq=seq, lines=sent[seq], machine={})
         late = plain_append.plain_append(
             cursor, run_id=run_id, standing=read, seq=seq, lines=sent[seq], machine={},
             unterminated=False, now=timezone.now(),
@@ -253,9 +252,16 @@ def test_a_plain_append_behind_another_writes_nothing_and_the_locked_append_answ
     again = wsgi_post(
         application, f"/api/live/{run_id}/batches/", {"seq": seq, "lines": sent[seq]}, key
     )
+    with services.prepared_cursor() as cursor:  # the next batch, read anew, goes in as one
+        read = batch_post.standing_of(cursor, f"Bearer {key}", run_id, timezone.now())
+        following = plain_append.plain_append(
+            cursor, run_id=run_id, standing=read, seq=seq + 1, lines=sent[seq + 1], machine={},
+            unterminated=False, now=timezone.now(),
+        )  # fmt: skip
 
     assert late is None
-    assert LiveBatch.objects.filter(run_id=run_id).count() == seq + 1
-    reports_sent = 1 + 5 * (seq + 1 - len(batches(0)))  # the head's and 5 a batch after it
-    assert LiveSample.objects.filter(run_id=run_id).count() == reports_sent
     assert again[0] == 200 and json.loads(again[2])["replayed"] is True
+    assert following is not None and following.next_seq == seq + 2
+    assert LiveBatch.objects.filter(run_id=run_id).count() == seq + 2
+    reports_sent = 1 + 5 * (seq + 2 - len(batches(0)))  # the head's and 5 a batch after it
+    assert LiveSample.objects.filter(run_id=run_id).count() == reports_sent
