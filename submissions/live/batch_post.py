@@ -105,65 +105,81 @@ def _refuse_constant(name: str):
 
 def plain_batch_answer(authorization: str, run_id: int, batch: dict) -> Answer | None:
     """The answer to a plain batch; None when the request's token is not a usable witness
-    token (nothing was counted or written: the DRF view answers it). One cursor for the
-    request's statements."""
-    with services.prepared_cursor() as cursor:
-        standing = standing_of(cursor, authorization, run_id, timezone.now())
-        if standing is None or not standing.usable:
-            return None
-        return counted_answer(cursor, run_id, standing, batch)
-
-
-def standing_of(cursor, authorization: str, run_id: int, now) -> plain_append.Standing | None:
-    """The request's witness token (`Authorization: Bearer ...`), with whether it is usable
-    and, on PostgreSQL, the counters of the run the request names: one indexed query. None
-    without a token or for one that is unknown or of an inactive user."""
+    token (the DRF view answers it). One cursor for the request's statements: on PostgreSQL,
+    with a token the process read usable in the last minute and a batch of plain reports,
+    the write alone (plain_append.py)."""
     parts = authorization.split()
     if len(parts) != 2 or parts[0].lower() != "bearer":
         return None
     key_hash = services.token_hash(parts[1])
-    if connection.vendor != "postgresql":  # SQLite hands back its own types: the ORM reads
-        token = WitnessToken.objects.filter(key_hash=key_hash, user__is_active=True).first()
-        return token and plain_append.Standing.of(token, now)
-    return plain_append.standing(cursor, key_hash=key_hash, run_id=run_id, now=now)
+    now = timezone.now()
+    with services.prepared_cursor() as cursor:
+        if connection.vendor != "postgresql":  # SQLite hands back its own types: the ORM reads
+            token = WitnessToken.objects.filter(key_hash=key_hash, user__is_active=True).first()
+            if token is None or not token.usable(now):
+                return None
+            return _over_budget(run_id) or _locked(run_id, token, batch)
+        token = plain_append.kept_token(key_hash, now)
+        read_now = token is None
+        if read_now:
+            token = plain_append.read_token(cursor, key_hash=key_hash, now=now)
+            if token is None or not token.usable(now):
+                return None  # nothing counted: the DRF view refuses it
+            plain_append.keep_token(key_hash, token)
+        refused = _over_budget(run_id)
+        if refused is not None:
+            return refused
+        appended = plain_append.plain_append(
+            cursor, run_id=run_id, token=token, now=timezone.now(), **batch
+        )
+        if appended is not None:
+            return _appended(appended)
+        if not read_now:  # the locked append trusts its token: read it anew
+            now = timezone.now()
+            token = plain_append.read_token(cursor, key_hash=key_hash, now=now)
+            if token is None or not token.usable(now):
+                plain_append.forget_token(key_hash)
+                return None  # revoked or expired meanwhile: the DRF view refuses it
+        return _locked(run_id, token.model(), batch)
 
 
-def counted_answer(cursor, run_id: int, standing: plain_append.Standing, batch: dict) -> Answer:
-    """The answer to a plain batch from a usable token: the batch counted against the run's
-    budget, then appended (in one statement when it is plain: plain_append.py)."""
+def _over_budget(run_id: int) -> Answer | None:
+    """The batch counted against its run's budget: the refusal when over it (or when the
+    budget cannot be counted), else None."""
     from submissions.live import api  # the DRF view calls lean_answer first
 
     try:
         allowed, retry_after = throttle.batch_allowed(run_id)
     except throttle.BudgetUnavailable:
         return Answer.of(api.cache_down())
-    if not allowed:
-        return Answer.of(
-            api.too_many(
-                f"More than {settings.LIVE_BATCHES_PER_MINUTE} batches a minute for one run.",
-                retry_after,
-            )
+    if allowed:
+        return None
+    return Answer.of(
+        api.too_many(
+            f"More than {settings.LIVE_BATCHES_PER_MINUTE} batches a minute for one run.",
+            retry_after,
         )
-    appended = None
-    if standing.run is not None:
-        appended = plain_append.plain_append(
-            cursor, run_id=run_id, standing=standing, now=timezone.now(), **batch
-        )
-    if appended is None:
-        try:
-            appended = services.live_run_append(run_id=run_id, token=standing.token(), **batch)
-        except services.LiveRefused as error:
-            return Answer.of(api.refused(error))
-    return Answer(
-        200,
-        _renderer.render(
-            {
-                "next_seq": appended.next_seq,
-                "replayed": appended.replayed,
-                "received_at": appended.received_at,
-            }
-        ),
     )
+
+
+def _locked(run_id: int, token: WitnessToken, batch: dict) -> Answer:
+    """The batch appended under the run's lock, parsed behind its head: every answer."""
+    from submissions.live import api
+
+    try:
+        appended = services.live_run_append(run_id=run_id, token=token, **batch)
+    except services.LiveRefused as error:
+        return Answer.of(api.refused(error))
+    return _appended(appended)
+
+
+def _appended(appended: services.Appended) -> Answer:
+    body = {
+        "next_seq": appended.next_seq,
+        "replayed": appended.replayed,
+        "received_at": appended.received_at,
+    }
+    return Answer(200, _renderer.render(body))
 
 
 def lean_answer(request: HttpRequest, pk: int) -> HttpResponse | None:

@@ -1,26 +1,32 @@
-"""A plain batch appended in one statement: the run's row, the batch and its samples written
-together by one `UPDATE ... WHERE next_seq = <the batch's seq>` with the inserts behind it,
-without a lock taken first (PostgreSQL).
+"""A plain batch appended in one statement (PostgreSQL): the run's row, the batch and its
+samples written together by one `UPDATE ... WHERE <everything the append checks>` with the
+inserts behind it, without reading the run first nor locking it.
 
-What the append reads is read with the token, in the request's first statement (`STANDING_SQL`:
-the token, whether it is usable, and the run's counters). A batch is plain when it is the next
-one of an unsealed run of the token's contest whose head is complete, and every line is a plain
-report of the C benchmark (`logparse.resume`): its samples are then what the parse behind the
-head reads (`services._record_progress`), computed from the report before it (the run's rows
-and seconds), not from the head read again. The write changes nothing unless the run is still
-where it was read (same `next_seq` and line count, unsealed): when a concurrent append or a
-seal got there first it writes nothing and the append is made the usual way
-(`services.live_run_append`, under the run's lock), which answers a replay, a gap, a seal.
+A batch is plain when every line is a plain report of the C benchmark (`logparse.resume`) and
+its run's head is complete: its samples are then what the parse behind the head reads
+(`services._record_progress`: the head's columns, and the report streamed before the batch,
+whose rows and seconds are the run's own). The statement writes only when the token is still
+usable and its user active, the run is the token's user's, of its contest and unsealed, the
+batch is the next one, a report was streamed after the head, and the batch's first report comes
+after the run's last (the parser's order check); line numbers follow the run's line count as
+the statement finds it. Otherwise it writes nothing and the caller appends the batch the usual
+way (`services.live_run_append`, under the run's lock), which answers a replay, a gap, a seal,
+another's run, from the token read anew.
 
-The head's report layout is kept by the process (`_layouts`): once the head stopped growing
-(shorter than the log) it never changes again, so nothing kept can go stale.
+What the process keeps: each run's head layout (`_layouts`), once the head stopped growing
+(shorter than the log), after which it never changes; and each witness token it read usable
+(`_tokens`, for TOKEN_KEPT_SECONDS), so that an append is one statement. Neither decides
+anything alone: the statement checks the token and the run in the database as it writes, so a
+revoked or expired token, or a deactivated user, is refused from the next batch on. A kept token
+only saves the read; the batch it brought is counted against the run's budget before the write
+finds it revoked (and the DRF view refuses it, 401, as before).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import math
+import time
 from dataclasses import dataclass
 
 from django.db import connection
@@ -34,24 +40,22 @@ _RUN = LiveRun._meta.db_table
 _BATCH = LiveBatch._meta.db_table
 _SAMPLE = LiveSample._meta.db_table
 
-# The token by its hash (whether its user may act and whether it is usable at the request's
-# time), with the counters of the run an append names when that run is the token's user's.
+# The token by its hash, when its user may act, with whether it is usable at the request's time.
 # Names from the models; every value a parameter.
-STANDING_SQL = (
+TOKEN_SQL = (
     "SELECT token.id, token.user_id, token.contest_id, token.revoked_at, token.expires_at, "  # noqa: S608  # nosec B608
-    "token.revoked_at IS NULL AND (token.expires_at IS NULL OR token.expires_at > %(now)s), "
-    "run.contest_id, run.next_seq, run.sealed_at IS NULL, run.line_count, run.last_report_line, "
-    "run.rows, run.elapsed_seconds, run.last_report "
+    "token.revoked_at IS NULL AND (token.expires_at IS NULL OR token.expires_at > %s) "
     f"FROM {_TOKEN} AS token JOIN auth_user AS person ON person.id = token.user_id "
-    f"LEFT JOIN {_RUN} AS run ON run.id = %(run)s AND run.owner_id = token.user_id "
-    "WHERE token.key_hash = %(key_hash)s AND person.is_active"
+    "WHERE token.key_hash = %s AND person.is_active"
 )
 HEAD_SQL = (
     "SELECT length(head) - length(replace(head, E'\\n', '')), line_count, context "  # noqa: S608  # nosec B608
     f"FROM {_RUN} WHERE id = %s"
 )
 # Each value as the locked append writes it (services._write_append); the samples as one JSON
-# array (one parameter, whatever their number; a float's shortest repr reads back exactly).
+# array (one parameter, whatever their number; a float's shortest repr reads back exactly),
+# each line numbered after the run's line count by its place in the batch. In SET, a column is
+# its value before.
 APPEND_SQL = (
     f"WITH run AS (UPDATE {_RUN} SET next_seq = %(seq)s + 1, "  # noqa: S608  # nosec B608
     "line_count = line_count + %(count)s, byte_count = byte_count + %(bytes)s, "
@@ -62,77 +66,84 @@ APPEND_SQL = (
     "current_rate = CASE WHEN %(reported)s THEN %(current_rate)s ELSE current_rate END, "
     "cumulative_rate = CASE WHEN %(reported)s THEN %(cumulative_rate)s ELSE cumulative_rate END, "
     "last_report = CASE WHEN %(reported)s THEN %(last_report)s ELSE last_report END, "
-    "last_report_line = CASE WHEN %(reported)s THEN %(last_report_line)s "
+    "last_report_line = CASE WHEN %(reported)s THEN line_count + %(count)s "
     "ELSE last_report_line END "
-    "WHERE id = %(run)s AND owner_id = %(owner)s AND next_seq = %(seq)s "
-    "AND line_count = %(line_count)s AND sealed_at IS NULL RETURNING id), "
+    "WHERE id = %(run)s AND owner_id = %(owner)s AND contest_id = %(contest)s "
+    "AND next_seq = %(seq)s AND sealed_at IS NULL "
+    "AND (NOT %(reported)s OR (last_report_line > %(head_lines)s "
+    "AND rows < %(first_rows)s AND elapsed_seconds <= %(first_seconds)s)) "
+    f"AND EXISTS (SELECT FROM {_TOKEN} AS token JOIN auth_user AS person "
+    "ON person.id = token.user_id WHERE token.id = %(token)s AND person.is_active "
+    "AND token.revoked_at IS NULL AND (token.expires_at IS NULL OR token.expires_at > %(now)s)) "
+    "RETURNING id, line_count - %(count)s AS lines_before), "
     f"batch AS (INSERT INTO {_BATCH} "
     "(run_id, seq, received_at, first_line, line_count, text, digest, machine) "
-    "SELECT id, %(seq)s, %(now)s, %(line_count)s + 1, %(count)s, %(text)s, %(digest)s, "
+    "SELECT id, %(seq)s, %(now)s, lines_before + 1, %(count)s, %(text)s, %(digest)s, "
     "%(machine)s::jsonb FROM run), "
     f"samples AS (INSERT INTO {_SAMPLE} "
     "(run_id, line, rows, seconds, interval_rate, cumulative_rate, cost) "
-    "SELECT run.id, sample.line, sample.rows, sample.seconds, sample.interval_rate, "
-    "sample.cumulative_rate, sample.cost FROM run, jsonb_to_recordset(%(samples)s::jsonb) "
-    "AS sample(line bigint, rows bigint, seconds float8, interval_rate float8, "
-    "cumulative_rate float8, cost jsonb) "
+    "SELECT run.id, run.lines_before + sample.number, sample.rows, sample.seconds, "
+    "sample.interval_rate, sample.cumulative_rate, sample.cost "
+    "FROM run, jsonb_to_recordset(%(samples)s::jsonb) AS sample(number bigint, rows bigint, "
+    "seconds float8, interval_rate float8, cumulative_rate float8, cost jsonb) "
     "ON CONFLICT DO NOTHING) "
     "SELECT count(*) FROM run"
 )
 
 
 @dataclass(frozen=True)
-class RunCounters:
-    """What an append reads of its run, read with the token."""
+class Token:
+    """A witness token as an append needs it (the model is made only for the locked append)."""
 
-    contest_id: int
-    next_seq: int
-    unsealed: bool
-    line_count: int
-    last_report_line: int
-    rows: int
-    elapsed_seconds: float
-    last_report: str
-
-
-@dataclass(frozen=True)
-class Standing:
-    """A request's token (usable or not) and the run it names, when that run is the token's
-    user's (else None). The token's model is made only when the locked append needs it."""
-
+    id: int
     user_id: int
     contest_id: int
-    usable: bool
-    run: RunCounters | None
-    token_fields: dict
+    revoked_at: object
+    expires_at: object
 
-    @classmethod
-    def of(cls, token: WitnessToken, now) -> Standing:
-        return cls(token.user_id, token.contest_id, token.usable(now), None, {"token": token})
+    def usable(self, now) -> bool:
+        return self.revoked_at is None and (self.expires_at is None or now < self.expires_at)
 
-    def token(self) -> WitnessToken:
-        return self.token_fields.get("token") or WitnessToken(**self.token_fields)
+    def model(self) -> WitnessToken:
+        return WitnessToken(
+            id=self.id, user_id=self.user_id, contest_id=self.contest_id,
+            revoked_at=self.revoked_at, expires_at=self.expires_at,
+        )  # fmt: skip
 
 
-def standing(cursor, *, key_hash: str, run_id: int, now) -> Standing | None:
-    """The token by its hash and the run it appends to, in one statement; None for no token
-    (or one of an inactive user)."""
-    cursor.execute(STANDING_SQL, {"now": now, "run": run_id, "key_hash": key_hash}, prepare=True)
+def read_token(cursor, *, key_hash: str, now) -> Token | None:
+    """The token by its hash, read now; None for none (or one of an inactive user)."""
+    cursor.execute(TOKEN_SQL, [now, key_hash], prepare=True)
     row = cursor.fetchone()
-    if row is None:
+    return Token(*row[:5]) if row else None
+
+
+# key_hash -> (the token, read usable, and until when it is kept: time.monotonic()).
+_tokens: dict[str, tuple[Token, float]] = {}
+TOKEN_KEPT_SECONDS = 60
+KEPT_AT_MOST = 20_000  # each dictionary is emptied when it holds this many
+
+
+def kept_token(key_hash: str, now) -> Token | None:
+    kept = _tokens.get(key_hash)
+    if kept is None or kept[1] < time.monotonic() or not kept[0].usable(now):
         return None
-    token_id, user_id, contest_id, revoked_at, expires_at, usable, *run = row
-    fields = {"id": token_id, "user_id": user_id, "contest_id": contest_id,
-              "revoked_at": revoked_at, "expires_at": expires_at}  # fmt: skip
-    return Standing(
-        user_id, contest_id, usable, RunCounters(*run) if run[0] is not None else None, fields
-    )
+    return kept[0]
+
+
+def keep_token(key_hash: str, token: Token) -> None:
+    if len(_tokens) >= KEPT_AT_MOST:
+        _tokens.clear()
+    _tokens[key_hash] = (token, time.monotonic() + TOKEN_KEPT_SECONDS)
+
+
+def forget_token(key_hash: str) -> None:
+    _tokens.pop(key_hash, None)
 
 
 # (database, run id) -> (the head's lines, its report layout or None), for heads that stopped
-# growing. A few hundred bytes each; emptied when it holds this many.
+# growing.
 _layouts: dict[tuple[str, int], tuple[int, ReportLayout | None]] = {}
-LAYOUTS_KEPT = 20_000
 
 
 def _head_layout(cursor, run_id: int) -> tuple[int, ReportLayout | None] | None:
@@ -142,91 +153,85 @@ def _head_layout(cursor, run_id: int) -> tuple[int, ReportLayout | None] | None:
     kept = _layouts.get(key)
     if kept is not None:
         return kept
-    cursor.execute(HEAD_SQL, [run_id])
+    cursor.execute(HEAD_SQL, [run_id], prepare=True)
     row = cursor.fetchone()
     if row is None:
         return None
     head_lines, line_count, context = row
-    if head_lines >= line_count or not context:
-        return None  # the head is the whole log so far (or a run from before contexts)
-    if len(_layouts) >= LAYOUTS_KEPT:
+    if head_lines >= line_count:
+        return None  # the head is the whole log so far
+    if len(_layouts) >= KEPT_AT_MOST:
         _layouts.clear()
-    _layouts[key] = kept = (head_lines, report_layout(context))
+    # A run from before contexts were kept (none) stays with the locked append.
+    _layouts[key] = kept = (head_lines, report_layout(context) if context else None)
     return kept
-
-
-def _behind_last_report(layout: ReportLayout, run: RunCounters, lines: list[str]):
-    """The batch's reports read behind the last report streamed (the one the parse behind the
-    head carries), when that report is the run's last point as stored: its seconds are then
-    those of the whole log (a layout of totals, as the C benchmark prints)."""
-    carried = plain_reports(layout, [run.last_report], -1, -math.inf)
-    if not carried or carried[0].seconds != run.elapsed_seconds or carried[0].rows != run.rows:
-        return None
-    return plain_reports(layout, lines, run.rows, run.elapsed_seconds)
 
 
 def plain_append(
     cursor,
     *,
     run_id: int,
-    standing: Standing,
+    token: Token,
     seq: int,
     lines: list[str],
     machine: dict,
     unterminated: bool,
     now,
 ) -> Appended | None:
-    """The batch appended in one statement when it is plain (the module's docstring); None when
-    it is not, or when the run moved since it was read: nothing was written, and the caller
-    appends it the usual way."""
-    run = standing.run
-    if run is None or run.contest_id != standing.contest_id:
+    """The batch appended in one statement when it is plain and the statement's checks hold
+    (the module's docstring); None when not: nothing was written, and the caller appends it
+    the usual way."""
+    if unterminated:
         return None
-    if not run.unsealed or seq != run.next_seq or unterminated:
-        return None
-    reports = []
+    reports, head_lines = [], 0
     if lines:
+        if not lines[0][:1].isdigit():
+            return None  # not a report: no need to look the head up
         head = _head_layout(cursor, run_id)
-        if head is None or head[1] is None or run.last_report_line <= head[0]:
-            return None  # no report streamed after the head yet: parsed as before
-        reports = _behind_last_report(head[1], run, lines)
+        if head is None or head[1] is None:
+            return None
+        head_lines = head[0]
+        reports = plain_reports(head[1], lines, -1, float("-inf"))
         if reports is None:
             return None
     text = batch_text(lines, False)
-    first_line = run.line_count + 1
+    first = reports[0] if reports else None
     last = reports[-1] if reports else None
     cursor.execute(
         APPEND_SQL,
         prepare=True,
         params={
             "run": run_id,
-            "owner": standing.user_id,
+            "owner": token.user_id,
+            "contest": token.contest_id,
+            "token": token.id,
             "seq": seq,
-            "line_count": run.line_count,
             "count": len(lines),
             "bytes": len(text),  # ASCII: a plain batch's characters are its bytes
             "now": now,
             "reported": last is not None,
-            "rows": last and last.rows,
-            "seconds": last and last.seconds,
-            "current_rate": last and last.interval_rate,
-            "cumulative_rate": last and last.cumulative_rate,
-            "last_report": lines[-1] if last else None,
-            "last_report_line": run.line_count + len(lines),
+            "head_lines": head_lines,
+            "first_rows": first.rows if first else 0,
+            "first_seconds": first.seconds if first else 0.0,
+            "rows": last.rows if last else 0,
+            "seconds": last.seconds if last else 0.0,
+            "current_rate": last.interval_rate if last else 0.0,
+            "cumulative_rate": last.cumulative_rate if last else 0.0,
+            "last_report": lines[-1] if last else "",
             "text": text,
             "digest": hashlib.sha256(text.encode()).hexdigest(),
             "machine": json.dumps(machine),
             "samples": json.dumps(
                 [
                     {
-                        "line": line,
+                        "number": number,
                         "rows": report.rows,
                         "seconds": report.seconds,
                         "interval_rate": report.interval_rate,
                         "cumulative_rate": report.cumulative_rate,
                         "cost": report.cost,
                     }
-                    for line, report in enumerate(reports, first_line)
+                    for number, report in enumerate(reports, 1)
                 ]
             ),
         },

@@ -14,8 +14,8 @@ from django.db import close_old_connections
 from django.utils import timezone
 
 from iibench_site.wsgi import application, django_application
-from submissions.live import batch_post, plain_append, services
-from submissions.live.models import LiveBatch, LiveRun, LiveSample
+from submissions.live import plain_append, services
+from submissions.live.models import LiveBatch, LiveRun, LiveSample, WitnessToken
 from submissions.live.wsgi_appends import AppendsBeforeDjango
 from testing.logs import c_mariadb_head_and_reports
 
@@ -192,20 +192,37 @@ def test_an_answer_before_django_is_django_s_answer_headers_included(
     assert over[0][1].keys() == over[1][1].keys()
 
 
-def test_a_revoked_token_is_refused_from_the_next_batch(contest, entrant, declared):
+@pytest.mark.parametrize(
+    ("change", "refusal"),
+    [
+        ("revoked", "This witness token was revoked or has expired: make a new one."),
+        ("expired", "This witness token was revoked or has expired: make a new one."),
+        ("user deactivated", "Unknown witness token."),
+    ],
+)
+def test_a_token_revoked_is_refused_from_the_next_batch(
+    contest, entrant, declared, settings, change, refusal
+):
+    settings.LIVE_BATCHES_PER_MINUTE = 10_000
     token, key = services.witness_token_create(user=entrant, contest=contest)
     run_id = open_run(key, declared, "revoked")
     path = f"/api/live/{run_id}/batches/"
-    assert wsgi_post(application, path, {"seq": 0, "lines": ["# iibench-c"]}, key)[0] == 200
+    sent = batches(100)
+    for seq, lines in enumerate(sent[:-1]):  # the token kept by the process, the head complete
+        assert wsgi_post(application, path, {"seq": seq, "lines": lines}, key)[0] == 200
 
-    services.witness_token_revoke(token=token)
-    status, _, body = wsgi_post(application, path, {"seq": 1, "lines": ["# more"]}, key)
+    if change == "revoked":
+        services.witness_token_revoke(token=token)
+    elif change == "expired":
+        WitnessToken.objects.filter(pk=token.pk).update(expires_at=timezone.now())
+    else:
+        entrant.is_active = False
+        entrant.save()
+    status, _, body = wsgi_post(application, path, {"seq": len(sent) - 1, "lines": sent[-1]}, key)
 
     assert status == 401
-    assert json.loads(body) == {
-        "detail": "This witness token was revoked or has expired: make a new one."
-    }
-    assert LiveBatch.objects.filter(run_id=run_id).count() == 1
+    assert json.loads(body) == {"detail": refusal}
+    assert LiveBatch.objects.filter(run_id=run_id).count() == len(sent) - 1
 
 
 @pytest.mark.parametrize(
@@ -241,21 +258,22 @@ def test_a_plain_append_behind_another_writes_nothing_and_the_locked_append_answ
     for seq, lines in enumerate(sent[:-2]):
         services.live_run_append(run_id=run_id, token=token, seq=seq, lines=lines, machine={})
     seq = len(sent) - 2
-    # Read by one worker; another appends the same batch before it writes.
     with services.prepared_cursor() as cursor:
-        read = batch_post.standing_of(cursor, f"Bearer {key}", run_id, timezone.now())
+        read = plain_append.read_token(
+            cursor, key_hash=services.token_hash(key), now=timezone.now()
+        )
+        # Another worker appends the batch first.
         services.live_run_append(run_id=run_id, token=token, seq=seq, lines=sent[seq], machine={})
         late = plain_append.plain_append(
-            cursor, run_id=run_id, standing=read, seq=seq, lines=sent[seq], machine={},
+            cursor, run_id=run_id, token=read, seq=seq, lines=sent[seq], machine={},
             unterminated=False, now=timezone.now(),
         )  # fmt: skip
     again = wsgi_post(
         application, f"/api/live/{run_id}/batches/", {"seq": seq, "lines": sent[seq]}, key
     )
-    with services.prepared_cursor() as cursor:  # the next batch, read anew, goes in as one
-        read = batch_post.standing_of(cursor, f"Bearer {key}", run_id, timezone.now())
+    with services.prepared_cursor() as cursor:  # the next batch goes in as one statement
         following = plain_append.plain_append(
-            cursor, run_id=run_id, standing=read, seq=seq + 1, lines=sent[seq + 1], machine={},
+            cursor, run_id=run_id, token=read, seq=seq + 1, lines=sent[seq + 1], machine={},
             unterminated=False, now=timezone.now(),
         )  # fmt: skip
 
@@ -265,3 +283,22 @@ def test_a_plain_append_behind_another_writes_nothing_and_the_locked_append_answ
     assert LiveBatch.objects.filter(run_id=run_id).count() == seq + 2
     reports_sent = 1 + 5 * (seq + 2 - len(batches(0)))  # the head's and 5 a batch after it
     assert LiveSample.objects.filter(run_id=run_id).count() == reports_sent
+
+
+def test_a_batch_behind_the_last_report_is_stored_as_the_locked_append_stores_it(
+    contest, entrant, declared, settings, plain_appends
+):
+    settings.LIVE_BATCHES_PER_MINUTE = 10_000
+    token, key = services.witness_token_create(user=entrant, contest=contest)
+    streamed = open_run(key, declared, "streamed")
+    locked = open_run(key, declared, "locked")
+    sent = batches(100)
+    behind = [sent[-2][-1], *sent[-1]]  # the last report streamed, again, then the next ones
+
+    for seq, lines in enumerate([*sent[:-1], behind]):
+        body = {"seq": seq, "lines": lines}
+        assert wsgi_post(application, f"/api/live/{streamed}/batches/", body, key)[0] == 200
+        services.live_run_append(run_id=locked, token=token, seq=seq, lines=lines, machine={})
+
+    assert plain_appends[-2] is not None and plain_appends[-1] is None
+    assert stored(streamed) == stored(locked)
