@@ -248,6 +248,7 @@ def cpu_child(tree: Path, database: str, migrate: bool, appends: int, through: s
     os.environ["TEST_DATABASE_URL"] = f"postgresql://postgres@127.0.0.1:5432/{database}"
     os.environ["REDIS_URL"] = REDIS_URL
     os.environ["LIVE_BATCHES_PER_MINUTE"] = str(10**9)
+    os.environ["LIVE_RUNS_PER_HOUR"] = str(10**9)  # the bench opens a run in every child
     os.environ["ALLOWED_HOSTS"] = "testserver"
     os.environ["MEDIA_ROOT"] = tempfile.mkdtemp(prefix="live-cpu-")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
