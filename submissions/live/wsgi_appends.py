@@ -9,8 +9,10 @@ HTTPS due. Every other request, and any of these it does not take, goes to Djang
 (its body handed on), before anything is counted or written; so every refusal is answered by the
 DRF view as before. Its answers carry the headers Django's middleware adds to that view's
 (`_middleware_headers`, kept equal by test_wsgi_appends.py), and a database that is down or an
-error are answered as Django answers them. The request_started and request_finished signals
-are sent as Django sends them (a connection past its age closed, the cache's connections).
+error are answered as Django answers them. The request ends as Django's do (request_finished:
+a connection past its age or broken closed, the next health check armed, the caches closed);
+request_started is not sent (its receivers, Django's, would check the connection again and
+empty the DEBUG query log, which this path does not fill).
 """
 
 from __future__ import annotations
@@ -61,7 +63,6 @@ class AppendsBeforeDjango:
         batch = batch_post.batch_in(body)
         if batch is None:
             return None
-        signals.request_started.send(sender=self.__class__, environ=environ)
         try:
             authorization = environ.get("HTTP_AUTHORIZATION", "")
             answer = batch_post.plain_batch_answer(authorization, run_id, batch)
