@@ -21,8 +21,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+import psycopg
 from django.conf import settings
-from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from rest_framework.renderers import JSONRenderer
@@ -114,7 +114,7 @@ def plain_batch_answer(authorization: str, run_id: int, batch: dict) -> Answer |
     key_hash = services.token_hash(parts[1])
     now = timezone.now()
     with services.prepared_cursor() as cursor:
-        if connection.vendor != "postgresql":  # SQLite hands back its own types: the ORM reads
+        if not isinstance(cursor, psycopg.Cursor):  # SQLite hands back its own types: the ORM reads
             token = WitnessToken.objects.filter(key_hash=key_hash, user__is_active=True).first()
             if token is None or not token.usable(now):
                 return None

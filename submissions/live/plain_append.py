@@ -29,8 +29,6 @@ import json
 import time
 from dataclasses import dataclass
 
-from django.db import connection
-
 from submissions.live.models import LiveBatch, LiveRun, LiveSample, WitnessToken
 from submissions.live.services import Appended, batch_text
 from submissions.logparse.resume import ReportLayout, plain_reports, report_layout
@@ -149,7 +147,7 @@ _layouts: dict[tuple[str, int], tuple[int, ReportLayout | None]] = {}
 def _head_layout(cursor, run_id: int) -> tuple[int, ReportLayout | None] | None:
     """(the head's line count, its report layout) once the head is complete; None while it may
     still grow (a batch is then parsed with it, as it grows)."""
-    key = (connection.settings_dict["NAME"], run_id)
+    key = (cursor.connection.info.dbname, run_id)
     kept = _layouts.get(key)
     if kept is not None:
         return kept

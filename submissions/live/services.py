@@ -15,7 +15,7 @@ from datetime import timedelta
 import psycopg
 from django.conf import settings
 from django.core.files.base import ContentFile
-from django.db import IntegrityError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 from django.utils import timezone
 
 from submissions.contests import ranks as contest_ranks
@@ -179,18 +179,19 @@ def prepared_cursor() -> Iterator:
     PostgreSQL parses and plans once per connection, with Django's wrapping of database
     errors (a server that is down answers 503, as everywhere). Django's own cursor elsewhere
     (SQLite)."""
-    if connection.vendor != "postgresql":
-        with connection.cursor() as cursor:
+    database = connections[DEFAULT_DB_ALIAS]  # once: each use of the proxy is a lookup
+    if database.vendor != "postgresql":
+        with database.cursor() as cursor:
             yield cursor
         return
     # As Django's own cursor does: a persistent connection the server dropped (a restart) is
     # replaced here, not found dead by the query (CONN_HEALTH_CHECKS).
-    connection.close_if_health_check_failed()
-    connection.ensure_connection()
-    driver = connection.connection
+    database.close_if_health_check_failed()
+    database.ensure_connection()
+    driver = database.connection
     if driver.prepare_threshold is None:
         driver.prepare_threshold = ONLY_WHEN_ASKED
-    with connection.wrap_database_errors, psycopg.Cursor(driver) as cursor:
+    with database.wrap_database_errors, psycopg.Cursor(driver) as cursor:
         yield cursor
 
 
