@@ -19,7 +19,8 @@ from submissions.live.models import LiveBatch, LiveRun, LiveSample, WitnessToken
 from submissions.live.wsgi_appends import AppendsBeforeDjango
 from testing.logs import c_mariadb_head_and_reports
 
-pytestmark = pytest.mark.django_db
+# The path before Django takes requests on PostgreSQL only (on SQLite Django answers them all).
+pytestmark = [pytest.mark.django_db, pytest.mark.postgresql]
 
 MACHINE = {"cores": 8, "memory_bytes": 16 * 2**30}
 
