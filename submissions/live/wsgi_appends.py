@@ -6,8 +6,9 @@ out, a Content-Length within the batch limit, a plain batch, a usable witness to
 functions of `batch_post.py`, the same that answer it inside Django) and when Django's
 middleware would let it through untouched: PostgreSQL, a Host in ALLOWED_HOSTS, no redirect to
 HTTPS due. Every other request, and any of these it does not take, goes to Django as it came
-(its body handed on), before anything is counted or written; so every refusal is answered by the
-DRF view as before. Its answers carry the headers Django's middleware adds to that view's
+(its body handed on), before anything is counted or written (but for a batch whose token, kept
+by the process, was revoked meanwhile: counted against its run's budget, then refused by the
+DRF view); so every refusal is answered by the DRF view as before. Its answers carry the headers Django's middleware adds to that view's
 (`_middleware_headers`, kept equal by test_wsgi_appends.py), and a database that is down or an
 error are answered as Django answers them. The request ends as Django's do (request_finished:
 a connection past its age or broken closed, the next health check armed, the caches closed);
