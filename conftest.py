@@ -47,6 +47,7 @@ NEEDS_SERVICES = {
     "broker_settings",
     "iibench_binary",
     "fault_stack",
+    "redis_cache",
 }
 SERVICE_MARKERS = ("browser", "server", "worker", "postgresql", "slow")
 

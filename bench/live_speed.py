@@ -4,15 +4,22 @@
    Redis, loopback only): each appends a batch every 5 s for 60 s, as the witness client does.
    Reports appends/s, the latency of an append (median, p99), the machine's load beside it and
    the lines lost: every line sent must be stored once.
-2. Appends per CPU-second, this tree against the code it started from (`--baseline`, checked
-   out with `git worktree` in a temporary folder), side by side: `--cpu-pairs` pairs of fresh
-   processes, old then new then new then old..., each streaming one run of the C benchmark on
+2. Appends per CPU-second, this tree against issue 31's "today's code" (`--baseline`, 19c391f
+   by default; checked out with `git worktree` in a temporary folder), side by side:
+   `--cpu-pairs` pairs of fresh processes, old then new then new then old..., each streaming
+   one run of the C benchmark on
    MariaDB (its ~700-line header) and timing `--cpu-appends` appends of 5 report lines after
-   its head, through the whole Django stack in process (the test client, no network): the
+   its head, in process (no network): through the tree's WSGI application as gunicorn calls
+   it (`--cpu-through wsgi`, the default; persistent database connections, as in production)
+   or through Django's test client (`client`, the figures before 26 Nov afternoon): the
    process's CPU plus its PostgreSQL backend's. Median ratio and range over the pairs.
 
     .venv/bin/python bench/live_speed.py [--runs 200] [--seconds 60] [--every 5] [--workers 3]
-        [--cpu-pairs 5] [--cpu-appends 400] [--baseline <commit>] [--only load|cpu]
+        [--cpu-pairs 5] [--cpu-appends 400] [--cpu-through wsgi|client] [--baseline <commit>]
+        [--only load|cpu]
+
+The scratch databases' names end in `BENCH_DATABASE_SUFFIX` (environment, default none), so
+that two checkouts can bench at once.
 
 Each line uses scratch PostgreSQL databases, created fresh and dropped afterwards.
 """
@@ -21,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import io
 import json
 import os
 import shutil
@@ -35,7 +43,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-SCRATCH_DB = "iibench_bench_live"
+SCRATCH_DB = "iibench_bench_live" + os.environ.get("BENCH_DATABASE_SUFFIX", "")
+# "Today's code" of issue 31, which asks for 10x its appends per CPU-second (main's merge base
+# moved on since, with the first half of the work).
+ISSUE_CODE = "19c391f"
 REDIS_URL = os.environ.get("LOAD_REDIS_URL", "redis://127.0.0.1:6379/15")
 
 
@@ -128,13 +139,19 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=3)
     parser.add_argument("--cpu-pairs", type=int, default=5)
     parser.add_argument("--cpu-appends", type=int, default=400)
-    parser.add_argument("--baseline", default="", help="commit to compare (default: main's)")
+    parser.add_argument("--cpu-through", choices=("wsgi", "client"), default="wsgi")
+    parser.add_argument(
+        "--baseline", default=ISSUE_CODE, help="commit to compare (default: issue 31's code)"
+    )
     parser.add_argument("--only", choices=("load", "cpu"), default="")
     parser.add_argument("--cpu-child", nargs=3, metavar=("TREE", "DATABASE", "MIGRATE"))
     args = parser.parse_args()
     if args.cpu_child:
         tree, database, migrate = args.cpu_child
-        print(json.dumps(cpu_child(Path(tree), database, migrate == "1", args.cpu_appends)))
+        measured = cpu_child(
+            Path(tree), database, migrate == "1", args.cpu_appends, args.cpu_through
+        )
+        print(json.dumps(measured))
         return
     if args.only != "cpu":
         load_line(args)
@@ -192,7 +209,36 @@ def _backend_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def cpu_child(tree: Path, database: str, migrate: bool, appends: int) -> dict:
+def wsgi_poster(application, key: str):
+    """post(url, body) through a WSGI application, as gunicorn calls it for a witness client's
+    request (its headers); the answer's JSON."""
+
+    def post(url: str, body: dict) -> dict:
+        data = json.dumps(body).encode()
+        environ = {
+            "REQUEST_METHOD": "POST", "PATH_INFO": url, "SCRIPT_NAME": "", "QUERY_STRING": "",
+            "SERVER_NAME": "testserver", "SERVER_PORT": "80", "SERVER_PROTOCOL": "HTTP/1.1",
+            "HTTP_HOST": "testserver", "REMOTE_ADDR": "127.0.0.1",
+            "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(data)),
+            "HTTP_ACCEPT": "application/json", "HTTP_AUTHORIZATION": f"Bearer {key}",
+            "wsgi.input": io.BytesIO(data), "wsgi.errors": sys.stderr, "wsgi.version": (1, 0),
+            "wsgi.url_scheme": "http", "wsgi.multithread": False, "wsgi.multiprocess": True,
+            "wsgi.run_once": False,
+        }  # fmt: skip
+        status = []
+        result = application(environ, lambda line, headers, exc_info=None: status.append(line))
+        try:
+            content = b"".join(result)
+        finally:
+            if hasattr(result, "close"):
+                result.close()
+        assert status[0].startswith(("200", "201")), (status, content[:500])
+        return json.loads(content)
+
+    return post
+
+
+def cpu_child(tree: Path, database: str, migrate: bool, appends: int, through: str) -> dict:
     """In a fresh process, with the code of `tree`: one run of the C benchmark on MariaDB
     streamed through the API, and the CPU `appends` appends of 5 reports cost after its head
     (this process's and its PostgreSQL backend's)."""
@@ -202,6 +248,7 @@ def cpu_child(tree: Path, database: str, migrate: bool, appends: int) -> dict:
     os.environ["TEST_DATABASE_URL"] = f"postgresql://postgres@127.0.0.1:5432/{database}"
     os.environ["REDIS_URL"] = REDIS_URL
     os.environ["LIVE_BATCHES_PER_MINUTE"] = str(10**9)
+    os.environ["LIVE_RUNS_PER_HOUR"] = str(10**9)  # the bench opens a run in every child
     os.environ["ALLOWED_HOSTS"] = "testserver"
     os.environ["MEDIA_ROOT"] = tempfile.mkdtemp(prefix="live-cpu-")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
@@ -226,18 +273,27 @@ def cpu_child(tree: Path, database: str, migrate: bool, appends: int) -> dict:
     contest = ContestFactory(slug=f"cpu-{unique}")
     user = UserFactory(username=f"cpu-{unique}")
     _, key = live.witness_token_create(user=user, contest=contest)
-    client = Client(headers={"Authorization": f"Bearer {key}"})
+    if through == "wsgi":
+        # As production: one connection kept (CONN_MAX_AGE; never closed here, so that the
+        # backend measured stays the same), the request signals sent by the handler.
+        connection.close()
+        connection.settings_dict["CONN_MAX_AGE"] = None
+        from iibench_site.wsgi import application
 
-    def post(url: str, body: dict) -> None:
-        response = client.post(url, json.dumps(body), content_type="application/json")
-        assert response.status_code in (200, 201), response.content[:500]
+        post = wsgi_poster(application, key)
+    else:
+        client = Client(headers={"Authorization": f"Bearer {key}"})
 
-    opened = client.post(
+        def post(url: str, body: dict) -> dict:
+            response = client.post(url, json.dumps(body), content_type="application/json")
+            assert response.status_code in (200, 201), response.content[:500]
+            return response.json()
+
+    opened = post(
         "/api/live/",
-        json.dumps({**DECLARED, "run_key": f"cpu-{time.time_ns()}", "machine": {"cores": 8}}),
-        content_type="application/json",
+        {**DECLARED, "run_key": f"cpu-{time.time_ns()}", "machine": {"cores": 8}},
     )
-    run_id = opened.json()["id"]
+    run_id = opened["id"]
     header, fields = mariadb_header_and_report()
     seq, number = 0, 1
     batches = [header[start : start + 100] for start in range(0, len(header), 100)]
@@ -277,11 +333,10 @@ def cpu_child(tree: Path, database: str, migrate: bool, appends: int) -> dict:
 
 
 def _baseline_commit(requested: str) -> str:
-    if requested:
-        return requested
     done = subprocess.run(
-        ["git", "merge-base", "HEAD", "main"], cwd=ROOT, capture_output=True, text=True, check=True
-    )
+        ["git", "rev-parse", "--verify", f"{requested}^{{commit}}"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    )  # fmt: skip
     return done.stdout.strip()
 
 
@@ -304,7 +359,8 @@ def cpu_line(args) -> str:
             migrated.add(name)
             done = subprocess.run(
                 [sys.executable, str(Path(__file__).resolve()), "--cpu-appends",
-                 str(args.cpu_appends), "--cpu-child", str(tree), databases[name], migrate],
+                 str(args.cpu_appends), "--cpu-through", args.cpu_through,
+                 "--cpu-child", str(tree), databases[name], migrate],
                 capture_output=True, text=True, check=False,
             )  # fmt: skip
             if done.returncode:
@@ -328,7 +384,9 @@ def cpu_line(args) -> str:
     new = pairs.b[-1]
     return (
         f"appends per CPU-second, {args.cpu_pairs} interleaved pairs of {args.cpu_appends} "
-        f"appends of 5 lines after a MariaDB head (process + its PostgreSQL backend): old "
+        f"appends of 5 lines after a MariaDB head, through the "
+        f"{'WSGI application' if args.cpu_through == 'wsgi' else 'test client'} "
+        f"(process + its PostgreSQL backend): old "
         f"({commit[:9]}) {1 / pairs.median('a'):,.0f}/s "
         f"({pairs.median('a', 'python_ms'):.1f} ms Python + "
         f"{pairs.median('a', 'database_ms'):.1f} ms database per append), new "

@@ -3,6 +3,7 @@
 import contextlib
 import gzip
 from collections.abc import Iterator
+from pathlib import Path
 
 
 def python_log(
@@ -350,3 +351,26 @@ def c_log_made_here(
     if done.returncode:
         raise RuntimeError(f"the C benchmark failed: {done.stderr.decode()[-500:]}")
     return done.stdout
+
+
+MARIADB_100K = (
+    Path(__file__).resolve().parent.parent
+    / "submissions/tests/fixtures/logs/iibench-c-mariadb-100k-cadence.log"
+)
+
+
+def c_mariadb_head_and_reports(count: int) -> tuple[str, list[str]]:
+    """A C benchmark run on MariaDB as it streams: the log's header (its ~700 `# setting`
+    lines) and first report, then `count` reports more made from it (growing rows and
+    seconds, varying rates and costs, `read_bytes` unmeasured ("-") every fifth report)."""
+    lines = MARIADB_100K.read_text().splitlines()
+    first = next(index for index, line in enumerate(lines) if line[:1].isdigit())
+    template = lines[first].split("\t")
+    reports = []
+    for number in range(2, count + 2):
+        fields = [str(number * 100_000), f"{number * 0.731:.3f}", f"{150_000 / number:.1f}"]
+        fields += [f"{140_000 - number:.1f}", *template[4:]]
+        fields[8] = f"{5 + number / 7:.3f}"
+        fields[14] = "-" if number % 5 == 0 else str(4096 * number)
+        reports.append("\t".join(fields))
+    return "\n".join(lines[: first + 1]) + "\n", reports

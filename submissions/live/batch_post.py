@@ -1,55 +1,59 @@
 """POST /api/live/<id>/batches/, the registry's most frequent request (a batch from every
-running witness client every few seconds), on a lean path: a plain Django view that takes a
-well-formed batch from a usable witness token without DRF's request, parser, authentication,
-serializer and renderer, with one prepared statement for the token (`TOKEN_SQL`).
+running witness client every few seconds), on a lean path: a plain batch from a usable witness
+token answered without DRF's request, parser, authentication, serializer and renderer; its
+token and the run's counters read by one prepared statement, its budget counted by one Redis
+round trip, and the batch written by one statement when it is plain (`plain_append.py`).
+`wsgi_appends.py` answers the same requests with these functions before Django's handler
+and middleware; `lean_answer`, called first by the DRF view's dispatch (which keeps the
+endpoint in the API schema), answers them when they come through Django (the test client,
+a request the WSGI path left to Django, SQLite).
 
 Anything else — another method, content type or Accept, no Content-Length, a body that is not
 a plain batch (a field of another type, a number where a list goes, a line with a NUL or
 beyond ASCII, a machine of too many keys), no token or one that is unknown, revoked, expired
 or of an inactive user — goes to the DRF view (`api.LiveRunBatches`) before anything is
-counted or written, so every refusal is worded and ordered exactly as before (`lean_answer`, called first by the
-DRF view's dispatch, which keeps the endpoint in the API schema). The answers of
+counted or written, so every refusal is worded and ordered exactly as before. The answers of
 the lean path (200, 409, 403, 404, 413, 429, 503) are the DRF view's bodies and statuses,
 rendered by DRF's own JSON renderer."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 
+import psycopg
 from django.conf import settings
-from django.db import connection
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from rest_framework.renderers import JSONRenderer
 
-from submissions.live import services, throttle
+from submissions.live import plain_append, services, throttle
 from submissions.live.models import WitnessToken
 from submissions.live.serializers import MACHINE_MAX_KEYS
 
-_TOKEN = WitnessToken._meta.db_table
-# The token by its hash, with whether its user may still act; names from the models.
-TOKEN_SQL = (
-    f"SELECT token.id, token.user_id, token.contest_id, token.revoked_at, token.expires_at "  # noqa: S608  # nosec B608
-    f"FROM {_TOKEN} AS token JOIN auth_user AS person ON person.id = token.user_id "
-    "WHERE token.key_hash = %s AND person.is_active"
-)
 ANSWERED_AS_JSON = ("", "*/*", "application/json")
 _renderer = JSONRenderer()
 
 
-def _answer(body: dict, status: int = 200, headers: dict | None = None) -> HttpResponse:
-    response = HttpResponse(
-        _renderer.render(body), status=status, content_type="application/json", headers=headers
-    )
-    response["Vary"] = "Accept"
-    response["Allow"] = "POST, OPTIONS"
-    return response
+JSON = "application/json"
+ALLOWED = "POST, OPTIONS"
 
 
-def _from(drf_response) -> HttpResponse:
-    """One of api.py's Responses (a refusal), rendered as the DRF view renders it."""
-    headers = {"Retry-After": drf_response["Retry-After"]} if "Retry-After" in drf_response else {}
-    return _answer(drf_response.data, drf_response.status_code, headers)
+@dataclass(frozen=True)
+class Answer:
+    """An answer of the lean path: its status, its body (JSON, rendered as the DRF view renders
+    it) and its own headers (Retry-After)."""
+
+    status: int
+    body: bytes
+    headers: dict = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, drf_response) -> Answer:
+        """One of api.py's Responses (a refusal)."""
+        retry = drf_response.get("Retry-After")
+        headers = {"Retry-After": retry} if retry is not None else {}
+        return cls(drf_response.status_code, _renderer.render(drf_response.data), headers)
 
 
 def plain_batch(request: HttpRequest) -> dict | None:
@@ -57,13 +61,25 @@ def plain_batch(request: HttpRequest) -> dict | None:
     None (the DRF view takes it)."""
     if request.method != "POST" or request.content_type != "application/json":
         return None
-    if request.META.get("HTTP_ACCEPT", "") not in ANSWERED_AS_JSON:
+    if not plain_headers(request.META.get("HTTP_ACCEPT", ""), request.META.get("CONTENT_LENGTH")):
         return None
-    length = request.META.get("CONTENT_LENGTH") or ""
-    if not length.isdigit() or int(length) > settings.LIVE_BATCH_MAX_BYTES:
-        return None
+    return batch_in(request.body)
+
+
+def plain_headers(accept: str, length: str | None) -> bool:
+    """An answer in JSON accepted, and a Content-Length within a batch's limit."""
+    length = length or ""
+    return (
+        accept in ANSWERED_AS_JSON
+        and length.isdigit()
+        and int(length) <= settings.LIVE_BATCH_MAX_BYTES
+    )
+
+
+def batch_in(body: bytes) -> dict | None:
+    """The batch a body holds when it is a plain one (the module's docstring), else None."""
     try:
-        body = json.loads(request.body, parse_constant=_refuse_constant)
+        body = json.loads(body, parse_constant=_refuse_constant)
     except (ValueError, UnicodeDecodeError):
         return None
     if not isinstance(body, dict):
@@ -87,52 +103,97 @@ def _refuse_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
-def usable_token(request: HttpRequest) -> WitnessToken | None:
-    """The request's witness token when it is usable, from one indexed query; else None."""
-    parts = request.META.get("HTTP_AUTHORIZATION", "").split()
+def plain_batch_answer(authorization: str, run_id: int, batch: dict) -> Answer | None:
+    """The answer to a plain batch; None when the request's token is not a usable witness
+    token (the DRF view answers it). One cursor for the request's statements: on PostgreSQL,
+    with a token the process read usable in the last minute and a batch of plain reports,
+    the write alone (plain_append.py)."""
+    parts = authorization.split()
     if len(parts) != 2 or parts[0].lower() != "bearer":
         return None
     key_hash = services.token_hash(parts[1])
-    if connection.vendor != "postgresql":  # SQLite hands back its own types: the ORM reads
-        token = WitnessToken.objects.filter(key_hash=key_hash, user__is_active=True).first()
-    else:
-        with services.prepared_cursor() as cursor:
-            cursor.execute(TOKEN_SQL, [key_hash])
-            row = cursor.fetchone()
-        token = row and WitnessToken(
-            id=row[0], user_id=row[1], contest_id=row[2], revoked_at=row[3], expires_at=row[4]
+    now = timezone.now()
+    with services.prepared_cursor() as cursor:
+        if not isinstance(cursor, psycopg.Cursor):  # SQLite hands back its own types: the ORM reads
+            token = WitnessToken.objects.filter(key_hash=key_hash, user__is_active=True).first()
+            if token is None or not token.usable(now):
+                return None
+            return _over_budget(run_id) or _locked(run_id, token, batch)
+        token = plain_append.kept_token(key_hash, now)
+        read_now = token is None
+        if read_now:
+            token = plain_append.read_token(cursor, key_hash=key_hash, now=now)
+            if token is None or not token.usable(now):
+                return None  # nothing counted: the DRF view refuses it
+            plain_append.keep_token(key_hash, token)
+        refused = _over_budget(run_id)
+        if refused is not None:
+            return refused
+        appended = plain_append.plain_append(
+            cursor, run_id=run_id, token=token, now=timezone.now(), **batch
         )
-    return token if token and token.usable(timezone.now()) else None
+        if appended is not None:
+            return _appended(appended)
+        if not read_now:  # the locked append trusts its token: read it anew
+            now = timezone.now()
+            token = plain_append.read_token(cursor, key_hash=key_hash, now=now)
+            if token is None or not token.usable(now):
+                plain_append.forget_token(key_hash)
+                return None  # revoked or expired meanwhile: the DRF view refuses it
+        return _locked(run_id, token.model(), batch)
+
+
+def _over_budget(run_id: int) -> Answer | None:
+    """The batch counted against its run's budget: the refusal when over it (or when the
+    budget cannot be counted), else None."""
+    from submissions.live import api  # the DRF view calls lean_answer first
+
+    try:
+        allowed, retry_after = throttle.batch_allowed(run_id)
+    except throttle.BudgetUnavailable:
+        return Answer.of(api.cache_down())
+    if allowed:
+        return None
+    return Answer.of(
+        api.too_many(
+            f"More than {settings.LIVE_BATCHES_PER_MINUTE} batches a minute for one run.",
+            retry_after,
+        )
+    )
+
+
+def _locked(run_id: int, token: WitnessToken, batch: dict) -> Answer:
+    """The batch appended under the run's lock, parsed behind its head: every answer."""
+    from submissions.live import api
+
+    try:
+        appended = services.live_run_append(run_id=run_id, token=token, **batch)
+    except services.LiveRefused as error:
+        return Answer.of(api.refused(error))
+    return _appended(appended)
+
+
+def _appended(appended: services.Appended) -> Answer:
+    body = {
+        "next_seq": appended.next_seq,
+        "replayed": appended.replayed,
+        "received_at": appended.received_at,
+    }
+    return Answer(200, _renderer.render(body))
 
 
 def lean_answer(request: HttpRequest, pk: int) -> HttpResponse | None:
     """The answer to a plain batch from a usable witness token; None for any other request,
     before anything was counted or written (the DRF view answers it)."""
-    from submissions.live import api  # the DRF view calls this first
-
     batch = plain_batch(request)
-    token = usable_token(request) if batch is not None else None
-    if token is None:
+    if batch is None:
         return None
-    try:
-        allowed, retry_after = throttle.batch_allowed(pk)
-    except throttle.BudgetUnavailable:
-        return _from(api.cache_down())
-    if not allowed:
-        return _from(
-            api.too_many(
-                f"More than {settings.LIVE_BATCHES_PER_MINUTE} batches a minute for one run.",
-                retry_after,
-            )
-        )
-    try:
-        appended = services.live_run_append(run_id=pk, token=token, **batch)
-    except services.LiveRefused as error:
-        return _from(api.refused(error))
-    return _answer(
-        {
-            "next_seq": appended.next_seq,
-            "replayed": appended.replayed,
-            "received_at": appended.received_at,
-        }
+    answer = plain_batch_answer(request.META.get("HTTP_AUTHORIZATION", ""), pk, batch)
+    if answer is None:
+        return None
+    response = HttpResponse(
+        answer.body, status=answer.status, content_type=JSON, headers=answer.headers
     )
+    response["Vary"] = "Accept"
+    response["Allow"] = ALLOWED
+    return response

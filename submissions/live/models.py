@@ -116,7 +116,11 @@ class LiveBatch(models.Model):
     """One append, as received: its lines, the registry's own receipt time and the machine's
     counters over the interval the client measured."""
 
-    run = models.ForeignKey(LiveRun, on_delete=models.CASCADE, related_name="batches")
+    # No index of its own: one_batch_per_seq's (run, seq) serves every lookup by run, and an
+    # append (the hottest write) then updates one index fewer.
+    run = models.ForeignKey(
+        LiveRun, on_delete=models.CASCADE, related_name="batches", db_index=False
+    )
     seq = models.PositiveBigIntegerField()
     received_at = models.DateTimeField(default=timezone.now)
     first_line = models.PositiveBigIntegerField()
@@ -136,7 +140,11 @@ class LiveBatch(models.Model):
 class LiveSample(models.Model):
     """A report line of a live run as the curve shows it while it streams."""
 
-    run = models.ForeignKey(LiveRun, on_delete=models.CASCADE, related_name="samples")
+    # No index of its own: one_sample_per_line's (run, line) serves every lookup by run, and
+    # each sample an append writes updates one index fewer.
+    run = models.ForeignKey(
+        LiveRun, on_delete=models.CASCADE, related_name="samples", db_index=False
+    )
     line = models.PositiveBigIntegerField()
     rows = models.PositiveBigIntegerField()
     seconds = models.FloatField()

@@ -15,7 +15,7 @@ from datetime import timedelta
 import psycopg
 from django.conf import settings
 from django.core.files.base import ContentFile
-from django.db import IntegrityError, connection, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 from django.utils import timezone
 
 from submissions.contests import ranks as contest_ranks
@@ -166,18 +166,32 @@ INSERT_BATCH_SQL = (
 SAMPLE_COLUMNS = ("run_id", "line", "rows", "seconds", "interval_rate", "cumulative_rate", "cost")
 
 
+# Django turns psycopg's preparing off (prepare_threshold None, for connection poolers, which
+# this project does not put between itself and PostgreSQL): then not even `prepare=True`
+# prepares. With this threshold a statement executed with `prepare=True` is prepared at once
+# and the ORM's (client-binding cursors) never are.
+ONLY_WHEN_ASKED = 1 << 62
+
+
 @contextmanager
 def prepared_cursor() -> Iterator:
-    """A cursor whose statements PostgreSQL parses and plans once per connection (bound on
-    the server: psycopg prepares a statement run a few times), with Django's wrapping of
-    database errors (a server that is down answers 503, as everywhere). Django's own
-    cursor elsewhere (SQLite)."""
-    if connection.vendor != "postgresql":
-        with connection.cursor() as cursor:
+    """A cursor (bound on the server) whose statements executed with `prepare=True`
+    PostgreSQL parses and plans once per connection, with Django's wrapping of database
+    errors (a server that is down answers 503, as everywhere). Django's own cursor elsewhere
+    (SQLite)."""
+    database = connections[DEFAULT_DB_ALIAS]  # once: each use of the proxy is a lookup
+    if database.vendor != "postgresql":
+        with database.cursor() as cursor:
             yield cursor
         return
-    connection.ensure_connection()
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+    # As Django's own cursor does: a persistent connection the server dropped (a restart) is
+    # replaced here, not found dead by the query (CONN_HEALTH_CHECKS).
+    database.close_if_health_check_failed()
+    database.ensure_connection()
+    driver = database.connection
+    if driver.prepare_threshold is None:
+        driver.prepare_threshold = ONLY_WHEN_ASKED
+    with database.wrap_database_errors, psycopg.Cursor(driver) as cursor:
         yield cursor
 
 
@@ -186,7 +200,7 @@ def _locked_for_append(cursor, *, run_id: int, token: WitnessToken) -> LiveRun:
     SQLite, which locks the whole database and hands back its own types, reads it through
     the ORM)."""
     if connection.vendor == "postgresql":
-        cursor.execute(LOCK_RUN_SQL + " FOR UPDATE", [run_id, token.user_id])
+        cursor.execute(LOCK_RUN_SQL + " FOR UPDATE", [run_id, token.user_id], prepare=True)
         row = cursor.fetchone()
         run = LiveRun.from_db(connection.alias, APPEND_FIELDS, row) if row else None
     else:
@@ -200,7 +214,7 @@ def _stored_batch(cursor, run_id: int, seq: int) -> tuple[str, object]:
     if connection.vendor != "postgresql":
         stored = LiveBatch.objects.filter(run_id=run_id, seq=seq)
         return stored.values_list("digest", "received_at").get()
-    cursor.execute(STORED_BATCH_SQL, [run_id, seq])
+    cursor.execute(STORED_BATCH_SQL, [run_id, seq], prepare=True)
     return cursor.fetchone()
 
 
