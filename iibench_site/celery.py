@@ -17,6 +17,20 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
+def publish(celery: Celery, name: str, **options):
+    """`celery.send_task(name, **options)`, sent once more on a connection of its own when the
+    pooled producer's publish fails. kombu's virtual transports (the filesystem broker of `make
+    run`) can hand a request thread of the threaded development server a pooled channel that
+    is already closed: every fresh `make run` failed its first rerun's publish with "'NoneType'
+    object has no attribute 'client'" (26 Nov 2026), and the run waited five minutes for the
+    sweep. A broker that is down fails both tries: the caller's own handling stands."""
+    try:
+        return celery.send_task(name, **options)
+    except Exception:  # kombu's and the transports' errors alike: tried once more, as below
+        with celery.connection_for_write() as connection:
+            return celery.send_task(name, connection=connection, **options)
+
+
 @app.on_after_configure.connect
 def _make_filesystem_broker_folders(sender, **kwargs):
     # kombu's filesystem transport needs its folders; it is the broker of the embedded default.

@@ -14,6 +14,7 @@ from django.db.models import F, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from iibench_site.celery import publish
 from runner import fleet, servers
 from runner.benchmark_runs import (
     NotResumable,
@@ -287,7 +288,8 @@ def _enqueue(run: VerificationRun, target: Target) -> bool:
     soft = target.time_limit + 60
     queue = fleet.host_queue(target.queue, run.routed_host) if run.routed_host else target.queue
     try:
-        current_app.send_task(
+        publish(
+            current_app,
             RUN_VERIFICATION,
             args=[run.pk],
             queue=queue,

@@ -2,10 +2,10 @@
 
 import logging
 
-from celery import shared_task
+from celery import current_app, shared_task
 from django.conf import settings
-from kombu.exceptions import OperationalError
 
+from iibench_site.celery import publish
 from submissions.contests import rechecks
 from submissions.opendata import state
 
@@ -28,8 +28,8 @@ def recheck_send(recheck_id: int) -> bool:
     """Send a re-check to the broker; False when the broker is down (the row stays queued and
     the sweep sends it again), never an error for the organizer who changed the rules."""
     try:
-        recheck_contest.apply_async(args=[recheck_id], retry=False)
-    except (OperationalError, OSError) as error:
+        publish(current_app, recheck_contest.name, args=[recheck_id], retry=False)
+    except Exception as error:  # kombu's and redis's errors alike: the sweep sends it again
         logger.warning("Re-check %s not sent (%s): the sweep will send it", recheck_id, error)
         return False
     rechecks.recheck_sent(recheck_id=recheck_id)
