@@ -17,11 +17,13 @@ def filesystem_broker(tmp_path):
     folder = tmp_path / "broker"
     folder.mkdir()
     (tmp_path / "processed").mkdir()
+    (tmp_path / "control").mkdir()
     app = Celery("publish-test", broker="filesystem://")
     app.conf.broker_transport_options = {
         "data_folder_in": str(folder),
         "data_folder_out": str(folder),
         "processed_folder": str(tmp_path / "processed"),
+        "control_folder": str(tmp_path / "control"),  # not kombu's default, ./control
     }
     yield app, folder
     app.close()
