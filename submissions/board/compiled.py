@@ -58,12 +58,22 @@ _lock = threading.Lock()
 def compiled_values(key: Hashable, build: Callable[[], QuerySet]) -> CompiledValues:
     """The compiled form of `build()` (a `values()` queryset), built once per `key`: the key
     must hold everything the queryset's SQL depends on."""
+    return _kept_or(key, lambda: _compile(build()))
+
+
+def _kept_or(
+    key: Hashable,
+    make: Callable[[], CompiledValues],
+    still: Callable[[CompiledValues], bool] = lambda found: True,
+) -> CompiledValues:
+    """The statement kept under `key` (the most recently asked kept longest), else `make()`'s,
+    kept from now on; `still`: whether the kept one still answers what is asked."""
     with _lock:
         found = _kept.get(key)
-        if found is not None:
+        if found is not None and still(found):
             _kept.move_to_end(key)
             return found
-    return _keep(key, _compile(build()))
+    return _keep(key, make())
 
 
 def _keep(key: Hashable, compiled: CompiledValues) -> CompiledValues:
@@ -77,12 +87,11 @@ def _keep(key: Hashable, compiled: CompiledValues) -> CompiledValues:
 
 def compiled_sql(key: Hashable, sql: str, params: tuple, names: tuple[str, ...]) -> CompiledValues:
     """A statement written as SQL, kept like a compiled one (so it can be read ahead)."""
-    with _lock:
-        found = _kept.get(key)
-        if found is not None and found.sql == sql and found.params == params:
-            _kept.move_to_end(key)
-            return found
-    return _keep(key, CompiledValues(sql, params, names, (), DEFAULT_DB_ALIAS))
+    return _kept_or(
+        key,
+        lambda: CompiledValues(sql, params, names, (), DEFAULT_DB_ALIAS),
+        still=lambda found: found.sql == sql and found.params == params,
+    )
 
 
 def _compile(queryset: QuerySet) -> CompiledValues:
@@ -163,12 +172,7 @@ def values_of(compiled: CompiledValues) -> list[dict]:
 def compiled_instances(key: Hashable, build: Callable[[], QuerySet]) -> CompiledValues:
     """The compiled form of `build()`, a plain query of one model's rows (no select_related,
     annotations or deferred fields), built once per `key`."""
-    with _lock:
-        found = _kept.get(key)
-        if found is not None:
-            _kept.move_to_end(key)
-            return found
-    return _keep(key, _compile_instances(build()))
+    return _kept_or(key, lambda: _compile_instances(build()))
 
 
 def _compile_instances(queryset: QuerySet) -> CompiledValues:
