@@ -28,8 +28,10 @@ TRUST_SENTENCES = {
     VERIFIED: (
         "Verified: an organizer's verification rerun (the bundled C benchmark with the "
         "entry's engine and settings, on a registry host, at the scale its verdict states) "
-        "reproduced the claim's curve. It shows the solution behaves as claimed at that "
-        "scale; it does not prove the entrant's hardware is what was declared."
+        "reproduced the claim's curve and found the solution no faster than claimed (a claim "
+        "slower than its reruns is said in the verdict, not held against it). It shows the "
+        "claim does not overstate what the solution does at that scale; it does not prove the "
+        "entrant's hardware is what was declared, nor say why a slower claim was slower."
     ),
     STREAMED: (
         "Streamed: sent to the registry line by line while it ran; the registry's clock agreed "

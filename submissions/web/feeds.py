@@ -18,7 +18,10 @@ from submissions.models import Submission
 FEED_ITEMS = 50
 # The verdict vocabulary (runner: reproduced, shape_only), said the same as on the entry page.
 VERIFICATION_SAYS = {
-    "reproduced": " Verified: a rerun reproduced it.",
+    "reproduced": (
+        " Verified: an organizer's rerun reproduced its curve and found the solution no faster "
+        "than claimed."
+    ),
     "shape_only": " Shape only: a rerun on a host unlike the entry's reproduced its curve's shape.",
 }
 

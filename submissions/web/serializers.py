@@ -195,7 +195,9 @@ class SubmissionSerializer(serializers.ModelSerializer):
         )  # fmt: skip
         read_only_fields = fields
         extra_kwargs = {
-            "verified": {"help_text": "A verification rerun reproduced this result."},
+            "verified": {
+                "help_text": "An organizer's verification rerun reproduced this result's curve and found the solution no faster than claimed (its verdict's headline says by how much, on which host, at which scale)."
+            },
             "verification": {
                 "help_text": '"reproduced", "shape_only" (a host unlike the entry\'s reproduced '
                 'the curve\'s shape) or "": the best verdict of its verification reruns.'
