@@ -43,7 +43,8 @@ from runner.targets import Target, rerun_targets
 from submissions.logparse import LogError
 from submissions.logparse.c_format import header_settings
 from submissions.setup.memory_budget import LEAST_CONNECTION_CAP
-from submissions.setup.scaling import rerun_settings, scaled_rows
+from submissions.setup.scaling import memory_for_scale, rerun_settings, scaled_rows
+from submissions.setup.server_settings import size_in_bytes
 from submissions.tracks.classic.calibration import (
     Calibration,
     NotCalibrated,
@@ -80,7 +81,7 @@ class Reference:
     1/scale like a verification of it."""
 
     name: str
-    label: str  # for people, in a verdict: "1/10 of the demo claim (300,000 rows)"
+    claim: str  # for people: "the demo claim"
     claimed_rows: int
     scale: int
     declared: dict[str, str]
@@ -91,6 +92,20 @@ class Reference:
     def rows(self) -> int:
         return scaled_rows(self.claimed_rows, self.scale)
 
+    @property
+    def label(self) -> str:
+        """For people, in a verdict: "1/10 of the demo claim (300,000 rows on a pool of 14 MB)", the
+        pool as the scaling rule gives it (not the claim's divided by k)."""
+        scaled = memory_for_scale(self.declared, family=self.family, scale=self.scale, memory_gb=0)
+        key = "innodb_buffer_pool_size"
+        pool = scaled.settings.get(key)
+        size = (
+            f" on a pool of {size_in_bytes(pool, family=self.family, key=key) / (1 << 20):g} MB"
+            if pool
+            else ""
+        )
+        return f"1/{self.scale} of {self.claim} ({self.rows:,} rows{size})"
+
 
 REFERENCES = {
     reference.name: reference
@@ -99,7 +114,7 @@ REFERENCES = {
         # where the demo's verification runs.
         Reference(
             "demo-tenth",
-            "1/10 of the demo claim (300,000 rows, a 12.8 MB pool)",
+            "the demo claim",
             3_000_000,
             10,
             {"innodb_buffer_pool_size": "128M", "innodb_flush_log_at_trx_commit": "2"},
@@ -108,7 +123,7 @@ REFERENCES = {
         # A small band for tests (seconds a run): 20,000 rows on a pool scaled 1/10 from 64 MB.
         Reference(
             "small",
-            "1/10 of a small claim (20,000 rows, a 6.4 MB pool)",
+            "a small claim",
             200_000,
             10,
             {"innodb_buffer_pool_size": "64M", "innodb_flush_log_at_trx_commit": "2"},
