@@ -7,7 +7,7 @@ load beside it (and the most other work and steal beside a run); a round beside 
 
 The figures: the cliff's place (a fraction of the run) and, as factors (sigma of the logs), the
 rate before and after the cliff, terminal / initial, the average rate, the reads per row, the
-time per read and the server's CPU share past the cliff. Then what a verification of 3 reruns
+time per read and the server's CPU share past the cliff. Then what a verification of DEFAULT_REPEATS (4) reruns
 could refute with each round's spreads: the smallest factor too fast on the server's CPU share
 (the figure that judges a rate where the logs count reads and CPU), against TELL_APART (1.25).
 
@@ -47,7 +47,7 @@ from runner.calibration import (  # noqa: E402
 )
 from submissions.tracks.classic.calibration import FIGURES, refutable_factor  # noqa: E402
 from submissions.tracks.classic.rerun import CPU_SHARE  # noqa: E402
-from submissions.tracks.resolution import TELL_APART  # noqa: E402
+from submissions.tracks.resolution import DEFAULT_REPEATS, TELL_APART  # noqa: E402
 
 
 def main() -> None:
@@ -114,7 +114,7 @@ def print_table(rounds: list[dict]) -> None:
     factors = [refutable_factor(each) for each in rounds if CPU_SHARE in each]
     if factors:
         print(
-            f"\nWith 3 reruns a verification could refute a claim "
+            f"\nWith {DEFAULT_REPEATS} reruns a verification could refute a claim "
             f"{statistics.median(factors):.2f}x too fast (rounds {min(factors):.2f} to "
             f"{max(factors):.2f}); {TELL_APART}x is the least it must tell apart."
         )

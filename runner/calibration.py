@@ -64,7 +64,7 @@ from submissions.tracks.rerun import (
     read_output,
     steal_line,
 )
-from submissions.tracks.resolution import HostSpread, HostSpreads
+from submissions.tracks.resolution import DEFAULT_REPEATS, HostSpread, HostSpreads
 
 CALIBRATE_HOST = "runner.tasks.calibrate_host"
 DEMO_LOGS = Path(__file__).resolve().parents[1] / "submissions" / "demo_logs"
@@ -445,7 +445,9 @@ def _store(calibration: HostCalibration, measured: Measured) -> None:
     calibration.measured_at = timezone.now()
     factor = refutable_factor(dict(measured.spreads))
     could = (
-        "" if factor is None else f"; with 3 reruns it could refute a claim {factor:.2f}x too fast"
+        ""
+        if factor is None
+        else f"; with {DEFAULT_REPEATS} reruns it could refute a claim {factor:.2f}x too fast"
     )
     calibration.message = (
         f"{calibration.runs} runs of {REFERENCES[calibration.reference].label}; other work "

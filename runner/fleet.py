@@ -6,6 +6,7 @@ comparable with the hardware and server the entry declared, else to the general 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -28,6 +29,8 @@ from runner.targets import Target, rerun_targets
 
 HOST_FACTS = ("cpu_model", "cores", "memory_gb", "drive_kind", "drive_model", "servers")
 NOT_CALIBRATED = "not calibrated"
+# What a calibration's message says its spread could refute, with however many reruns.
+COULD_REFUTE = re.compile(r"; with \d+ reruns it (could refute [^;]*?)\.?$")
 
 
 def host_name(worker: str) -> str:
@@ -146,11 +149,11 @@ def host_calibration(name: str, *, now: datetime | None = None) -> str:
         if done is not None:
             when = done.measured_at or done.started_at
             age = "stale" if when < stale_before else "fresh"
-            could = done.message.rpartition("; with 3 reruns it ")[2].rstrip(".")
+            found = COULD_REFUTE.search(done.message)
+            could = found.group(1) if found else ""
             said.append(
                 f"{target}: {done.runs} runs of {done.reference} on "
-                f"{when:%d %b %Y %H:%M} UTC ({age})"
-                + (f", {could}" if could.startswith("could refute") else "")
+                f"{when:%d %b %Y %H:%M} UTC ({age})" + (f", {could}" if could else "")
             )
         if latest is not None and latest.status in (
             CalibrationStatus.QUEUED,

@@ -2,6 +2,7 @@ from django import forms
 
 from runner.heartbeats import served_queues
 from runner.targets import rerun_targets
+from submissions.tracks.resolution import DEFAULT_REPEATS
 
 
 def target_choices() -> list[tuple[str, str]]:
@@ -34,7 +35,7 @@ class RerunForm(forms.Form):
         min_value=1,
         max_value=10,
         required=False,
-        help_text="Empty: 3 at a reduced scale, 1 at full scale.",
+        help_text=f"Empty: {DEFAULT_REPEATS} at a reduced scale, 1 at full scale.",
     )
     comparison = forms.BooleanField(
         required=False,

@@ -54,6 +54,7 @@ from submissions.tracks.rerun import (
     TargetOptions,
     engine_for,
 )
+from submissions.tracks.resolution import DEFAULT_REPEATS
 
 # The task that runs a rerun, sent by name: the service never imports the task module, which
 # imports the service (runner/tasks.py registers the task under this name).
@@ -82,7 +83,7 @@ def target_named(name: str) -> Target:
 # --- start and cancel ---------------------------------------------------------------------
 
 
-DEFAULT_REPEATS_AT_SCALE = 3
+DEFAULT_REPEATS_AT_SCALE = DEFAULT_REPEATS  # a scaled rerun's repeats (resolution.py)
 MAX_REPEATS = 10
 
 

@@ -132,7 +132,7 @@ def test_a_target_of_another_family_cannot_verify_unless_a_comparison_is_asked(o
     run = services.rerun_start(
         submission=entry, target="postgresql", scale=10, requested_by=organizer, comparison=True
     )
-    assert (run.kind, run.rows_target, run.repeats) == ("comparison", 200_000, 3)
+    assert (run.kind, run.rows_target, run.repeats) == ("comparison", 200_000, 4)
 
 
 def test_the_entry_page_lists_the_declared_settings_and_what_a_rerun_applies(client):

@@ -16,7 +16,7 @@ from datetime import datetime
 
 import numpy as np
 
-from ..resolution import HostSpread, HostSpreads, host_half_width, spread_of
+from ..resolution import DEFAULT_REPEATS, HostSpread, HostSpreads, host_half_width, spread_of
 from .rerun import CLIFF, CPU_SHARE, RATE, READS, SCALED_CPU_SHARE, past_cliff, shape_of
 
 # Every figure a calibration keeps, and how it is spread: "fraction" as it is, "log" as a factor.
@@ -57,7 +57,9 @@ def run_figures(run: Run) -> dict[str, float]:
     return {key: float(value) for key, value in found.items() if value is not None}
 
 
-def refutable_factor(spreads: dict[str, HostSpread], repeats: int = 3) -> float | None:
+def refutable_factor(
+    spreads: dict[str, HostSpread], repeats: int = DEFAULT_REPEATS
+) -> float | None:
     """The smallest factor too fast a verification of `repeats` reruns could refute with these
     spreads at best (its reruns agreeing exactly), on the server's CPU share: the figure that
     judges a rate where the logs count reads and CPU. None without that figure."""
