@@ -57,7 +57,9 @@ def test_an_organizer_verifies_the_demo_innodb_entry_at_a_tenth_of_its_scale(
     # The disk's pace as each log states it: the demo claim's, and this host's reads.
     assert "ms per device read" in run.message
     assert "reads per row (the claim's log: 0.118 ms, 1.20)." in run.message
-    assert run.result["reruns"][0]["reads_per_row"] > 1  # past the cliff reads set the pace
+    # Past the cliff the reruns read about a page per row (0.95-1.2 here, one run: the in-memory
+    # phase reads none), as the claim's 1.20: the device reads were counted.
+    assert run.result["reruns"][0]["reads_per_row"] > 0.5
     entry.refresh_from_db()
     assert entry.verified is (run.verdict == "reproduced")
     badge = entry.verified
