@@ -94,17 +94,18 @@ def test_the_default_scale_fits_the_time_limit_above_the_pools_floor(client, org
     client.force_login(organizer)
     url = f"/api/submissions/{entry.pk}/reruns/"
     mariadb = settings.RERUN_TARGETS["mariadb"]
-    # 3 runs at 1/k take about 3 x 246 s x 0.96 / k: half of 600 s first fits at k = 3.
+    # 4 runs (the default) at 1/k take about 4 x 246 s x 0.96 / k: half of 600 s first fits at
+    # k = 4.
     settings.RERUN_TARGETS = {**settings.RERUN_TARGETS, "mariadb": {**mariadb, "time_limit": 600}}
     started = client.post(url, {"target": "mariadb"}, content_type="application/json")
     assert started.status_code == 202, started.content
-    assert started.json()["scale"] == 3
-    # 60 s would need k = 24, past the 20 that keeps 128 MB at the 8 MB floor: said so.
+    assert started.json()["scale"] == 4
+    # 60 s would need k = 32, past the 20 that keeps 128 MB at the 8 MB floor: said so.
     settings.RERUN_TARGETS = {**settings.RERUN_TARGETS, "mariadb": {**mariadb, "time_limit": 60}}
     refused = client.post(url, {"target": "mariadb"}, content_type="application/json")
     assert refused.status_code == 400
     said = str(refused.json())
-    assert "No scale fits: 3 runs at 1/20" in said
+    assert "No scale fits: 4 runs at 1/20" in said
     assert "keeps the entry's innodb_buffer_pool_size at or above its floor" in said
     assert "more than 50% of the target's time limit of 60 s" in said
     assert VerificationRun.objects.filter(submission=entry).count() == 1
