@@ -14,14 +14,14 @@ RANKING_HASH = (
     "{row}.terminal_rate, {row}.track_metric)::text)::bigint"
 )
 # Names only, from this file: nothing from outside.
-GROUPED = f"""  # noqa: S608
+GROUPED = f"""
     SELECT contest_id, eligible, seconds_to_target IS NOT NULL AS has_time,
            track_metric IS NOT NULL AS has_metric, count(*) AS entries,
            sum({RANKING_HASH.format(row="{rows}")}) AS ranking_sum
     FROM {{rows}} GROUP BY 1, 2, 3, 4
-"""
+"""  # noqa: S608
 
-CREATE = f"""  # noqa: S608
+CREATE = f"""
 CREATE OR REPLACE FUNCTION iibench_tally_added() RETURNS trigger AS $$
 BEGIN
     INSERT INTO submissions_boardtally ({TALLY_KEY}, entries, ranking_sum)
@@ -108,7 +108,7 @@ CREATE TRIGGER iibench_tally_updated
 DELETE FROM submissions_boardtally;
 INSERT INTO submissions_boardtally ({TALLY_KEY}, entries, ranking_sum)
 {GROUPED.format(rows="submissions_submission")};
-"""
+"""  # noqa: S608
 
 # Back to 0023's triggers (its functions, which do not move the sum, are made again by
 # migrating 0023 forwards; here the update trigger is put back to fire as it did).
