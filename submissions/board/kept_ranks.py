@@ -38,7 +38,7 @@ from submissions.models import BoardTally, Contest, Submission
 RANKED_COLUMNS = frozenset(
     {"track_class", "estimated", "seconds_to_target", "terminal_rate", "track_metric"}
 )
-# Contests whose keys a process keeps (about 20 MB for 100,000 ranked entries).
+# Contests whose keys a process keeps (some 25 MB for 100,000 ranked entries).
 KEPT_BOARDS = 8
 
 
@@ -59,15 +59,20 @@ def order_key(keys: tuple[RankKey, ...], values: Iterable) -> tuple:
 
 @dataclass(frozen=True)
 class KeptRanking:
-    """The ranked entries' keys of one board, sorted within each class, and the tally's count
-    and ranking sum they were read with."""
+    """The ranked entries' keys of one board, sorted within each class, each distinct key's
+    rank, and the tally's count and ranking sum they were read with."""
 
     entries: int
     ranking_sum: int
     classes: Mapping[str, list[tuple]]
+    ranks: Mapping[str, dict[tuple, int]]
 
     def rank(self, track_class: str, key: tuple) -> int:
-        """1 + the entries of the class strictly before `key`: RANK() over the class."""
+        """1 + the entries of the class strictly before `key`: RANK() over the class. A kept
+        entry's key is looked up; any other (an entry changed since) is placed by bisection."""
+        found = self.ranks.get(track_class, {}).get(key)
+        if found is not None:
+            return found
         return 1 + bisect_left(self.classes.get(track_class, ()), key)
 
 
@@ -75,9 +80,13 @@ def kept_ranking(entries: int, ranking_sum: int, keyed: Iterable[tuple[str, tupl
     classes: dict[str, list[tuple]] = {}
     for track_class, key in keyed:
         classes.setdefault(track_class, []).append(key)
-    for keys in classes.values():
+    ranks: dict[str, dict[tuple, int]] = {}
+    for track_class, keys in classes.items():
         keys.sort()  # read in rank order already: one pass
-    return KeptRanking(entries, ranking_sum, classes)
+        ranked = ranks[track_class] = {}
+        for position, key in enumerate(keys, 1):
+            ranked.setdefault(key, position)  # a tie keeps the first one's position
+    return KeptRanking(entries, ranking_sum, classes, ranks)
 
 
 # The edge: the tally's check and the keys' read.

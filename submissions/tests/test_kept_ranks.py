@@ -197,3 +197,26 @@ def test_sqlite_and_other_rankings_fall_back_to_the_window():
 
     assert page_ranks(contest) == ranks_of(contest=contest) == expected_ranks(contest)
     assert kept_ranks.keeps(contest.track) == (connection.vendor == "postgresql")
+
+
+def test_a_key_not_kept_is_placed_after_every_key_before_it():
+    keys = (RankKey("seconds_to_target", required=True), RankKey("terminal_rate", descending=True))
+    kept = kept_ranks.kept_ranking(
+        4,
+        0,
+        (
+            ("", kept_ranks.order_key(keys, values))
+            for values in [(1.0, 5.0), (2.0, None), (2.0, 7.0), (2.0, 7.0)]
+        ),
+    )
+
+    def rank(values):
+        return kept.rank("", kept_ranks.order_key(keys, values))
+
+    assert [rank(values) for values in [(2.0, 7.0), (2.0, None), (0.5, None), (2.0, 8.0)]] == [
+        2,
+        4,
+        1,
+        2,
+    ]
+    assert rank((3.0, 1.0)) == 5 and rank((2.0, 6.0)) == 4 and kept.rank("other", ()) == 1
