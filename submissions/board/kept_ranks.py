@@ -24,12 +24,12 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+import psycopg
 from django.db import connection
 
 from submissions import tracks
-from submissions.board.compiled import CompiledValues, compiled_sql, rows_of, sql_of
+from submissions.board.compiled import CompiledValues, compiled_sql, rows_of
 from submissions.board.order import TALLY_FLAGS, tally_kept
-from submissions.contests.ranks import key_order, ranked_q
 from submissions.measures.ranking import RankKey
 from submissions.models import BoardTally, Contest, Submission
 
@@ -80,12 +80,15 @@ def kept_ranking(entries: int, ranking_sum: int, keyed: Iterable[tuple[str, tupl
     classes: dict[str, list[tuple]] = {}
     for track_class, key in keyed:
         classes.setdefault(track_class, []).append(key)
+    return _ranked(entries, ranking_sum, classes)
+
+
+def _ranked(entries: int, ranking_sum: int, classes: dict[str, list[tuple]]) -> KeptRanking:
     ranks: dict[str, dict[tuple, int]] = {}
     for track_class, keys in classes.items():
         keys.sort()  # read in rank order already: one pass
-        ranked = ranks[track_class] = {}
-        for position, key in enumerate(keys, 1):
-            ranked.setdefault(key, position)  # a tie keeps the first one's position
+        # Last to first, so that tied keys keep the first one's position (their rank).
+        ranks[track_class] = dict(zip(reversed(keys), range(len(keys), 0, -1), strict=True))
     return KeptRanking(entries, ranking_sum, classes, ranks)
 
 
@@ -98,7 +101,10 @@ _lock = threading.Lock()
 def keeps(track: tracks.Track) -> bool:
     """Whether this board's ranks can be kept here: PostgreSQL keeps its tally, and the hash
     covers every column its ranking compares."""
-    return tally_kept(track) and all(key.column in RANKED_COLUMNS for key in track.ranking.order)
+    return tally_kept(track) and all(
+        key.column in RANKED_COLUMNS and not (key.descending and key.column == "estimated")
+        for key in track.ranking.order
+    )
 
 
 def _tally_where(track: tracks.Track) -> str:
@@ -156,33 +162,43 @@ def _current(contest: Contest, entries: int, ranking_sum: int) -> KeptRanking | 
     return kept
 
 
+def _key_sql(key: RankKey) -> str:
+    """A key's two parts of `order_key`, as SQL: whether the value is missing, then the value
+    (negated for a key best when largest), 0 or false when missing."""
+    column = f'"{key.column}"'  # a Submission field's name (RankKey), never from outside
+    boolean = Submission._meta.get_field(key.column).get_internal_type() == "BooleanField"
+    value = f"-{column}" if key.descending else column
+    return f"({column} IS NULL)::int, COALESCE({value}, {'false' if boolean else '0'})"
+
+
 def _read(contest: Contest) -> KeptRanking | None:
     """The ranked entries' keys in rank order with the tally's count and sum, in one statement
     (one snapshot); kept when the two agree. None (and nothing kept) when they do not: a tally
-    that disagrees with its entries is not trusted."""
-    track = contest.track
-    ranking = track.ranking
-    columns = [key.column for key in ranking.order]
-    inner, params = sql_of(
-        ("ranking-keys", contest.pk, contest.workload),
-        lambda: (
-            Submission.objects.filter(ranked_q(track), contest_id=contest.pk)
-            .order_by(
-                *(["track_class"] if ranking.class_key else []), *map(key_order, ranking.order)
-            )
-            .values("track_class", *columns)
-        ),
+    that disagrees with its entries is not trusted. The keys come out of the database as
+    `order_key` makes them, so a row is a key as it is read (90,000 entries: no Python per
+    entry but a slice where the track has classes)."""
+    ranking = contest.track.ranking
+    keys = ranking.order
+    classes = ranking.class_key is not None
+    required = "".join(f' AND "{key.column}" IS NOT NULL' for key in keys if key.required)
+    order = ", ".join(
+        f'"{key.column}" {"DESC" if key.descending else "ASC"} NULLS LAST' for key in keys
     )
-    table = BoardTally._meta.db_table
-    where = _tally_where(track)
-    with connection.cursor() as cursor:
+    table, where = BoardTally._meta.db_table, _tally_where(contest.track)
+    connection.ensure_connection()
+    # The driver's own cursor, in binary: 90,000 rows of numbers are read in half the time
+    # (the values need none of Django's converters).
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
         cursor.execute(
             # Uncorrelated subqueries: run once, in the statement's snapshot. Names from the
-            # models and TALLY_FLAGS, values parameters.
-            f"SELECT (SELECT COALESCE(SUM(entries), 0) FROM {table} WHERE {where}), "  # noqa: S608  # nosec B608
-            f"(SELECT COALESCE(SUM(ranking_sum), 0) FROM {table} WHERE {where}), ranked.* "
-            f"FROM ({inner}) AS ranked",
-            (contest.pk, contest.pk, *params),
+            # models, RankKey and TALLY_FLAGS, values parameters.
+            f"SELECT (SELECT COALESCE(SUM(entries), 0) FROM {table} WHERE {where})::bigint, "  # noqa: S608  # nosec B608
+            f"(SELECT COALESCE(SUM(ranking_sum), 0) FROM {table} WHERE {where})::bigint, "
+            f"{'track_class, ' if classes else ''}{', '.join(map(_key_sql, keys))} "
+            f"FROM {Submission._meta.db_table} WHERE contest_id = %s AND eligible{required} "
+            f"ORDER BY {'track_class, ' if classes else ''}{order}",
+            (contest.pk, contest.pk, contest.pk),
+            binary=True,
         )
         found = cursor.fetchall()
     if not found:
@@ -190,12 +206,10 @@ def _read(contest: Contest) -> KeptRanking | None:
     entries, ranking_sum = int(found[0][0]), int(found[0][1])
     if entries != len(found):
         return None
-    keys = ranking.order
-    kept = kept_ranking(
-        entries,
-        ranking_sum,
-        ((row[2] if ranking.class_key else "", order_key(keys, row[3:])) for row in found),
-    )
+    if classes:
+        kept = kept_ranking(entries, ranking_sum, ((row[2], row[3:]) for row in found))
+    else:
+        kept = _ranked(entries, ranking_sum, {"": [row[2:] for row in found]})
     board = (contest.pk, contest.workload)
     with _lock:
         _kept[board] = kept
