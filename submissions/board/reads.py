@@ -1,8 +1,9 @@
 """Reads of the leaderboard (selectors): one place feeds the contest page, the API and the
 downloads, so the sort, the filters and the embargo are decided once. Ranks are derived where
 they are read (contests.ranks): a page in rank order works them out from its rows' positions,
-any other page reads its rows' ranks from a window over the contest's ranked entries, so a
-filtered board shows the overall ranks and a new entry never rewrites anyone's. A page is a
+any other page looks its rows' ranks up in the ranking keys its process keeps (board/kept_ranks,
+checked against the tally with the page; else a window over the contest's ranked entries), so
+a filtered board shows the overall ranks and a new entry never rewrites anyone's. A page is a
 count, a few reference rows and a slice of the ranked entries (read in the order of an index
 of the ranking) or of the rest."""
 
