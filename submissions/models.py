@@ -458,7 +458,7 @@ def hardware_summary(
 class BoardTally(models.Model):
     """How many entries a contest holds, by what decides whether the board ranks them
     (eligible, with a time to the target, with a metric): kept by PostgreSQL triggers
-    (migration 0022) in the same transaction as every insert, update and delete of an entry,
+    (migration 0023) in the same transaction as every insert, update and delete of an entry,
     whatever made it, so a board's counts are one read of a few rows instead of a count of
     every entry. SQLite keeps none: its boards count."""
 
@@ -467,6 +467,9 @@ class BoardTally(models.Model):
     has_time = models.BooleanField()  # seconds_to_target is set
     has_metric = models.BooleanField()  # track_metric is set
     entries = models.BigIntegerField(default=0)
+    # The sum of a hash of each entry's class and ranking values (migration 0025): kept ranking
+    # keys are checked against it (board/kept_ranks.py).
+    ranking_sum = models.BigIntegerField(default=0)
 
     class Meta:
         constraints = [

@@ -1,8 +1,9 @@
 """Reads of the leaderboard (selectors): one place feeds the contest page, the API and the
 downloads, so the sort, the filters and the embargo are decided once. Ranks are derived where
 they are read (contests.ranks): a page in rank order works them out from its rows' positions,
-any other page reads its rows' ranks from a window over the contest's ranked entries, so a
-filtered board shows the overall ranks and a new entry never rewrites anyone's. A page is a
+any other page looks its rows' ranks up in the ranking keys its process keeps (board/kept_ranks,
+checked against the tally with the page; else a window over the contest's ranked entries), so
+a filtered board shows the overall ranks and a new entry never rewrites anyone's. A page is a
 count, a few reference rows and a slice of the ranked entries (read in the order of an index
 of the ranking) or of the rest."""
 
@@ -16,12 +17,14 @@ from functools import partial
 from django.db.models import Q, QuerySet
 
 from submissions import tracks
+from submissions.board import kept_ranks
 from submissions.board.compiled import (
     CompiledValues,
     compiled_instances,
     compiled_sql,
     compiled_values,
     instances_of,
+    read_now,
     reading_ahead,
     rows_of,
     values_of,
@@ -279,12 +282,21 @@ def _entries_between(board: _Board, start: int, stop: int, *, first_page: int = 
             ("rows", *_board_key(board.contest, board.query), which, first, last),
             lambda: board.ordered(ranked=which)[first:last],
         )
+        check = None
+        if not board.in_rank_order and which is not False and kept_ranks.keeps(board.track):
+            # The tally's check of the kept ranking keys, in the rows' round trip.
+            check = kept_ranks.ranking_check(board.contest)
+            read_now([check, compiled])
         rows = values_of(compiled)
     ranked = rows[: max(0, ranked_count - start)]
     if board.in_rank_order:
         ranks = ranks_in_order(contest=board.contest, rows=ranked, first=start)
     else:
-        ranks = ranks_of(contest=board.contest, ids=[row["id"] for row in ranked])
+        ranks = None
+        if check is not None:
+            ranks = kept_ranks.ranks_by_keys(board.contest, ranked, check) if ranked else {}
+        if ranks is None:
+            ranks = ranks_of(contest=board.contest, ids=[row["id"] for row in ranked])
     for row in rows:
         row["rank"] = ranks.get(row["id"])
     return rows

@@ -3,7 +3,8 @@ change moves on.
 
 A rank is the track's ranking (measures.ranking, `keyed_ranks`) said in SQL: a board page in rank
 order works its ranks out from its own rows and at most a count per class (`ranks_in_order`),
-any other page or a download reads them from a window over the ranked entries (`ranks_of`), one
+any other page looks them up in ranking keys kept per process (board/kept_ranks.py) or else, like
+a download, reads them from a window over the ranked entries (`ranks_of`), one
 entry's rank is one count of the ranked entries that beat it (`entry_rank`). A new, changed or
 deleted entry therefore writes its own row and the contest's board version, never the ranks of
 everyone below it, and an upload never waits on another entry's ranking."""

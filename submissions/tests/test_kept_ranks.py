@@ -1,0 +1,222 @@
+"""A page in another order than the ranking reads its rows' ranks from ranking keys each process
+keeps (board/kept_ranks.py), checked against the board tally's count and ranking sum with the
+page: the ranks are the window's, ties included, after every kind of change, whichever
+connection made it, and the keys are read again only when the board's ranking changed."""
+
+import random
+
+import psycopg
+import pytest
+from django.db import connection
+from django.db.models import F
+
+from submissions.board import kept_ranks
+from submissions.board.query import LeaderboardQuery
+from submissions.board.reads import leaderboard_page
+from submissions.contests.ranks import ranks_of
+from submissions.measures.ranking import KeyedStanding, RankKey, keyed_ranks
+from submissions.models import Submission, Workload
+from submissions.tests.test_derived_ranks import class_board, classic_board, expected_ranks
+from testing.factories import ContestFactory, SubmissionFactory
+
+DAY = 86_400.0
+BY_AVERAGE = LeaderboardQuery(sort="-average_rate", page_size=1_000)
+
+
+def test_a_rank_by_bisection_is_the_ranking_s_rank_ties_and_missing_values_included():
+    keys = (
+        RankKey("estimated"),
+        RankKey("seconds_to_target", required=True),
+        RankKey("terminal_rate", descending=True),
+    )
+    generator = random.Random(31)
+    standings = [
+        KeyedStanding(
+            number,
+            (
+                generator.random() < 0.1,
+                float(generator.randint(1, 6)),
+                generator.choice([None, 1.0, 2.0, 3.0]),
+            ),
+            generator.choice(["a", "b"]),
+        )
+        for number in range(300)
+    ]
+    expected = keyed_ranks(standings, keys)
+
+    kept = kept_ranks.kept_ranking(
+        len(standings),
+        0,
+        ((each.track_class, kept_ranks.order_key(keys, each.values)) for each in standings),
+    )
+
+    assert {
+        each.entry_id: kept.rank(each.track_class, kept_ranks.order_key(keys, each.values))
+        for each in standings
+    } == expected
+
+
+def page_ranks(contest, query=None) -> dict[int, int]:
+    if query is None:  # a thousand rows by average rate, or by the metric on a track with classes
+        classes = contest.track.ranking.class_key
+        query = BY_AVERAGE if not classes else LeaderboardQuery(sort="-metric", page_size=1_000)
+    page = leaderboard_page(contest=contest, query=query)
+    return {row.id: row.rank for row in page.rows if row.rank is not None}
+
+
+def assert_window_ranks(contest) -> None:
+    contest.refresh_from_db()
+    assert page_ranks(contest) == ranks_of(contest=contest) == expected_ranks(contest)
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """How many times the ranking keys were read from the entries."""
+    read = kept_ranks._read
+    counted = []
+
+    def counting(contest):
+        counted.append(contest.pk)
+        return read(contest)
+
+    monkeypatch.setattr(kept_ranks, "_read", counting)
+    return counted
+
+
+@pytest.mark.django_db
+@pytest.mark.postgresql  # SQLite keeps no tally: its pages read the window
+@pytest.mark.parametrize("make_board", [classic_board, class_board])
+def test_the_kept_ranks_are_the_window_s_through_every_change(make_board, reads):
+    contest = make_board()
+    assert kept_ranks.keeps(contest.track)
+    assert_window_ranks(contest)
+    assert len(reads) == 1
+    assert_window_ranks(contest)
+    contest.board_version += 1  # a new board version alone: the kept keys still serve
+    assert_window_ranks(contest)
+    assert len(reads) == 1
+
+    classic = not contest.track.ranking.class_key
+    values = (
+        {"seconds_to_target": 1.0, "elapsed_seconds": 1.0}
+        if classic
+        else {
+            "track_metric": 0.5 if contest.track.ranking.order[0].descending is False else 99.0,
+            "track_class": "r000000000200",
+        }
+    )
+    top = SubmissionFactory(contest=contest, **values)  # a newcomer at the top
+    assert_window_ranks(contest)
+    bottom = SubmissionFactory(
+        contest=contest,
+        **(
+            {"seconds_to_target": 99 * DAY, "elapsed_seconds": 99 * DAY, "terminal_rate": 1.0}
+            if classic
+            else {
+                "track_metric": 99.0 if values["track_metric"] < 1 else 0.01,
+                "track_class": "r000000000200",
+            }
+        ),
+    )
+    assert_window_ranks(contest)
+    tied = Submission.objects.get(pk=top.pk)
+    tied.pk, tied.log_sha256 = None, "e" * 64  # a tie with the top
+    tied.save()
+    assert_window_ranks(contest)
+    Submission.objects.filter(pk=top.pk).update(eligible=False)  # withdrawn, ineligible
+    assert_window_ranks(contest)
+    Submission.objects.filter(pk=top.pk).update(eligible=True)  # back
+    assert_window_ranks(contest)
+    column = "terminal_rate" if classic else "track_metric"
+    Submission.objects.filter(pk=bottom.pk).update(**{column: F(column) * 1000})  # an edit
+    assert_window_ranks(contest)
+    if classic:
+        Submission.objects.filter(pk=bottom.pk).update(estimated=True)
+        assert_window_ranks(contest)
+    else:
+        Submission.objects.filter(pk=bottom.pk).update(track_class="r000000016000")
+        assert_window_ranks(contest)
+    Submission.objects.filter(pk=tied.pk).delete()
+    assert_window_ranks(contest)
+    Submission.objects.filter(contest=contest).update(average_rate=F("average_rate"))
+    before = len(reads)
+    assert_window_ranks(contest)  # a change of no ranking value reads nothing again
+    assert len(reads) == before
+
+
+@pytest.mark.django_db
+@pytest.mark.postgresql
+def test_a_filtered_page_in_another_order_shows_the_overall_kept_ranks():
+    contest = classic_board()
+    expected = expected_ranks(contest)
+
+    ranks = page_ranks(contest, LeaderboardQuery(sort="-terminal_rate", engine="TokuDB"))
+
+    assert ranks and all(expected[pk] == rank for pk, rank in ranks.items())
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.postgresql
+def test_a_change_committed_by_another_connection_is_never_served_stale(reads):
+    """Another process's change reaches this one by the tally alone (no notification, no
+    version moved here): the next page's check finds it and the keys are read again."""
+    contest = classic_board()
+    assert_window_ranks(contest)
+    read_before = len(reads)
+    params = {**connection.get_connection_params(), "autocommit": True}
+    newcomer = SubmissionFactory(contest=contest, seconds_to_target=50 * DAY)
+    elsewhere = classic_board()
+    assert_window_ranks(contest)
+    assert_window_ranks(elsewhere)
+    with psycopg.connect(**params) as other:
+        # Moved to the top by another connection, then a tie with the first of a class.
+        other.execute(
+            "UPDATE submissions_submission SET seconds_to_target = 1, estimated = false "
+            "WHERE id = %s",
+            (newcomer.pk,),
+        )
+        assert_window_ranks(contest)
+        other.execute(
+            "UPDATE submissions_submission SET eligible = false WHERE id = %s", (newcomer.pk,)
+        )
+        assert_window_ranks(contest)
+        other.execute(
+            "UPDATE submissions_submission SET eligible = true, contest_id = %s WHERE id = %s",
+            (elsewhere.pk, newcomer.pk),
+        )  # moved to another contest
+        assert_window_ranks(contest)
+        assert_window_ranks(elsewhere)
+    assert len(reads) > read_before
+
+
+@pytest.mark.django_db
+def test_sqlite_and_other_rankings_fall_back_to_the_window():
+    contest = ContestFactory(workload=Workload.CRASH_RECOVERY)
+    SubmissionFactory(contest=contest, track_metric=2.0, track_class="r000000000200")
+    SubmissionFactory(contest=contest, track_metric=2.0, track_class="r000000000200")
+
+    assert page_ranks(contest) == ranks_of(contest=contest) == expected_ranks(contest)
+    assert kept_ranks.keeps(contest.track) == (connection.vendor == "postgresql")
+
+
+def test_a_key_not_kept_is_placed_after_every_key_before_it():
+    keys = (RankKey("seconds_to_target", required=True), RankKey("terminal_rate", descending=True))
+    kept = kept_ranks.kept_ranking(
+        4,
+        0,
+        (
+            ("", kept_ranks.order_key(keys, values))
+            for values in [(1.0, 5.0), (2.0, None), (2.0, 7.0), (2.0, 7.0)]
+        ),
+    )
+
+    def rank(values):
+        return kept.rank("", kept_ranks.order_key(keys, values))
+
+    assert [rank(values) for values in [(2.0, 7.0), (2.0, None), (0.5, None), (2.0, 8.0)]] == [
+        2,
+        4,
+        1,
+        2,
+    ]
+    assert rank((3.0, 1.0)) == 5 and rank((2.0, 6.0)) == 4 and kept.rank("other", ()) == 1
