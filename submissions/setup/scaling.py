@@ -32,7 +32,7 @@ import math
 from dataclasses import dataclass, field
 
 from submissions.setup.memory_budget import FREE_SHARE, LEAST_CONNECTION_CAP, memory_budget
-from submissions.setup.page_cache import max_ram_scale, postgresql_memory_limit
+from submissions.setup.page_cache import max_ram_scale, ram_rule, server_memory_limit
 from submissions.setup.server_options import ServerOption, decide
 from submissions.setup.server_settings import (
     MYSQL,
@@ -352,9 +352,12 @@ class RerunSettings:
     changes: list[str] = field(default_factory=list)
     renamed: dict[str, str] = field(default_factory=dict)  # declared key -> name applied as
     memory_limit: int = 0  # bytes for the server's cgroup (0: no budget known)
-    # How the limit is the claim's RAM scaled 1/k (PostgreSQL, page_cache.py); "" where it is
-    # only a ceiling on the server's worst case (memory_budget.py).
+    # How the limit is the claim's RAM scaled 1/k (PostgreSQL, MyISAM, Aria: page_cache.py);
+    # "" where it is only a ceiling on the server's worst case (memory_budget.py).
     ram_note: str = ""
+    # Whether the engine's data lives in the page cache (page_cache.ram_rule): without the
+    # scaled RAM as its cgroup's limit, the page cache holds the table and no cliff can appear.
+    in_page_cache: bool = False
 
 
 # Sizes that shape the curve but are not scaled with the memory: the redo log (InnoDB's is a
@@ -404,13 +407,16 @@ def rerun_settings(
     options: dict[str, ServerOption] | None = None,
     free_memory: int = 0,
     connection_cap: int = LEAST_CONNECTION_CAP,
+    engine: str = "",
 ) -> RerunSettings:
     """The entry's allowed settings with memory scaled 1/`scale`. A server of another family
     (a comparison run) gets only memory, from the declared RAM: the entry's settings are not
     its own. With `options` (the option table the server binary describes) a setting is
     applied only under its exact name, typed (server_options.decide), and every memory setting
     is scaled and the server's worst case kept within `free_memory` (memory_budget); without,
-    the name allow-list alone decides (the entry page, which has no server binary)."""
+    the name allow-list alone decides (the entry page, which has no server binary). `engine`:
+    the rerun's storage engine; one whose data lives in the page cache (MyISAM, Aria, as
+    PostgreSQL's) runs in a cgroup of the declared RAM scaled 1/k (page_cache.py)."""
     if entry_family != server_family:
         memory = memory_for_scale(
             {},
@@ -460,10 +466,10 @@ def rerun_settings(
         floors={key: rule.floor for key, rule in MEMORY_RULES.get(server_family, {}).items()},
     )
     limit, notes = budget.memory_limit, [*asked.notes, *budget.notes]
-    ram = postgresql_memory_limit(memory_gb, scale) if server_family == POSTGRESQL else None
+    ram = server_memory_limit(memory_gb, scale, family=server_family, engine=engine)
     if ram is not None:
-        # PostgreSQL's data lives in the page cache too: its cgroup is the scaled RAM, which
-        # bounds shared_buffers and the page cache together (page_cache.py).
+        # PostgreSQL's, MyISAM's and Aria's data live in the page cache too: the cgroup is the
+        # scaled RAM, which bounds their buffers and the page cache together (page_cache.py).
         limit = ram.limit
         notes.append(ram.note)
         if free_memory and limit > free_memory * FREE_SHARE:
@@ -479,6 +485,7 @@ def rerun_settings(
         asked.renamed,
         limit,
         ram.note if ram is not None else "",
+        ram_rule(server_family, engine) is not None,
     )
 
 
@@ -499,19 +506,22 @@ def max_scale(
     family: str,
     memory_gb: float,
     logged: dict[str, str] | None = None,
+    engine: str = "",
 ) -> tuple[int, str] | None:
     """The largest k whose scaled pool stays at or above its floor, with the setting that
-    limits it; None when nothing limits it. `logged` as for memory_for_scale."""
+    limits it; None when nothing limits it. `logged` as for memory_for_scale; `engine` the
+    claim's (one whose data lives in the page cache is limited by its declared RAM's floor)."""
     limits = []
     for key, rule in MEMORY_RULES.get(family, {}).items():
         if rule.exponent == 1.0 and not rule.overhead:
             continue  # scaled plainly: no floor measured under which the shape changes
         size = _declared_size(declared, key, rule, family, memory_gb)
-        if size:
+        if size and _same_engine(rule.measured.engine if rule.measured else "", engine):
             depth = rule.free.of_claim(declared, logged or {})[0] if rule.free else None
             limits.append((rule.max_scale(size, depth), key))
-    if family == POSTGRESQL and memory_gb > 0:
-        limits.append((max_ram_scale(int(memory_gb * (1 << 30))), "declared RAM"))
+    rule = ram_rule(family, engine)
+    if rule is not None and memory_gb > 0:
+        limits.append((max_ram_scale(int(memory_gb * (1 << 30)), rule), "declared RAM"))
     return min(limits) if limits else None
 
 
