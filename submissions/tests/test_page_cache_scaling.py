@@ -5,10 +5,10 @@ above the server's own headroom, not below a floor; a scale past the floor is re
 from submissions.setup.page_cache import (
     FLOOR,
     HEADROOM,
-    max_ram_scale,
     MYISAM_RAM,
-    server_memory_limit,
+    max_ram_scale,
     scaled_ram,
+    server_memory_limit,
 )
 from submissions.setup.scaling import max_scale, rerun_settings
 from submissions.setup.server_settings import MYSQL, POSTGRESQL
