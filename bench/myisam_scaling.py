@@ -55,6 +55,7 @@ BUFFERS = {"myisam": "key_buffer_size", "aria": "aria_pagecache_buffer_size"}
 # small and alike, so the headroom is the MyISAM/Aria server's own.
 COMMON = {"innodb_buffer_pool_size": "8M"}
 LOGS: Path | None = None
+SEED = "1"
 TOLERANCE = 0.25
 
 
@@ -110,7 +111,7 @@ def run(engine: str, limit_mb: float, buffer: int, rows: int, base_dir: str) -> 
         began = time.perf_counter()
         done = subprocess.run(
             [str(BINARY), "--db", server.url, "--rows", str(rows), "--engine", engine,
-             "--report-every", str(max(1_000, rows // REPORTS)), "--seed", "1"],
+             "--report-every", str(max(1_000, rows // REPORTS)), "--seed", SEED],
             capture_output=True, text=True, check=False,
         )  # fmt: skip
         wall = time.perf_counter() - began
@@ -213,15 +214,16 @@ def judged(claim: Curve, reruns: list[Curve], scale: int):
 
 
 def main() -> int:
+    global REPORTS, SEED
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--engines", default="MyISAM,Aria")
-    parser.add_argument("--limits", default="64,96,128", help="memory limits to sweep, MB")
+    parser.add_argument("--limits", default="64,72,80", help="memory limits to sweep, MB")
     parser.add_argument("--buffer", type=int, default=4, help="the buffer in the sweep, MB")
-    parser.add_argument("--rows-per-mb", type=int, default=5_000)
+    parser.add_argument("--rows-per-mb", type=int, default=6_000)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--buffers", default="1,4,16", help="buffer sizes to sweep, MB")
     parser.add_argument("--buffer-rows", type=int, default=400_000)
-    parser.add_argument("--buffer-limit", type=int, default=1024, help="MB")
+    parser.add_argument("--buffer-limit", type=float, default=1024, help="MB")
     parser.add_argument("--claim-limit", type=int, default=128, help="MB")
     parser.add_argument("--claim-buffer", type=int, default=8, help="MB")
     parser.add_argument("--claim-rows", type=int, default=600_000)
@@ -231,7 +233,16 @@ def main() -> int:
     parser.add_argument("--skip-buffers", action="store_true")
     parser.add_argument("--skip-claim", action="store_true")
     parser.add_argument("--logs", default="", help="a folder to keep every run's log in")
+    parser.add_argument(
+        "--server-settings", default="", help="key=value,... replacing the runs' common ones"
+    )
+    parser.add_argument("--reports", type=int, default=50, help="report lines a run")
+    parser.add_argument("--seed", default="1")
     args = parser.parse_args()
+    REPORTS, SEED = args.reports, args.seed
+    if args.server_settings:
+        COMMON.clear()
+        COMMON.update(each.split("=", 1) for each in args.server_settings.split(","))
     if args.logs:
         global LOGS
         LOGS = Path(args.logs)

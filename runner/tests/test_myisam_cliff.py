@@ -22,10 +22,10 @@ from testing.reruns import run_to_end
 pytestmark = pytest.mark.django_db
 
 FIXTURES = Path(__file__).resolve().parents[2] / "submissions" / "tests" / "fixtures" / "logs"
-CLAIM = FIXTURES / "iibench-c-mariadb-myisam-112mb-cgroup-600k.log"
-CLAIM_RAM_MB = 112
-KEY_BUFFER_MB = 8
-ROWS = 600_000
+CLAIM = FIXTURES / "iibench-c-mariadb-myisam-80mb-cgroup-480k.log"
+CLAIM_RAM_MB = 80
+KEY_BUFFER_MB = 4
+ROWS = 480_000
 
 
 def myisam_claim():
@@ -61,7 +61,7 @@ def test_a_myisam_claim_is_verified_in_a_memory_cgroup_of_its_ram_scaled(
     shown = f"memory limit {memory_text(limit)} read back from the cgroup"
     assert run.host["memory_limit"] == shown
     assert "# rerun server memory limit: cgroup v" in run.log
-    assert f"the declared {CLAIM_RAM_MB / 1024:g} GB RAM scaled 1/2" in run.log
+    assert f"the declared {CLAIM_RAM_MB} MB RAM scaled 1/2" in run.log
     # The index files' and data file's pages were charged to the server's cgroup.
     assert 0 < run.host["page_cache_bytes"] < limit
     # The key buffer scaled by MyISAM's measured rule, as the server reports it back.

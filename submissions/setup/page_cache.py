@@ -63,12 +63,19 @@ class RamRule:
 POSTGRESQL_RAM = RamRule(
     HEADROOM, FLOOR, "shared_buffers and the page cache", "server's own processes"
 )
-# MyISAM keeps index blocks in its key cache (key_buffer_size) and its data file in the page
-# cache; Aria its pages in aria_pagecache_buffer_size and the page cache too. Measured 26 Nov
-# 2026 (docs/scaling.md "MyISAM and Aria").
-MYISAM_RAM = RamRule(48 * MIB, 16 * MIB, "key_buffer_size and the page cache", "server (mariadbd)")
+# MyISAM keeps index blocks in its key cache (key_buffer_size) and its files in the page cache:
+# with the page cache unbounded no key buffer of 1 to 16 MB gave a cliff (600,000 rows); in a
+# memory cgroup the cliff came where the cgroup's memory less the key buffer said, rows =
+# 13,858 x (limit - key buffer - 52.8 MB), largest miss 2% at 64-80 MB with a 4 MB key buffer
+# and 7% with 1 and 16 MB in 80 MB: the key cache takes its room from the page cache (it holds
+# copies of the index file's blocks), so a bigger key buffer brings the cliff earlier
+# (docs/scaling.md "MyISAM and Aria", 26 Nov 2026). Its headroom excludes the key buffer, which
+# is scaled 1/k with the RAM (scaling.py), so the memory left to the page cache is scaled 1/k:
+# limit_k - key_k - 53 MB = (RAM - key - 53 MB) / k. mariadbd held 51 MB once started (its
+# InnoDB pool 8 MB). The floor: the smallest limit measured, 64 MB in all.
+MYISAM_RAM = RamRule(53 * MIB, 11 * MIB, "key_buffer_size and the page cache", "server (mariadbd)")
 ARIA_RAM = RamRule(
-    48 * MIB, 16 * MIB, "aria_pagecache_buffer_size and the page cache", "server (mariadbd)"
+    57 * MIB, 7 * MIB, "aria_pagecache_buffer_size and the page cache", "server (mariadbd)"
 )
 # (family, lower-case engine; "" any) -> its rule. An engine not here keeps its data in a
 # pool of its own (InnoDB, MyRocks' block cache): the cgroup is then only a ceiling.
@@ -116,8 +123,9 @@ def server_memory_limit(
     ram = int(memory_gb * (1 << 30))
     limit = scaled_ram(ram, scale, rule)
     shown = f"{limit / MIB:,.0f} MB"
+    declared = f"{memory_gb:g} GB" if memory_gb >= 1 else f"{ram / MIB:,.0f} MB"
     if scale <= 1:
-        return ScaledRam(limit, f"memory limit {shown}: the declared {memory_gb:g} GB RAM")
+        return ScaledRam(limit, f"memory limit {shown}: the declared {declared} RAM")
     head, floor = rule.headroom // MIB, rule.floor // MIB
     floored = (
         " (its floor)"
@@ -126,7 +134,7 @@ def server_memory_limit(
     )
     return ScaledRam(
         limit,
-        f"memory limit {shown}{floored}: the declared {memory_gb:g} GB RAM scaled 1/{scale} "
-        f"above {head} MB for the {rule.server} ({head} MB + ({memory_gb:g} GB - {head} MB) / "
+        f"memory limit {shown}{floored}: the declared {declared} RAM scaled 1/{scale} "
+        f"above {head} MB for the {rule.server} ({head} MB + ({declared} - {head} MB) / "
         f"{scale}, not below {head} MB + {floor} MB); it bounds {rule.bounds} together",
     )

@@ -185,6 +185,19 @@ INNODB_MEASURED = MeasuredRange(
     where="MariaDB 10.11, InnoDB, the C benchmark's inserts, 24 Nov 2026 (docs/scaling.md)",
     engine="InnoDB",
 )
+# docs/scaling.md "MyISAM and Aria": key buffers of 1 to 16 MB in memory cgroups of 64 to
+# 96 MB and 1 GB (the cliff in proportion to the cgroup's memory less the key buffer, none with
+# the page cache unbounded), a claim of 80 MB checked at 1/2; private MariaDB 10.11, MyISAM, the
+# C benchmark's classic inserts, 26 Nov 2026.
+MYISAM_MEASURED = MeasuredRange(
+    smallest=MIB,
+    largest=16 * MIB,
+    largest_scale=2,
+    server=("MariaDB", "10.11"),
+    where="MariaDB 10.11, MyISAM in a memory cgroup, the C benchmark's inserts, 26 Nov 2026 "
+    "(docs/scaling.md)",
+    engine="MyISAM",
+)
 MEMORY_RULES = {
     MYSQL: {
         "innodb_buffer_pool_size": MemoryRule(
@@ -195,7 +208,10 @@ MEMORY_RULES = {
             free=INNODB_FREE_PAGES,
             measured=INNODB_MEASURED,
         ),
-        "key_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),
+        # MyISAM (docs/scaling.md "MyISAM and Aria"): the key cache sits in the server's
+        # memory cgroup (the declared RAM scaled, page_cache.py) and takes its room from the
+        # page cache, so it is scaled plainly with the RAM; alone it makes no cliff.
+        "key_buffer_size": MemoryRule(floor=MIB, ram_share=0.0, measured=MYISAM_MEASURED),
         "aria_pagecache_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),
         # MyRocks (docs/scaling.md "MyRocks"): no cliff was measured for either; both are
         # scaled plainly, the memtables from RocksDB's own 64 MB when the claim set no limit.
@@ -241,13 +257,19 @@ def memory_for_scale(
     memory_gb: float,
     host_memory_gb: float = 0,
     logged: dict[str, str] | None = None,
+    engine: str = "",
 ) -> ScaledMemory:
     """The memory settings of a rerun at scale 1/`scale`, from the declared settings or, where
     the entry set none, from its declared RAM (memory_gb; 0 for none); each at most HOST_SHARE
     of `host_memory_gb` when that is known, said so in the notes. `logged`: the settings the
-    claim's log prints (its server's own values), for the pages kept free."""
+    claim's log prints (its server's own values), for the pages kept free. `engine`: the
+    rerun's; a rule measured on another engine's curve is not applied (an InnoDB pool made up
+    from the RAM of a MyISAM claim, or grown by InnoDB's free pages, would take the room of
+    its page cache): such a setting is scaled plainly with the others (memory_budget)."""
     settings, notes = {}, []
     for key, rule in MEMORY_RULES.get(family, {}).items():
+        if rule.measured is not None and not _same_engine(rule.measured.engine, engine):
+            continue
         source = f"declared {key} = {declared[key]}" if key in declared else ""
         try:
             size = size_in_bytes(declared[key], family=family, key=key) if source else 0
@@ -441,6 +463,7 @@ def rerun_settings(
             memory_gb=memory_gb,
             host_memory_gb=host_memory_gb,
             logged=logged,
+            engine=engine,
         )
         changes = [
             f"{key} {applied[key]} -> {value} (scaled 1/{scale})"

@@ -3,6 +3,7 @@ cache, so a verification's server runs in a memory cgroup sized to the declared 
 above the server's own headroom, not below a floor; a scale past the floor is refused. Pure."""
 
 from submissions.setup.page_cache import (
+    ARIA_RAM,
     FLOOR,
     HEADROOM,
     MYISAM_RAM,
@@ -101,9 +102,9 @@ def myisam_rerun(engine: str, memory_gb: float = 4, scale: int = 10):
 
 
 def test_a_myisam_or_aria_rerun_runs_in_the_declared_ram_scaled_an_innodb_one_does_not():
-    for engine in ("MyISAM", "Aria"):
+    for engine, rule in (("MyISAM", MYISAM_RAM), ("Aria", ARIA_RAM)):
         asked = myisam_rerun(engine)
-        assert asked.memory_limit == scaled_ram(4 * GIB, 10, MYISAM_RAM)
+        assert asked.memory_limit == scaled_ram(4 * GIB, 10, rule)
         assert asked.in_page_cache
         assert "the declared 4 GB RAM scaled 1/10" in asked.ram_note
         assert asked.ram_note in asked.notes
@@ -122,3 +123,9 @@ def test_a_myisam_claims_scale_is_limited_by_its_rams_floor_not_innodbs_pool():
     assert max_scale(declared, family=MYSQL, memory_gb=0.25, engine="InnoDB")[1] == (
         "innodb_buffer_pool_size"
     )
+
+
+def test_no_innodb_pool_is_made_up_from_the_ram_of_a_myisam_claim():
+    # It would only take the room of MyISAM's page cache in its cgroup.
+    assert "innodb_buffer_pool_size" not in myisam_rerun("MyISAM").applied
+    assert "innodb_buffer_pool_size" in myisam_rerun("InnoDB").applied
