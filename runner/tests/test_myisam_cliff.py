@@ -83,3 +83,26 @@ def test_a_myisam_claim_is_verified_in_a_memory_cgroup_of_its_ram_scaled(
         assert "rerun it on a quiet host" in run.message, run.message
     entry.refresh_from_db()
     assert entry.verified is (run.verdict == "reproduced")
+
+
+def test_without_a_memory_cgroup_a_myisam_verdict_is_at_best_shape_only_and_says_why(
+    organizer, iibench_binary, rerun_dir, recovery_dir, settings, tmp_path
+):
+    entry = myisam_claim()
+    nowhere = tmp_path / "no-cgroup"  # no cgroup hierarchy is mounted there
+    nowhere.mkdir()
+    settings.RERUN_CGROUP_ROOT = nowhere
+    # A tenth of the rows: quick, and without the limit the files stay in the page cache.
+    run = run_to_end(entry, organizer, "mariadb", rows=48_000, repeats=1)
+
+    assert run.host["memory_limit"] == (
+        f"no memory limit: no cgroup memory controller is mounted at {nowhere}"
+    )
+    assert run.verdict in ("shape_only", "inconclusive"), run.message
+    assert (
+        "no memory cgroup could be made for the private server (no cgroup memory controller "
+        f"is mounted at {nowhere}): its page cache was not bounded to the claim's RAM scaled "
+        "1/10, so the cliff, the fall and the rates were not compared"
+    ) in run.message
+    entry.refresh_from_db()
+    assert not entry.verified

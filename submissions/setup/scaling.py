@@ -380,6 +380,8 @@ class RerunSettings:
     # Whether the engine's data lives in the page cache (page_cache.ram_rule): without the
     # scaled RAM as its cgroup's limit, the page cache holds the table and no cliff can appear.
     in_page_cache: bool = False
+    # Why the scaled RAM's rule cannot carry a verdict ("" measured): page_cache.RamRule.
+    ram_unmeasured: str = ""
 
 
 # Sizes that shape the curve but are not scaled with the memory: the redo log (InnoDB's is a
@@ -509,6 +511,7 @@ def rerun_settings(
         limit,
         ram.note if ram is not None else "",
         ram_rule(server_family, engine) is not None,
+        ram_rule(server_family, engine).unmeasured if ram is not None else "",
     )
 
 
