@@ -19,10 +19,11 @@ for PostgreSQL, where the cliff comes may be set by the cgroup (the RAM) rather 
 
 Rounds alternate the order (reversed every other round). Every line printed names the load.
 
-    .venv/bin/python bench/myisam_scaling.py [--engines MyISAM,Aria] [--limits 64,96,128]
-        [--buffer 4] [--rows-per-mb 5000] [--rounds 1] [--buffers 1,4,16] [--buffer-rows 400000]
+    .venv/bin/python bench/myisam_scaling.py [--engines MyISAM,Aria] [--limits 64,72,80]
+        [--buffer 4] [--rows-per-mb 6000] [--rounds 1] [--buffers 1,4,16] [--buffer-rows 400000]
         [--buffer-limit 1024] [--claim-limit 128] [--claim-buffer 8] [--claim-rows 600000]
         [--scale 2] [--repeats 2] [--skip-sweep] [--skip-buffers] [--skip-claim] [--logs DIR]
+        [--server-settings k=v,...] [--reports 50] [--seed 1]
 """
 
 from __future__ import annotations
