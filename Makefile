@@ -49,7 +49,7 @@ MYROCKS_SCALING_ARGS ?= --pools '' --skip-claim --rocksdb-caches 8,64 --rocksdb-
 # MyISAM's scaling rule (bench/myisam_scaling.py, docs/scaling.md "MyISAM and Aria"): private
 # MariaDB servers in memory cgroups of 64, 72 and 80 MB, then key buffers of 1 and 16 MB with
 # the page cache unbounded (about 5 minutes here). Aria too: MYISAM_SCALING_ARGS="--engines
-# Aria --limits 96,112 --rows-per-mb 5000 --skip-buffers" (its server needs more than 72 MB).
+# Aria --limits 84,96,112 --rows-per-mb 5000 --rounds 2 --skip-buffers" (its server needs 84 MB).
 MYISAM_SCALING_ARGS ?= --engines MyISAM --limits 64,72,80 --rows-per-mb 6000 --buffers 1,16 --buffer-rows 600000 --skip-claim
 # The seeds' table reproduced (manage.py reproduce_seeds, the /seeds/ page): every comparison at
 # 1/K on private servers, stored in the database `make run` uses (10 minutes at 2000 here, load 4-5).
