@@ -595,6 +595,8 @@ def extrapolated(
         if rule.measured is None or not _same_engine(rule.measured.engine, engine):
             continue
         size = _declared_size(declared, key, rule, family, memory_gb)
+        if not size and not engine.strip() and rule.measured.engine:
+            continue  # an engine's own setting, not set by a claim of no named engine
         outside = rule.measured.outside(key, size, scale, server)
         found += [each for each in outside if each not in found]
         where += [rule.measured.where] if outside else []
