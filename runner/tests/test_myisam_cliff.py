@@ -1,10 +1,11 @@
 """A MyISAM claim with a cliff, verified (issue 33 §3): the claim's log was made on this machine
 with the C benchmark (`--engine MyISAM`) against a private MariaDB 10.11 in a memory cgroup of
-CLAIM_RAM_MB (key_buffer_size KEY_BUFFER_MB), and its entry declares that RAM. MyISAM keeps its
+80 MB (key_buffer_size 4 MB), and its entry declares that RAM. MyISAM keeps its
 index blocks in the key cache and its files in the page cache, so, as for PostgreSQL, a
 verification at 1/2 runs on a real private server in a memory cgroup of the RAM scaled
 (page_cache.py, MyISAM's rule), with the key buffer scaled by its measured rule; the run
-records the limit read back from the cgroup (docs/scaling.md "MyISAM and Aria")."""
+records the limit read back from the cgroup (docs/scaling.md "MyISAM and Aria"). Without a
+cgroup the page cache is not bounded: the verdict says so and is at best shape_only."""
 
 from pathlib import Path
 
