@@ -240,6 +240,7 @@ def _scale_limit(submission: Submission) -> tuple[int, str] | None:
         family=family,
         memory_gb=submission.memory_gb,
         logged=logged_settings(submission),
+        engine=normalised_engine(_declared_engine(submission), submission.server_family),
     )
 
 
@@ -433,6 +434,8 @@ def _rerun_settings(run: VerificationRun, target: Target, track: Track) -> Rerun
         connection_cap=max(
             LEAST_CONNECTION_CAP, target.writers + target.readers + target.query_threads + 16
         ),
+        # MyISAM's and Aria's data live in the page cache: their cgroup is the RAM scaled.
+        engine=engine or "",
     )
 
 

@@ -56,8 +56,8 @@ def memory_limit_account(
 ) -> tuple[dict, str]:
     """What the run records of its server's memory limit (the limit read back from the cgroup
     after start, and the sentence the page shows), and why that memory is not the claim's RAM
-    scaled 1/`scale` ("" when it is): a PostgreSQL server's data lives in the page cache, which
-    only its cgroup bounds (submissions/setup/page_cache.py)."""
+    scaled 1/`scale` ("" when it is): a PostgreSQL server's data, and MyISAM's and Aria's,
+    live in the page cache, which only its cgroup bounds (submissions/setup/page_cache.py)."""
     if server.cgroup is None:
         return {"memory_limit": f"no memory limit: {server.cgroup_note}"}, (
             f"no memory cgroup could be made for the private server ({server.cgroup_note}): its "
@@ -68,6 +68,8 @@ def memory_limit_account(
         "memory_limit": f"memory limit {memory_text(limit)} read back from the cgroup",
         "memory_limit_bytes": limit,
     }
+    if asked.ram_unmeasured:
+        return recorded, asked.ram_unmeasured
     if not asked.ram_note:
         return recorded, (
             "the entry declared no RAM: the page cache could not be bounded to its RAM scaled "
@@ -162,7 +164,7 @@ def execute_on_private_server(
                 cached = server.cgroup.page_cache()
                 run.host = {**run.host, "page_cache_bytes": cached}
                 VerificationRun.objects.filter(pk=run.pk).update(host=run.host)
-            if unbounded and config.kind == "postgresql":
+            if unbounded and asked.in_page_cache:
                 outcome = replace(outcome, result={**outcome.result, MEMORY_UNBOUNDED: unbounded})
             return outcome
     except servers.ServerError as error:

@@ -77,8 +77,11 @@ class ServerWatch:
                             if line.startswith("Uid:")
                         )
                     )
+                    # mariadb-install-db's bootstrap server, not the rerun's: it makes the
+                    # system tables with its own fixed options, outside the server's cgroup.
+                    bootstrap = " --bootstrap" if " --bootstrap" in command else ""
                     self.seen[int(entry.name)] = (
-                        command.split()[0],
+                        command.split()[0] + bootstrap,
                         uid,
                         cgroup_of(int(entry.name)),
                     )
@@ -102,8 +105,11 @@ def verify(entry, organizer, target: str, folder: Path):
     assert run.status == RerunStatus.SUCCEEDED, f"{run.message}\n{run.log[:4000]}"
     # The server's directory was removed with everything it wrote; nothing else appeared.
     assert every_file(folder) == before, every_file(folder) - before
-    # Its cgroup went with it.
-    for _, _, cgroup in seen.values():
+    # Its cgroup went with it. (mariadb-install-db's bootstrap ran in the worker's own.)
+    for program, _, cgroup in seen.values():
+        if program.endswith("--bootstrap"):
+            assert cgroup == cgroup_of(os.getpid()), cgroup
+            continue
         assert not any(Path(root, cgroup.lstrip("/")).exists() for root in CGROUP_ROOTS), cgroup
     print(run.log[: run.log.find("# rerun repeat=")], run.message, sep="\n")
     return run, seen

@@ -32,7 +32,7 @@ import math
 from dataclasses import dataclass, field
 
 from submissions.setup.memory_budget import FREE_SHARE, LEAST_CONNECTION_CAP, memory_budget
-from submissions.setup.page_cache import max_ram_scale, postgresql_memory_limit
+from submissions.setup.page_cache import max_ram_scale, ram_rule, server_memory_limit
 from submissions.setup.server_options import ServerOption, decide
 from submissions.setup.server_settings import (
     MYSQL,
@@ -185,6 +185,19 @@ INNODB_MEASURED = MeasuredRange(
     where="MariaDB 10.11, InnoDB, the C benchmark's inserts, 24 Nov 2026 (docs/scaling.md)",
     engine="InnoDB",
 )
+# docs/scaling.md "MyISAM and Aria": key buffers of 1 to 16 MB in memory cgroups of 64 to
+# 96 MB and 1 GB (the cliff in proportion to the cgroup's memory less the key buffer, none with
+# the page cache unbounded), a claim of 80 MB checked at 1/2; private MariaDB 10.11, MyISAM, the
+# C benchmark's classic inserts, 26 Nov 2026.
+MYISAM_MEASURED = MeasuredRange(
+    smallest=MIB,
+    largest=16 * MIB,
+    largest_scale=2,
+    server=("MariaDB", "10.11"),
+    where="MariaDB 10.11, MyISAM in a memory cgroup, the C benchmark's inserts, 26 Nov 2026 "
+    "(docs/scaling.md)",
+    engine="MyISAM",
+)
 MEMORY_RULES = {
     MYSQL: {
         "innodb_buffer_pool_size": MemoryRule(
@@ -195,7 +208,10 @@ MEMORY_RULES = {
             free=INNODB_FREE_PAGES,
             measured=INNODB_MEASURED,
         ),
-        "key_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),
+        # MyISAM (docs/scaling.md "MyISAM and Aria"): the key cache sits in the server's
+        # memory cgroup (the declared RAM scaled, page_cache.py) and takes its room from the
+        # page cache, so it is scaled plainly with the RAM; alone it makes no cliff.
+        "key_buffer_size": MemoryRule(floor=MIB, ram_share=0.0, measured=MYISAM_MEASURED),
         "aria_pagecache_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),
         # MyRocks (docs/scaling.md "MyRocks"): no cliff was measured for either; both are
         # scaled plainly, the memtables from RocksDB's own 64 MB when the claim set no limit.
@@ -241,13 +257,19 @@ def memory_for_scale(
     memory_gb: float,
     host_memory_gb: float = 0,
     logged: dict[str, str] | None = None,
+    engine: str = "",
 ) -> ScaledMemory:
     """The memory settings of a rerun at scale 1/`scale`, from the declared settings or, where
     the entry set none, from its declared RAM (memory_gb; 0 for none); each at most HOST_SHARE
     of `host_memory_gb` when that is known, said so in the notes. `logged`: the settings the
-    claim's log prints (its server's own values), for the pages kept free."""
+    claim's log prints (its server's own values), for the pages kept free. `engine`: the
+    rerun's; a rule measured on another engine's curve is not applied (an InnoDB pool made up
+    from the RAM of a MyISAM claim, or grown by InnoDB's free pages, would take the room of
+    its page cache): such a setting is scaled plainly with the others (memory_budget)."""
     settings, notes = {}, []
     for key, rule in MEMORY_RULES.get(family, {}).items():
+        if rule.measured is not None and not _same_engine(rule.measured.engine, engine):
+            continue
         source = f"declared {key} = {declared[key]}" if key in declared else ""
         try:
             size = size_in_bytes(declared[key], family=family, key=key) if source else 0
@@ -352,9 +374,14 @@ class RerunSettings:
     changes: list[str] = field(default_factory=list)
     renamed: dict[str, str] = field(default_factory=dict)  # declared key -> name applied as
     memory_limit: int = 0  # bytes for the server's cgroup (0: no budget known)
-    # How the limit is the claim's RAM scaled 1/k (PostgreSQL, page_cache.py); "" where it is
-    # only a ceiling on the server's worst case (memory_budget.py).
+    # How the limit is the claim's RAM scaled 1/k (PostgreSQL, MyISAM, Aria: page_cache.py);
+    # "" where it is only a ceiling on the server's worst case (memory_budget.py).
     ram_note: str = ""
+    # Whether the engine's data lives in the page cache (page_cache.ram_rule): without the
+    # scaled RAM as its cgroup's limit, the page cache holds the table and no cliff can appear.
+    in_page_cache: bool = False
+    # Why the scaled RAM's rule cannot carry a verdict ("" measured): page_cache.RamRule.
+    ram_unmeasured: str = ""
 
 
 # Sizes that shape the curve but are not scaled with the memory: the redo log (InnoDB's is a
@@ -404,13 +431,16 @@ def rerun_settings(
     options: dict[str, ServerOption] | None = None,
     free_memory: int = 0,
     connection_cap: int = LEAST_CONNECTION_CAP,
+    engine: str = "",
 ) -> RerunSettings:
     """The entry's allowed settings with memory scaled 1/`scale`. A server of another family
     (a comparison run) gets only memory, from the declared RAM: the entry's settings are not
     its own. With `options` (the option table the server binary describes) a setting is
     applied only under its exact name, typed (server_options.decide), and every memory setting
     is scaled and the server's worst case kept within `free_memory` (memory_budget); without,
-    the name allow-list alone decides (the entry page, which has no server binary)."""
+    the name allow-list alone decides (the entry page, which has no server binary). `engine`:
+    the rerun's storage engine; one whose data lives in the page cache (MyISAM, Aria, as
+    PostgreSQL's) runs in a cgroup of the declared RAM scaled 1/k (page_cache.py)."""
     if entry_family != server_family:
         memory = memory_for_scale(
             {},
@@ -435,6 +465,7 @@ def rerun_settings(
             memory_gb=memory_gb,
             host_memory_gb=host_memory_gb,
             logged=logged,
+            engine=engine,
         )
         changes = [
             f"{key} {applied[key]} -> {value} (scaled 1/{scale})"
@@ -460,10 +491,10 @@ def rerun_settings(
         floors={key: rule.floor for key, rule in MEMORY_RULES.get(server_family, {}).items()},
     )
     limit, notes = budget.memory_limit, [*asked.notes, *budget.notes]
-    ram = postgresql_memory_limit(memory_gb, scale) if server_family == POSTGRESQL else None
+    ram = server_memory_limit(memory_gb, scale, family=server_family, engine=engine)
     if ram is not None:
-        # PostgreSQL's data lives in the page cache too: its cgroup is the scaled RAM, which
-        # bounds shared_buffers and the page cache together (page_cache.py).
+        # PostgreSQL's, MyISAM's and Aria's data live in the page cache too: the cgroup is the
+        # scaled RAM, which bounds their buffers and the page cache together (page_cache.py).
         limit = ram.limit
         notes.append(ram.note)
         if free_memory and limit > free_memory * FREE_SHARE:
@@ -479,6 +510,8 @@ def rerun_settings(
         asked.renamed,
         limit,
         ram.note if ram is not None else "",
+        ram_rule(server_family, engine) is not None,
+        ram_rule(server_family, engine).unmeasured if ram is not None else "",
     )
 
 
@@ -499,19 +532,22 @@ def max_scale(
     family: str,
     memory_gb: float,
     logged: dict[str, str] | None = None,
+    engine: str = "",
 ) -> tuple[int, str] | None:
     """The largest k whose scaled pool stays at or above its floor, with the setting that
-    limits it; None when nothing limits it. `logged` as for memory_for_scale."""
+    limits it; None when nothing limits it. `logged` as for memory_for_scale; `engine` the
+    claim's (one whose data lives in the page cache is limited by its declared RAM's floor)."""
     limits = []
     for key, rule in MEMORY_RULES.get(family, {}).items():
         if rule.exponent == 1.0 and not rule.overhead:
             continue  # scaled plainly: no floor measured under which the shape changes
         size = _declared_size(declared, key, rule, family, memory_gb)
-        if size:
+        if size and _same_engine(rule.measured.engine if rule.measured else "", engine):
             depth = rule.free.of_claim(declared, logged or {})[0] if rule.free else None
             limits.append((rule.max_scale(size, depth), key))
-    if family == POSTGRESQL and memory_gb > 0:
-        limits.append((max_ram_scale(int(memory_gb * (1 << 30))), "declared RAM"))
+    rule = ram_rule(family, engine)
+    if rule is not None and memory_gb > 0:
+        limits.append((max_ram_scale(int(memory_gb * (1 << 30)), rule), "declared RAM"))
     return min(limits) if limits else None
 
 
@@ -559,6 +595,8 @@ def extrapolated(
         if rule.measured is None or not _same_engine(rule.measured.engine, engine):
             continue
         size = _declared_size(declared, key, rule, family, memory_gb)
+        if not size and not engine.strip() and rule.measured.engine:
+            continue  # an engine's own setting, not set by a claim of no named engine
         outside = rule.measured.outside(key, size, scale, server)
         found += [each for each in outside if each not in found]
         where += [rule.measured.where] if outside else []

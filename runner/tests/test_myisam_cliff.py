@@ -1,0 +1,109 @@
+"""A MyISAM claim with a cliff, verified (issue 33 §3): the claim's log was made on this machine
+with the C benchmark (`--engine MyISAM`) against a private MariaDB 10.11 in a memory cgroup of
+80 MB (key_buffer_size 4 MB), and its entry declares that RAM. MyISAM keeps its
+index blocks in the key cache and its files in the page cache, so, as for PostgreSQL, a
+verification at 1/2 runs on a real private server in a memory cgroup of the RAM scaled
+(page_cache.py, MyISAM's rule), with the key buffer scaled by its measured rule; the run
+records the limit read back from the cgroup (docs/scaling.md "MyISAM and Aria"). Without a
+cgroup the page cache is not bounded: the verdict says so and is at best shape_only."""
+
+from pathlib import Path
+
+import pytest
+from django.urls import reverse
+
+from runner.host import this_host
+from runner.verification import memory_text
+from submissions.entries import services as entry_services
+from submissions.setup.page_cache import MYISAM_RAM, scaled_ram
+from testing.entries import DECLARED, upload
+from testing.factories import ContestFactory, UserFactory
+from testing.reruns import run_to_end
+
+pytestmark = pytest.mark.django_db
+
+FIXTURES = Path(__file__).resolve().parents[2] / "submissions" / "tests" / "fixtures" / "logs"
+CLAIM = FIXTURES / "iibench-c-mariadb-myisam-80mb-cgroup-480k.log"
+CLAIM_RAM_MB = 80
+KEY_BUFFER_MB = 4
+ROWS = 480_000
+
+
+def myisam_claim():
+    contest = ContestFactory(target_rows=ROWS, rerun_tolerance=0.25)
+    host = this_host()  # the claim was made here: its cores and drive are this host's
+    declared = {
+        **DECLARED,
+        "cores": host["cores"],
+        "drive_kind": host["drive_kind"],
+        "server_family": "mariadb",
+        "server_version": "10.11",
+        "storage_engine": "MyISAM",
+        "memory_gb": CLAIM_RAM_MB / 1024,
+        "server_config": (
+            f"[mysqld]\nkey_buffer_size = {KEY_BUFFER_MB}M\ninnodb_buffer_pool_size = 8M\n"
+        ),
+        "solution_description": f"MyISAM on MariaDB 10.11 in a {CLAIM_RAM_MB} MB memory cgroup.",
+    }
+    return entry_services.entry_create(
+        contest=contest, owner=UserFactory(), declared=declared, log_file=upload(CLAIM.read_bytes())
+    )
+
+
+def test_a_myisam_claim_is_verified_in_a_memory_cgroup_of_its_ram_scaled(
+    organizer, iibench_binary, rerun_dir, recovery_dir, client
+):
+    entry = myisam_claim()
+    run = run_to_end(entry, organizer, "mariadb", scale=2, repeats=1)
+
+    limit = scaled_ram(CLAIM_RAM_MB << 20, 2, MYISAM_RAM)
+    # The limit as the kernel holds it, read back after the server started, on the run.
+    assert run.host["memory_limit_bytes"] == limit
+    shown = f"memory limit {memory_text(limit)} read back from the cgroup"
+    assert run.host["memory_limit"] == shown
+    assert "# rerun server memory limit: cgroup v" in run.log
+    assert f"the declared {CLAIM_RAM_MB} MB RAM scaled 1/2" in run.log
+    # The index files' and data file's pages were charged to the server's cgroup.
+    assert 0 < run.host["page_cache_bytes"] < limit
+    # The key buffer scaled by MyISAM's measured rule, as the server reports it back.
+    assert run.settings["key_buffer_size"] == str((KEY_BUFFER_MB << 20) // 2)
+    # The rerun ran MyISAM, as the claim did.
+    assert "# param engine=MyISAM" in run.log
+    client.force_login(organizer)
+    api = client.get(reverse("api_rerun", args=[run.pk])).json()
+    assert api["host"]["memory_limit"] == shown
+    page = client.get(entry.get_absolute_url()).content.decode()
+    assert f"Server {shown}" in page
+    # The rerun's curve falls off a cliff, as the claim's did, and the verdict judges it.
+    rerun = run.result["reruns"][0]
+    assert rerun["cliff_fraction"] is not None, run.message
+    assert "the page cache was not bounded" not in run.message
+    assert "Host comparable" in run.message
+    assert run.verdict in ("reproduced", "inconclusive"), run.message
+    if run.verdict == "inconclusive":
+        assert "rerun it on a quiet host" in run.message, run.message
+    entry.refresh_from_db()
+    assert entry.verified is (run.verdict == "reproduced")
+
+
+def test_without_a_memory_cgroup_a_myisam_verdict_is_at_best_shape_only_and_says_why(
+    organizer, iibench_binary, rerun_dir, recovery_dir, settings, tmp_path
+):
+    entry = myisam_claim()
+    nowhere = tmp_path / "no-cgroup"  # no cgroup hierarchy is mounted there
+    nowhere.mkdir()
+    settings.RERUN_CGROUP_ROOT = nowhere
+    # A tenth of the rows: quick, and without the limit the files stay in the page cache.
+    run = run_to_end(entry, organizer, "mariadb", rows=48_000, repeats=1)
+
+    assert run.host["memory_limit"] == (
+        f"no memory limit: no cgroup memory controller is mounted at {nowhere}"
+    )
+    assert run.verdict in ("shape_only", "inconclusive"), run.message
+    assert (
+        "no memory cgroup could be made for the private server (no cgroup memory controller "
+        f"is mounted at {nowhere}): its page cache was not bounded to the claim's RAM scaled "
+        "1/10, so the cliff, the fall and the rates were not compared"
+    ) in run.message
+    entry.refresh_from_db()
+    assert not entry.verified
