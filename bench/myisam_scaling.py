@@ -42,13 +42,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.scaling import BINARY, REPORTS, Curve, describe, fits, load, parse_curve  # noqa: E402
-from runner.servers import PrivateServer, ServerConfig  # noqa: E402
+from bench.scaling import (  # noqa: E402
+    BINARY,
+    REPORTS,
+    Curve,
+    describe,
+    fits,
+    judged_here,
+    load,
+    parse_curve,
+    private_server,
+)
+from runner.servers import PrivateServer  # noqa: E402
 from submissions.setup.page_cache import ram_rule, scaled_ram  # noqa: E402
 from submissions.setup.scaling import MEMORY_RULES, scaled_size  # noqa: E402
 from submissions.setup.server_settings import MYSQL  # noqa: E402
-from submissions.tracks.classic.rerun import judge_curves  # noqa: E402
-from submissions.tracks.rerun import VERIFICATION  # noqa: E402
 
 MIB = 1 << 20
 BUFFERS = {"myisam": "key_buffer_size", "aria": "aria_pagecache_buffer_size"}
@@ -57,7 +65,6 @@ BUFFERS = {"myisam": "key_buffer_size", "aria": "aria_pagecache_buffer_size"}
 COMMON = {"innodb_buffer_pool_size": "8M"}
 LOGS: Path | None = None
 SEED = "1"
-TOLERANCE = 0.25
 
 
 @dataclass(frozen=True)
@@ -90,15 +97,10 @@ def _usage(server: PrivateServer, name: str) -> int:
 
 @contextmanager
 def private_mariadb(limit: int, settings: dict[str, str], base_dir: str):
-    config = ServerConfig(kind="mariadb", base_dir=base_dir)
-    with PrivateServer(config, "mybench", settings=settings, memory_limit=limit) as server:
-        if server.cgroup is None:
-            raise SystemExit(f"no memory cgroup: {server.cgroup_note}")
-        server.initialize()
-        server.start()
-        if server.wait_until_answering(deadline=time.monotonic() + 120):
-            raise SystemExit("the private MariaDB server did not answer")
-        server.create_database()
+    # The settings are not read back: the bench measures the server's own memory.
+    with private_server(
+        "mariadb", settings, base_dir, "mybench", memory_limit=limit, read_back=False
+    ) as (server, _):
         yield server
 
 
@@ -199,19 +201,7 @@ def claim_and_verification(args, engine: str, base_dir: str) -> None:
 
 
 def judged(claim: Curve, reruns: list[Curve], scale: int):
-    by_reads = claim.reads is not None
-    verdict, _ = judge_curves(
-        (claim.rows, claim.seconds),
-        [(c.rows, c.seconds) for c in reruns],
-        kind=VERIFICATION,
-        scale=scale,
-        host_comparable=True,
-        tolerance=TOLERANCE,
-        claimed_reads=claim.reads,
-        rerun_reads=[c.reads for c in reruns] if by_reads else None,
-        cliff_by_reads="the cliff placed where device reads begin" if by_reads else "",
-    )
-    return verdict
+    return judged_here(claim, reruns, scale, "the cliff placed where device reads begin")
 
 
 def main() -> int:

@@ -43,8 +43,8 @@ from bench.scaling import (  # noqa: E402
     judged_here,
     load,
     parse_curve,
+    private_server,
 )
-from runner.servers import PrivateServer, ServerConfig  # noqa: E402
 from submissions.setup.page_cache import scaled_ram  # noqa: E402
 
 MIB = 1 << 20
@@ -55,17 +55,11 @@ LOGS: Path | None = None
 @contextmanager
 def private_postgresql(limit: int, shared_buffers: int, base_dir: str):
     """A private PostgreSQL in a memory cgroup of `limit` bytes, answering, with the
-    benchmark's database; the limit as read back from the cgroup."""
+    benchmark's database."""
     settings = {"shared_buffers": f"{shared_buffers // 1024}kB", "synchronous_commit": "off"}
-    config = ServerConfig(kind="postgresql", base_dir=base_dir)
-    with PrivateServer(config, "pgbench", settings=settings, memory_limit=limit) as server:
-        if server.cgroup is None:
-            raise SystemExit(f"no memory cgroup: {server.cgroup_note}")
-        server.initialize()
-        server.start()
-        if server.wait_until_answering(deadline=time.monotonic() + 120):
-            raise SystemExit("the private PostgreSQL server did not answer")
-        server.create_database()
+    with private_server(
+        "postgresql", settings, base_dir, "pgbench", memory_limit=limit, read_back=False
+    ) as (server, _):
         yield server
 
 

@@ -97,22 +97,34 @@ class Curve:
 
 
 @contextmanager
-def private_server(kind: str, settings: dict[str, str], base_dir: str, label: str = "bench"):
+def private_server(
+    kind: str,
+    settings: dict[str, str],
+    base_dir: str,
+    label: str = "bench",
+    *,
+    memory_limit: int = 0,
+    read_back: bool = True,
+):
     """A private server started with `settings`, answering, with the benchmark's database:
     (the server, the settings as read back from it). Removed on leaving. The kind "rocksdb"
-    is MariaDB with MyRocks' plugin loaded."""
+    is MariaDB with MyRocks' plugin loaded. `memory_limit` (bytes): the server in a memory
+    cgroup of that size, or the bench stops saying why none could be made. `read_back`:
+    False leaves the settings unread ({}), for a bench measuring the server's own memory."""
     config = ServerConfig(
         kind="mariadb" if kind == ROCKSDB else kind,
         base_dir=base_dir,
         plugins=plugins_for_engine(kind) if kind == ROCKSDB else (),
     )
-    with PrivateServer(config, label=label, settings=settings) as server:
+    with PrivateServer(config, label=label, settings=settings, memory_limit=memory_limit) as server:
+        if memory_limit and server.cgroup is None:
+            raise SystemExit(f"no memory cgroup: {server.cgroup_note}")
         server.initialize()
         server.start()
         if server.wait_until_answering(deadline=time.monotonic() + 120):
             raise SystemExit(f"the private {kind} server did not answer")
         server.create_database()
-        yield server, server.read_settings(list(settings))
+        yield server, server.read_settings(list(settings)) if read_back else {}
 
 
 ROCKSDB = "rocksdb"
@@ -345,9 +357,11 @@ def one_pair(args, base_dir: str, rule, keep: Path | None, pair: int) -> tuple[f
     return each / claim.wall, met, verdict.verdict
 
 
-def judged_here(claim: Curve, reruns: list[Curve], scale: int):
+def judged_here(claim: Curve, reruns: list[Curve], scale: int, reads_sentence: str = ""):
     """The track's own judge, as a verification rerun on this host would be judged: the claim
-    was made here, so the host is comparable and the absolute rates are compared too."""
+    was made here, so the host is comparable and the absolute rates are compared too. Where
+    the claim counts its reads, the cliff is placed by them, said with `reads_sentence`
+    (PostgreSQL's by default)."""
     by_reads = claim.reads is not None
     verdict, _ = judge_curves(
         (claim.rows, claim.seconds),
@@ -358,7 +372,9 @@ def judged_here(claim: Curve, reruns: list[Curve], scale: int):
         tolerance=TOLERANCE,
         claimed_reads=claim.reads,
         rerun_reads=[c.reads for c in reruns] if by_reads else None,
-        cliff_by_reads=cliff_by_reads_sentence("postgresql") if by_reads else "",
+        cliff_by_reads=(reads_sentence or cliff_by_reads_sentence("postgresql"))
+        if by_reads
+        else "",
     )
     return verdict
 
