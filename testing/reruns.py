@@ -22,6 +22,25 @@ def run_to_end(entry, organizer, target: str, **size):
     return run
 
 
+def assert_reproduced_unless_busy(run, entry) -> None:
+    """An honest claim's verdict: reproduced; inconclusive only where other work was measured
+    keeping the host busy during the rerun (which slows it below the claim), and then said so.
+    The entry's badge follows the verdict."""
+    assert run.verdict in ("reproduced", "inconclusive"), run.message
+    if run.verdict == "inconclusive":
+        assert "rerun it on a quiet host" in run.message, run.message
+    entry.refresh_from_db()
+    assert entry.verified is (run.verdict == "reproduced")
+
+
+def without_cgroup(settings, tmp_path: Path) -> Path:
+    """Reruns' servers get no memory cgroup: the cgroup root points where none is mounted."""
+    nowhere = tmp_path / "no-cgroup"
+    nowhere.mkdir()
+    settings.RERUN_CGROUP_ROOT = nowhere
+    return nowhere
+
+
 def track_entry(workload: str, figures: dict, rows: int = 1_000_000_000, **contest) -> Submission:
     """An entry of a track as the registry stores it: the figures the registry engineer's code
     computes, given here as they are (no log is parsed). It declares this machine's cores,

@@ -23,7 +23,7 @@ from submissions.entries import services as entry_services
 from submissions.setup.page_cache import scaled_ram
 from testing.entries import DECLARED, upload
 from testing.factories import ContestFactory, UserFactory
-from testing.reruns import run_to_end
+from testing.reruns import assert_reproduced_unless_busy, run_to_end, without_cgroup
 
 pytestmark = pytest.mark.django_db
 
@@ -84,22 +84,14 @@ def test_a_postgresql_claim_is_verified_in_a_memory_cgroup_of_its_ram_scaled(
     assert "Host comparable" in run.message
     assert "The claim was judged apart from its disk" in run.message
     assert "the page cache was not bounded" not in run.message
-    # The honest claim is reproduced; inconclusive only where other work was measured keeping
-    # the host busy during the rerun (which slows it below the claim), and then said so.
-    assert run.verdict in ("reproduced", "inconclusive"), run.message
-    if run.verdict == "inconclusive":
-        assert "rerun it on a quiet host" in run.message, run.message
-    entry.refresh_from_db()
-    assert entry.verified is (run.verdict == "reproduced")
+    assert_reproduced_unless_busy(run, entry)
 
 
 def test_without_a_memory_cgroup_the_verdict_is_at_best_shape_only_and_says_why(
     organizer, iibench_binary, rerun_dir, recovery_dir, settings, tmp_path
 ):
     entry = postgresql_claim()
-    nowhere = tmp_path / "no-cgroup"  # no cgroup hierarchy is mounted there
-    nowhere.mkdir()
-    settings.RERUN_CGROUP_ROOT = nowhere
+    nowhere = without_cgroup(settings, tmp_path)
     # A tenth of the rows: quick, and without the limit the table stays in the page cache.
     run = run_to_end(entry, organizer, "postgresql", rows=50_000, repeats=1)
 
