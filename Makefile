@@ -48,8 +48,10 @@ PG_SCALING_ARGS ?= --limits 48,96,192 --rounds 2 --claim-memory 280 --claim-rows
 MYROCKS_SCALING_ARGS ?= --pools '' --skip-claim --rocksdb-caches 8,64 --rocksdb-write-buffers 4,64 --rocksdb-rows 500000
 # MyISAM's scaling rule (bench/myisam_scaling.py, docs/scaling.md "MyISAM and Aria"): private
 # MariaDB servers in memory cgroups of 64, 72 and 80 MB, then key buffers of 1 and 16 MB with
-# the page cache unbounded (about 5 minutes here). Aria too: MYISAM_SCALING_ARGS="--engines
-# Aria --limits 84,96,112 --rows-per-mb 5000 --rounds 2 --skip-buffers" (its server needs 84 MB).
+# the page cache unbounded (about 5 minutes here). Aria too (about 20 minutes): MYISAM_SCALING_ARGS=
+# "--engines Aria --limits 84,96,112,128 --rows-per-mb 5000 --rounds 2 --buffers 1,4,16
+# --buffer-limit 112 --buffer-rows 560000 --claim-limit 112 --claim-buffer 4 --claim-rows 560000
+# --repeats 3" (its server needs 84 MB).
 MYISAM_SCALING_ARGS ?= --engines MyISAM --limits 64,72,80 --rows-per-mb 6000 --buffers 1,16 --buffer-rows 600000 --skip-claim
 # The seeds' table reproduced (manage.py reproduce_seeds, the /seeds/ page): every comparison at
 # 1/K on private servers, stored in the database `make run` uses (10 minutes at 2000 here, load 4-5).

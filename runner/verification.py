@@ -68,8 +68,6 @@ def memory_limit_account(
         "memory_limit": f"memory limit {memory_text(limit)} read back from the cgroup",
         "memory_limit_bytes": limit,
     }
-    if asked.ram_unmeasured:
-        return recorded, asked.ram_unmeasured
     if not asked.ram_note:
         return recorded, (
             "the entry declared no RAM: the page cache could not be bounded to its RAM scaled "

@@ -69,13 +69,27 @@ def test_another_servers_version_is_outside_the_range_an_unknown_one_is_not():
 
 def test_a_range_measured_on_innodb_says_nothing_of_a_claim_on_another_engine():
     pool = {"innodb_buffer_pool_size": "16G"}  # a MyRocks log prints InnoDB's unused pool too
-    for engine in ("ROCKSDB", "Aria"):
-        assert (
-            extrapolated(pool, family=MYSQL, scale=10, memory_gb=0, server=None, engine=engine)
-            is None
-        )
+    assert (
+        extrapolated(pool, family=MYSQL, scale=10, memory_gb=0, server=None, engine="ROCKSDB")
+        is None
+    )
     for engine in ("InnoDB", "innodb", ""):  # unknown: the range applies
         assert extrapolated(pool, family=MYSQL, scale=10, memory_gb=0, server=None, engine=engine)
+
+
+@pytest.mark.parametrize(
+    ("engine", "key"), [("MyISAM", "key_buffer_size"), ("Aria", "aria_pagecache_buffer_size")]
+)
+def test_a_page_cache_engines_rule_holds_to_1_2_and_its_buffers_measured_sizes(engine, key):
+    def outside(scale, buffer):
+        found = extrapolated(
+            {key: buffer}, family=MYSQL, scale=scale, memory_gb=0.1, server=None, engine=engine
+        )
+        return found.sentence() if found else None
+
+    assert outside(2, "4M") is None
+    assert "the scale 1/4 (checked up to 1/2)" in outside(4, "4M")
+    assert f"the claim's {key} of 64M (measured 1M to 16M)" in outside(2, "64M")
 
 
 def test_a_rule_that_states_no_range_labels_nothing():

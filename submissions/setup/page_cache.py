@@ -58,9 +58,6 @@ class RamRule:
     floor: int  # bytes above the headroom
     bounds: str  # what the limit bounds together, for the note
     server: str  # the server's own processes, for the note
-    # Why a verification cannot rest on it, "" where it was measured: the judge then compares
-    # the shape only (the limit is still applied, so the page cache is bounded).
-    unmeasured: str = ""
 
 
 POSTGRESQL_RAM = RamRule(
@@ -77,19 +74,17 @@ POSTGRESQL_RAM = RamRule(
 # limit_k - key_k - 53 MB = (RAM - key - 53 MB) / k. mariadbd held 51 MB once started (its
 # InnoDB pool 8 MB). The floor: the smallest limit measured, 64 MB in all.
 MYISAM_RAM = RamRule(53 * MIB, 11 * MIB, "key_buffer_size and the page cache", "server (mariadbd)")
-# Aria: not measured enough for a verdict. Its server held 68 MB once started, was killed by
-# the kernel in cgroups of 64 and 72 MB; its cliff came at 114,912 rows in 84 MB and 240,000 in
-# 96 MB (aria_pagecache_buffer_size 4 MB): 10,420 x (MB - 73), two single runs
-# (docs/scaling.md "MyISAM and Aria"). The headroom is that line's fixed part less its page
-# cache buffer, as MyISAM's is less its key buffer; no verdict rests on it yet.
+# Aria keeps its pages in aria_pagecache_buffer_size and its files in the page cache too: in a
+# memory cgroup its cliff came where the cgroup's memory less the page cache buffer said, by
+# where device reads began rows = 11,118 x (limit - buffer - 69.8 MB), largest miss 3% over
+# limits of 84 to 112 MB (4 MB buffer, each limit twice, every cliff repeated within 2 points
+# of the run), and with 1 and 16 MB buffers in 112 MB 1% and 6 points (docs/scaling.md "MyISAM
+# and Aria", 26 Nov 2026 22:02-22:16): as MyISAM's key cache, the buffer takes its room from
+# the page cache and is scaled 1/k with the RAM. mariadbd held 68 MB once started (its InnoDB
+# pool 8 MB) and was killed by the kernel in 64 and 72 MB; the floor: the smallest limit
+# measured, 84 MB in all.
 ARIA_RAM = RamRule(
-    69 * MIB,
-    15 * MIB,  # 84 MB in all: the smallest limit it ran in
-    "aria_pagecache_buffer_size and the page cache",
-    "server (mariadbd)",
-    unmeasured='Aria\'s memory rule is not measured enough (docs/scaling.md "MyISAM and Aria"): '
-    "its server ran in the declared RAM scaled 1/k above a headroom from two single runs, "
-    "whose cliff is not shown to follow the claim's",
+    70 * MIB, 14 * MIB, "aria_pagecache_buffer_size and the page cache", "server (mariadbd)"
 )
 # (family, lower-case engine; "" any) -> its rule. An engine not here keeps its data in a
 # pool of its own (InnoDB, MyRocks' block cache): the cgroup is then only a ceiling.

@@ -198,6 +198,19 @@ MYISAM_MEASURED = MeasuredRange(
     "(docs/scaling.md)",
     engine="MyISAM",
 )
+# docs/scaling.md "MyISAM and Aria": page cache buffers of 1 to 16 MB in memory cgroups of 84
+# to 128 MB (the cliff in proportion to the cgroup's memory less the buffer), a claim of 112 MB
+# checked at 1/2 (three reruns, the cliff at 80% as the claim's); private MariaDB 10.11, Aria,
+# the C benchmark's classic inserts, 26 Nov 2026.
+ARIA_MEASURED = MeasuredRange(
+    smallest=MIB,
+    largest=16 * MIB,
+    largest_scale=2,
+    server=("MariaDB", "10.11"),
+    where="MariaDB 10.11, Aria in a memory cgroup, the C benchmark's inserts, 26 Nov 2026 "
+    "(docs/scaling.md)",
+    engine="Aria",
+)
 MEMORY_RULES = {
     MYSQL: {
         "innodb_buffer_pool_size": MemoryRule(
@@ -212,7 +225,9 @@ MEMORY_RULES = {
         # memory cgroup (the declared RAM scaled, page_cache.py) and takes its room from the
         # page cache, so it is scaled plainly with the RAM; alone it makes no cliff.
         "key_buffer_size": MemoryRule(floor=MIB, ram_share=0.0, measured=MYISAM_MEASURED),
-        "aria_pagecache_buffer_size": MemoryRule(floor=MIB, ram_share=0.0),
+        # Aria alike (the same section): its page cache buffer takes its room from the page
+        # cache in the server's cgroup, so it is scaled plainly with the RAM.
+        "aria_pagecache_buffer_size": MemoryRule(floor=MIB, ram_share=0.0, measured=ARIA_MEASURED),
         # MyRocks (docs/scaling.md "MyRocks"): no cliff was measured for either; both are
         # scaled plainly, the memtables from RocksDB's own 64 MB when the claim set no limit.
         "rocksdb_block_cache_size": MemoryRule(floor=8 * MIB, ram_share=0.0),
@@ -380,8 +395,6 @@ class RerunSettings:
     # Whether the engine's data lives in the page cache (page_cache.ram_rule): without the
     # scaled RAM as its cgroup's limit, the page cache holds the table and no cliff can appear.
     in_page_cache: bool = False
-    # Why the scaled RAM's rule cannot carry a verdict ("" measured): page_cache.RamRule.
-    ram_unmeasured: str = ""
 
 
 # Sizes that shape the curve but are not scaled with the memory: the redo log (InnoDB's is a
@@ -511,7 +524,6 @@ def rerun_settings(
         limit,
         ram.note if ram is not None else "",
         ram_rule(server_family, engine) is not None,
-        ram_rule(server_family, engine).unmeasured if ram is not None else "",
     )
 
 

@@ -129,9 +129,3 @@ def test_no_innodb_pool_is_made_up_from_the_ram_of_a_myisam_claim():
     # It would only take the room of MyISAM's page cache in its cgroup.
     assert "innodb_buffer_pool_size" not in myisam_rerun("MyISAM").applied
     assert "innodb_buffer_pool_size" in myisam_rerun("InnoDB").applied
-
-
-def test_an_aria_rerun_is_bounded_but_its_unmeasured_rule_carries_no_verdict():
-    aria = myisam_rerun("Aria")
-    assert aria.memory_limit and "Aria's memory rule is not measured" in aria.ram_unmeasured
-    assert myisam_rerun("MyISAM").ram_unmeasured == ""
