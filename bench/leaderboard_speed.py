@@ -301,23 +301,49 @@ def one_request(client: Client, url: str) -> tuple[int, int]:
     return len(queries.captured_queries), len(response.content)
 
 
+# A case whose URL starts so is timed after a real change of a ranking value before each
+# request (an entry's terminal rate edited, as a re-check or a new result edits one), not only
+# the board version moved: what the kept ranking keys must catch up with.
+CHANGED = "changed:"
+
+
+def case_url(url: str) -> tuple[str, bool]:
+    return (url[len(CHANGED) :], True) if url.startswith(CHANGED) else (url, False)
+
+
+def change_a_ranking(contest_id: int, turn: int) -> None:
+    """One ranked entry's terminal rate moved (the turn picks which), outside the timing."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE submissions_submission SET terminal_rate = terminal_rate * %s "
+            "WHERE id = (SELECT id FROM submissions_submission WHERE contest_id = %s "
+            "AND eligible ORDER BY id OFFSET %s LIMIT 1)",
+            [1.01 if turn % 2 else 1 / 1.01, contest_id, (turn * 7_919) % 5_000],
+        )
+
+
 def medians_ms(client: Client, urls: list[str], repeat: int, contest_id: int | None) -> list:
     """Median milliseconds of each URL, timed in interleaved rounds so that a busy machine
     slows every case alike. With `contest_id`, the board version moves on before each
-    request (outside the timing), as a new entry moves it: every board is built cold."""
+    request (outside the timing), as a new entry moves it: every board is built cold; a
+    CHANGED case after a ranking value changed too."""
+    turns = iter(range(1_000_000))
 
-    def cold() -> None:
+    def cold(changed: bool) -> None:
+        if contest_id is not None and changed:
+            change_a_ranking(contest_id, next(turns))
         if contest_id is not None:
             contest_ranks.contest_board_changed(contest_id=contest_id)
 
+    cases = [case_url(url) for url in urls]
     for _ in range(max(3, repeat // 10)):
-        for url in urls:
-            cold()
+        for url, changed in cases:
+            cold(changed)
             client.get(url)
     times: list[list[float]] = [[] for _ in urls]
     for _ in range(repeat):
-        for index, url in enumerate(urls):
-            cold()
+        for index, (url, changed) in enumerate(cases):
+            cold(changed)
             started = time.perf_counter()
             client.get(url)
             times[index].append(time.perf_counter() - started)
@@ -336,6 +362,8 @@ PAGE_CASES = (
     ("leaderboard page, ?sort=entrant&verified=1", "/contests/{slug}/?sort=entrant&verified=1", None),
     ("API leaderboard, default (50 rows)", "/api/contests/{slug}/leaderboard/", 1),
     ("API leaderboard, ?page_size=1000&sort=-average_rate", "/api/contests/{slug}/leaderboard/?page_size=1000&sort=-average_rate", 2),
+    ("the same after a ranking value changed", CHANGED + "/api/contests/{slug}/leaderboard/?page_size=1000&sort=-average_rate", 2),
+    ("leaderboard page ?sort=-terminal_rate, after one changed", CHANGED + "/contests/{slug}/?sort=-terminal_rate", None),
 )  # fmt: skip
 RATIO_GOAL = 3.0
 
@@ -359,7 +387,7 @@ def time_pages(contest: Contest, repeat: int, pairs: int) -> bool:
     shapes = []
     for url in urls:
         contest_ranks.contest_board_changed(contest_id=contest.pk)  # built, not kept
-        shapes.append(one_request(client, url))
+        shapes.append(one_request(client, case_url(url)[0]))
     connection.close()
     runs = [
         ab.run_child(

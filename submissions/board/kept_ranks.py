@@ -7,8 +7,15 @@ entries, the sum of a hash of each entry's class and ranking values, moved by Po
 triggers in the same transaction as every change of an entry, by whatever made it. The keys
 are kept with the ranked entries' count and sum as the same statement read them; a page reads
 the tally's count and sum again in the same round trip as its rows, and uses the kept keys only
-when both are unchanged. Otherwise the keys are read again, once per change and process, from
-one scan in rank order (the sort in Python then finds them sorted). A hash sum can collide:
+when both are unchanged. Otherwise the keys catch up with the changes since they were read:
+each entry carries the number of its last ranking change (migration 0026, one sequence, set by
+a trigger), so one statement reads the tally and the entries changed after the last number
+read, and the kept keys, moved by those alone, are used when they add up to the tally's count
+and sum. When they do not (an entry deleted or moved to another contest leaves no change to
+read; a change committed after a later one was read is behind the number) the keys are read
+again, from one scan in rank order (the sort in Python then finds them sorted). Catching up
+costs the changes and a copy of the kept map (some ms at 100,000 entries), reading all again
+the board (139 ms at 100,000 entries, docs/speed.md). A hash sum can collide:
 after a change, the odds that the count and the 32-bit sum both come out as before are about
 one in four billion.
 
@@ -19,10 +26,10 @@ the ranks come from the window (contests/ranks.py), as before."""
 from __future__ import annotations
 
 import threading
-from bisect import bisect_left
-from collections import OrderedDict
+from bisect import bisect_left, insort
+from collections import ChainMap, OrderedDict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import psycopg
 from django.db import connection
@@ -60,12 +67,17 @@ def order_key(keys: tuple[RankKey, ...], values: Iterable) -> tuple:
 @dataclass(frozen=True)
 class KeptRanking:
     """The ranked entries' keys of one board, sorted within each class, each distinct key's
-    rank, and the tally's count and ranking sum they were read with."""
+    rank (none once caught up: ranks by bisection), and the tally's count and ranking sum they
+    were read with; with each kept entry's class, key and hash, and the last ranking change
+    read (`seq`), to catch up with the changes after it."""
 
     entries: int
     ranking_sum: int
     classes: Mapping[str, list[tuple]]
     ranks: Mapping[str, dict[tuple, int]]
+    # Entry id -> its class, key and hash; None: removed (a layer of changes, caught_up).
+    held: Mapping[int, tuple[str, tuple, int] | None] = field(default_factory=dict)
+    seq: int = 0
 
     def rank(self, track_class: str, key: tuple) -> int:
         """1 + the entries of the class strictly before `key`: RANK() over the class. A kept
@@ -76,20 +88,111 @@ class KeptRanking:
         return 1 + bisect_left(self.classes.get(track_class, ()), key)
 
 
-def kept_ranking(entries: int, ranking_sum: int, keyed: Iterable[tuple[str, tuple]]) -> KeptRanking:
+def kept_ranking(
+    entries: int,
+    ranking_sum: int,
+    keyed: Iterable[tuple[str, tuple]],
+    held: Mapping[int, tuple[str, tuple, int]] | None = None,
+    seq: int = 0,
+) -> KeptRanking:
     classes: dict[str, list[tuple]] = {}
     for track_class, key in keyed:
         classes.setdefault(track_class, []).append(key)
-    return _ranked(entries, ranking_sum, classes)
+    return _ranked(entries, ranking_sum, classes, held or {}, seq)
 
 
-def _ranked(entries: int, ranking_sum: int, classes: dict[str, list[tuple]]) -> KeptRanking:
+def _ranked(
+    entries: int,
+    ranking_sum: int,
+    classes: dict[str, list[tuple]],
+    held: Mapping[int, tuple[str, tuple, int]],
+    seq: int,
+) -> KeptRanking:
     ranks: dict[str, dict[tuple, int]] = {}
     for track_class, keys in classes.items():
         keys.sort()  # read in rank order already: one pass
         # Last to first, so that tied keys keep the first one's position (their rank).
         ranks[track_class] = dict(zip(reversed(keys), range(len(keys), 0, -1), strict=True))
-    return KeptRanking(entries, ranking_sum, classes, ranks)
+    return KeptRanking(entries, ranking_sum, classes, ranks, held, seq)
+
+
+@dataclass(frozen=True)
+class RankingChange:
+    """One entry's state after its last ranking change: ranked or not (ineligible, a required
+    value missing), its class, key and hash, and the change's number."""
+
+    entry_id: int
+    ranked: bool
+    track_class: str
+    key: tuple
+    hash: int
+    seq: int
+
+
+def caught_up(
+    kept: KeptRanking, changes: Iterable[RankingChange], entries: int, ranking_sum: int
+) -> KeptRanking | None:
+    """`kept` with `changes` applied, when the result has the tally's `entries` and
+    `ranking_sum`; None when it does not (a change missed: an entry deleted, moved to another
+    contest, or committed after a later one was read), and the keys are then read again.
+    `kept` is left as it was (the threads reading it share it): the classes changed are
+    copied (a list copy each), and the held map gets a layer of the changes over it, the
+    layers merged into one map every HELD_LAYERS catch-ups. No Python per unchanged entry."""
+    classes = dict(kept.classes)
+    copied: set[str] = set()
+    changed: dict[int, tuple[str, tuple, int] | None] = {}
+    held = ChainMap(changed, *_layers(kept.held))
+    count, total, seq = kept.entries, kept.ranking_sum, kept.seq
+    for change in changes:
+        seq = max(seq, change.seq)
+        before = held.get(change.entry_id)
+        if before is not None:
+            track_class, key, hashed = before
+            keys = _own(classes, copied, track_class)
+            at = bisect_left(keys, key)
+            if at == len(keys) or keys[at] != key:
+                return None  # not where it was kept: read them all again
+            del keys[at]
+            count, total = count - 1, total - hashed
+        changed[change.entry_id] = None  # a removal, unless ranked below
+        if change.ranked:
+            insort(_own(classes, copied, change.track_class), change.key)
+            changed[change.entry_id] = (change.track_class, change.key, change.hash)
+            count, total = count + 1, total + change.hash
+    if (count, total) != (entries, ranking_sum):
+        return None
+    return KeptRanking(entries, ranking_sum, classes, {}, _merged(held), seq)
+
+
+# Layers of changes a held map keeps over its base before they are merged into one map.
+HELD_LAYERS = 8
+
+
+def _layers(held: Mapping) -> list:
+    return list(held.maps) if isinstance(held, ChainMap) else [held]
+
+
+def _merged(held: ChainMap) -> Mapping:
+    """`held` itself, or, past HELD_LAYERS, its layers merged into one map (a copy of the base,
+    the layers' changes applied oldest first, removals dropped)."""
+    if len(held.maps) <= HELD_LAYERS:
+        return held
+    merged = dict(held.maps[-1])
+    for layer in reversed(held.maps[:-1]):
+        for entry_id, value in layer.items():
+            if value is None:
+                merged.pop(entry_id, None)
+            else:
+                merged[entry_id] = value
+    return merged
+
+
+def _own(classes: dict[str, list[tuple]], copied: set[str], track_class: str) -> list[tuple]:
+    """The class's keys, copied once before the first change to them."""
+    if track_class not in copied:
+        classes[track_class] = list(classes.get(track_class, ()))
+        copied.add(track_class)
+    return classes[track_class]
 
 
 # The edge: the tally's check and the keys' read.
@@ -154,12 +257,37 @@ def _current(contest: Contest, entries: int, ranking_sum: int) -> KeptRanking | 
         if kept is not None and (kept.entries, kept.ranking_sum) == (entries, ranking_sum):
             _kept.move_to_end(board)
             return kept
-    kept = _read(contest)
-    if kept is None or (kept.entries, kept.ranking_sum) != (entries, ranking_sum):
+    found = _catch_up(contest, kept) if kept is not None else None
+    if found is None:
+        found = _read(contest)
+    if found is None:
+        return None
+    _keep(board, found)
+    if (found.entries, found.ranking_sum) != (entries, ranking_sum):
         # Another change came between the check and the read: this page reads the window,
         # the next one finds the keys read here current.
         return None
-    return kept
+    return found
+
+
+def _keep(board: tuple, kept: KeptRanking) -> None:
+    with _lock:
+        _kept[board] = kept
+        _kept.move_to_end(board)
+        while len(_kept) > KEPT_BOARDS:
+            _kept.popitem(last=False)
+
+
+# What a ranking compares, hashed as the tally's triggers hash it (migration 0025's
+# RANKING_HASH): the same expression, or no sum ever agrees and every change reads all again.
+RANKING_HASH = (
+    "hashtext(ROW(track_class, estimated, seconds_to_target, terminal_rate, track_metric)"
+    "::text)::bigint"
+)
+# The class of a track that has none, as SQL (a typed literal: the rows are read in binary).
+NO_CLASS = "''::text"
+# More changes than this since the keys were read: reading them all again is as quick.
+CATCH_UP_LIMIT = 2_000
 
 
 def _key_sql(key: RankKey) -> str:
@@ -171,12 +299,32 @@ def _key_sql(key: RankKey) -> str:
     return f"({column} IS NULL)::int, COALESCE({value}, {'false' if boolean else '0'})"
 
 
+def _tally_sql(contest: Contest) -> str:
+    """The ranked entries' count and ranking sum, as two uncorrelated subqueries: run once, in
+    the statement's snapshot (table and flag names from the models and TALLY_FLAGS)."""
+    table, where = BoardTally._meta.db_table, _tally_where(contest.track)
+    return (
+        f"(SELECT COALESCE(SUM(entries), 0) FROM {table} WHERE {where})::bigint, "  # noqa: S608  # nosec B608
+        f"(SELECT COALESCE(SUM(ranking_sum), 0) FROM {table} WHERE {where})::bigint"
+    )
+
+
+def _fetch(sql: str, params: tuple) -> list[tuple]:
+    connection.close_if_health_check_failed()  # as Django's own cursor does
+    connection.ensure_connection()
+    # The driver's own cursor, in binary: 90,000 rows of numbers are read in half the time
+    # (the values need none of Django's converters).
+    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(sql, params, binary=True)
+        return cursor.fetchall()
+
+
 def _read(contest: Contest) -> KeptRanking | None:
     """The ranked entries' keys in rank order with the tally's count and sum, in one statement
     (one snapshot); kept when the two agree. None (and nothing kept) when they do not: a tally
     that disagrees with its entries is not trusted. The keys come out of the database as
     `order_key` makes them, so a row is a key as it is read (90,000 entries: no Python per
-    entry but a slice where the track has classes)."""
+    entry but a slice), with its entry's id and hash; and the contest's last ranking change."""
     ranking = contest.track.ranking
     keys = ranking.order
     classes = ranking.class_key is not None
@@ -184,40 +332,57 @@ def _read(contest: Contest) -> KeptRanking | None:
     order = ", ".join(
         f'"{key.column}" {"DESC" if key.descending else "ASC"} NULLS LAST' for key in keys
     )
-    table, where = BoardTally._meta.db_table, _tally_where(contest.track)
-    connection.close_if_health_check_failed()  # as Django's own cursor does
-    connection.ensure_connection()
-    # The driver's own cursor, in binary: 90,000 rows of numbers are read in half the time
-    # (the values need none of Django's converters).
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(
-            # Uncorrelated subqueries: run once, in the statement's snapshot. Names from the
-            # models, RankKey and TALLY_FLAGS, values parameters.
-            f"SELECT (SELECT COALESCE(SUM(entries), 0) FROM {table} WHERE {where})::bigint, "  # noqa: S608  # nosec B608
-            f"(SELECT COALESCE(SUM(ranking_sum), 0) FROM {table} WHERE {where})::bigint, "
-            f"{'track_class, ' if classes else ''}{', '.join(map(_key_sql, keys))} "
-            f"FROM {Submission._meta.db_table} WHERE contest_id = %s AND eligible{required} "
-            f"ORDER BY {'track_class, ' if classes else ''}{order}",
-            (contest.pk, contest.pk, contest.pk),
-            binary=True,
-        )
-        found = cursor.fetchall()
+    table = Submission._meta.db_table
+    found = _fetch(
+        # Names from the models, RankKey and TALLY_FLAGS, values parameters.
+        f"SELECT {_tally_sql(contest)}, "  # noqa: S608  # nosec B608
+        f"(SELECT MAX(ranking_seq) FROM {table} WHERE contest_id = %s), id, {RANKING_HASH}, "
+        f"{'track_class' if classes else NO_CLASS}, {', '.join(map(_key_sql, keys))} "
+        f"FROM {table} WHERE contest_id = %s AND eligible{required} "
+        f"ORDER BY {'track_class, ' if classes else ''}{order}",
+        (contest.pk, contest.pk, contest.pk, contest.pk),
+    )
     if not found:
         return None  # nothing ranked: the window over nothing is as cheap
-    entries, ranking_sum = int(found[0][0]), int(found[0][1])
+    entries, ranking_sum, seq = int(found[0][0]), int(found[0][1]), int(found[0][2])
     if entries != len(found):
         return None
-    if classes:
-        kept = kept_ranking(entries, ranking_sum, ((row[2], row[3:]) for row in found))
-    else:
-        kept = _ranked(entries, ranking_sum, {"": [row[2:] for row in found]})
-    board = (contest.pk, contest.workload)
-    with _lock:
-        _kept[board] = kept
-        _kept.move_to_end(board)
-        while len(_kept) > KEPT_BOARDS:
-            _kept.popitem(last=False)
-    return kept
+    classes: dict[str, list[tuple]] = {}
+    held = {}
+    for row in found:
+        key = row[6:]
+        classes.setdefault(row[5], []).append(key)
+        held[row[3]] = (row[5], key, row[4])
+    return _ranked(entries, ranking_sum, classes, held, seq)
+
+
+def _catch_up(contest: Contest, kept: KeptRanking) -> KeptRanking | None:
+    """`kept` caught up with the ranking changes after its last (one statement: the tally and
+    the entries changed since, by the index on contest and change number); None when there are
+    more than CATCH_UP_LIMIT or they do not add up to the tally (`caught_up`)."""
+    ranking = contest.track.ranking
+    keys = ranking.order
+    ranked = " AND ".join(
+        ["eligible", *(f'"{key.column}" IS NOT NULL' for key in keys if key.required)]
+    )
+    table = Submission._meta.db_table
+    found = _fetch(
+        # One row at least (the tally's), the changes joined to it. Names from the models.
+        f"SELECT {_tally_sql(contest)}, id, ({ranked}), ranking_seq, {RANKING_HASH}, "  # noqa: S608  # nosec B608
+        f"{'track_class' if ranking.class_key else NO_CLASS}, {', '.join(map(_key_sql, keys))} "
+        f"FROM (SELECT 1) AS tally LEFT JOIN {table} "
+        "ON contest_id = %s AND ranking_seq > %s ORDER BY ranking_seq LIMIT %s",
+        (contest.pk, contest.pk, contest.pk, kept.seq, CATCH_UP_LIMIT + 1),
+    )
+    if len(found) > CATCH_UP_LIMIT:
+        return None
+    entries, ranking_sum = int(found[0][0]), int(found[0][1])
+    changes = [
+        RankingChange(row[2], bool(row[3]), row[6], row[7:], row[5], row[4])
+        for row in found
+        if row[2] is not None
+    ]
+    return caught_up(kept, changes, entries, ranking_sum)
 
 
 def forget_kept_ranks() -> None:

@@ -107,6 +107,7 @@ def test_the_kept_ranks_are_the_window_s_through_every_change(make_board, reads)
     )
     top = SubmissionFactory(contest=contest, **values)  # a newcomer at the top
     assert_window_ranks(contest)
+    assert len(reads) == 1  # caught up with the change alone, not every key read again
     bottom = SubmissionFactory(
         contest=contest,
         **(
@@ -136,8 +137,10 @@ def test_the_kept_ranks_are_the_window_s_through_every_change(make_board, reads)
     else:
         Submission.objects.filter(pk=bottom.pk).update(track_class="r000000016000")
         assert_window_ranks(contest)
+    assert len(reads) == 1  # every change above caught up with alone
     Submission.objects.filter(pk=tied.pk).delete()
     assert_window_ranks(contest)
+    assert len(reads) == 2  # a deleted entry leaves no change to read: all read again
     Submission.objects.filter(contest=contest).update(average_rate=F("average_rate"))
     before = len(reads)
     assert_window_ranks(contest)  # a change of no ranking value reads nothing again
@@ -220,3 +223,96 @@ def test_a_key_not_kept_is_placed_after_every_key_before_it():
         2,
     ]
     assert rank((3.0, 1.0)) == 5 and rank((2.0, 6.0)) == 4 and kept.rank("other", ()) == 1
+
+
+def test_changes_caught_up_with_give_the_ranks_of_keys_read_afresh_or_nothing():
+    keys = (RankKey("seconds_to_target", required=True), RankKey("terminal_rate", descending=True))
+    generator = random.Random(33)
+
+    def values():
+        return (float(generator.randint(1, 9)), generator.choice([None, 1.0, 2.0]))
+
+    board = {number: values() for number in range(200)}
+
+    def read(entries: dict) -> kept_ranks.KeptRanking:
+        held = {
+            number: ("", kept_ranks.order_key(keys, each), hash(each))
+            for number, each in entries.items()
+        }
+        return kept_ranks.kept_ranking(
+            len(held),
+            sum(each[2] for each in held.values()),
+            (("", key) for _, key, _ in held.values()),
+            held,
+        )
+
+    kept = read(board)
+    after = dict(board)
+    changes = []
+    for seq, number in enumerate(generator.sample(range(260), 80), start=1):
+        ranked = generator.random() < 0.8
+        now = values()
+        if ranked:
+            after[number] = now
+        else:
+            after.pop(number, None)
+        changes.append(
+            kept_ranks.RankingChange(
+                number, ranked, "", kept_ranks.order_key(keys, now), hash(now), seq
+            )
+        )
+    fresh = read(after)
+
+    caught = kept_ranks.caught_up(kept, changes, fresh.entries, fresh.ranking_sum)
+
+    assert caught is not None and caught.seq == 80
+    assert {
+        number: caught.rank("", kept_ranks.order_key(keys, each)) for number, each in after.items()
+    } == {
+        number: fresh.rank("", kept_ranks.order_key(keys, each)) for number, each in after.items()
+    }
+    assert kept.rank("", kept_ranks.order_key(keys, board[0])) == read(board).rank(
+        "", kept_ranks.order_key(keys, board[0])
+    )  # the kept keys, shared by other threads, are left as they were
+    # A change missed (a deletion, a commit behind one read): the tally disagrees, nothing.
+    assert kept_ranks.caught_up(kept, changes[1:], fresh.entries, fresh.ranking_sum) is None
+    # The same changes caught up with four at a time, past the layers' merge: the same ranks.
+    state, now = dict(board), kept
+    for start in range(0, len(changes), 4):
+        for change in changes[start : start + 4]:
+            state.pop(change.entry_id, None)
+            if change.ranked:
+                state[change.entry_id] = after[change.entry_id]
+        expected = read(state)
+        now = kept_ranks.caught_up(
+            now, changes[start : start + 4], expected.entries, expected.ranking_sum
+        )
+        assert now is not None
+    assert state == after
+    assert {
+        number: now.rank("", kept_ranks.order_key(keys, each)) for number, each in after.items()
+    } == {
+        number: fresh.rank("", kept_ranks.order_key(keys, each)) for number, each in after.items()
+    }
+
+
+@pytest.mark.django_db
+@pytest.mark.postgresql
+def test_a_change_numbered_before_the_last_one_read_is_not_missed(reads):
+    """Changes are numbered when made and read when committed: one made before the last read
+    but committed after it is not among the changes after that number. The tally still counts
+    it, so the keys are read again, never served without it."""
+    contest = classic_board()
+    assert_window_ranks(contest)
+    last = Submission.objects.filter(contest=contest).order_by("-id").first()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE submissions_submission SET seconds_to_target = 1, estimated = false "
+            "WHERE id = %s",
+            [last.pk],
+        )
+        cursor.execute("UPDATE submissions_submission SET ranking_seq = 1 WHERE id = %s", [last.pk])
+    before = len(reads)
+
+    assert_window_ranks(contest)
+    assert len(reads) == before + 1
