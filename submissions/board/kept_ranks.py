@@ -67,9 +67,10 @@ def order_key(keys: tuple[RankKey, ...], values: Iterable) -> tuple:
 @dataclass(frozen=True)
 class KeptRanking:
     """The ranked entries' keys of one board, sorted within each class, each distinct key's
-    rank (none once caught up: ranks by bisection), and the tally's count and ranking sum they
-    were read with; with each kept entry's class, key and hash, and the last ranking change
-    read (`seq`), to catch up with the changes after it."""
+    rank as read, and the tally's count and ranking sum they were read with; with each kept
+    entry's class, key and hash, and the last ranking change read (`seq`), to catch up with
+    the changes after it. Once caught up, a class's ranks as read still hold below the least
+    key changed since (`changed_from`): every change moved only ranks at or after it."""
 
     entries: int
     ranking_sum: int
@@ -78,13 +79,17 @@ class KeptRanking:
     # Entry id -> its class, key and hash; None: removed (a layer of changes, caught_up).
     held: Mapping[int, tuple[str, tuple, int] | None] = field(default_factory=dict)
     seq: int = 0
+    changed_from: Mapping[str, tuple] = field(default_factory=dict)
 
     def rank(self, track_class: str, key: tuple) -> int:
-        """1 + the entries of the class strictly before `key`: RANK() over the class. A kept
-        entry's key is looked up; any other (an entry changed since) is placed by bisection."""
-        found = self.ranks.get(track_class, {}).get(key)
-        if found is not None:
-            return found
+        """1 + the entries of the class strictly before `key`: RANK() over the class. A key
+        read with the ranks and before every change since is looked up; any other is placed
+        by bisection."""
+        least = self.changed_from.get(track_class)
+        if least is None or key < least:
+            found = self.ranks.get(track_class, {}).get(key)
+            if found is not None:
+                return found
         return 1 + bisect_left(self.classes.get(track_class, ()), key)
 
 
@@ -141,6 +146,13 @@ def caught_up(
     classes = dict(kept.classes)
     copied: set[str] = set()
     changed: dict[int, tuple[str, tuple, int] | None] = {}
+    changed_from = dict(kept.changed_from)
+
+    def moved(track_class: str, key: tuple) -> list[tuple]:
+        least = changed_from.get(track_class)
+        changed_from[track_class] = key if least is None else min(least, key)
+        return _own(classes, copied, track_class)
+
     held = ChainMap(changed, *_layers(kept.held))
     count, total, seq = kept.entries, kept.ranking_sum, kept.seq
     for change in changes:
@@ -148,7 +160,7 @@ def caught_up(
         before = held.get(change.entry_id)
         if before is not None:
             track_class, key, hashed = before
-            keys = _own(classes, copied, track_class)
+            keys = moved(track_class, key)
             at = bisect_left(keys, key)
             if at == len(keys) or keys[at] != key:
                 return None  # not where it was kept: read them all again
@@ -156,12 +168,12 @@ def caught_up(
             count, total = count - 1, total - hashed
         changed[change.entry_id] = None  # a removal, unless ranked below
         if change.ranked:
-            insort(_own(classes, copied, change.track_class), change.key)
+            insort(moved(change.track_class, change.key), change.key)
             changed[change.entry_id] = (change.track_class, change.key, change.hash)
             count, total = count + 1, total + change.hash
     if (count, total) != (entries, ranking_sum):
         return None
-    return KeptRanking(entries, ranking_sum, classes, {}, _merged(held), seq)
+    return KeptRanking(entries, ranking_sum, classes, kept.ranks, _merged(held), seq, changed_from)
 
 
 # Layers of changes a held map keeps over its base before they are merged into one map.
