@@ -183,15 +183,16 @@ def seeds_reproduce(
                 memory_limit=ran.memory_limit,
                 no_cgroup=ran.no_cgroup,
             )
-            say(f"  {_summary(run, reproduction)} in {elapsed:.0f} s")
+            say(f"  {_summary(reproduction)} in {elapsed:.0f} s")
+            if run.page_cache is not None:
+                say(f"  {reproduction.memory_limit}")
             outcomes.append(RunOutcome(run, reproduction, elapsed))
     return outcomes
 
 
-def _summary(run: EngineRun, reproduction: SeedReproduction) -> str:
-    memory = f"; {reproduction.memory_limit}" if run.page_cache is not None else ""
+def _summary(reproduction: SeedReproduction) -> str:
     if reproduction.status != "completed":
-        return f"failed: {reproduction.message}{memory}"
+        return f"failed: {reproduction.message}"
     query = (
         f", a query {reproduction.query_seconds:.3f} s"
         if reproduction.query_seconds is not None
@@ -199,5 +200,5 @@ def _summary(run: EngineRun, reproduction: SeedReproduction) -> str:
     )
     return (
         f"terminal {reproduction.terminal_rate or 0:,.0f} rows/s, average "
-        f"{reproduction.average_rate or 0:,.0f} rows/s{query}{memory}"
+        f"{reproduction.average_rate or 0:,.0f} rows/s{query}"
     )

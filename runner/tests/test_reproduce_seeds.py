@@ -52,7 +52,7 @@ def test_the_command_runs_the_comparisons_and_stores_them(
     assert myisam.memory_limit.startswith("memory limit 64 MB read back from the cgroup: ")
     assert "held at its floor of 11 MB" in myisam.memory_limit
     assert "MyISAM, 2,500 rows, key_buffer_size=1,024 kB, memory cgroup 65,536 kB" in said
-    assert "; memory limit 64 MB read back from the cgroup" in said
+    assert "\n  memory limit 64 MB read back from the cgroup: the seed host's 8 GB" in said
     assert runs[("classic", "InnoDB")].memory_limit_bytes is None
     assert runs[("classic", "InnoDB")].memory_limit.startswith("no memory cgroup needed")
     labels = set(ReferenceResult.objects.filter(contest=classic).values_list("label", flat=True))

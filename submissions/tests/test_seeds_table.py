@@ -100,7 +100,7 @@ def test_a_run_says_its_limit_read_back_or_why_its_page_cache_was_not_bounded():
         "bounded to the seed host's memory scaled 1/2,000"
     )
     assert memory_limit_text(runs["InnoDB"], None) == (
-        "no memory cgroup needed: innodb_buffer_pool_size bounds InnoDB's pool"
+        "no memory cgroup needed: InnoDB keeps its data in its own pool (innodb_buffer_pool_size)"
     )
 
 
@@ -234,5 +234,5 @@ def test_each_run_shows_its_memory_limit_beside_its_cache(client):
         "no memory limit (no cgroup memory controller is mounted at /nowhere): its page cache "
         "was not bounded to the seed host&#x27;s memory scaled 1/2,000"
     ) in text
-    assert "no memory cgroup needed: innodb_buffer_pool_size bounds InnoDB&#x27;s pool" in text
+    assert "no memory cgroup needed: InnoDB keeps its data in its own pool" in text
     assert "InnoDB and MyRocks keep their data in pools of their own" in text

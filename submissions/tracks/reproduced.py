@@ -269,7 +269,8 @@ def memory_limit_text(run: EngineRun, read_back: int | None, no_cgroup: str = ""
     needs none."""
     bound = run.page_cache
     if bound is None:
-        return f"no memory cgroup needed: {run.cache_key} bounds {ENGINE_NAMES[run.engine]}'s pool"
+        name = ENGINE_NAMES[run.engine]
+        return f"no memory cgroup needed: {name} keeps its data in its own pool ({run.cache_key})"
     if read_back is None:
         return (
             f"no memory limit ({no_cgroup or 'no cgroup'}): its page cache was not bounded to "
