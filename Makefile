@@ -54,7 +54,8 @@ MYROCKS_SCALING_ARGS ?= --pools '' --skip-claim --rocksdb-caches 8,64 --rocksdb-
 # --repeats 3" (its server needs 84 MB).
 MYISAM_SCALING_ARGS ?= --engines MyISAM --limits 64,72,80 --rows-per-mb 6000 --buffers 1,16 --buffer-rows 600000 --skip-claim
 # The seeds' table reproduced (manage.py reproduce_seeds, the /seeds/ page): every comparison at
-# 1/K on private servers, stored in the database `make run` uses (10 minutes at 2000 here, load 4-5).
+# 1/K on private servers, stored in the database `make run` uses (10 minutes at 2000 here, load 4-5,
+# before PostgreSQL, MyISAM and Aria ran in memory cgroups; the classic comparison alone now 11-12).
 SEEDS_ARGS ?= --scale 2000
 # Issue 29's confusion table: claims made fresh here and their doctored copies (times, cliff,
 # past the cliff, an undeclared flush setting, 2x the pool declared) verified at 1/5 and 1/10,

@@ -2,7 +2,10 @@
 comparison (submissions/tracks/reproduced.py) on a private server of its own (runner/servers.py,
 MyRocks' plugin loaded when it is asked), the C benchmark inserting rows/k rows with the cache
 scaled 1/k, its log read by the registry's parser, and the figures stored beside the published
-ones (contests/reference_rows.reproduction_store). One run at a time: they share the host."""
+ones (contests/reference_rows.reproduction_store). PostgreSQL's, MyISAM's and Aria's server runs
+in a memory cgroup of the seed host's memory scaled 1/k (the plan's `page_cache`), whose limit
+is read back and stored; where none can be made the run is still made, and stored saying its
+page cache was not bounded. One run at a time: they share the host."""
 
 from __future__ import annotations
 
@@ -13,7 +16,6 @@ import subprocess  # the benchmark runs with an argument list, never a shell  # 
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from django.conf import settings
 
@@ -43,6 +45,17 @@ START_SECONDS = 120
 
 
 @dataclass(frozen=True)
+class ServerRun:
+    """What one run on its private server gave: the figures (None and why, when it failed) and
+    the memory limit read back from the server's cgroup (None and why, when it had none)."""
+
+    measured: Measured | None
+    failure: str = ""
+    memory_limit: int | None = None
+    no_cgroup: str = ""
+
+
+@dataclass(frozen=True)
 class RunOutcome:
     run: EngineRun
     reproduction: SeedReproduction
@@ -61,7 +74,7 @@ def server_settings(run: EngineRun) -> dict[str, str]:
     relaxed = dict(RELAXED_DURABILITY[run.server_kind])
     if run.engine != "ROCKSDB":
         relaxed.pop("rocksdb_flush_log_at_trx_commit", None)
-    return {**relaxed, **run.cache_setting()}
+    return {**relaxed, **run.memory_settings()}
 
 
 def benchmark_arguments(run: EngineRun, url: str) -> list[str]:
@@ -84,30 +97,42 @@ def measured_from_log(text: str, seed_rows: int) -> Measured:
     )
 
 
-def run_one(run: EngineRun, base_dir: str, timeout: float) -> tuple[Measured | None, str]:
-    """(the figures, "") or (None, why it failed)."""
-    config = servers.ServerConfig(
-        kind=run.server_kind,
-        base_dir=base_dir,
-        plugins=servers.plugins_for_engine(run.engine),
-        **_binaries(run.server_kind),
-    )
+def run_one(run: EngineRun, timeout: float) -> ServerRun:
+    """The run on a private server of its own, in a memory cgroup when its plan has one."""
+    config = servers.server_config(run.server_kind, run.engine)
+    memory_limit = run.page_cache.limit if run.page_cache is not None else 0
+    limit, no_cgroup = None, ""
     try:
-        with servers.PrivateServer(config, f"seeds-{run.comparison}", server_settings(run)) as db:
-            db.initialize()
-            db.start()
-            if db.wait_until_answering(deadline=time.monotonic() + START_SECONDS):
-                return None, "the private server did not answer"
-            db.create_database()
-            done = subprocess.run(  # noqa: S603 - the project's own binary, an argument list  # nosec B603
-                benchmark_arguments(run, db.url),
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-                check=False,
-            )
+        with servers.PrivateServer(
+            config, f"seeds-{run.comparison}", server_settings(run), memory_limit=memory_limit
+        ) as db:
+            if db.cgroup is not None:
+                limit = db.cgroup.limit_read_back()
+            else:
+                no_cgroup = db.cgroup_note
+            measured, failure = _benchmark(db, run, timeout)
     except servers.ServerError as error:
-        return None, str(error)
+        measured, failure = None, str(error)
+    return ServerRun(measured, failure, limit, no_cgroup)
+
+
+def _benchmark(
+    db: servers.PrivateServer, run: EngineRun, timeout: float
+) -> tuple[Measured | None, str]:
+    """(the figures, "") or (None, why it failed)."""
+    db.initialize()
+    db.start()
+    if db.wait_until_answering(deadline=time.monotonic() + START_SECONDS):
+        return None, "the private server did not answer"
+    db.create_database()
+    try:
+        done = subprocess.run(  # noqa: S603 - the project's own binary, an argument list  # nosec B603
+            benchmark_arguments(run, db.url),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         return None, f"the benchmark ran past {timeout:.0f} s and was stopped"
     if done.returncode != 0:
@@ -116,19 +141,6 @@ def run_one(run: EngineRun, base_dir: str, timeout: float) -> tuple[Measured | N
         return measured_from_log(done.stdout, BY_KEY[run.comparison].seed_rows), ""
     except (LogError, ValueError) as error:
         return None, f"its log could not be read: {error}"
-
-
-def _binaries(kind: str) -> dict:
-    if kind == "mariadb":
-        return {
-            "mariadbd": settings.RERUN_RECOVERY_MARIADBD,
-            "mariadb_install_db": settings.RERUN_RECOVERY_MARIADB_INSTALL_DB,
-            "mariadb_os_user": settings.RERUN_RECOVERY_MARIADB_USER,
-        }
-    return {
-        "postgresql_bin_dir": settings.RERUN_RECOVERY_POSTGRESQL_BIN_DIR,
-        "postgresql_os_user": settings.RERUN_RECOVERY_POSTGRESQL_USER,
-    }
 
 
 def seeds_reproduce(
@@ -145,27 +157,35 @@ def seeds_reproduce(
     if unknown:
         raise ValueError(f"no comparison {', '.join(unknown)}: the seeds' are {', '.join(BY_KEY)}")
     host, drive_kind = host_name(), str(this_host().get("drive_kind") or "")
-    base_dir = str(Path(settings.RERUN_RECOVERY_DIR))
     outcomes = []
     for comparison in COMPARISONS:
         if comparisons and comparison.key not in comparisons:
             continue
         for run in engine_runs(comparison, scale, engines):
             before = load_average()
+            cgroup = (
+                f", memory cgroup {run.page_cache.limit // 1024:,} kB"
+                if run.page_cache is not None
+                else ""
+            )
             say(f"{comparison.key}: {run.engine}, {run.rows:,} rows, {run.cache_key}="
-                f"{run.cache_bytes // 1024:,} kB ({before})")  # fmt: skip
+                f"{run.cache_bytes // 1024:,} kB{cgroup} ({before})")  # fmt: skip
             started = time.monotonic()
-            measured, why = run_one(run, base_dir, timeout)
+            ran = run_one(run, timeout)
             elapsed = time.monotonic() - started
             reproduction = reproduction_store(
                 run=run,
-                measured=measured,
+                measured=ran.measured,
                 host=host,
                 drive_kind=drive_kind,
                 load=f"{before}; after: {load_average()}",
-                message=why,
+                message=ran.failure,
+                memory_limit=ran.memory_limit,
+                no_cgroup=ran.no_cgroup,
             )
             say(f"  {_summary(reproduction)} in {elapsed:.0f} s")
+            if run.page_cache is not None:
+                say(f"  {reproduction.memory_limit}")
             outcomes.append(RunOutcome(run, reproduction, elapsed))
     return outcomes
 

@@ -740,8 +740,9 @@ class OpenDataset(models.Model):
 class SeedReproduction(models.Model):
     """One engine's run of one of the seeds' comparisons (tracks/reproduced.py), made at 1/scale
     on a verification host's private server by `manage.py reproduce_seeds`: the figures its
-    log gives, its curve, and the cache it ran with. Run again on the same host and scale, it is
-    replaced; the seeds' table page shows each beside the published figures."""
+    log gives, its curve, and the cache and memory limit it ran with. Run again on the same
+    host and scale, it is replaced; the seeds' table page shows each beside the published
+    figures."""
 
     comparison = models.CharField(max_length=20)
     engine = models.CharField(max_length=40)  # as --engine names it; PostgreSQL for PostgreSQL
@@ -756,6 +757,11 @@ class SeedReproduction(models.Model):
     query_seconds = models.FloatField(null=True, blank=True)
     cache = models.CharField(max_length=200, blank=True)  # "innodb_buffer_pool_size=11468K"
     cache_at_floor = models.BooleanField(default=False)
+    # PostgreSQL's, MyISAM's and Aria's server ran in a memory cgroup (their data live in the
+    # page cache too): the limit read back from it, and the sentence the page shows (or why
+    # there was no cgroup, or that an engine with a pool of its own needed none).
+    memory_limit = models.TextField(blank=True)
+    memory_limit_bytes = models.PositiveBigIntegerField(null=True, blank=True)
     curve = models.JSONField(default=list, blank=True)  # [[rows, interval rows/s], ...]
     load = models.CharField(max_length=200, blank=True)  # the host's load average around it
     measured_at = models.DateTimeField()

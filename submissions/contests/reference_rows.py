@@ -18,6 +18,7 @@ from submissions.tracks.reproduced import (
     Comparison,
     EngineRun,
     Measured,
+    memory_limit_text,
     published_ratio_value,
     ratio_of,
 )
@@ -87,11 +88,15 @@ def reproduction_store(
     drive_kind: str = "",
     load: str = "",
     message: str = "",
+    memory_limit: int | None = None,
+    no_cgroup: str = "",
 ) -> SeedReproduction:
     """One engine's run of a seeds' comparison, kept (replacing the same host's and scale's),
     and, when it measured something, a reference row "reproduced on <host> at 1/k" in every
-    contest of the comparison's workload, beside the published ones."""
+    contest of the comparison's workload, beside the published ones. `memory_limit`: the
+    server's cgroup limit read back (bytes), None when it had none (`no_cgroup` says why)."""
     comparison = BY_KEY[run.comparison]
+    memory = memory_limit_text(run, memory_limit, no_cgroup)
     floor_note = (
         f"{run.cache_key} held at its floor {run.cache_bytes // 1024:,} kB (1/{run.scale:,} "
         "of the seed's memory is below it): more memory per row than the seed had. "
@@ -118,6 +123,8 @@ def reproduction_store(
             "message": (floor_note + message).strip(),
             "cache": f"{run.cache_key}={run.cache_bytes // 1024}K",
             "cache_at_floor": run.cache_at_floor,
+            "memory_limit": memory,
+            "memory_limit_bytes": memory_limit if run.page_cache is not None else None,
             "load": load[:200],
             "measured_at": timezone.now(),
             **{"rows": 0, "seconds": None, "terminal_rate": None, "average_rate": None},
@@ -144,7 +151,7 @@ def reproduction_store(
                 "source": f"reproduce_seeds on {host}, {timezone.now():%d %b %Y}"[:300],
                 "note": (
                     f"{comparison.title}, reproduced at 1/{run.scale:,}: {measured.rows:,} rows "
-                    f"with {run.cache_key}={run.cache_bytes // 1024:,} kB. {floor_note}"
+                    f"with {run.cache_key}={run.cache_bytes // 1024:,} kB; {memory}. {floor_note}"
                     f"Published ({comparison.source}): "
                     + ", ".join(f"{k} {v:,g}" for k, v in comparison.published.items())
                     + f" ({comparison.published_ratio})."

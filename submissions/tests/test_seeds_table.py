@@ -9,9 +9,12 @@ from submissions.contests.reference_rows import reproduction_store, seeds_table
 from submissions.models import ReferenceResult, SeedReproduction, Workload
 from submissions.tracks.reproduced import (
     BY_KEY,
+    COMPARISONS,
+    GIB,
     Measured,
     engine_runs,
     measured_from_reports,
+    memory_limit_text,
     published_ratio_value,
     ratio_of,
 )
@@ -42,6 +45,63 @@ def test_a_cache_below_its_floor_is_held_there_and_said_so():
     assert run.cache_bytes == 8 * MIB and run.cache_at_floor
     with pytest.raises(ValueError, match="at least 1"):
         engine_runs(BY_KEY["classic"], 0)
+
+
+def test_page_cache_engines_run_in_a_cgroup_of_the_seed_memory_scaled_and_pools_in_none():
+    at_2000 = {run.engine: run for run in engine_runs(BY_KEY["classic"], 2000)}
+    assert at_2000["InnoDB"].page_cache is None and at_2000["ROCKSDB"].page_cache is None
+    postgresql, aria = at_2000["PostgreSQL"].page_cache, at_2000["Aria"].page_cache
+    # 16 GB above the headroom / 2,000 is 8.2 MB: held at the floor (21 + 19 MB, 70 + 14 MB).
+    assert postgresql.limit == 40 * MIB and postgresql.at_floor
+    assert postgresql.above_headroom == round((16 * GIB - 21 * MIB) / 2000)
+    assert aria.limit == 84 * MIB and aria.at_floor
+    at_100 = {run.engine: run.page_cache for run in engine_runs(BY_KEY["classic"], 100)}
+    assert at_100["PostgreSQL"].limit == 21 * MIB + round((16 * GIB - 21 * MIB) / 100)  # 185 MB
+    assert at_100["Aria"].limit == 70 * MIB + round((16 * GIB - 70 * MIB) / 100)
+    assert not at_100["PostgreSQL"].at_floor
+    (myisam,) = engine_runs(BY_KEY["queries"], 1000, engines=["MyISAM"])  # 8 GB / 1,000
+    assert myisam.page_cache.limit == 64 * MIB and myisam.page_cache.at_floor
+    (whole,) = engine_runs(BY_KEY["classic"], 1, engines=["PostgreSQL"])
+    assert whole.page_cache.limit == 16 * GIB and not whole.page_cache.at_floor
+
+
+def test_the_cache_fits_in_the_cgroup_above_its_headroom_at_every_scale():
+    for comparison in COMPARISONS:
+        for scale in (1, 2, 10, 100, 1000, 2000, 10_000, 1_000_000):
+            for run in engine_runs(comparison, scale):
+                if run.page_cache is not None:
+                    room = run.page_cache.limit - run.page_cache.headroom
+                    assert run.cache_bytes <= room, (comparison.key, scale, run.engine)
+
+
+def test_mariadb_page_cache_engines_start_innodb_at_its_floor_as_their_rule_was_measured():
+    (aria,) = engine_runs(BY_KEY["classic"], 2000, engines=["Aria"])
+    assert aria.memory_settings() == {
+        "innodb_buffer_pool_size": "8192K",
+        "aria_pagecache_buffer_size": "5872K",
+    }
+    (postgresql,) = engine_runs(BY_KEY["classic"], 2000, engines=["PostgreSQL"])
+    assert postgresql.memory_settings() == {"shared_buffers": "5872kB"}
+
+
+def test_a_run_says_its_limit_read_back_or_why_its_page_cache_was_not_bounded():
+    runs = {run.engine: run for run in engine_runs(BY_KEY["classic"], 2000)}
+    assert memory_limit_text(runs["PostgreSQL"], 40 * MIB) == (
+        "memory limit 40 MB read back from the cgroup: the seed host's 16 GB scaled 1/2,000 "
+        "above PostgreSQL's 21 MB headroom, held at its floor of 19 MB above it (8.2 MB "
+        "scaled): more memory per row than the seed host had"
+    )
+    # The kernel may round what it was asked: the page says both.
+    assert memory_limit_text(runs["Aria"], 80 * MIB).startswith(
+        "memory limit 80 MB read back from the cgroup (84 MB asked): the seed host's 16 GB"
+    )
+    assert memory_limit_text(runs["Aria"], None, "cannot make a cgroup at /x: Read-only") == (
+        "no memory limit (cannot make a cgroup at /x: Read-only): its page cache was not "
+        "bounded to the seed host's memory scaled 1/2,000"
+    )
+    assert memory_limit_text(runs["InnoDB"], None) == (
+        "no memory cgroup needed: InnoDB keeps its data in its own pool (innodb_buffer_pool_size)"
+    )
 
 
 def test_the_published_ratios_are_the_briefs():
@@ -145,3 +205,34 @@ def test_home_and_the_leaderboards_link_to_the_page(client):
     ContestFactory(slug="classic-one")
     assert 'href="/seeds/"' in client.get("/").content.decode()
     assert 'href="/seeds/"' in client.get("/contests/classic-one/").content.decode()
+
+
+@pytest.mark.django_db
+def test_each_run_shows_its_memory_limit_beside_its_cache(client):
+    classic = ContestFactory(slug="classic-one")
+    runs = {run.engine: run for run in engine_runs(BY_KEY["classic"], 2000)}
+    bounded = reproduction_store(
+        run=runs["PostgreSQL"], measured=_measured(3_000), host="vm-7", memory_limit=40 * MIB
+    )
+    unbounded = reproduction_store(
+        run=runs["Aria"],
+        measured=_measured(2_000),
+        host="vm-7",
+        no_cgroup="no cgroup memory controller is mounted at /nowhere",
+    )
+    pooled = reproduction_store(run=runs["InnoDB"], measured=_measured(1_000), host="vm-7")
+    assert bounded.memory_limit_bytes == 40 * MIB
+    assert (unbounded.status, unbounded.memory_limit_bytes) == ("completed", None)
+    assert pooled.memory_limit_bytes is None
+    note = ReferenceResult.objects.get(contest=classic, storage_engine="PostgreSQL").note
+    assert "shared_buffers=5,872 kB; memory limit 40 MB read back from the cgroup" in note
+
+    text = client.get("/seeds/").content.decode()
+    assert 'shared_buffers=5872K; <span class="memory-limit">memory limit 40 MB read back' in text
+    assert "held at its floor of 19 MB above it (8.2 MB scaled)" in text
+    assert (
+        "no memory limit (no cgroup memory controller is mounted at /nowhere): its page cache "
+        "was not bounded to the seed host&#x27;s memory scaled 1/2,000"
+    ) in text
+    assert "no memory cgroup needed: InnoDB keeps its data in its own pool" in text
+    assert "InnoDB and MyRocks keep their data in pools of their own" in text

@@ -7,7 +7,8 @@ Adding a track is one package here (its declared fields, rule parameters, rules,
 ranking, board columns, plot, rerun and reference results: see fifo/) and its entry in TRACKS
 (the import beside the others and the name in the tuple).
 
-May import `logparse`, `measures` and `contests.rules` (all pure); never Django, `live` or `runner`.
+May import `logparse`, `measures`, `contests.rules` and `setup.page_cache` (all pure); never Django,
+`live` or `runner`.
 """
 
 from __future__ import annotations

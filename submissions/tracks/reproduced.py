@@ -8,6 +8,13 @@ A comparison at 1/k runs rows/k rows with each engine's cache at the seed host's
 (the same share of it for every engine, so none is favoured), never below the smallest cache
 the scaling rule measured a curve's shape to follow (submissions/setup/scaling.py floors); a
 cache held at its floor is said so beside the ratio.
+
+PostgreSQL, MyISAM and Aria keep their data in the operating system's page cache too, which no
+setting bounds: on a host with memory to spare their tables never leave memory. Their runs'
+servers go in a memory cgroup of the seed host's memory scaled 1/k by the rule a verification
+uses (submissions/setup/page_cache.py: a headroom for the server's own processes, the rest
+divided by k, not below a floor); their cache sits inside it. InnoDB and MyRocks keep theirs in
+pools of their own, which the cache setting bounds: they need no cgroup.
 """
 
 from __future__ import annotations
@@ -16,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from submissions.measures.terminal import terminal_window
+from submissions.setup.page_cache import ram_rule, server_memory_limit
+from submissions.setup.server_settings import MYSQL, POSTGRESQL
 
 MIB = 1 << 20
 GIB = 1 << 30
@@ -30,8 +39,8 @@ ENGINE_CACHES = {
     "PostgreSQL": ("shared_buffers", MIB),
 }
 # The share of the host's memory each engine's cache gets: InnoDB's manual advice for a
-# dedicated host, given to every engine alike. PostgreSQL also reads through the OS page
-# cache, which no setting bounds: its ratio is not one of memory alone (said on the page).
+# dedicated host, given to every engine alike. PostgreSQL, MyISAM and Aria also read through
+# the OS page cache, which no setting bounds: their servers run in a memory cgroup (PageCache).
 CACHE_SHARE = 0.7
 ENGINE_NAMES = {
     "InnoDB": "InnoDB",
@@ -169,7 +178,10 @@ class EngineRun:
     report_every: int
     cache_key: str
     cache_bytes: int
-    cache_at_floor: bool  # the cache was held at its floor: less memory per row than the seed
+    cache_at_floor: bool  # the cache was held at its floor: more memory per row than the seed
+    # The server's memory cgroup, for an engine whose data lives in the page cache too; None
+    # for one that keeps it in a pool of its own (InnoDB, MyRocks).
+    page_cache: PageCacheBound | None = None
 
     @property
     def server_kind(self) -> str:
@@ -183,6 +195,89 @@ class EngineRun:
     def cache_setting(self) -> dict[str, str]:
         unit = "kB" if self.engine == "PostgreSQL" else "K"
         return {self.cache_key: f"{self.cache_bytes // 1024}{unit}"}
+
+    def memory_settings(self) -> dict[str, str]:
+        """The cache, and for MyISAM and Aria the InnoDB pool MariaDB still starts (its system
+        tables) at its 8 MB floor: the headroom of their rule was measured with it so."""
+        if self.page_cache is None or self.server_kind != "mariadb":
+            return self.cache_setting()
+        pool_key, pool_floor = ENGINE_CACHES["InnoDB"]
+        return {pool_key: f"{pool_floor // 1024}K", **self.cache_setting()}
+
+
+@dataclass(frozen=True)
+class PageCacheBound:
+    """The memory cgroup of a run whose engine keeps its data in the page cache too: the seed
+    host's memory scaled 1/k by the engine's rule (page_cache.server_memory_limit), which
+    bounds the engine's cache and the page cache together."""
+
+    engine: str
+    memory_bytes: int  # the seed host's
+    scale: int
+    limit: int  # bytes
+    headroom: int  # bytes the server's own processes hold on a host of any memory: not divided
+    floor: int  # the least memory above the headroom the rule gives (the server starts in it)
+    above_headroom: int  # the seed host's memory above the headroom, divided by k
+
+    @property
+    def at_floor(self) -> bool:
+        """The memory above the headroom was held at the floor: more memory per row than the
+        seed host had, so the cliff comes later in the run than the seed's did."""
+        return self.above_headroom < self.floor
+
+    def sentence(self) -> str:
+        """How the limit was found: "the seed host's 16 GB scaled 1/2,000 above ..."."""
+        held = (
+            f", held at its floor of {_mb(self.floor)} above it ({_mb(self.above_headroom)} "
+            "scaled): more memory per row than the seed host had"
+            if self.at_floor
+            else ""
+        )
+        return (
+            f"the seed host's {self.memory_bytes / GIB:g} GB scaled 1/{self.scale:,} above "
+            f"{ENGINE_NAMES[self.engine]}'s {_mb(self.headroom)} headroom{held}"
+        )
+
+
+def _mb(size: int) -> str:
+    return f"{size / MIB:,.1f} MB" if size < 10 * MIB else f"{size / MIB:,.0f} MB"
+
+
+def page_cache_bound(comparison: Comparison, engine: str, scale: int) -> PageCacheBound | None:
+    """The memory cgroup of `engine`'s run of `comparison` at 1/`scale`; None for an engine
+    with a pool of its own, whose cache setting alone bounds its memory."""
+    family = POSTGRESQL if engine == "PostgreSQL" else MYSQL
+    rule = ram_rule(family, engine)
+    ram = server_memory_limit(comparison.memory_bytes / GIB, scale, family=family, engine=engine)
+    if rule is None or ram is None:
+        return None
+    above = comparison.memory_bytes - rule.headroom
+    return PageCacheBound(
+        engine=engine,
+        memory_bytes=comparison.memory_bytes,
+        scale=scale,
+        limit=ram.limit,
+        headroom=rule.headroom,
+        floor=rule.floor,
+        above_headroom=above if scale <= 1 else round(above / scale),
+    )
+
+
+def memory_limit_text(run: EngineRun, read_back: int | None, no_cgroup: str = "") -> str:
+    """What a run records of its server's memory: the limit read back from its cgroup (bytes),
+    why there was none (`no_cgroup`: its page cache was then not bounded), or that its engine
+    needs none."""
+    bound = run.page_cache
+    if bound is None:
+        name = ENGINE_NAMES[run.engine]
+        return f"no memory cgroup needed: {name} keeps its data in its own pool ({run.cache_key})"
+    if read_back is None:
+        return (
+            f"no memory limit ({no_cgroup or 'no cgroup'}): its page cache was not bounded to "
+            f"the seed host's memory scaled 1/{run.scale:,}"
+        )
+    asked = "" if read_back == bound.limit else f" ({_mb(bound.limit)} asked)"
+    return f"memory limit {_mb(read_back)} read back from the cgroup{asked}: {bound.sentence()}"
 
 
 REPORTS = 50  # report lines a run: enough for a curve and a terminal window of 5 reports
@@ -200,6 +295,16 @@ def engine_runs(comparison: Comparison, scale: int, engines: Sequence[str] = ())
             continue
         key, floor = ENGINE_CACHES[engine]
         wanted = int(comparison.memory_bytes * CACHE_SHARE / scale)
+        cache = max(floor, wanted) // 1024 * 1024
+        bound = page_cache_bound(comparison, engine, scale)
+        if bound is not None and cache > bound.limit - bound.headroom:
+            # The cache lives inside the cgroup: past the room above the headroom it would
+            # leave the server no page cache, or no room to start. 70% of any seed host's
+            # memory fits (a host of more than 233 MB); a new comparison must choose.
+            raise ValueError(
+                f"{key}={cache // 1024:,} kB does not fit in {engine}'s memory cgroup of "
+                f"{bound.limit // 1024:,} kB ({bound.headroom // 1024:,} kB headroom)"
+            )
         runs.append(
             EngineRun(
                 comparison=comparison.key,
@@ -210,8 +315,9 @@ def engine_runs(comparison: Comparison, scale: int, engines: Sequence[str] = ())
                 query_threads=comparison.query_threads,
                 report_every=max(100, rows // REPORTS),
                 cache_key=key,
-                cache_bytes=max(floor, wanted) // 1024 * 1024,
+                cache_bytes=cache,
                 cache_at_floor=wanted < floor,
+                page_cache=bound,
             )
         )
     return runs

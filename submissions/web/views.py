@@ -132,6 +132,7 @@ def _seeds_column(comparison, column) -> dict:
                 "failed": run.status != "completed",
                 "message": run.message,
                 "cache": run.cache,
+                "memory_limit": run.memory_limit,
                 "load": run.load,
                 "measured_at": run.measured_at,
             }

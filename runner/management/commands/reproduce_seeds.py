@@ -8,8 +8,10 @@ class Command(BaseCommand):
     help = (
         "Run the seeds' comparisons (classic insertion, FIFO with deletes, on a small memory, "
         "a query during inserts) at 1/K on private servers of this host: InnoDB, MyRocks, Aria, "
-        "MyISAM and PostgreSQL as each comparison names them. Each run is stored as a reference "
-        "row 'reproduced on <host> at 1/K' beside the published ones; /seeds/ shows the ratios."
+        "MyISAM and PostgreSQL as each comparison names them, PostgreSQL's, MyISAM's and Aria's "
+        "server in a memory cgroup of the seed host's memory scaled 1/K (their data live in the "
+        "page cache). Each run is stored as a reference row 'reproduced on <host> at 1/K' beside "
+        "the published ones; /seeds/ shows the ratios and each run's memory limit."
     )
 
     def add_arguments(self, parser):
