@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("submissions", "0025_tally_ranking_sum"),
+        ("submissions", "0026_ranking_seq"),
     ]
 
     operations = [
