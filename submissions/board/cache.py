@@ -13,7 +13,7 @@ import psycopg
 from django.db import connection
 from django.utils import timezone
 
-from submissions.board.compiled import compiled_instances, instances_of, reading_ahead
+from submissions.board.compiled import compiled_instances, instances_of, preparing, reading_ahead
 from submissions.board.versions import kept_versions
 from submissions.entries.selectors import is_organizer
 from submissions.models import Contest
@@ -65,7 +65,8 @@ def _read_stamp(slug: str) -> BoardStamp | None:
     started = time.monotonic()
     # A plain (server-binding) cursor: Django's connection makes client-binding ones. Its
     # errors are Django's (a server gone away is a 503 like any other query's).
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+    driver = preparing(connection.connection)
+    with connection.wrap_database_errors, psycopg.Cursor(driver) as cursor:
         row = cursor.execute(STAMP_SQL, (slug,), prepare=True).fetchone()
     if connection.queries_logged:  # as Django's cursor would: tests count the queries
         connection.queries_log.append(

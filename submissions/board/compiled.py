@@ -35,6 +35,19 @@ TIMESTAMPTZ = psycopg.adapters.types["timestamptz"].oid
 TEXT = psycopg.pq.Format.TEXT
 # Contests x sorts x filters x pages: the last ones asked are kept (a few KiB each).
 KEPT_QUERIES = 512
+# Django turns psycopg's preparing off (prepare_threshold None, for connection poolers, which
+# this project does not put between itself and PostgreSQL): then not even `prepare=True`
+# prepares. With this threshold a statement executed with `prepare=True` is prepared at once
+# and the ORM's (client-binding cursors) never are.
+ONLY_WHEN_ASKED = 1 << 62
+
+
+def preparing(driver: psycopg.Connection) -> psycopg.Connection:
+    """The driver's connection, on which a statement executed with `prepare=True` is parsed
+    and planned by PostgreSQL once per connection (then run from its plan)."""
+    if driver.prepare_threshold is None:
+        driver.prepare_threshold = ONLY_WHEN_ASKED
+    return driver
 
 
 @dataclass(frozen=True)
@@ -270,14 +283,16 @@ def _run_at_once(statements: list[CompiledValues]) -> dict:
     started = time.monotonic()
     rows = {}
     with connection.wrap_database_errors:
-        driver = connection.connection
+        driver = preparing(connection.connection)
         cursors = []
         with driver.pipeline():
             for statement in statements:
                 cursor = psycopg.Cursor(driver)
                 if connection.timezone != driver.adapters.get_loader(TIMESTAMPTZ, TEXT).timezone:
                     register_tzloader(connection.timezone, cursor)  # as Django's cursor does
-                cursor.execute(statement.sql, statement.params)
+                # A board's statements are the same at every build: planned once (the
+                # planning cost more than the running of most of them).
+                cursor.execute(statement.sql, statement.params, prepare=True)
                 cursors.append((statement.key, cursor))
         for key, cursor in cursors:
             rows[key] = cursor.fetchall()
