@@ -84,6 +84,12 @@ def board_cache_key(kind: str, stamp: BoardStamp, request) -> str:
     return f"board:{kind}:{stamp.contest_id}:{stamp.version}:{audience}:{digest}"
 
 
+def _unversioned(key: str, stamp: BoardStamp) -> str:
+    """What a board cache key names whatever the board's version: the same page of the same
+    board for the same audience (what its builds read: board/compiled.py `reading_ahead`)."""
+    return key.replace(f":{stamp.contest_id}:{stamp.version}:", f":{stamp.contest_id}:", 1)
+
+
 def next_state_change(contest: Contest, now):
     """When the contest next closes or publishes its results, if that is still to come."""
     moments = [m for m in (contest.deadline, contest.results_published_at) if m and m > now]
@@ -114,7 +120,7 @@ def cached_board(
     if hit is not None and (hit[0] is None or now < hit[0]):
         return hit[1]
     ahead = [*(reads(stamp.contest_id) if reads else []), contest_key(stamp.contest_id)]
-    with reading_ahead(ahead if contest is None else ahead[:-1]):
+    with reading_ahead(ahead if contest is None else ahead[:-1], learn=_unversioned(key, stamp)):
         contest = contest or contest_read(stamp.contest_id)
         value = build(contest)
     entry = (next_state_change(contest, now), value)
