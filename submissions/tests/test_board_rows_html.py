@@ -1,8 +1,10 @@
-"""The leaderboard's rows are written in Python (templatetags/registry.py), not by the template
-language: every value an entrant or a seed wrote reaches the page escaped exactly as Django's
-`format_html` escapes it, and the links and badges are those the template wrote."""
+"""The leaderboard's rows and the rules' list are written in Python (templatetags/registry.py),
+not by the template language: every value an entrant or a seed wrote reaches the page escaped
+exactly as Django's `format_html` escapes it, and the links and badges are those the template
+wrote."""
 
 import pytest
+from django.template import Context, Template
 from django.utils.html import conditional_escape, escape, format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy
@@ -83,3 +85,14 @@ def test_a_table_of_rows_is_the_rows_written_one_by_one():
         assert registry.unranked_rows(not_ranked, track) == "".join(
             registry.ROW_LINE.format(registry.unranked_row(row, track)) for row in not_ranked
         )
+
+
+def test_the_rules_list_is_what_the_template_loop_wrote():
+    rules = [("target_rows", HOSTILE), ("max_cores", format_html("<em>{}</em>", HOSTILE))]
+    loop = Template(
+        "{% for rule_id, sentence in rules %}"
+        "<li><code>{{ rule_id }}</code> {{ sentence }}</li>{% endfor %}"
+    )
+
+    assert registry.rule_items(rules) == loop.render(Context({"rules": rules}))
+    assert "<script>" not in registry.rule_items(rules)
