@@ -13,7 +13,7 @@ import psycopg
 from django.db import connection
 from django.utils import timezone
 
-from submissions.board.compiled import compiled_instances, instances_of, reading_ahead
+from submissions.board.compiled import compiled_instances, instances_of, preparing, reading_ahead
 from submissions.board.versions import kept_versions
 from submissions.entries.selectors import is_organizer
 from submissions.models import Contest
@@ -65,7 +65,8 @@ def _read_stamp(slug: str) -> BoardStamp | None:
     started = time.monotonic()
     # A plain (server-binding) cursor: Django's connection makes client-binding ones. Its
     # errors are Django's (a server gone away is a 503 like any other query's).
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
+    driver = preparing(connection.connection)
+    with connection.wrap_database_errors, psycopg.Cursor(driver) as cursor:
         row = cursor.execute(STAMP_SQL, (slug,), prepare=True).fetchone()
     if connection.queries_logged:  # as Django's cursor would: tests count the queries
         connection.queries_log.append(
@@ -81,6 +82,12 @@ def board_cache_key(kind: str, stamp: BoardStamp, request) -> str:
     url = f"{request.get_host()}{request.get_full_path()}"
     digest = hashlib.sha256(url.encode()).hexdigest()[:32]
     return f"board:{kind}:{stamp.contest_id}:{stamp.version}:{audience}:{digest}"
+
+
+def _unversioned(key: str, stamp: BoardStamp) -> str:
+    """What a board cache key names whatever the board's version: the same page of the same
+    board for the same audience (what its builds read: board/compiled.py `reading_ahead`)."""
+    return key.replace(f":{stamp.contest_id}:{stamp.version}:", f":{stamp.contest_id}:", 1)
 
 
 def next_state_change(contest: Contest, now):
@@ -113,7 +120,7 @@ def cached_board(
     if hit is not None and (hit[0] is None or now < hit[0]):
         return hit[1]
     ahead = [*(reads(stamp.contest_id) if reads else []), contest_key(stamp.contest_id)]
-    with reading_ahead(ahead if contest is None else ahead[:-1]):
+    with reading_ahead(ahead if contest is None else ahead[:-1], learn=_unversioned(key, stamp)):
         contest = contest or contest_read(stamp.contest_id)
         value = build(contest)
     entry = (next_state_change(contest, now), value)

@@ -13,7 +13,11 @@ A page built cold made eight round trips to the database where a bare query of i
 two, and on a busy machine each waits for the server's turn. The reads that depend only on
 the contest (its row, its reference rows, its latest rules, its live runs, its engines) are
 therefore sent at once on PostgreSQL, in one pipeline (`reading_ahead`), once compiled; each
-is then taken by its own reader, which reads as before when it finds nothing read ahead."""
+is then taken by its own reader, which reads as before when it finds nothing read ahead. The
+statements a page's last build read besides, those that depend on the first reads (the
+reference rows' placement, with their figures as parameters) or on the request (the board's
+first rows), go in the same pipeline: a board page built cold is the version's look-up and
+one round trip. A statement read ahead is used only while it is still the one asked for."""
 
 from __future__ import annotations
 
@@ -35,6 +39,19 @@ TIMESTAMPTZ = psycopg.adapters.types["timestamptz"].oid
 TEXT = psycopg.pq.Format.TEXT
 # Contests x sorts x filters x pages: the last ones asked are kept (a few KiB each).
 KEPT_QUERIES = 512
+# Django turns psycopg's preparing off (prepare_threshold None, for connection poolers, which
+# this project does not put between itself and PostgreSQL): then not even `prepare=True`
+# prepares. With this threshold a statement executed with `prepare=True` is prepared at once
+# and the ORM's (client-binding cursors) never are.
+ONLY_WHEN_ASKED = 1 << 62
+
+
+def preparing(driver: psycopg.Connection) -> psycopg.Connection:
+    """The driver's connection, on which a statement executed with `prepare=True` is parsed
+    and planned by PostgreSQL once per connection (then run from its plan)."""
+    if driver.prepare_threshold is None:
+        driver.prepare_threshold = ONLY_WHEN_ASKED
+    return driver
 
 
 @dataclass(frozen=True)
@@ -118,9 +135,11 @@ def _rows(compiled: CompiledValues) -> list:
     if compiled.sql is None:
         return []
     connection = connections[compiled.using]
+    _record(compiled.key)
     ahead = getattr(_ahead, "rows", None)
-    if ahead is not None and compiled.key in ahead:
-        rows = ahead.pop(compiled.key)
+    read = ahead.pop(compiled.key, None) if ahead is not None else None
+    if read is not None and read[0] == (compiled.sql, compiled.params):
+        rows = read[1]
     else:
         with connection.cursor() as cursor:
             cursor.execute(compiled.sql, compiled.params)
@@ -225,23 +244,52 @@ def forget_compiled() -> None:
 
 
 _ahead = threading.local()
+# What the builds of a page read, by page (`reading_ahead`'s `learn`): the last few hundred.
+LEARNED_PAGES = 256
+_learned: OrderedDict[Hashable, tuple[Hashable, ...]] = OrderedDict()
 
 
 @contextlib.contextmanager
-def reading_ahead(keys: list[Hashable]) -> Iterator[None]:
+def reading_ahead(keys: list[Hashable], *, learn: Hashable = None) -> Iterator[None]:
     """Within the block, the statements of `keys` that are compiled already have been run
     at once: on PostgreSQL, in one pipeline (one round trip) at its start. Each is taken by
-    the next read of its key; what the block did not take is dropped at its end, never
-    served to a later read. Elsewhere (SQLite, a single statement) nothing is read ahead."""
+    the next read of its key, if it is still the statement that was read; what the block did
+    not take is dropped at its end, never served to a later read. Elsewhere (SQLite, a single
+    statement) nothing is read ahead. `learn`: what the page being built is known by (its
+    URL, without the board version): the statements its last build read, those that depend
+    on its first reads too (the placement of the reference rows, the first rows of the
+    board), are read with `keys` at the start, and what this build reads is kept for the
+    next one."""
     outer = getattr(_ahead, "rows", None)
     rows = {} if outer is None else outer  # a block within another adds to its reads
-    rows.update(_read_at_once([key for key in keys if key not in rows]))
+    if learn is not None:
+        with _lock:
+            keys = [*keys, *_learned.get(learn, ())]
+    rows.update(_read_at_once([key for key in dict.fromkeys(keys) if key not in rows]))
     _ahead.rows = rows
+    recorders = getattr(_ahead, "recorders", None)
+    if recorders is None:
+        recorders = _ahead.recorders = []
+    read: dict[Hashable, None] = {}
+    if learn is not None:
+        recorders.append(read)
     try:
         yield
     finally:
         if outer is None:
             _ahead.rows = None
+        if learn is not None:
+            recorders.remove(read)
+            with _lock:
+                _learned[learn] = tuple(read)
+                _learned.move_to_end(learn)
+                while len(_learned) > LEARNED_PAGES:
+                    _learned.popitem(last=False)
+
+
+def _record(key: Hashable) -> None:
+    for read in getattr(_ahead, "recorders", ()):
+        read[key] = None
 
 
 def read_now(statements: list[CompiledValues]) -> None:
@@ -250,7 +298,13 @@ def read_now(statements: list[CompiledValues]) -> None:
     Outside a block, or elsewhere than PostgreSQL, nothing is read."""
     rows = getattr(_ahead, "rows", None)
     if rows is not None:
-        rows.update(_run_at_once([each for each in statements if each.key not in rows]))
+        rows.update(_run_at_once([each for each in statements if not _read(rows, each)]))
+
+
+def _read(rows: dict, statement: CompiledValues) -> bool:
+    """Whether `rows` hold what `statement` reads (read ahead, by the same SQL)."""
+    found = rows.get(statement.key)
+    return found is not None and found[0] == (statement.sql, statement.params)
 
 
 def _read_at_once(keys: list[Hashable]) -> dict:
@@ -261,7 +315,9 @@ def _read_at_once(keys: list[Hashable]) -> dict:
 
 def _run_at_once(statements: list[CompiledValues]) -> dict:
     connection = connections[DEFAULT_DB_ALIAS]
-    statements = [each for each in statements if each.sql is not None]
+    statements = [
+        each for each in statements if each.sql is not None and each.using == DEFAULT_DB_ALIAS
+    ]
     if connection.vendor != "postgresql" or len(statements) < 2:
         return {}
     # As Django's own cursor does: a connection the server dropped is replaced first.
@@ -270,17 +326,19 @@ def _run_at_once(statements: list[CompiledValues]) -> dict:
     started = time.monotonic()
     rows = {}
     with connection.wrap_database_errors:
-        driver = connection.connection
+        driver = preparing(connection.connection)
         cursors = []
         with driver.pipeline():
             for statement in statements:
                 cursor = psycopg.Cursor(driver)
                 if connection.timezone != driver.adapters.get_loader(TIMESTAMPTZ, TEXT).timezone:
                     register_tzloader(connection.timezone, cursor)  # as Django's cursor does
-                cursor.execute(statement.sql, statement.params)
-                cursors.append((statement.key, cursor))
-        for key, cursor in cursors:
-            rows[key] = cursor.fetchall()
+                # A board's statements are the same at every build: planned once (the
+                # planning cost more than the running of most of them).
+                cursor.execute(statement.sql, statement.params, prepare=True)
+                cursors.append((statement, cursor))
+        for statement, cursor in cursors:
+            rows[statement.key] = ((statement.sql, statement.params), cursor.fetchall())
             cursor.close()
     if connection.queries_logged:  # as Django's cursor would: tests count the queries
         took = f"{time.monotonic() - started:.3f}"

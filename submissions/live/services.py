@@ -18,6 +18,7 @@ from django.core.files.base import ContentFile
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 from django.utils import timezone
 
+from submissions.board.compiled import preparing
 from submissions.contests import ranks as contest_ranks
 from submissions.contests.rules import RuleVerdict
 from submissions.entries import checks as entry_checks
@@ -166,13 +167,6 @@ INSERT_BATCH_SQL = (
 SAMPLE_COLUMNS = ("run_id", "line", "rows", "seconds", "interval_rate", "cumulative_rate", "cost")
 
 
-# Django turns psycopg's preparing off (prepare_threshold None, for connection poolers, which
-# this project does not put between itself and PostgreSQL): then not even `prepare=True`
-# prepares. With this threshold a statement executed with `prepare=True` is prepared at once
-# and the ORM's (client-binding cursors) never are.
-ONLY_WHEN_ASKED = 1 << 62
-
-
 @contextmanager
 def prepared_cursor() -> Iterator:
     """A cursor (bound on the server) whose statements executed with `prepare=True`
@@ -188,9 +182,7 @@ def prepared_cursor() -> Iterator:
     # replaced here, not found dead by the query (CONN_HEALTH_CHECKS).
     database.close_if_health_check_failed()
     database.ensure_connection()
-    driver = database.connection
-    if driver.prepare_threshold is None:
-        driver.prepare_threshold = ONLY_WHEN_ASKED
+    driver = preparing(database.connection)
     with database.wrap_database_errors, psycopg.Cursor(driver) as cursor:
         yield cursor
 

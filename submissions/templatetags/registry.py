@@ -1,4 +1,5 @@
 import html
+from collections.abc import Callable
 from functools import lru_cache
 
 from django import template
@@ -101,8 +102,15 @@ def row_html(template: str, **values) -> SafeString:
 
 
 def _escaped(value) -> str:
-    """As `conditional_escape`, without its lazy-string wrapper."""
-    if type(value) is int:  # an id or a rank: nothing to escape
+    """As `conditional_escape`, without its lazy-string wrapper. The kinds a row holds most
+    (text, HTML made here, ids and ranks) are told by their exact type first: a board of 50
+    rows escapes some 750 values."""
+    kind = type(value)
+    if kind is str:
+        return html.escape(value)
+    if kind is SafeString:
+        return value
+    if kind is int:  # an id or a rank: nothing to escape
         return str(value)
     if isinstance(value, Promise):
         value = str(value)
@@ -191,11 +199,12 @@ def _unranked_trust_badge(row) -> str:
 _MARK = 987_654_321
 
 
-def _entry_url(pk: int) -> str:
-    """An entry page's address, from the pattern reversed once per URLconf and script prefix:
-    a board page has up to 200 rows, and reverse() per row was a tenth of its time."""
+def _entry_urls() -> Callable[[int], str]:
+    """An entry page's address by its id, from the pattern reversed once per URLconf and
+    script prefix (a board page has up to 200 rows, and reverse() per row was a tenth of its
+    time); both are read once per table, each a look-up in a context-local."""
     head, tail = _entry_url_parts(get_urlconf() or settings.ROOT_URLCONF, get_script_prefix())
-    return f"{head}{pk}{tail}"
+    return lambda pk: f"{head}{pk}{tail}"
 
 
 @lru_cache(maxsize=16)
@@ -245,7 +254,7 @@ def _figure_cells(row, columns, note: str = ""):
     return format_html_join("", '<td class="{}" title="{}">{}</td>', cells)
 
 
-def _track_board_row(row, track: tracks.Track) -> str:
+def _track_board_row(row, track: tracks.Track, entry_url: Callable[[int], str]) -> str:
     common = {
         "entrant": row.entrant,
         "engine": row.storage_engine,
@@ -263,7 +272,7 @@ def _track_board_row(row, track: tracks.Track) -> str:
         TRACK_RANKED_ROW,
         pick=_pick(row, track),
         rank=row.rank,
-        url=_entry_url(row.id),
+        url=entry_url(row.id),
         verified=_trust_badge(row),
         figures=_figure_cells(row, track.columns),
         demo=demo_badge(row.demo),
@@ -275,8 +284,12 @@ def _track_board_row(row, track: tracks.Track) -> str:
 def board_row(row, track: tracks.Track | None = None, costs: bool = False) -> str:
     """A row of the ranking table: a ranked entry or a reference result; `costs` adds the
     optional cost cells."""
+    return _board_row(row, track, costs, _entry_urls())
+
+
+def _board_row(row, track: tracks.Track | None, costs: bool, entry_url: Callable[[int], str]):
     if track is not None and not track.shows_run_figures:
-        return _track_board_row(row, track)
+        return _track_board_row(row, track, entry_url)
     common = {
         "costs": _cost_cells(row) if costs else "",
         "entrant": row.entrant,
@@ -294,7 +307,7 @@ def board_row(row, track: tracks.Track | None = None, costs: bool = False) -> st
         demo=demo_badge(row.demo),
         id=row.id,
         rank=row.rank,
-        url=_entry_url(row.id),
+        url=entry_url(row.id),
         verified=_trust_badge(row),
         **common,
     )
@@ -319,6 +332,18 @@ def board_head(columns: list[dict]) -> str:
     return mark_safe("".join(cells))  # noqa: S308  # nosec B308, B703
 
 
+RULE_ITEM = "<li><code>{}</code> {}</li>"
+
+
+@register.simple_tag
+def rule_items(rules: list[tuple[str, str]]) -> str:
+    """The ground rules' list items, (id, sentence) each, at once: the template's loop over a
+    dozen rules cost a board page as much as a tenth of its rows."""
+    return mark_safe(  # noqa: S308  # nosec B308, B703
+        "".join(RULE_ITEM.format(_escaped(rule_id), _escaped(text)) for rule_id, text in rules)
+    )
+
+
 # Each row on a line of its own, as the template's loop over `board_row` wrote them.
 ROW_LINE = "\n      {}\n    "
 
@@ -327,24 +352,34 @@ ROW_LINE = "\n      {}\n    "
 def board_rows(rows, track: tracks.Track | None = None, costs: bool = False) -> str:
     """Every row of the ranking table at once: the template's loop and a tag per row cost about
     as much as the rows themselves."""
-    return mark_safe("".join(ROW_LINE.format(board_row(row, track, costs)) for row in rows))  # noqa: S308  # nosec B308, B703
+    entry_url = _entry_urls()
+    return mark_safe(  # noqa: S308  # nosec B308, B703
+        "".join(ROW_LINE.format(_board_row(row, track, costs, entry_url)) for row in rows)
+    )
 
 
 @register.simple_tag
 def unranked_rows(rows, track: tracks.Track | None = None) -> str:
     """Every row of the not-ranked table at once (see `board_rows`)."""
-    return mark_safe("".join(ROW_LINE.format(unranked_row(row, track)) for row in rows))  # noqa: S308  # nosec B308, B703
+    entry_url = _entry_urls()
+    return mark_safe(  # noqa: S308  # nosec B308, B703
+        "".join(ROW_LINE.format(_unranked_row(row, track, entry_url)) for row in rows)
+    )
 
 
 @register.simple_tag
 def unranked_row(row, track: tracks.Track | None = None) -> str:
     """A row of the not-ranked table, with the reason."""
+    return _unranked_row(row, track, _entry_urls())
+
+
+def _unranked_row(row, track: tracks.Track | None, entry_url: Callable[[int], str]) -> str:
     if track is not None and not track.shows_run_figures:
         return row_html(
             TRACK_UNRANKED_ROW,
             pick=_pick(row, track),
             id=row.id,
-            url=_entry_url(row.id),
+            url=entry_url(row.id),
             entrant=row.entrant,
             engine=row.storage_engine,
             hardware=row.hardware,
@@ -356,7 +391,7 @@ def unranked_row(row, track: tracks.Track | None = None) -> str:
     return row_html(
         UNRANKED_ROW,
         id=row.id,
-        url=_entry_url(row.id),
+        url=entry_url(row.id),
         entrant=row.entrant,
         engine=row.storage_engine,
         hardware=row.hardware,
