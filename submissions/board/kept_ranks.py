@@ -331,6 +331,19 @@ def _fetch(sql: str, params: tuple) -> list[tuple]:
         return cursor.fetchall()
 
 
+def _ranked_where(ranking) -> str:
+    """What makes an entry ranked, as SQL: eligible, with every required key present."""
+    required = (f'"{key.column}" IS NOT NULL' for key in ranking.order if key.required)
+    return " AND ".join(["eligible", *required])
+
+
+def _entry_columns(ranking) -> str:
+    """An entry as the kept keys hold it, as SQL columns: its id, its ranking hash, its class
+    (none: NO_CLASS) and its key as `order_key` makes it."""
+    track_class = "track_class" if ranking.class_key else NO_CLASS
+    return f"id, {RANKING_HASH}, {track_class}, {', '.join(map(_key_sql, ranking.order))}"
+
+
 def _read(contest: Contest) -> KeptRanking | None:
     """The ranked entries' keys in rank order with the tally's count and sum, in one statement
     (one snapshot); kept when the two agree. None (and nothing kept) when they do not: a tally
@@ -338,20 +351,16 @@ def _read(contest: Contest) -> KeptRanking | None:
     `order_key` makes them, so a row is a key as it is read (90,000 entries: no Python per
     entry but a slice), with its entry's id and hash; and the contest's last ranking change."""
     ranking = contest.track.ranking
-    keys = ranking.order
-    classes = ranking.class_key is not None
-    required = "".join(f' AND "{key.column}" IS NOT NULL' for key in keys if key.required)
     order = ", ".join(
-        f'"{key.column}" {"DESC" if key.descending else "ASC"} NULLS LAST' for key in keys
+        f'"{key.column}" {"DESC" if key.descending else "ASC"} NULLS LAST' for key in ranking.order
     )
     table = Submission._meta.db_table
     found = _fetch(
         # Names from the models, RankKey and TALLY_FLAGS, values parameters.
         f"SELECT {_tally_sql(contest)}, "  # noqa: S608  # nosec B608
-        f"(SELECT MAX(ranking_seq) FROM {table} WHERE contest_id = %s), id, {RANKING_HASH}, "
-        f"{'track_class' if classes else NO_CLASS}, {', '.join(map(_key_sql, keys))} "
-        f"FROM {table} WHERE contest_id = %s AND eligible{required} "
-        f"ORDER BY {'track_class, ' if classes else ''}{order}",
+        f"(SELECT MAX(ranking_seq) FROM {table} WHERE contest_id = %s), {_entry_columns(ranking)} "
+        f"FROM {table} WHERE contest_id = %s AND {_ranked_where(ranking)} "
+        f"ORDER BY {'track_class, ' if ranking.class_key else ''}{order}",
         (contest.pk, contest.pk, contest.pk, contest.pk),
     )
     if not found:
@@ -373,15 +382,11 @@ def _catch_up(contest: Contest, kept: KeptRanking) -> KeptRanking | None:
     the entries changed since, by the index on contest and change number); None when there are
     more than CATCH_UP_LIMIT or they do not add up to the tally (`caught_up`)."""
     ranking = contest.track.ranking
-    keys = ranking.order
-    ranked = " AND ".join(
-        ["eligible", *(f'"{key.column}" IS NOT NULL' for key in keys if key.required)]
-    )
     table = Submission._meta.db_table
     found = _fetch(
         # One row at least (the tally's), the changes joined to it. Names from the models.
-        f"SELECT {_tally_sql(contest)}, id, ({ranked}), ranking_seq, {RANKING_HASH}, "  # noqa: S608  # nosec B608
-        f"{'track_class' if ranking.class_key else NO_CLASS}, {', '.join(map(_key_sql, keys))} "
+        f"SELECT {_tally_sql(contest)}, ({_ranked_where(ranking)}), ranking_seq, "  # noqa: S608  # nosec B608
+        f"{_entry_columns(ranking)} "
         f"FROM (SELECT 1) AS tally LEFT JOIN {table} "
         "ON contest_id = %s AND ranking_seq > %s ORDER BY ranking_seq LIMIT %s",
         (contest.pk, contest.pk, contest.pk, kept.seq, CATCH_UP_LIMIT + 1),
@@ -390,9 +395,9 @@ def _catch_up(contest: Contest, kept: KeptRanking) -> KeptRanking | None:
         return None
     entries, ranking_sum = int(found[0][0]), int(found[0][1])
     changes = [
-        RankingChange(row[2], bool(row[3]), row[6], row[7:], row[5], row[4])
+        RankingChange(row[4], bool(row[2]), row[6], row[7:], row[5], row[3])
         for row in found
-        if row[2] is not None
+        if row[4] is not None
     ]
     return caught_up(kept, changes, entries, ranking_sum)
 
