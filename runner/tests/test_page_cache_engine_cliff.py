@@ -36,14 +36,6 @@ class Claim:
     buffer_mb: int
     rows: int
     rule: RamRule
-    # Whether the verdict is asserted. Aria's is not: its claim was made on this VM when its
-    # disk took 0.141 ms a read past the cliff; in the whole suite the reruns' took 0.182 ms
-    # (the CPU quiet; what slowed the disk was not measured), and the judge's clock
-    # check, which cannot tell a disk faster at the claim's time from a log whose times past
-    # the cliff were divided, refuted the honest claim (26 Nov 23:47, its server's CPU share
-    # 56% against its reruns' 47-48%). The bench's judge reproduced it beside a quiet disk
-    # (docs/scaling.md "MyISAM and Aria"); the limitation is issue 29's.
-    judged: bool = True
 
 
 MYISAM = Claim(
@@ -52,7 +44,7 @@ MYISAM = Claim(
 )  # fmt: skip
 ARIA = Claim(
     "Aria", "iibench-c-mariadb-aria-112mb-cgroup-560k.log", 112, "aria_pagecache_buffer_size",
-    4, 560_000, ARIA_RAM, judged=False,
+    4, 560_000, ARIA_RAM,
 )  # fmt: skip
 
 
@@ -85,7 +77,11 @@ def test_a_page_cache_engines_claim_is_verified_in_a_memory_cgroup_of_its_ram_sc
     claim, organizer, iibench_binary, rerun_dir, recovery_dir, client
 ):
     entry = page_cache_claim(claim)
-    run = run_to_end(entry, organizer, "mariadb", scale=2, repeats=1)
+    # Two repeats: one rerun of a claim this short (MyISAM's 22 s, Aria's 52 s) bends with the
+    # host's disk (in a whole suite's run one ran 1.4x slower than quiet ones, the CPU quiet,
+    # and its curve strayed from the claim's dip before the cliff); two give the judge their
+    # own spread of the curve and of the CPU share.
+    run = run_to_end(entry, organizer, "mariadb", scale=2, repeats=2)
 
     limit = scaled_ram(claim.ram_mb << 20, 2, claim.rule)
     # The limit as the kernel holds it, read back after the server started, on the run.
@@ -110,8 +106,10 @@ def test_a_page_cache_engines_claim_is_verified_in_a_memory_cgroup_of_its_ram_sc
     assert rerun["cliff_fraction"] is not None, run.message
     assert "the page cache was not bounded" not in run.message
     assert "Host comparable" in run.message
-    if claim.judged:
-        assert_reproduced_unless_busy(run, entry)
+    # Aria's claim was made when the host ran its in-memory phase 2x slower than its reruns
+    # do: its server's CPU share past the cliff is above theirs, explained by its reads' own
+    # time (test_rerun_judge_classic's slower CPU), not held against it.
+    assert_reproduced_unless_busy(run, entry)
 
 
 def test_without_a_memory_cgroup_a_myisam_verdict_is_at_best_shape_only_and_says_why(

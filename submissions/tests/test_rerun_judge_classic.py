@@ -952,3 +952,44 @@ def test_on_real_postgresql_runs_the_claim_is_reproduced_by_its_reads_and_a_fast
     verdict, _ = judged_real_postgresql(claim, reruns, divided=1.5)
     assert verdict.verdict == NOT_REPRODUCED, verdict.message
     assert "which no disk explains" in verdict.message
+
+
+ARIA_CLAIM = REAL / "iibench-c-mariadb-aria-112mb-cgroup-560k.log"
+ARIA_RERUNS = [REAL / f"iibench-c-mariadb-aria-112mb-cgroup-rerun-half-{n}.log" for n in (1, 2)]
+
+
+def test_a_claim_made_when_its_cpu_ran_slower_is_not_refuted_by_its_cpu_share():
+    # Real logs of this project's VM: an honest Aria claim (560,000 rows in a 112 MB cgroup,
+    # made on 26 Nov when the host ran its in-memory phase 2x slower than today) and two of its
+    # reruns at 1/2 made by the worker on 28 Nov (91 MB cgroup, the buffer scaled to 2 MB), the
+    # two of eight with the most and the least CPU share past the cliff. The claim's server
+    # computed for 56% of its time past the cliff, theirs for 41% and 47%: its log's clock
+    # against its CPU counters alone refuted it (eight of eight single reruns). Its reads, the
+    # CPU time taken out, took as long each as the reruns': a slower CPU, not a fast clock.
+    claim = with_reads(ARIA_CLAIM)
+    reruns = [with_reads(each) for each in ARIA_RERUNS]
+
+    verdict, figures = judged_with_reads(claim, reruns, scale=2)
+    assert verdict.verdict == REPRODUCED, verdict.message
+    assert figures["claim"]["server_cpu_share"] == pytest.approx(0.558, abs=0.005)
+    assert (
+        "Past its cliff the claim's server computed for 56% of its time, its reruns' for 41% "
+        "to 47% (allowed up to 54%), but its reads, its server's CPU time taken out, took 0.062 "
+        "ms each, its reruns' 0.051 to 0.063 ms, no less: its server spent 0.130 ms of CPU a "
+        "row, its reruns'"
+    ) in verdict.message
+    assert "not a clock run fast; not held against it." in verdict.message
+    # The same log with its times divided keeps its CPU seconds: its reads are left less time
+    # each than this host's disk gave any rerun, and the clock is refuted.
+    verdict, _ = judged_with_reads(claim, reruns, divided=1.25, scale=2)
+    assert verdict.verdict == NOT_REPRODUCED, verdict.message
+    assert (
+        "fast against its own CPU counters, which no disk explains: its reads, its server's CPU "
+        "time taken out, took 0.034 ms each, its reruns' 0.051 to 0.063 ms, less than this "
+        "host's disk gave any of them"
+    ) in verdict.message
+    # Raising its CPU counters to pass as a slower CPU leaves its reads less time still.
+    rows, seconds, reads, cpu = claim
+    verdict, _ = judged_with_reads((rows, seconds, reads, cpu * 1.3), reruns, divided=1.25, scale=2)
+    assert verdict.verdict == NOT_REPRODUCED, verdict.message
+    assert "which no disk explains" in verdict.message
