@@ -246,6 +246,9 @@ class Row:
 def table_row(variant: Variant, runs: Runs, scale: int, repeats: int, pool_mb: int) -> Row:
     row = Row()
     reruns = runs.reruns[(scale, variant.reruns)]
+    # A setup lie's own reruns may be fewer than a verification's repeats (`--setup-runs`):
+    # then each verification judges all of them, never none.
+    repeats = min(repeats, len(reruns))
     for claim in runs.claims:
         doctored = variant.doctor(claim.run)
         for chosen in itertools.combinations(reruns, repeats):
@@ -285,6 +288,8 @@ def right(row: Row, wanted: str | None, quiet: bool) -> str:
     if wanted is None:
         return "printed, not required"
     total = sum(row.found.values())
+    if not total:
+        return "WRONG: nothing judged"
     opposite = NOT_REPRODUCED if wanted == REPRODUCED else REPRODUCED
     if row.found[wanted] == total:
         return "right"
