@@ -459,6 +459,7 @@ class PastCliff:
             return None
         return self.pace.ms_per_read * max(1.0 - self.cpu_share, 0.0)
 
+    @property
     def server_cpu_ms_per_row(self) -> float | None:
         if self.cpu_share is None:
             return None
@@ -525,7 +526,9 @@ def judge_apart_from_the_disk(
     the cliff). A claim from a slower disk keeps its reads per row, its rate at its own pace and
     a lower CPU share: reproduced. A log whose times were divided keeps its reads too, and its
     rate at its own (divided) pace, but its server then computed for more of its time than any
-    rerun of the solution did: refuted. One whose CPU counters were divided alike is
+    rerun of the solution did, and its reads were left less time each than this host's disk
+    took: refuted. A slower CPU raises the share too, but leaves the reads their time
+    (`_slower_cpu`): said, not held against the claim. One whose CPU counters were divided alike is
     indistinguishable from a faster machine: the resolution says what is left."""
     firm: list[str] = []
     bent: list[str] = []
@@ -610,14 +613,15 @@ def _slower_cpu(claimed: PastCliff, pasts: list[PastCliff], margin: float) -> st
     reruns' 0.024-0.029 (two of them had refuted it on the share alone)."""
     claim_device = claimed.device_ms_per_read
     devices = [each.device_ms_per_read for each in pasts]
-    if claim_device is None or not claim_device or any(each is None for each in devices):
+    # None: no CPU counters; 0: a server that computed for all the time left none for reads.
+    if not claim_device or not all(devices):
         return ""
     if math.log(claim_device) < math.log(min(devices)) - margin:
         return ""
-    cpu_rows = [each.server_cpu_ms_per_row() for each in pasts]
+    cpu_rows = [each.server_cpu_ms_per_row for each in pasts]
     return (
         f"but {_device_text(claimed, pasts)}, no less: its server "
-        f"spent {claimed.server_cpu_ms_per_row():.3f} ms of CPU a row, its reruns' "
+        f"spent {claimed.server_cpu_ms_per_row:.3f} ms of CPU a row, its reruns' "
         f"{_span(cpu_rows, '{:.3f}')}, a slower CPU at the claim's time (or more CPU a row), "
         "not a clock run fast; not held against it"
     )
