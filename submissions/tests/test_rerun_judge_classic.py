@@ -993,3 +993,32 @@ def test_a_claim_made_when_its_cpu_ran_slower_is_not_refuted_by_its_cpu_share():
     verdict, _ = judged_with_reads((rows, seconds, reads, cpu * 1.3), reruns, divided=1.25, scale=2)
     assert verdict.verdict == NOT_REPRODUCED, verdict.message
     assert "which no disk explains" in verdict.message
+
+
+def test_a_calibration_whose_cliffs_fell_on_one_point_is_no_finer_than_the_curves_grid():
+    # A fresh VM's calibration (28 Nov 2026) placed its three cliffs on one point of the curve's
+    # 2% grid: a spread of 0. Taken as measured, it stated a cliff resolution of 2.2% and
+    # refuted the honest demo claim (46% against its reruns' 48-50%). Two identical cliffs may
+    # read a grid step apart: the host's spread is no finer than that rounding. Here the reruns
+    # agree exactly too (one quiet tenth three times): without the floor the band would have
+    # no width at all.
+    from submissions.tracks.resolution import HostSpread, HostSpreads
+
+    spreads = HostSpreads(
+        {
+            figure: HostSpread(0.0 if figure == "cliff_fraction" else sigma, 2)
+            for figure, sigma in CALIBRATED.items()
+        },
+        "the host's calibration of 28 Nov 2026, 3 runs of demo-tenth",
+    )
+    claim = with_reads(DEMO_CLAIM)
+    rerun = with_reads(QUIET_TENTHS[0])
+    verdict, figures = judged_with_reads(claim, [rerun] * 3, spreads=spreads)
+    assert [each["cliff_fraction"] for each in figures["reruns"]] == [0.44] * 3
+    # t(4) x (0.02 / sqrt(6) pooled over 2 of 4 degrees of freedom) x sqrt(1 + 1/3)
+    assert figures["resolution"]["cliff_shift"] == pytest.approx(0.0185, abs=0.001)
+    assert "or a cliff 2% of the run away" in verdict.message
+    # Reruns that spread as the honest demo claim's did on that VM (its own quiet tenths, at
+    # 44-46%) leave it reproduced.
+    verdict, _ = judged_with_reads(claim, [with_reads(p) for p in QUIET_TENTHS], spreads=spreads)
+    assert verdict.verdict == REPRODUCED, verdict.message

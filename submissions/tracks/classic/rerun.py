@@ -106,6 +106,13 @@ CLIFF_WINDOW = 5  # ...within this many points (10% of the run), where it falls 
 READS_RISE = 0.5  # device reads per row above the in-memory level
 READS_SMOOTHING = 5  # reports: a running median, so one busy interval is not a cliff
 READS_BASELINE_SHARE = 0.3  # the in-memory level: the least over the first 30% of the run
+# A cliff is placed on the curve's grid of POINTS, each within half a step of where it fell, so
+# two identical cliffs may read a step apart: their difference spreads by at least a step over
+# sqrt(6) (two uniform roundings). A host's calibration whose cliffs all fell on one point
+# (spread 0) measures no finer than that: on a fresh VM (28 Nov 2026, three calibration runs)
+# it stated a cliff resolution of 2.2% and refuted the honest demo claim, its cliff at 46%
+# against its reruns' 48-50%; with this floor the same runs judged again reproduce it (3%).
+CLIFF_GRID = 1 / POINTS / math.sqrt(6)
 # Near any cliff the curves' points are not compared (the cliff's place is judged on its own).
 CLIFF_FRACTION_TOLERANCE = 0.10
 # The claim's fall within this factor of the reruns' (widened by the tolerance too): measured,
@@ -749,6 +756,9 @@ def judge_curves(
     by_reads = bool(cliff_by_reads) and _all_counted(claimed_reads, rerun_reads, len(reruns))
     if by_reads:
         spreads = _with_cliff_spread(spreads, POSTGRESQL_CLIFF)
+    host_cliff = spreads.figures.get(CLIFF)
+    if host_cliff is not None:  # no finer than the grid's rounding, over the host's own runs
+        spreads = _with_cliff_spread(spreads, HostSpread(CLIFF_GRID, host_cliff.dof))
     claim = shape_of(*claimed, claimed_reads if by_reads else None)
     if claim is None:
         return Comparison(INCONCLUSIVE, None, "The entry's log has too few reports for a shape."), {
