@@ -30,7 +30,7 @@ from django.utils import timezone
 from runner import process, servers
 from runner.fleet import host_queue
 from runner.heartbeats import served_queues
-from runner.host import read_cpu_times, steal_cores, this_host
+from runner.host import busy_cores, read_cpu_times, steal_cores, this_host
 from runner.models import (
     CalibrationStatus,
     HostCalibration,
@@ -257,6 +257,10 @@ def host_calibrate(
     if calibration is None:
         return None
     try:
+        quiet_before_calibrating(
+            seconds=settings.RERUN_CALIBRATION_PRECHECK_SECONDS,
+            busy_limit=settings.RERUN_CALIBRATION_BUSY_CORES,
+        )
         measured = reference_measure(
             target=chosen,
             reference=reference,
@@ -274,8 +278,72 @@ def host_calibrate(
         calibration.message = (
             f"The calibration stopped on an error: {type(error).__name__}: {error}"
         )
+    if calibration.status == CalibrationStatus.FAILED:
+        calibration.message += next_try_sentence(calibration)
     calibration.save()
     return calibration
+
+
+def quiet_before_calibrating(*, seconds: float, busy_limit: float) -> None:
+    """Raise CalibrationStopped when the machine was already busy over `seconds` before the
+    first run (nothing of the calibration's runs then: all of it is other work, steal counted).
+    A busy host then fails in seconds, not after every repeat, so it can be asked again soon."""
+    if seconds <= 0:
+        return
+    before = read_cpu_times()
+    time.sleep(seconds)
+    busy = busy_cores(before, read_cpu_times(), cores=os.cpu_count() or 1)
+    if busy is not None and busy >= busy_limit:
+        raise CalibrationStopped(
+            f"The host was busy before the calibration started: other work kept {busy:.2f} of "
+            f"its cores busy over {seconds:g} s (steal time counted; the limit is "
+            f"{busy_limit:g}), so no run was started."
+        )
+
+
+def retry_wait(failures: int, *, first: float, longest: float) -> float:
+    """Seconds to wait after `failures` failed calibrations in a row: `first`, doubled at each
+    further failure, at most `longest`. A host busy for a moment calibrates minutes later; one
+    busy for hours is asked every `longest`, not at every sweep."""
+    if failures <= 0:
+        return 0.0
+    return min(longest, first * 2 ** min(failures - 1, 30))
+
+
+def failures_in_a_row(host: str, target: str, reference: str) -> int:
+    """The failed calibrations since the last one that measured (at most 30 are read)."""
+    mine = HostCalibration.objects.filter(host=host, target=target, reference=reference)
+    ended = mine.filter(status__in=(CalibrationStatus.DONE, CalibrationStatus.FAILED))
+    statuses = ended.order_by("-started_at").values_list("status", flat=True)[:30]
+    count = 0
+    for status in statuses:
+        if status != CalibrationStatus.FAILED:
+            break
+        count += 1
+    return count
+
+
+def _retry_wait(failures: int) -> float:
+    return retry_wait(
+        failures,
+        first=settings.RERUN_CALIBRATION_RETRY_MIN_SECONDS,
+        longest=settings.RERUN_CALIBRATION_RETRY_SECONDS,
+    )
+
+
+def next_try_sentence(calibration: HostCalibration) -> str:
+    """When the sweep sends the next calibration, said on the failed one (it is not saved yet,
+    so it counts itself)."""
+    failures = 1 + failures_in_a_row(calibration.host, calibration.target, calibration.reference)
+    wait = _retry_wait(failures)
+    ordinal = "1 failure" if failures == 1 else f"{failures} failures in a row"
+    return f" Tried again in {_duration_words(wait)} at the earliest, when its queue is idle ({ordinal})."
+
+
+def _duration_words(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min"
 
 
 def _calibration_take(
@@ -461,17 +529,20 @@ def _store(calibration: HostCalibration, measured: Measured) -> None:
 def calibration_due(*, host: str, target: str, reference: Reference, now: datetime) -> bool:
     """Missing or older than RERUN_CALIBRATION_MAX_AGE_DAYS, none queued or running (one
     started longer ago than its time limit is taken for dead, and left as it is), and none
-    failed within RERUN_CALIBRATION_RETRY_SECONDS."""
+    failed within the wait after its failures in a row (`retry_wait`: RETRY_MIN_SECONDS doubled
+    at each, at most RETRY_SECONDS)."""
     mine = HostCalibration.objects.filter(host=host, target=target, reference=reference.name)
     since = now - timedelta(seconds=settings.RERUN_CALIBRATION_TIME_LIMIT * 1.2)
     pending = (CalibrationStatus.QUEUED, CalibrationStatus.RUNNING)
     if mine.filter(status__in=pending, started_at__gte=since).exists():
         return False
-    # A host too busy to calibrate is not asked again at every sweep: it would spend its
-    # worker calibrating for as long as it stays busy.
-    retry = now - timedelta(seconds=settings.RERUN_CALIBRATION_RETRY_SECONDS)
-    if mine.filter(status=CalibrationStatus.FAILED, started_at__gte=retry).exists():
-        return False
+    # A host too busy to calibrate is not asked again at every sweep (it would spend its worker
+    # calibrating while it stays busy), but sooner than the longest wait after one failure.
+    failures = failures_in_a_row(host, target, reference.name)
+    if failures:
+        retry = now - timedelta(seconds=_retry_wait(failures))
+        if mine.filter(status=CalibrationStatus.FAILED, started_at__gte=retry).exists():
+            return False
     fresh = now - timedelta(days=settings.RERUN_CALIBRATION_MAX_AGE_DAYS)
     return not mine.filter(status=CalibrationStatus.DONE, measured_at__gte=fresh).exists()
 

@@ -24,7 +24,14 @@ from runner.host import (
     target_host,
     this_host,
 )
-from runner.models import RerunStatus, VerificationHost, VerificationRun, WorkerBeat
+from runner.models import (
+    CalibrationStatus,
+    HostCalibration,
+    RerunStatus,
+    VerificationHost,
+    VerificationRun,
+    WorkerBeat,
+)
 from runner.targets import Target, rerun_targets
 
 HOST_FACTS = ("cpu_model", "cores", "memory_gb", "drive_kind", "drive_model", "servers")
@@ -135,8 +142,6 @@ def host_calibration(name: str, *, now: datetime | None = None) -> str:
     """The host's calibration of the classic judge's spreads, in a few words: the latest of
     each target's (runner/calibration.py), fresh or stale by RERUN_CALIBRATION_MAX_AGE_DAYS,
     one being measured, or the reason the last one failed."""
-    from runner.models import CalibrationStatus, HostCalibration
-
     now = now or timezone.now()
     stale_before = now - timedelta(days=settings.RERUN_CALIBRATION_MAX_AGE_DAYS)
     said = []
@@ -165,6 +170,59 @@ def host_calibration(name: str, *, now: datetime | None = None) -> str:
     return "; ".join(said) or NOT_CALIBRATED
 
 
+def host_engines(queues: list[str]) -> dict[str, list[str]]:
+    """The engines each target whose queue the host serves can run (its own queue or the
+    target's), as routing reads them (runner/targets.py): MyRocks only where it is installed."""
+    targets = rerun_targets()
+    served = {queue.split("@", 1)[0].removeprefix("rerun.") for queue in queues}
+    return {name: list(targets[name].engines) for name in sorted(served) if name in targets}
+
+
+# How many measured calibrations of a reference the host list shows as its speed's trend.
+TREND_CALIBRATIONS = 5
+
+
+def reference_speeds(name: str) -> list[dict]:
+    """Per target and reference, how fast this host ran the reference in its last measured
+    calibrations (the median of each calibration's runs' average rate), newest first: its speed
+    now, and how it moved."""
+    done = HostCalibration.objects.filter(host=name, status=CalibrationStatus.DONE)
+    speeds = []
+    for target, reference in sorted(set(done.values_list("target", "reference"))):
+        rows = done.filter(target=target, reference=reference).order_by("-measured_at")
+        history = [
+            {"measured_at": row.measured_at.isoformat(), "rows_per_second": rate}
+            for row in rows[:TREND_CALIBRATIONS]
+            if (rate := _median_rate(row.figures)) is not None
+        ]
+        if history:
+            speeds.append({"target": target, "reference": reference, "history": history})
+    return speeds
+
+
+def _median_rate(figures: list) -> float | None:
+    rates = sorted(
+        each["average_rate"]
+        for each in figures
+        if isinstance(each.get("average_rate"), float | int)
+    )
+    if not rates:
+        return None
+    middle = len(rates) // 2
+    return float(rates[middle] if len(rates) % 2 else (rates[middle - 1] + rates[middle]) / 2)
+
+
+def speed_words(speed: dict) -> str:
+    """One reference's speed in words: the newest, and its ratio to each older one."""
+    newest, *older = speed["history"]
+    rate = newest["rows_per_second"]
+    said = f"{speed['target']}, {speed['reference']}: {rate:,.0f} rows/s"
+    if older:
+        ratios = ", ".join(f"{rate / each['rows_per_second']:.2f}x" for each in older)
+        said += f" (against the {len(older)} calibration{'s' if len(older) > 1 else ''} before: {ratios})"
+    return said
+
+
 def _fresh_since(now: datetime) -> datetime:
     return now - timedelta(seconds=settings.RERUN_WORKER_BEAT_STALE_SECONDS)
 
@@ -176,6 +234,12 @@ class HostRow:
     queues: list[str]
     running: list[VerificationRun]
     calibration: str
+    engines: dict[str, list[str]]
+    speeds: list[dict]
+
+    @property
+    def speed_words(self) -> list[str]:
+        return [speed_words(each) for each in self.speeds]
 
 
 def host_rows(now=None) -> list[HostRow]:
@@ -194,6 +258,8 @@ def host_rows(now=None) -> list[HostRow]:
                 queues=queues,
                 running=[run for run in running if host_name(run.worker) == host.name],
                 calibration=host_calibration(host.name),
+                engines=host_engines(queues),
+                speeds=reference_speeds(host.name),
             )
         )
     return rows
@@ -214,6 +280,8 @@ def host_data(row: HostRow) -> dict:
             {"id": run.pk, "target": run.target, "worker": run.worker} for run in row.running
         ],
         "calibration": row.calibration,
+        "engines": row.engines,
+        "reference_speeds": row.speeds,
     }
 
 

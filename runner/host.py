@@ -176,6 +176,8 @@ class CpuTimes:
 
     steal: int
     total: int
+    # idle and iowait: the time no process of any kind ran (busy_cores counts the rest).
+    idle: int = 0
 
 
 def cpu_times(stat_text: str) -> CpuTimes | None:
@@ -193,7 +195,8 @@ def cpu_times(stat_text: str) -> CpuTimes | None:
         if len(ticks) < 4:
             return None
         steal = ticks[7] if len(ticks) > 7 else 0
-        return CpuTimes(steal=steal, total=sum(ticks[:8]))
+        idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)
+        return CpuTimes(steal=steal, total=sum(ticks[:8]), idle=idle)
     return None
 
 
@@ -203,6 +206,17 @@ def steal_cores(before: CpuTimes | None, after: CpuTimes | None, *, cores: int) 
     if before is None or after is None or after.total <= before.total:
         return None
     return cores * (after.steal - before.steal) / (after.total - before.total)
+
+
+def busy_cores(before: CpuTimes | None, after: CpuTimes | None, *, cores: int) -> float | None:
+    """The cores' worth of CPU that anything ran between two samples, steal counted as busy (a
+    neighbour's time is time the host could not give a run): the share of all the CPU time that
+    passed which was neither idle nor waiting on I/O, times the cores. None when a sample is
+    missing."""
+    if before is None or after is None or after.total <= before.total:
+        return None
+    busy = (after.total - after.idle) - (before.total - before.idle)
+    return cores * busy / (after.total - before.total)
 
 
 def read_cpu_times() -> CpuTimes | None:

@@ -351,8 +351,13 @@ RERUN_CALIBRATION_REPEATS = env.int("RERUN_CALIBRATION_REPEATS", default=5)
 RERUN_CALIBRATION_MAX_REPEATS = 10
 RERUN_CALIBRATION_TIME_LIMIT = env.int("RERUN_CALIBRATION_TIME_LIMIT", default=900)
 RERUN_CALIBRATION_BUSY_CORES = env.float("RERUN_CALIBRATION_BUSY_CORES", default=0.5)
-# A calibration that failed (the host busy) is tried again this long after, not at every sweep.
+# A calibration that failed (the host busy) is tried again RETRY_MIN_SECONDS after, then after
+# twice as long at each further failure in a row, at most RETRY_SECONDS: not at every sweep.
+RERUN_CALIBRATION_RETRY_MIN_SECONDS = env.int("RERUN_CALIBRATION_RETRY_MIN_SECONDS", default=120)
 RERUN_CALIBRATION_RETRY_SECONDS = env.int("RERUN_CALIBRATION_RETRY_SECONDS", default=1800)
+# Seconds the machine is watched before a calibration's first run: busy already (other work over
+# BUSY_CORES, steal counted), it fails at once instead of after its repeats. 0: not watched.
+RERUN_CALIBRATION_PRECHECK_SECONDS = env.float("RERUN_CALIBRATION_PRECHECK_SECONDS", default=5)
 
 # Celery: Redis when REDIS_URL is set, else kombu's filesystem transport (no server needed).
 REDIS_URL = env.str("REDIS_URL", default="")

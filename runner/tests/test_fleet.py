@@ -348,3 +348,35 @@ def test_the_hosts_list_says_each_hosts_calibration_fresh_stale_running_or_faile
     assert hosts["failing"] == "mariadb: the last calibration failed: the host was busy"
     page = client.get("/verification-hosts/").content.decode()
     assert "the last calibration failed: the host was busy" in page
+
+
+def test_the_hosts_list_names_each_hosts_engines_and_its_reference_speed_and_trend(
+    client, organizer, settings
+):
+    from runner.models import CalibrationStatus, HostCalibration
+
+    register("here")  # serves rerun.sqlite, as register() names its queues
+    now = timezone.now()
+    # Three calibrations of the demo band, newest first: 5,000 then 4,000 then 5,500 rows/s.
+    for days, rates in ((0, (4_900, 5_000, 5_100)), (3, (4_000, 4_100, 3_900)), (6, (5_500,))):
+        measured = now - timedelta(days=days)
+        HostCalibration.objects.create(
+            host="here", target="mariadb", reference="demo-tenth", scale=10, rows=300_000,
+            status=CalibrationStatus.DONE, runs=len(rates), started_at=measured,
+            measured_at=measured, figures=[{"average_rate": rate} for rate in rates],
+        )  # fmt: skip
+    HostCalibration.objects.create(
+        host="here", target="mariadb", reference="demo-tenth", scale=10, rows=300_000,
+        status=CalibrationStatus.FAILED, started_at=now, message="busy",
+    )  # fmt: skip
+    client.force_login(organizer)
+    host = client.get("/api/verification-hosts/").json()["results"][0]
+    assert host["engines"] == {"sqlite": rerun_targets()["sqlite"].engines}
+    speeds = host["reference_speeds"]
+    assert [each["rows_per_second"] for each in speeds[0]["history"]] == [5_000, 4_000, 5_500]
+    page = client.get("/verification-hosts/").content.decode()
+    assert (
+        "mariadb, demo-tenth: 5,000 rows/s (against the 2 calibrations before: 1.25x, 0.91x)"
+        in page
+    )
+    assert f"sqlite: {', '.join(rerun_targets()['sqlite'].engines)}" in page

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from runner.host import CpuTimes, cpu_times, steal_cores
+from runner.host import CpuTimes, busy_cores, cpu_times, steal_cores
 from submissions.logparse import parse_log
 from submissions.tracks.classic.rerun import judge
 from submissions.tracks.rerun import (
@@ -42,7 +42,7 @@ cpu1 750 0 350 4350 50 0 10 500 0 0
 
 def test_steal_is_read_from_the_cpu_line_and_counted_in_cores():
     before, after = cpu_times(BEFORE), cpu_times(AFTER)
-    assert before == CpuTimes(steal=400, total=10_020)
+    assert before == CpuTimes(steal=400, total=10_020, idle=8_100)
     assert after.total - before.total == 2_000
     # 600 of 2,000 ticks stolen on a 2-core machine: 0.6 of a core, on average.
     assert steal_cores(before, after, cores=2) == pytest.approx(0.6)
@@ -53,6 +53,17 @@ def test_steal_is_read_from_the_cpu_line_and_counted_in_cores():
     assert cpu_times("cpu  a b c d\n") is None
     assert steal_cores(None, after, cores=2) is None
     assert steal_cores(after, before, cores=2) is None
+
+
+def test_busy_cores_count_every_tick_not_idle_or_waiting_and_steal_as_busy():
+    before, after = cpu_times(BEFORE), cpu_times(AFTER)
+    # Of 2,000 ticks: 500 user, 200 system and 600 stolen; 700 idle. On 2 cores: 1.3 busy.
+    assert busy_cores(before, after, cores=2) == pytest.approx(1.3)
+    # Time waiting on I/O is not CPU work: a host whose ticks all waited is not busy.
+    waiting = cpu_times("cpu  1000 0 500 8000 2100 0 20 400 0 0\n")
+    assert busy_cores(before, waiting, cores=2) == pytest.approx(0.0)
+    assert busy_cores(None, after, cores=2) is None
+    assert busy_cores(after, before, cores=2) is None
 
 
 def output_of(name: str, steal: float | None = None):
