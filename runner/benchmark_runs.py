@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 
 from runner import process
+from runner.activity import other_io_line, read_disk_bytes
 from runner.host import read_cpu_times, steal_cores
 from runner.models import RerunStatus, VerificationRun
 from runner.targets import Target
@@ -91,10 +92,12 @@ def execute_repeats(
     header: str = "",
     before_repeat: Callable[[int], None] | None = None,
     resume: Resume | None = None,
+    server_io: Callable[[], int | None] | None = None,
 ) -> Outcome:
     """Run the steps `run.repeats` times; the outcome's step_logs are the first repeat's (what a
     single-run judge reads), repeat_logs every repeat's. With `resume`, the repeats before
-    resume.repeat are done, and that one continues its table."""
+    resume.repeat are done, and that one continues its table. `server_io`: the private server's
+    storage bytes so far (runner/activity.py), so each step's log says the other processes'."""
     # One time limit for the whole rerun, however many steps and repeats it has.
     deadline = time.monotonic() + target.time_limit
     log = header
@@ -110,7 +113,9 @@ def execute_repeats(
                 before_repeat(repeat)
             if run.repeats > 1:
                 log += f"# rerun repeat={repeat} of {run.repeats}\n"
-        outcome = _execute_steps(run, target, spec, steps, deadline, repeat, log, continuing)
+        outcome = _execute_steps(
+            run, target, spec, steps, deadline, repeat, log, continuing, server_io
+        )
         log += outcome.log
         if outcome.status != RerunStatus.SUCCEEDED:
             return replace(
@@ -135,6 +140,7 @@ def _execute_steps(
     repeat: int,
     log_before: str,
     resume: Resume | None = None,
+    server_io: Callable[[], int | None] | None = None,
 ) -> Outcome:
     logs: dict[str, str] = {}
     for index, step in enumerate(steps, 1):
@@ -145,6 +151,7 @@ def _execute_steps(
             arguments = [*arguments, "--resume", "--resume-seconds", f"{resume.seconds:.3f}"]
             earlier = resume.interrupted
         before = read_cpu_times()
+        io_before = _io_sample(server_io)
         try:
             outcome = watch(
                 run, process.start(arguments, cwd=str(settings.RERUN_WORK_DIR)),
@@ -162,11 +169,29 @@ def _execute_steps(
         stolen = steal_cores(before, read_cpu_times(), cores=os.cpu_count() or 1)
         if stolen is not None and outcome.status == RerunStatus.SUCCEEDED:
             logs[step.name] += steal_line(stolen)  # the judge counts it as other work
+        if outcome.status == RerunStatus.SUCCEEDED:
+            logs[step.name] += _other_io(io_before, _io_sample(server_io))
         joined = _joined_log(steps, logs)
         if outcome.status != RerunStatus.SUCCEEDED:
             return replace(outcome, log=joined, step_logs=logs)
         VerificationRun.objects.filter(pk=run.pk).update(log=log_before + joined)
     return Outcome(RerunStatus.SUCCEEDED, "", _joined_log(steps, logs), step_logs=logs)
+
+
+def _io_sample(server_io: Callable[[], int | None] | None) -> tuple | None:
+    """The machine's disk bytes, the server's own and the time, or None where either is not
+    measured (no private server: the client's own I/O cannot be told from other processes')."""
+    if server_io is None:
+        return None
+    machine, own = read_disk_bytes(), server_io()
+    return None if machine is None or own is None else (machine, own, time.monotonic())
+
+
+def _other_io(before: tuple | None, after: tuple | None) -> str:
+    if before is None or after is None or after[2] <= before[2]:
+        return ""
+    other = (after[0] - before[0]) - (after[1] - before[1])
+    return other_io_line(other, after[2] - before[2])
 
 
 def _joined_log(steps: list[Step], logs: dict[str, str]) -> str:

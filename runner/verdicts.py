@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 from django.utils import timezone
 
+from runner.activity import stated_other_io, while_it_ran
 from runner.calibration import spreads_for_run
 from runner.models import RerunStatus, RerunVerdict, VerificationRun
 from runner.targets import rerun_targets
@@ -23,10 +24,12 @@ from submissions.setup.scaling import MEMORY_RULES, Extrapolation, extrapolated
 from submissions.setup.server_settings import size_text
 from submissions.tracks import Track
 from submissions.tracks.rerun import (
+    STEAL_CORES,
     Claim,
     Judgement,
     NotPlannable,
     RerunSpec,
+    other_work,
     read_output,
     server_major,
 )
@@ -104,6 +107,9 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
     run.message = f"{judgement.message} {_setup_sentence(run)}".strip()
     run.rows_done, run.rate = judgement.rows_done, judgement.rate
     run.result = {**judgement.result, "headline": headline(run, judgement)}
+    activity = _while_it_ran(reruns, outcome)
+    if activity:
+        run.host = {**(run.host or {}), "while_it_ran": activity}
     entry = Submission.objects.filter(pk=submission.pk)
     if judgement.verdict == RerunVerdict.REPRODUCED:
         entry.update(verified=True, verification=RerunVerdict.REPRODUCED)
@@ -113,6 +119,18 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
         verification=RerunVerdict.SHAPE_ONLY
     ):
         contest_board_changed(contest_id=submission.contest_id)
+
+
+def _while_it_ran(reruns: list, outcome: Outcome) -> str:
+    """The host's other work, steal and other processes' disk I/O beside the repeats, in one
+    line (runner/activity.py); the busy cores as the judge counts them (`other_work`)."""
+    busy, steal = [], []
+    for rerun in reruns:
+        stolen = rerun.result.get(STEAL_CORES)
+        steal.append(stolen)
+        busy.extend(other_work(parsed, stolen) for parsed in rerun.logs.values())
+    texts = [text for logs in outcome.repeat_logs or [outcome.step_logs] for text in logs.values()]
+    return while_it_ran(busy, steal, [rate for text in texts for rate in stated_other_io(text)])
 
 
 def _extrapolation(run: VerificationRun, reruns: list) -> Extrapolation | None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 
 from runner import servers
+from runner.activity import server_io_bytes
 from runner.benchmark_runs import Resume, execute_repeats
 from runner.models import RerunStatus, VerificationRun
 from runner.targets import Target
@@ -156,6 +157,7 @@ def execute_on_private_server(
                 header=header,
                 before_repeat=lambda _: server.create_database(fresh=True),
                 resume=resume,
+                server_io=lambda: server_io_bytes(server.pid),
             )
             if server.cgroup is not None and limit_text:
                 # The data files' pages the server read and wrote, charged to its cgroup.

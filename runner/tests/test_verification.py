@@ -3,8 +3,11 @@ settings: a real mariadbd and a real PostgreSQL, memory scaled with the run, set
 back from the server into the run and its log; refused settings named."""
 
 import re
+import subprocess  # nosec B404: the test's own disk writer, a fixed command
+import sys
 
 import pytest
+from django.utils.html import escape
 
 from runner import services
 from runner.verdicts import settings_text
@@ -44,6 +47,26 @@ def entry_with(config: str, **declared):
     )
 
 
+# Another process's disk I/O beside a verification: 1 MB written and synced at a time, the file
+# started again every 64 MB; it stops by itself after 60 s if the test does not end it.
+DISK_WRITER = """
+import os, sys, time
+end, block = time.monotonic() + 60, b"x" * (1 << 20)
+while time.monotonic() < end:
+    with open(sys.argv[1], "wb") as out:
+        for _ in range(64):
+            out.write(block); out.flush(); os.fsync(out.fileno())
+"""
+
+
+@pytest.fixture
+def other_disk_writer(tmp_path):
+    writer = subprocess.Popen([sys.executable, "-c", DISK_WRITER, str(tmp_path / "other-io")])  # nosec B603
+    yield
+    writer.kill()
+    writer.wait()
+
+
 def log_setting(log: str, key: str) -> str:
     found = re.search(rf"^# rerun setting {key}=(\S+)", log, re.MULTILINE)
     assert found, log[:3000]
@@ -51,7 +74,7 @@ def log_setting(log: str, key: str) -> str:
 
 
 def test_a_mariadb_verification_runs_the_entrys_settings_scaled_and_reads_them_back(
-    organizer, iibench_binary, rerun_dir, recovery_dir
+    organizer, iibench_binary, rerun_dir, recovery_dir, other_disk_writer, client
 ):
     entry = entry_with(MY_CNF)
     run = run_to_end(entry, organizer, "mariadb", scale=100, repeats=2)
@@ -88,6 +111,15 @@ def test_a_mariadb_verification_runs_the_entrys_settings_scaled_and_reads_them_b
         "innodb_flush_log_at_trx_commit=2" in run.message
     )
     assert "scale 1/100, 2 runs on mariadb. Host not comparable" in run.message
+    # What the host did beside the runs, each repeat measured: the test's own disk writer is
+    # other processes' I/O, said in one line on the entry page (issue 45).
+    assert run.log.count("# rerun other io bytes=") == 2
+    said = run.host["while_it_ran"]
+    assert said.startswith("While it ran, beside the benchmark and its server: other work kept")
+    found = re.search(r"other processes' disk I/O at most ([0-9.]+) MB/s", said)
+    assert found and float(found.group(1)) >= 1.0, said
+    client.force_login(organizer)
+    assert escape(said) in client.get(entry.get_absolute_url()).content.decode()
 
 
 def test_a_postgresql_verification_runs_the_entrys_settings_scaled_and_reads_them_back(
