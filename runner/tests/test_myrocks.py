@@ -143,11 +143,12 @@ def test_the_entry_page_judges_myrocks_settings_by_the_table_read_with_the_plugi
     plain = servers.ServerConfig(kind="mariadb", base_dir=ROCKSDB.base_dir)
     options_kept(ROCKSDB)
     options_kept(plain)  # read last: an InnoDB entry's settings are judged by it
-    assert setting_decisions({"rocksdb_block_cache_size": "64M"}, MYSQL) == {
-        "rocksdb_block_cache_size": ""
-    }
+    block_cache = setting_decisions({"rocksdb_block_cache_size": "64M"}, MYSQL)
+    assert block_cache["rocksdb_block_cache_size"].applied
+    assert block_cache["rocksdb_block_cache_size"].sentence.startswith("applied, scaled 1/k")
     decided = setting_decisions(
         {"innodb_buffer_pool_size": "64M", "rocksdb_bulk_load": "ON"}, MYSQL
     )
-    assert decided["innodb_buffer_pool_size"] == ""
-    assert "bulk load" in decided["rocksdb_bulk_load"]
+    assert decided["innodb_buffer_pool_size"].applied
+    assert not decided["rocksdb_bulk_load"].applied
+    assert "bulk load" in decided["rocksdb_bulk_load"].sentence

@@ -10,47 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from submissions.setup.server_options import ServerOption
-from submissions.setup.server_settings import MYSQL, POSTGRESQL, BadSize, size_in_bytes, size_text
+from submissions.setup.server_options import (
+    PER_CONNECTION,
+    PER_SERVER,
+    UNCOUNTED_MEMORY,
+    ServerOption,
+)
+from submissions.setup.server_settings import MYSQL, POSTGRESQL, size_in_bytes, size_text
 
 MIB = 1 << 20
 
-# Memory each server holds once, and memory each connection may hold (its own sort, join,
-# read and temporary-table buffers, its stack). Exact names: only those the server lists count.
-PER_SERVER = {
-    MYSQL: [
-        "innodb_buffer_pool_size",
-        "key_buffer_size",
-        "aria_pagecache_buffer_size",
-        "innodb_log_buffer_size",
-        "query_cache_size",
-        "innodb_ft_total_cache_size",
-        "myisam_sort_buffer_size",
-        "aria_sort_buffer_size",
-        "innodb_sort_buffer_size",
-        # MyRocks' (its plugin loaded): the block cache and the memtables' total.
-        "rocksdb_block_cache_size",
-        "rocksdb_db_write_buffer_size",
-    ],
-    POSTGRESQL: ["shared_buffers", "wal_buffers", "maintenance_work_mem", "autovacuum_work_mem"],
-}
-PER_CONNECTION = {
-    # What a connection allocates as it runs a statement. Limits only reached by rare statements
-    # (max_allowed_packet, max_heap_table_size, bulk_insert_buffer_size for MyISAM) are left
-    # out: counted for every connection they would call every default server too big.
-    MYSQL: [
-        "sort_buffer_size",
-        "join_buffer_size",
-        "read_buffer_size",
-        "read_rnd_buffer_size",
-        "tmp_table_size",
-        "binlog_cache_size",
-        "net_buffer_length",
-        "thread_stack",
-    ],
-    # A query's sort and its hash table may each take work_mem (hash_mem_multiplier 2).
-    POSTGRESQL: ["work_mem", "work_mem", "temp_buffers"],
-}
 # PostgreSQL's --describe-config gives no defaults: its documented ones, in bytes.
 POSTGRESQL_DEFAULTS = {
     "shared_buffers": 128 * MIB,
@@ -59,7 +28,28 @@ POSTGRESQL_DEFAULTS = {
     "autovacuum_work_mem": 64 * MIB,
     "work_mem": 4 * MIB,
     "temp_buffers": 8 * MIB,
+    "min_dynamic_shared_memory": 0,
+    "logical_decoding_work_mem": 64 * MIB,
     "max_connections": 100,
+}
+# Counts that size a server's shared memory or multiply its per-query memory, capped at what a
+# benchmark's few connections and single table need (PostgreSQL sizes its lock tables,
+# process slots and hash tables from them at start: 2.87 GB of shared memory before a
+# benchmark started, from these alone). Name -> (the most a rerun applies, why).
+CAPS = {
+    POSTGRESQL: {
+        "max_locks_per_transaction": (256, "sizes the shared lock table, times the connections"),
+        "max_pred_locks_per_transaction": (
+            256,
+            "sizes the shared predicate lock table, times the connections",
+        ),
+        "max_prepared_transactions": (16, "takes shared memory a slot; the benchmark uses none"),
+        "max_worker_processes": (16, "takes a process slot of shared memory a worker"),
+        "max_parallel_workers": (16, "is at most max_worker_processes"),
+        "autovacuum_max_workers": (6, "lets each worker hold autovacuum_work_mem"),
+        "hash_mem_multiplier": (2, "multiplies work_mem for every hash table"),
+    },
+    MYSQL: {},
 }
 # The server's worst case may take this share of the worker's free memory (MemAvailable).
 FREE_SHARE = 0.5
@@ -83,11 +73,26 @@ def memory_names(family: str) -> set[str]:
     return set(PER_SERVER.get(family, [])) | set(PER_CONNECTION.get(family, []))
 
 
+# How a rerun treats an applied setting, the one answer the budget and the entry page read.
+COUNTED = "counted"  # memory the budget counts: scaled 1/k, the whole kept within the budget
+HELD = "held"  # memory the budget does not count: at most the server's default
+CAPPED = "capped"  # a count that sizes memory: at most CAPS' ceiling
+AS_DECLARED = "as declared"
+
+
+def treatment(name: str, family: str) -> str:
+    if name in memory_names(family):
+        return COUNTED
+    if name in UNCOUNTED_MEMORY.get(family, ()):
+        return HELD
+    if name in CAPS.get(family, {}):
+        return CAPPED
+    return AS_DECLARED
+
+
 def _bytes(value: str, family: str, key: str) -> int | None:
-    try:
-        size = size_in_bytes(value, family=family, key=key)
-    except BadSize:
-        return None
+    # server_options.decide refused every size the grammar cannot read, so this one reads.
+    size = size_in_bytes(value, family=family, key=key)
     return size if size > 0 else None
 
 
@@ -116,6 +121,7 @@ def memory_budget(
     settings scaled by a measured rule, else the server's default (or its declared value, if
     smaller)."""
     settings, notes, changes = dict(applied), [], []
+    _hold_and_cap(settings, notes, changes, family, options)
     names = [name for name in memory_names(family) if name in options]
     sizes: dict[str, int] = {}
     for key in names:
@@ -149,6 +155,15 @@ def memory_budget(
 
     def worst_case() -> int:
         held = {key: sizes.get(key, _default(key, family, options)) for key in names}
+        if (
+            family == POSTGRESQL
+            and "autovacuum_work_mem" in held
+            and not _bytes_or_none(
+                settings.get("autovacuum_work_mem"), family, "autovacuum_work_mem"
+            )
+        ):
+            # -1, its default: each autovacuum worker takes maintenance_work_mem.
+            held["autovacuum_work_mem"] = held.get("maintenance_work_mem", 0)
         once = sum(held[key] for key in PER_SERVER.get(family, []) if key in held)
         each = sum(held[key] for key in PER_CONNECTION.get(family, []) if key in held)
         return once + each * connections
@@ -178,6 +193,42 @@ def memory_budget(
         total = worst_case()
     limit = min(int(free_memory * 0.75), total + SERVER_OVERHEAD) if free_memory else 0
     return Budget(settings, notes, changes, total, limit)
+
+
+def _bytes_or_none(value: str | None, family: str, key: str) -> int | None:
+    return None if value is None else _bytes(value, family, key)
+
+
+def _hold_and_cap(
+    settings: dict[str, str],
+    notes: list[str],
+    changes: list[str],
+    family: str,
+    options: dict[str, ServerOption],
+) -> None:
+    """Memory the budget does not count held at the server's default, counts that size
+    memory capped (CAPS), each said in the notes with both values."""
+    for key in [key for key in settings if treatment(key, family) == HELD]:
+        size, default = (
+            size_in_bytes(settings[key], family=family, key=key),
+            _default(key, family, options),
+        )
+        if size <= default:
+            continue
+        asked = settings.pop(key)
+        if default:
+            settings[key] = size_text(default, family)
+        applied = settings.get(key, "the server's default")
+        notes.append(
+            f"{key} held at the server's default: declared {asked}, applied {applied} (the "
+            "memory budget does not count it)"
+        )
+        changes.append(f"{key} {asked} -> {applied} (held at the server's default)")
+    for key, (ceiling, why) in CAPS.get(family, {}).items():
+        if key in settings and float(settings[key]) > ceiling:
+            asked, settings[key] = settings[key], f"{ceiling:g}"
+            notes.append(f"{key} capped: declared {asked}, applied {ceiling:g} (it {why})")
+            changes.append(f"{key} {asked} -> {ceiling:g} (capped)")
 
 
 def _holders(key: str, family: str, connections: int) -> int:
