@@ -91,10 +91,12 @@ def execute_repeats(
     header: str = "",
     before_repeat: Callable[[int], None] | None = None,
     resume: Resume | None = None,
+    client_environment: dict[str, str] | None = None,
 ) -> Outcome:
     """Run the steps `run.repeats` times; the outcome's step_logs are the first repeat's (what a
     single-run judge reads), repeat_logs every repeat's. With `resume`, the repeats before
-    resume.repeat are done, and that one continues its table."""
+    resume.repeat are done, and that one continues its table. `client_environment`: the
+    private server's password for the benchmark's environment (never its command line)."""
     # One time limit for the whole rerun, however many steps and repeats it has.
     deadline = time.monotonic() + target.time_limit
     log = header
@@ -110,7 +112,9 @@ def execute_repeats(
                 before_repeat(repeat)
             if run.repeats > 1:
                 log += f"# rerun repeat={repeat} of {run.repeats}\n"
-        outcome = _execute_steps(run, target, spec, steps, deadline, repeat, log, continuing)
+        outcome = _execute_steps(
+            run, target, spec, steps, deadline, repeat, log, continuing, client_environment
+        )
         log += outcome.log
         if outcome.status != RerunStatus.SUCCEEDED:
             return replace(
@@ -135,6 +139,7 @@ def _execute_steps(
     repeat: int,
     log_before: str,
     resume: Resume | None = None,
+    client_environment: dict[str, str] | None = None,
 ) -> Outcome:
     logs: dict[str, str] = {}
     for index, step in enumerate(steps, 1):
@@ -147,7 +152,8 @@ def _execute_steps(
         before = read_cpu_times()
         try:
             outcome = watch(
-                run, process.start(arguments, cwd=str(settings.RERUN_WORK_DIR)),
+                run,
+                process.start(arguments, cwd=str(settings.RERUN_WORK_DIR), env=client_environment),
                 time_limit=target.time_limit, deadline=deadline, step=name,
                 log_prefix=log_before + _joined_log(steps, logs) + earlier,
             )  # fmt: skip

@@ -156,6 +156,7 @@ def execute_on_private_server(
                 header=header,
                 before_repeat=lambda _: server.create_database(fresh=True),
                 resume=resume,
+                client_environment=server.client_environment(),
             )
             if server.cgroup is not None and limit_text:
                 # The data files' pages the server read and wrote, charged to its cgroup.

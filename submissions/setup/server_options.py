@@ -22,6 +22,7 @@ from submissions.setup.server_settings import (
     PG_UNITS,
     POSTGRESQL,
     BadSize,
+    read_config,
     size_in_bytes,
 )
 
@@ -609,3 +610,31 @@ def _not_listed(key: str, options: dict[str, ServerOption]) -> str:
     if key.startswith("include"):
         return "an include directive names files; not an option of this server"
     return "not an option this server lists"
+
+
+# Sizes known by name, for the upload's check (no server's option table at hand): MariaDB's
+# memory sizes and their aliases, every size parameter of PostgreSQL and its old names.
+MARIADB_SIZE_ALIASES = {"tmp_memory_table_size": "tmp_table_size"}
+
+
+def size_names(family: str) -> frozenset[str]:
+    if family == POSTGRESQL:
+        return frozenset(PG_UNITS) | frozenset(POSTGRESQL_ALIASES)
+    if family == MYSQL:
+        return BUDGET_NAMES[MYSQL] | UNCOUNTED_MEMORY[MYSQL] | frozenset(MARIADB_SIZE_ALIASES)
+    return frozenset()
+
+
+def unreadable_size(config_text: str, family: str) -> str | None:
+    """The first setting of a declared configuration that names a size the one size grammar
+    cannot read, as the upload's refusal ("line 3: key_buffer_size = '1X': ..."); None when
+    every size reads. A rerun would refuse it too: it is refused where the entrant can fix it."""
+    names = size_names(family)
+    for setting in read_config(config_text, family).settings:
+        if setting.key not in names:
+            continue
+        try:
+            size_in_bytes(setting.value, family=family, key=setting.key)
+        except BadSize as error:
+            return f"Server configuration line {setting.line}: {error}."
+    return None
