@@ -153,7 +153,7 @@ def entry_create(
     submitted_at = submitted_at or timezone.now()
     if enforce_deadline and not contest.is_open(submitted_at):
         raise ContestClosed(contest)
-    _sizes_readable(declared)
+    declared_sizes_check(declared)
     sha256 = ""
     if log_file is not None:
         sha256 = file_sha256(log_file)
@@ -213,7 +213,7 @@ def entry_create(
     return submission
 
 
-def _sizes_readable(declared: dict) -> None:
+def declared_sizes_check(declared: dict) -> None:
     """Refuse a declared server configuration holding a size the one size grammar cannot
     read (key_buffer_size = 1X): every rerun would refuse it, so the entrant hears it now."""
     family = family_of(
@@ -250,7 +250,7 @@ def entry_update(
     if enforce_deadline and not submission.contest.is_open():
         raise ContestClosed(submission.contest)
     before = entry_declared(submission)
-    _sizes_readable({**before, **declared})
+    declared_sizes_check({**before, **declared})
     for name in DECLARED_FIELDS:
         if name in declared:
             setattr(submission, name, declared[name])
