@@ -98,6 +98,8 @@ POSTGRESQL_COUNTS = {
     "max_prepared_transactions": 64,
     "max_worker_processes": 64,
     "max_parallel_workers": 64,
+    "max_parallel_workers_per_gather": 64,
+    "max_parallel_maintenance_workers": 64,
     "autovacuum_max_workers": 16,
     "hash_mem_multiplier": 4,
     "max_connections": 64,

@@ -1,9 +1,11 @@
 """The memory a verification's private server may use: every memory-sized setting scaled 1/k
 with the run (the buffer pool and its kin by their measured rules in scaling.py, the others
 plainly), the connection limit capped to what a benchmark needs, and the server's worst case
-(per-server buffers plus per-connection buffers times the connections) kept below a share of
-the worker's free memory. Pure: settings and the server's option table in, settings and notes
-naming both values out.
+(per-server buffers plus per-connection buffers times the connections, PostgreSQL's background
+workers counted as connections and its autovacuum_work_mem once per autovacuum worker) kept
+below a share of the worker's free memory; memory it does not count held at the server's
+default and the counts that size PostgreSQL's shared memory capped (CAPS). Pure: settings and
+the server's option table in, settings and notes naming both values out.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ CAPS = {
         "max_prepared_transactions": (16, "takes shared memory a slot; the benchmark uses none"),
         "max_worker_processes": (16, "takes a process slot of shared memory a worker"),
         "max_parallel_workers": (16, "is at most max_worker_processes"),
+        "max_parallel_workers_per_gather": (16, "is at most max_parallel_workers"),
+        "max_parallel_maintenance_workers": (16, "is at most max_parallel_workers"),
         "autovacuum_max_workers": (6, "lets each worker hold autovacuum_work_mem"),
         "hash_mem_multiplier": (2, "multiplies work_mem for every hash table"),
     },
@@ -164,16 +168,14 @@ def memory_budget(
         ):
             # -1, its default: each autovacuum worker takes maintenance_work_mem.
             held["autovacuum_work_mem"] = held.get("maintenance_work_mem", 0)
-        once = sum(held[key] for key in PER_SERVER.get(family, []) if key in held)
-        each = sum(held[key] for key in PER_CONNECTION.get(family, []) if key in held)
-        return once + each * connections
+        return sum(held[key] * _holders(key, family, connections, settings) for key in held)
 
     total = worst_case()
     cap = int(free_memory * FREE_SHARE)
     if cap and total > cap and sizes:
         # The largest holders give way first: each setting's share of the worst case (its size
         # times the connections that may hold it) is cut to one level, the highest that fits.
-        times = {key: _holders(key, family, connections) for key in sizes}
+        times = {key: _holders(key, family, connections, settings) for key in sizes}
         floor = {key: _floor(key, size, family, options, floors) for key, size in sizes.items()}
         share = {key: sizes[key] * times[key] for key in sizes}
         fixed = total - sum(share.values())
@@ -231,8 +233,26 @@ def _hold_and_cap(
             changes.append(f"{key} {asked} -> {ceiling:g} (capped)")
 
 
-def _holders(key: str, family: str, connections: int) -> int:
-    return PER_CONNECTION.get(family, []).count(key) * connections or 1
+# PostgreSQL's processes beside the connections, and their defaults: a background or parallel
+# worker takes work_mem as a connection does, each autovacuum worker autovacuum_work_mem.
+POSTGRESQL_WORKERS = {"max_worker_processes": 8, "autovacuum_max_workers": 3}
+
+
+def _holders(key: str, family: str, connections: int, settings: dict[str, str]) -> int:
+    """How many of `key` the server may hold at once: per connection (and, in PostgreSQL, per
+    background worker too), per autovacuum worker, or once."""
+    each = PER_CONNECTION.get(family, []).count(key)
+    if each:
+        return each * (connections + _workers("max_worker_processes", family, settings))
+    if family == POSTGRESQL and key == "autovacuum_work_mem":
+        return _workers("autovacuum_max_workers", family, settings)
+    return 1
+
+
+def _workers(key: str, family: str, settings: dict[str, str]) -> int:
+    if family != POSTGRESQL:
+        return 0
+    return int(float(settings.get(key, POSTGRESQL_WORKERS[key])))
 
 
 def _floor(
