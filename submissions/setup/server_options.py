@@ -158,7 +158,7 @@ PER_CONNECTION = {
     # What a connection allocates as it runs a statement. Limits only reached by rare statements
     # (max_allowed_packet, max_heap_table_size, bulk_insert_buffer_size for MyISAM) are left
     # out: counted for every connection they would call every default server too big; they
-    # are held at the server's default instead (memory_budget.UNCOUNTED).
+    # are held at the server's default instead (UNCOUNTED_MEMORY below).
     MYSQL: [
         "sort_buffer_size",
         "join_buffer_size",
