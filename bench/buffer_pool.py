@@ -13,6 +13,7 @@ and rows, then with the rerun's.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -77,11 +78,13 @@ def run(rows: int, pool_mb: int, every: float, after: float, base_dir: str) -> N
         shown = ", ".join(f"{k}={v}" for k, v in read_back.items())
         print(f"== {rows:,} rows, {shown}", flush=True)
         connection = pymysql.connect(
-            host="127.0.0.1", port=server.port, user="root", database="iibench", autocommit=True
-        )
+            host="127.0.0.1", port=server.port, user="root", password=server.password,
+            database="iibench", autocommit=True,
+        )  # fmt: skip
         benchmark = subprocess.Popen(
-            benchmark_command(server, rows), stdout=subprocess.PIPE, text=True
-        )
+            benchmark_command(server, rows), stdout=subprocess.PIPE, text=True,
+            env={**os.environ, **server.client_environment()},
+        )  # fmt: skip
         done = [0]
 
         def follow() -> None:

@@ -29,6 +29,7 @@ Rounds alternate the order (reversed every other round). Every line printed name
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -116,6 +117,7 @@ def run(engine: str, limit_mb: float, buffer: int, rows: int, base_dir: str) -> 
             [str(BINARY), "--db", server.url, "--rows", str(rows), "--engine", engine,
              "--report-every", str(max(1_000, rows // REPORTS)), "--seed", SEED],
             capture_output=True, text=True, check=False,
+            env={**os.environ, **server.client_environment()},
         )  # fmt: skip
         wall = time.perf_counter() - began
         cache = server.cgroup.page_cache()

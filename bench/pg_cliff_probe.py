@@ -105,7 +105,15 @@ def one_run(number: int, args, base_dir: str) -> dict:
         # A connection of its own is a backend in the cgroup (its memory is the table's less):
         # only with --buffer-misses.
         watcher = server._connect("iibench") if args.buffer_misses else contextlib.nullcontext()
-        with watcher, subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as bench:
+        with (
+            watcher,
+            subprocess.Popen(
+                command,
+                stdout=subprocess.PIPE,
+                text=True,
+                env={**os.environ, **server.client_environment()},
+            ) as bench,
+        ):
             lines = []
             for line in bench.stdout:
                 lines.append(line)

@@ -22,6 +22,7 @@ lives in is bounded as a host's RAM would bound it (submissions/setup/page_cache
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -71,6 +72,7 @@ def run(limit_mb: float, shared_buffers: int, rows: int, base_dir: str) -> Curve
             [str(BINARY), "--db", server.url, "--rows", str(rows),
              "--report-every", str(max(1_000, rows // REPORTS)), "--seed", "1"],
             capture_output=True, text=True, check=False,
+            env={**os.environ, **server.client_environment()},
         )  # fmt: skip
         wall = time.perf_counter() - started
         cache = server.cgroup.page_cache()

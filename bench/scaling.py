@@ -148,8 +148,9 @@ def run_benchmark(
     with private_server(kind, settings, base_dir) as (server, read_back):
         started = time.perf_counter()
         done = subprocess.run(
-            benchmark_command(server, rows, kind), capture_output=True, text=True, check=False
-        )
+            benchmark_command(server, rows, kind), capture_output=True, text=True, check=False,
+            env={**os.environ, **server.client_environment()},
+        )  # fmt: skip
         wall = time.perf_counter() - started
     if done.returncode:
         raise SystemExit(f"the benchmark failed: {done.stderr.strip()[-500:]}")

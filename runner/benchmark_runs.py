@@ -93,11 +93,14 @@ def execute_repeats(
     before_repeat: Callable[[int], None] | None = None,
     resume: Resume | None = None,
     server_io: Callable[[], int | None] | None = None,
+    client_environment: dict[str, str] | None = None,
 ) -> Outcome:
     """Run the steps `run.repeats` times; the outcome's step_logs are the first repeat's (what a
     single-run judge reads), repeat_logs every repeat's. With `resume`, the repeats before
     resume.repeat are done, and that one continues its table. `server_io`: the private server's
-    storage bytes so far (runner/activity.py), so each step's log says the other processes'."""
+    storage bytes so far (runner/activity.py), so each step's log says the other processes'.
+    `client_environment`: the private server's password for the benchmark's environment (never
+    its command line)."""
     # One time limit for the whole rerun, however many steps and repeats it has.
     deadline = time.monotonic() + target.time_limit
     log = header
@@ -114,7 +117,16 @@ def execute_repeats(
             if run.repeats > 1:
                 log += f"# rerun repeat={repeat} of {run.repeats}\n"
         outcome = _execute_steps(
-            run, target, spec, steps, deadline, repeat, log, continuing, server_io
+            run,
+            target,
+            spec,
+            steps,
+            deadline,
+            repeat,
+            log,
+            continuing,
+            server_io=server_io,
+            client_environment=client_environment,
         )
         log += outcome.log
         if outcome.status != RerunStatus.SUCCEEDED:
@@ -140,7 +152,9 @@ def _execute_steps(
     repeat: int,
     log_before: str,
     resume: Resume | None = None,
+    *,
     server_io: Callable[[], int | None] | None = None,
+    client_environment: dict[str, str] | None = None,
 ) -> Outcome:
     logs: dict[str, str] = {}
     for index, step in enumerate(steps, 1):
@@ -154,7 +168,8 @@ def _execute_steps(
         io_before = _io_sample(server_io)
         try:
             outcome = watch(
-                run, process.start(arguments, cwd=str(settings.RERUN_WORK_DIR)),
+                run,
+                process.start(arguments, cwd=str(settings.RERUN_WORK_DIR), env=client_environment),
                 time_limit=target.time_limit, deadline=deadline, step=name,
                 log_prefix=log_before + _joined_log(steps, logs) + earlier,
             )  # fmt: skip

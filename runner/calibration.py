@@ -426,7 +426,8 @@ def reference_measure(
         spec = RerunSpec(plan=plan, figures={}, claimed_rows=reference.claimed_rows)
         for repeat in range(1, repeats + 1):
             server.create_database(fresh=True)
-            text = _one_run(steps(spec)[0].arguments, work_dir, deadline, repeat)
+            arguments = steps(spec)[0].arguments
+            text = _one_run(arguments, work_dir, deadline, repeat, server.client_environment())
             log += f"# rerun repeat={repeat} of {repeats}\n{text}"
             outputs.append(read_output({STEP: text}, spec=spec, rows_target=reference.rows))
     return _measured(outputs, log, busy_limit)
@@ -453,9 +454,15 @@ def _settings(target: Target, reference: Reference, config: servers.ServerConfig
     )
 
 
-def _one_run(arguments: list[str], work_dir: Path, deadline: float, repeat: int) -> str:
+def _one_run(
+    arguments: list[str],
+    work_dir: Path,
+    deadline: float,
+    repeat: int,
+    environment: dict[str, str],
+) -> str:
     before = read_cpu_times()
-    child = process.start(arguments, cwd=str(work_dir))
+    child = process.start(arguments, cwd=str(work_dir), env=environment)
     try:
         output, errors = child.communicate(timeout=max(1.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:

@@ -126,7 +126,8 @@ class _Procedure:
         journal.add(f"# rerun step=insert (2 of {RECOVERY_STEPS}): the benchmark's output")
         try:
             outcome = watch(
-                run, process.start(arguments, cwd=server.root), time_limit=target.time_limit,
+                run, process.start(arguments, cwd=server.root, env=server.client_environment()),
+                time_limit=target.time_limit,
                 deadline=self.deadline, step="insert", on_report=crash_when_due,
             )  # fmt: skip
         except OSError as error:

@@ -19,7 +19,9 @@ def die_with_parent() -> None:
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
-def start(arguments: list[str], cwd: str) -> subprocess.Popen:
+def start(arguments: list[str], cwd: str, env: dict[str, str] | None = None) -> subprocess.Popen:
+    """`env`: what the benchmark needs beyond PATH and the C locale (a private server's
+    password: servers.PrivateServer.client_environment)."""
     # No shell: the argument list goes to execve as is. start_new_session puts the benchmark in
     # its own process group, so stopping it stops everything it started.
     return subprocess.Popen(  # noqa: S603 - fixed binary, arguments from settings and the contest  # nosec B603
@@ -30,7 +32,7 @@ def start(arguments: list[str], cwd: str) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         start_new_session=True,
         preexec_fn=die_with_parent,  # only prctl: safe between fork and exec
-        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C"},
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C", **(env or {})},
     )
 
 

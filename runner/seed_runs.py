@@ -132,6 +132,7 @@ def _benchmark(
             text=True,
             timeout=timeout,
             check=False,
+            env={**os.environ, **db.client_environment()},  # its password, not in argv
         )
     except subprocess.TimeoutExpired:
         return None, f"the benchmark ran past {timeout:.0f} s and was stopped"

@@ -16,9 +16,9 @@ from django.utils import timezone
 
 from runner.models import ServerOptionTable
 from runner.servers import ServerConfig, ServerError, plugin_arguments, run_as_server_user
+from submissions.setup.scaling import SettingFate, setting_fates
 from submissions.setup.server_options import (
     ServerOption,
-    decide,
     mariadb_options,
     postgresql_options,
 )
@@ -97,10 +97,12 @@ def _keep(config: ServerConfig, key: tuple[str, int], options: dict[str, ServerO
     )
 
 
-def setting_decisions(declared: dict[str, str], family: str) -> dict[str, str] | None:
+def setting_decisions(declared: dict[str, str], family: str) -> dict[str, SettingFate] | None:
     """What a verification does with each declared setting, by the option table a worker read
-    last from a server of the entry's family: key -> "" (applied) or the refusal naming it.
-    None while no worker has read one (the page then says it is not yet known)."""
+    last from a server of the entry's family: key -> its fate (applied, and how: as another
+    name, scaled, held, capped; or the refusal naming it), decided as a rerun decides it
+    (scaling.setting_fates). None while no worker has read one (the page then says it is
+    not yet known)."""
     tables = ServerOptionTable.objects.filter(family=family).order_by("-read_at")
     # A plugin's settings are judged by a table read with it loaded (MyRocks' rocksdb_*).
     prefixes = tuple(PLUGIN_OPTIONS.values())
@@ -121,8 +123,7 @@ def setting_decisions(declared: dict[str, str], family: str) -> dict[str, str] |
         row["name"]: ServerOption(**{**row, "choices": tuple(row.get("choices") or ())})
         for row in table.options
     }
-    decision = decide(declared, options, family)
-    return {key: decision.refused.get(key, "") for key in declared}
+    return setting_fates(declared, options=options, family=family)
 
 
 def _output(config: ServerConfig, arguments: list[str]) -> str:

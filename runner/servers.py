@@ -8,6 +8,13 @@ One interface: `PrivateServer(config, label, settings=...)` in a `with`; `initia
 `start()`, `wait_until_answering()`, `read_settings()`, `crash()`, `start()` again to restart,
 `stop()`, and the `with` removes it. `server_config()` builds the config from Django settings.
 
+Only the worker connects: each server's superuser (MariaDB's root, PostgreSQL's) has a password
+made for it (`secrets`), kept in the server's 0700 directory and given to the worker's own
+clients only: the benchmark in its environment (`client_environment()`: MYSQL_PWD, PGPASSWORD,
+never its command line, which every local user can read in /proc), the probes in the driver's
+call. Every other account is removed; another local user reaching the port or the socket is
+refused (runner/tests/test_private_server_access.py).
+
 The servers run in the foreground as our children, not through mysqld_safe or pg_ctl: those
 daemonize the server (it would outlive a killed worker) and mysqld_safe restarts a crashed
 server by itself, which is the one thing a crash test must not have."""
@@ -18,6 +25,7 @@ import contextlib
 import json
 import os
 import pwd
+import secrets
 import shutil
 import signal
 import socket
@@ -229,6 +237,9 @@ class PrivateServer:
         self.port = 0
         self.server: subprocess.Popen | None = None
         self.log_path: Path | None = None
+        # The superuser's password, made for this server (kept with a data directory a
+        # resumed rerun takes over).
+        self.password = ""
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -253,9 +264,29 @@ class PrivateServer:
             entry = pwd.getpwnam(self._os_user())
             os.chown(self.root, entry.pw_uid, entry.pw_gid)
         os.chmod(self.root, 0o700)
+        self.password = self._password()
         self.port = free_port()
         self.log_path = self.root / "server.log"
         return self
+
+    def _password(self) -> str:
+        """The superuser's password: a data directory taken over keeps its own, a new one
+        gets a new one. In a file of the server's directory only the server's user and the
+        worker can read: initdb reads it (--pwfile) as the server's user."""
+        kept = self.root / "password"
+        if self.reused and kept.exists():
+            return kept.read_text().strip()
+        password = secrets.token_hex(24)  # hex: nothing to quote in SQL, a URL or a file
+        self._private_file(kept, password + "\n")
+        return password
+
+    def _private_file(self, path: Path, text: str) -> None:
+        """A file only the server's user (and root) can read."""
+        with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as out:
+            out.write(text)
+        if self._os_user():
+            entry = pwd.getpwnam(self._os_user())
+            os.chown(path, entry.pw_uid, entry.pw_gid)
 
     def _left_by_a_killed_worker(self) -> Path | None:
         for folder in Path(self.config.base_dir).glob(f"{DIR_PREFIX}{self.label}-*"):
@@ -304,10 +335,25 @@ class PrivateServer:
 
     @property
     def url(self) -> str:
-        """The benchmark's --db URL."""
+        """The benchmark's --db URL: no password, as it is seen on the command line (the
+        password goes in `client_environment()`)."""
         if self.config.kind == "mariadb":
             return f"mysql://root@127.0.0.1:{self.port}/{DATABASE}"
         return f"postgresql://{self._superuser()}@127.0.0.1:{self.port}/{DATABASE}"
+
+    @property
+    def client_url(self) -> str:
+        """The URL with the password, for a driver in this process (a test's site); never
+        for a command line."""
+        scheme, rest = self.url.split("://", 1)
+        user, at = rest.split("@", 1)
+        return f"{scheme}://{user}:{self.password}@{at}"
+
+    def client_environment(self) -> dict[str, str]:
+        """What the benchmark's process needs in its environment to connect: the password,
+        read by libmariadb (MYSQL_PWD) and libpq (PGPASSWORD) when the URL has none."""
+        name = "MYSQL_PWD" if self.config.kind == "mariadb" else "PGPASSWORD"
+        return {name: self.password}
 
     def _superuser(self) -> str:
         return self._os_user() or pwd.getpwuid(os.geteuid()).pw_name
@@ -317,12 +363,16 @@ class PrivateServer:
     def initialize(self) -> None:
         """A fresh data directory (mariadb-install-db or initdb)."""
         if self.config.kind == "mariadb":
+            access = self.root / "access.sql"
+            self._private_file(access, _mariadb_access_sql(self.password))
             arguments = [
                 self.config.mariadb_install_db,
                 "--no-defaults",
                 f"--datadir={self.data_dir}",
-                "--auth-root-authentication-method=normal",  # root@127.0.0.1 without password
+                # Passwords, not the OS user (unix_socket): the benchmark connects over TCP.
+                "--auth-root-authentication-method=normal",
                 "--skip-test-db",
+                f"--extra-file={access}",  # run in the bootstrap, before any connection
             ]
         else:
             arguments = [
@@ -331,7 +381,9 @@ class PrivateServer:
                 str(self.data_dir),
                 "-U",
                 self._superuser(),
-                "--auth=trust",  # it listens on 127.0.0.1 and its own socket only
+                # Every connection, local socket or TCP, shows the superuser's password.
+                "--auth=scram-sha-256",
+                f"--pwfile={self.root / 'password'}",
                 "-E",
                 "UTF8",
                 "--no-sync",  # initdb's files only; the server itself keeps fsync on
@@ -340,7 +392,10 @@ class PrivateServer:
         # entry's (it peaked at 106 MB, and was killed in a 96 MB cgroup): it makes the system
         # tables outside the server's cgroup, which bounds the server that runs the benchmark.
         # initdb runs within PostgreSQL's (it needs 36-40 MB: page_cache.py's floor).
-        self._run_to_end(arguments, "initialize", in_cgroup=self.config.kind != "mariadb")
+        try:
+            self._run_to_end(arguments, "initialize", in_cgroup=self.config.kind != "mariadb")
+        finally:
+            (self.root / "access.sql").unlink(missing_ok=True)
 
     def _run_to_end(self, arguments: list[str], what: str, in_cgroup: bool = True) -> None:
         try:
@@ -568,6 +623,7 @@ class PrivateServer:
                 host="127.0.0.1",
                 port=self.port,
                 user="root",
+                password=self.password,
                 database=database,
                 connect_timeout=PROBE_TIMEOUT_SECONDS,
                 read_timeout=PROBE_TIMEOUT_SECONDS * 5,
@@ -579,6 +635,7 @@ class PrivateServer:
             host="127.0.0.1",
             port=self.port,
             user=self._superuser(),
+            password=self.password,
             dbname=database or "postgres",
             connect_timeout=PROBE_TIMEOUT_SECONDS,
             autocommit=True,
@@ -595,6 +652,23 @@ class PrivateServer:
             return ""
         text = self.log_path.read_text(errors="replace")
         return text[-limit:]
+
+
+def _mariadb_access_sql(password: str) -> str:
+    """The bootstrap's last statements: root only at localhost and 127.0.0.1, with the
+    password, and no other account that logs in (mariadb.sys cannot). Written to the tables
+    themselves: the bootstrap runs without the grant tables loaded, where ALTER USER fails."""
+    if not password.isalnum():
+        raise ServerError("The private server's password is not the hex one made for it.")
+    # The password is hex (checked above): nothing of a user's or a table's in the text.
+    return (
+        "DELETE FROM mysql.global_priv WHERE User = '';\n"  # noqa: S608
+        "DELETE FROM mysql.global_priv WHERE User = 'root' "
+        "AND Host NOT IN ('localhost', '127.0.0.1');\n"
+        "UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.plugin', "
+        f"'mysql_native_password', '$.authentication_string', PASSWORD('{password}')) "
+        "WHERE User = 'root';\n"
+    )
 
 
 def server_config(kind: str, engine: str | None = None) -> ServerConfig:

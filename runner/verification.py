@@ -158,6 +158,7 @@ def execute_on_private_server(
                 before_repeat=lambda _: server.create_database(fresh=True),
                 resume=resume,
                 server_io=lambda: server_io_bytes(server.pid),
+                client_environment=server.client_environment(),
             )
             if server.cgroup is not None and limit_text:
                 # The data files' pages the server read and wrote, charged to its cgroup.

@@ -52,8 +52,9 @@ CONTEST_PANELS: list[Panel] = []
 RULE_SENTENCES: dict[str, str] = {}
 # (user) -> list of token listings
 TOKEN_LISTERS: list[Callable] = []
-# (declared settings, family) -> {key: "" applied, or the refusal} | None: what a verification
-# does with an entry's declared settings, by its servers' own option lists
+# (declared settings, family) -> {key: its fate (scaling.SettingFate: applied, and the page's
+# sentence)} | None: what a verification does with an entry's declared settings, by its
+# servers' own option lists
 SETTING_DECIDERS: list[Callable] = []
 # (submission) -> str | None: the one-sentence headline of the verification behind the entry's
 # verified (or shape-only) mark, for its badge's tooltip
@@ -136,9 +137,9 @@ def contest_panels_reads(contest_id: int) -> list:
     return [key for panel in CONTEST_PANELS if panel.reads for key in panel.reads(contest_id)]
 
 
-def setting_decisions(declared: dict[str, str], family: str) -> dict[str, str] | None:
-    """What a verification would do with each declared setting (see SETTING_DECIDERS); None
-    when no wing knows yet."""
+def setting_decisions(declared: dict[str, str], family: str) -> dict | None:
+    """What a verification would do with each declared setting (see SETTING_DECIDERS): key ->
+    its fate (`.applied`, `.sentence`); None when no wing knows yet."""
     for decider in SETTING_DECIDERS:
         found = decider(declared, family)
         if found is not None:

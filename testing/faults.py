@@ -88,7 +88,7 @@ class PrivatePostgres:
 
     @property
     def url(self) -> str:
-        return self.server.url
+        return self.server.client_url  # with its password: the site connects as the worker
 
     def init(self) -> None:
         self.server.initialize()

@@ -7,6 +7,7 @@ MyRocks' name."""
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import tempfile
 import time
@@ -76,10 +77,11 @@ def test_the_option_table_with_the_plugin_lists_and_judges_myrocks_settings():
     assert "not an option" in decide(declared, plain, MYSQL).refused["rocksdb_block_cache_size"]
 
 
-def _benchmark(url: str, *arguments: str) -> subprocess.CompletedProcess:
+def _benchmark(server: servers.PrivateServer, *arguments: str) -> subprocess.CompletedProcess:
     binary = str(settings.IIBENCH_BINARY)
     return subprocess.run(
-        [binary, "--db", url, "--rows", "3000", "--report-every", "1000", *arguments],
+        [binary, "--db", server.url, "--rows", "3000", "--report-every", "1000", *arguments],
+        env={**os.environ, **server.client_environment()},
         capture_output=True,
         text=True,
         timeout=120,
@@ -105,7 +107,7 @@ def test_the_c_benchmark_runs_on_myrocks_in_a_private_server(recovery_dir):
         assert server.read_settings(["rocksdb_block_cache_size"]) == {
             "rocksdb_block_cache_size": str(16 << 20)
         }
-        done = _benchmark(server.url, "--engine", "ROCKSDB")
+        done = _benchmark(server, "--engine", "ROCKSDB")
         assert done.returncode == 0, done.stderr
         lines = done.stdout.splitlines()
         assert "# param engine=ROCKSDB" in lines
@@ -121,7 +123,7 @@ def test_the_c_benchmark_runs_on_myrocks_in_a_private_server(recovery_dir):
 def test_a_server_without_the_engine_stops_the_benchmark_instead_of_substituting(recovery_dir):
     """With NO_ENGINE_SUBSTITUTION off the server would quietly create an InnoDB table."""
     with answering(recovery_dir, "norocks", {"sql_mode": "STRICT_TRANS_TABLES"}) as server:
-        done = _benchmark(server.url, "--engine", "ROCKSDB")
+        done = _benchmark(server, "--engine", "ROCKSDB")
         assert done.returncode != 0
         assert "# table_engine InnoDB" in done.stdout.splitlines()
         assert "has engine InnoDB, not the ROCKSDB asked by --engine" in done.stderr
@@ -132,7 +134,7 @@ def test_the_c_benchmark_runs_on_the_built_in_engines(recovery_dir):
     with answering(recovery_dir, "builtin", {}) as server:
         for engine in ("Aria", "MyISAM"):
             server.create_database(fresh=True)
-            done = _benchmark(server.url, "--engine", engine)
+            done = _benchmark(server, "--engine", engine)
             assert done.returncode == 0, done.stderr
             assert f"# table_engine {engine}" in done.stdout.splitlines()
             assert server.count_rows() == 3000
@@ -143,11 +145,12 @@ def test_the_entry_page_judges_myrocks_settings_by_the_table_read_with_the_plugi
     plain = servers.ServerConfig(kind="mariadb", base_dir=ROCKSDB.base_dir)
     options_kept(ROCKSDB)
     options_kept(plain)  # read last: an InnoDB entry's settings are judged by it
-    assert setting_decisions({"rocksdb_block_cache_size": "64M"}, MYSQL) == {
-        "rocksdb_block_cache_size": ""
-    }
+    block_cache = setting_decisions({"rocksdb_block_cache_size": "64M"}, MYSQL)
+    assert block_cache["rocksdb_block_cache_size"].applied
+    assert block_cache["rocksdb_block_cache_size"].sentence.startswith("applied, scaled 1/k")
     decided = setting_decisions(
         {"innodb_buffer_pool_size": "64M", "rocksdb_bulk_load": "ON"}, MYSQL
     )
-    assert decided["innodb_buffer_pool_size"] == ""
-    assert "bulk load" in decided["rocksdb_bulk_load"]
+    assert decided["innodb_buffer_pool_size"].applied
+    assert not decided["rocksdb_bulk_load"].applied
+    assert "bulk load" in decided["rocksdb_bulk_load"].sentence

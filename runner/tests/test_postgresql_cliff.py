@@ -130,7 +130,7 @@ def test_the_data_files_pages_are_charged_to_the_servers_cgroup_and_go_with_its_
         assert server.wait_until_answering(deadline=time.monotonic() + 60) is None
         server.create_database()
         before = server.cgroup.page_cache()
-        with psycopg.connect(server.url, autocommit=True) as connection:
+        with psycopg.connect(server.client_url, autocommit=True) as connection:
             connection.execute(
                 "CREATE TABLE t AS SELECT g, repeat('x', 200) AS pad FROM generate_series(1, 80000) g"
             )  # about 20 MB of table, written by the server's backend

@@ -80,6 +80,8 @@ def _effects(submission: Submission, declared: dict) -> list[str]:
 def entry_edit(*, submission: Submission, declared: dict, by) -> EditOutcome:
     """Apply the owner's edit, or hold it for an organizer when the results are public and it
     changes a figure or a verdict (replacing a change that was still waiting)."""
+    # A size no rerun can read is refused now, not held for an organizer to approve.
+    services.declared_sizes_check({**entry_checks.entry_declared(submission), **declared})
     if not submission.contest.results_are_public():
         return EditOutcome(
             services.entry_update(submission=submission, declared=declared, by=by), None

@@ -40,6 +40,8 @@ from submissions.measures.series import (
 from submissions.models import Contest, RuleVersion, SampleSeries, Submission
 from submissions.setup.declared import declared_settings_store
 from submissions.setup.entry_settings import header_settings_store
+from submissions.setup.server_options import unreadable_size
+from submissions.setup.server_settings import family_of
 
 logger = logging.getLogger(__name__)
 
@@ -151,6 +153,7 @@ def entry_create(
     submitted_at = submitted_at or timezone.now()
     if enforce_deadline and not contest.is_open(submitted_at):
         raise ContestClosed(contest)
+    declared_sizes_check(declared)
     sha256 = ""
     if log_file is not None:
         sha256 = file_sha256(log_file)
@@ -210,6 +213,18 @@ def entry_create(
     return submission
 
 
+def declared_sizes_check(declared: dict) -> None:
+    """Refuse a declared server configuration holding a size the one size grammar cannot
+    read (key_buffer_size = 1X): every rerun would refuse it, so the entrant hears it now."""
+    family = family_of(
+        server_family=declared.get("server_family") or "mysql",
+        storage_engine=declared.get("storage_engine") or "",
+    )
+    problem = unreadable_size(declared.get("server_config") or "", family)
+    if problem is not None:
+        raise SubmissionRefused(problem, "server_config")
+
+
 def _run_fingerprint(parsed: ParsedLog | None) -> str:
     if parsed is None or not len(parsed.series):
         return ""
@@ -235,6 +250,7 @@ def entry_update(
     if enforce_deadline and not submission.contest.is_open():
         raise ContestClosed(submission.contest)
     before = entry_declared(submission)
+    declared_sizes_check({**before, **declared})
     for name in DECLARED_FIELDS:
         if name in declared:
             setattr(submission, name, declared[name])

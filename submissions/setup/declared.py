@@ -42,6 +42,10 @@ def declared_settings(submission: Submission) -> dict[str, str]:
     return {setting.key: setting.value for setting in found}
 
 
+def _refusal(fate) -> str:
+    return "" if fate.applied else fate.sentence
+
+
 def settings_panel(submission: Submission) -> dict:
     """The entry page's list of settings: each with where it came from and whether a
     verification rerun applies it (or why not); the declared lines that are not settings."""
@@ -59,10 +63,13 @@ def settings_panel(submission: Submission) -> dict:
             "source": setting.get_source_display(),
             "line": setting.line,
             "refusal": (
-                decided.get(setting.key, "")
+                _refusal(decided[setting.key])
                 if decided is not None
                 else refusal(setting.key, family) or ""
             ),
+            # What a rerun does with it: "applied", "applied as tmp_table_size", "applied,
+            # scaled 1/k ...", "applied as 16M, the server's default ...", or the refusal.
+            "decision": decided[setting.key].sentence if decided is not None else "",
             "decided": decided is not None,
         }
         for setting in listed

@@ -1,56 +1,27 @@
 """The memory a verification's private server may use: every memory-sized setting scaled 1/k
 with the run (the buffer pool and its kin by their measured rules in scaling.py, the others
 plainly), the connection limit capped to what a benchmark needs, and the server's worst case
-(per-server buffers plus per-connection buffers times the connections) kept below a share of
-the worker's free memory. Pure: settings and the server's option table in, settings and notes
-naming both values out.
+(per-server buffers plus per-connection buffers times the connections, PostgreSQL's background
+workers counted as connections and its autovacuum_work_mem once per autovacuum worker) kept
+below a share of the worker's free memory; memory it does not count held at the server's
+default and the counts that size PostgreSQL's shared memory capped (CAPS). Pure: settings and
+the server's option table in, settings and notes naming both values out.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from submissions.setup.server_options import ServerOption
-from submissions.setup.server_settings import MYSQL, POSTGRESQL, BadSize, size_in_bytes, size_text
+from submissions.setup.server_options import (
+    PER_CONNECTION,
+    PER_SERVER,
+    UNCOUNTED_MEMORY,
+    ServerOption,
+)
+from submissions.setup.server_settings import MYSQL, POSTGRESQL, size_in_bytes, size_text
 
 MIB = 1 << 20
 
-# Memory each server holds once, and memory each connection may hold (its own sort, join,
-# read and temporary-table buffers, its stack). Exact names: only those the server lists count.
-PER_SERVER = {
-    MYSQL: [
-        "innodb_buffer_pool_size",
-        "key_buffer_size",
-        "aria_pagecache_buffer_size",
-        "innodb_log_buffer_size",
-        "query_cache_size",
-        "innodb_ft_total_cache_size",
-        "myisam_sort_buffer_size",
-        "aria_sort_buffer_size",
-        "innodb_sort_buffer_size",
-        # MyRocks' (its plugin loaded): the block cache and the memtables' total.
-        "rocksdb_block_cache_size",
-        "rocksdb_db_write_buffer_size",
-    ],
-    POSTGRESQL: ["shared_buffers", "wal_buffers", "maintenance_work_mem", "autovacuum_work_mem"],
-}
-PER_CONNECTION = {
-    # What a connection allocates as it runs a statement. Limits only reached by rare statements
-    # (max_allowed_packet, max_heap_table_size, bulk_insert_buffer_size for MyISAM) are left
-    # out: counted for every connection they would call every default server too big.
-    MYSQL: [
-        "sort_buffer_size",
-        "join_buffer_size",
-        "read_buffer_size",
-        "read_rnd_buffer_size",
-        "tmp_table_size",
-        "binlog_cache_size",
-        "net_buffer_length",
-        "thread_stack",
-    ],
-    # A query's sort and its hash table may each take work_mem (hash_mem_multiplier 2).
-    POSTGRESQL: ["work_mem", "work_mem", "temp_buffers"],
-}
 # PostgreSQL's --describe-config gives no defaults: its documented ones, in bytes.
 POSTGRESQL_DEFAULTS = {
     "shared_buffers": 128 * MIB,
@@ -59,7 +30,30 @@ POSTGRESQL_DEFAULTS = {
     "autovacuum_work_mem": 64 * MIB,
     "work_mem": 4 * MIB,
     "temp_buffers": 8 * MIB,
+    "min_dynamic_shared_memory": 0,
+    "logical_decoding_work_mem": 64 * MIB,
     "max_connections": 100,
+}
+# Counts that size a server's shared memory or multiply its per-query memory, capped at what a
+# benchmark's few connections and single table need (PostgreSQL sizes its lock tables,
+# process slots and hash tables from them at start: 2.87 GB of shared memory before a
+# benchmark started, from these alone). Name -> (the most a rerun applies, why).
+CAPS = {
+    POSTGRESQL: {
+        "max_locks_per_transaction": (256, "sizes the shared lock table, times the connections"),
+        "max_pred_locks_per_transaction": (
+            256,
+            "sizes the shared predicate lock table, times the connections",
+        ),
+        "max_prepared_transactions": (16, "takes shared memory a slot; the benchmark uses none"),
+        "max_worker_processes": (16, "takes a process slot of shared memory a worker"),
+        "max_parallel_workers": (16, "is at most max_worker_processes"),
+        "max_parallel_workers_per_gather": (16, "is at most max_parallel_workers"),
+        "max_parallel_maintenance_workers": (16, "is at most max_parallel_workers"),
+        "autovacuum_max_workers": (6, "lets each worker hold autovacuum_work_mem"),
+        "hash_mem_multiplier": (2, "multiplies work_mem for every hash table"),
+    },
+    MYSQL: {},
 }
 # The server's worst case may take this share of the worker's free memory (MemAvailable).
 FREE_SHARE = 0.5
@@ -83,11 +77,26 @@ def memory_names(family: str) -> set[str]:
     return set(PER_SERVER.get(family, [])) | set(PER_CONNECTION.get(family, []))
 
 
+# How a rerun treats an applied setting, the one answer the budget and the entry page read.
+COUNTED = "counted"  # memory the budget counts: scaled 1/k, the whole kept within the budget
+HELD = "held"  # memory the budget does not count: at most the server's default
+CAPPED = "capped"  # a count that sizes memory: at most CAPS' ceiling
+AS_DECLARED = "as declared"
+
+
+def treatment(name: str, family: str) -> str:
+    if name in memory_names(family):
+        return COUNTED
+    if name in UNCOUNTED_MEMORY.get(family, ()):
+        return HELD
+    if name in CAPS.get(family, {}):
+        return CAPPED
+    return AS_DECLARED
+
+
 def _bytes(value: str, family: str, key: str) -> int | None:
-    try:
-        size = size_in_bytes(value, family=family, key=key)
-    except BadSize:
-        return None
+    # server_options.decide refused every size the grammar cannot read, so this one reads.
+    size = size_in_bytes(value, family=family, key=key)
     return size if size > 0 else None
 
 
@@ -116,6 +125,7 @@ def memory_budget(
     settings scaled by a measured rule, else the server's default (or its declared value, if
     smaller)."""
     settings, notes, changes = dict(applied), [], []
+    _hold_and_cap(settings, notes, changes, family, options)
     names = [name for name in memory_names(family) if name in options]
     sizes: dict[str, int] = {}
     for key in names:
@@ -149,16 +159,23 @@ def memory_budget(
 
     def worst_case() -> int:
         held = {key: sizes.get(key, _default(key, family, options)) for key in names}
-        once = sum(held[key] for key in PER_SERVER.get(family, []) if key in held)
-        each = sum(held[key] for key in PER_CONNECTION.get(family, []) if key in held)
-        return once + each * connections
+        if (
+            family == POSTGRESQL
+            and "autovacuum_work_mem" in held
+            and not _bytes_or_none(
+                settings.get("autovacuum_work_mem"), family, "autovacuum_work_mem"
+            )
+        ):
+            # -1, its default: each autovacuum worker takes maintenance_work_mem.
+            held["autovacuum_work_mem"] = held.get("maintenance_work_mem", 0)
+        return sum(held[key] * _holders(key, family, connections, settings) for key in held)
 
     total = worst_case()
     cap = int(free_memory * FREE_SHARE)
     if cap and total > cap and sizes:
         # The largest holders give way first: each setting's share of the worst case (its size
         # times the connections that may hold it) is cut to one level, the highest that fits.
-        times = {key: _holders(key, family, connections) for key in sizes}
+        times = {key: _holders(key, family, connections, settings) for key in sizes}
         floor = {key: _floor(key, size, family, options, floors) for key, size in sizes.items()}
         share = {key: sizes[key] * times[key] for key in sizes}
         fixed = total - sum(share.values())
@@ -180,8 +197,62 @@ def memory_budget(
     return Budget(settings, notes, changes, total, limit)
 
 
-def _holders(key: str, family: str, connections: int) -> int:
-    return PER_CONNECTION.get(family, []).count(key) * connections or 1
+def _bytes_or_none(value: str | None, family: str, key: str) -> int | None:
+    return None if value is None else _bytes(value, family, key)
+
+
+def _hold_and_cap(
+    settings: dict[str, str],
+    notes: list[str],
+    changes: list[str],
+    family: str,
+    options: dict[str, ServerOption],
+) -> None:
+    """Memory the budget does not count held at the server's default, counts that size
+    memory capped (CAPS), each said in the notes with both values."""
+    for key in [key for key in settings if treatment(key, family) == HELD]:
+        size, default = (
+            size_in_bytes(settings[key], family=family, key=key),
+            _default(key, family, options),
+        )
+        if size <= default:
+            continue
+        asked = settings.pop(key)
+        if default:
+            settings[key] = size_text(default, family)
+        applied = settings.get(key, "the server's default")
+        notes.append(
+            f"{key} held at the server's default: declared {asked}, applied {applied} (the "
+            "memory budget does not count it)"
+        )
+        changes.append(f"{key} {asked} -> {applied} (held at the server's default)")
+    for key, (ceiling, why) in CAPS.get(family, {}).items():
+        if key in settings and float(settings[key]) > ceiling:
+            asked, settings[key] = settings[key], f"{ceiling:g}"
+            notes.append(f"{key} capped: declared {asked}, applied {ceiling:g} (it {why})")
+            changes.append(f"{key} {asked} -> {ceiling:g} (capped)")
+
+
+# PostgreSQL's processes beside the connections, and their defaults: a background or parallel
+# worker takes work_mem as a connection does, each autovacuum worker autovacuum_work_mem.
+POSTGRESQL_WORKERS = {"max_worker_processes": 8, "autovacuum_max_workers": 3}
+
+
+def _holders(key: str, family: str, connections: int, settings: dict[str, str]) -> int:
+    """How many of `key` the server may hold at once: per connection (and, in PostgreSQL, per
+    background worker too), per autovacuum worker, or once."""
+    each = PER_CONNECTION.get(family, []).count(key)
+    if each:
+        return each * (connections + _workers("max_worker_processes", family, settings))
+    if family == POSTGRESQL and key == "autovacuum_work_mem":
+        return _workers("autovacuum_max_workers", family, settings)
+    return 1
+
+
+def _workers(key: str, family: str, settings: dict[str, str]) -> int:
+    if family != POSTGRESQL:
+        return 0
+    return int(float(settings.get(key, POSTGRESQL_WORKERS[key])))
 
 
 def _floor(

@@ -31,7 +31,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from submissions.setup.memory_budget import FREE_SHARE, LEAST_CONNECTION_CAP, memory_budget
+from submissions.setup.memory_budget import (
+    CAPPED,
+    CAPS,
+    COUNTED,
+    FREE_SHARE,
+    HELD,
+    LEAST_CONNECTION_CAP,
+    memory_budget,
+    treatment,
+)
 from submissions.setup.page_cache import max_ram_scale, ram_rule, server_memory_limit
 from submissions.setup.server_options import ServerOption, decide
 from submissions.setup.server_settings import (
@@ -613,3 +622,63 @@ def extrapolated(
         found += [each for each in outside if each not in found]
         where += [rule.measured.where] if outside else []
     return Extrapolation(found, where[0]) if found else None
+
+
+@dataclass(frozen=True)
+class SettingFate:
+    """What every verification does with one declared setting, as the entry page says it."""
+
+    applied: bool
+    sentence: str  # "applied", "applied as tmp_table_size, scaled ...", or the refusal
+
+
+def setting_fates(
+    declared: dict[str, str], *, options: dict[str, ServerOption], family: str
+) -> dict[str, SettingFate]:
+    """Each declared setting's fate, decided by what a rerun runs: the same decision
+    (server_options.decide: exact names, aliases mapped, one size grammar) and the same memory
+    budget (memory_budget: held and capped alike at any scale; the counted memory scaled with
+    the rerun's k and its free memory, known only when it runs)."""
+    decision = decide(declared, options, family)
+    fixed = memory_budget(
+        decision.applied,
+        family=family,
+        options=options,
+        scale=1,
+        already_scaled=set(),
+        free_memory=0,
+        connection_cap=LEAST_CONNECTION_CAP,
+    ).settings
+    fates = {}
+    for key in declared:
+        if key in decision.refused:
+            fates[key] = SettingFate(False, decision.refused[key])
+            continue
+        name = decision.renamed.get(key, key)
+        applied = f"applied as {name}" if name != key else "applied"
+        fates[key] = SettingFate(True, applied + _how(name, decision.applied[name], fixed, family))
+    return fates
+
+
+def _how(name: str, value: str, fixed: dict[str, str], family: str) -> str:
+    rules = MEMORY_RULES.get(family, {})
+    if treatment(name, family) == COUNTED and size_in_bytes(value, family=family, key=name) < 0:
+        return " (the server derives it)"
+    if name in rules or treatment(name, family) == COUNTED:
+        how = f" ({rules[name].formula.format(size=value, k='k')})" if name in rules else ""
+        return (
+            f", scaled 1/k with the rerun{how}, and the server's memory kept within the "
+            "worker's memory budget"
+        )
+    if any(rule.free is not None and rule.free.key == name for rule in rules.values()):
+        return ", scaled 1/k with the pool whose free pages it keeps"
+    if name == "max_connections":
+        return f", at most the connections the benchmark opens (at least {LEAST_CONNECTION_CAP})"
+    if treatment(name, family) == HELD:
+        if name not in fixed:
+            return " as the server's default (the memory budget does not count it)"
+        if fixed[name] != value:
+            return f" as {fixed[name]}, the server's default (the memory budget does not count it)"
+    if treatment(name, family) == CAPPED and fixed[name] != value:
+        return f" as {fixed[name]}, capped (it {CAPS[family][name][1]})"
+    return ""

@@ -17,7 +17,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from submissions.setup.server_settings import MYSQL, POSTGRESQL
+from submissions.setup.server_settings import (
+    MYSQL,
+    PG_UNITS,
+    POSTGRESQL,
+    BadSize,
+    read_config,
+    size_in_bytes,
+)
 
 SIZE = "size"  # a number of bytes, with a unit suffix allowed
 NUMBER = "number"
@@ -39,6 +46,9 @@ class ServerOption:
     maximum: float | None = None
     choices: tuple[str, ...] = ()  # lower case; empty when the server does not list them
     default: str = ""  # as the server prints it ("" when it does not)
+    # The option this one is another name for (MariaDB's "Alias for x", "Same as x",
+    # "Deprecated; use --x instead"): the same server variable; "" for none.
+    alias_of: str = ""
 
 
 # --- reading the server's own description ------------------------------------------------------
@@ -75,8 +85,101 @@ def mariadb_options(help_text: str) -> dict[str, ServerOption]:
             kind=_mariadb_kind(argument, " ".join(text), default),
             choices=_mariadb_choices(" ".join(text)),
             default=default,
+            alias_of=_mariadb_alias(name, " ".join(text)),
         )
-    return options
+    return _aliases_checked(options)
+
+
+# How mariadbd's help names another option as the same variable under another name.
+_ALIAS = re.compile(
+    r"(?:^|\. )(?:Alias for|Same as) (?P<name>[a-z0-9_]+)(?:\.|$| )"
+    r"|Deprecated[;,.] [Uu]se --(?P<dashed>[a-z0-9-]+) instead"
+)
+
+
+def _mariadb_alias(name: str, text: str) -> str:
+    found = _ALIAS.search(text)
+    if not found:
+        return ""
+    target = (found.group("name") or found.group("dashed")).replace("-", "_")
+    return target if target != name else ""
+
+
+def _aliases_checked(options: dict[str, ServerOption]) -> dict[str, ServerOption]:
+    """Keep an alias only where it names an option of the same kind (the help's "Deprecated,
+    use --debug-gdb instead" on --gdb is another switch, not another name); of two options
+    naming each other (tmp_table_size and tmp_memory_table_size), the one the memory budget
+    knows is the name, so only the other stays an alias."""
+    checked = {}
+    for name, option in options.items():
+        target = options.get(option.alias_of)
+        keep = target is not None and target.kind == option.kind
+        if keep and target.alias_of == name and name in BUDGET_NAMES.get(MYSQL, ()):
+            keep = False
+        if keep and target.alias_of == name and option.alias_of not in BUDGET_NAMES[MYSQL]:
+            keep = name > option.alias_of  # neither known: one name, the first in order
+        checked[name] = option if keep else _without_alias(option)
+    return checked
+
+
+def _without_alias(option: ServerOption) -> ServerOption:
+    return ServerOption(**{**option.__dict__, "alias_of": ""})
+
+
+# Memory each server holds once, and memory each connection may hold (its own sort, join,
+# read and temporary-table buffers, its stack). Exact names: only those the server lists count.
+# The memory budget's (memory_budget.py) counts; here because an alias pair is named by the
+# one of them the budget knows, and the option table is read here.
+PER_SERVER = {
+    MYSQL: [
+        "innodb_buffer_pool_size",
+        "key_buffer_size",
+        "aria_pagecache_buffer_size",
+        "innodb_log_buffer_size",
+        "query_cache_size",
+        "innodb_ft_total_cache_size",
+        "myisam_sort_buffer_size",
+        "aria_sort_buffer_size",
+        "innodb_sort_buffer_size",
+        # MyRocks' (its plugin loaded): the block cache and the memtables' total.
+        "rocksdb_block_cache_size",
+        "rocksdb_db_write_buffer_size",
+    ],
+    POSTGRESQL: [
+        "shared_buffers",
+        "wal_buffers",
+        "maintenance_work_mem",
+        "autovacuum_work_mem",
+        # Dynamic shared memory made at start, whatever the queries need.
+        "min_dynamic_shared_memory",
+    ],
+}
+PER_CONNECTION = {
+    # What a connection allocates as it runs a statement. Limits only reached by rare statements
+    # (max_allowed_packet, max_heap_table_size, bulk_insert_buffer_size for MyISAM) are left
+    # out: counted for every connection they would call every default server too big; they
+    # are held at the server's default instead (UNCOUNTED_MEMORY below).
+    MYSQL: [
+        "sort_buffer_size",
+        "join_buffer_size",
+        "read_buffer_size",
+        "read_rnd_buffer_size",
+        "tmp_table_size",
+        "binlog_cache_size",
+        "net_buffer_length",
+        "thread_stack",
+    ],
+    # A query's sort and its hash table may each take work_mem (the hash work_mem times
+    # hash_mem_multiplier, capped at 2: memory_budget.CAPS).
+    POSTGRESQL: ["work_mem", "work_mem", "work_mem", "temp_buffers"],
+}
+BUDGET_NAMES = {
+    family: frozenset(PER_SERVER[family]) | frozenset(PER_CONNECTION[family])
+    for family in PER_SERVER
+}
+# PostgreSQL's old names it still takes (guc.c, map_old_guc_names); its --describe-config does
+# not list them.
+POSTGRESQL_ALIASES = {"sort_mem": "work_mem", "vacuum_mem": "maintenance_work_mem"}
 
 
 def _mariadb_defaults(table: str) -> dict[str, str]:
@@ -312,8 +415,7 @@ def _reason_not_tuning(option: ServerOption, family: str) -> str | None:
 # --- values ----------------------------------------------------------------------------------
 
 _UNSAFE_VALUE = re.compile(r"[/\\'\"`\n\r\x00]")
-_MYSQL_NUMBER = re.compile(r"^-?\d+[kmgtpe]?$", re.I)
-_PG_NUMBER = re.compile(r"^-?\d+(?:\.\d+)?\s*(?P<unit>b|kb|mb|gb|tb|us|ms|s|min|h|d)?$", re.I)
+_PG_TIME = re.compile(r"^-?\d+(?:\.\d+)?\s*(?P<unit>us|ms|s|min|h|d)?$")
 _REAL = re.compile(r"^-?\d+(?:\.\d+)?(?:e[-+]?\d+)?$", re.I)
 _TRUE = {"on", "true", "yes", "1", ""}
 _FALSE = {"off", "false", "no", "0"}
@@ -331,12 +433,7 @@ def typed_value(option: ServerOption, value: str, family: str) -> tuple[str | No
             return ("ON" if on else "OFF") if family == MYSQL else ("on" if on else "off"), ""
         return None, "it is a boolean (ON or OFF)"
     if option.kind == NUMBER:
-        found = (_MYSQL_NUMBER if family == MYSQL else _PG_NUMBER).match(lowered)
-        if not found:
-            return None, "it is a number" + (" or a size (128M)" if family == MYSQL else "")
-        if family == POSTGRESQL and not found.group("unit"):
-            return _within(option, float(value), value)
-        return value, ""
+        return _typed_number(option, value, family)
     if option.kind == REAL:
         if not _REAL.match(value):
             return None, "it is a number"
@@ -354,6 +451,81 @@ def typed_value(option: ServerOption, value: str, family: str) -> tuple[str | No
             return None, f"its items are among {', '.join(option.choices)}"
         return value, ""
     return None, "it takes free text"
+
+
+def memory_sized(name: str, family: str) -> bool:
+    """Whether the option sizes memory the server allocates (the budget counts it, or holds it
+    at the server's default: memory_budget.UNCOUNTED), so a negative size is no size."""
+    return name in BUDGET_NAMES.get(family, ()) or name in UNCOUNTED_MEMORY.get(family, ())
+
+
+# Memory-sized options the budget does not count (rare statements' limits, a table's or a
+# feature's own cache, address space reserved, not used): a rerun holds each at most at the
+# server's default (memory_budget), the memory every default server is started with.
+UNCOUNTED_MEMORY = {
+    MYSQL: frozenset(
+        [
+            "binlog_stmt_cache_size",
+            "bulk_insert_buffer_size",
+            "innodb_buffer_pool_chunk_size",
+            "innodb_buffer_pool_size_max",
+            "innodb_buffer_pool_size_auto_min",
+            "innodb_ft_cache_size",
+            "innodb_ft_result_cache_limit",
+            "join_buffer_space_limit",
+            "max_allowed_packet",
+            "max_heap_table_size",
+            "mrr_buffer_size",
+            "myisam_mmap_size",
+            "preload_buffer_size",
+            "query_alloc_block_size",
+            "query_cache_limit",
+            "query_prealloc_size",
+            "range_alloc_block_size",
+            "transaction_alloc_block_size",
+            "transaction_prealloc_size",
+            "rocksdb_write_batch_max_bytes",
+        ]
+    ),
+    # Memory of logical decoding only (a rerun's server has no replication).
+    POSTGRESQL: frozenset(["logical_decoding_work_mem"]),
+}
+
+
+def _typed_number(option: ServerOption, value: str, family: str) -> tuple[str | None, str]:
+    """A whole number, or a size read by the one size grammar (server_settings.size_in_bytes):
+    MariaDB takes K M G T P E on any number; PostgreSQL B kB MB GB TB on its size parameters
+    (given on in its own unit and case, as the server reads them) and time units on the rest."""
+    if family == POSTGRESQL and option.name not in PG_UNITS:
+        found = _PG_TIME.match(value)
+        if not found:
+            return None, "it is a number (a size unit only on a size parameter)"
+        if not found.group("unit"):
+            return _within(option, float(value), value)
+        return value, ""
+    try:
+        size = size_in_bytes(value, family=family, key=option.name)
+    except BadSize as error:
+        return None, error.reason
+    # PostgreSQL's -1 ("derive it", where its minimum allows it) is the server's own value.
+    special = family == POSTGRESQL and option.minimum is not None and option.minimum < 0
+    if size < 0 and memory_sized(option.name, family) and not special:
+        return None, "a memory size is not negative"
+    if family == MYSQL:
+        return value, ""
+    # The server rounds a size to its own unit and checks its bounds there; it reads units
+    # in one case only (64MB, not 64mb), so it is given the unit as it spells it.
+    typed, why = _within(option, round(size / PG_UNITS[option.name]), value)
+    return (typed, why) if typed is None else (_pg_unit_spelled(value), "")
+
+
+_PG_SPELLING = {"b": "B", "kb": "kB", "mb": "MB", "gb": "GB", "tb": "TB"}
+
+
+def _pg_unit_spelled(value: str) -> str:
+    found = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", value)
+    number, unit = found.group(1), found.group(2).lower()
+    return number + _PG_SPELLING.get(unit, "")
 
 
 def _within(option: ServerOption, number: float, value: str) -> tuple[str | None, str]:
@@ -379,11 +551,22 @@ def abbreviated(key: str, options: dict[str, ServerOption]) -> list[str]:
     return sorted(name for name in options if name.startswith(key) and name != key)
 
 
+def canonical_name(key: str, options: dict[str, ServerOption], family: str) -> str:
+    """The name the server's variable goes by, the one the memory budget knows: an alias
+    (tmp_memory_table_size, sort_mem) is mapped to it before anything is decided, so a
+    declared alias can never pass beside the scaled setting and override it at start."""
+    if family == POSTGRESQL:
+        return POSTGRESQL_ALIASES.get(key, key)
+    option = options.get(key)
+    return option.alias_of if option is not None and option.alias_of in options else key
+
+
 def decide(declared: dict[str, str], options: dict[str, ServerOption], family: str) -> Decision:
     applied, refused, renamed = {}, {}, {}
+    given_as: dict[str, str] = {}  # applied name -> the declared key it came from
     for key, value in declared.items():
-        name, as_value = key, value
-        if key not in options and family == MYSQL and key.startswith("skip_"):
+        name, as_value = canonical_name(key, options, family), value
+        if name not in options and family == MYSQL and key.startswith("skip_"):
             # `skip-x` is MariaDB's way to turn the boolean x off: the same option.
             name, as_value = key.removeprefix("skip_"), "OFF"
             if options.get(name, ServerOption(name, TEXT)).kind != BOOLEAN:
@@ -399,7 +582,16 @@ def decide(declared: dict[str, str], options: dict[str, ServerOption], family: s
         if typed is None:
             refused[key] = f"{key} = {value!r} is refused: {reason}."
             continue
+        earlier = given_as.get(name)
+        if earlier is not None and applied[name] != typed:
+            # The server takes the last value given for a variable, under either name.
+            refused[earlier] = (
+                f"{earlier} is not applied: {key}, given after it, sets the same server "
+                f"variable ({name}) and the server takes the last value."
+            )
+            renamed.pop(earlier, None)
         applied[name] = typed
+        given_as[name] = key
         if name != key:
             renamed[key] = name
     return Decision(applied, refused, renamed)
@@ -418,3 +610,31 @@ def _not_listed(key: str, options: dict[str, ServerOption]) -> str:
     if key.startswith("include"):
         return "an include directive names files; not an option of this server"
     return "not an option this server lists"
+
+
+# Sizes known by name, for the upload's check (no server's option table at hand): MariaDB's
+# memory sizes and their aliases, every size parameter of PostgreSQL and its old names.
+MARIADB_SIZE_ALIASES = {"tmp_memory_table_size": "tmp_table_size"}
+
+
+def size_names(family: str) -> frozenset[str]:
+    if family == POSTGRESQL:
+        return frozenset(PG_UNITS) | frozenset(POSTGRESQL_ALIASES)
+    if family == MYSQL:
+        return BUDGET_NAMES[MYSQL] | UNCOUNTED_MEMORY[MYSQL] | frozenset(MARIADB_SIZE_ALIASES)
+    return frozenset()
+
+
+def unreadable_size(config_text: str, family: str) -> str | None:
+    """The first setting of a declared configuration that names a size the one size grammar
+    cannot read, as the upload's refusal ("line 3: key_buffer_size = '1X': ..."); None when
+    every size reads. A rerun would refuse it too: it is refused where the entrant can fix it."""
+    names = size_names(family)
+    for setting in read_config(config_text, family).settings:
+        if setting.key not in names:
+            continue
+        try:
+            size_in_bytes(setting.value, family=family, key=setting.key)
+        except BadSize as error:
+            return f"Server configuration line {setting.line}: {error}."
+    return None

@@ -130,41 +130,96 @@ def _unquote(value: str) -> str:
 
 
 # --- sizes ---------------------------------------------------------------------------------
+# One grammar for every size: the declaration's check at upload, the option's type check
+# (server_options.typed_value) and the memory budget all read a size with `size_in_bytes`, so a
+# size one of them cannot read is refused by all, never "not declared" to one and applied by
+# another.
 
-_MYSQL_SUFFIX = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, "p": 1 << 50}
-_PG_SUFFIX = {"b": 1, "kb": 1 << 10, "mb": 1 << 20, "gb": 1 << 30, "tb": 1 << 40}
-# PostgreSQL's memory settings without a unit count in their own unit (GUC_UNIT_BLOCKS/KB).
-PG_DEFAULT_UNIT = {
-    "shared_buffers": 8192,
-    "effective_cache_size": 8192,
-    "wal_buffers": 8192,
-    "temp_buffers": 8192,
-    "work_mem": 1024,
-    "maintenance_work_mem": 1024,
-    "autovacuum_work_mem": 1024,
-    "logical_decoding_work_mem": 1024,
+# mariadbd's getopt (my_getopt.c eval_num_suffix): a whole number and one suffix, either case.
+_MYSQL_SUFFIX = {
+    "": 1,
+    "k": 1 << 10,
+    "m": 1 << 20,
+    "g": 1 << 30,
+    "t": 1 << 40,
+    "p": 1 << 50,
+    "e": 1 << 60,
 }
+_PG_SUFFIX = {"b": 1, "kb": 1 << 10, "mb": 1 << 20, "gb": 1 << 30, "tb": 1 << 40}
+# PostgreSQL's size parameters (pg_settings.unit B, kB, MB, 8kB) in bytes of their own unit: a
+# value without a unit counts in it. From PostgreSQL 15's pg_settings; a parameter not here
+# takes no size unit.
+PG_UNITS = {
+    "autovacuum_work_mem": 1024,
+    "backend_flush_after": 8192,
+    "bgwriter_flush_after": 8192,
+    "checkpoint_flush_after": 8192,
+    "effective_cache_size": 8192,
+    "gin_pending_list_limit": 1024,
+    "huge_page_size": 1024,
+    "log_parameter_max_length": 1,
+    "log_parameter_max_length_on_error": 1,
+    "log_rotation_size": 1024,
+    "log_temp_files": 1024,
+    "logical_decoding_work_mem": 1024,
+    "maintenance_work_mem": 1024,
+    "max_slot_wal_keep_size": 1 << 20,
+    "max_stack_depth": 1024,
+    "max_wal_size": 1 << 20,
+    "min_dynamic_shared_memory": 1 << 20,
+    "min_parallel_index_scan_size": 8192,
+    "min_parallel_table_scan_size": 8192,
+    "min_wal_size": 1 << 20,
+    "shared_buffers": 8192,
+    "temp_buffers": 8192,
+    "temp_file_limit": 1024,
+    "track_activity_query_size": 1,
+    "wal_buffers": 8192,
+    "wal_decode_buffer_size": 1,
+    "wal_keep_size": 1 << 20,
+    "wal_skip_threshold": 1024,
+    "wal_writer_flush_after": 8192,
+    "work_mem": 1024,
+}
+# The largest number mariadbd's getopt reads (an unsigned 64-bit integer): past it the server
+# would wrap or stop at start.
+MYSQL_LARGEST = (1 << 64) - 1
+
+_MYSQL_SIZE = re.compile(r"\s*(-?\d+)([A-Za-z]?)\s*")
+_PG_SIZE = re.compile(r"\s*(-?\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*")
 
 
 class BadSize(ValueError):
-    pass
+    """A size the grammar cannot read: the message names the setting and the value, `reason`
+    says why in a phrase ("it is not a size (...)")."""
+
+    def __init__(self, name: str, value: str, reason: str):
+        super().__init__(f"{name} = {value!r}: {reason}")
+        self.reason = reason
 
 
 def size_in_bytes(value: str, *, family: str = MYSQL, key: str = "") -> int:
-    """'128M' (my.cnf), '128MB' or '16384' 8 kB pages (postgresql.conf) in bytes."""
-    found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*", value)
+    """'128M' (my.cnf: a whole number, one of K M G T P E), '128MB' or '16384' 8 kB pages
+    (postgresql.conf: B kB MB GB TB, a bare number in the parameter's own unit) in bytes.
+    Negative numbers are read (-1 means "the server derives it" for some); a caller that
+    wants a size refuses them. Raises BadSize naming the setting and the value."""
+    name = key or "size"
+    found = (_PG_SIZE if family == POSTGRESQL else _MYSQL_SIZE).fullmatch(value)
     if not found:
-        raise BadSize(f"{key or 'size'} = {value!r} is not a size")
-    number, suffix = float(found.group(1)), found.group(2).lower()
-    if family == POSTGRESQL:
-        if not suffix:
-            return int(number * PG_DEFAULT_UNIT.get(key, 1))
-        factor = _PG_SUFFIX.get(suffix)
-    else:
-        factor = _MYSQL_SUFFIX.get(suffix)
+        units = "B, kB, MB, GB, TB" if family == POSTGRESQL else "K, M, G, T, P, E"
+        raise BadSize(name, value, f"it is not a size (a number, optionally one of {units})")
+    suffix = found.group(2).lower()
+    factor = (_PG_SUFFIX if family == POSTGRESQL else _MYSQL_SUFFIX).get(suffix)
+    if family == POSTGRESQL and not suffix:
+        factor = PG_UNITS.get(key, 1)
     if factor is None:
-        raise BadSize(f"{key or 'size'} = {value!r}: unknown unit {found.group(2)!r}")
-    return int(number * factor)
+        raise BadSize(name, value, f"{found.group(2)!r} is not a unit this server reads")
+    if family == POSTGRESQL:
+        return round(float(found.group(1)) * factor)
+    size = int(found.group(1)) * factor
+    if abs(size) > MYSQL_LARGEST:
+        raise BadSize(name, value, "it is larger than the server can read (2^64 - 1 bytes)")
+    return size
 
 
 def size_text(size: int, family: str = MYSQL) -> str:
