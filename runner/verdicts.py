@@ -9,7 +9,7 @@ import numpy as np
 from django.utils import timezone
 
 from runner.calibration import spreads_for_run
-from runner.models import RerunStatus, RerunVerdict, VerificationRun
+from runner.models import RerunKind, RerunStatus, RerunVerdict, VerificationRun
 from runner.targets import rerun_targets
 from runner.watch import Outcome
 from submissions.contests.ranks import contest_board_changed
@@ -44,6 +44,8 @@ def rerun_finish(
     if outcome.status == RerunStatus.SUCCEEDED:
         _judge(run, outcome, spec, track, kind)
     run.save()
+    if run.verdict:
+        entry_verification_refresh(submission_id=run.submission_id)
     return run
 
 
@@ -72,7 +74,8 @@ def _claim(submission: Submission, spec: RerunSpec) -> Claim:
 
 
 def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track, kind: str):
-    """Judge the finished rerun (every repeat) and mark the entry verified only when reproduced."""
+    """Judge the finished rerun (every repeat); the entry's outcome is stored from its judged
+    verifications after (entry_verification_refresh)."""
     submission = run.submission
     try:
         reruns = [
@@ -104,15 +107,56 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
     run.message = f"{judgement.message} {_setup_sentence(run)}".strip()
     run.rows_done, run.rate = judgement.rows_done, judgement.rate
     run.result = {**judgement.result, "headline": headline(run, judgement)}
-    entry = Submission.objects.filter(pk=submission.pk)
-    if judgement.verdict == RerunVerdict.REPRODUCED:
-        entry.update(verified=True, verification=RerunVerdict.REPRODUCED)
+
+
+# The order an entry's verifications are shown in: a reproduction over a shape over the rest
+# (the latest of them). A reproduction is never hidden by a later inconclusive run.
+OUTCOME_ORDER = {RerunVerdict.REPRODUCED: 0, RerunVerdict.SHAPE_ONLY: 1}
+OUTCOME_VERDICTS = (
+    RerunVerdict.REPRODUCED,
+    RerunVerdict.SHAPE_ONLY,
+    RerunVerdict.NOT_REPRODUCED,
+    RerunVerdict.INCONCLUSIVE,
+)
+
+
+def entry_outcome_run(submission: Submission) -> VerificationRun | None:
+    """The verification whose verdict is the entry's outcome: of those judged since the last
+    edit of its setup (machine, server, engine, settings), else of all (then said to be
+    before the edit): a reproduction, else a shape, else the latest verdict."""
+    runs = VerificationRun.objects.filter(
+        submission=submission,
+        kind=RerunKind.VERIFICATION,
+        status=RerunStatus.SUCCEEDED,
+        verdict__in=OUTCOME_VERDICTS,
+        finished_at__isnull=False,
+    ).only("verdict", "finished_at", "result")
+    edited = submission.setup_edited_at
+    current = [run for run in runs if edited is None or run.finished_at >= edited]
+    found = current or list(runs)
+    if not found:
+        return None
+    latest_first = sorted(found, key=lambda run: (run.finished_at, run.pk), reverse=True)
+    return min(latest_first, key=lambda run: OUTCOME_ORDER.get(run.verdict, 2))
+
+
+def entry_verification_refresh(*, submission_id: int) -> bool:
+    """Store the entry's one verification outcome from its judged verifications (the verdict,
+    when its rerun finished, its headline). True when it changed: the contest's board then
+    moves on, so every board, export and feed shows it at once."""
+    submission = Submission.objects.get(pk=submission_id)
+    run = entry_outcome_run(submission)
+    result = run.result if run is not None and isinstance(run.result, dict) else {}
+    said = result.get("headline")
+    outcome = {
+        "verification": run.verdict if run else "",
+        "verification_at": run.finished_at if run else None,
+        "verification_headline": said if isinstance(said, str) else "",
+    }
+    changed = Submission.objects.filter(pk=submission_id).exclude(**outcome).update(**outcome)
+    if changed:
         contest_board_changed(contest_id=submission.contest_id)
-    # Shown apart on the board; never the verified badge, never over a reproduction.
-    elif judgement.verdict == RerunVerdict.SHAPE_ONLY and entry.filter(verified=False).update(
-        verification=RerunVerdict.SHAPE_ONLY
-    ):
-        contest_board_changed(contest_id=submission.contest_id)
+    return bool(changed)
 
 
 def _extrapolation(run: VerificationRun, reruns: list) -> Extrapolation | None:

@@ -21,18 +21,8 @@ def rerun_panel(submission: Submission, user) -> dict:
     for run in reruns:
         # A queued run whose queue no live worker consumes would wait for ever without a word.
         run.no_worker = bool(queued_without_worker(run, served))
-    # The badge's tooltip: the headline of the newest run that earned it.
-    earned = next(
-        (
-            run.result.get("headline")
-            for run in reruns
-            if run.verdict == submission.verification and isinstance(run.result, dict)
-        ),
-        None,
-    )
     return {
         "reruns": reruns,
-        "verified_headline": earned or "",
         "organizer": organizer,
         "rerun_form": RerunForm() if organizer else None,
         # Which live hosts each offered target would send a run to, and why not the others.
