@@ -200,6 +200,10 @@ COMPUTED_FIELDS = [
 ]  # fmt: skip
 
 
+# What only the runner wing writes (runner/verdicts.py entry_verification_refresh), by UPDATE.
+RUNNER_WRITTEN = frozenset({"verification", "verification_at", "verification_headline"})
+
+
 def verified_q() -> Q:
     """The entries a verification reproduced, of their declaration as it stands: the SQL of
     VerificationOutcome.verified (an edit of the setup after the verification undoes it)."""
@@ -418,6 +422,10 @@ class Submission(models.Model):
 
     def save(self, *args, **kwargs):
         self.__dict__.pop(KNOWN_RANK, None)  # its values may change what its rank is
+        if not self._state.adding and not args and kwargs.get("update_fields") is None:
+            # The runner writes the verification outcome while an edit or a re-check holds
+            # an instance read before it: saving that instance must not undo the verdict.
+            kwargs["update_fields"] = self._fields_but_the_outcome()
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
@@ -426,6 +434,16 @@ class Submission(models.Model):
     @property
     def public_name(self) -> str:
         return self.entrant_name if self.publish else "Anonymous entrant"
+
+    def _fields_but_the_outcome(self) -> list[str]:
+        deferred = self.get_deferred_fields()
+        return [
+            field.name
+            for field in self._meta.concrete_fields
+            if not field.primary_key
+            and field.name not in RUNNER_WRITTEN
+            and field.attname not in deferred
+        ]
 
     @property
     def verification_outcome(self) -> VerificationOutcome:

@@ -70,11 +70,12 @@ def badge_svg(label: str, value: str, colour: str, meaning: str = "") -> str:
     )
 
 
-def _outcome_part(outcome) -> str:
-    """A verification that does not verify the entry as declared now, named on the badge."""
-    if not outcome.verdict or outcome.verified:
+def _outcome_part(outcome, *, trust_shown: bool) -> str:
+    """The verification's outcome named on the badge, where the trust level beside it does not
+    already say it ("verified")."""
+    if not outcome.verdict or (outcome.verified and trust_shown):
         return ""
-    return f" · {outcome.label.lower()}"
+    return f" · {'verified' if outcome.verified else outcome.label.lower()}"
 
 
 def entry_badge(entry) -> str:
@@ -83,12 +84,14 @@ def entry_badge(entry) -> str:
     public = entry.contest.results_are_public()
     if not entry.eligible:
         value, colour = (
-            f"{rate(entry.terminal_rate)} rows/s · not eligible",
+            f"{rate(entry.terminal_rate)} rows/s · not eligible"
+            f"{_outcome_part(outcome, trust_shown=False)}",
             COLOURS["not eligible"],
         )
     else:
         rank = f"#{entry.rank} · " if public and entry.rank else ""
-        value = f"{rank}{rate(entry.terminal_rate)} rows/s · {trust}{_outcome_part(outcome)}"
+        outcome_part = _outcome_part(outcome, trust_shown=True)
+        value = f"{rank}{rate(entry.terminal_rate)} rows/s · {trust}{outcome_part}"
         colour = COLOURS.get(trust, COLOURS["self-reported"])
     # The verification's outcome first (what it reproduced, at which scale, how finely; or
     # that an edit came after it), then what the trust level proves and does not.
