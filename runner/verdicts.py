@@ -13,8 +13,10 @@ from runner.models import RerunKind, RerunStatus, RerunVerdict, VerificationRun
 from runner.targets import rerun_targets
 from runner.watch import Outcome
 from submissions.contests.ranks import contest_board_changed
+from submissions.contests.rule_versions import contest_rule_set
 from submissions.logparse import LogError
 from submissions.logparse.c_format import header_server
+from submissions.measures.figures import log_figures
 from submissions.measures.series import unpack_columns
 from submissions.models import Submission
 from submissions.setup.declared import declared_settings, entry_family
@@ -107,6 +109,27 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
     run.message = f"{judgement.message} {_setup_sentence(run)}".strip()
     run.rows_done, run.rate = judgement.rows_done, judgement.rate
     run.result = {**judgement.result, "headline": headline(run, judgement)}
+    rates = _terminal_rates(submission, reruns)
+    if rates:
+        run.result[TERMINAL_RATES] = rates
+
+
+# Each repeat's terminal rate measured as the entry page measures the claim's (the contest's
+# window scaled to the run, measures/figures.py), so the host board sets like beside like; the
+# judge's own figures use a window of their own (the last 3% of the run).
+TERMINAL_RATES = "terminal_rates"
+
+
+def _terminal_rates(submission: Submission, reruns: list) -> list[float]:
+    rules = contest_rule_set(submission.contest)
+    found = []
+    for output in reruns:
+        logs = list(output.logs.values())
+        figures = log_figures(logs[0], rules) if len(logs) == 1 else None
+        if figures is None or figures.terminal_rate is None:
+            return []
+        found.append(figures.terminal_rate)
+    return found
 
 
 # The order an entry's verifications are shown in: a reproduction over a shape over the rest
