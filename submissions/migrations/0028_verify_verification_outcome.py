@@ -2,7 +2,9 @@
 (the verdict the board showed) said the same thing twice; `verification` now holds the verdict,
 with when its rerun finished and its headline (the runner's migration fills those from its
 runs), and `verified` is read from it. `setup_edited_at` is when the machine, server, engine
-or settings were last edited (issue 40): a verification before it no longer verifies."""
+or settings were last edited (issue 40): a verification before it no longer verifies. The
+boolean is dropped by the next migration: PostgreSQL alters no table with the ranking triggers'
+events of these updates pending in the same transaction."""
 
 from django.db import migrations, models
 
@@ -74,37 +76,4 @@ class Migration(migrations.Migration):
         ),
         migrations.RunPython(keep_verified, migrations.RunPython.noop),
         migrations.RunPython(last_setup_edits, migrations.RunPython.noop),
-        migrations.RemoveIndex(model_name="submission", name="leaderboard_idx"),
-        migrations.RemoveField(model_name="submission", name="verified"),
-        migrations.AddIndex(
-            model_name="submission",
-            index=models.Index(
-                fields=["contest", "id"],
-                include=(
-                    "seconds_to_target",
-                    "terminal_rate",
-                    "average_rate",
-                    "verification",
-                    "drive_kind",
-                    "storage_engine",
-                    "engine",
-                    "cores",
-                    "memory_gb",
-                    "publish",
-                    "entrant_name",
-                    "track_metric",
-                    "track_class",
-                    "elapsed_seconds",
-                    "estimated",
-                    "demo",
-                    "db_size_bytes",
-                    "write_kb_per_row",
-                    "server_cpu_us_per_row",
-                    "eligible",
-                    "verification_at",
-                    "setup_edited_at",
-                ),  # fmt: skip
-                name="leaderboard_idx",
-            ),
-        ),
     ]
