@@ -207,7 +207,11 @@ RUNNER_WRITTEN = frozenset({"verification", "verification_at", "verification_hea
 def verified_q() -> Q:
     """The entries a verification reproduced, of their declaration as it stands: the SQL of
     VerificationOutcome.verified (an edit of the setup after the verification undoes it)."""
-    current = Q(setup_edited_at__isnull=True) | Q(verification_at__gte=models.F("setup_edited_at"))
+    # Never NULL, so that its negation (streamed, self-reported) counts every other entry: an
+    # outcome without a date (an organizer's mark from before dates were kept) and an edit.
+    current = Q(setup_edited_at__isnull=True) | Q(
+        verification_at__isnull=False, verification_at__gte=models.F("setup_edited_at")
+    )
     return Q(verification=REPRODUCED) & current
 
 

@@ -27,6 +27,10 @@ def test_the_verified_sort_filter_and_trust_leave_out_a_verification_before_an_e
         contest=contest, seconds_to_target=2 * DAY, verification="not_reproduced",
         verification_at=judged, verification_headline="Not reproduced at 1/10 on mariadb: x.",
     )  # fmt: skip
+    # An organizer's mark from before the outcome had a date, then an edit.
+    undated = SubmissionFactory(
+        contest=contest, seconds_to_target=4 * DAY, verified=True, setup_edited_at=judged
+    )
     board = f"/api/contests/{contest.slug}/leaderboard/"
 
     by_verified = client.get(f"{board}?sort=-verified").json()["results"]
@@ -36,12 +40,13 @@ def test_the_verified_sort_filter_and_trust_leave_out_a_verification_before_an_e
 
     assert by_verified[0]["id"] == current.pk
     assert [row["id"] for row in only] == [row["id"] for row in trusted] == [current.pk]
-    assert {row["id"] for row in reported} == {edited.pk, refuted.pk}
+    assert {row["id"] for row in reported} == {edited.pk, refuted.pk, undated.pk}
     states = {row["id"]: row["verification"] for row in by_verified}
     assert states == {
         current.pk: "reproduced",
         edited.pk: "before_edit",
         refuted.pk: "not_reproduced",
+        undated.pk: "before_edit",
     }
     words = {row["id"]: row["verification_outcome"] for row in by_verified}
     assert words[refuted.pk] == "Not reproduced at 1/10 on mariadb: x."
