@@ -25,10 +25,11 @@ from pathlib import Path
 
 from celery import current_app
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from runner import process, servers
-from runner.fleet import host_queue
+from runner.fleet import host_name, host_queue
 from runner.heartbeats import served_queues
 from runner.host import busy_cores, read_cpu_times, steal_cores, this_host
 from runner.models import (
@@ -599,6 +600,51 @@ def calibrations_send(*, now: datetime | None = None) -> int:
                 )  # fmt: skip
                 sent += 1
     return sent
+
+
+def reference_near(target: Target, rows: int) -> Reference:
+    """The reference band whose runs are nearest `rows` (within BAND_FACTOR), on the target's
+    server family: the band a verdict of a run of `rows` rows is drawn with (calibration_of)."""
+    near = [
+        each
+        for each in REFERENCES.values()
+        if each.family == target.family
+        and abs(math.log(each.rows / max(rows, 1))) <= math.log(BAND_FACTOR)
+    ]
+    if not near:
+        bands = ", ".join(f"{each.name} ({each.rows:,} rows)" for each in REFERENCES.values())
+        raise CalibrationRefused(
+            f"No reference band is near runs of {rows:,} rows on {target.name}: the bands are "
+            f"{bands}."
+        )
+    return min(near, key=lambda each: abs(math.log(each.rows / max(rows, 1))))
+
+
+def calibration_request(*, run: VerificationRun) -> HostCalibration:
+    """An organizer's calibration of the host that ran `run`, in the run's band: sent to that
+    host's own queue (its target's where it serves none), where a worker takes one task at a
+    time, so it runs after the reruns already queued there and never beside one. Its row is
+    queued at once (the page says so); one already queued or running is answered instead."""
+    target = calibration_target(run.target)
+    reference = reference_near(target, run.rows_target)
+    host = host_name(run.worker) if run.worker else run.target
+    pending = HostCalibration.objects.filter(
+        host=host,
+        target=target.name,
+        reference=reference.name,
+        status__in=(CalibrationStatus.QUEUED, CalibrationStatus.RUNNING),
+    ).first()
+    if pending is not None:
+        return pending
+    own = host_queue(target.queue, host)
+    queue = own if own in served_queues() else target.queue
+    calibration = HostCalibration.objects.create(
+        host=host, target=target.name, reference=reference.name, scale=reference.scale,
+        rows=reference.rows, status=CalibrationStatus.QUEUED,
+        message=f"Queued by an organizer on {queue}, behind the work already queued there.",
+    )  # fmt: skip
+    transaction.on_commit(lambda: _send(target, reference, queue))
+    return calibration
 
 
 def _send(target: Target, reference: Reference, queue: str) -> int:

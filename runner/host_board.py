@@ -16,9 +16,9 @@ import statistics
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 
-from runner.models import RerunStatus, VerificationRun
+from runner.models import RerunStatus, RerunVerdict, VerificationRun
 from runner.targets import rerun_targets
-from runner.verdicts import settings_text
+from runner.verdicts import TERMINAL_RATES, settings_text
 from submissions.board.order import ANONYMOUS
 from submissions.models import Contest
 
@@ -36,11 +36,23 @@ class HostRow:
     scale: int
     repeats: int
     seconds_at_scale: float | None  # a repeat's time, the mean of the repeats
-    terminal_rate: float | None  # rows/s over the last 3% of the run, the mean of the repeats
+    # rows/s as the entry page measures a run's (the mean of the repeats); None for a run judged
+    # before that was stored (judge it again)
+    terminal_rate: float | None
     cliff: float | None  # the cliff's place, a fraction of the run, the mean of the repeats
     claim_seconds: float | None  # the entry's own run, at its own size
+    # The terminal rate the entry page shows (measures/terminal.py), the run's measured alike.
     claim_terminal_rate: float | None
     claim_cliff: float | None
+    # The claim's time over the scale the run was the claim drawn smaller at (its
+    # claim_divisor): the time beside the run's (a run at 1/10 took 9.2-10.4% of its claim's,
+    # docs/verification.md), never the full claim's.
+    claim_seconds_at_scale: float | None = None
+
+    @property
+    def verdict_label(self) -> str:
+        """The verdict's whole word, as the entry page says it ("Inconclusive")."""
+        return RerunVerdict(self.verdict).label if self.verdict in RerunVerdict.values else ""
 
 
 COLUMNS = tuple(each.name for each in fields(HostRow))
@@ -56,13 +68,6 @@ def host_of(run: VerificationRun) -> str:
 def _mean(values: list) -> float | None:
     found = [float(value) for value in values if isinstance(value, int | float)]
     return statistics.fmean(found) if found else None
-
-
-def _terminal_rate(figures: dict) -> float | None:
-    ratio, initial = figures.get("terminal_ratio"), figures.get("initial_rate")
-    if isinstance(ratio, int | float) and isinstance(initial, int | float):
-        return float(ratio) * float(initial)
-    return None
 
 
 def row_of(run: VerificationRun) -> HostRow:
@@ -85,12 +90,17 @@ def row_of(run: VerificationRun) -> HostRow:
         scale=run.scale,
         repeats=run.repeats,
         seconds_at_scale=_mean([each.get("seconds") for each in reruns]),
-        terminal_rate=_mean([_terminal_rate(each) for each in reruns]),
+        terminal_rate=_mean(result.get(TERMINAL_RATES) or []),
         cliff=_mean([each.get("cliff_fraction") for each in reruns]),
         claim_seconds=claim.get("seconds"),
-        claim_terminal_rate=_terminal_rate(claim),
+        claim_terminal_rate=submission.terminal_rate,
         claim_cliff=claim.get("cliff_fraction"),
+        claim_seconds_at_scale=_at_scale(claim.get("seconds"), run.claim_divisor),
     )
+
+
+def _at_scale(seconds, divisor: int) -> float | None:
+    return float(seconds) / divisor if isinstance(seconds, int | float) else None
 
 
 def host_board(contest: Contest, *, host: str = "", sort: str = DEFAULT_SORT) -> list[HostRow]:

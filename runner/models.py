@@ -159,6 +159,19 @@ class VerificationRun(models.Model):
         return ((self.finished_at or timezone.now()) - self.started_at).total_seconds()
 
     @property
+    def current_repeat(self) -> int:
+        """The run of the repeats under way (1-based); the last one once all are done."""
+        return min(self.repeats_done + 1, self.repeats)
+
+    @property
+    def repeat_rows(self) -> list[int]:
+        """The rows each of the repeats inserted so far: the done ones whole, the one under way
+        as far as it got, the rest none."""
+        done = min(self.repeats_done, self.repeats)
+        under_way = [self.rows_done] if done < self.repeats else []
+        return [self.rows_target] * done + under_way + [0] * (self.repeats - done - len(under_way))
+
+    @property
     def eta_seconds(self) -> float | None:
         """Time left at the average pace so far, over every repeat: a lower bound, since the
         rate falls past the cliff."""

@@ -20,12 +20,10 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from runner.models import RerunStatus, RerunVerdict, VerificationRun
+from runner.models import RerunStatus, VerificationRun
 from runner.services import RerunRefused, spec_of, target_named
-from runner.verdicts import rerun_finish
+from runner.verdicts import entry_verification_refresh, rerun_finish
 from runner.watch import Outcome
-from submissions.contests.ranks import contest_board_changed
-from submissions.models import Submission
 from submissions.tracks.rerun import MEMORY_UNBOUNDED, NotPlannable, Step
 
 logger = logging.getLogger(__name__)
@@ -118,27 +116,6 @@ class _Undone(Exception):
     def __init__(self, result: Rejudged | None):
         super().__init__()
         self.result = result
-
-
-def entry_verification_refresh(*, submission_id: int) -> bool:
-    """The entry's badge from its reruns as they are judged now: verified while one of them
-    says `reproduced`, `shape_only` shown while one says so and none reproduced. True when it
-    changed (the contest's board then moves on)."""
-    runs = VerificationRun.objects.filter(submission_id=submission_id)
-    verified = runs.filter(verdict=RerunVerdict.REPRODUCED).exists()
-    if verified:
-        verification = RerunVerdict.REPRODUCED
-    elif runs.filter(verdict=RerunVerdict.SHAPE_ONLY).exists():
-        verification = RerunVerdict.SHAPE_ONLY
-    else:
-        verification = ""
-    entry = Submission.objects.filter(pk=submission_id)
-    changed = entry.exclude(verified=verified, verification=verification).update(
-        verified=verified, verification=verification
-    )
-    if changed:
-        contest_board_changed(contest_id=entry.values_list("contest_id", flat=True).get())
-    return bool(changed)
 
 
 def reruns_rejudge(*, run_ids: list[int] | None = None) -> list[Rejudged]:

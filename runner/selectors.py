@@ -1,6 +1,6 @@
 from django.db.models import QuerySet
 
-from runner.models import RerunKind, RerunStatus, VerificationRun
+from runner.models import RerunStatus, VerificationRun
 from submissions.entries.selectors import is_organizer
 
 
@@ -23,23 +23,3 @@ def runs_for_entry(submission, user) -> QuerySet[VerificationRun]:
 def claimed_rows(submission) -> int:
     """The rows of the entry's own run: what a track's proportions are taken from."""
     return submission.rows or submission.contest.target_rows
-
-
-def verification_headline(submission) -> str | None:
-    """The headline of the latest verification whose verdict is the entry's mark (reproduced,
-    or shape only): the sentence its badge's tooltip repeats. None without one."""
-    if not submission.verification:
-        return None
-    run = (
-        VerificationRun.objects.filter(
-            submission=submission,
-            status=RerunStatus.SUCCEEDED,
-            kind=RerunKind.VERIFICATION,
-            verdict=submission.verification,
-        )
-        .order_by("-finished_at", "-pk")
-        .only("result")
-        .first()
-    )
-    found = run.result.get("headline") if run and isinstance(run.result, dict) else None
-    return found if isinstance(found, str) and found else None

@@ -153,9 +153,35 @@ def host_choices_for_entry(submission: Submission, targets: list[str]) -> dict[s
     return choices
 
 
+def rerun_form_defaults(*, submission: Submission, targets: list[str]) -> dict:
+    """What the organizer's rerun form starts from: the first of `targets` (those a live worker
+    serves) that can verify the entry (its own server family and engine, on a private server),
+    the contest's verification scale, and the repeats a scaled run takes. Without a contest
+    scale both stay blank: the service then picks the scale that fits the target's time."""
+    known = rerun_targets()
+    rerun = submission.contest.track.rerun
+    procedure = rerun.procedure if rerun else "steps"
+    verifying = [
+        name
+        for name in targets
+        if name in known
+        and known[name].procedure == procedure
+        and _refusal(submission, known[name]) is None
+    ]
+    scale = submission.contest.verification_scale
+    initial: dict = {"scale": scale, "repeats": None}
+    if scale:
+        initial["repeats"] = DEFAULT_REPEATS_AT_SCALE if scale > 1 else 1
+    if verifying:
+        initial["target"] = verifying[0]
+    return initial
+
+
 def _default_scale(submission: Submission, target: Target) -> int:
-    """The scale a rerun with nothing asked would take; 1 (full size) for a size the target
-    refuses."""
+    """The scale the rerun form starts from: the contest's verification scale, else the one a
+    rerun with nothing asked would take; 1 (full size) for a size the target refuses."""
+    if submission.contest.verification_scale:
+        return submission.contest.verification_scale
     limit = None if _refusal(submission, target) else _scale_limit(submission)
     try:
         return _rerun_size(

@@ -10,12 +10,14 @@ from django.utils import timezone
 
 from runner.activity import stated_other_io, while_it_ran
 from runner.calibration import spreads_for_run
-from runner.models import RerunStatus, RerunVerdict, VerificationRun
+from runner.models import RerunKind, RerunStatus, RerunVerdict, VerificationRun
 from runner.targets import rerun_targets
 from runner.watch import Outcome
 from submissions.contests.ranks import contest_board_changed
+from submissions.contests.rule_versions import contest_rule_set
 from submissions.logparse import LogError
 from submissions.logparse.c_format import header_server
+from submissions.measures.figures import log_figures
 from submissions.measures.series import unpack_columns
 from submissions.models import Submission
 from submissions.setup.declared import declared_settings, entry_family
@@ -47,6 +49,8 @@ def rerun_finish(
     if outcome.status == RerunStatus.SUCCEEDED:
         _judge(run, outcome, spec, track, kind)
     run.save()
+    if run.verdict:
+        entry_verification_refresh(submission_id=run.submission_id)
     return run
 
 
@@ -75,7 +79,8 @@ def _claim(submission: Submission, spec: RerunSpec) -> Claim:
 
 
 def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track, kind: str):
-    """Judge the finished rerun (every repeat) and mark the entry verified only when reproduced."""
+    """Judge the finished rerun (every repeat); the entry's outcome is stored from its judged
+    verifications after (entry_verification_refresh)."""
     submission = run.submission
     try:
         reruns = [
@@ -110,15 +115,77 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
     activity = _while_it_ran(reruns, outcome)
     if activity:
         run.host = {**(run.host or {}), "while_it_ran": activity}
-    entry = Submission.objects.filter(pk=submission.pk)
-    if judgement.verdict == RerunVerdict.REPRODUCED:
-        entry.update(verified=True, verification=RerunVerdict.REPRODUCED)
+    rates = _terminal_rates(submission, reruns)
+    if rates:
+        run.result[TERMINAL_RATES] = rates
+
+
+# Each repeat's terminal rate measured as the entry page measures the claim's (the contest's
+# window scaled to the run, measures/figures.py), so the host board sets like beside like; the
+# judge's own figures use a window of their own (the last 3% of the run).
+TERMINAL_RATES = "terminal_rates"
+
+
+def _terminal_rates(submission: Submission, reruns: list) -> list[float]:
+    rules = contest_rule_set(submission.contest)
+    found = []
+    for output in reruns:
+        logs = list(output.logs.values())
+        figures = log_figures(logs[0], rules) if len(logs) == 1 else None
+        if figures is None or figures.terminal_rate is None:
+            return []
+        found.append(figures.terminal_rate)
+    return found
+
+
+# The order an entry's verifications are shown in: a reproduction over a shape over the rest
+# (the latest of them). A reproduction is never hidden by a later inconclusive run.
+OUTCOME_ORDER = {RerunVerdict.REPRODUCED: 0, RerunVerdict.SHAPE_ONLY: 1}
+OUTCOME_VERDICTS = (
+    RerunVerdict.REPRODUCED,
+    RerunVerdict.SHAPE_ONLY,
+    RerunVerdict.NOT_REPRODUCED,
+    RerunVerdict.INCONCLUSIVE,
+)
+
+
+def entry_outcome_run(submission: Submission) -> VerificationRun | None:
+    """The verification whose verdict is the entry's outcome: of those judged since the last
+    edit of its setup (machine, server, engine, settings), else of all (then said to be
+    before the edit): a reproduction, else a shape, else the latest verdict."""
+    runs = VerificationRun.objects.filter(
+        submission=submission,
+        kind=RerunKind.VERIFICATION,
+        status=RerunStatus.SUCCEEDED,
+        verdict__in=OUTCOME_VERDICTS,
+        finished_at__isnull=False,
+    ).only("verdict", "finished_at", "result")
+    edited = submission.setup_edited_at
+    current = [run for run in runs if edited is None or run.finished_at >= edited]
+    found = current or list(runs)
+    if not found:
+        return None
+    latest_first = sorted(found, key=lambda run: (run.finished_at, run.pk), reverse=True)
+    return min(latest_first, key=lambda run: OUTCOME_ORDER.get(run.verdict, 2))
+
+
+def entry_verification_refresh(*, submission_id: int) -> bool:
+    """Store the entry's one verification outcome from its judged verifications (the verdict,
+    when its rerun finished, its headline). True when it changed: the contest's board then
+    moves on, so every board, export and feed shows it at once."""
+    submission = Submission.objects.get(pk=submission_id)
+    run = entry_outcome_run(submission)
+    result = run.result if run is not None and isinstance(run.result, dict) else {}
+    said = result.get("headline")
+    outcome = {
+        "verification": run.verdict if run else "",
+        "verification_at": run.finished_at if run else None,
+        "verification_headline": said if isinstance(said, str) else "",
+    }
+    changed = Submission.objects.filter(pk=submission_id).exclude(**outcome).update(**outcome)
+    if changed:
         contest_board_changed(contest_id=submission.contest_id)
-    # Shown apart on the board; never the verified badge, never over a reproduction.
-    elif judgement.verdict == RerunVerdict.SHAPE_ONLY and entry.filter(verified=False).update(
-        verification=RerunVerdict.SHAPE_ONLY
-    ):
-        contest_board_changed(contest_id=submission.contest_id)
+    return bool(changed)
 
 
 def _while_it_ran(reruns: list, outcome: Outcome) -> str:

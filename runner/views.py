@@ -4,7 +4,8 @@ from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpRespons
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from runner import fleet, host_board, selectors, services
+from runner import fleet, host_board, rejudge, selectors, services
+from runner.calibration import CalibrationRefused, calibration_request
 from runner.forms import RerunForm, target_choices
 from runner.heartbeats import queued_without_worker, served_queues
 from runner.models import VerificationRun
@@ -21,20 +22,10 @@ def rerun_panel(submission: Submission, user) -> dict:
     for run in reruns:
         # A queued run whose queue no live worker consumes would wait for ever without a word.
         run.no_worker = bool(queued_without_worker(run, served))
-    # The badge's tooltip: the headline of the newest run that earned it.
-    earned = next(
-        (
-            run.result.get("headline")
-            for run in reruns
-            if run.verdict == submission.verification and isinstance(run.result, dict)
-        ),
-        None,
-    )
     return {
         "reruns": reruns,
-        "verified_headline": earned or "",
         "organizer": organizer,
-        "rerun_form": RerunForm() if organizer else None,
+        "rerun_form": _rerun_form(submission) if organizer else None,
         # Which live hosts each offered target would send a run to, and why not the others.
         "host_choices": (
             services.host_choices_for_entry(submission, [name for name, _ in target_choices()])
@@ -42,6 +33,11 @@ def rerun_panel(submission: Submission, user) -> dict:
             else {}
         ),
     }
+
+
+def _rerun_form(submission: Submission) -> RerunForm:
+    offered = [name for name, _ in target_choices()]
+    return RerunForm(initial=services.rerun_form_defaults(submission=submission, targets=offered))
 
 
 @staff_member_required
@@ -79,6 +75,49 @@ def rerun_start(request: HttpRequest, pk: int) -> HttpResponse:
 def rerun_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     run = services.rerun_cancel(run=get_object_or_404(VerificationRun, pk=pk))
     messages.success(request, f"Rerun #{run.pk}: cancel requested.")
+    return redirect(f"{run.submission.get_absolute_url()}#rerun-{run.pk}")
+
+
+@staff_member_required
+@require_POST
+def rerun_judge_again(request: HttpRequest, pk: int) -> HttpResponse:
+    """Judge a finished rerun again from the output it stored (after its host was calibrated,
+    say): the verdict, and the entry's outcome, follow at once."""
+    run = get_object_or_404(VerificationRun.objects.select_related("submission__contest"), pk=pk)
+    before = run.get_verdict_display() or "not judged"
+    judged = rejudge.rerun_rejudge(run=run)
+    run.refresh_from_db()
+    if judged is None:
+        messages.error(
+            request,
+            f"Rerun #{run.pk} cannot be judged again: it did not succeed, its target is no longer "
+            "configured, or its stored output is not all there.",
+        )
+    elif judged.changed:
+        messages.success(
+            request, f"Rerun #{run.pk} judged again: {run.get_verdict_display()} (was {before})."
+        )
+    else:
+        messages.info(request, f"Rerun #{run.pk} judged again: it stands ({before}).")
+    return redirect(f"{run.submission.get_absolute_url()}#rerun-{run.pk}")
+
+
+@staff_member_required
+@require_POST
+def rerun_host_calibrate(request: HttpRequest, pk: int) -> HttpResponse:
+    """Calibrate the host a rerun ran on, queued behind the work already sent to it."""
+    run = get_object_or_404(VerificationRun.objects.select_related("submission"), pk=pk)
+    try:
+        calibration = calibration_request(run=run)
+    except CalibrationRefused as refused:
+        messages.error(request, str(refused))
+    else:
+        messages.success(
+            request,
+            f"Calibration #{calibration.pk} of {calibration.host} on {calibration.target} "
+            f"({calibration.get_status_display().lower()}): {calibration.message} Judge rerun "
+            f"#{run.pk} again once it is done.",
+        )
     return redirect(f"{run.submission.get_absolute_url()}#rerun-{run.pk}")
 
 

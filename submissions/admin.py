@@ -6,6 +6,7 @@ from simple_history.admin import SimpleHistoryAdmin
 from submissions.contests import ranks as contest_ranks
 from submissions.contests import reference_rows, rule_versions
 from submissions.entries import edits, refusals, services
+from submissions.entries.verification import SETUP_FIELDS
 from submissions.models import (
     ChangeStatus,
     Contest,
@@ -153,14 +154,15 @@ class SubmissionAdmin(SimpleHistoryAdmin):
         "verified",
         "submitted_at",
     )
-    list_filter = ("contest", "eligible", "verified", "drive_kind", "server_family", "engine")
+    list_filter = ("contest", "eligible", "verification", "drive_kind", "server_family", "engine")
     search_fields = ("entrant_name", "email", "storage_engine", "cpu_model")
     list_select_related = ("contest", "owner")
     readonly_fields = (
         "log_name", "log_sha256", "log_size", "log_format", "log_format_label", "parameters", "rows",
         "elapsed_seconds", "average_rate", "terminal_rate", "terminal_window_rows",
         "terminal_window_start_row", "seconds_to_target", "estimated", "verdicts", "eligible",
-        "ineligible_reason", "checked_at", "rank", "verified", "track_declared", "track_figures",
+        "ineligible_reason", "checked_at", "rank", "verified", "verification", "verification_at",
+        "verification_headline", "setup_edited_at", "track_declared", "track_figures",
         "track_metric", "track_class", "engine", "rules_version", "edited_at",
     )  # fmt: skip
     raw_id_fields = ("owner",)
@@ -178,6 +180,10 @@ class SubmissionAdmin(SimpleHistoryAdmin):
         # names them), marked "edited" and judged again, like the entrant's own.
         if change and form.changed_data:
             obj.edited_at = timezone.now()
+            # A verification of the machine, server, engine or settings before this edit no
+            # longer speaks for the entry (entries/verification.py).
+            if set(form.changed_data) & set(SETUP_FIELDS):
+                obj.setup_edited_at = obj.edited_at
         super().save_model(request, obj, form, change)
         if change:
             version = rule_versions.rule_version_current(obj.contest)

@@ -12,6 +12,12 @@ from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
 from submissions import tracks
+from submissions.entries.verification import (
+    OUTCOME_CHOICES,
+    REPRODUCED,
+    VerificationOutcome,
+    outcome_of,
+)
 from submissions.setup.engines import SERVER_FAMILIES
 
 # The workloads are the tracks (submissions/tracks): `Workload.<NAME>` for a test that names one.
@@ -173,10 +179,10 @@ class DemoKind(models.TextChoices):
 
 # What the leaderboard sorts, filters and counts on (see Submission.Meta.indexes).
 BOARD_INDEX_COLUMNS = [
-    "seconds_to_target", "terminal_rate", "average_rate", "verified", "drive_kind",
+    "seconds_to_target", "terminal_rate", "average_rate", "verification", "drive_kind",
     "storage_engine", "engine", "cores", "memory_gb", "publish", "entrant_name",
     "track_metric", "track_class", "elapsed_seconds", "estimated", "demo", "db_size_bytes",
-    "write_kb_per_row", "server_cpu_us_per_row", "eligible",
+    "write_kb_per_row", "server_cpu_us_per_row", "eligible", "verification_at", "setup_edited_at",
 ]  # fmt: skip
 
 
@@ -187,10 +193,26 @@ COMPUTED_FIELDS = [
     "elapsed_source", "average_rate", "terminal_rate", "terminal_window_rows",
     "terminal_window_start_row", "terminal_window_basis", "seconds_to_target", "estimated",
     "estimate_basis", "excerpt", "verdicts", "eligible", "ineligible_reason", "checked_at",
-    "engine", "rules_version", "edited_at", "verified", "verification", "track_figures",
+    "engine", "rules_version", "edited_at", "verification", "verification_at",
+    "verification_headline", "setup_edited_at", "track_figures",
     "track_metric", "track_class", "demo", "run_fingerprint", "db_size_bytes", "write_kb_per_row",
     "reads_per_row", "server_cpu_us_per_row", "client_cpu_us_per_row", "machine_cpu_us_per_row",
 ]  # fmt: skip
+
+
+# What only the runner wing writes (runner/verdicts.py entry_verification_refresh), by UPDATE.
+RUNNER_WRITTEN = frozenset({"verification", "verification_at", "verification_headline"})
+
+
+def verified_q() -> Q:
+    """The entries a verification reproduced, of their declaration as it stands: the SQL of
+    VerificationOutcome.verified (an edit of the setup after the verification undoes it)."""
+    # Never NULL, so that its negation (streamed, self-reported) counts every other entry: an
+    # outcome without a date (an organizer's mark from before dates were kept) and an edit.
+    current = Q(setup_edited_at__isnull=True) | Q(
+        verification_at__isnull=False, verification_at__gte=models.F("setup_edited_at")
+    )
+    return Q(verification=REPRODUCED) & current
 
 
 def log_upload_path(submission: Submission, filename: str) -> str:
@@ -319,18 +341,18 @@ class Submission(models.Model):
     )
     # The last time the entrant's declaration changed after submission (the "edited" mark).
     edited_at = models.DateTimeField(null=True, blank=True)
-    # Set by the verification-rerun service (runner app, its VerificationRun verdict) when a
-    # rerun reproduced the claim; the leaderboard's badge and its verified-only filter read it.
-    # True only when a verification rerun reproduced the result (same engine and configuration,
-    # a comparable host): the board's badge and its "verified only" filter.
-    verified = models.BooleanField(default=False, db_index=True)
-    # The best verdict of its verification reruns that the board shows: "reproduced", or
-    # "shape_only" (the curve's shape reproduced on a host not comparable with the entry's).
-    verification = models.CharField(
-        max_length=16,
-        blank=True,
-        choices=[("reproduced", "Reproduced"), ("shape_only", "Shape only")],
-    )
+    # The last edit of what a verification reruns (the machine, server, engine or settings,
+    # entries/verification.SETUP_FIELDS): a verification judged before it is of another
+    # declaration, and says so ("verified before an edit") until an organizer verifies again.
+    setup_edited_at = models.DateTimeField(null=True, blank=True)
+    # The verification outcome, stored once (entries/verification.py reads it for every page,
+    # board, export and feed): the verdict of the organizers' verification reruns the entry
+    # shows (a reproduction over a shape, over the latest other verdict), when that rerun
+    # finished, and its headline in the judge's words. Written by the runner wing only
+    # (runner/verdicts.py entry_verification_refresh).
+    verification = models.CharField(max_length=16, blank=True, choices=OUTCOME_CHOICES)
+    verification_at = models.DateTimeField(null=True, blank=True)
+    verification_headline = models.TextField(blank=True)
     # The figures of the contest's track beyond the run's own (deletes, query times,
     # key types, load rates, recovery times), as submissions/tracks.py computes them; the
     # rerun service compares a rerun with these. Empty for a track with none.
@@ -404,6 +426,10 @@ class Submission(models.Model):
 
     def save(self, *args, **kwargs):
         self.__dict__.pop(KNOWN_RANK, None)  # its values may change what its rank is
+        if not self._state.adding and not args and kwargs.get("update_fields") is None:
+            # The runner writes the verification outcome while an edit or a re-check holds
+            # an instance read before it: saving that instance must not undo the verdict.
+            kwargs["update_fields"] = self._fields_but_the_outcome()
         super().save(*args, **kwargs)
 
     def get_absolute_url(self) -> str:
@@ -412,6 +438,26 @@ class Submission(models.Model):
     @property
     def public_name(self) -> str:
         return self.entrant_name if self.publish else "Anonymous entrant"
+
+    def _fields_but_the_outcome(self) -> list[str]:
+        deferred = self.get_deferred_fields()
+        return [
+            field.name
+            for field in self._meta.concrete_fields
+            if not field.primary_key
+            and field.name not in RUNNER_WRITTEN
+            and field.attname not in deferred
+        ]
+
+    @property
+    def verification_outcome(self) -> VerificationOutcome:
+        """What the organizers' verifications say of the entry as declared now."""
+        return outcome_of(self)
+
+    @property
+    def verified(self) -> bool:
+        """A verification reproduced the claim as it is declared now (no edit since)."""
+        return self.verification_outcome.verified
 
     @property
     def rank(self) -> int | None:

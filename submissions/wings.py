@@ -8,8 +8,10 @@ What a wing may add:
 - sentences of rules it judges itself (a stream's seal rules);
 - tokens of its own in an account's token list;
 - what a verification does with an entry's declared settings (the runner, by the option lists
-  its workers read from their server binaries);
-- the headline of the verification behind an entry's mark (its badge's tooltip).
+  its workers read from their server binaries).
+
+A verification's outcome is not read through a door: the runner stores it on the entry
+(Submission.verification...), and entries/verification.py reads it for every page.
 """
 
 from __future__ import annotations
@@ -56,9 +58,6 @@ TOKEN_LISTERS: list[Callable] = []
 # sentence)} | None: what a verification does with an entry's declared settings, by its
 # servers' own option lists
 SETTING_DECIDERS: list[Callable] = []
-# (submission) -> str | None: the one-sentence headline of the verification behind the entry's
-# verified (or shape-only) mark, for its badge's tooltip
-VERDICT_HEADLINES: list[Callable] = []
 
 
 def _register(plugs: list, plug) -> None:
@@ -92,19 +91,6 @@ def register_token_lister(lister: Callable) -> None:
 
 def register_setting_decider(decider: Callable) -> None:
     _register(SETTING_DECIDERS, decider)
-
-
-def register_verdict_headline(reader: Callable) -> None:
-    _register(VERDICT_HEADLINES, reader)
-
-
-def verdict_headline(submission) -> str:
-    """The headline of the verification behind the entry's mark, "" when none says one."""
-    for reader in VERDICT_HEADLINES:
-        found = reader(submission)
-        if found:
-            return found
-    return ""
 
 
 def entry_panels_context(submission, user) -> dict:

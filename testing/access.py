@@ -309,6 +309,8 @@ TABLE = [
     row("rerun_start", "GET", "/entries/{published}/reruns/", ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 405),
     row("rerun_start", "POST", "/entries/{published}/reruns/", ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 302, data={"target": "sqlite", "rows": 20_000, "comparison": "on"}, effect=rerun_queued, effect_for=(STAFF,)),
     row("rerun_cancel", "POST", "/reruns/{running_run}/cancel/", ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 302, effect=rerun_cancel_asked, effect_for=(STAFF,)),
+    row("rerun_judge_again", "POST", "/reruns/{public_run}/judge-again/", ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 302),
+    row("rerun_host_calibrate", "POST", "/reruns/{public_run}/calibrate-host/", ADMIN_LOGIN, ADMIN_LOGIN, ADMIN_LOGIN, 302),
     row("rerun_detail", "GET", "/reruns/{public_run}/", 302, 302, 302, 302),
     row("rerun_detail", "GET", "/reruns/{draft_run}/", 404, 302, 404, 302),
     row("rerun_detail", "GET", "/reruns/{running_run}/", 404, 302, 404, 302),

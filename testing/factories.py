@@ -57,6 +57,10 @@ class SubmissionFactory(DjangoModelFactory):
     class Meta:
         model = Submission
 
+    class Params:
+        # `verified=True`: a verification reproduced it (the one stored outcome).
+        verified = factory.Trait(verification="reproduced")
+
     contest = factory.SubFactory(ContestFactory)
     owner = factory.SubFactory(UserFactory)
     entrant_name = factory.Sequence(lambda n: f"Entrant {n}")

@@ -80,14 +80,18 @@ def rejudge(apps, schema_editor):
             run.save(update_fields=["verdict", "message"])
         touched.add(submission.pk)
     contests = set()
+    stored = {field.name for field in Submission._meta.concrete_fields}
     for submission in Submission.objects.filter(pk__in=touched):
         reproduced = VerificationRun.objects.filter(
             submission=submission, verdict="reproduced"
         ).exists()
-        verification = "reproduced" if reproduced else ""
-        if submission.verified != reproduced or submission.verification != verification:
-            submission.verified, submission.verification = reproduced, verification
-            submission.save(update_fields=["verified", "verification"])
+        marks = {"verification": "reproduced" if reproduced else ""}
+        if "verified" in stored:  # the boolean, until submissions 0028 kept the outcome once
+            marks["verified"] = reproduced
+        if any(getattr(submission, name) != value for name, value in marks.items()):
+            for name, value in marks.items():
+                setattr(submission, name, value)
+            submission.save(update_fields=list(marks))
             contests.add(submission.contest_id)
     Contest.objects.filter(pk__in=contests).update(board_version=F("board_version") + 1)
 

@@ -89,3 +89,26 @@ def test_the_host_board_page_is_linked_from_the_contest_and_exports_csv(board, c
     contest.save()
     assert client.get(f"/api/contests/{slug}/host-board/").json()["results"] == []
     assert "host-board" not in client.get(f"/contests/{slug}/").content.decode()
+
+
+def test_the_host_board_sets_like_beside_like_and_names_each_verdict_whole(board, client):
+    entry, slow, fast = board
+    VerificationRun.objects.filter(pk=slow.pk).update(verdict="inconclusive")
+    found = {row["run"]: row for row in client.get(
+        f"/api/contests/{entry.contest.slug}/host-board/"
+    ).json()["results"]}  # fmt: skip
+    row = found[fast.pk]
+    # The claim's rate is the one its entry page states; the runs' are measured by the same
+    # rule (the contest's window scaled to the run), each repeat's stored with its verdict.
+    assert row["claim_terminal_rate"] == entry.terminal_rate
+    fast.refresh_from_db()
+    rates = fast.result["terminal_rates"]
+    assert len(rates) == 3 and row["terminal_rate"] == pytest.approx(sum(rates) / 3)
+    # The time beside a run's is the claim's over the scale, not the full claim's.
+    assert row["claim_seconds_at_scale"] == pytest.approx(row["claim_seconds"] / 10)
+    page = client.get(f"/contests/{entry.contest.slug}/host-board/").content.decode()
+    line = page.split(f'data-run="{fast.pk}"')[1].split("</tr>")[0]
+    assert f"(claim at this scale {row['claim_seconds'] / 10:.1f} s)" in line
+    assert f"(claim {entry.terminal_rate:,.0f})" in line
+    slow_line = page.split(f'data-run="{slow.pk}"')[1].split("</tr>")[0]
+    assert 'data-verdict="inconclusive">Inconclusive</span>' in slow_line

@@ -74,14 +74,14 @@ def test_a_reproduction_the_judge_now_refutes_takes_the_badge_away(demo_entry):
     run = stored_run(
         demo_entry, ["iibench-c-mariadb-40mb-pool-300k.log"], "reproduced", "Reproduced (old)."
     )
-    Submission.objects.filter(pk=demo_entry.pk).update(verified=True, verification="reproduced")
+    Submission.objects.filter(pk=demo_entry.pk).update(verification="reproduced")
 
     rejudge()
 
     run.refresh_from_db()
     demo_entry.refresh_from_db()
     assert run.verdict == "not_reproduced", run.message
-    assert not demo_entry.verified and demo_entry.verification == ""
+    assert not demo_entry.verified and demo_entry.verification == "not_reproduced"
 
 
 def test_a_rerun_whose_output_is_not_all_there_is_left_as_it_is(demo_entry):

@@ -28,7 +28,7 @@ def test_old_verdicts_are_mapped_honestly_and_verified_follows_them():
     prefix_entry = SubmissionFactory(storage_engine="InnoDB", verified=True)
     prefix = old_run(prefix_entry, "mariadb", "reproduced")
     fifo = track_entry("fifo", {"terminal_insert_rate": 204.0})  # an InnoDB entry
-    Submission.objects.filter(pk=fifo.pk).update(verified=True)
+    Submission.objects.filter(pk=fifo.pk).update(verification="reproduced")
     scaled = old_run(fifo, "mariadb", "reproduced", rows=20_000)
     untouched = SubmissionFactory(verified=True)  # no rerun: an organizer's own mark stays
 
@@ -46,7 +46,7 @@ def test_old_verdicts_are_mapped_honestly_and_verified_follows_them():
     assert "first 1,000,000 rows at the server's own memory" in prefix.message
     scaled.refresh_from_db()
     assert scaled.verdict == "reproduced"
-    verified = dict(Submission.objects.values_list("pk", "verified"))
+    verified = {entry.pk: entry.verified for entry in Submission.objects.all()}
     assert verified[on_postgresql.pk] is False
     assert verified[prefix_entry.pk] is False
     assert verified[fifo.pk] is True

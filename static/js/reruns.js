@@ -100,6 +100,20 @@
     }
   }
 
+  // One progress bar a run of the repeats: the done ones whole, the one under way as far as
+  // it got (the card's first bar, with its rate), the rest empty.
+  function showRepeats(card, run) {
+    var repeats = card.querySelectorAll("[data-repeat]");
+    if (!repeats.length) return;
+    var done = Math.min(run.repeats_done, repeats.length);
+    setField(card, "current_repeat", number(Math.min(done + 1, repeats.length)));
+    repeats.forEach(function (item, index) {
+      var rows = index < done ? run.rows_target : index === done ? run.rows_done : 0;
+      item.querySelector("progress").value = rows;
+      item.querySelector("[data-repeat-rows]").textContent = number(rows);
+    });
+  }
+
   function watch(card, claimed) {
     // A run that ended before inserting a row has no plot (the page says so): nothing to draw.
     if (!card.querySelector(".rerun-plot")) return;
@@ -162,6 +176,7 @@
       setField(card, "rate", number(run.rate));
       card.querySelector("progress").value = run.rows_done;
       setField(card, "repeats_done", number(run.repeats_done));
+      showRepeats(card, run);
       // Elapsed and time left, as the server counts them at this poll.
       var timing = card.querySelector(".timing");
       if (timing) {

@@ -42,18 +42,19 @@ from submissions.board.query import LeaderboardQuery, board_order, board_sort_pa
 from submissions.board.rows import BoardPage, BoardRow, entry_row, mark_tie_breaks, reference_row
 from submissions.contests.ranks import ranked_q, ranks_in_order, ranks_of
 from submissions.entries.trust import STREAMED, VERIFIED
+from submissions.entries.verification import OUTCOME_FIELDS
 from submissions.measures.costs import BOARD_COSTS
 from submissions.measures.ranking import interleave, page_slots, reference_positions
-from submissions.models import Contest, ReferenceResult, Submission
+from submissions.models import Contest, ReferenceResult, Submission, verified_q
 from submissions.setup.engines import normalised_engine
 from submissions.web.soft_cache import cache_get, cache_set
 
 BOARD_ENTRY_FIELDS = (
     "id", "public_name", "storage_engine", "sockets", "cpu_model", "cores", "memory_gb",
     "drives", "drive_kind", "raid_level", "seconds_to_target", "estimated", "terminal_rate",
-    "average_rate", "verified", "eligible", "ineligible_reason", "rows", "track_figures",
+    "average_rate", "eligible", "ineligible_reason", "rows", "track_figures",
     "track_metric", "track_class", "elapsed_seconds", "estimate_basis", "demo",
-    "verification",
+    *OUTCOME_FIELDS,
     "db_size_bytes", *(cost.figure for cost in BOARD_COSTS),
     "live_run__witnessed",
 )  # fmt: skip
@@ -67,7 +68,7 @@ def _board_entries(contest: Contest, query: LeaderboardQuery) -> QuerySet[Submis
     if query.drive:
         entries = entries.filter(drive_kind=query.drive)
     if query.verified:
-        entries = entries.filter(verified=True)
+        entries = entries.filter(verified_q())
     if query.trust:
         entries = entries.filter(trust_q(query.trust))
     return entries
@@ -77,10 +78,10 @@ def trust_q(level: str) -> Q:
     """Entries of one trust level: a rerun verifies; a stream sealed with its clock agreeing is
     streamed (the live wing's field keeps its old name, `witnessed`: see entries/trust.py)."""
     if level == VERIFIED:
-        return Q(verified=True)
+        return verified_q()
     if level == STREAMED:
-        return Q(verified=False, live_run__witnessed=True)
-    return Q(verified=False) & ~Q(live_run__witnessed=True)
+        return ~verified_q() & Q(live_run__witnessed=True)
+    return ~verified_q() & ~Q(live_run__witnessed=True)
 
 
 def board_references(contest: Contest) -> list[ReferenceResult]:

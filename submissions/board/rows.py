@@ -7,6 +7,7 @@ from itertools import pairwise
 
 from submissions import tracks
 from submissions.entries.trust import trust_level
+from submissions.entries.verification import outcome_of
 from submissions.measures.costs import BOARD_COSTS
 from submissions.models import ReferenceResult, hardware_summary
 
@@ -42,7 +43,10 @@ class BoardRow:
     demo: str = ""  # "demo" or "synthetic": demo data, not an entrant's result
     # The time to the target reads the same as a ranked neighbour's: the terminal rate decides.
     tie_break: bool = False
-    verification: str = ""  # "reproduced", or "shape_only": shown apart from the badge
+    # The verification outcome's state (entries/verification.py: "reproduced", "shape_only",
+    # "not_reproduced", "inconclusive", "before_edit" or "") and its sentence.
+    verification: str = ""
+    verification_words: str = ""
     # What the run cost (Submission's cost figures; a reference row has its size only).
     db_size_bytes: int | None = None
     costs: dict = field(default_factory=dict)  # the board's per-row costs by figure (BOARD_COSTS)
@@ -72,6 +76,7 @@ class BoardPage:
 
 def entry_row(track: tracks.Track, values: dict) -> BoardRow:
     ranking = track.ranking
+    outcome = outcome_of(values)
     return BoardRow(
         id=values["id"],
         rank=values["rank"],
@@ -93,8 +98,8 @@ def entry_row(track: tracks.Track, values: dict) -> BoardRow:
         demo=values["demo"],
         terminal_rate=values["terminal_rate"],
         average_rate=values["average_rate"],
-        verified=values["verified"],
-        trust=trust_level(verified=values["verified"], streamed=values["live_run__witnessed"]),
+        verified=outcome.verified,
+        trust=trust_level(verified=outcome.verified, streamed=values["live_run__witnessed"]),
         reference=False,
         ranked=values["rank"] is not None,
         reason=_not_ranked_reason(values, track),
@@ -102,7 +107,8 @@ def entry_row(track: tracks.Track, values: dict) -> BoardRow:
         track_figures=values["track_figures"],
         track_metric=values["track_metric"],
         track_class=ranking.label_of(values["track_class"]),
-        verification=values["verification"],
+        verification=outcome.state,
+        verification_words=outcome.words,
         db_size_bytes=values["db_size_bytes"],
         costs={cost.figure: values[cost.figure] for cost in BOARD_COSTS},
     )

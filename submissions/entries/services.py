@@ -30,6 +30,7 @@ from submissions.entries.checks import (
 )
 from submissions.entries.declaration import DECLARED_FIELDS
 from submissions.entries.refusals import ContestClosed, DuplicateLog, SubmissionRefused
+from submissions.entries.verification import setup_changed
 from submissions.logparse import ParsedLog, Series
 from submissions.measures.series import (
     pack_columns,
@@ -260,8 +261,14 @@ def entry_update(
         **{name: value for name, value in declared.items() if name in fields},
     }
     with transaction.atomic():
-        if entry_declared(submission) != before:
+        after = entry_declared(submission)
+        if after != before:
             submission.edited_at = timezone.now()
+            # A verification of the machine, server, engine or settings as they were no longer
+            # verifies the entry: every page says "verified before an edit" until an organizer
+            # verifies it again (entries/verification.py).
+            if setup_changed(before, after):
+                submission.setup_edited_at = submission.edited_at
             submission._history_user = by
             submission._change_reason = reason or None
             submission.save()

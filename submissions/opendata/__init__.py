@@ -4,6 +4,6 @@ what it reads of the registry (`reads`: published entries of contests whose resu
 public, their series one at a time), writing a build's files beside the one served and
 switching to it at once (`build`), and when a build is due, running or done (`state`).
 
-May import: the models, `logparse.model`, `measures`, `contests.ranks` and `entries.trust`;
-never `web`, `live` or `runner`. `tables` is pure (no Django).
+May import: the models, `logparse.model`, `measures`, `contests.ranks`, `entries.trust` and
+`entries.verification`; never `web`, `live` or `runner`. `tables` is pure (no Django).
 """

@@ -18,6 +18,7 @@ from django.urls import reverse
 
 from submissions.contests.ranks import ranks_of
 from submissions.entries.trust import TRUST_SENTENCES, trust_level
+from submissions.entries.verification import OUTCOME_FIELDS, outcome_of, outcome_public
 from submissions.measures.costs import PER_ROW_COSTS
 from submissions.measures.series import unpack_columns
 from submissions.models import Contest, SampleSeries, Submission
@@ -35,14 +36,14 @@ ENTRY_FIELDS = (
     "terminal_window_basis", "seconds_to_target", "estimated", "estimate_basis", "excerpt",
     "track_figures", "track_metric", "track_class", "db_size_bytes",
     *(cost.figure for cost in PER_ROW_COSTS),
-    "eligible", "ineligible_reason", "checked_at", "verdicts", "verified", "verification", "demo",
+    "eligible", "ineligible_reason", "checked_at", "verdicts", *OUTCOME_FIELDS, "demo",
     "rules_version__number", "series__count",
     # The live wing's stream, read as the board reads it (entries/trust.py): its old name.
     "live_run__witnessed",
 )  # fmt: skip
 COPIED = frozenset(ENTRY_FIELDS) - {
     "contest_id", "entrant_name", "publish", "track_declared", "track_figures", "log",
-    "verdicts", "rules_version__number", "series__count", "live_run__witnessed",
+    "verdicts", "rules_version__number", "series__count", "live_run__witnessed", *OUTCOME_FIELDS,
 }  # fmt: skip
 
 
@@ -84,7 +85,8 @@ def published_entries(contests: list[Contest]) -> Iterator[tuple[Contest, dict]]
 
 def entry_row(contest: Contest, entry: dict) -> dict:
     """An entry as the dataset's entries table has it (tables.ENTRY_COLUMNS)."""
-    trust = trust_level(verified=entry["verified"], streamed=entry["live_run__witnessed"])
+    outcome = outcome_of(entry)
+    trust = trust_level(verified=outcome.verified, streamed=entry["live_run__witnessed"])
     series_reports = entry["series__count"] or 0
     row = {name: entry[name] for name in COPIED}
     row.update(
@@ -96,6 +98,7 @@ def entry_row(contest: Contest, entry: dict) -> dict:
         track_figures=json.dumps(entry["track_figures"], sort_keys=True),
         rules_version=entry["rules_version__number"],
         rank=entry["rank"],
+        **outcome_public(outcome),
         verdicts_failed=sum(1 for verdict in entry["verdicts"] if verdict.get("status") == "fail"),
         trust=trust,
         trust_means=TRUST_SENTENCES[trust],

@@ -74,8 +74,14 @@ ENTRY_COLUMNS: tuple[tuple[str, pa.DataType, str], ...] = (
     ("rules_version", INT, "The contest's rule version the verdicts were made under."),
     ("checked_at", TIME, "When the verdicts were made."),
     ("verdicts_failed", INT, "Verdicts with status fail (the verdicts table has them all)."),
-    ("verified", BOOL, "A verification rerun reproduced the claim."),
-    ("verification", STRING, '"reproduced", "shape_only" or "": its reruns\' best verdict.'),
+    ("verified", BOOL, "A verification rerun reproduced the claim as it is declared now."),
+    (
+        "verification",
+        STRING,
+        '"reproduced", "shape_only", "not_reproduced", "inconclusive", "before_edit" (judged '
+        'before an edit of the machine, server, engine or settings) or "": its outcome.',
+    ),
+    ("verification_outcome", STRING, 'The verification\'s outcome in words ("" : none).'),
     ("trust", STRING, "self-reported, streamed or verified."),
     ("trust_means", STRING, "What that trust level proves, and what it does not."),
     ("demo", STRING, '"demo" (a real run made for the demo), "synthetic" (a made-up log) or "".'),

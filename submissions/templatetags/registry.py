@@ -160,18 +160,34 @@ TIE_BREAK = mark_safe(  # nosec B308
     ' <span class="badge muted" title="Same time to the second as a neighbour: the higher '
     'terminal rate ranks first">tie-break</span>'
 )
-VERIFIED_BADGE = mark_safe('<span class="badge verified">verified</span>')  # nosec B308
-SHAPE_ONLY_BADGE = mark_safe(  # nosec B308
-    '<span class="badge shape-only" title="A rerun on a host unlike the entry\'s reproduced '
-    "the curve's shape; its absolute rates were not compared.\">shape only</span>"
-)
+# A verification's outcome (entries/verification.py) by its state: the badge's word and class;
+# its title is the outcome's sentence (the verdict's headline, or when the edit came).
+OUTCOME_BADGES = {
+    "reproduced": ("verified", "verified"),
+    "shape_only": ("shape only", "shape-only"),
+    "not_reproduced": ("not reproduced", "verdict not_reproduced"),
+    "inconclusive": ("inconclusive", "verdict inconclusive"),
+    "before_edit": ("verified before an edit", "warn before-edit"),
+}
+OUTCOME_BADGE = '<span class="badge {}" data-verification="{}" title="{}">{}</span>'
+
+
+@register.filter
+def outcome_class(state: str) -> str:
+    """The badge class of a verification outcome's state (entries/verification.py)."""
+    return OUTCOME_BADGES.get(state, ("", "muted"))[1]
 
 
 def _verification_badge(row) -> str:
-    """The verified badge only for a reproduction; a shape-only rerun shown apart."""
-    if row.verified:
-        return VERIFIED_BADGE
-    return SHAPE_ONLY_BADGE if row.verification == "shape_only" else ""
+    """The verification's outcome: the verified badge only for a reproduction of the entry as
+    declared now; any other outcome named apart, its sentence in the title."""
+    state = "reproduced" if row.verified else row.verification
+    word, css = OUTCOME_BADGES.get(state, ("", ""))
+    if not word:
+        return ""
+    if state == "before_edit" and not row.verification_words.startswith("Verified"):
+        word = "before an edit"  # a shape, or a refutation, of the declaration as it was
+    return format_html(OUTCOME_BADGE, css, state, row.verification_words, word)
 
 
 # A streamed entry (entries/trust.py) gets its badge where a verified one would; an uploaded one
@@ -185,8 +201,8 @@ STREAMED_BADGE = format_html(
 def _trust_badge(row) -> str:
     """The verification badge, else the streamed one."""
     badge = _verification_badge(row)
-    if not badge and row.trust == STREAMED:
-        return STREAMED_BADGE
+    if row.trust == STREAMED:  # not verified now: its stream still vouches for it
+        return format_html("{} {}", badge, STREAMED_BADGE) if badge else STREAMED_BADGE
     return badge
 
 

@@ -51,11 +51,11 @@ def test_posting_a_run_returns_201_with_the_contract(contest, entrant, declared)
     body = response.json()
     assert set(body) == {
         "id", "url", "contest", "server_family", "server_version", "storage_engine", "engine",
-        "eligible", "verified", "verification", "trust", "trust_means", "live", "summary",
-        "verdicts", "rules_version", "edited_at",
+        "eligible", "verified", "verification", "verification_outcome", "trust", "trust_means",
+        "live", "summary", "verdicts", "rules_version", "edited_at",
     }  # fmt: skip
     assert body["rules_version"]["number"] == 1 and body["edited_at"] is None
-    assert (body["verified"], body["verification"]) == (False, "")
+    assert (body["verified"], body["verification"], body["verification_outcome"]) == (False, "", "")
     assert (body["trust"], body["live"]) == ("self-reported", None)
     assert body["contest"] == contest.slug
     assert body["url"].endswith(f"/entries/{body['id']}/")

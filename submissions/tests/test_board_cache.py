@@ -52,7 +52,7 @@ def test_a_verified_badge_set_by_a_rerun_shows_at_once(client, contest):
 
     entry = SubmissionFactory(contest=contest)
     before = api_names(contest)
-    Submission.objects.filter(pk=entry.pk).update(verified=True)
+    Submission.objects.filter(pk=entry.pk).update(verification="reproduced")
     contest_board_changed(contest_id=contest.pk)
     body = APIClient().get(f"/api/contests/{contest.slug}/leaderboard/").json()
     assert before == [entry.entrant_name]

@@ -57,8 +57,9 @@ def test_a_ranked_row_shows_hostile_text_escaped_and_links_the_entry():
 def test_a_reference_row_and_a_not_ranked_row_show_hostile_text_escaped():
     reference = entry(id=3, rank=None, reference=True, ranked=False, source=HOSTILE, reason="")
     not_ranked = entry(
-        rank=None, ranked=False, reason=HOSTILE, entrant=gettext_lazy("Lazy <b>"), verified=True
-    )
+        rank=None, ranked=False, reason=HOSTILE, entrant=gettext_lazy("Lazy <b>"), verified=True,
+        verification="reproduced", verification_words=HOSTILE,
+    )  # fmt: skip
 
     ranked_table = registry.board_rows([reference], tracks.DEFAULT_TRACK)
     not_ranked_table = registry.unranked_rows([not_ranked], tracks.DEFAULT_TRACK)
@@ -67,7 +68,9 @@ def test_a_reference_row_and_a_not_ranked_row_show_hostile_text_escaped():
     assert f'<td title="{E}">{E}</td>' in ranked_table
     assert (
         '<td class="num"><a href="/entries/7/">#7</a></td>'
-        f"<td>Lazy &lt;b&gt; {registry.VERIFIED_BADGE}</td><td>{E}</td>"
+        "<td>Lazy &lt;b&gt; "
+        f'<span class="badge verified" data-verification="reproduced" title="{E}">verified</span>'
+        f"</td><td>{E}</td>"
     ) in not_ranked_table
     assert f'<td class="reason">{E}</td>' in not_ranked_table
     assert "<script>" not in ranked_table + not_ranked_table

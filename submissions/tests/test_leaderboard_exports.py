@@ -66,7 +66,7 @@ def test_it_downloads_the_board_as_csv_with_reference_rows_unranked(client, cont
         "rank", "id", "reference", "demo", "entrant", "storage_engine", "hardware",
         "elapsed_seconds", "elapsed", "seconds_to_target", "to_target", "estimated",
         "estimate_basis", "terminal_rate", "average_rate", "verified", "trust", "reason",
-        "verification", "size_gib", "write_kb_per_row", "cpu_us_per_row", "machine_cpu_us_per_row",
+        "verification", "verification_outcome", "size_gib", "write_kb_per_row", "cpu_us_per_row", "machine_cpu_us_per_row",
     ]  # fmt: skip
     assert [(row["rank"], row["entrant"], row["reference"]) for row in rows] == [
         ("1", "Grace", "false"),

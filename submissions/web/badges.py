@@ -7,7 +7,6 @@ from html import escape
 
 from submissions.entries.trust import TRUST_SENTENCES, entry_trust
 from submissions.templatetags.registry import duration, rate
-from submissions.wings import verdict_headline
 
 # Flat two-part badge, 20 px high, Verdana/DejaVu 11 px.
 HEIGHT = 20
@@ -71,22 +70,32 @@ def badge_svg(label: str, value: str, colour: str, meaning: str = "") -> str:
     )
 
 
+def _outcome_part(outcome, *, trust_shown: bool) -> str:
+    """The verification's outcome named on the badge, where the trust level beside it does not
+    already say it ("verified")."""
+    if not outcome.verdict or (outcome.verified and trust_shown):
+        return ""
+    return f" · {'verified' if outcome.verified else outcome.label.lower()}"
+
+
 def entry_badge(entry) -> str:
     trust = trust_of(entry)
+    outcome = entry.verification_outcome
     public = entry.contest.results_are_public()
     if not entry.eligible:
         value, colour = (
-            f"{rate(entry.terminal_rate)} rows/s · not eligible",
+            f"{rate(entry.terminal_rate)} rows/s · not eligible"
+            f"{_outcome_part(outcome, trust_shown=False)}",
             COLOURS["not eligible"],
         )
     else:
         rank = f"#{entry.rank} · " if public and entry.rank else ""
-        value = f"{rank}{rate(entry.terminal_rate)} rows/s · {trust}"
+        outcome_part = _outcome_part(outcome, trust_shown=True)
+        value = f"{rank}{rate(entry.terminal_rate)} rows/s · {trust}{outcome_part}"
         colour = COLOURS.get(trust, COLOURS["self-reported"])
-    # The verification's own headline first (what it reproduced, at which scale, how finely),
-    # then what the trust level proves and does not.
-    headline = verdict_headline(entry) if entry.verification else ""
-    meaning = f"{headline} {TRUST_SENTENCES[trust]}".strip()
+    # The verification's outcome first (what it reproduced, at which scale, how finely; or
+    # that an edit came after it), then what the trust level proves and does not.
+    meaning = f"{outcome.words} {TRUST_SENTENCES[trust]}".strip()
     return badge_svg(f"iiBench #{entry.pk} {entry.storage_engine}", value, colour, meaning)
 
 

@@ -25,12 +25,12 @@ LEADERBOARD_FIELDS = (
     "estimated", "estimate_basis", "terminal_rate", "average_rate", "verified", "trust", "reference",
     "demo", "size_gib", *(cost.board for cost in BOARD_COSTS),
 )  # fmt: skip
-LEADERBOARD_EXTRA_FIELDS = ("hardware", "reason", "verification")
+LEADERBOARD_EXTRA_FIELDS = ("hardware", "reason", "verification", "verification_outcome")
 LEADERBOARD_CSV_FIELDS = (
     "rank", "id", "reference", "demo", "entrant", "storage_engine", "hardware",
     "elapsed_seconds", "elapsed", "seconds_to_target", "to_target", "estimated",
     "estimate_basis", "terminal_rate", "average_rate", "verified", "trust", "reason", "verification",
-    "size_gib", *(cost.board for cost in BOARD_COSTS),
+    "verification_outcome", "size_gib", *(cost.board for cost in BOARD_COSTS),
 )  # fmt: skip
 
 
@@ -56,6 +56,7 @@ def leaderboard_row_data(row: BoardRow) -> dict:
         "track_metric": row.track_metric,
         "track_figures": row.track_figures,
         "verification": row.verification,
+        "verification_outcome": row.verification_words,
         # What the run cost; None where its log does not say (server CPU per row).
         "size_gib": None if row.db_size_bytes is None else row.db_size_bytes / 1024**3,
         **{cost.board: row.costs.get(cost.figure) for cost in BOARD_COSTS},

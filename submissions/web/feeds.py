@@ -16,7 +16,7 @@ from submissions.measures.figures import format_exact_duration
 from submissions.models import Submission
 
 FEED_ITEMS = 50
-# The verdict vocabulary (runner: reproduced, shape_only), said the same as on the entry page.
+# The verified state said the same as on the entry page, before the outcome's own sentence.
 VERIFICATION_SAYS = {
     "reproduced": (
         " Verified: an organizer's rerun reproduced its curve and found the solution no faster "
@@ -55,8 +55,10 @@ class PublishedResultsFeed(Feed):
         return f"{entry.contest.title}: #{entry.pk} {entry.storage_engine}{demo}, {standing}"
 
     def item_description(self, entry: Submission) -> str:
-        verification = "reproduced" if entry.verified else entry.verification
-        return self._description(entry) + VERIFICATION_SAYS.get(verification, "")
+        outcome = entry.verification_outcome
+        said = VERIFICATION_SAYS.get(outcome.state, "")
+        words = f" {outcome.words}" if outcome.words else ""
+        return self._description(entry) + said + words
 
     def _description(self, entry: Submission) -> str:
         track = entry.contest.track

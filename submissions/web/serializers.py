@@ -4,6 +4,7 @@ from submissions import tracks
 from submissions.contests.rule_versions import contest_rule_set, rule_version_latest
 from submissions.entries.declaration import DECLARED_FIELDS
 from submissions.entries.trust import TRUST_LEVELS, TRUST_SENTENCES, entry_trust
+from submissions.entries.verification import OUTCOME_STATE_HELP, OUTCOME_WORDS_HELP
 from submissions.measures.costs import PER_ROW_COSTS
 from submissions.models import Contest, RuleVersion, Submission
 from submissions.wings import entry_stream
@@ -184,25 +185,32 @@ class SubmissionSerializer(serializers.ModelSerializer):
     edited_at = serializers.DateTimeField(
         read_only=True, allow_null=True, help_text="The entrant's last change; null: never edited."
     )
+    verified = serializers.SerializerMethodField(
+        help_text="An organizer's verification rerun reproduced this result's curve as it is "
+        "declared now and found the solution no faster than claimed (`verification_outcome` "
+        "says by how much, on which host, at which scale)."
+    )
+    verification = serializers.SerializerMethodField(help_text=OUTCOME_STATE_HELP)
+    verification_outcome = serializers.SerializerMethodField(help_text=OUTCOME_WORDS_HELP)
 
     class Meta:
         model = Submission
         fields = (
             "id", "url", "contest", "server_family", "server_version", "storage_engine", "engine",
-            "eligible", "verified", "verification", "trust", "trust_means", "live", "summary",
-            "verdicts",
+            "eligible", "verified", "verification", "verification_outcome", "trust",
+            "trust_means", "live", "summary", "verdicts",
             "rules_version", "edited_at",
         )  # fmt: skip
         read_only_fields = fields
-        extra_kwargs = {
-            "verified": {
-                "help_text": "An organizer's verification rerun reproduced this result's curve and found the solution no faster than claimed (its verdict's headline says by how much, on which host, at which scale)."
-            },
-            "verification": {
-                "help_text": '"reproduced", "shape_only" (a host unlike the entry\'s reproduced '
-                'the curve\'s shape) or "": the best verdict of its verification reruns.'
-            },
-        }
+
+    def get_verified(self, submission: Submission) -> bool:
+        return submission.verification_outcome.verified
+
+    def get_verification(self, submission: Submission) -> str:
+        return submission.verification_outcome.state
+
+    def get_verification_outcome(self, submission: Submission) -> str:
+        return submission.verification_outcome.words
 
     def get_trust(self, submission: Submission) -> str:
         return entry_trust(submission)
@@ -239,11 +247,11 @@ class LeaderboardRowSerializer(serializers.Serializer):
     demo = serializers.CharField(allow_blank=True, help_text='"demo", "synthetic" or "".')
     terminal_rate = serializers.FloatField(allow_null=True)
     average_rate = serializers.FloatField(allow_null=True)
-    verified = serializers.BooleanField(help_text="A verification rerun reproduced it.")
-    verification = serializers.CharField(
-        allow_blank=True,
-        help_text='"reproduced", "shape_only" (shown apart: never the badge) or "".',
+    verified = serializers.BooleanField(
+        help_text="A verification rerun reproduced it as it is declared now."
     )
+    verification = serializers.CharField(allow_blank=True, help_text=OUTCOME_STATE_HELP)
+    verification_outcome = serializers.CharField(allow_blank=True, help_text=OUTCOME_WORDS_HELP)
     reference = serializers.BooleanField(help_text="A published result from the seeds.")
     hardware = serializers.CharField()
     estimated = serializers.BooleanField(help_text="seconds_to_target is extrapolated.")

@@ -16,6 +16,7 @@ from django.views.decorators.http import condition
 from submissions.contests import rule_versions
 from submissions.contests.ranks import contest_leader, ranks_known
 from submissions.entries import selectors
+from submissions.entries.verification import outcome_public
 from submissions.measures import comparison
 from submissions.models import (
     CheckedVerdicts,
@@ -284,6 +285,7 @@ def entry_figures(request: HttpRequest, pk: int) -> JsonResponse:
         "rank": entry.rank if entry.contest.results_are_public() else None,
         "eligible": entry.eligible,
         "trust": badges.trust_of(entry),
+        **outcome_public(entry.verification_outcome),
         "badge": request.build_absolute_uri(reverse("entry_badge", args=[entry.pk])),
     }
     return _cacheable(JsonResponse(body))
