@@ -1,8 +1,16 @@
 """Finding entries: the search box over the entries a visitor may see, and a page per engine and
-per CPU model with its results across contests and its best terminal rate over time."""
+per CPU model with its results across contests and its best terminal rate over time.
+
+Each costs its own page, not the registry (issue 44): the entries a page at a time, newest
+first, read from indexes (migration 0028), with no count of them all (a page knows only
+whether another follows); the history chart the system's latest HISTORY_POINTS results and the
+best before them."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from django.db.models import Exists, OuterRef, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -10,59 +18,114 @@ from submissions.contests.ranks import ranks_known
 from submissions.entries import selectors
 from submissions.measures.history import Result, best_over_time
 from submissions.measures.numbers import rate
-from submissions.models import Submission
+from submissions.models import Contest, Submission
 
 # A query longer than this is not a search a person typed.
 MAX_QUERY_CHARS = 200
+# Entries a page of the search or of a system shows.
+PAGE_SIZE = 50
+# The results a system's chart plots: its latest ones, with the best before them.
+HISTORY_POINTS = 500
+
+
+@dataclass(frozen=True)
+class EntriesPage:
+    """One page of a list read newest first: its entries (ranks known), its number and whether
+    a page follows (read as one row more than the page, never a count)."""
+
+    entries: list[Submission]
+    number: int
+    has_next: bool
+
+    @property
+    def first_position(self) -> int:
+        return (self.number - 1) * PAGE_SIZE + 1
+
+    @property
+    def last_position(self) -> int:
+        return self.first_position + len(self.entries) - 1
+
+
+def page_number(request: HttpRequest) -> int:
+    try:
+        number = int(request.GET.get("page", "1"))
+    except ValueError:
+        return 1
+    return max(1, number)
+
+
+def entries_page(entries: QuerySet[Submission], number: int) -> EntriesPage:
+    offset = (number - 1) * PAGE_SIZE
+    rows = list(entries.select_related("contest")[offset : offset + PAGE_SIZE + 1])
+    return EntriesPage(ranks_known(rows[:PAGE_SIZE]), number, len(rows) > PAGE_SIZE)
 
 
 def search(request: HttpRequest) -> HttpResponse:
     words = request.GET.get("q", "").strip()[:MAX_QUERY_CHARS]
-    entries = selectors.entries_matching(words=words, user=request.user)
-    found = ranks_known(entries[: selectors.SEARCH_LIMIT]) if words else []
-    context = {"words": words, "entries": found, "limit": selectors.SEARCH_LIMIT}
+    page = None
+    if words:
+        entries = selectors.entries_matching(words=words, user=request.user)
+        page = entries_page(entries, page_number(request))
+    context = {"words": words, "page": page, "entries": page.entries if page else []}
     return render(request, "submissions/search.html", context)
 
 
 def engine_page(request: HttpRequest, engine: str) -> HttpResponse:
-    entries = ranks_known(selectors.entries_of_system(user=request.user, engine=engine))
-    if not entries:
-        raise Http404("No entry of this engine.")
-    return _system_page(request, f"{entries[0].engine}", "engine", entries)
+    entries = selectors.entries_of_system(user=request.user, engine=engine)
+    return _system_page(request, "engine", entries, lambda entry: entry.engine)
 
 
 def cpu_page(request: HttpRequest, cpu_model: str) -> HttpResponse:
-    entries = ranks_known(selectors.entries_of_system(user=request.user, cpu_model=cpu_model))
-    if not entries:
-        raise Http404("No entry on this CPU model.")
-    return _system_page(request, entries[0].cpu_model, "CPU model", entries)
+    entries = selectors.entries_of_system(user=request.user, cpu_model=cpu_model)
+    return _system_page(request, "CPU model", entries, lambda entry: entry.cpu_model)
 
 
 def _label(entry: Submission) -> str:
     return f"#{entry.pk} {entry.public_name}, {entry.contest.title}"
 
 
-def _system_page(request: HttpRequest, name: str, kind: str, entries: list[Submission]):
-    results = [
-        Result(entry.submitted_at.isoformat(), entry.terminal_rate, _label(entry))
-        for entry in entries
-        if entry.terminal_rate is not None
-    ]
-    best = best_over_time(results)
-    contests = sorted({entry.contest.title for entry in entries})
+def _result(entry: Submission) -> Result:
+    return Result(entry.submitted_at.isoformat(), entry.terminal_rate, _label(entry))
+
+
+def _history(entries: QuerySet[Submission]) -> tuple[list[Result], list[Result]]:
+    """(the plotted results, the best over time among them): the latest HISTORY_POINTS results
+    and the best result before the oldest of them, so that the line is the best as it stood
+    over the plotted span (a result before it that was beaten before it is left out)."""
+    rated = entries.filter(terminal_rate__isnull=False).select_related("contest")
+    latest = list(rated[:HISTORY_POINTS])
+    earlier = []
+    if len(latest) == HISTORY_POINTS:
+        before = rated.filter(submitted_at__lt=latest[-1].submitted_at)
+        earlier = list(before.order_by("-terminal_rate", "pk")[:1])
+    results = [_result(entry) for entry in reversed(earlier + latest)]
+    return results, best_over_time(results)
+
+
+def _system_page(request: HttpRequest, kind: str, entries: QuerySet[Submission], name_of):
+    page = entries_page(entries, page_number(request))
+    if not page.entries:
+        raise Http404(f"No entry of this {kind} on this page.")
+    newest = entries.values_list("submitted_at", flat=True).first()
+    oldest = entries.order_by("submitted_at", "pk").values_list("submitted_at", flat=True).first()
+    # One look-up per contest of an index on the name and the contest, not a scan of them all.
+    holding = Contest.objects.filter(Exists(entries.filter(contest=OuterRef("pk"))))
+    contests = sorted(holding.values_list("title", flat=True))
+    results, best = _history(entries)
     context = {
-        "name": name,
+        "name": name_of(page.entries[0]),
         "kind": kind,
-        "entries": sorted(entries, key=lambda entry: entry.submitted_at, reverse=True),
+        "page": page,
+        "entries": page.entries,
         "contests": contests,
         "best": best[-1] if best else None,
         "best_rate": rate(best[-1].rate) if best else None,
-        "first": entries[0].submitted_at,
-        "last": entries[-1].submitted_at,
+        "first": oldest,
+        "last": newest,
         "history": {
             "entries": [vars(result) for result in results],
             "best": [vars(result) for result in best],
-            "until": entries[-1].submitted_at.isoformat(),
+            "until": newest.isoformat(),
         },
     }
     return render(request, "submissions/system.html", context)

@@ -38,6 +38,7 @@ from submissions.board.visibility import (
     require_visible_board,
 )
 from submissions.contests import reference_rows, rule_versions
+from submissions.contests.ranks import ranks_known
 from submissions.contests.rule_changes import rule_set_of
 from submissions.contests.rule_versions import rule_version_latest_key
 from submissions.contests.rules import RuleSet
@@ -513,6 +514,8 @@ def verdict_rows(track: tracks.Track, rule_set: RuleSet | None, verdicts: list) 
 
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     submission = _visible_entry(request, pk)
+    # Its rank read once (the template shows it twice), from the kept ranking keys where kept.
+    ranks_known([submission])
     track, judged_rules = judged_under(submission)
     # The track's tiles are titled by the same rules their figures were computed under.
     rule_set = judged_rules or rule_versions.contest_rule_set(submission.contest)
