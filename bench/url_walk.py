@@ -40,14 +40,14 @@ os.environ.setdefault("BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:543
 WALK_REDIS_URL = os.environ.get("WALK_REDIS_URL", "redis://127.0.0.1:6379/13")
 
 # Sets Django up on the bench database (test settings), and fills it.
-from bench import ab  # noqa: E402
-from bench import leaderboard_speed as board_bench  # noqa: E402
 from django.core.cache import cache  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.test.utils import override_settings  # noqa: E402
 
+from bench import ab  # noqa: E402
+from bench import leaderboard_speed as board_bench  # noqa: E402
 from submissions.board import cache as board_cache  # noqa: E402
 from submissions.models import Contest, Submission  # noqa: E402
 
@@ -198,7 +198,7 @@ def walk(contest: Contest, repeat: int, pairs: int) -> list[str]:
             missed.append(f"{label}: {size:,} bytes")
         if label.startswith("search") and median > SEARCH_GOAL_MS:
             missed.append(f"{label}: {median:.0f} ms")
-    for (label, url), (status, queries, size) in zip(downloads, download_shapes, strict=True):
+    for (label, _url), (status, queries, size) in zip(downloads, download_shapes, strict=True):
         print(f"  {label + ' (whole board, not judged)':<52} status {status}, {queries} queries, "
               f"{size:,} bytes")  # fmt: skip
     return missed
