@@ -21,7 +21,7 @@ TABLE = "submissions_submission"
 
 # (index name suffix, the columns after contest_id): each sort of a board, both directions.
 BOARD_SORTS = {
-    "elapsed": "elapsed_seconds {dir} NULLS LAST",
+    "elapsed": "elapsed_seconds {dir} NULLS LAST, terminal_rate DESC NULLS LAST",
     "terminal": "terminal_rate {dir} NULLS LAST",
     "average": "average_rate {dir} NULLS LAST",
     "metric": "track_metric {dir} NULLS LAST",
@@ -38,6 +38,9 @@ BOARD_SORTS = {
     ),
 }
 DIRECTIONS = {"asc": "ASC", "desc": "DESC"}
+# The classic ranking (ranks.key_order of tracks.DEFAULT_TRACK) and what it ranks (ranked_q).
+RANK_KEYS = "estimated, seconds_to_target, terminal_rate DESC NULLS LAST"
+RANKED = "eligible AND seconds_to_target IS NOT NULL"
 
 SEARCH_DOCUMENT = """
 setweight(to_tsvector('english'::regconfig,
@@ -54,11 +57,25 @@ def _statements() -> list[tuple[str, str]]:
     made = []
     for suffix, columns in BOARD_SORTS.items():
         for short, direction in DIRECTIONS.items():
+            sort = columns.format(dir=direction)
+            # The ranked entries (a page reads them apart from the others) in the whole order
+            # of a page of them: the column, then the classic ranking's keys, then the number.
+            # Without them a column of few values (verified, cores) or none yet (the costs)
+            # leaves PostgreSQL sorting every tied entry for a page.
+            ranked = f"ranked_{suffix}_{short}_idx"
+            made.append(
+                (
+                    f"CREATE INDEX {ranked} ON {TABLE} (contest_id, {sort}, {RANK_KEYS}, id) "
+                    f"WHERE {RANKED}",
+                    f"DROP INDEX IF EXISTS {ranked}",
+                )
+            )
+            # The entries not ranked (ordered by the column and the number) and a track's
+            # ranked entries whose ranking is its own metric (the rest sorted on top).
             name = f"board_{suffix}_{short}_idx"
             made.append(
                 (
-                    f"CREATE INDEX {name} ON {TABLE} "
-                    f"(contest_id, {columns.format(dir=direction)}, id)",
+                    f"CREATE INDEX {name} ON {TABLE} (contest_id, {sort}, id)",
                     f"DROP INDEX IF EXISTS {name}",
                 )
             )
@@ -67,8 +84,7 @@ def _statements() -> list[tuple[str, str]]:
         # reverse read backwards, without a sort on top of the index.
         (
             f"CREATE INDEX board_rank_order_idx ON {TABLE} "
-            "(contest_id, estimated, seconds_to_target, terminal_rate DESC NULLS LAST, id) "
-            "WHERE eligible AND seconds_to_target IS NOT NULL",
+            f"(contest_id, {RANK_KEYS}, id) WHERE {RANKED}",
             "DROP INDEX IF EXISTS board_rank_order_idx",
         ),
         (

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -26,6 +26,8 @@ MAX_QUERY_CHARS = 200
 PAGE_SIZE = 50
 # The results a system's chart plots: its latest ones, with the best before them.
 HISTORY_POINTS = 500
+# Submission.public_name of an entrant who did not publish the name.
+ANONYMOUS = "Anonymous entrant"
 
 
 @dataclass(frozen=True)
@@ -80,26 +82,35 @@ def cpu_page(request: HttpRequest, cpu_model: str) -> HttpResponse:
     return _system_page(request, "CPU model", entries, lambda entry: entry.cpu_model)
 
 
-def _label(entry: Submission) -> str:
-    return f"#{entry.pk} {entry.public_name}, {entry.contest.title}"
-
-
-def _result(entry: Submission) -> Result:
-    return Result(entry.submitted_at.isoformat(), entry.terminal_rate, _label(entry))
+def _label(entry_id: int, name: str, contest: str) -> str:
+    return f"#{entry_id} {name}, {contest}"
 
 
 def _history(entries: QuerySet[Submission]) -> tuple[list[Result], list[Result]]:
     """(the plotted results, the best over time among them): the latest HISTORY_POINTS results
     and the best result before the oldest of them, so that the line is the best as it stood
     over the plotted span (a result before it that was beaten before it is left out)."""
-    rated = entries.filter(terminal_rate__isnull=False).select_related("contest")
-    latest = list(rated[:HISTORY_POINTS])
+    rated = entries.filter(terminal_rate__isnull=False)
+    fields = ("pk", "submitted_at", "terminal_rate", "publish", "entrant_name", "contest__title")
+    latest = list(rated.values_list(*fields)[:HISTORY_POINTS])
     earlier = []
     if len(latest) == HISTORY_POINTS:
-        before = rated.filter(submitted_at__lt=latest[-1].submitted_at)
-        earlier = list(before.order_by("-terminal_rate", "pk")[:1])
-    results = [_result(entry) for entry in reversed(earlier + latest)]
+        before = rated.filter(submitted_at__lt=latest[-1][1])
+        earlier = list(before.order_by("-terminal_rate", "pk").values_list(*fields)[:1])
+    results = [
+        Result(when.isoformat(), rate, _label(pk, name if publish else ANONYMOUS, title))
+        for pk, when, rate, publish, name, title in reversed(earlier + latest)
+    ]
     return results, best_over_time(results)
+
+
+def _contests_holding(entries: QuerySet[Submission]) -> list[str]:
+    """The titles of the contests holding some of `entries`: one look-up per contest of an
+    index on the system's name and the contest (migration 0028). A scalar subquery, which
+    PostgreSQL runs per contest, where an EXISTS would be planned as a join over them all."""
+    first = entries.filter(contest=OuterRef("pk")).order_by().values("pk")[:1]
+    holding = Contest.objects.annotate(held=Subquery(first)).filter(held__isnull=False)
+    return sorted(holding.values_list("title", flat=True))
 
 
 def _system_page(request: HttpRequest, kind: str, entries: QuerySet[Submission], name_of):
@@ -108,9 +119,7 @@ def _system_page(request: HttpRequest, kind: str, entries: QuerySet[Submission],
         raise Http404(f"No entry of this {kind} on this page.")
     newest = entries.values_list("submitted_at", flat=True).first()
     oldest = entries.order_by("submitted_at", "pk").values_list("submitted_at", flat=True).first()
-    # One look-up per contest of an index on the name and the contest, not a scan of them all.
-    holding = Contest.objects.filter(Exists(entries.filter(contest=OuterRef("pk"))))
-    contests = sorted(holding.values_list("title", flat=True))
+    contests = _contests_holding(entries)
     results, best = _history(entries)
     context = {
         "name": name_of(page.entries[0]),
