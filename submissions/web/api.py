@@ -146,7 +146,8 @@ class SubmissionListCreate(APIView):
     def get(self, request: Request) -> Response:
         entries = (
             selectors.entries_visible_to(request.user)
-            .select_related("live_run")
+            # Each row states the rules it was judged under: read with it, not once a row.
+            .select_related("live_run", "rules_version")
             .defer(*selectors.LONG_TEXTS)
         )
         paginator = UncountedPagination()
