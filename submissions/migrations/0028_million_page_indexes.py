@@ -91,6 +91,11 @@ def _statements() -> list[tuple[str, str]]:
             f"CREATE INDEX entries_newest_idx ON {TABLE} (submitted_at DESC, id DESC)",
             "DROP INDEX IF EXISTS entries_newest_idx",
         ),
+        # A contest's entries newest first: the feed's entries published after their contest.
+        (
+            f"CREATE INDEX contest_newest_idx ON {TABLE} (contest_id, submitted_at DESC, id DESC)",
+            "DROP INDEX IF EXISTS contest_newest_idx",
+        ),
         (
             f"CREATE INDEX entries_of_engine_idx ON {TABLE} "
             "(UPPER(engine::text), submitted_at DESC, id DESC)",
