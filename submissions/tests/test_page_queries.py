@@ -171,3 +171,42 @@ def test_every_board_sort_and_the_search_read_an_index(registry):
     system = selectors.entries_of_system(user=None, cpu_model="xeon x5460")[:50]
     assert "entries_of_cpu_idx" in plan_of(system) or "entries_newest_idx" in plan_of(system)
     assert "Seq Scan" not in plan_of(Submission.objects.order_by("-submitted_at", "-pk")[:50])
+
+
+# The rows of _entries_found.html as the template's loop wrote them before `found_rows`.
+FOUND_LOOP = """{% load registry %}{% for entry in entries %}<tr>
+<td><a href="{{ entry.get_absolute_url }}">#{{ entry.pk }}</a></td>
+<td>{{ entry.public_name }}</td>
+<td><a href="{{ entry.contest.get_absolute_url }}">{{ entry.contest.title }}</a></td>
+<td class="num">{{ entry.rank|default:"—" }}</td>
+<td class="num">{{ entry.terminal_rate|rate }}</td>
+<td>{% if entry.engine %}<a href="{% url 'engine_page' entry.engine %}">{{ entry.engine }}</a>{% else %}{{ entry.storage_engine }}{% endif %}</td>
+<td>{% if entry.cpu_model %}<a href="{% url 'cpu_page' entry.cpu_model %}">{{ entry.cpu_model }}</a>{% endif %}</td>
+<td>{{ entry.submitted_at|date:"j M Y" }}</td>
+</tr>{% endfor %}"""
+
+
+def test_found_rows_write_what_the_template_loop_wrote(registry):
+    """The search's and the system pages' rows, written by one tag call, are the loop's HTML:
+    hostile names escaped alike, engines and CPU models with spaces or slashes linked alike,
+    a missing rank and rate shown alike."""
+    from django.template import engines
+
+    from submissions.contests.ranks import ranks_known
+
+    contest = registry["contest"]
+    contest.title = 'Contest <b>"A&B"</b>'
+    contest.save()
+    SubmissionFactory(
+        contest=contest, entrant_name="<script>alert(1)</script>", cpu_model="Xeon E5/2 & <x>",
+        engine="", storage_engine="My<Engine>", terminal_rate=None, eligible=False,
+    )  # fmt: skip
+    SubmissionFactory(contest=contest, publish=False, cpu_model="", engine="Toku DB")
+    entries = ranks_known(Submission.objects.select_related("contest").order_by("pk"))
+    django_engine = engines["django"]
+    loop = django_engine.from_string(FOUND_LOOP).render({"entries": entries})
+    tag = django_engine.from_string("{% load registry %}{% found_rows entries %}").render(
+        {"entries": entries}
+    )
+    assert tag == loop.replace("\n", "")
+    assert "&lt;script&gt;" in tag and "/cpus/Xeon%20E5/2%20&amp;%20%3Cx%3E/" in tag
