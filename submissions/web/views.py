@@ -480,9 +480,10 @@ def _keep_for_retry(request: HttpRequest, form: SubmissionForm, kept: KeptLog | 
 
 def _visible_entry(request: HttpRequest, pk: int) -> Submission:
     # The page plots the stored preview; the full series (megabytes for long runs) stays put.
-    entries = Submission.objects.select_related("contest", "series", "rules_version").defer(
-        "series__columns"
-    )
+    # Its stream too (the live wing's run, a reverse one-to-one): the trust tile reads it.
+    entries = Submission.objects.select_related(
+        "contest", "series", "rules_version", "live_run"
+    ).defer("series__columns")
     submission = get_object_or_404(entries, pk=pk)
     if not selectors.entry_visible(submission, request.user):
         # 404, not 403: an entry under embargo does not exist for those who may not see it.
@@ -522,10 +523,11 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     organizer = selectors.is_organizer(request.user)
     is_owner = request.user.is_authenticated and submission.owner_id == request.user.id
     pending = submission.pending_changes.filter(status=ChangeStatus.PENDING).first()
+    trust = entry_trust(submission)
     context = {
         "submission": submission,
-        "trust": entry_trust(submission),
-        "trust_means": TRUST_SENTENCES[entry_trust(submission)],
+        "trust": trust,
+        "trust_means": TRUST_SENTENCES[trust],
         "machine_facts": entry_machine_facts(submission),
         "verdicts": verdict_rows(track, judged_rules, submission.verdicts),
         "rules_caption": rule_versions.version_caption(submission.rules_version),
