@@ -2,11 +2,13 @@
 (issue 44): a page then costs its own rows, not the registry's.
 
 - A board's sorts (board/query.py: each column in both directions, missing values last both
-  ways, as board/order.py's ORDER BY says them), the whole rank order of the classic ranking
-  (its ties broken by the terminal rate and the entry number: a page in rank order, or the
-  reverse, read from the index without a sort), the newest entries first (the API's list, the
-  feed, the lists of one engine or CPU model), and an engine's or CPU model's entries by their
-  case-insensitive name (`__iexact` is `UPPER(col::text) = UPPER(...)` on PostgreSQL).
+  ways, as board/order.py's ORDER BY says them): over the ranked entries with the classic
+  ranking's keys after the column (a page of them read in its whole order), and over every
+  entry (the entries not ranked; a metric track's, the rest sorted on top). The whole rank
+  order of the classic ranking (a page in rank order, or the reverse, read without a sort).
+  The newest entries first (the API's list), a contest's (the feed), and an engine's or CPU
+  model's by their case-insensitive name (`__iexact` is `UPPER(col::text) = UPPER(...)` on
+  PostgreSQL), with their best terminal rate and the contests holding them.
 - The search's document as a stored generated column (`search_document`, a tsvector: the
   published entrant name, engine, CPU and server weighted A, the solution text B) with a GIN
   index: a query is one index look-up instead of a `to_tsvector` per row.
