@@ -127,7 +127,12 @@ def _system_page(request: HttpRequest, kind: str, entries: QuerySet[Submission],
     page = entries_page(entries, page_number(request))
     if not page.entries:
         raise Http404(f"No entry of this {kind} on this page.")
-    newest = entries.values_list("submitted_at", flat=True).first()
+    # The first page's first entry is the newest: no query for it there.
+    newest = (
+        page.entries[0].submitted_at
+        if page.number == 1
+        else entries.values_list("submitted_at", flat=True).first()
+    )
     oldest = entries.order_by("submitted_at", "pk").values_list("submitted_at", flat=True).first()
     contests = _contests_holding(entries)
     results, best = _history(entries)
