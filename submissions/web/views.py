@@ -522,7 +522,12 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     rule_set = judged_rules or rule_versions.contest_rule_set(submission.contest)
     organizer = selectors.is_organizer(request.user)
     is_owner = request.user.is_authenticated and submission.owner_id == request.user.id
-    pending = submission.pending_changes.filter(status=ChangeStatus.PENDING).first()
+    # Shown to its owner and the organizers alone: a visitor's page does not read it.
+    pending = (
+        submission.pending_changes.filter(status=ChangeStatus.PENDING).first()
+        if organizer or is_owner
+        else None
+    )
     trust = entry_trust(submission)
     context = {
         "submission": submission,
@@ -531,7 +536,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "machine_facts": entry_machine_facts(submission),
         "verdicts": verdict_rows(track, judged_rules, submission.verdicts),
         "rules_caption": rule_versions.version_caption(submission.rules_version),
-        "pending_change": pending if (organizer or is_owner) else None,
+        "pending_change": pending,
         "may_decide": organizer,
         "cost_tiles": cost_tiles(
             db_size_bytes=submission.db_size_bytes,
