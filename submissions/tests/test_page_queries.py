@@ -138,6 +138,10 @@ def test_the_lists_are_pages_of_the_registry_not_the_whole(registry):
     assert len(listed["results"]) == 50 and listed["count"] is None
     assert listed["next"].endswith("/api/submissions/?page=2")
     assert client.get("/api/submissions/?page=9").status_code == 404
+    # A page number no database offset holds is a 404, never a 500; one not a number is page 1.
+    for url in ("/api/submissions/", "/cpus/Xeon X5460/", "/search/?q=Entrant&"):
+        assert client.get(f"{url}{'&' if '?' in url else '?'}page={10**30}").status_code == 404
+    assert client.get("/cpus/Xeon X5460/?page=first").context["page"].number == 1
 
 
 def plan_of(queryset) -> str:

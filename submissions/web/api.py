@@ -132,11 +132,19 @@ class UncountedPagination(PageNumberPagination):
         )
 
 
+# The deepest page served: an OFFSET reads the entries before it, and a number past what
+# PostgreSQL's bigint holds would be a 500.
+MAX_PAGE = 20_000
+
+
 def _positive_page(text: str | None) -> int:
     try:
-        return int(text or "1")
+        number = int(text or "1")
     except ValueError:
         raise NotFound("Invalid page.") from None
+    if number > MAX_PAGE:
+        raise NotFound(f"Invalid page: pages go to {MAX_PAGE:,} at most.")
+    return number
 
 
 class SubmissionListCreate(APIView):

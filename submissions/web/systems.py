@@ -48,11 +48,19 @@ class EntriesPage:
         return self.first_position + len(self.entries) - 1
 
 
+# The deepest page a list serves: an OFFSET reads the entries before it (a million entries at 50
+# a page), and a number past what PostgreSQL's bigint holds would be a 500.
+MAX_PAGE = 20_000
+
+
 def page_number(request: HttpRequest) -> int:
+    """The page asked for: 1 when it is not a number; a 404 past MAX_PAGE."""
     try:
         number = int(request.GET.get("page", "1"))
     except ValueError:
         return 1
+    if number > MAX_PAGE:
+        raise Http404(f"Pages go to {MAX_PAGE:,} at most.")
     return max(1, number)
 
 
