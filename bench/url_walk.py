@@ -215,14 +215,15 @@ def walk(contest: Contest, repeat: int, pairs: int, ratios_seen: dict) -> list[s
 
 
 def wrk(url: str, seconds: int) -> dict:
-    """wrk's figures for `url` (load_speed.py's clients and report; that module is not imported:
-    it points the bench's database elsewhere when imported)."""
+    """wrk's figures for `url`: 8 connections (the issue's concurrency), a request slower than
+    30 s a timeout (a slow page is measured, not called an error). load_speed.py reads wrk's
+    report alike; that module is not imported: it points the bench's database elsewhere."""
     done = subprocess.run(
-        ["wrk", "-t4", "-c32", f"-d{seconds}s", "--latency", url],
+        ["wrk", "-t2", "-c8", f"-d{seconds}s", "--timeout", "30s", "--latency", url],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     report = done.stdout
-    latency = dict(re.findall(r"^\s+(50|99)%\s+(\S+)$", report, re.MULTILINE))
+    latency = dict(re.findall(r"^\s+(50|99)%\s+(\S+)\s*$", report, re.MULTILINE))
     errors = re.search(
         r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", report
     )
@@ -266,7 +267,7 @@ def wrk_pages(contest: Contest, seconds: int) -> list[str]:
     )
     missed, rates = [], {}
     try:
-        print(f"\n  wrk -t4 -c32 -d{seconds}s on gunicorn (3 workers, production settings)")
+        print(f"\n  wrk -t2 -c8 -d{seconds}s on gunicorn (3 workers, production settings)")
         for label, template in pages:
             figures = wrk(server.url + template.format(**values), seconds)
             rates[label] = figures["rate"]
@@ -361,8 +362,10 @@ def main() -> int:
     for line in missed:
         print(f"MISSED {line}")
     print(
-        "goals (each page within 3x its floor, at most 1 MB, search under 50 ms, the entry "
-        f"page under wrk within 5x the bare view): {'MISSED' if missed else 'met'}"
+        "goals (each page of rows within 3x its floor, a fixed page's ratio to the bare view "
+        "not 1.5x larger at the largest size than at the smallest, at most 1 MB, the search "
+        "under 50 ms, the entry page under wrk within 5x the bare view): "
+        f"{'MISSED' if missed else 'met'}"
     )
     return 1 if missed else 0
 
