@@ -41,9 +41,11 @@ BOARD_SORTS = {
     ),
 }
 DIRECTIONS = {"asc": "ASC", "desc": "DESC"}
-# The sorts a board of a track ranked on its metric offers (board/query.py's COMMON_SORTS and
-# its metric), besides its rank.
-METRIC_BOARD_SORTS = ("metric", "verified", "hardware", "engine", "entrant")
+# The sorts with an index over every entry too: those a board of a track ranked on its metric
+# offers (board/query.py's COMMON_SORTS and its metric; its entries are ranked on other columns
+# than the classic ranking's), and the average rate (the leaderboard bench's bare query reads
+# every entry in that order).
+EVERY_ENTRY_SORTS = ("metric", "verified", "hardware", "engine", "entrant", "average")
 # The classic ranking (ranks.key_order of tracks.DEFAULT_TRACK) and what it ranks (ranked_q).
 RANK_KEYS = "estimated, seconds_to_target, terminal_rate DESC NULLS LAST"
 RANKED = "eligible AND seconds_to_target IS NOT NULL"
@@ -88,10 +90,8 @@ def _statements() -> list[tuple[str, str]]:
                     f"DROP INDEX IF EXISTS {unranked}",
                 )
             )
-            if suffix in METRIC_BOARD_SORTS:
-                # A track ranked on its own metric offers these: its entries (ranked on other
-                # columns than the classic ranking's) read by the column, the rest sorted on
-                # top of it.
+            if suffix in EVERY_ENTRY_SORTS:
+                # Every entry by the column, the rest of the order sorted on top of it.
                 name = f"board_{suffix}_{short}_idx"
                 made.append(
                     (
