@@ -63,12 +63,18 @@ SEEDS_ARGS ?= --scale 2000
 # at 1/10's share of its claim's time (pairs). About 35 minutes on the quiet 2-core VM; a smoke
 # run: `make bench POWER_ARGS=--quick` (about 3 minutes).
 POWER_ARGS ?= --claims 5 --claim-rows 3000000 --claim-pool 128 --scales 5,10 --runs-per-claim 1 --setup-runs 3 --repeats 3
+# Every public GET URL beside the bare query of its page size, built cold, and wrk on gunicorn
+# beside a bare view (bench/url_walk.py, issue 44): 10,000 and 100,000 entries; a million:
+# URL_WALK_ARGS="--sizes 10000,100000,1000000" (the fill is one INSERT ... SELECT over
+# generate_series; the million's index builds take minutes).
+URL_WALK_ARGS ?= --sizes 10000,100000 --repeat 15 --pairs 3 --wrk-seconds 10
 # An entry page in headless Chromium, today's full plotly.js against the vendored basic bundle
 # (time to the drawn curve, bytes transferred; about 30 s).
 CHART_PAGE_ARGS ?= --pairs 5
 
 bench: setup services
 	$(PY) bench/run_all.py
+	$(PY) bench/url_walk.py $(URL_WALK_ARGS)
 	$(PY) bench/chart_page.py $(CHART_PAGE_ARGS)
 	$(PY) bench/scaling.py $(SCALING_ARGS)
 	$(PY) bench/pg_scaling.py $(PG_SCALING_ARGS)

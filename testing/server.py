@@ -114,7 +114,11 @@ class ProductionServer:
 
 
 def start_gunicorn(
-    environment: dict[str, str], log_path: Path, media_root: Path, workers: int = 3
+    environment: dict[str, str],
+    log_path: Path,
+    media_root: Path,
+    workers: int = 3,
+    application: str = "iibench_site.wsgi:application",
 ) -> ProductionServer:
     """gunicorn on a socket bound here to a free port and handed over as a file descriptor,
     so no other process can take the port between choosing it and listening on it."""
@@ -125,7 +129,7 @@ def start_gunicorn(
     port = listener.getsockname()[1]
     with log_path.open("w") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "iibench_site.wsgi:application",
+            [sys.executable, "-m", "gunicorn", application,
              "--bind", f"fd://{listener.fileno()}", "--workers", str(workers),
              "--timeout", "120", "--graceful-timeout", "5", "--access-logfile", "-"],
             cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT,

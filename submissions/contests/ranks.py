@@ -195,20 +195,48 @@ def contest_board_changed(*, contest_id: int) -> None:
 
 def ranks_known(entries) -> list[Submission]:
     """Read the ranks of a list of entries at once and keep each on its instance, so that
-    reading `entry.rank` in the list costs no query: one window per contest (`ranks_of`)
-    instead of one count per entry (one count for a contest's only entry in the list).
-    Returns the entries as a list."""
+    reading `entry.rank` in the list costs no query. Where this process keeps the contest's
+    ranking keys (board/kept_ranks.py: PostgreSQL, a ranking the tally's hash covers) a rank is
+    a look-up in them, checked against the tally by one read of a few rows: O(the list), never
+    the board (after the keys' first read in the process). Elsewhere one window per contest
+    (`ranks_of`), or one count for a contest's only entry in the list. Returns the entries as
+    a list."""
     entries = list(entries)
     by_contest: dict[int, list[Submission]] = {}
     for entry in entries:
         by_contest.setdefault(entry.contest_id, []).append(entry)
     for contest_id, group in by_contest.items():
-        if len(group) == 1:  # one count reads no more than the window would
-            group[0].__dict__[KNOWN_RANK] = entry_rank(entry=group[0])
-            continue
         contest = group[0].contest if "contest" in group[0]._state.fields_cache else None
         contest = contest or Contest.objects.get(pk=contest_id)
-        ranks = ranks_of(contest=contest, ids=[entry.pk for entry in group])
+        ranks = _kept_ranks(contest, group)
+        if ranks is None and len(group) == 1:  # one count reads no more than the window would
+            ranks = {group[0].pk: entry_rank(entry=group[0])}
+        if ranks is None:
+            ranks = ranks_of(contest=contest, ids=[entry.pk for entry in group])
         for entry in group:
             entry.__dict__[KNOWN_RANK] = ranks.get(entry.pk)
     return entries
+
+
+def _kept_ranks(contest: Contest, group: list[Submission]) -> dict[int, int] | None:
+    """{entry id: rank} of the ranked entries of `group` from the kept ranking keys, or None
+    where they are not kept (the caller counts or reads the window)."""
+    from submissions.board import kept_ranks  # the kept keys read this module's helpers
+
+    track = contest.track
+    if not kept_ranks.keeps(track):
+        return None
+    keys = track.ranking.order
+    rows = [
+        {
+            "id": entry.pk,
+            "track_class": entry.track_class,
+            **{key.column: getattr(entry, key.column) for key in keys},
+        }
+        for entry in group
+        if entry.eligible
+        and not any(key.required and getattr(entry, key.column) is None for key in keys)
+    ]
+    if not rows:
+        return {}
+    return kept_ranks.ranks_by_keys(contest, rows, kept_ranks.ranking_check(contest))

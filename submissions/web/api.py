@@ -17,6 +17,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.views import APIView
 
 from submissions import tracks
@@ -90,6 +91,62 @@ class ContestList(generics.ListAPIView):
     queryset = Contest.objects.all()
 
 
+class UncountedPagination(PageNumberPagination):
+    """PageNumberPagination's pages and links without its count of every entry (a scan of the
+    registry per request): a page reads one row more than it shows to know whether another
+    follows, and `count` is null."""
+
+    def paginate_queryset(self, queryset, request, view=None):
+        self.request = request
+        self.number = max(1, _positive_page(request.query_params.get(self.page_query_param)))
+        size = self.get_page_size(request)
+        start = (self.number - 1) * size
+        rows = list(queryset[start : start + size + 1])
+        if not rows and self.number > 1:
+            raise NotFound("Invalid page.")  # as PageNumberPagination answers a page past the end
+        self.has_next = len(rows) > size
+        return rows[:size]
+
+    def get_next_link(self):
+        if not self.has_next:
+            return None
+        url = self.request.build_absolute_uri()
+        return replace_query_param(url, self.page_query_param, self.number + 1)
+
+    def get_previous_link(self):
+        if self.number == 1:
+            return None
+        url = self.request.build_absolute_uri()
+        if self.number == 2:
+            return remove_query_param(url, self.page_query_param)
+        return replace_query_param(url, self.page_query_param, self.number - 1)
+
+    def get_paginated_response(self, data):
+        return Response(
+            {
+                "count": None,
+                "next": self.get_next_link(),
+                "previous": self.get_previous_link(),
+                "results": data,
+            }
+        )
+
+
+# The deepest page served: an OFFSET reads the entries before it, and a number past what
+# PostgreSQL's bigint holds would be a 500.
+MAX_PAGE = 20_000
+
+
+def _positive_page(text: str | None) -> int:
+    try:
+        number = int(text or "1")
+    except ValueError:
+        raise NotFound("Invalid page.") from None
+    if number > MAX_PAGE:
+        raise NotFound(f"Invalid page: pages go to {MAX_PAGE:,} at most.")
+    return number
+
+
 class SubmissionListCreate(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
@@ -97,11 +154,13 @@ class SubmissionListCreate(APIView):
     def get(self, request: Request) -> Response:
         entries = (
             selectors.entries_visible_to(request.user)
-            .select_related("live_run")
+            # Each row states the rules it was judged under: read with it, not once a row.
+            .select_related("live_run", "rules_version")
             .defer(*selectors.LONG_TEXTS)
         )
-        paginator = PageNumberPagination()
-        page = paginator.paginate_queryset(entries.order_by("-submitted_at"), request, view=self)
+        paginator = UncountedPagination()
+        newest = entries.order_by("-submitted_at", "-pk")  # migration 0028's index
+        page = paginator.paginate_queryset(newest, request, view=self)
         data = SubmissionSerializer(page, many=True, context={"request": request}).data
         return paginator.get_paginated_response(data)
 

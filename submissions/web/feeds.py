@@ -35,7 +35,7 @@ class PublishedResultsFeed(Feed):
         return reverse("home")
 
     def items(self):
-        return ranks_known(selectors.published_results()[:FEED_ITEMS])
+        return ranks_known(selectors.published_results(FEED_ITEMS))
 
     def item_title(self, entry: Submission) -> str:
         track = entry.contest.track

@@ -1,8 +1,16 @@
 """Finding entries: the search box over the entries a visitor may see, and a page per engine and
-per CPU model with its results across contests and its best terminal rate over time."""
+per CPU model with its results across contests and its best terminal rate over time.
+
+Each costs its own page, not the registry (issue 44): the entries a page at a time, newest
+first, read from indexes (migration 0028), with no count of them all (a page knows only
+whether another follows); the history chart the system's latest HISTORY_POINTS results and the
+best before them."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -10,59 +18,146 @@ from submissions.contests.ranks import ranks_known
 from submissions.entries import selectors
 from submissions.measures.history import Result, best_over_time
 from submissions.measures.numbers import rate
-from submissions.models import Submission
+from submissions.models import Contest, Submission
 
 # A query longer than this is not a search a person typed.
 MAX_QUERY_CHARS = 200
+# Entries a page of the search or of a system shows.
+PAGE_SIZE = 50
+# The results a system's chart plots: its latest ones, with the best before them.
+HISTORY_POINTS = 200
+# Submission.public_name of an entrant who did not publish the name.
+ANONYMOUS = "Anonymous entrant"
+
+
+@dataclass(frozen=True)
+class EntriesPage:
+    """One page of a list read newest first: its entries (ranks known), its number and whether
+    a page follows (read as one row more than the page, never a count)."""
+
+    entries: list[Submission]
+    number: int
+    has_next: bool
+
+    @property
+    def first_position(self) -> int:
+        return (self.number - 1) * PAGE_SIZE + 1
+
+    @property
+    def last_position(self) -> int:
+        return self.first_position + len(self.entries) - 1
+
+
+# The deepest page a list serves: an OFFSET reads the entries before it (a million entries at 50
+# a page), and a number past what PostgreSQL's bigint holds would be a 500.
+MAX_PAGE = 20_000
+
+
+def page_number(request: HttpRequest) -> int:
+    """The page asked for: 1 when it is not a number; a 404 past MAX_PAGE."""
+    try:
+        number = int(request.GET.get("page", "1"))
+    except ValueError:
+        return 1
+    if number > MAX_PAGE:
+        raise Http404(f"Pages go to {MAX_PAGE:,} at most.")
+    return max(1, number)
+
+
+# What a page of entries found shows (registry's `found_rows`) and ranks them by: a row loads
+# these alone, not the entry's forty columns.
+FOUND_FIELDS = (
+    "contest__slug", "contest__title", "contest__workload", "entrant_name", "publish",
+    "terminal_rate", "engine", "storage_engine", "cpu_model", "submitted_at", "eligible",
+    "estimated", "seconds_to_target", "track_metric", "track_class",
+)  # fmt: skip
+
+
+def entries_page(entries: QuerySet[Submission], number: int) -> EntriesPage:
+    offset = (number - 1) * PAGE_SIZE
+    shown = entries.select_related("contest").only(*FOUND_FIELDS)
+    rows = list(shown[offset : offset + PAGE_SIZE + 1])
+    return EntriesPage(ranks_known(rows[:PAGE_SIZE]), number, len(rows) > PAGE_SIZE)
 
 
 def search(request: HttpRequest) -> HttpResponse:
     words = request.GET.get("q", "").strip()[:MAX_QUERY_CHARS]
-    entries = selectors.entries_matching(words=words, user=request.user)
-    found = ranks_known(entries[: selectors.SEARCH_LIMIT]) if words else []
-    context = {"words": words, "entries": found, "limit": selectors.SEARCH_LIMIT}
+    page = None
+    if words:
+        entries = selectors.entries_matching(words=words, user=request.user)
+        page = entries_page(entries, page_number(request))
+    context = {"words": words, "page": page, "entries": page.entries if page else []}
     return render(request, "submissions/search.html", context)
 
 
 def engine_page(request: HttpRequest, engine: str) -> HttpResponse:
-    entries = ranks_known(selectors.entries_of_system(user=request.user, engine=engine))
-    if not entries:
-        raise Http404("No entry of this engine.")
-    return _system_page(request, f"{entries[0].engine}", "engine", entries)
+    entries = selectors.entries_of_system(user=request.user, engine=engine)
+    return _system_page(request, "engine", entries, lambda entry: entry.engine)
 
 
 def cpu_page(request: HttpRequest, cpu_model: str) -> HttpResponse:
-    entries = ranks_known(selectors.entries_of_system(user=request.user, cpu_model=cpu_model))
-    if not entries:
-        raise Http404("No entry on this CPU model.")
-    return _system_page(request, entries[0].cpu_model, "CPU model", entries)
+    entries = selectors.entries_of_system(user=request.user, cpu_model=cpu_model)
+    return _system_page(request, "CPU model", entries, lambda entry: entry.cpu_model)
 
 
-def _label(entry: Submission) -> str:
-    return f"#{entry.pk} {entry.public_name}, {entry.contest.title}"
+def _label(entry_id: int, name: str, contest: str) -> str:
+    return f"#{entry_id} {name}, {contest}"
 
 
-def _system_page(request: HttpRequest, name: str, kind: str, entries: list[Submission]):
+def _history(entries: QuerySet[Submission]) -> tuple[list[Result], list[Result]]:
+    """(the plotted results, the best over time among them): the latest HISTORY_POINTS results
+    and the best result before the oldest of them, so that the line is the best as it stood
+    over the plotted span (a result before it that was beaten before it is left out)."""
+    rated = entries.filter(terminal_rate__isnull=False)
+    fields = ("pk", "submitted_at", "terminal_rate", "publish", "entrant_name", "contest__title")
+    latest = list(rated.values_list(*fields)[:HISTORY_POINTS])
+    earlier = []
+    if len(latest) == HISTORY_POINTS:
+        before = rated.filter(submitted_at__lt=latest[-1][1])
+        earlier = list(before.order_by("-terminal_rate", "pk").values_list(*fields)[:1])
     results = [
-        Result(entry.submitted_at.isoformat(), entry.terminal_rate, _label(entry))
-        for entry in entries
-        if entry.terminal_rate is not None
+        Result(when.isoformat(), rate, _label(pk, name if publish else ANONYMOUS, title))
+        for pk, when, rate, publish, name, title in reversed(earlier + latest)
     ]
-    best = best_over_time(results)
-    contests = sorted({entry.contest.title for entry in entries})
+    return results, best_over_time(results)
+
+
+def _contests_holding(entries: QuerySet[Submission]) -> list[str]:
+    """The titles of the contests holding some of `entries`: one look-up per contest of an
+    index on the system's name and the contest (migration 0028). A scalar subquery, which
+    PostgreSQL runs per contest, where an EXISTS would be planned as a join over them all."""
+    first = entries.filter(contest=OuterRef("pk")).order_by().values("pk")[:1]
+    holding = Contest.objects.annotate(held=Subquery(first)).filter(held__isnull=False)
+    return sorted(holding.values_list("title", flat=True))
+
+
+def _system_page(request: HttpRequest, kind: str, entries: QuerySet[Submission], name_of):
+    page = entries_page(entries, page_number(request))
+    if not page.entries:
+        raise Http404(f"No entry of this {kind} on this page.")
+    # The first page's first entry is the newest: no query for it there.
+    newest = (
+        page.entries[0].submitted_at
+        if page.number == 1
+        else entries.values_list("submitted_at", flat=True).first()
+    )
+    oldest = entries.order_by("submitted_at", "pk").values_list("submitted_at", flat=True).first()
+    contests = _contests_holding(entries)
+    results, best = _history(entries)
     context = {
-        "name": name,
+        "name": name_of(page.entries[0]),
         "kind": kind,
-        "entries": sorted(entries, key=lambda entry: entry.submitted_at, reverse=True),
+        "page": page,
+        "entries": page.entries,
         "contests": contests,
         "best": best[-1] if best else None,
         "best_rate": rate(best[-1].rate) if best else None,
-        "first": entries[0].submitted_at,
-        "last": entries[-1].submitted_at,
+        "first": oldest,
+        "last": newest,
         "history": {
             "entries": [vars(result) for result in results],
             "best": [vars(result) for result in best],
-            "until": entries[-1].submitted_at.isoformat(),
+            "until": newest.isoformat(),
         },
     }
     return render(request, "submissions/system.html", context)

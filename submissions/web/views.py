@@ -38,6 +38,7 @@ from submissions.board.visibility import (
     require_visible_board,
 )
 from submissions.contests import reference_rows, rule_versions
+from submissions.contests.ranks import ranks_known
 from submissions.contests.rule_changes import rule_set_of
 from submissions.contests.rule_versions import rule_version_latest_key
 from submissions.contests.rules import RuleSet
@@ -479,9 +480,10 @@ def _keep_for_retry(request: HttpRequest, form: SubmissionForm, kept: KeptLog | 
 
 def _visible_entry(request: HttpRequest, pk: int) -> Submission:
     # The page plots the stored preview; the full series (megabytes for long runs) stays put.
-    entries = Submission.objects.select_related("contest", "series", "rules_version").defer(
-        "series__columns"
-    )
+    # Its stream too (the live wing's run, a reverse one-to-one): the trust tile reads it.
+    entries = Submission.objects.select_related(
+        "contest", "series", "rules_version", "live_run"
+    ).defer("series__columns")
     submission = get_object_or_404(entries, pk=pk)
     if not selectors.entry_visible(submission, request.user):
         # 404, not 403: an entry under embargo does not exist for those who may not see it.
@@ -513,20 +515,28 @@ def verdict_rows(track: tracks.Track, rule_set: RuleSet | None, verdicts: list) 
 
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     submission = _visible_entry(request, pk)
+    # Its rank read once (the template shows it twice), from the kept ranking keys where kept.
+    ranks_known([submission])
     track, judged_rules = judged_under(submission)
     # The track's tiles are titled by the same rules their figures were computed under.
     rule_set = judged_rules or rule_versions.contest_rule_set(submission.contest)
     organizer = selectors.is_organizer(request.user)
     is_owner = request.user.is_authenticated and submission.owner_id == request.user.id
-    pending = submission.pending_changes.filter(status=ChangeStatus.PENDING).first()
+    # Shown to its owner and the organizers alone: a visitor's page does not read it.
+    pending = (
+        submission.pending_changes.filter(status=ChangeStatus.PENDING).first()
+        if organizer or is_owner
+        else None
+    )
+    trust = entry_trust(submission)
     context = {
         "submission": submission,
-        "trust": entry_trust(submission),
-        "trust_means": TRUST_SENTENCES[entry_trust(submission)],
+        "trust": trust,
+        "trust_means": TRUST_SENTENCES[trust],
         "machine_facts": entry_machine_facts(submission),
         "verdicts": verdict_rows(track, judged_rules, submission.verdicts),
         "rules_caption": rule_versions.version_caption(submission.rules_version),
-        "pending_change": pending if (organizer or is_owner) else None,
+        "pending_change": pending,
         "may_decide": organizer,
         "cost_tiles": cost_tiles(
             db_size_bytes=submission.db_size_bytes,
