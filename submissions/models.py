@@ -194,7 +194,7 @@ COMPUTED_FIELDS = [
     "terminal_window_start_row", "terminal_window_basis", "seconds_to_target", "estimated",
     "estimate_basis", "excerpt", "verdicts", "eligible", "ineligible_reason", "checked_at",
     "engine", "rules_version", "edited_at", "verification", "verification_at",
-    "verification_headline", "setup_edited_at", "track_figures",
+    "verification_headline", "setup_edited_at", "verified_now", "track_figures",
     "track_metric", "track_class", "demo", "run_fingerprint", "db_size_bytes", "write_kb_per_row",
     "reads_per_row", "server_cpu_us_per_row", "client_cpu_us_per_row", "machine_cpu_us_per_row",
 ]  # fmt: skip
@@ -204,15 +204,25 @@ COMPUTED_FIELDS = [
 RUNNER_WRITTEN = frozenset({"verification", "verification_at", "verification_headline"})
 
 
-def verified_q() -> Q:
+def verified_now_expression() -> models.Case:
     """The entries a verification reproduced, of their declaration as it stands: the SQL of
-    VerificationOutcome.verified (an edit of the setup after the verification undoes it)."""
+    VerificationOutcome.verified (an edit of the setup after the verification undoes it),
+    kept by the database as the stored column `verified_now`, so the board's verified sort and
+    filter read an index (migration 0031) instead of computing it for every entry."""
     # Never NULL, so that its negation (streamed, self-reported) counts every other entry: an
     # outcome without a date (an organizer's mark from before dates were kept) and an edit.
     current = Q(setup_edited_at__isnull=True) | Q(
         verification_at__isnull=False, verification_at__gte=models.F("setup_edited_at")
     )
-    return Q(verification=REPRODUCED) & current
+    return models.Case(
+        models.When(Q(verification=REPRODUCED) & current, then=models.Value(True)),
+        default=models.Value(False),
+        output_field=models.BooleanField(),
+    )
+
+
+def verified_q() -> Q:
+    return Q(verified_now=True)
 
 
 def log_upload_path(submission: Submission, filename: str) -> str:
@@ -353,6 +363,13 @@ class Submission(models.Model):
     verification = models.CharField(max_length=16, blank=True, choices=OUTCOME_CHOICES)
     verification_at = models.DateTimeField(null=True, blank=True)
     verification_headline = models.TextField(blank=True)
+    # Verified now: the database's own reading of the three above and setup_edited_at
+    # (verified_now_expression), never written by code.
+    verified_now = models.GeneratedField(
+        expression=verified_now_expression(),
+        output_field=models.BooleanField(),
+        db_persist=True,
+    )
     # The figures of the contest's track beyond the run's own (deletes, query times,
     # key types, load rates, recovery times), as submissions/tracks.py computes them; the
     # rerun service compares a rerun with these. Empty for a track with none.

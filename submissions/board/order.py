@@ -13,7 +13,7 @@ from submissions import tracks
 from submissions.board.compiled import compiled_sql, read_now, rows_of, sql_of
 from submissions.board.query import RANK_PLACEMENT, SortPart
 from submissions.contests.ranks import key_order, ranked_flag, ranked_q
-from submissions.models import BoardTally, ReferenceResult, Submission, verified_q
+from submissions.models import BoardTally, ReferenceResult, Submission
 
 ANONYMOUS = "Anonymous entrant"
 
@@ -29,7 +29,7 @@ SORT_EXPRESSIONS = {
     "public_name_key": lambda: Lower(public_name()),
     "engine_key": lambda: Lower("storage_engine"),
     # Verified now (no edit of the setup since), as VerificationOutcome.verified says.
-    "verified": lambda: Case(When(verified_q(), then=Value(True)), default=Value(False)),
+    "verified": lambda: F("verified_now"),
 }
 
 

@@ -31,7 +31,7 @@ BOARD_SORTS = {
     "size": "db_size_bytes {dir} NULLS LAST",
     "write": "write_kb_per_row {dir} NULLS LAST",
     "cpu": "server_cpu_us_per_row {dir} NULLS LAST",
-    "verified": "verified {dir} NULLS LAST",
+    "verified": "verified_now {dir} NULLS LAST",
     "hardware": "cores {dir} NULLS LAST, memory_gb ASC NULLS LAST",
     "estimated": "estimated {dir} NULLS LAST, seconds_to_target ASC NULLS LAST",
     "engine": "lower(storage_engine::text) {dir} NULLS LAST",
@@ -173,7 +173,7 @@ def _drop(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("submissions", "0027_seedreproduction_memory_limit"),
+        ("submissions", "0030_verified_now"),
     ]
 
     operations = [
