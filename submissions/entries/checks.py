@@ -81,8 +81,9 @@ def entry_check(
     submitted_at: datetime,
     version: RuleVersion | None = None,
     extra_verdicts: Sequence[RuleVerdict] = (),
+    log_seconds: float | None = None,
 ) -> CheckedEntry:
-    """Parse the log (if any), compute the run's and the track's figures and judge the entry
+    """Parse the log (if any, within `log_seconds` when given), compute the run's and the track's figures and judge the entry
     against a version of the contest's rules (the current one by default). `declared` holds
     the run's fields and the track's; `extra_verdicts` are judged elsewhere (a streamed
     run's seal rules) and count the same."""
@@ -94,7 +95,7 @@ def entry_check(
             f"Attach the benchmark's output: {track.label} reads its figures from it.", "log"
         )
     own = track_declared(track, declared)
-    parsed = parsed_log(track, log_file) if log_file is not None else None
+    parsed = parsed_log(track, log_file, max_seconds=log_seconds) if log_file is not None else None
     figures = log_figures(parsed, rules)
     track_figures = track.figures(parsed, {**declared, **own}, rules)
     entry = Entry(

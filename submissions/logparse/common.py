@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from .columns import pieces
-from .errors import LogError, num, quote
+from .errors import LogError, LogTooLarge, num, quote
 from .model import (
     COST_FIELDS,
     FORMAT_LABELS,
@@ -29,6 +29,12 @@ from .reader import LogReader
 from .steps import median_step, step_spread
 
 INT64_MAX = (1 << 63) - 1
+
+# What a log states beside its reports (parameters, server settings, machine facts, indexes,
+# markers, key-type runs) is kept whole until the parse ends, a few hundred bytes each: at most
+# this many together, so a header of millions of distinct `# setting` lines costs what a real
+# one does (a MariaDB server's header lists about 700 settings).
+MAX_STATEMENTS = 10_000
 
 # Series fields and how people call them in messages, unless a format names its columns.
 FIELD_WORDS = {
@@ -101,9 +107,30 @@ class LogParse:
     def state(self, key: str, value: int | float | str | bool, line: int) -> None:
         """Record a parameter the log states; the first statement of a key wins."""
         self.parameters.setdefault(key, Stated(value, line))
+        self.check_statements(line)
 
     def mark(self, kind: str, line: int, text: str) -> None:
         self.markers.append(Marker(kind, line, text))
+        self.check_statements(line)
+
+    def check_statements(self, line: int) -> None:
+        """Refuse the log at `line` once it has stated more than MAX_STATEMENTS things beside
+        its reports: each is kept to the parse's end, and nothing per line may be."""
+        kept = (
+            len(self.parameters)
+            + len(self.markers)
+            + len(self.settings)
+            + len(self.machine)
+            + len(self.indexes)
+            + len(self.key_type_runs)
+        )
+        if kept > MAX_STATEMENTS:
+            raise LogTooLarge(
+                f"the log states more than {num(MAX_STATEMENTS)} parameters, settings, machine "
+                "facts, indexes and notes beside its reports: is this the benchmark's output?",
+                line=line,
+                limit="statements",
+            )
 
     def is_cut_off(self, line: int) -> bool:
         """True (and remembered) when `line` is a last line without its newline."""
