@@ -223,21 +223,37 @@ class LogReader:
             if out:
                 yield out
             if inflater.eof:
-                pending = inflater.unused_data + pending
-                # Padding with zeros after the last member is harmless (tape and tar habits).
-                if not pending.strip(b"\x00"):
-                    pending = b""
-                    if not any(p.strip(b"\x00") for p in compressed):
-                        return
-                    raise _GzipDamaged("data after the end of the compressed stream")
-                if not pending.startswith(GZIP_MAGIC):
-                    raise _GzipDamaged("data after the end of the compressed stream")
+                # All the input past the member's end is in unused_data; when the call was cut
+                # by the output limit, CPython leaves the same bytes in unconsumed_tail too
+                # (adding both read every later member twice, without end for a bomb).
+                pending = self._next_member(inflater.unused_data, compressed)
+                if pending is None:
+                    return
                 inflater = zlib.decompressobj(31)
         tail = inflater.flush()
         if tail:
             yield tail
         if not inflater.eof:
             raise _GzipTruncated()
+
+    @staticmethod
+    def _next_member(pending: bytes, compressed: Iterator[bytes]) -> bytes | None:
+        """The compressed bytes from the next member's start, or None at the file's end. A
+        member may end where a piece does, and the next one's magic bytes may be split across
+        two pieces: read on until there is enough to tell."""
+        while len(pending) < len(GZIP_MAGIC):
+            more = next(compressed, b"")
+            if not more:
+                break
+            pending += more
+        # Padding with zeros after the last member is harmless (tape and tar habits).
+        if not pending.strip(b"\x00"):
+            if any(p.strip(b"\x00") for p in compressed):
+                raise _GzipDamaged("data after the end of the compressed stream")
+            return None
+        if not pending.startswith(GZIP_MAGIC):
+            raise _GzipDamaged("data after the end of the compressed stream")
+        return pending
 
     def _counted(self, pieces: Iterator[bytes]) -> Iterator[bytes]:
         limit = self.max_expanded_bytes
