@@ -67,6 +67,12 @@ POWER_ARGS ?= --claims 5 --claim-rows 3000000 --claim-pool 128 --scales 5,10 --r
 # (time to the drawn curve, bytes transferred; about 30 s).
 CHART_PAGE_ARGS ?= --pairs 5
 
+# Issue 40: four hostile uploads at once (a real MariaDB log with 50,000,000 comment, blank,
+# trailer or distinct-setting lines, gzipped) to gunicorn with the production settings, from one
+# account and from four, with GET / timed meanwhile and the web processes' peak memory (about a
+# minute each; a smoke run: HOSTILE_ARGS="--lines 5000000 --accounts 1").
+HOSTILE_ARGS ?= --lines 50000000 --accounts 1,4
+
 bench: setup services
 	$(PY) bench/run_all.py
 	$(PY) bench/chart_page.py $(CHART_PAGE_ARGS)
@@ -78,6 +84,7 @@ bench: setup services
 	$(PY) bench/verification_power.py $(POWER_ARGS)
 	$(PY) bench/calibration_table.py $(CALIBRATION_ARGS)
 	$(PY) bench/physics_power.py
+	$(PY) bench/hostile_uploads.py $(HOSTILE_ARGS)
 	$(MAKE) -C runner/iibench bench PYTHON=$(abspath $(PY))
 
 setup: var/.system-packages $(VENV)/.installed $(IIBENCH)

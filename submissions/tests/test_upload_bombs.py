@@ -34,8 +34,8 @@ REAL_LINES = real_log().count(b"\n")
 
 # A process that has read a bomb may have grown by its blocks (a megabyte or two each, the
 # inflated ones too) and by nothing a line: a Django process with the parser loaded is about
-# 130 MB here; a parser that kept ~230 bytes a `# setting` line would pass 700 MB at the
-# 3,000,000 lines the site reads before it refuses.
+# 130 MB here. A parser keeping ~320 bytes a distinct `# setting` line (as before the cap)
+# would pass 900 MB at the 3,000,000 lines the site reads before it refuses.
 PEAK_RSS_LIMIT = 260 << 20
 
 
