@@ -363,7 +363,7 @@ class CFormatParse(LogParse):
             or (name.startswith("sqlite_autoindex_"))
         )
         self.indexes.append(IndexInfo(name, columns, unique, created, line, primary))
-        self.check_statements(line)
+        self.check_statements(line, len(rest))
         if created == "after_load":
             self.mark(
                 "indexes_created_after_load", line, f"index {name} was created after the load"
@@ -372,14 +372,15 @@ class CFormatParse(LogParse):
     def _machine(self, line: int, rest: str) -> None:
         key, _, value = rest.strip().partition(" ")
         value = value.strip()
-        if key and value and value != "-":
-            self.machine.setdefault(key, Stated(value, line))
-            self.check_statements(line)
+        if key and value and value != "-" and key not in self.machine:
+            self.machine[key] = Stated(value, line)
+            self.check_statements(line, len(rest))
 
     def _setting(self, line: int, rest: str) -> None:
         name, setting = read_setting(rest, line)
-        self.settings.setdefault(name, setting)
-        self.check_statements(line)
+        if name not in self.settings:
+            self.settings[name] = setting
+            self.check_statements(line, len(rest))
 
     def _column_header(self, line: int, stripped: str) -> None:
         if self.columns is not None:

@@ -11,7 +11,7 @@ import zlib
 import pytest
 
 from submissions.logparse import LogError, parse_log, parse_log_runs
-from submissions.logparse.common import MAX_STATEMENTS
+from submissions.logparse.common import MAX_STATEMENT_CHARS, MAX_STATEMENTS
 from submissions.logparse.errors import LogTooLarge
 from submissions.logparse.parse import MAX_RUNS
 from testing.bombs import PieceReader, bomb, real_log
@@ -87,3 +87,18 @@ def test_a_limit_is_still_a_log_error_for_callers_that_know_only_those():
     data = deflate.compress(b"#\n" * 100_000) + deflate.flush()
     with pytest.raises(LogError):
         read(data, max_lines=10)
+
+
+def test_long_statements_are_refused_past_the_text_kept():
+    # Few settings, each a line's worth of text: the count is no bound, their characters are.
+    text = real_log()
+    at = text.index(b"\nrows\t") + 1
+    long_settings = b"".join(
+        b"# setting long_%d changed %s\n" % (number, b"x" * 60_000) for number in range(200)
+    )
+    with pytest.raises(LogTooLarge) as refused:
+        read(text[:at] + long_settings + text[at:])
+    assert refused.value.limit == "statements"
+    assert f"more than {MAX_STATEMENT_CHARS:,} characters" in str(refused.value)
+    # The first setting past it is named: the real header's own text is far below the bound.
+    assert REAL_LINES - 10 < refused.value.line < REAL_LINES + 80
