@@ -12,12 +12,15 @@ import json
 import os
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
 from django.conf import settings as django_settings
 from django.core.cache import cache
 from django.urls import reverse
+from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from submissions.models import Submission
@@ -26,7 +29,8 @@ from submissions.web import throttle
 from submissions.web.throttle import upload_slot
 from testing.bombs import KINDS, PACKINGS, bomb_bytes, real_log
 from testing.entries import DECLARED, upload
-from testing.factories import UserFactory
+from testing.factories import ContestFactory, UserFactory
+from testing.hostile import multipart
 from testing.logs import gzipped, python_log
 
 ROOT = Path(django_settings.BASE_DIR)
@@ -126,10 +130,16 @@ def small_limits(settings):
     return settings
 
 
+# Every kind and packing through the API; the form and the preview read logs the same way
+# (entries.logs.parsed_log): each kind, in many gzip members.
+BOMB_REQUESTS = [
+    *[("api", kind, packing) for kind in ("comment", "blank", "trailer") for packing in PACKINGS],
+    *[(channel, kind, "members") for channel in ("form", "preview") for kind in KINDS],
+]
+
+
 @pytest.mark.django_db
-@pytest.mark.parametrize("channel", ["api", "form", "preview"])
-@pytest.mark.parametrize("packing", PACKINGS)
-@pytest.mark.parametrize("kind", ["comment", "blank", "trailer"])
+@pytest.mark.parametrize(("channel", "kind", "packing"), BOMB_REQUESTS)
 def test_a_bomb_is_a_413_naming_the_limit_and_the_line(
     channel, kind, packing, small_limits, contest, entrant
 ):
@@ -236,3 +246,53 @@ def test_without_a_reachable_cache_the_lock_holds_in_the_process(settings, conte
     assert busy.status_code == 429
     assert entrant.pk not in throttle._held_here
     assert post("preview", entrant, contest, real_log()).status_code == 200
+
+
+# -- the production server -----------------------------------------------------------------
+
+
+def send(url: str, key: str, path: str, log: bytes) -> tuple[int, str]:
+    fields = {
+        "contest": "bombs",
+        **{k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in DECLARED.items()},
+    }
+    parts = [(name, value, None, None) for name, value in fields.items()]
+    body, content_type = multipart([*parts, ("log", log, "run.log.gz", "application/gzip")])
+    request = urllib.request.Request(  # noqa: S310 - the test's own loopback server
+        f"{url}{path}", data=body, method="POST",
+        headers={"Authorization": f"Token {key}", "Content-Type": content_type},
+    )  # fmt: skip
+    try:
+        with urllib.request.urlopen(request, timeout=120) as response:  # noqa: S310
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def worker_peaks(server) -> list[int]:
+    """Each gunicorn worker's peak resident memory (VmHWM), in bytes."""
+    peaks = []
+    for pid in server._workers():
+        status = Path(f"/proc/{pid}/status").read_text()
+        kib = next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:"))
+        peaks.append(int(kib) * 1024)
+    return peaks
+
+
+@pytest.mark.django_db(transaction=True)
+def test_gunicorn_answers_a_comment_bomb_413_and_its_workers_stay_small(live_site):
+    # The issue's upload: a real log's header, then 50,000,000 `#` lines (100 MB), gzipped
+    # (450 KB at level 1). Fresh workers: their peak memory is this test's alone.
+    live_site.fresh_workers()
+    ContestFactory(slug="bombs", target_rows=5_000_000)
+    key = Token.objects.create(user=UserFactory()).key
+    log = bomb_bytes("comment", "gzip", 50_000_000)
+    for path in ("/api/submissions/", "/api/submissions/preview/"):
+        status, body = send(live_site.url, key, path, log)
+        assert status == 413, body[:500]
+        assert json.loads(body)["log"][0].startswith(
+            "line 3,000,001: the log has more than 3,000,000 lines"
+        )
+    assert max(worker_peaks(live_site)) < PEAK_RSS_LIMIT + (100 << 20)
+    assert "WORKER TIMEOUT" not in live_site.log
+    assert Submission.objects.count() == 0
