@@ -83,10 +83,10 @@ def entry_check(
     extra_verdicts: Sequence[RuleVerdict] = (),
     log_seconds: float | None = None,
 ) -> CheckedEntry:
-    """Parse the log (if any, within `log_seconds` when given), compute the run's and the track's figures and judge the entry
+    """Parse the log (if any), compute the run's and the track's figures and judge the entry
     against a version of the contest's rules (the current one by default). `declared` holds
     the run's fields and the track's; `extra_verdicts` are judged elsewhere (a streamed
-    run's seal rules) and count the same."""
+    run's seal rules) and count the same; `log_seconds`: the log's read has that deadline."""
     version = version or rule_version_current(contest)
     rules = rule_set_of(version.rules)
     track = tracks.track_for(version.rules["workload"])

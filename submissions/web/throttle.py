@@ -64,12 +64,10 @@ def upload_refusal(user) -> UploadRefusal | None:
     return None
 
 
-def upload_refused(user) -> None:
-    """Count one try against the user's hour (before its log is read: `upload_try`)."""
+def upload_try(user) -> None:
+    """Count one try against the user's hour, before its log is read: a try whose worker dies
+    mid-read still counts (`upload_stored` gives a stored entry's back)."""
     cache_count(_refused_key(user), WINDOW_SECONDS + 60, add=True)
-
-
-upload_try = upload_refused
 
 
 def upload_stored(user) -> None:
