@@ -37,7 +37,7 @@ LIMIT_SETTINGS = {
     "lines": "LOG_MAX_LINES",
     "expanded_bytes": "LOG_EXPANDED_MAX_BYTES",
     "reports": "LOG_MAX_REPORTS",
-    "statements": "a log's statements beside its reports (fixed)",
+    "statements": "the statements a log may keep beside its reports",
     "seconds": "LOG_PARSE_SECONDS",
 }
 
