@@ -211,6 +211,8 @@ CORPUS = [
         Log(lambda: gzip_bomb(BOMB_CAP), "run.log.gz"),
         says=f"expands past {BOMB_CAP:,} bytes",
         settings={"LOG_EXPANDED_MAX_BYTES": BOMB_CAP},
+        api=413,
+        form=413,
     ),
     Hostile(
         "truncated-gz",

@@ -144,6 +144,13 @@ LOG_EXPANDED_MAX_BYTES = env.int("LOG_EXPANDED_MAX_BYTES", default=1024 * 1024 *
 # Report lines a log may have: the series costs ~75 bytes a report while it is checked, so this
 # bounds an upload's memory (2,500,000 reports: ~190 MB) whatever the log's length.
 LOG_MAX_REPORTS = env.int("LOG_MAX_REPORTS", default=2_500_000)
+# Lines a log may have, every line counted (comments, blank lines, trailers): a header of
+# millions of `#` lines is refused at the first line past this, not read whole. Room for
+# LOG_MAX_REPORTS reports and the longest header and trailer a real log prints.
+LOG_MAX_LINES = env.int("LOG_MAX_LINES", default=3_000_000)
+# Seconds reading and parsing one log may take (upload or preview); past it, a 413 naming it.
+# Below gunicorn's --timeout (60 s), so the answer comes before the worker would be killed.
+LOG_PARSE_SECONDS = env.float("LOG_PARSE_SECONDS", default=30.0)
 # Entries a user may store per hour, through the form and the API together (counted in the
 # database), and refused attempts (logs that did not parse, duplicates; counted in the cache).
 UPLOADS_PER_HOUR = env.int("UPLOADS_PER_HOUR", default=30)

@@ -81,11 +81,12 @@ def entry_check(
     submitted_at: datetime,
     version: RuleVersion | None = None,
     extra_verdicts: Sequence[RuleVerdict] = (),
+    log_seconds: float | None = None,
 ) -> CheckedEntry:
     """Parse the log (if any), compute the run's and the track's figures and judge the entry
     against a version of the contest's rules (the current one by default). `declared` holds
     the run's fields and the track's; `extra_verdicts` are judged elsewhere (a streamed
-    run's seal rules) and count the same."""
+    run's seal rules) and count the same; `log_seconds`: the log's read has that deadline."""
     version = version or rule_version_current(contest)
     rules = rule_set_of(version.rules)
     track = tracks.track_for(version.rules["workload"])
@@ -94,7 +95,7 @@ def entry_check(
             f"Attach the benchmark's output: {track.label} reads its figures from it.", "log"
         )
     own = track_declared(track, declared)
-    parsed = parsed_log(track, log_file) if log_file is not None else None
+    parsed = parsed_log(track, log_file, max_seconds=log_seconds) if log_file is not None else None
     figures = log_figures(parsed, rules)
     track_figures = track.figures(parsed, {**declared, **own}, rules)
     entry = Entry(

@@ -18,6 +18,14 @@ class SubmissionRefused(Exception):
         self.message = message
 
 
+class LogTooLarge(SubmissionRefused):
+    """A log refused for the work reading it would take (413): `setting` names the limit."""
+
+    def __init__(self, message: str, setting: str):
+        super().__init__(message, "log")
+        self.setting = setting
+
+
 class DuplicateLog(SubmissionRefused):
     def __init__(self, existing: Submission):
         super().__init__(

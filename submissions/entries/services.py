@@ -147,10 +147,12 @@ def entry_create(
     enforce_deadline: bool = True,
     demo: str = "",
     extra_verdicts: Sequence[RuleVerdict] = (),
+    log_seconds: float | None = None,
 ) -> Submission:
     """Store a new entry with its log, figures and verdicts, or nothing at all. `declared`
     holds the run's fields and the contest's track fields; the log may be None only for a
-    track of declared figures (crash recovery)."""
+    track of declared figures (crash recovery). `log_seconds`: the deadline for reading the
+    log (an upload's request passes LOG_PARSE_SECONDS)."""
     submitted_at = submitted_at or timezone.now()
     if enforce_deadline and not contest.is_open(submitted_at):
         raise ContestClosed(contest)
@@ -167,6 +169,7 @@ def entry_create(
         log_file=log_file,
         submitted_at=submitted_at,
         extra_verdicts=extra_verdicts,
+        log_seconds=log_seconds,
     )
     fingerprint = _run_fingerprint(checked.parsed)
     if fingerprint:

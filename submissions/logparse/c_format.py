@@ -184,6 +184,17 @@ class CFormatParse(LogParse):
         self.summary_line: int | None = None
         self.extras = (array("q"), array("d"), array("q"), array("d"))
         self.costs: dict[str, array] = {}
+        # Made once, not per `# ` line: a header may hold thousands of them.
+        self._handlers = {
+            "iibench-c": self._version,
+            "param": self._param,
+            "backend": lambda line, rest: self.state("backend", rest.strip(), line),
+            "server": lambda line, rest: self.state("server_version", rest.strip(), line),
+            "index": self._index,
+            "summary": self._summary,
+            "machine": self._machine,
+            "setting": self._setting,
+        }
         # Format 2's cost cells may be "-": a report's byte, not a reason to cut the block.
         for first, block in columnar.pieces(numbered_blocks(blocks, first_line), dashes=True):
             self._block(first, block)
@@ -311,16 +322,7 @@ class CFormatParse(LogParse):
             self._column_header(line, stripped)
             return
         word, _, rest = stripped[1:].strip().partition(" ")
-        handler = {
-            "iibench-c": self._version,
-            "param": self._param,
-            "backend": lambda line, rest: self.state("backend", rest.strip(), line),
-            "server": lambda line, rest: self.state("server_version", rest.strip(), line),
-            "index": self._index,
-            "summary": self._summary,
-            "machine": self._machine,
-            "setting": self._setting,
-        }.get(word)
+        handler = self._handlers.get(word)
         if handler:
             try:
                 handler(line, rest)
@@ -361,6 +363,7 @@ class CFormatParse(LogParse):
             or (name.startswith("sqlite_autoindex_"))
         )
         self.indexes.append(IndexInfo(name, columns, unique, created, line, primary))
+        self.check_statements(line, len(rest))
         if created == "after_load":
             self.mark(
                 "indexes_created_after_load", line, f"index {name} was created after the load"
@@ -369,12 +372,15 @@ class CFormatParse(LogParse):
     def _machine(self, line: int, rest: str) -> None:
         key, _, value = rest.strip().partition(" ")
         value = value.strip()
-        if key and value and value != "-":
-            self.machine.setdefault(key, Stated(value, line))
+        if key and value and value != "-" and key not in self.machine:
+            self.machine[key] = Stated(value, line)
+            self.check_statements(line, len(rest))
 
     def _setting(self, line: int, rest: str) -> None:
         name, setting = read_setting(rest, line)
-        self.settings.setdefault(name, setting)
+        if name not in self.settings:
+            self.settings[name] = setting
+            self.check_statements(line, len(rest))
 
     def _column_header(self, line: int, stripped: str) -> None:
         if self.columns is not None:

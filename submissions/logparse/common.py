@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from .columns import pieces
-from .errors import LogError, num, quote
+from .errors import LogError, LogTooLarge, num, quote
 from .model import (
     COST_FIELDS,
     FORMAT_LABELS,
@@ -29,6 +29,15 @@ from .reader import LogReader
 from .steps import median_step, step_spread
 
 INT64_MAX = (1 << 63) - 1
+
+# What a log states beside its reports (parameters, server settings, machine facts, indexes,
+# markers, key-type runs) is kept whole until the parse ends, a few hundred bytes each: at most
+# this many together, so a header of millions of distinct `# setting` lines costs what a real
+# one does (a MariaDB server's header lists about 700 settings).
+MAX_STATEMENTS = 10_000
+# And their text together (a statement's text runs to its line's end, up to the line limit of
+# 65,536 characters): a MariaDB header's settings are about 25,000 characters.
+MAX_STATEMENT_CHARS = 4_000_000
 
 # Series fields and how people call them in messages, unless a format names its columns.
 FIELD_WORDS = {
@@ -89,6 +98,8 @@ class LogParse:
         self.settings: dict[str, ServerSettingLine] = {}
         # How this format names the series' columns, for messages.
         self.column_words: dict[str, str] = dict(FIELD_WORDS)
+        # The characters of the text kept beside the reports (check_statements).
+        self.kept_chars = 0
 
     # -- to be written by each format -------------------------------------------------------
 
@@ -100,10 +111,42 @@ class LogParse:
 
     def state(self, key: str, value: int | float | str | bool, line: int) -> None:
         """Record a parameter the log states; the first statement of a key wins."""
-        self.parameters.setdefault(key, Stated(value, line))
+        if key not in self.parameters:
+            self.parameters[key] = Stated(value, line)
+            self.check_statements(line, len(value) if isinstance(value, str) else 0)
 
     def mark(self, kind: str, line: int, text: str) -> None:
         self.markers.append(Marker(kind, line, text))
+        self.check_statements(line, len(text))
+
+    def check_statements(self, line: int, chars: int = 0) -> None:
+        """Refuse the log at `line` once it has stated more than MAX_STATEMENTS things beside
+        its reports, or more than MAX_STATEMENT_CHARS characters of them (`chars`: the text
+        just kept): each is kept to the parse's end, and nothing per line may be."""
+        self.kept_chars += chars
+        if self.kept_chars > MAX_STATEMENT_CHARS:
+            raise LogTooLarge(
+                f"the log states more than {num(MAX_STATEMENT_CHARS)} characters of parameters, "
+                "settings, machine facts, indexes and notes beside its reports: is this the "
+                "benchmark's output?",
+                line=line,
+                limit="statements",
+            )
+        kept = (
+            len(self.parameters)
+            + len(self.markers)
+            + len(self.settings)
+            + len(self.machine)
+            + len(self.indexes)
+            + len(self.key_type_runs)
+        )
+        if kept > MAX_STATEMENTS:
+            raise LogTooLarge(
+                f"the log states more than {num(MAX_STATEMENTS)} parameters, settings, machine "
+                "facts, indexes and notes beside its reports: is this the benchmark's output?",
+                line=line,
+                limit="statements",
+            )
 
     def is_cut_off(self, line: int) -> bool:
         """True (and remembered) when `line` is a last line without its newline."""

@@ -26,6 +26,21 @@ class LogError(ValueError):
         return f"line {self.line:,}: {self.message}"
 
 
+class LogTooLarge(LogError):
+    """A log refused for the work it would take, not for what it says: more lines, bytes,
+    reports or statements than a limit, or longer to read than the deadline. `limit` names
+    which (a key of LIMITS), so the registry can answer 413 and name its setting; `line` is
+    the first line past the limit, where the read stopped."""
+
+    def __init__(self, message: str, line: int | None, limit: str) -> None:
+        self.limit = limit
+        super().__init__(message, line=line)
+
+
+# The limits a LogTooLarge may name.
+LIMITS = ("lines", "expanded_bytes", "reports", "statements", "seconds")
+
+
 def num(value: int | float) -> str:
     """A number with thousands separators and no needless decimals: 5,000,000 / 48.3."""
     if isinstance(value, bool):

@@ -141,6 +141,7 @@ class MetricsConsoleParse(LogParse):
                 group=run.group,
             )
         )
+        self.check_statements(run.line)
 
     def _meter(self, run: _Run, kind: str) -> MeterReading | None:
         values = run.meters.get(kind)

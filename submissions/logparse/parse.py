@@ -10,10 +10,10 @@ from typing import BinaryIO
 from .c_format import CFormatParse, key_type_run
 from .common import Detection, LogParse
 from .detect import detect
-from .errors import LogError, num
+from .errors import LogError, LogTooLarge, num
 from .java_iibench import JavaConsoleParse, JavaTsvParse
 from .metrics_console import MetricsConsoleParse
-from .model import ParsedLog, Series
+from .model import MAX_LINES, ParsedLog, Series
 from .python_iibench import PythonIibenchParse
 from .reader import LogReader
 from .sysbench import SysbenchParse
@@ -34,6 +34,8 @@ def parse_log(
     max_line_chars: int = 65536,
     declared: Mapping[str, int] | None = None,
     max_reports: int | None = None,
+    max_lines: int = MAX_LINES,
+    max_seconds: float | None = None,
 ) -> ParsedLog:
     """Read an iiBench log as uploaded (plain or .gz) and return what it says.
 
@@ -41,9 +43,16 @@ def parse_log(
     (edited, joined, truncated). `declared` carries what the entrant declared that the log
     cannot say (sysbench's rows per INSERT); using it adds an "assumption" marker.
     `max_reports`: a log with more report lines is refused (checked block by block, so at
-    most a block's reports beyond the limit are ever held).
+    most a block's reports beyond the limit are ever held). `max_lines` counts every line,
+    `max_seconds` bounds the read and parse (LogReader); each refusal is a LogTooLarge.
     """
-    reader = LogReader(source, max_expanded_bytes=max_expanded_bytes, max_line_chars=max_line_chars)
+    reader = LogReader(
+        source,
+        max_expanded_bytes=max_expanded_bytes,
+        max_line_chars=max_line_chars,
+        max_lines=max_lines,
+        max_seconds=max_seconds,
+    )
     blocks = reader.blocks()
     detection, seen = detect(blocks)
     parser_class = PARSERS.get(detection.format, PythonIibenchParse)
@@ -74,25 +83,40 @@ def _limited(
 
 def _check_reports(parser: LogParse, max_reports: int | None) -> None:
     if max_reports is not None and len(parser.series) > max_reports:
-        raise LogError(
+        raise LogTooLarge(
             f"the log has more than {num(max_reports)} report lines, more than this registry "
             "keeps: report less often (a larger --rows_per_report or --secs_per_report) or "
             "upload a shorter run",
             line=int(parser.series.line[max_reports]),
+            limit="reports",
         )
 
 
 C_RUN_START = "# iibench-c"
+# Runs in one file (seed 004 prints three): each is kept whole to the file's end.
+MAX_RUNS = 100
 
 
 def parse_log_runs(
-    source: BinaryIO, *, max_expanded_bytes: int = 1 << 30, max_line_chars: int = 65536
+    source: BinaryIO,
+    *,
+    max_expanded_bytes: int = 1 << 30,
+    max_line_chars: int = 65536,
+    max_lines: int = MAX_LINES,
+    max_seconds: float | None = None,
 ) -> list[ParsedLog]:
     """Like parse_log, for a file holding several runs of this project's C benchmark printed
     one after another (`cat autoinc.log uuid-char.log uuid-ordered.log`: seed 004's three key
     types): one ParsedLog per run, with the file's own line numbers. Any other log is one run.
-    Streams like parse_log: one run is read while the next has not been."""
-    reader = LogReader(source, max_expanded_bytes=max_expanded_bytes, max_line_chars=max_line_chars)
+    Streams like parse_log: one run is read while the next has not been. The same limits as
+    parse_log, over the whole file."""
+    reader = LogReader(
+        source,
+        max_expanded_bytes=max_expanded_bytes,
+        max_line_chars=max_line_chars,
+        max_lines=max_lines,
+        max_seconds=max_seconds,
+    )
     blocks = reader.blocks()
     detection, seen = detect(blocks)
     lines = chain(seen, blocks)
@@ -107,6 +131,13 @@ def parse_log_runs(
         run_detection = detection
         if number:
             run_detection = Detection("iibench-c", first_line, first_block[0])
+        if len(runs) >= MAX_RUNS:
+            raise LogTooLarge(
+                f"the file holds more than {num(MAX_RUNS)} runs (each starts with "
+                f"'{C_RUN_START}'): upload the key-type runs only",
+                line=first_line,
+                limit="statements",
+            )
         parser = CFormatParse(reader, run_detection, {})
         parser.parse(chain([first_block], (block for *_, block in pieces)), first_line=first_line)
         runs.append(parser.result())

@@ -2,7 +2,11 @@
 
 The upload is read in blocks of about a megabyte; a .gz is recognised by its magic bytes and
 decompressed as it is read. Nothing holds more than one block plus one unfinished line, so a
-log of any length costs the same memory. Each block is checked as bytes (NUL bytes, UTF-8,
+log of any length costs the same memory. Every line counts against `max_lines` (comments,
+blanks and trailers as much as reports) and every expanded byte against `max_expanded_bytes`,
+each checked block by block before the block is handed on: the first block past a limit ends
+the read (LogTooLarge, naming the first line past it). A deadline, when given, is checked at
+each block too, so a log that is slow to read is refused in time, whatever makes it slow. Each block is checked as bytes (NUL bytes, UTF-8,
 line length) and split into lines only when a parser reads it line by line: the columnar fast
 path (columnar.py) reads the block's bytes directly.
 """
@@ -13,11 +17,12 @@ import contextlib
 import gzip
 import queue
 import threading
+import time
 import zlib
 from collections.abc import Iterator, Sequence
 from typing import BinaryIO
 
-from .errors import LogError, num
+from .errors import LogError, LogTooLarge, num
 from .model import MAX_LINES
 
 BLOCK_BYTES = 1 << 20
@@ -151,10 +156,22 @@ class LogReader:
     `unterminated_line` the number of a last line that had no newline (else None).
     """
 
-    def __init__(self, source: BinaryIO, *, max_expanded_bytes: int, max_line_chars: int) -> None:
+    def __init__(
+        self,
+        source: BinaryIO,
+        *,
+        max_expanded_bytes: int,
+        max_line_chars: int,
+        max_lines: int = MAX_LINES,
+        max_seconds: float | None = None,
+    ) -> None:
         self.source = source
         self.max_expanded_bytes = max_expanded_bytes
         self.max_line_chars = max_line_chars
+        # The series keeps line numbers in 4 bytes: never more than MAX_LINES, whatever is asked.
+        self.max_lines = min(max_lines, MAX_LINES)
+        self.max_seconds = max_seconds
+        self.deadline = None if max_seconds is None else time.monotonic() + max_seconds
         self.is_gzip = False
         self.line_count = 0
         self.unterminated_line: int | None = None
@@ -206,15 +223,12 @@ class LogReader:
             if out:
                 yield out
             if inflater.eof:
-                pending = inflater.unused_data + pending
-                # Padding with zeros after the last member is harmless (tape and tar habits).
-                if not pending.strip(b"\x00"):
-                    pending = b""
-                    if not any(p.strip(b"\x00") for p in compressed):
-                        return
-                    raise _GzipDamaged("data after the end of the compressed stream")
-                if not pending.startswith(GZIP_MAGIC):
-                    raise _GzipDamaged("data after the end of the compressed stream")
+                # All the input past the member's end is in unused_data; when the call was cut
+                # by the output limit, CPython leaves the same bytes in unconsumed_tail too
+                # (adding both read every later member twice, without end for a bomb).
+                pending = self._next_member(inflater.unused_data, compressed)
+                if pending is None:
+                    return
                 inflater = zlib.decompressobj(31)
         tail = inflater.flush()
         if tail:
@@ -222,18 +236,40 @@ class LogReader:
         if not inflater.eof:
             raise _GzipTruncated()
 
+    @staticmethod
+    def _next_member(pending: bytes, compressed: Iterator[bytes]) -> bytes | None:
+        """The compressed bytes from the next member's start, or None at the file's end. A
+        member may end where a piece does, and the next one's magic bytes may be split across
+        two pieces: read on until there is enough to tell."""
+        while len(pending) < len(GZIP_MAGIC):
+            more = next(compressed, b"")
+            if not more:
+                break
+            pending += more
+        # Padding with zeros after the last member is harmless (tape and tar habits).
+        if not pending.strip(b"\x00"):
+            if any(p.strip(b"\x00") for p in compressed):
+                raise _GzipDamaged("data after the end of the compressed stream")
+            return None
+        if not pending.startswith(GZIP_MAGIC):
+            raise _GzipDamaged("data after the end of the compressed stream")
+        return pending
+
     def _counted(self, pieces: Iterator[bytes]) -> Iterator[bytes]:
         limit = self.max_expanded_bytes
         for piece in pieces:
+            within = limit - self._bytes_seen
             self._bytes_seen += len(piece)
             if self._bytes_seen > limit:
-                if self.is_gzip:
-                    raise LogError(
-                        f"the log expands past {num(limit)} bytes: upload only this run's output"
-                    )
-                raise LogError(
-                    f"the log is larger than {num(limit)} bytes: upload only this run's output"
+                what = "expands past" if self.is_gzip else "is larger than"
+                # The line holding the first byte past the limit: the lines before this piece
+                # are counted, the piece's line ends before that byte are not yet.
+                raise LogTooLarge(
+                    f"the log {what} {num(limit)} bytes: upload only this run's output",
+                    line=self.line_count + 1 + piece.count(b"\n", 0, within),
+                    limit="expanded_bytes",
                 )
+            self._check_deadline()
             yield piece
 
     # -- text -------------------------------------------------------------------------------
@@ -356,12 +392,26 @@ class LogReader:
         return TextBlock(data, first, len(lines), lines)
 
     def _count_lines(self, count: int) -> None:
-        if self.line_count + count > MAX_LINES:
-            raise LogError(
-                f"the log has more than {num(MAX_LINES)} lines: upload only this run's output",
-                line=MAX_LINES + 1,
+        limit = self.max_lines
+        if self.line_count + count > limit:
+            raise LogTooLarge(
+                f"the log has more than {num(limit)} lines (comments and blank lines count "
+                "too): upload only this run's output",
+                line=limit + 1,
+                limit="lines",
             )
         self.line_count += count
+
+    def _check_deadline(self) -> None:
+        """Refuse the log once reading it (and parsing what was read) took longer than allowed:
+        checked before each block is handed on, so no more than a block's work follows."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise LogTooLarge(
+                f"the log was not read within {num(self.max_seconds)} seconds (stopped before "
+                "this line): upload only this run's output, or report less often",
+                line=self.line_count + 1,
+                limit="seconds",
+            )
 
     def _long_line_start(self, data: bytes) -> int | None:
         """Where the first line longer than the limit starts in ASCII `data`, or None; hops

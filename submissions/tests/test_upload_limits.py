@@ -11,7 +11,7 @@ from testing.logs import python_log
 pytestmark = pytest.mark.django_db
 
 
-def test_a_log_with_more_reports_than_kept_is_a_400_naming_the_limit(
+def test_a_log_with_more_reports_than_kept_is_a_413_naming_the_limit(
     contest, entrant, declared, settings
 ):
     settings.LOG_MAX_REPORTS = 3
@@ -19,9 +19,10 @@ def test_a_log_with_more_reports_than_kept_is_a_400_naming_the_limit(
     response = post_entry(
         token_client(entrant), contest, declared, upload(python_log(rows=5_000_000))
     )
-    assert response.status_code == 400
+    assert response.status_code == 413
     message = response.json()["log"][0]
     assert "more than 3 report lines" in message
+    assert "LOG_MAX_REPORTS" in message
     assert "line 5" in message  # the fourth report, the first past the limit
     assert Submission.objects.count() == 0
     assert SampleSeries.objects.count() == 0

@@ -6,6 +6,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.exceptions import (
+    APIException,
     NotAuthenticated,
     NotFound,
     PermissionDenied,
@@ -42,7 +43,13 @@ from submissions.web.serializers import (
     SubmissionSerializer,
     TokenListSerializer,
 )
-from submissions.web.throttle import upload_refusal, upload_refused
+from submissions.web.throttle import (
+    UploadRefusal,
+    upload_refusal,
+    upload_slot,
+    upload_stored,
+    upload_try,
+)
 
 
 class TokenObtain(ObtainAuthToken):
@@ -147,6 +154,20 @@ def _positive_page(text: str | None) -> int:
     return number
 
 
+class LogTooLargeError(APIException):
+    """A log refused for the work reading it would take: 413, as an upload past its size."""
+
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+
+    def __init__(self, message: str):
+        super().__init__({"log": [message]})
+
+
+def too_many_response(refusal: UploadRefusal) -> Response:
+    headers = {"Retry-After": str(refusal.retry_after)}
+    return Response({"detail": refusal.message}, status=429, headers=headers)
+
+
 class SubmissionListCreate(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
@@ -168,33 +189,40 @@ class SubmissionListCreate(APIView):
     def post(self, request: Request) -> Response:
         refusal = upload_refusal(request.user)
         if refusal:
-            headers = {"Retry-After": str(refusal.retry_after)}
-            return Response({"detail": refusal.message}, status=429, headers=headers)
+            return too_many_response(refusal)
         log = request.FILES.get("log")
         if log is not None and log.size > settings.LOG_UPLOAD_MAX_BYTES:
             # Checked before validation: DRF would fold it into a 400 with the other fields.
             return Response({"log": [too_large_message(log.size)]}, status=413)
+        with upload_slot(request.user) as slot:
+            if slot.refusal:
+                return too_many_response(slot.refusal)
+            upload_try(request.user)
+            submission = self._store(request)
+        upload_stored(request.user)
+        body = SubmissionSerializer(submission, context={"request": request}).data
+        return Response(body, status=status.HTTP_201_CREATED)
+
+    def _store(self, request: Request) -> Submission:
         serializer = SubmissionCreateSerializer(data=request.data)
         if not serializer.is_valid():
-            upload_refused(request.user)
             raise ValidationError(serializer.errors)
         data = dict(serializer.validated_data)
         try:
-            submission = services.entry_create(
+            return services.entry_create(
                 contest=data.pop("contest"),
                 owner=request.user,
                 declared=data,
                 log_file=data.pop("log", None),
+                log_seconds=settings.LOG_PARSE_SECONDS,
             )
         except refusals.DuplicateLog as duplicate:
-            upload_refused(request.user)
             url = request.build_absolute_uri(duplicate.existing.get_absolute_url())
             raise ValidationError({"log": [f"{duplicate.message} {url}"]}) from None
+        except refusals.LogTooLarge as too_large:
+            raise LogTooLargeError(too_large.message) from None
         except refusals.SubmissionRefused as refused:
-            upload_refused(request.user)
             raise ValidationError({refused.field: [refused.message]}) from None
-        body = SubmissionSerializer(submission, context={"request": request}).data
-        return Response(body, status=status.HTTP_201_CREATED)
 
 
 class SubmissionPreview(APIView):
@@ -222,8 +250,7 @@ class SubmissionPreview(APIView):
     def post(self, request: Request) -> Response:
         refusal = upload_refusal(request.user)
         if refusal:
-            headers = {"Retry-After": str(refusal.retry_after)}
-            return Response({"detail": refusal.message}, status=429, headers=headers)
+            return too_many_response(refusal)
         contest = None
         slug = str(request.data.get("contest") or "").strip()
         if slug:
@@ -238,11 +265,18 @@ class SubmissionPreview(APIView):
         if log.size == 0:
             raise ValidationError({"log": ["The file is empty: attach the iiBench output."]})
         track = contest.track if contest is not None else tracks.DEFAULT_TRACK
-        try:
-            found = log_declaration(track=track, log_file=log)
-        except refusals.SubmissionRefused as refused:
-            upload_refused(request.user)
-            raise ValidationError({refused.field: [refused.message]}) from None
+        # As an upload: one read at a time per user, counted before it starts (a preview
+        # stores nothing, so its count is never given back).
+        with upload_slot(request.user) as slot:
+            if slot.refusal:
+                return too_many_response(slot.refusal)
+            upload_try(request.user)
+            try:
+                found = log_declaration(track=track, log_file=log)
+            except refusals.LogTooLarge as too_large:
+                raise LogTooLargeError(too_large.message) from None
+            except refusals.SubmissionRefused as refused:
+                raise ValidationError({refused.field: [refused.message]}) from None
         body = {"log_format": found.log_format, "from_log": found.values, "sources": found.sources}
         if contest is not None:
             body["caps"] = declaration_caps(contest_rule_set(contest))

@@ -60,7 +60,7 @@ from submissions.setup.declared import settings_panel
 from submissions.tracks.reproduced import ENGINE_NAMES
 from submissions.web import exports
 from submissions.web.forms import DeclarationForm, SignupForm, SubmissionForm
-from submissions.web.throttle import upload_refusal, upload_refused
+from submissions.web.throttle import upload_refusal, upload_slot, upload_stored, upload_try
 from submissions.wings import (
     RULE_SENTENCES,
     contest_panels_context,
@@ -412,48 +412,73 @@ def entry_create(request: HttpRequest, slug: str) -> HttpResponse:
         contest=contest,
         kept_log=kept.file if kept else None,
     )
+    answer = 200
     if request.method == "POST":
         refusal = upload_refusal(request.user)
         if refusal:
-            context = {
-                "form": SubmissionForm(contest=contest),
-                "contest": contest,
-                "closed": False,
-                "refusal": refusal.message,
-            }
-            response = render(request, "submissions/submission_form.html", context, status=429)
-            response["Retry-After"] = str(refusal.retry_after)
-            return response
-    if request.method == "POST" and form.is_valid():
-        try:
-            submission = services.entry_create(
-                contest=contest,
-                owner=request.user,
-                declared=form.declared(),
-                log_file=form.cleaned_data.get("log"),
-            )
-        except refusals.DuplicateLog as duplicate:
-            link = format_html(
-                '<a href="{}">entry #{}</a>',
-                duplicate.existing.get_absolute_url(),
-                duplicate.existing.pk,
-            )
-            form.add_error("log", format_html("This run was already submitted as {}.", link))
-        except refusals.SubmissionRefused as refused:
-            form.add_error(refused.field if refused.field in form.fields else None, refused.message)
-        else:
+            return _upload_refused_page(request, contest, refusal)
+        with upload_slot(request.user) as slot:
+            if slot.refusal:
+                return _upload_refused_page(request, contest, slot.refusal)
+            upload_try(request.user)
+            submission, answer = _form_store(request, form, contest)
+        if submission is not None:
+            upload_stored(request.user)
             if kept is not None:
                 kept_log_discard(kept=kept)
             messages.success(request, "Your run is in. Here are its figures and verdicts.")
             return redirect(submission)
-    if request.method == "POST":
-        upload_refused(request.user)
         kept = _keep_for_retry(request, form, kept)
     return render(
         request,
         "submissions/submission_form.html",
         {"form": form, "contest": contest, "closed": not contest.is_open(), "kept": kept},
+        status=answer,
     )
+
+
+def _upload_refused_page(request: HttpRequest, contest: Contest, refusal) -> HttpResponse:
+    context = {
+        "form": SubmissionForm(contest=contest),
+        "contest": contest,
+        "closed": False,
+        "refusal": refusal.message,
+    }
+    response = render(request, "submissions/submission_form.html", context, status=429)
+    response["Retry-After"] = str(refusal.retry_after)
+    return response
+
+
+def _form_store(
+    request: HttpRequest, form: SubmissionForm, contest: Contest
+) -> tuple[Submission | None, int]:
+    """The entry the form stored, or None and the status of the page showing its errors (413
+    for a log past a limit of the work it takes to read, as for one past the size limit)."""
+    if not form.is_valid():
+        return None, 200
+    try:
+        submission = services.entry_create(
+            contest=contest,
+            owner=request.user,
+            declared=form.declared(),
+            log_file=form.cleaned_data.get("log"),
+            log_seconds=settings.LOG_PARSE_SECONDS,
+        )
+    except refusals.DuplicateLog as duplicate:
+        link = format_html(
+            '<a href="{}">entry #{}</a>',
+            duplicate.existing.get_absolute_url(),
+            duplicate.existing.pk,
+        )
+        form.add_error("log", format_html("This run was already submitted as {}.", link))
+    except refusals.LogTooLarge as too_large:
+        form.add_error("log", too_large.message)
+        return None, 413
+    except refusals.SubmissionRefused as refused:
+        form.add_error(refused.field if refused.field in form.fields else None, refused.message)
+    else:
+        return submission, 201
+    return None, 200
 
 
 def _keep_for_retry(request: HttpRequest, form: SubmissionForm, kept: KeptLog | None):

@@ -135,13 +135,19 @@ def test_it_refuses_a_gzip_that_expands_past_the_limit():
     data = gzip.compress(b"\n" * 5000)
     with pytest.raises(LogError) as error:
         parse_text(data, max_expanded_bytes=1000)
-    assert str(error.value) == ("the log expands past 1,000 bytes: upload only this run's output")
+    # Byte 1,001, the first past the limit, is the end of line 1,001: the read stops there.
+    assert str(error.value) == (
+        "line 1,001: the log expands past 1,000 bytes: upload only this run's output"
+    )
 
 
 def test_it_refuses_a_plain_log_past_the_limit():
     with pytest.raises(LogError) as error:
         parse_fixture("python-2023.log", max_expanded_bytes=100)
-    assert str(error.value) == "the log is larger than 100 bytes: upload only this run's output"
+    first_line_past = fixture_text("python-2023.log").encode()[:100].count(b"\n") + 1
+    assert str(error.value) == (
+        f"line {first_line_past}: the log is larger than 100 bytes: upload only this run's output"
+    )
 
 
 def test_it_stops_at_an_overlong_line_without_reading_it_whole():
