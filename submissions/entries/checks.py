@@ -81,11 +81,13 @@ def entry_check(
     submitted_at: datetime,
     version: RuleVersion | None = None,
     extra_verdicts: Sequence[RuleVerdict] = (),
+    command: str = "",
 ) -> CheckedEntry:
     """Parse the log (if any), compute the run's and the track's figures and judge the entry
     against a version of the contest's rules (the current one by default). `declared` holds
     the run's fields and the track's; `extra_verdicts` are judged elsewhere (a streamed
-    run's seal rules) and count the same."""
+    run's seal rules) and count the same; `command` is the command line a streamed run's
+    witness ran (evidence the log lacks, such as the Python iibench's index flags)."""
     version = version or rule_version_current(contest)
     rules = rule_set_of(version.rules)
     track = tracks.track_for(version.rules["workload"])
@@ -104,6 +106,7 @@ def entry_check(
         submitted_at=submitted_at,
         declared=own,
         track_figures=track_figures,
+        command=command,
     )
     ranking = track.ranking
     return CheckedEntry(
@@ -142,6 +145,7 @@ def entry_check_stored(
             submitted_at=submission.submitted_at,
             version=version,
             extra_verdicts=witness,
+            command=stream.command if stream is not None else "",
         )
 
 

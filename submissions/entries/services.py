@@ -144,6 +144,7 @@ def entry_create(
     enforce_deadline: bool = True,
     demo: str = "",
     extra_verdicts: Sequence[RuleVerdict] = (),
+    command: str = "",
 ) -> Submission:
     """Store a new entry with its log, figures and verdicts, or nothing at all. `declared`
     holds the run's fields and the contest's track fields; the log may be None only for a
@@ -163,6 +164,7 @@ def entry_create(
         log_file=log_file,
         submitted_at=submitted_at,
         extra_verdicts=extra_verdicts,
+        command=command,
     )
     fingerprint = _run_fingerprint(checked.parsed)
     if fingerprint:
