@@ -19,7 +19,7 @@ from submissions.contests.rules import (
     Entry,
     RuleVerdict,
     check_entry,
-    first_failure,
+    failures_summary,
     is_eligible,
     verdicts_from_dicts,
 )
@@ -174,12 +174,15 @@ def apply_check(submission: Submission, checked: CheckedEntry) -> None:
     submission.track_class = checked.track_class
     submission.verdicts = [verdict.as_dict() for verdict in verdicts]
     submission.eligible = is_eligible(verdicts)
-    failure = first_failure(verdicts)
-    submission.ineligible_reason = failure.message[:500] if failure else ""
+    submission.ineligible_reason = _short(failures_summary(verdicts), 500)
     submission.checked_at = timezone.now()
     submission.rules_version = checked.rules_version
     submission.engine = normalised_engine(submission.storage_engine, submission.server_family)
     _apply_costs(submission, checked)
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _apply_costs(submission: Submission, checked: CheckedEntry) -> None:

@@ -118,6 +118,9 @@ def check_machine(declared: Mapping, machine: Mapping) -> RuleVerdict:
             f"{memory / 2**30:.1f} GiB (within {MEMORY_TOLERANCE:.0%} agrees)"
         )
     drive = (machine.get("datadir") or {}).get("kind")
+    beneath = drive == "virtual" and declared["drive_kind"] not in ("", "virtual")
+    if beneath:
+        drive = None  # a virtual volume says nothing of the declared drive beneath it
     if drive and drive != declared["drive_kind"]:
         mismatches.append(f"drive: declared {declared['drive_kind']}, the client reported {drive}")
     if mismatches:
@@ -135,10 +138,16 @@ def check_machine(declared: Mapping, machine: Mapping) -> RuleVerdict:
         if not reported
     ]
     if unreported:
+        why = (
+            "drive: the data directory is on a virtual volume, whose flags say nothing of the "
+            f"declared {declared['drive_kind']} beneath it"
+            if beneath
+            else "drive: run with --datadir"
+        )
         return RuleVerdict(
             "machine_declared",
             Status.UNVERIFIED,
-            f"The client did not report its {', '.join(unreported)} (drive: run with --datadir).",
+            f"The client did not report its {', '.join(unreported)} ({why}).",
         )
     return RuleVerdict(
         "machine_declared",

@@ -93,7 +93,9 @@ def test_a_stream_on_another_machine_is_still_streamed_and_fails_its_rule():
     assert verdict.status == Status.FAIL
     assert streamed([check_clock(*honest(3), TOLERANCE), verdict])
     reports, _ = honest(3)
-    fast_forwarded = check_clock(reports, [Receipt(r.line, r.line, 0.5) for r in reports], TOLERANCE)
+    fast_forwarded = check_clock(
+        reports, [Receipt(r.line, r.line, 0.5) for r in reports], TOLERANCE
+    )
     assert fast_forwarded.status == Status.FAIL
     assert not streamed([fast_forwarded, verdict])
 

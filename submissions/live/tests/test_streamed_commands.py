@@ -12,7 +12,7 @@ from submissions.models import Submission
 from submissions.tests.logparse.conftest import FIXTURES
 from testing.factories import ContestFactory
 
-from .test_live_api import MACHINE, append, open_run, witness_client
+from .test_live_api import MACHINE, append, witness_client
 
 pytestmark = pytest.mark.django_db
 
@@ -105,9 +105,7 @@ def test_a_stream_on_another_server_than_declared_fails_showing_both(entrant, de
     assert entry.eligible is False
 
 
-def test_a_stream_on_another_machine_stays_streamed_and_is_not_eligible(
-    entrant, on_this_server
-):
+def test_a_stream_on_another_machine_stays_streamed_and_is_not_eligible(entrant, on_this_server):
     machine = {**MACHINE, "datadir": {"path": "/var/lib/mysql", "kind": "ssd"}, "db": THIS_SERVER}
     body, entry = stream(entrant, on_this_server, "secondary-at-start", machine=machine)
     assert body["trust"] == "streamed"
