@@ -284,6 +284,7 @@ class JavaConsoleParse(LogParse):
             self._index(index, line)
         elif LOAD_STARTED_LINE.match(body) and not getattr(self, "load_started_line", 0):
             self.load_started_line = line
+            self.mark("load_started", line, body)
 
     def _index(self, index: re.Match, line: int) -> None:
         # jiibench creates its secondary indexes after the table and before its writers start

@@ -173,3 +173,53 @@ def test_a_two_report_log_gets_the_whole_run_not_five_times_its_stub():
     judged = judge_track("classic", text.encode(), **OPEN_CONTEST).verdicts
     assert judged["whole_run"].status == Status.PASS
     assert judged["totals_agree"].status == Status.UNVERIFIED  # no Totals, no Done
+
+
+# --- the Java iibench of today (tmcallaghan/iibench-mysql 9db5aa92, OpenJDK 17) ----------------
+
+SHORT_RUNS = {
+    "target_rows": 300_000,
+    "report_every_rows": 100_000,
+    "report_every_seconds": 1,
+}
+
+
+def test_a_java_run_reporting_every_second_passes_a_contest_that_accepts_seconds():
+    text = fixture("java-iibench-today-mariadb-1s.log")
+    judged = judge_track("classic", text, **SHORT_RUNS).verdicts
+    assert judged["report_interval"].status == Status.PASS
+    assert "which this contest accepts" in judged["report_interval"].message
+    assert judged["indexes_from_start"].status == Status.PASS
+    assert judged["indexes_from_start"].line == 21
+    assert "(line 26: 'Writer thread" in judged["indexes_from_start"].message
+    assert judged["rows_per_insert"].status == Status.PASS  # `Rows Per Insert = 250`
+    assert judged["rows_per_commit"].status == Status.UNVERIFIED
+    assert judged["totals_agree"].status == Status.PASS
+    # Where only rows count (every 100,000), a Python run reporting every second cannot meet
+    # the rule: its first second carries 133,000 rows (issue 42).
+    rows_only = judge_track(
+        "classic",
+        fixture(TODAY.format("mariadb", "secondary-at-start")),
+        **{**SHORT_RUNS, "report_every_seconds": None},
+    ).verdicts["report_interval"]
+    assert rows_only.status == Status.FAIL
+    assert "133,000 rows after the previous one" in rows_only.message
+
+
+def test_the_java_tsv_of_the_same_run_cannot_show_its_indexes_nor_its_end():
+    judged = judge_track(
+        "classic", fixture("java-iibench-today-mariadb-1s.tsv"), **SHORT_RUNS
+    ).verdicts
+    assert judged["indexes_from_start"].status == Status.UNVERIFIED
+    assert "console of the same run" in judged["indexes_from_start"].message
+    assert judged["totals_agree"].status == Status.UNVERIFIED
+    assert judged["report_interval"].status == Status.PASS
+
+
+def test_a_killed_java_run_has_no_done_and_is_unfinished():
+    judged = judge_track(
+        "classic", fixture("java-iibench-today-mariadb-killed.log"), **SHORT_RUNS
+    ).verdicts
+    totals = judged["totals_agree"]
+    assert totals.status == Status.UNVERIFIED
+    assert totals.message.startswith("Unfinished: the log ends at line 34, a report of 379,250")
