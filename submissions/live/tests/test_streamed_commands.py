@@ -113,3 +113,11 @@ def test_a_stream_on_another_machine_stays_streamed_and_is_not_eligible(entrant,
     assert "drive: declared hdd, the client reported ssd" in entry.ineligible_reason or any(
         "drive: declared hdd" in v["message"] for v in entry.verdicts if v["status"] == "fail"
     )
+
+
+def test_the_run_page_shows_the_witnessed_server_beside_the_declared_one(entrant, declared, client):
+    stream(entrant, declared, "secondary-at-start")
+    run = LiveRun.objects.get(submission__isnull=False, command=RUNS["secondary-at-start"])
+    page = client.get(run.get_absolute_url()).content.decode()
+    assert "mysql 10.11.19-MariaDB-0+deb12u1; declared 5.1.25-rc" in page
+    assert RUNS["secondary-at-start"] in page
