@@ -164,8 +164,8 @@ def apply_check(submission: Submission, checked: CheckedEntry) -> None:
     submission.terminal_window_start_row = figures.terminal_window_start_row if figures else 0
     submission.seconds_to_target = figures.estimated_seconds_to_target if figures else None
     submission.estimated = figures.estimated if figures else False
-    submission.elapsed_source = figures.elapsed_source if figures else ""
-    submission.terminal_window_basis = figures.terminal_window_basis if figures else ""
+    submission.elapsed_source = _short(figures.elapsed_source, 120) if figures else ""
+    submission.terminal_window_basis = _short(figures.terminal_window_basis, 200) if figures else ""
     submission.estimate_basis = figures.estimate_basis if figures else ""
     submission.excerpt = parsed is not None and any(m.kind == "excerpt" for m in parsed.markers)
     submission.track_declared = checked.track_declared

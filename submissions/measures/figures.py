@@ -86,6 +86,9 @@ def compute_figures(
     last_line = int(series.line[-1])
     elapsed, source = float(timeline.seconds[-1]), f"line {last_line:,}, {timeline.source}"
     average = rows / elapsed if elapsed > 0 else 0.0
+    if log is not None and any(m.kind == "unfinished" for m in log.markers):
+        # Killed or hung before its summary: the figures stop where the log does, and say so.
+        source += " (unfinished: the run did not reach its summary)"
     totals_seconds = _totals_seconds(log.totals, log.clock) if log is not None else None
     # The summary wins when it covers the reports, allowing for its own rounding: it then also
     # covers what came after the last report (an index build, the final commit).
@@ -103,8 +106,7 @@ def compute_figures(
         window_basis = _whole_run_basis(log, elapsed - window.end_seconds)
     elif log is not None and (built := _index_build(log)) is not None:
         window_basis += (
-            f" (the insert phase only: the index build after the load, line {built.line:,}, "
-            "is not in it)"
+            f" (the insert phase only: the index build, line {built.line:,}, is not in it)"
         )
     basis = ""
     if rows >= target_rows:

@@ -223,3 +223,10 @@ def test_a_killed_java_run_has_no_done_and_is_unfinished():
     totals = judged["totals_agree"]
     assert totals.status == Status.UNVERIFIED
     assert totals.message.startswith("Unfinished: the log ends at line 34, a report of 379,250")
+
+
+def test_an_unfinished_runs_figures_say_where_they_stop():
+    measured = figures(TODAY.format("postgresql", "killed"))
+    assert measured.rows == 452_000
+    assert measured.elapsed_source.startswith("line 7, ")
+    assert measured.elapsed_source.endswith("(unfinished: the run did not reach its summary)")
