@@ -68,6 +68,7 @@ class ContestAdmin(admin.ModelAdmin):
                     "rows_per_commit",
                     "max_rows_per_insert",
                     "report_every_rows",
+                    "report_every_seconds",
                     "indexes_from_start",
                     "terminal_window_rows",
                 )

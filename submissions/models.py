@@ -44,6 +44,14 @@ class Contest(models.Model):
     rows_per_commit = models.PositiveIntegerField(default=1_000)
     max_rows_per_insert = models.PositiveIntegerField(default=1_000)
     report_every_rows = models.PositiveIntegerField(default=1_000_000)
+    report_every_seconds = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text=(
+            "Or a report at least every N seconds: the cadence the Python and Java iibench "
+            "keep (they report by time). Empty: only the rows cadence is accepted."
+        ),
+    )
     indexes_from_start = models.BooleanField(
         default=True,
         help_text="Rows must be inserted with the indexes in place (no bulk load + ALTER).",
@@ -161,6 +169,9 @@ class DriveKind(models.TextChoices):
     HDD = "hdd", "HDD"
     SSD = "ssd", "SSD"
     NVME = "nvme", "NVMe"
+    # A VM's or a cloud provider's block device (virtio vda, Xen xvda, EBS, Ceph RBD): neither
+    # HDD nor SSD as the drive table means them, and its IOPS cap is the provider's.
+    VIRTUAL = "virtual", "Virtual or cloud volume"
 
 
 # A board builds a line per row: a dict, not the enum's lookups (`DriveKind.values` is a list

@@ -39,6 +39,7 @@ class StreamedRun:
     streamed: bool  # sealed with its clock agreeing and the client's machine facts agreeing
     state: str  # "streaming", "silent", "sealed", ...
     seal_verdicts: list[dict] = field(default_factory=list)  # the seal rules' verdicts, stored
+    command: str = ""  # the command line the witness client ran, as it reported it
 
 
 EntryPanel = Panel  # the name the runner registers its rerun panel under

@@ -25,7 +25,10 @@ IIBENCH = ROOT / "runner" / "iibench" / "iibench"
 
 
 def this_machine(declared: dict) -> dict:
-    """The declaration with this machine's cores, memory and drive, as the client sees them."""
+    """The declaration with this machine's cores, memory and drive, as the client sees them,
+    and the SQLite the C benchmark runs on here (the client reads its version with --db)."""
+    import sqlite3
+
     sys.path.insert(0, str(CLIENT.parent))
     import iibench_witness
 
@@ -39,6 +42,8 @@ def this_machine(declared: dict) -> dict:
         "memory_gb": round(memory_gib),
         "drive_kind": drive,
         "storage_engine": "SQLite",
+        "server_family": "sqlite",
+        "server_version": sqlite3.sqlite_version,
     }
 
 

@@ -170,7 +170,10 @@ def datadir_facts(datadir: str) -> dict:
         rotational=rotational == "1" if rotational else None,
         size_bytes=int(sectors) * 512 if sectors.isdigit() else None,
     )
-    if disk.startswith("nvme"):
+    if disk.startswith(("vd", "xvd", "rbd", "nbd")):
+        # A VM's or cloud's volume: its rotational flag is the hypervisor's, not a drive's.
+        facts["kind"] = "virtual"
+    elif disk.startswith("nvme"):
         facts["kind"] = "nvme"
     elif rotational:
         facts["kind"] = "hdd" if rotational == "1" else "ssd"

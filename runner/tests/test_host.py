@@ -11,7 +11,7 @@ def test_this_host_is_read_from_proc_and_sys():
     assert host["cores"] >= 1
     assert host["memory_gb"] > 0
     assert host["cpu_model"]
-    assert host["drive_kind"] in ("hdd", "ssd", "nvme", "unknown")
+    assert host["drive_kind"] in ("hdd", "ssd", "nvme", "virtual", "unknown")
 
 
 def test_a_host_like_the_entrys_is_comparable():

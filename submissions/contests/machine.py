@@ -14,8 +14,11 @@ What each fact is compared as:
 - memory: in GiB, within MEMORY_TOLERANCE of the declaration either way (the kernel reports a
   little less than is installed, and people write GB for GiB);
 - drive kind: the kernel's rotational flag of the data directory's device (`yes`: hdd; `no`:
-  nvme for an nvme* device, else ssd). A virtual or stacked device (a VM's vda, LVM's dm-*, md
-  RAID, zram, loop) reports a flag that says nothing of the drive beneath: not stated.
+  nvme for an nvme* device, else ssd). A VM's or cloud's volume (vda, xvda, rbd, nbd) is
+  "virtual", whatever its flag says (a VM disk often reports itself rotational): it agrees with a
+  declared virtual volume, and a declared HDD or SSD beneath it is not stated. A stacked device
+  (LVM's dm-*, md RAID, zram, loop) reports a flag that says nothing of the drive beneath: not
+  stated.
 """
 
 from __future__ import annotations
@@ -30,9 +33,11 @@ from submissions.measures.numbers import number as _n
 MEMORY_TOLERANCE = 0.10
 # Device names whose rotational flag is not the drive's: virtual and stacked block devices.
 UNTOLD_DEVICES = ("vd", "xvd", "dm-", "md", "zram", "loop", "rbd", "nbd")
+# Of those, the volumes a hypervisor or a cloud provider hands a machine: a virtual drive.
+VIRTUAL_DEVICES = ("vd", "xvd", "rbd", "nbd")
 # A declared kind the log's kind agrees with: an NVMe drive is a solid-state drive, so an entrant
 # who declares "ssd" for it understates nothing; a SATA SSD declared "nvme" claims more.
-AGREEING_KINDS = {"hdd": {"hdd"}, "ssd": {"ssd"}, "nvme": {"nvme", "ssd"}}
+AGREEING_KINDS = {"hdd": {"hdd"}, "ssd": {"ssd"}, "nvme": {"nvme", "ssd"}, "virtual": {"virtual"}}
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,8 @@ def memory_agrees(memory_bytes: float, declared_gb: float) -> bool:
 
 def drive_kind_of(device: str, rotational: str) -> str | None:
     """The drive kind the kernel's flag tells for a device, or None when it tells nothing."""
+    if device.startswith(VIRTUAL_DEVICES):
+        return "virtual"
     if not device or device.startswith(UNTOLD_DEVICES) or rotational not in ("yes", "no"):
         return None
     if rotational == "yes":
@@ -118,6 +125,12 @@ def _drive_fact(machine: dict, declared) -> Fact:
         note = (
             f"{device.value} is a virtual or stacked device: its rotational flag does not tell "
             "the drive beneath"
+        )
+        return Fact("drive", declared_kind, None, rotational.line, None, note)
+    if kind == "virtual" and declared.drive_kind and declared.drive_kind != "virtual":
+        note = (
+            f"{device.value} is a virtual volume: its rotational flag does not tell the drive "
+            f"beneath, which the declaration says is {declared.drive_kind}"
         )
         return Fact("drive", declared_kind, None, rotational.line, None, note)
     agrees = declared.drive_kind in AGREEING_KINDS[kind] if declared.drive_kind else None

@@ -248,6 +248,20 @@ def _drive(entry: Entry) -> tuple[DriveLimits | None, int]:
     return DRIVES.get(entry.setup.drive_kind), max(entry.setup.drives, 1)
 
 
+# A virtual or cloud volume has no row in the drive table: its ceiling is what its provider
+# grants (a volume type's IOPS and throughput), which neither the log nor the declaration says.
+VIRTUAL_UNKNOWN = (
+    "a virtual or cloud volume was declared: its IOPS and throughput caps are its provider's, "
+    "which the registry cannot know, so the drive table bounds nothing here."
+)
+
+
+def _no_drive_limits(entry: Entry, rule_id: str, unset: str) -> RuleVerdict:
+    if entry.setup.drive_kind == "virtual":
+        return _not_stated(rule_id, VIRTUAL_UNKNOWN)
+    return _not_stated(rule_id, unset)
+
+
 def _per_second_check(
     rule_id: str, columns: tuple[tuple[str, str, Callable[[DriveLimits], int]], ...], unit: str
 ):
@@ -256,7 +270,9 @@ def _per_second_check(
     def check(entry: Entry, rules: RuleSet) -> RuleVerdict:
         limits, drives = _drive(entry)
         if limits is None:
-            return _not_stated(rule_id, "no drive kind was declared to judge the device by.")
+            return _no_drive_limits(
+                entry, rule_id, "no drive kind was declared to judge the device by."
+            )
         found = [(name, label, of) for name, label, of in columns if _has(entry.log, name)]
         if not found:
             return _not_stated(rule_id, "the log has no device columns.")
@@ -327,7 +343,7 @@ def check_reads_past_cliff(entry: Entry, rules: RuleSet) -> RuleVerdict:
     per second the drives served, which their random reads bound."""
     limits, drives = _drive(entry)
     if limits is None:
-        return _not_stated("physics_reads_per_row", "no drive kind was declared.")
+        return _no_drive_limits(entry, "physics_reads_per_row", "no drive kind was declared.")
     if not _has(entry.log, "read_ops"):
         return _not_stated("physics_reads_per_row", "the log does not count device reads.")
     ceiling = limits.random_reads * drives * DEVICE_MARGIN

@@ -18,6 +18,7 @@ RULE_FIELDS: dict[str, tuple[str, str]] = {
     "rows_per_commit": ("rows per commit", ""),
     "max_rows_per_insert": ("rows per INSERT cap", ""),
     "report_every_rows": ("report interval", " rows"),
+    "report_every_seconds": ("report interval in seconds", " s"),
     "indexes_from_start": ("indexes from the start", ""),
     "terminal_window_rows": ("terminal window", " rows"),
     "max_sockets": ("socket cap", ""),
@@ -37,7 +38,7 @@ RULE_FIELDS: dict[str, tuple[str, str]] = {
 def snapshot_of(values: Mapping) -> dict:
     """The rules of a contest (its field values by name) as JSON: the track's parameters
     complete, so {} and the spelled-out defaults are the same rules."""
-    snapshot = {name: values[name] for name in RULE_FIELDS if name != "track_rules"}
+    snapshot = {name: values.get(name) for name in RULE_FIELDS if name != "track_rules"}
     deadline = snapshot["deadline"]
     # In UTC: the admin's copy and the database's spell the same moment in different zones.
     if isinstance(deadline, datetime):
@@ -58,6 +59,7 @@ def rule_set_of(snapshot: Mapping) -> RuleSet:
         rows_per_commit=snapshot["rows_per_commit"],
         max_rows_per_insert=snapshot["max_rows_per_insert"],
         report_every_rows=snapshot["report_every_rows"],
+        report_every_seconds=snapshot.get("report_every_seconds"),
         indexes_from_start=snapshot["indexes_from_start"],
         max_sockets=snapshot["max_sockets"],
         max_cores=snapshot["max_cores"],

@@ -99,6 +99,7 @@ def contest_rule_set(contest: Contest) -> RuleSet:
         rows_per_commit=contest.rows_per_commit,
         max_rows_per_insert=contest.max_rows_per_insert,
         report_every_rows=contest.report_every_rows,
+        report_every_seconds=contest.report_every_seconds,
         indexes_from_start=contest.indexes_from_start,
         max_sockets=contest.max_sockets,
         max_cores=contest.max_cores,

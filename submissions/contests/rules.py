@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 
 import numpy as np
 
+from submissions.contests.commands import python_command_batch, python_command_indexes
 from submissions.logparse.columns import held, pieces, wide_piece
 from submissions.logparse.model import ParsedLog
 from submissions.logparse.steps import median_step
@@ -40,6 +41,9 @@ class RuleSet:
     max_rows_per_insert: int
     report_every_rows: int
     indexes_from_start: bool = True
+    # A time cadence the contest also accepts: a log that reports every N seconds (the Python
+    # and Java iibench) meets the rule when no two reports are further apart. None: rows only.
+    report_every_seconds: int | None = None
     max_sockets: int | None = None
     max_cores: int | None = None
     max_memory_gb: float | None = None
@@ -54,6 +58,14 @@ class RuleSet:
     # The contest's track parameters (Contest.track_rules with the track's defaults filled in),
     # e.g. {"delete_after": 250_000_000}: track rules read them, sentences name them.
     track: Mapping[str, int | float] = field(default_factory=dict)
+
+    @property
+    def cadence_rule(self) -> str:
+        """The cadence the contest accepts, in words: rows, or rows or seconds."""
+        rows = f"A report at least every {_n(self.report_every_rows)} rows"
+        if self.report_every_seconds:
+            return f"{rows}, or every {_n(self.report_every_seconds)} s"
+        return rows
 
     @property
     def server_rule(self) -> str:
@@ -102,6 +114,9 @@ class Entry:
     submitted_at: datetime
     declared: Mapping = field(default_factory=dict)  # the track's declared fields
     track_figures: Mapping = field(default_factory=dict)
+    # The command line that produced the log, as the witness client ran it (a streamed run);
+    # "" for an upload, whose command nobody observed.
+    command: str = ""
 
 
 @dataclass(frozen=True)
@@ -185,6 +200,19 @@ def _stated_limit(*, rule_id: str, key: str, what: str, limit: str, exact: bool)
     def check(entry: Entry, rules: RuleSet) -> RuleVerdict:
         bound = getattr(rules, limit)
         stated = entry.log.parameters.get(key)
+        batch = python_command_batch(entry.command) if stated is None else None
+        if batch is not None:
+            value = batch.rows
+            ok = value == bound if exact else value <= bound
+            return RuleVerdict(
+                rule_id,
+                Status.PASS if ok else Status.FAIL,
+                f"The command the witness ran has `{batch.shown}`: the Python iibench sends "
+                f"each commit as one INSERT of {_n(value)} rows; the rule is "
+                f"{'' if exact else 'at most '}{_n(bound)} {what}.",
+                value=_n(value),
+                limit=_n(bound),
+            )
         if stated is None:
             return RuleVerdict(
                 rule_id,
@@ -234,6 +262,8 @@ def check_report_interval(entry: Entry, rules: RuleSet) -> RuleVerdict:
             "report_interval", Status.FAIL, "The log has no report lines.", limit=_n(every)
         )
     offset = _first_step(log)
+    if log.cadence == "time" and rules.report_every_seconds:
+        return _time_cadence_verdict(log, rules, offset)
     if log.cadence == "time":
         # A log that reports every N seconds meets "a report every M rows" when no two of its
         # reports are more than M rows apart: it reports at least that often.
@@ -297,6 +327,44 @@ def check_report_interval(entry: Entry, rules: RuleSet) -> RuleVerdict:
     )
 
 
+def _time_cadence_allowance(seconds: int) -> float:
+    # A client that sleeps N seconds then reads its counters reports a little late each time
+    # (1.0-1.1 s at a 1 s cadence in the real logs); its last report may close a short second.
+    return seconds + max(0.5, 0.2 * seconds)
+
+
+def _time_cadence_verdict(log: ParsedLog, rules: RuleSet, offset: int) -> RuleVerdict:
+    """A log that reports every N seconds, in a contest that accepts a time cadence: it meets
+    the rule when no two reports (nor the start and the first) are further apart than that."""
+    every = rules.report_every_seconds
+    seconds = np.frombuffer(log.series.seconds, dtype=np.float64)[: len(log.series)]
+    steps = np.diff(seconds, prepend=0.0)[offset:]
+    allowed = _time_cadence_allowance(every)
+    late = np.flatnonzero(steps > allowed)
+    limit = f"{_n(every)} s"
+    if len(late):
+        i = offset + int(late[0])
+        return RuleVerdict(
+            "report_interval",
+            Status.FAIL,
+            f"The rule: {rules.cadence_rule}; this report comes {_n(round(float(steps[i - offset]), 1))} s "
+            "after the previous one.",
+            int(log.series.line[i]),
+            f"{_n(round(float(steps[i - offset]), 1))} s",
+            limit,
+        )
+    longest = float(steps.max()) if len(steps) else 0.0
+    return RuleVerdict(
+        "report_interval",
+        Status.PASS,
+        f"The log reports every {_stated_seconds(log)}, at most {_n(round(longest, 1))} s apart: "
+        f"at least every {_n(every)} s, which this contest accepts.",
+        int(log.series.line[-1]),
+        f"{_n(round(longest, 1))} s",
+        limit,
+    )
+
+
 def _stated_seconds(log: ParsedLog) -> str:
     """ "10 s" as the log states it, else the median step between its reports."""
     stated = log.parameters.get("report_every_seconds")
@@ -337,6 +405,18 @@ def check_indexes_from_start(entry: Entry, rules: RuleSet) -> RuleVerdict:
         )
     if log.indexes:
         secondary = [index.name for index in log.indexes if not index.primary]
+        started = next((m for m in log.markers if m.kind == "load_started"), None)
+        if started is not None:
+            return RuleVerdict(
+                "indexes_from_start",
+                Status.PASS,
+                f"The log creates {len(secondary)} secondary indexes ({', '.join(secondary)}) "
+                f"from line {log.indexes[0].line:,}, before its writers start to load the table "
+                f"(line {started.line:,}: '{started.text.strip()[:80]}').",
+                log.indexes[0].line,
+                "before the load",
+                "in place from the start",
+            )
         return RuleVerdict(
             "indexes_from_start",
             Status.PASS,
@@ -347,17 +427,60 @@ def check_indexes_from_start(entry: Entry, rules: RuleSet) -> RuleVerdict:
             "in place from the start",
         )
     if log.format.startswith("python-iibench"):
-        # The Python iibench prints "Created secondary indexes in ..." whenever it builds them
-        # after the load (--secondary_at_end); without that line they came with the table.
+        return _python_indexes(entry)
+    if log.format == "java-iibench-tsv":
         return RuleVerdict(
             "indexes_from_start",
-            Status.PASS,
-            "No 'Created secondary indexes' line: the Python iibench created them with the table.",
+            Status.UNVERIFIED,
+            "Unverified: declared by entrant. A Java TSV file holds its reports only; the "
+            "console of the same run shows its indexes ('*** creating secondary index' lines "
+            "before the load): upload that instead.",
         )
     return RuleVerdict(
         "indexes_from_start",
         Status.UNVERIFIED,
         "Unverified: declared by entrant. The log does not say when the indexes were created.",
+    )
+
+
+# The Python iibench formats printed by the client whose `--setup` makes only the primary key
+# (the 2023 header appeared 2023-05-18, --secondary_at_start on 2023-08-08: docs/IIBENCH.md).
+PYTHON_FORMATS_SINCE_2023 = ("python-iibench-2023",)
+
+
+def _python_indexes(entry: Entry) -> RuleVerdict:
+    """A Python iibench log names its indexes only when it built them after the load (caught
+    above); otherwise it says nothing of them, and only the command line can."""
+    log = entry.log
+    today = log.format in PYTHON_FORMATS_SINCE_2023
+    from_command = python_command_indexes(entry.command, client_since_2023_08=today)
+    if from_command is not None:
+        return RuleVerdict(
+            "indexes_from_start",
+            Status(from_command.status),
+            from_command.message,
+            value=from_command.shown,
+            limit="in place from the start",
+        )
+    if today:
+        why = (
+            "since mdcallag/mytools 78887ab4 (2023-08-08) the Python iibench's `--setup` creates "
+            "only the primary key and its secondary indexes exist from the start only with "
+            "`--secondary_at_start`, which its log does not print"
+        )
+    else:
+        why = (
+            "the Python iibench of this format created its secondary indexes with the table "
+            "under `--setup`, but its log says neither whether `--setup` ran nor how many "
+            "(`--num_secondary_indexes`)"
+        )
+    return RuleVerdict(
+        "indexes_from_start",
+        Status.UNVERIFIED,
+        f"Unverified: declared by entrant. The log does not show its indexes: {why}. A run "
+        "streamed through the witness client is judged by its command line.",
+        value="not in the log",
+        limit="in place from the start",
     )
 
 
@@ -572,7 +695,7 @@ POST_LOAD_SECONDS = re.compile(r"in ([0-9]+(?:\.[0-9]+)?) seconds")
 def check_totals_agree(entry: Entry, rules: RuleSet) -> RuleVerdict:
     totals, series = entry.log.totals, entry.log.series
     if totals is None or totals.rows is None:
-        return RuleVerdict("totals_agree", Status.PASS, "The log has no summary line to compare.")
+        return _no_summary(entry.log)
     last_rows = int(series.rows[-1]) if len(series) else 0
     if totals.rows < last_rows:
         return RuleVerdict(
@@ -605,6 +728,33 @@ def check_totals_agree(entry: Entry, rules: RuleSet) -> RuleVerdict:
         Status.PASS,
         f"The summary's {_n(totals.rows)} rows agree with the reports.",
         totals.line,
+    )
+
+
+def _no_summary(log: ParsedLog) -> RuleVerdict:
+    """Nothing to compare: say whether the run finished, and where its log ends."""
+    unfinished = next((m for m in log.markers if m.kind == "unfinished"), None)
+    if unfinished is not None:
+        return RuleVerdict(
+            "totals_agree",
+            Status.UNVERIFIED,
+            f"Unfinished: {unfinished.text}. There is no summary to compare with the reports.",
+            unfinished.line,
+            "unfinished",
+            "a summary line",
+        )
+    done = next((m for m in log.markers if m.kind == "done"), None)
+    if done is not None:
+        where = f"it ends with '{done.text}' (line {done.line:,})"
+    elif log.format == "java-iibench-tsv":
+        where = "a Java TSV file holds reports only; its console prints the end of the run"
+    else:
+        where = "the log prints none"
+    return RuleVerdict(
+        "totals_agree",
+        Status.UNVERIFIED,
+        f"Unverified: no summary line to compare with the reports ({where}).",
+        done.line if done is not None else None,
     )
 
 
@@ -938,7 +1088,7 @@ RULES: tuple[Rule, ...] = (
             exact=False,
         ),
     ),
-    Rule("report_interval", "A report every {report_every_rows} rows.", check_report_interval),
+    Rule("report_interval", "{cadence_rule}.", check_report_interval),
     Rule(
         "indexes_from_start",
         "Rows are inserted with the indexes in place: bulk load followed by ALTER TABLE is not allowed.",
@@ -1033,3 +1183,57 @@ def is_eligible(verdicts: list[RuleVerdict]) -> bool:
 
 def first_failure(verdicts: list[RuleVerdict]) -> RuleVerdict | None:
     return next((v for v in verdicts if v.status == Status.FAIL), None)
+
+
+# The groups a page names a failing rule by, in the order the rules are listed.
+RULE_GROUPS = (
+    ("the run", ("target_rows",)),
+    (
+        "the log",
+        (
+            "rows_per_commit",
+            "rows_per_insert",
+            "report_interval",
+            "indexes_from_start",
+            "cumulative_rate",
+            "interval_rate",
+            "no_missing_report",
+            "whole_run",
+            "totals_agree",
+        ),
+    ),
+    ("physics", ("physics_",)),
+    (
+        "hardware",
+        ("sockets", "cores", "memory", "drives", "direct_attached", "raid", "machine_in_log"),
+    ),
+    ("software", ("mysql_version", "preferred_os")),
+    ("the deadline", ("deadline",)),
+    ("the stream", ("clock_agrees", "machine_declared", "server_version_witnessed", "exit_status")),
+)
+
+
+def rule_group(rule: str) -> str:
+    for group, members in RULE_GROUPS:
+        if rule in members or any(m.endswith("_") and rule.startswith(m) for m in members):
+            return group
+    return "the track"
+
+
+def failures_summary(verdicts: list[RuleVerdict]) -> str:
+    """What an ineligible entry's header and board row say: how many rules fail and every group
+    they fall in, each with its first failure's words (issue 42: "The run stopped at 3,000,000
+    rows" alone hid three physics failures). One failure is its own message."""
+    failed = [v for v in verdicts if v.status == Status.FAIL]
+    if len(failed) <= 1:
+        return failed[0].message if failed else ""
+    groups: dict[str, list[RuleVerdict]] = {}
+    for verdict in failed:
+        groups.setdefault(rule_group(verdict.rule), []).append(verdict)
+    named = "; ".join(
+        f"{group} ({len(members)}): {members[0].message}"
+        if len(members) > 1
+        else f"{group}: {members[0].message}"
+        for group, members in groups.items()
+    )
+    return f"{len(failed)} rules fail. {named}"

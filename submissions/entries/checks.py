@@ -19,7 +19,7 @@ from submissions.contests.rules import (
     Entry,
     RuleVerdict,
     check_entry,
-    first_failure,
+    failures_summary,
     is_eligible,
     verdicts_from_dicts,
 )
@@ -82,11 +82,14 @@ def entry_check(
     version: RuleVersion | None = None,
     extra_verdicts: Sequence[RuleVerdict] = (),
     log_seconds: float | None = None,
+    command: str = "",
 ) -> CheckedEntry:
     """Parse the log (if any), compute the run's and the track's figures and judge the entry
     against a version of the contest's rules (the current one by default). `declared` holds
     the run's fields and the track's; `extra_verdicts` are judged elsewhere (a streamed
-    run's seal rules) and count the same; `log_seconds`: the log's read has that deadline."""
+    run's seal rules) and count the same; `log_seconds`: the log's read has that deadline;
+    `command` is the command line a streamed run's witness ran (evidence the log lacks, such as
+    the Python iibench's index flags)."""
     version = version or rule_version_current(contest)
     rules = rule_set_of(version.rules)
     track = tracks.track_for(version.rules["workload"])
@@ -105,6 +108,7 @@ def entry_check(
         submitted_at=submitted_at,
         declared=own,
         track_figures=track_figures,
+        command=command,
     )
     ranking = track.ranking
     return CheckedEntry(
@@ -143,6 +147,7 @@ def entry_check_stored(
             submitted_at=submission.submitted_at,
             version=version,
             extra_verdicts=witness,
+            command=stream.command if stream is not None else "",
         )
 
 
@@ -161,8 +166,8 @@ def apply_check(submission: Submission, checked: CheckedEntry) -> None:
     submission.terminal_window_start_row = figures.terminal_window_start_row if figures else 0
     submission.seconds_to_target = figures.estimated_seconds_to_target if figures else None
     submission.estimated = figures.estimated if figures else False
-    submission.elapsed_source = figures.elapsed_source if figures else ""
-    submission.terminal_window_basis = figures.terminal_window_basis if figures else ""
+    submission.elapsed_source = _short(figures.elapsed_source, 120) if figures else ""
+    submission.terminal_window_basis = _short(figures.terminal_window_basis, 200) if figures else ""
     submission.estimate_basis = figures.estimate_basis if figures else ""
     submission.excerpt = parsed is not None and any(m.kind == "excerpt" for m in parsed.markers)
     submission.track_declared = checked.track_declared
@@ -171,12 +176,15 @@ def apply_check(submission: Submission, checked: CheckedEntry) -> None:
     submission.track_class = checked.track_class
     submission.verdicts = [verdict.as_dict() for verdict in verdicts]
     submission.eligible = is_eligible(verdicts)
-    failure = first_failure(verdicts)
-    submission.ineligible_reason = failure.message[:500] if failure else ""
+    submission.ineligible_reason = _short(failures_summary(verdicts), 500)
     submission.checked_at = timezone.now()
     submission.rules_version = checked.rules_version
     submission.engine = normalised_engine(submission.storage_engine, submission.server_family)
     _apply_costs(submission, checked)
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _apply_costs(submission: Submission, checked: CheckedEntry) -> None:

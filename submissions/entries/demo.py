@@ -54,8 +54,10 @@ CONTEST_OPEN = {
         "**A short run on a small VM** (this project's C benchmark on a 2-core, 24 GB VM, say) "
         "still truly fails two rules, and only two: the 1B rows (a run of 1M rows stops at "
         "0.1% of the target: its time to 1B rows is an estimate, and it is not ranked) and the "
-        "16 GB memory cap (24 GB is over it). Its server, its version and a finer report "
-        "cadence (every 100,000 rows) all pass."
+        "16 GB memory cap (24 GB is over it), when it declares its disk as what it is, a "
+        "virtual volume (whose provider's caps the drive table cannot know). Its server, its "
+        "version and a finer report cadence (every 100,000 rows, or every few seconds) all "
+        "pass."
     ),
     "deadline": None,
     "results_published_at": datetime(2009, 1, 7, 0, 0, tzinfo=EASTERN),
@@ -98,7 +100,8 @@ CONTEST_ENGINES = {
     "description": (
         "The 2008 ground rules at 1/1000: 1,000,000 rows into `mypurchases` with its three "
         "secondary indexes from the first row, 1,000 rows per commit, a report at least every "
-        "100,000 rows, on any current MySQL-family server or PostgreSQL and any engine: InnoDB, "
+        "100,000 rows or every second (the Python iibench's `--secs_per_report=1`, the Java "
+        "iibench's `Feedback every 1 seconds`), on any current MySQL-family server or PostgreSQL and any engine: InnoDB, "
         "MyRocks (the write-optimised descendant of TokuDB's idea), Aria, MyISAM. A run of a "
         "few minutes on a small VM reaches the target and is ranked; organizers verify it on a "
         "private server at 1/10. The seeds' own comparisons, rerun on these engines, are on "
@@ -107,6 +110,9 @@ CONTEST_ENGINES = {
     "workload": "classic",
     "target_rows": 1_000_000,
     "report_every_rows": 100_000,
+    # The Python and Java iibench report by time, and even at one second their first report
+    # carries 134,000-141,000 rows here: "every 100,000 rows" alone would admit none of them.
+    "report_every_seconds": 1,
 }
 
 DEMO_USERS = (

@@ -86,7 +86,16 @@ def _machine(found: LogDeclaration, machine: dict[str, Stated]) -> None:
     device, rotational = machine.get("data_device"), machine.get("data_device_rotational")
     if device is not None and rotational is not None:
         kind = drive_kind_of(str(device.value), str(rotational.value))
-        if kind is not None:
+        if kind == "virtual":
+            # A VM's or cloud's volume, whatever its rotational flag says (issue 42).
+            found.take(
+                "drive_kind",
+                kind,
+                device.line,
+                f"{printed('data_device')} (a virtual volume: its rotational flag is the "
+                "hypervisor's)",
+            )
+        elif kind is not None:
             found.take(
                 "drive_kind",
                 kind,

@@ -148,6 +148,7 @@ def entry_create(
     demo: str = "",
     extra_verdicts: Sequence[RuleVerdict] = (),
     log_seconds: float | None = None,
+    command: str = "",
 ) -> Submission:
     """Store a new entry with its log, figures and verdicts, or nothing at all. `declared`
     holds the run's fields and the contest's track fields; the log may be None only for a
@@ -170,6 +171,7 @@ def entry_create(
         submitted_at=submitted_at,
         extra_verdicts=extra_verdicts,
         log_seconds=log_seconds,
+        command=command,
     )
     fingerprint = _run_fingerprint(checked.parsed)
     if fingerprint:

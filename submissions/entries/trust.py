@@ -6,7 +6,10 @@
 - streamed: sent line by line while it ran, the registry's clock agreeing with the log's and
   nothing edited after the fact. Faking it costs as much wall-clock time as the run; the
   machine facts are what the client reported, never observed by the registry;
-- self-reported: an uploaded file, which anyone could have typed.
+- self-reported: an uploaded file, which anyone could have typed, or a stream whose lines did
+  not keep to the registry's clock (sent faster or later than the run could have printed them).
+  A stream whose clock agreed stays streamed whatever else it fails (another machine, another
+  server): those are rules of their own, which make it ineligible and say why.
 
 "witnessed" was this middle level's old name: it said more than the registry observed, and is
 retired from every public word. Old links with `?trust=witnessed` are read as `streamed`
@@ -42,7 +45,8 @@ TRUST_SENTENCES = {
         "observed by the registry."
     ),
     SELF_REPORTED: (
-        "Self-reported: an uploaded file. The registry checked that it adds up and that no "
+        "Self-reported: an uploaded file, or a stream whose lines did not keep to the "
+        "registry's clock. The registry checked that it adds up and that no "
         "interval goes beyond what the stated machine's CPUs, drives and latency allow; "
         "that catches careless fakes, and it cannot tell a careful fake from a real run."
     ),

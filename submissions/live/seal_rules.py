@@ -8,12 +8,18 @@ looked like, what was declared), verdicts out, like `submissions/rules.py`.
 - the machine the client reported is the declared one: cores, memory and drive kind. The client
   reports them; the registry observes nothing of the machine, so a pass here means the client's
   word agrees with the declaration, nothing more (an honest mismatch is still worth catching);
+- the server the client read (its own version string, `--db`) is the declared one;
 - the run ended cleanly: exit status 0.
+
+"Streamed" is what the registry observed: the lines arrived as the run went, the clock
+agreeing. A stream that fails another rule (another machine, another server) is still a
+stream, and not eligible, saying which rule.
 """
 
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -112,6 +118,9 @@ def check_machine(declared: Mapping, machine: Mapping) -> RuleVerdict:
             f"{memory / 2**30:.1f} GiB (within {MEMORY_TOLERANCE:.0%} agrees)"
         )
     drive = (machine.get("datadir") or {}).get("kind")
+    beneath = drive == "virtual" and declared["drive_kind"] not in ("", "virtual")
+    if beneath:
+        drive = None  # a virtual volume says nothing of the declared drive beneath it
     if drive and drive != declared["drive_kind"]:
         mismatches.append(f"drive: declared {declared['drive_kind']}, the client reported {drive}")
     if mismatches:
@@ -129,10 +138,16 @@ def check_machine(declared: Mapping, machine: Mapping) -> RuleVerdict:
         if not reported
     ]
     if unreported:
+        why = (
+            "drive: the data directory is on a virtual volume, whose flags say nothing of the "
+            f"declared {declared['drive_kind']} beneath it"
+            if beneath
+            else "drive: run with --datadir"
+        )
         return RuleVerdict(
             "machine_declared",
             Status.UNVERIFIED,
-            f"The client did not report its {', '.join(unreported)} (drive: run with --datadir).",
+            f"The client did not report its {', '.join(unreported)} ({why}).",
         )
     return RuleVerdict(
         "machine_declared",
@@ -140,6 +155,47 @@ def check_machine(declared: Mapping, machine: Mapping) -> RuleVerdict:
         f"The client reported the declared machine: {declared['cores']} cores, "
         f"{declared['memory_gb']:g} GB, {declared['drive_kind']} (as reported by the client, "
         "not observed by the registry).",
+    )
+
+
+def _major_minor(version: str) -> tuple[int, int] | None:
+    found = re.match(r"\s*[vV]?(\d+)\.(\d+)", version or "")
+    return (int(found[1]), int(found[2])) if found else None
+
+
+def check_server_version(declared: Mapping, machine: Mapping) -> RuleVerdict:
+    """The server's own version string, as the client read it, beside the declared one: they
+    agree when their major.minor agree (and a MariaDB server is declared as MariaDB)."""
+    declared_version = str(declared.get("server_version") or "").strip()
+    family = str(declared.get("server_family") or "")
+    witnessed = str(((machine.get("db") or {}).get("version")) or "").strip()
+    if not witnessed:
+        return RuleVerdict(
+            "server_version_witnessed",
+            Status.UNVERIFIED,
+            f"Declared {declared_version}; the client did not read the server's version "
+            "(run it with --db).",
+            value=declared_version,
+        )
+    shown = f"declared {declared_version or '(none)'}, the server said {witnessed}"
+    same = _major_minor(witnessed) is not None and _major_minor(witnessed) == _major_minor(
+        declared_version
+    )
+    mariadb = "mariadb" in witnessed.lower()
+    if same and (not mariadb or family in ("", "mariadb")):
+        return RuleVerdict(
+            "server_version_witnessed",
+            Status.PASS,
+            f"Server version: {shown} (read by the client, not observed by the registry).",
+            value=witnessed,
+            limit=declared_version,
+        )
+    return RuleVerdict(
+        "server_version_witnessed",
+        Status.FAIL,
+        f"Server version: {shown}: the run was not made on the declared server.",
+        value=witnessed,
+        limit=declared_version,
     )
 
 
@@ -161,6 +217,8 @@ SEAL_RULE_SENTENCES = {
     "machine_declared": "Streamed: the client reported the declared cores, memory and drive "
     "kind (the client's word: the registry observes nothing of the machine).",
     "exit_status": "Streamed: the client reported that the benchmark exited with status 0.",
+    "server_version_witnessed": "Streamed: the server's own version string, as the client "
+    "read it, is the declared version.",
 }
 
 
@@ -176,12 +234,14 @@ def seal_verdicts(
     return [
         check_clock(reports, receipts, tolerance),
         check_machine(declared, machine),
+        check_server_version(declared, machine),
         check_exit(exit_status),
     ]
 
 
 def streamed(verdicts: Sequence[RuleVerdict]) -> bool:
-    """Streamed with the clock agreeing and the client's machine facts agreeing with the
-    declaration: what the `streamed` trust level means (stored as LiveRun.witnessed)."""
+    """Streamed with the clock agreeing: what the `streamed` trust level means (stored as
+    LiveRun.witnessed). What the client reported of the machine and the server is judged by
+    rules of its own, whose failure makes the entry ineligible, not its stream unstreamed."""
     passed = {v.rule for v in verdicts if v.status == Status.PASS}
-    return {"clock_agrees", "machine_declared"} <= passed
+    return "clock_agrees" in passed

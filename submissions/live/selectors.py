@@ -58,7 +58,12 @@ def entry_stream(submission: Submission) -> StreamedRun | None:
     run = getattr(submission, "live_run", None)
     if run is None:
         return None
-    return StreamedRun(streamed=run.witnessed, state=run.state(), seal_verdicts=run.seal_verdicts)
+    return StreamedRun(
+        streamed=run.witnessed,
+        state=run.state(),
+        seal_verdicts=run.seal_verdicts,
+        command=run.command,
+    )
 
 
 def contest_panel(contest, user) -> dict:

@@ -473,6 +473,7 @@ def live_run_seal(
                     log_file=ContentFile(log, name=f"streamed-run-{run.pk}.log"),
                     submitted_at=now,
                     extra_verdicts=verdicts,
+                    command=run.command,
                 )
             run.witnessed = seal_rules.streamed(verdicts)
         except refusals.SubmissionRefused as refused:

@@ -164,6 +164,9 @@ class LogParse:
                 f"line {num(line)}, the last, ends without a newline in the middle of a line "
                 "the benchmark printed: the log was cut there and that line is left out",
             )
+        unfinished = unfinished_marker(self)
+        if unfinished is not None:
+            self.markers.append(unfinished)
         cadence = report_cadence(self.series, self.parameters)
         excerpt = excerpt_marker(self.series, cadence, self.parameters)
         if excerpt is not None:
@@ -286,6 +289,30 @@ def _spread(values: np.ndarray) -> float:
     return distance / typical
 
 
+# The formats whose run ends with a line of its own (Python's `Totals:` or `Done`, Java's
+# `Done!`, the C benchmark's `# summary`, sysbench's `SQL statistics:`): a log of one of them
+# without it is a run that did not finish (killed, hung, or cut cleanly after a report). The
+# Java TSV file has no such line.
+FORMATS_WITH_AN_END = ("python-iibench", "java-iibench", "iibench-c", "sysbench-iibench")
+
+
+def unfinished_marker(parse: LogParse) -> Marker | None:
+    """An "unfinished" marker on the last report of a run whose end line never came."""
+    series = parse.series
+    ended = parse.totals is not None or any(m.kind == "done" for m in parse.markers)
+    if ended or not len(series) or parse.format == "java-iibench-tsv":
+        return None
+    if not parse.format.startswith(FORMATS_WITH_AN_END):
+        return None
+    line, rows, seconds = int(series.line[-1]), int(series.rows[-1]), float(series.seconds[-1])
+    return Marker(
+        "unfinished",
+        line,
+        f"the log ends at line {line:,}, a report of {rows:,} rows at {seconds:,.1f} s, with no "
+        "summary or end line after it: the run did not finish",
+    )
+
+
 # A first report later than this many of the log's own report steps is not the run's first.
 EXCERPT_STEPS = 3
 
@@ -295,8 +322,10 @@ def excerpt_marker(series: Series, cadence: str, parameters: Mapping[str, Stated
     cut from the middle of a run): measured in the log's own cadence, against the interval it
     states or else the median one."""
     n = len(series)
-    if n < 2 or not cadence:
+    if n < 2:
         return None
+    if not cadence:
+        return _excerpt_by_both(series)
     if cadence == "time":
         values = np.frombuffer(series.seconds, dtype=np.float64)[:n]
         stated, unit = parameters.get("report_every_seconds"), "s"
@@ -313,6 +342,28 @@ def excerpt_marker(series: Series, cadence: str, parameters: Mapping[str, Stated
         int(series.line[0]),
         f"the first report is at {where} ({int(series.rows[0]):,} rows) where the log reports "
         f"every {every:,.0f} {unit}: the log does not start at the beginning of the run",
+    )
+
+
+def _excerpt_by_both(series: Series) -> Marker | None:
+    """Too few reports to tell the cadence (two): an excerpt when the first report is more
+    than EXCERPT_STEPS of the one step between them from the start both in rows and in seconds
+    (two lines at 40,441,000 rows and 4,660 s, ten seconds apart). A run that ended just after
+    its first report (979,000 rows at 10 s, then 1,000,000 at 20 s) is not one: its seconds
+    agree with a start at 0."""
+    rows = np.frombuffer(series.rows, dtype=np.int64)[:2].astype(np.float64)
+    seconds = np.frombuffer(series.seconds, dtype=np.float64)[:2]
+    row_step, second_step = rows[1] - rows[0], seconds[1] - seconds[0]
+    if row_step <= 0 or second_step <= 0:
+        return None
+    if rows[0] <= EXCERPT_STEPS * row_step or seconds[0] <= EXCERPT_STEPS * second_step + 1.0:
+        return None
+    return Marker(
+        "excerpt",
+        int(series.line[0]),
+        f"the first report is at {seconds[0]:,.0f} s ({int(rows[0]):,} rows) and the next "
+        f"comes {second_step:,.0f} s and {int(row_step):,} rows later: the log does not start "
+        "at the beginning of the run",
     )
 
 

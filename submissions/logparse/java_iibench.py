@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from . import columnar
 from .common import INT64_MAX, LogParse, blocks_after, numbered
 from .errors import LogError, num, quote
-from .model import Totals
+from .model import IndexInfo, Totals
 from .reader import TextBlock
 
 PREFIX = re.compile(
@@ -56,6 +56,10 @@ TSV_KINDS = {
 
 
 ZERO_MEANS_OFF = ("report_every_seconds", "report_every_rows", "max_rate")
+
+# jiibench's own words as it creates each secondary index, before its writers start.
+SECONDARY_INDEX_LINE = re.compile(r"^\*\*\* creating secondary index (\S+) \(([^)]*)\)$")
+LOAD_STARTED_LINE = re.compile(r"^Writer thread \d+ : started to load table ")
 
 # Other Java tools print the same `logMe` console and the same report lines: sysbench-mongodb's
 # loader (jmongosysbenchload) among them. What its parameters block prints and iiBench's does
@@ -276,6 +280,21 @@ class JavaConsoleParse(LogParse):
             self.state("query_threads", 0, line)
         elif body.startswith(("SQLException:", "*** ERROR")):
             self.mark("error", line, body)
+        elif index := SECONDARY_INDEX_LINE.match(body):
+            self._index(index, line)
+        elif LOAD_STARTED_LINE.match(body) and not getattr(self, "load_started_line", 0):
+            self.load_started_line = line
+            self.mark("load_started", line, body)
+
+    def _index(self, index: re.Match, line: int) -> None:
+        # jiibench creates its secondary indexes after the table and before its writers start
+        # ("started to load table"): a line after the first report or that start is not one.
+        late = bool(len(self.series)) or bool(getattr(self, "load_started_line", 0))
+        columns = tuple(column.strip() for column in index[2].split(","))
+        created = "after_load" if late else "before_load"
+        self.indexes.append(IndexInfo(index[1], columns, False, created, line))
+        if late:
+            self.mark("indexes_created_after_load", line, f"index {index[1]} was created late")
 
     def _finish(self) -> None:
         if self.done_line is not None and len(self.series):

@@ -446,6 +446,8 @@ class PythonIibenchParse(LogParse):
     def _trailer(self, line: int, stripped: str) -> None:
         if stripped.startswith("Totals:"):
             self._totals(line, stripped)
+        elif stripped == "Done":
+            self.mark("done", line, stripped)
         elif stripped.startswith(CREATED_AFTER):
             self.mark("indexes_created_after_load", line, stripped)
             self.state("indexes_after_load", True, line)

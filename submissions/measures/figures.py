@@ -86,6 +86,9 @@ def compute_figures(
     last_line = int(series.line[-1])
     elapsed, source = float(timeline.seconds[-1]), f"line {last_line:,}, {timeline.source}"
     average = rows / elapsed if elapsed > 0 else 0.0
+    if log is not None and any(m.kind == "unfinished" for m in log.markers):
+        # Killed or hung before its summary: the figures stop where the log does, and say so.
+        source += " (unfinished: the run did not reach its summary)"
     totals_seconds = _totals_seconds(log.totals, log.clock) if log is not None else None
     # The summary wins when it covers the reports, allowing for its own rounding: it then also
     # covers what came after the last report (an index build, the final commit).
@@ -95,7 +98,16 @@ def compute_figures(
     window = terminal_window(
         timeline.rows, timeline.seconds, target_rows=target_rows, window_rows=window_rows
     )
-    terminal = window.rate
+    terminal, window_basis = window.rate, window.basis
+    if window.start_row == 0 and log is not None and elapsed > window.end_seconds:
+        # The whole run is the whole run: what came after the last report (an index build,
+        # the final commit) is inside the summary's time, and so inside this rate.
+        terminal = rows / elapsed if elapsed > 0 else None
+        window_basis = _whole_run_basis(log, elapsed - window.end_seconds)
+    elif log is not None and (built := _index_build(log)) is not None:
+        window_basis += (
+            f" (the insert phase only: the index build, line {built.line:,}, is not in it)"
+        )
     basis = ""
     if rows >= target_rows:
         to_target, estimated = seconds_at_rows(timeline.rows, timeline.seconds, target_rows), False
@@ -123,9 +135,23 @@ def compute_figures(
         estimated_seconds_to_target=to_target,
         estimated=estimated,
         elapsed_source=source,
-        terminal_window_basis=window.basis,
+        terminal_window_basis=window_basis,
         estimate_basis=basis,
     )
+
+
+def _index_build(log: ParsedLog):
+    return next((m for m in log.markers if m.kind == "indexes_created_after_load"), None)
+
+
+def _whole_run_basis(log: ParsedLog, after: float) -> str:
+    built = _index_build(log)
+    if built is not None:
+        return (
+            f"the whole run, to its summary (line {log.totals.line:,}): its {after:,.1f} s after "
+            f"the last report include the index build (line {built.line:,})"
+        )
+    return f"the whole run, to its summary (line {log.totals.line:,})"
 
 
 def _totals_seconds(totals, clock: str = "rounded") -> float | None:

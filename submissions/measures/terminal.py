@@ -6,7 +6,9 @@ interpolated between the two reports around it (rows and seconds), never snapped
 a log that reports by time, or ends on a partial interval, cannot make a window out of one
 short stub. A run shorter than the contest's is measured over the contest's window scaled to
 its length (the last 1%), widened to at least MIN_WINDOW_REPORTS report intervals so that the
-rate rests on several reports.
+rate rests on several reports: a widened window is whole report intervals, at most as many as
+the log has (issue 42: a 21,000-row stub times five, interpolated inside the interval before
+it, invented a rate no report measured).
 
 Figures (submissions/figures.py) and verification reruns both call `terminal_window`.
 """
@@ -86,12 +88,13 @@ def typical_report_rows(rows: Sequence) -> float:
 
 def window_size(
     rows: Sequence, *, target_rows: int, window_rows: int | None = None
-) -> tuple[float, str]:
+) -> tuple[float, str, bool]:
     """The window in rows for a run that reached `rows[-1]`, and the words that say why.
 
     The contest's window (`window_rows`, else the briefs' 10M of 1B rows) applies as is to a
     run that reached the target; a shorter run gets the same share of its own length, widened
-    to MIN_WINDOW_REPORTS report intervals. Never past the start of the run.
+    to MIN_WINDOW_REPORTS report intervals (the third value says it was widened: such a
+    window is then laid on whole report intervals). Never past the start of the run.
     """
     done = float(rows[-1])
     if window_rows is None:
@@ -100,18 +103,19 @@ def window_size(
         window, full = window_rows, max(target_rows, 1)
     if done >= full:
         # The contest's own window, as its rules state it.
-        size, basis = float(window), f"the last {window:,} rows"
+        size, basis, widened = float(window), f"the last {window:,} rows", False
     else:
         share = window / full
         size = share * done
         basis = f"the last {_percent(share)} of the run ({size:,.0f} rows)"
         floor = MIN_WINDOW_REPORTS * typical_report_rows(rows)
-        if size < floor:
+        widened = size < floor
+        if widened:
             size = floor
-            basis += f", widened to {MIN_WINDOW_REPORTS} report intervals ({size:,.0f} rows)"
+            basis += f", widened to {MIN_WINDOW_REPORTS} report intervals"
     if size >= done:
-        return done, "the whole run"
-    return size, basis
+        return done, "the whole run", False
+    return size, basis, widened
 
 
 def _percent(share: float) -> str:
@@ -128,8 +132,27 @@ def terminal_window(
     report: arrays, lists or numpy arrays."""
     if not len(rows):
         raise ValueError("a series without reports has no terminal window")
-    size, basis = window_size(rows, target_rows=target_rows, window_rows=window_rows)
+    size, basis, widened = window_size(rows, target_rows=target_rows, window_rows=window_rows)
     end_row, end_seconds = int(rows[-1]), float(seconds[-1])
+    if widened:
+        return _last_intervals(rows, seconds, basis)
     start_row = max(end_row - size, 0.0)
     start_seconds = seconds_at_rows(rows, seconds, start_row)
     return TerminalWindow(start_row, start_seconds, end_row, end_seconds, basis)
+
+
+def _last_intervals(rows: Sequence, seconds: Sequence, basis: str) -> TerminalWindow:
+    """The last MIN_WINDOW_REPORTS report intervals, whole: a window widened to rest on several
+    reports starts on a report, never inside an interval it would have to interpolate, and
+    never spans more intervals than the log has (the first runs from 0 rows at 0 s). A run
+    that ended just after a report has a short last interval: five times it, laid across the
+    interval before, would price rows at a rate no report measured."""
+    n = len(rows)
+    start = n - 1 - MIN_WINDOW_REPORTS  # the report the window starts at; -1 is the start
+    end_row, end_seconds = int(rows[-1]), float(seconds[-1])
+    if start < 0:
+        return TerminalWindow(0.0, 0.0, end_row, end_seconds, "the whole run")
+    start_row = float(rows[start])
+    basis = basis.split(", widened")[0]
+    basis += f", widened to the last {MIN_WINDOW_REPORTS} report intervals ({end_row - start_row:,.0f} rows)"
+    return TerminalWindow(start_row, float(seconds[start]), end_row, end_seconds, basis)

@@ -27,7 +27,11 @@ def families_engines_and_first_versions(apps, schema_editor):
         entry.engine = normalised_engine(entry.storage_engine, entry.server_family)
         entry.save(update_fields=["server_family", "engine"])
     for contest in Contest.objects.all():
-        snapshot = snapshot_of({name: getattr(contest, name) for name in RULE_FIELDS})
+        # The historical model lacks the rule fields added later (report_every_seconds, 0028):
+        # a snapshot reads them as unset.
+        snapshot = snapshot_of(
+            {name: getattr(contest, name) for name in RULE_FIELDS if hasattr(contest, name)}
+        )
         version = RuleVersion.objects.create(contest=contest, number=1, rules=snapshot)
         total = Submission.objects.filter(contest=contest).count()
         if total:

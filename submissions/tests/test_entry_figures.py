@@ -46,7 +46,7 @@ def test_a_short_run_states_its_terminal_window_and_its_estimate(client):
     assert entry.estimated is True
     assert entry.elapsed_seconds == pytest.approx(17.0, abs=0.01)
     assert entry.terminal_rate > 50_000
-    assert "widened to 5 report intervals" in html
+    assert "widened to the last 5 report intervals" in html
     assert "Elapsed (measured)" in html
     assert "Estimated time to" in html
     assert "at the terminal rate of" in entry.estimate_basis

@@ -73,7 +73,7 @@ def test_a_partial_last_second_does_not_make_the_terminal_rate():
     figures = compute_figures(series_of(points), target_rows=1_000_000_000)
     assert figures.terminal_window_rows > 5 * 28_990
     assert figures.terminal_rate > 50_000
-    assert "widened to 5 report intervals" in figures.terminal_window_basis
+    assert "widened to the last 5 report intervals" in figures.terminal_window_basis
 
 
 def test_a_window_larger_than_the_run_starts_at_the_start():

@@ -70,7 +70,8 @@ def test_the_untouched_log_passes_every_physics_rule_and_its_machine_agrees(
     found = verdicts(body)
     assert {rule: found[rule]["status"] for rule in PHYSICS} == dict.fromkeys(PHYSICS, "pass")
     assert found["machine_in_log"]["status"] == "pass"
-    assert "drive (vda is a virtual or stacked device" in found["machine_in_log"]["message"]
+    # Declared ssd on the VM's vda: the volume says nothing of the drive beneath (issue 42).
+    assert "drive (vda is a virtual volume" in found["machine_in_log"]["message"]
     page = client.get(Submission.objects.get(pk=body["id"]).get_absolute_url()).content.decode()
     assert "The log says" in page and 'data-fact="memory"' in page
     assert "agrees" in page and "not stated: vda is a virtual" in page

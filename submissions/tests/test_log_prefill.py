@@ -33,6 +33,7 @@ def test_a_c_log_states_its_machine_server_and_engine_each_with_its_line():
         "cores": 2,
         "sockets": 1,
         "memory_gb": 23.5,
+        "drive_kind": "virtual",
         "server_family": "mariadb",
         "server_version": "10.11.19-MariaDB-0+deb12u1",
         "storage_engine": "InnoDB",
@@ -45,10 +46,12 @@ def test_a_c_log_states_its_machine_server_and_engine_each_with_its_line():
     assert found.sources["storage_engine"] == "line 10: # param engine=InnoDB"
 
 
-def test_a_virtual_disk_leaves_the_drive_kind_asked_and_a_real_one_fills_it():
+def test_a_virtual_disk_proposes_a_virtual_volume_and_a_real_one_its_kind():
     text = MARIADB_LOG.read_text()
-    # The fixture ran on a VM's vda: its rotational flag says nothing of the drive beneath.
-    assert "drive_kind" not in declaration_from_log(parsed(text.encode())).values
+    # The fixture ran on a VM's vda: a virtual volume, whatever its rotational flag says.
+    found = declaration_from_log(parsed(text.encode()))
+    assert found.values["drive_kind"] == "virtual"
+    assert found.sources["drive_kind"].startswith("line 27: # machine data_device vda")
 
     on_nvme = text.replace("data_device vda", "data_device nvme0n1").replace(
         "data_device_rotational yes", "data_device_rotational no"

@@ -76,7 +76,7 @@ def test_a_partial_last_second_does_not_make_the_terminal_rate():
     # ~60,000 rows/s held, the last report 28,990 rows: the rate rests on several seconds.
     assert figures.terminal_rate > 50_000
     assert figures.terminal_window_rows > 5 * 28_990
-    assert "widened to 5 report intervals" in figures.terminal_window_basis
+    assert "widened to the last 5 report intervals" in figures.terminal_window_basis
 
 
 def test_java_seconds_come_from_the_precise_cumulative_rate():

@@ -55,8 +55,10 @@ def test_it_names_the_drive_and_filesystem_under_the_datadir(tmp_path):
     assert facts["path"] == str(tmp_path.resolve())
     assert facts["filesystem"]
     if "device" in facts:  # a real block device: its kind comes from /sys
-        assert facts["kind"] in ("hdd", "ssd", "nvme")
+        assert facts["kind"] in ("hdd", "ssd", "nvme", "virtual")
         assert isinstance(facts["rotational"], bool)
+        # A VM's virtio disk is a virtual volume, whatever its rotational flag says (issue 42).
+        assert (facts["kind"] == "virtual") == facts["disk"].startswith(("vd", "xvd", "rbd", "nbd"))
 
 
 def test_it_reads_sqlite_and_says_when_a_driver_is_missing(tmp_path, monkeypatch):

@@ -51,7 +51,8 @@ def test_a_live_mariadb_run_with_its_full_header_keeps_up_with_what_was_sent(
 ):
     contest = streaming_contest(target_rows=400_000, report_every_rows=20_000)
     _, key = witness_token(contest)
-    setup = {**this_machine(declared), "server_family": "mariadb", "storage_engine": "InnoDB"}
+    setup = {**this_machine(declared), "server_family": "mariadb", "storage_engine": "InnoDB",
+             "server_version": "10.11"}  # fmt: skip
     local = tmp_path / "local.log"
 
     with shared_mariadb_database(f"iibench_live_{os.getpid()}") as url:

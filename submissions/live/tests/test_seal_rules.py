@@ -77,12 +77,27 @@ def test_another_machine_fails_with_both_values():
     assert "drive: declared hdd, the client reported nvme" in verdict.message
 
 
-def test_a_run_without_its_datadir_cannot_be_streamed():
+def test_a_run_without_its_datadir_is_streamed_with_its_drive_unverified():
     seen = {"cores": 8, "logical_cpus": 8, "memory_bytes": 16 * 2**30, "datadir": None}
     verdict = check_machine(DECLARED, seen)
     assert verdict.status == Status.UNVERIFIED
     assert "--datadir" in verdict.message
-    assert not streamed([check_clock(*honest(3), TOLERANCE), verdict])
+    assert streamed([check_clock(*honest(3), TOLERANCE), verdict])
+
+
+def test_a_stream_on_another_machine_is_still_streamed_and_fails_its_rule():
+    # Issue 42: the VM's disk reports rotational, the entrant declared SSD. The lines came as
+    # the run went: the stream is a stream, and the machine rule fails (not eligible).
+    seen = {"cores": 8, "logical_cpus": 8, "memory_bytes": 16 * 2**30, "datadir": {"kind": "ssd"}}
+    verdict = check_machine(DECLARED, seen)
+    assert verdict.status == Status.FAIL
+    assert streamed([check_clock(*honest(3), TOLERANCE), verdict])
+    reports, _ = honest(3)
+    fast_forwarded = check_clock(
+        reports, [Receipt(r.line, r.line, 0.5) for r in reports], TOLERANCE
+    )
+    assert fast_forwarded.status == Status.FAIL
+    assert not streamed([fast_forwarded, verdict])
 
 
 def test_an_interrupted_run_fails_the_exit_rule():

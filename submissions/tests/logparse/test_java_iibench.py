@@ -102,7 +102,7 @@ def test_it_marks_insert_exceptions():
         "int avg qpm=0.00 : exceptions=3\nThread[Thread-0,5,main]1,934,500",
     )
     parsed = parse_text(text)
-    assert [(m.kind, m.line, m.text) for m in parsed.markers] == [
+    assert [(m.kind, m.line, m.text) for m in parsed.markers if m.kind != "load_started"] == [
         ("insert_exceptions", 35, "3 insert exceptions so far")
     ]
 
@@ -181,3 +181,14 @@ def test_a_real_german_tsv_has_decimal_commas():
     parsed = parse_fixture("java-iibench-real-de.tsv")
     assert list(parsed.series.rows) == [392_500, 695_750, 992_000, 1_000_000]
     assert list(parsed.series.interval_rate) == [77722.77, 60252.33, 59108.14, 39408.87]
+
+
+def test_it_reads_the_secondary_indexes_created_before_the_writers_start():
+    parsed = parse_text(fixture_text("java-iibench-real-en.log"))
+    assert [(index.name, index.columns, index.created, index.line) for index in parsed.indexes] == [
+        ("marketsegment", ("price", "customerid"), "before_load", 21),
+        ("registersegment", ("cashregisterid", "price", "customerid"), "before_load", 22),
+        ("pdc", ("price", "dateandtime", "customerid"), "before_load", 23),
+    ]
+    started = [m for m in parsed.markers if m.kind == "load_started"]
+    assert [m.line for m in started] == [26]

@@ -67,7 +67,8 @@ def test_it_reads_the_2009_04_era_total_seconds_and_the_ddl_echo():
 def test_it_marks_indexes_created_after_the_load_in_2009_04():
     parsed = parse_fixture("python-2009-04-secondary-at-end.log")
     assert parsed.markers == [
-        Marker("indexes_created_after_load", 5, "Created secondary indexes in 4.1 seconds")
+        Marker("indexes_created_after_load", 5, "Created secondary indexes in 4.1 seconds"),
+        Marker("done", 7, "Done"),
     ]
     assert parsed.parameters["indexes_after_load"].value is True
     assert parsed.totals == Totals(2_000_000, 16.8, 119047.6, "completed", 6)
@@ -130,7 +131,7 @@ def test_it_keeps_deletes_and_queries_once_they_start():
 
 def test_it_marks_indexes_created_after_the_load_in_2023():
     parsed = parse_fixture("python-2023-secondary-at-end.log")
-    assert [m.kind for m in parsed.markers] == ["indexes_created_after_load"]
+    assert [m.kind for m in parsed.markers] == ["indexes_created_after_load", "done"]
     assert parsed.markers[0].line == 6
     assert parsed.parameters["indexes_after_load"] == parsed.parameters["indexes_after_load"]
     assert parsed.parameters["indexes_after_load"].value is True
