@@ -38,13 +38,20 @@ from submissions.board.order import (
     sorted_references,
     tally_kept,
 )
-from submissions.board.query import LeaderboardQuery, board_order, board_sort_parts
+from submissions.board.query import (
+    VIRTUAL_DRIVE,
+    LeaderboardQuery,
+    board_order,
+    board_sort_parts,
+)
 from submissions.board.rows import BoardPage, BoardRow, entry_row, mark_tie_breaks, reference_row
 from submissions.contests.ranks import ranked_q, ranks_in_order, ranks_of
+from submissions.entries.selectors import cpu_variants_q
 from submissions.entries.trust import STREAMED, VERIFIED
 from submissions.measures.costs import BOARD_COSTS
 from submissions.measures.ranking import interleave, page_slots, reference_positions
 from submissions.models import Contest, ReferenceResult, Submission
+from submissions.setup.cpus import cpu_model_name
 from submissions.setup.engines import normalised_engine
 from submissions.web.soft_cache import cache_get, cache_set
 
@@ -64,8 +71,16 @@ def _board_entries(contest: Contest, query: LeaderboardQuery) -> QuerySet[Submis
     if query.engine:
         # The normalised engine: "InnoDB" finds "InnoDB plugin 1.0" too (submissions/engines.py).
         entries = entries.filter(engine__iexact=query.engine)
-    if query.drive:
+    if query.drive == VIRTUAL_DRIVE:
+        entries = entries.filter(direct_attached=False)
+    elif query.drive:
         entries = entries.filter(drive_kind=query.drive)
+    if query.cpu:
+        entries = entries.filter(cpu_variants_q(query.cpu))
+    if query.cores:
+        entries = entries.filter(cores=query.cores)
+    if query.memory_gb:
+        entries = entries.filter(memory_gb=query.memory_gb)
     if query.verified:
         entries = entries.filter(verified=True)
     if query.trust:
@@ -98,8 +113,9 @@ def board_references(contest: Contest) -> list[ReferenceResult]:
 
 
 def _board_references(contest: Contest, query: LeaderboardQuery, references) -> list:
-    if query.verified or query.trust:
-        return []  # the registry never re-ran nor watched a published result
+    if query.verified or query.trust or query.hardware or query.drive == VIRTUAL_DRIVE:
+        # The registry never re-ran nor watched a published result, and its hardware is text.
+        return []
     return [
         reference
         for reference in references
@@ -178,7 +194,7 @@ def _board_key(contest: Contest, query: LeaderboardQuery) -> tuple:
     contest's workload) gives the ranking, the sort and the filters the rest."""
     return (
         contest.pk, contest.workload, query.sort, query.engine, query.drive, query.verified,
-        query.trust,
+        query.trust, query.hardware,
     )  # fmt: skip
 
 
@@ -244,7 +260,7 @@ def _counts(contest: Contest, query: LeaderboardQuery, placement, references):
     and the API of the same board and version share it."""
     what = (
         contest.pk, contest.board_version, query.engine.lower(), query.drive, query.verified,
-        query.trust, [(part.entry_field, part.descending) for part in placement],
+        query.trust, query.hardware, [(part.entry_field, part.descending) for part in placement],
         [reference.pk for reference in references],
     )  # fmt: skip
     key = "board-counts:" + hashlib.sha256(repr(what).encode()).hexdigest()[:40]
@@ -384,6 +400,33 @@ def references_read(contest: Contest) -> CompiledValues:
     return compiled_instances(
         references_key(contest.pk), lambda: ReferenceResult.objects.filter(contest=contest)
     )
+
+
+@dataclass(frozen=True)
+class HardwareChoices:
+    """What a board's like-hardware filters offer: the CPU models (one name per model), the
+    core counts and the memory sizes of its entries."""
+
+    cpus: list[str]
+    cores: list[int]
+    memory_gb: list[float]
+
+
+def board_hardware(*, contest: Contest) -> HardwareChoices:
+    """One grouped read of the board's machines (a rendered board is cached per version)."""
+    machines = (
+        Submission.objects.filter(contest=contest)
+        .values_list("cpu_model", "cores", "memory_gb")
+        .distinct()
+    )
+    cpus, cores, memory = {}, set(), set()
+    for cpu_model, core_count, memory_gb in machines:
+        name = cpu_model_name(cpu_model)
+        if name:
+            cpus.setdefault(name.lower(), name)
+        cores.add(core_count)
+        memory.add(memory_gb)
+    return HardwareChoices(sorted(cpus.values(), key=str.lower), sorted(cores), sorted(memory))
 
 
 def leaderboard_engines(*, contest: Contest) -> list[str]:

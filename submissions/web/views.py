@@ -31,8 +31,9 @@ from submissions.board.cache import (
     contest_read,
     next_state_change,
 )
-from submissions.board.query import LeaderboardQuery, board_order
+from submissions.board.query import DRIVE_CHOICES, LeaderboardQuery, board_order
 from submissions.board.reads import (
+    board_hardware,
     board_references,
     engines_key,
     leaderboard_engines,
@@ -60,7 +61,6 @@ from submissions.measures.costs import PER_ROW_COSTS, cost_tiles
 from submissions.models import (
     ChangeStatus,
     Contest,
-    DriveKind,
     PendingChange,
     RuleVersion,
     SeedReproduction,
@@ -297,7 +297,8 @@ def _contest_context(request: HttpRequest, contest: Contest) -> dict:
             unranked_columns=unranked_columns(track, rule_set),
             ranked_by=track.ranked_by,
             engines=leaderboard_engines(contest=contest),
-            drive_kinds=DriveKind.choices,
+            hardware=board_hardware(contest=contest),
+            drive_kinds=DRIVE_CHOICES,
             trust_levels=TRUST_LEVELS,
             embargo_banner="" if contest.results_are_public() else embargo_notice(contest),
             export_query=_without(request, "page"),
