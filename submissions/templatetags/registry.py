@@ -13,6 +13,7 @@ from submissions import tracks
 from submissions.entries.trust import STREAMED, TRUST_SENTENCES
 from submissions.measures import numbers
 from submissions.measures.figures import format_duration, format_exact_duration
+from submissions.setup.cpus import cpu_model_name
 from submissions.web.markdown import render_markdown
 
 register = template.Library()
@@ -480,3 +481,9 @@ def row_result(row, track: tracks.Track) -> str:
         return f"{track.ranking.metric_label} {value}"
     label = track.ranking.metric_label
     return f"{value} rows/s" if label == "rows/s" else f"{label} {value} rows/s"
+
+
+@register.filter
+def cpu_name(spelled: str) -> str:
+    """The CPU model a spelling names (setup/cpus.py): its page lists every variant."""
+    return cpu_model_name(spelled)

@@ -11,6 +11,7 @@ from submissions.entries import selectors
 from submissions.measures.history import Result, best_over_time
 from submissions.measures.numbers import rate
 from submissions.models import Submission
+from submissions.setup.cpus import cpu_model_name
 
 # A query longer than this is not a search a person typed.
 MAX_QUERY_CHARS = 200
@@ -35,14 +36,23 @@ def cpu_page(request: HttpRequest, cpu_model: str) -> HttpResponse:
     entries = ranks_known(selectors.entries_of_system(user=request.user, cpu_model=cpu_model))
     if not entries:
         raise Http404("No entry on this CPU model.")
-    return _system_page(request, entries[0].cpu_model, "CPU model", entries)
+    # One machine, one page: the model's name, and the spellings its entries gave.
+    variants = sorted({entry.cpu_model for entry in entries}, key=str.lower)
+    return _system_page(request, cpu_model_name(cpu_model), "CPU model", entries, variants=variants)
 
 
 def _label(entry: Submission) -> str:
     return f"#{entry.pk} {entry.public_name}, {entry.contest.title}"
 
 
-def _system_page(request: HttpRequest, name: str, kind: str, entries: list[Submission]):
+def _system_page(
+    request: HttpRequest,
+    name: str,
+    kind: str,
+    entries: list[Submission],
+    *,
+    variants: list[str] = (),
+):
     results = [
         Result(entry.submitted_at.isoformat(), entry.terminal_rate, _label(entry))
         for entry in entries
@@ -53,6 +63,7 @@ def _system_page(request: HttpRequest, name: str, kind: str, entries: list[Submi
     context = {
         "name": name,
         "kind": kind,
+        "variants": variants if len(variants) > 1 or (variants and variants[0] != name) else [],
         "entries": sorted(entries, key=lambda entry: entry.submitted_at, reverse=True),
         "contests": contests,
         "best": best[-1] if best else None,

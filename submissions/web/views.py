@@ -49,6 +49,7 @@ from submissions.board.visibility import (
     require_visible_board,
 )
 from submissions.contests import reference_rows, rule_versions
+from submissions.contests.ranks import contest_leader, entry_placement
 from submissions.contests.rule_changes import rule_set_of
 from submissions.contests.rule_versions import rule_version_latest_key
 from submissions.contests.rules import RuleSet
@@ -622,6 +623,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "submission": submission,
         "trust": entry_trust(submission),
         "trust_means": TRUST_SENTENCES[entry_trust(submission)],
+        **_placement(submission),
         "machine_facts": entry_machine_facts(submission),
         "verdicts": verdict_rows(track, judged_rules, submission.verdicts),
         "rules_caption": rule_versions.version_caption(submission.rules_version),
@@ -644,6 +646,18 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "share": _share_links(request, submission),
     }
     return render(request, "submissions/submission_detail.html", context)
+
+
+def _placement(submission: Submission) -> dict:
+    """Where the entry stands among its engine's, and the leader to compare it with, once the
+    contest's results are public."""
+    if not submission.contest.results_are_public():
+        return {"placement": None, "leader": None}
+    leader = contest_leader(contest=submission.contest)
+    return {
+        "placement": entry_placement(entry=submission),
+        "leader": leader if leader and leader.pk != submission.pk else None,
+    }
 
 
 def _share_links(request: HttpRequest, submission: Submission) -> dict | None:
