@@ -12,7 +12,7 @@ from django.utils.safestring import SafeString, mark_safe
 from submissions import tracks
 from submissions.entries.trust import STREAMED, TRUST_SENTENCES
 from submissions.measures import numbers
-from submissions.measures.figures import format_duration, format_exact_duration
+from submissions.measures.figures import format_exact_duration
 from submissions.setup.cpus import cpu_model_name
 from submissions.web.markdown import render_markdown
 
@@ -27,9 +27,11 @@ def markdown(text: str) -> str:
 
 @register.filter
 def duration(seconds: float | None, estimated: bool = False) -> str:
+    """One duration format on every page ("3d 8h 27m 24s", "38.0 s"): the board's, to the
+    second, so a time reads the same on the board, the entry, the check and compare."""
     if seconds is None:
         return "—"
-    return format_duration(seconds, estimated=estimated)
+    return format_exact_duration(seconds, estimated=estimated)
 
 
 @register.filter
