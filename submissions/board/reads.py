@@ -412,21 +412,55 @@ class HardwareChoices:
     memory_gb: list[float]
 
 
-def board_hardware(*, contest: Contest) -> HardwareChoices:
-    """One grouped read of the board's machines (a rendered board is cached per version)."""
-    machines = (
-        Submission.objects.filter(contest=contest)
-        .values_list("cpu_model", "cores", "memory_gb")
-        .distinct()
+def _loose_scan(name: str, column: str) -> str:
+    """A contest's distinct values of one column, one index probe each (as ENGINES_SQL)."""
+    # Constants only (the three calls below): nothing from a request is in the SQL.
+    return f"""{name}(v) AS (
+        SELECT MIN({column}) FROM submissions_submission WHERE contest_id = %s
+        UNION ALL
+        SELECT (SELECT MIN({column}) FROM submissions_submission
+                WHERE contest_id = %s AND {column} > {name}.v)
+        FROM {name} WHERE {name}.v IS NOT NULL
+    )"""  # noqa: S608  # nosec B608
+
+
+# The board's machines for its filters, from the (contest, column) indexes alone: as many
+# probes as distinct values, whatever the entries' number.
+MACHINES_SQL = f"""
+    WITH RECURSIVE {_loose_scan("cpus", "cpu_model")}, {_loose_scan("core_counts", "cores")},
+    {_loose_scan("memories", "memory_gb")}
+    SELECT 'cpu', v, NULL FROM cpus WHERE v IS NOT NULL AND v <> ''
+    UNION ALL SELECT 'cores', NULL, CAST(v AS DOUBLE PRECISION) FROM core_counts
+        WHERE v IS NOT NULL
+    UNION ALL SELECT 'memory', NULL, CAST(v AS DOUBLE PRECISION) FROM memories
+        WHERE v IS NOT NULL
+"""  # noqa: S608  # nosec B608: the column names are constants, the contest a parameter
+
+
+def machines_key(contest_id: int) -> tuple:
+    return ("machines", contest_id)
+
+
+def machines_read(contest_id: int) -> CompiledValues:
+    return compiled_sql(
+        machines_key(contest_id), MACHINES_SQL, (contest_id,) * 6, ("kind", "text", "number")
     )
-    cpus, cores, memory = {}, set(), set()
-    for cpu_model, core_count, memory_gb in machines:
-        name = cpu_model_name(cpu_model)
-        if name:
+
+
+def board_hardware(*, contest: Contest) -> HardwareChoices:
+    """The choices of the board's like-hardware filters: its entries' CPU models (variants of
+    one model under its name), core counts and memory sizes."""
+    cpus: dict[str, str] = {}
+    cores, memory = [], []
+    for kind, text, number in rows_of(machines_read(contest.pk)):
+        if kind == "cpu":
+            name = cpu_model_name(text)
             cpus.setdefault(name.lower(), name)
-        cores.add(core_count)
-        memory.add(memory_gb)
-    return HardwareChoices(sorted(cpus.values(), key=str.lower), sorted(cores), sorted(memory))
+        elif kind == "cores":
+            cores.append(int(number))
+        else:
+            memory.append(number)
+    return HardwareChoices(sorted(cpus.values(), key=str.lower), cores, memory)
 
 
 def leaderboard_engines(*, contest: Contest) -> list[str]:

@@ -416,11 +416,12 @@ def test_it_reads_the_board_in_the_same_few_queries_however_many_entries(
     ReferenceResultFactory.create_batch(2, contest=contest)
     ranked(contest)
 
-    # 9: the stamp, the contest, its references, the rules' current version, the counts kept
+    # 10: the stamp, the contest, its references, the rules' current version, the counts kept
     # with the reference rows' places (one query), the page, its rows' ranks (derived, never
-    # stored: a page in rank order needs no query for them), the engines, and the live runs
-    # listed above the board; none grows with the entries.
-    with django_assert_max_num_queries(9):
+    # stored: a page in rank order needs no query for them), the engines, the machines (the
+    # like-hardware filters' choices, read ahead with the engines), and the live runs listed
+    # above the board; none grows with the entries.
+    with django_assert_max_num_queries(10):
         response = board(client, contest, "?sort=-terminal_rate&page_size=100")
 
     assert len(board_rows(response)) == entries + 2

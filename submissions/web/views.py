@@ -39,6 +39,7 @@ from submissions.board.reads import (
     leaderboard_engines,
     leaderboard_page,
     leaderboard_rows,
+    machines_key,
     references_key,
 )
 from submissions.board.rows import BoardRow
@@ -226,6 +227,7 @@ def contest_page_reads(contest_id: int) -> list:
         references_key(contest_id),
         rule_version_latest_key(contest_id),
         engines_key(contest_id),
+        machines_key(contest_id),
         *contest_panels_reads(contest_id),
     ]
 
