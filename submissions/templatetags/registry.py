@@ -358,6 +358,8 @@ def _board_row(
         "average": rate(row.average_rate),
     }
     if row.reference:
+        # Its note (the seed's caveat, or the scale it was published at) on its time.
+        common["basis"] = row.reason or common["basis"]
         return row_html(REFERENCE_ROW, id=row.id, source=row.source, **common)
     return row_html(
         RANKED_ROW,
