@@ -41,7 +41,7 @@
   window.IIBenchTheme = { dark: dark, layout: layout };
 
   // A board cell says which column it is in, for the card layout of narrow screens.
-  document.querySelectorAll("table.board, table.entries-found").forEach(function (table) {
+  document.querySelectorAll("table.board, table.entries-found, table.leaders-table").forEach(function (table) {
     var labels = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) {
       return th.textContent.replace(/[▲▼]/g, "").trim();
     });
