@@ -105,10 +105,12 @@ def compared_settings(entries: list[Submission]) -> dict:
     listed = [entry_settings(entry, stored[entry.pk]) for entry in entries]
     rows = settings_side_by_side(listed)
     differ = sum(row.differs for row in rows)
+    partial = sum(row.partial and not row.differs for row in rows)
     return {
         "settings_rows": rows,
         "settings_differ": differ,
-        "settings_same": len(rows) - differ,
+        "settings_partial": partial,
+        "settings_same": len(rows) - differ - partial,
         # Entries that list no setting at all: named once, not a dash in every row.
         "settings_silent": [
             entry for entry, found in zip(entries, listed, strict=True) if not found

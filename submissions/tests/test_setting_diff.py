@@ -22,7 +22,19 @@ def test_the_differences_come_first_then_the_shared_settings_by_name():
 def test_a_setting_one_entry_does_not_list_is_shown_missing_and_not_counted_a_difference():
     rows = settings_side_by_side([{"shared_buffers": "128MB"}, {}])
     assert not rows[0].differs and rows[0].values == ("128MB", None)
-    assert (rows[0].stated, rows[0].unstated) == ("128MB", 1)
+    assert rows[0].stated == "128MB"
+
+
+def test_another_servers_settings_follow_the_differences_apart_from_the_shared_ones():
+    mariadb = {"innodb_buffer_pool_size": "134217728", "autocommit": "ON", "port": "3306"}
+    postgresql = {"shared_buffers": "128MB", "autocommit": "ON", "port": "5432"}
+    rows = settings_side_by_side([mariadb, postgresql, {}])
+    assert [(row.key, row.differs, row.partial) for row in rows] == [
+        ("port", True, False),
+        ("innodb_buffer_pool_size", False, True),
+        ("shared_buffers", False, True),
+        ("autocommit", False, False),
+    ]
 
 
 def test_a_third_entry_listing_no_settings_leaves_the_others_differences_first():
