@@ -147,22 +147,26 @@ RELATIVE = (
 )
 
 
-def share_of_best(row, track: tracks.Track, best: float | None) -> float | None:
+def share_of_best(row, track: tracks.Track, best) -> float | None:
     """The row's result as a share of the best's: for a time (less is better), the best's time
     over the row's, so 0.5 is half the best's speed; for a figure ranked highest first, the
-    row's over the best's."""
+    row's over the best's. `best`: a number, or by class label on a board ranked in classes."""
+    if isinstance(best, dict):
+        best = best.get(row.track_class)
     if best is None:
         return None
-    if track.shows_run_figures:
-        value, less_is_better = row.seconds_to_target, True
-    else:
-        value, less_is_better = row.track_metric, not track.ranking.descending
+    value = row.seconds_to_target if track.shows_run_figures else row.track_metric
     if value is None or value <= 0 or best <= 0:
         return None
-    return best / value if less_is_better else value / best
+    return best / value if _less_is_better(track) else value / best
 
 
-def _relative(row, track: tracks.Track, best: float | None) -> str:
+def _less_is_better(track: tracks.Track) -> bool:
+    """A time (to the target, to recover, to query) ranks the least first."""
+    return track.shows_run_figures or not track.ranking.descending
+
+
+def _relative(row, track: tracks.Track, best) -> str:
     share = share_of_best(row, track, best)
     if share is None:
         return ""
@@ -171,9 +175,13 @@ def _relative(row, track: tracks.Track, best: float | None) -> str:
         if share < 10
         else f"{share:,.0f}\N{MULTIPLICATION SIGN}"
     )
-    title = f"{shown} the best entry's {track.ranking.metric_label}" + (
-        "" if share <= 1 else " (a reference row ahead of every entry)"
-    )
+    label = track.ranking.metric_label
+    if _less_is_better(track):
+        title = f"The best entry's {label} is {shown} this row's"
+    else:
+        title = f"This row's {label} is {shown} the best entry's"
+    if share > 1:
+        title += " (a reference row ahead of every entry)"
     return format_html(RELATIVE, title=title, width=f"{min(share, 1.0) * 100:.1f}", share=shown)
 
 

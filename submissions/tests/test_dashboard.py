@@ -10,7 +10,9 @@ from django.utils import timezone
 
 from submissions.board.summary import running_bests
 from submissions.contests import ranks as contest_ranks
+from submissions.models import Workload
 from submissions.setup.cpus import cpu_model_name
+from submissions.tracks.crash_recovery import class_key as crash_class
 from testing.factories import ContestFactory, ReferenceResultFactory, SubmissionFactory
 from testing.pages import board_rows, table_rows
 
@@ -217,3 +219,23 @@ def test_one_cpu_model_has_one_page_listing_how_its_entries_spelled_it(client):
 )
 def test_a_cpu_models_name_drops_only_what_trails_it(spelled, model):
     assert cpu_model_name(spelled) == model
+
+
+def test_a_board_ranked_in_classes_measures_each_row_against_its_class_leader(client):
+    contest = ContestFactory(workload=Workload.CRASH_RECOVERY)
+    for seconds, rate in ((0.2, 200.0), (0.4, 200.0), (1.0, 2_000.0), (3.0, 2_000.0)):
+        figures = {"recovery_seconds": seconds, "insert_rate": rate, "rows_at_crash": 10}
+        SubmissionFactory(
+            contest=contest,
+            track_figures=figures,
+            track_metric=seconds,
+            track_class=crash_class(figures),
+        )
+    html = client.get(ranked(contest).get_absolute_url()).content.decode()
+
+    shares = [row["relative"] for row in table_rows(html, "ranking")]
+    sign = "\N{MULTIPLICATION SIGN}"
+    # Each class's leader is its own best: 0.2 s / 0.4 s, and 1 s / 3 s.
+    assert sorted(shares) == sorted(
+        f"{share}{sign} of the best" for share in ("1.00", "0.50", "1.00", "0.33")
+    )

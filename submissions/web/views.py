@@ -329,13 +329,13 @@ def in_contest_scale(row: BoardRow, contest: Contest) -> BoardRow:
     )
 
 
-def board_best(contest: Contest, query: LeaderboardQuery, rows: list[BoardRow]) -> float | None:
+def board_best(contest: Contest, query: LeaderboardQuery, rows: list[BoardRow]):
     """The leader's ranked figure (its time to the target, or the track's metric), which each
-    row's bar is a share of; None on a board ranked within classes (each class has its own
-    leader)."""
+    row's bar is a share of. On a board ranked within classes, each class's leader's, by the
+    class's label: those whose rank 1 this page shows (each class has its own leader)."""
     track = contest.track
     if track.ranking.class_key:
-        return None
+        return {row.track_class: row.track_metric for row in rows if row.rank == 1}
     leader = next((row for row in rows if row.rank == 1), None)
     if leader is None:
         leader = summary.contest_leader(contest)
