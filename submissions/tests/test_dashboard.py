@@ -239,3 +239,16 @@ def test_a_board_ranked_in_classes_measures_each_row_against_its_class_leader(cl
     assert sorted(shares) == sorted(
         f"{share}{sign} of the best" for share in ("1.00", "0.50", "1.00", "0.33")
     )
+
+
+def test_the_api_board_takes_the_like_hardware_filters(client):
+    contest = ContestFactory()
+    SubmissionFactory(contest=contest, entrant_name="Cloud", cpu_model="AMD EPYC (virtual)")
+    SubmissionFactory(contest=contest, entrant_name="Iron", cores=64, direct_attached=False)
+    url = reverse("api_leaderboard", args=[ranked(contest).slug])
+
+    def entrants(query):
+        return [row["entrant"] for row in client.get(url + query).json()["results"]]
+
+    assert entrants("?cpu=AMD+EPYC") == ["Cloud"]
+    assert entrants("?cores=64&drive=virtual") == ["Iron"]
