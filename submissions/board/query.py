@@ -16,6 +16,7 @@ VIRTUAL_DRIVE = "virtual"
 DRIVE_FILTERS = (*DriveKind.values, VIRTUAL_DRIVE)
 DRIVE_CHOICES = (*DriveKind.choices, (VIRTUAL_DRIVE, "virtual / network volume"))
 DEFAULT_PAGE_SIZE = 50
+MAX_CORES = 32_767  # the cores column's range (a small integer)
 PAGE_MAX_PAGE_SIZE = 200
 API_MAX_PAGE_SIZE = 1_000
 
@@ -152,8 +153,9 @@ class LeaderboardQuery:
             sort=sort if sort.removeprefix("-") in order.sorts else DEFAULT_SORT,
             engine=params.get("engine", "").strip()[:100],
             drive=drive if drive in DRIVE_FILTERS else "",
-            cpu=params.get("cpu", "").strip()[:200],
-            cores=_positive_int(params.get("cores"), 0) or None,
+            # No NUL (PostgreSQL refuses it in a string) and no count past the column's range.
+            cpu=params.get("cpu", "").replace("\x00", "").strip()[:200],
+            cores=_cores(params.get("cores")),
             memory_gb=_positive_float(params.get("memory")),
             verified=params.get("verified", "") in ("1", "true", "on", "yes"),
             trust=public_level(params.get("trust", "")),
@@ -175,6 +177,11 @@ class LeaderboardQuery:
         if not (self.cpu or self.cores or self.memory_gb):
             return ()
         return (self.cpu.lower(), self.cores, self.memory_gb)
+
+
+def _cores(text: str | None) -> int | None:
+    cores = _positive_int(text, 0)
+    return cores if 0 < cores <= MAX_CORES else None
 
 
 def _positive_float(text: str | None) -> float | None:

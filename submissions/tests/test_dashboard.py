@@ -252,3 +252,14 @@ def test_the_api_board_takes_the_like_hardware_filters(client):
 
     assert entrants("?cpu=AMD+EPYC") == ["Cloud"]
     assert entrants("?cores=64&drive=virtual") == ["Iron"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["?cores=99999999999", "?cores=-3", "?memory=nan", "?memory=inf", "?cpu=%00x", "?cpu=50%25_"],
+)
+def test_a_hardware_filter_out_of_range_is_ignored_or_finds_nothing_never_an_error(client, query):
+    contest = ContestFactory()
+    SubmissionFactory(contest=contest)
+    response = client.get(ranked(contest).get_absolute_url() + query)
+    assert response.status_code == 200
