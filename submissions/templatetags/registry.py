@@ -170,19 +170,30 @@ def _relative(row, track: tracks.Track, best) -> str:
     share = share_of_best(row, track, best)
     if share is None:
         return ""
-    shown = (
-        f"{share:.2f}\N{MULTIPLICATION SIGN}"
-        if share < 10
-        else f"{share:,.0f}\N{MULTIPLICATION SIGN}"
+    shown = f"{share:.2f}" if share < 10 else f"{share:,.0f}"
+    # Numbers and the track's own label only: escaped once here, not by format_html per row
+    # (a board of 50 rows writes 50 of these).
+    return SafeString(
+        RELATIVE.format(
+            title=_relative_title(
+                track.ranking.metric_label, _less_is_better(track), shown, share > 1
+            ),
+            width=f"{min(share, 1.0) * 100:.1f}",
+            share=f"{shown}\N{MULTIPLICATION SIGN}",
+        )
     )
-    label = track.ranking.metric_label
-    if _less_is_better(track):
-        title = f"The best entry's {label} is {shown} this row's"
+
+
+@lru_cache(maxsize=256)
+def _relative_title(label: str, less_is_better: bool, shown: str, ahead: bool) -> str:
+    times = f"{shown}\N{MULTIPLICATION SIGN}"
+    if less_is_better:
+        title = f"The best entry's {label} is {times} this row's"
     else:
-        title = f"This row's {label} is {shown} the best entry's"
-    if share > 1:
+        title = f"This row's {label} is {times} the best entry's"
+    if ahead:
         title += " (a reference row ahead of every entry)"
-    return format_html(RELATIVE, title=title, width=f"{min(share, 1.0) * 100:.1f}", share=shown)
+    return html.escape(title)
 
 
 COST_CELLS = '<td class="num">{}</td><td class="num">{}</td><td class="num">{}</td>'
