@@ -400,6 +400,8 @@ class Submission(models.Model):
             models.Index(fields=["contest", "cpu_model"], name="contest_cpus_idx"),
             models.Index(fields=["contest", "cores"], name="contest_cores_idx"),
             models.Index(fields=["contest", "memory_gb"], name="contest_memory_idx"),
+            # The home page's latest results: the newest entries first, read from the top.
+            models.Index(fields=["-submitted_at", "-id"], name="latest_entries_idx"),
             models.Index(fields=["owner", "-submitted_at"], name="owner_entries_idx"),
         ]
 

@@ -14,7 +14,7 @@ from django.db.models.functions import TruncMonth
 from submissions.board.query import LeaderboardQuery
 from submissions.board.reads import leaderboard_page
 from submissions.board.rows import BoardRow
-from submissions.entries.selectors import published_q, published_results
+from submissions.entries.selectors import LIST_DEFERRED, published_q
 from submissions.models import Contest, Submission
 
 # Enough rows to pass the reference rows a rank order places before the leader.
@@ -68,8 +68,15 @@ def _first_ranked(rows: list[BoardRow]) -> BoardRow | None:
 
 
 def latest_results(limit: int = LATEST_RESULTS) -> list[Submission]:
-    """The most recently published entries, every contest."""
-    return list(published_results()[:limit])
+    """The newest entries of the contests whose results are public, every contest: read from
+    the top of the entries' newest-first index (`published_results`, which orders by when each
+    was published, sorts every published entry)."""
+    return list(
+        Submission.objects.filter(published_q())
+        .select_related("contest")
+        .defer(*LIST_DEFERRED)
+        .order_by("-submitted_at", "-id")[:limit]
+    )
 
 
 def engine_bests(slugs: list[str], today: date) -> list[EngineBest]:
