@@ -12,6 +12,7 @@ from django.conf import settings
 from submissions.contests import ranks as contest_ranks
 from submissions.entries.demo import demo_load
 from submissions.models import Contest
+from submissions.opendata.state import open_dataset_refresh
 from testing.browser import chromium
 from testing.factories import SubmissionFactory
 
@@ -69,6 +70,8 @@ def dashboard(live_site):
         for n, seconds in enumerate((60.0, 90.0, 150.0), start=1)
     ]
     contest_ranks.contest_rank(contest=short)
+    # The open dataset built, so its page shows its file table (into the server's media root).
+    assert open_dataset_refresh() == "built"
     classic = Contest.objects.get(slug="iibench-2008")
     compared = [leader.pk, *(entry.pk for entry in innodb[:2])]
     wide = [
@@ -79,7 +82,7 @@ def dashboard(live_site):
         ("board-short", short.get_absolute_url(), "#leaderboard"),
         ("entry", innodb[1].get_absolute_url(), ".placement"),
         ("compare", f"/compare/?ids={','.join(map(str, compared))}", "#compare-curves .main-svg"),
-        ("open-data", "/open-data/", "h1"),
+        ("open-data", "/open-data/", "table.dataset-files"),
         ("cpu", "/cpus/AMD EPYC/", "#system-history .main-svg"),
     ]
     return {"wide": wide, "desktop": desktop, "entry": innodb[1]}
