@@ -1,11 +1,11 @@
 """The home page's comparison: each public contest's leader and best verified entry, the latest
 results and the best rate each engine reached over time. A few indexed reads (each contest's
-board page of a few rows, the latest entries, one grouped read for the chart), built once per
-set of board versions (web/views.py caches it)."""
+board page of a few rows, the newest entries from the top of their index) built once per set of
+board versions, and one grouped read for the chart kept apart for minutes (web/views.py)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 from django.db.models import Max
@@ -34,7 +34,7 @@ class ContestSummary:
 @dataclass(frozen=True)
 class EngineBest:
     """An engine's best average rate in the classic run's contests, month by month: each
-    point the best so far, with the entry that set it."""
+    point the best so far."""
 
     engine: str
     months: list[date]
@@ -44,27 +44,36 @@ class EngineBest:
 def contest_summary(contest: Contest) -> ContestSummary:
     if not contest.results_are_public():
         return ContestSummary(contest, None, None, 0, public=False)
-    board = leaderboard_page(contest=contest, query=LeaderboardQuery(page_size=LEADER_WINDOW))
-    verified = leaderboard_page(
-        contest=contest, query=LeaderboardQuery(page_size=LEADER_WINDOW, verified=True)
-    )
+    board = LeaderboardQuery(page_size=LEADER_WINDOW)
+    verified = LeaderboardQuery(page_size=LEADER_WINDOW, verified=True)
+    leader, ranked = _first_ranked(contest, board)
     return ContestSummary(
         contest,
-        leader=_first_ranked(board.rows),
-        best_verified=_first_ranked(verified.rows),
-        ranked=board.ranked_count,
+        leader=leader,
+        best_verified=_first_ranked(contest, verified)[0],
+        ranked=ranked,
         public=True,
     )
 
 
 def contest_leader(contest: Contest) -> BoardRow | None:
     """Rank 1 of the board, whatever a page shows."""
-    board = leaderboard_page(contest=contest, query=LeaderboardQuery(page_size=LEADER_WINDOW))
-    return _first_ranked(board.rows)
+    return _first_ranked(contest, LeaderboardQuery(page_size=LEADER_WINDOW))[0]
 
 
-def _first_ranked(rows: list[BoardRow]) -> BoardRow | None:
-    return next((row for row in rows if row.ranked), None)
+def _first_ranked(contest: Contest, query: LeaderboardQuery) -> tuple[BoardRow | None, int]:
+    """The first ranked row of the board's first page in rank order, and how many are ranked;
+    when more reference rows than the page holds rank ahead of every entry, the page again
+    past them all."""
+    board = leaderboard_page(contest=contest, query=query)
+    found = next((row for row in board.rows if row.ranked), None)
+    if found is None and board.ranked_count and query.page_size <= board.reference_count:
+        wider = replace(query, page_size=board.reference_count + 1)
+        found = next(
+            (row for row in leaderboard_page(contest=contest, query=wider).rows if row.ranked),
+            None,
+        )
+    return found, board.ranked_count
 
 
 def latest_results(limit: int = LATEST_RESULTS) -> list[Submission]:

@@ -263,3 +263,14 @@ def test_a_hardware_filter_out_of_range_is_ignored_or_finds_nothing_never_an_err
     SubmissionFactory(contest=contest)
     response = client.get(ranked(contest).get_absolute_url() + query)
     assert response.status_code == 200
+
+
+def test_the_leader_is_found_behind_more_reference_rows_than_a_first_page_holds(client):
+    contest = ContestFactory()
+    SubmissionFactory(contest=contest, entrant_name="Slowest leader", elapsed_seconds=30 * DAY)
+    ReferenceResultFactory.create_batch(12, contest=contest, elapsed_seconds=DAY)
+    ranked(contest)
+
+    leaders = table_rows(client.get("/").content.decode(), "leaders-table")
+
+    assert leaders[0]["cells"][1] == "Slowest leader InnoDB"
