@@ -9,12 +9,15 @@ IIBENCH := runner/iibench/iibench
 # Redis, worker, browser or production server).
 .PHONY: run test test-fast bench setup services lint format check-migrations demo worker web clean vendor-plotly
 
+# `make run PORT=8080` serves on another port (honcho sets its own PORT in each process, so the
+# Procfile reads WEB_PORT).
+PORT ?= 8000
 run: setup
 	mkdir -p var
 	$(MANAGE) migrate --noinput
 	$(MANAGE) load_demo
-	@echo "Serving http://127.0.0.1:8000 (web + rerun worker; Ctrl-C stops both)"
-	$(VENV)/bin/honcho start -f Procfile
+	@echo "Serving http://127.0.0.1:$(PORT) (web + rerun worker; Ctrl-C stops both)"
+	WEB_PORT=$(PORT) $(VENV)/bin/honcho start -f Procfile
 
 BANDIT := $(VENV)/bin/bandit -q -r submissions runner iibench_site -x "*/tests/*,*/migrations/*"
 

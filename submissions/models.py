@@ -446,6 +446,10 @@ class Submission(models.Model):
             ),
             # The leaderboard's engine filter lists a contest's engines from this index alone.
             models.Index(fields=["contest", "engine"], name="contest_engines_idx"),
+            # ... and its like-hardware filters their choices (board/reads.py MACHINES_SQL).
+            models.Index(fields=["contest", "cpu_model"], name="contest_cpus_idx"),
+            models.Index(fields=["contest", "cores"], name="contest_cores_idx"),
+            models.Index(fields=["contest", "memory_gb"], name="contest_memory_idx"),
             models.Index(fields=["owner", "-submitted_at"], name="owner_entries_idx"),
         ]
 

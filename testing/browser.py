@@ -73,12 +73,14 @@ class Browser:
         self.base_url = base_url
         self.pages: list[WatchedPage] = []
 
-    def new_page(self, *, width: int = 1280, color_scheme: str = "light") -> WatchedPage:
-        """A page in a fresh context: its own cookies, so its own visitor; `width` and
-        `color_scheme` as the reader's screen and system setting."""
+    def new_page(
+        self, *, width: int = 1280, color_scheme: str = "light", height: int = 900
+    ) -> WatchedPage:
+        """A page in a fresh context: its own cookies, so its own visitor; `width`, `height`
+        and `color_scheme` as the reader's screen and system setting."""
         context = self.browser.new_context(
             base_url=self.base_url,
-            viewport={"width": width, "height": 900},
+            viewport={"width": width, "height": height},
             color_scheme=color_scheme,
             accept_downloads=True,
         )

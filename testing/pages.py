@@ -14,6 +14,9 @@ class _TableReader(HTMLParser):
         self.rows: list[dict] = []
         self.cell: list[str] | None = None
         self.done = False
+        # Inside a row's share of the best (span.relative): kept apart as row["relative"], so
+        # a cell's text is its figure alone.
+        self.relative_spans = 0
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
@@ -24,10 +27,16 @@ class _TableReader(HTMLParser):
                 self.depth = 1
         if not self.depth:
             return
+        relative = self.relative_spans or "relative" in (attributes.get("class") or "").split()
+        if tag == "span" and self.cell is not None and relative:
+            self.relative_spans += 1
+            return
         if tag == "tbody":
             self.in_body = True
         elif tag == "tr" and self.in_body:
-            self.rows.append({"class": attributes.get("class") or "", "cells": [], "links": []})
+            self.rows.append(
+                {"class": attributes.get("class") or "", "cells": [], "links": [], "relative": ""}
+            )
         elif tag in ("td", "th") and self.in_body and self.rows:
             self.cell = []
         elif tag == "a" and self.rows and self.in_body:
@@ -37,6 +46,9 @@ class _TableReader(HTMLParser):
 
     def handle_endtag(self, tag):
         if not self.depth:
+            return
+        if tag == "span" and self.relative_spans:
+            self.relative_spans -= 1
             return
         if tag in ("td", "th") and self.cell is not None:
             self.rows[-1]["cells"].append(" ".join("".join(self.cell).split()))
@@ -48,7 +60,9 @@ class _TableReader(HTMLParser):
             self.done = not self.depth
 
     def handle_data(self, data):
-        if self.cell is not None:
+        if self.relative_spans:
+            self.rows[-1]["relative"] += " ".join(data.split())
+        elif self.cell is not None:
             self.cell.append(data)
 
 
@@ -62,6 +76,12 @@ def table_rows(html: str, table_class: str) -> list[dict]:
 def board_rows(response) -> list[list[str]]:
     """The ranking table's rows as their cells' text, without the compare checkbox column."""
     return [row["cells"][1:] for row in table_rows(response.content.decode(), "ranking")]
+
+
+def board_shares(response) -> list[str]:
+    """Each ranking row's share of the best as it reads ("0.50x of the best", with a
+    multiplication sign; "" for none)."""
+    return [row["relative"] for row in table_rows(response.content.decode(), "ranking")]
 
 
 def not_ranked_rows(response) -> list[list[str]]:

@@ -9,8 +9,10 @@
   function dark() { return Boolean(scheme && scheme.matches); }
 
   var COLOURS = {
-    light: { ink: "#1f2933", grid: "#e4e7eb", line: "#9aa5b1", paper: "#ffffff", button: "#f5f7fa", active: "#dbeafe" },
-    dark: { ink: "#e4e7eb", grid: "#334155", line: "#64748b", paper: "#111827", button: "#1f2937", active: "#334155" },
+    light: { ink: "#1f2933", grid: "#e4e7eb", line: "#9aa5b1", paper: "#ffffff", button: "#e4e7eb", buttonInk: "#1f2933" },
+    // Plotly paints the active menu button its own near-white (#F4FAFF, not configurable): in the
+    // dark scheme the buttons' text is dark, on a mid grey for the inactive ones, so both read.
+    dark: { ink: "#e4e7eb", grid: "#334155", line: "#64748b", paper: "#111827", button: "#94a3b8", buttonInk: "#0f172a" },
   };
 
   // The layout's colours for the scheme; what a plot set itself (a band, an annotation) stays.
@@ -31,8 +33,7 @@
     (given.updatemenus || []).forEach(function (menu) {
       menu.bgcolor = colours.button;
       menu.bordercolor = colours.line;
-      menu.activecolor = colours.active;
-      menu.font = Object.assign({ color: colours.ink }, menu.font || {});
+      menu.font = Object.assign({ color: colours.buttonInk }, menu.font || {});
     });
     return given;
   }
@@ -40,7 +41,7 @@
   window.IIBenchTheme = { dark: dark, layout: layout };
 
   // A board cell says which column it is in, for the card layout of narrow screens.
-  document.querySelectorAll("table.board, table.entries-found").forEach(function (table) {
+  document.querySelectorAll("table.board, table.entries-found, table.leaders-table").forEach(function (table) {
     var labels = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) {
       return th.textContent.replace(/[▲▼]/g, "").trim();
     });

@@ -10,7 +10,13 @@ from submissions import tracks
 from submissions.entries.trust import public_level
 from submissions.models import DriveKind, ReferenceResult
 
+# The drives filter: a kind, or a volume that is not attached to the machine (a cloud disk,
+# a SAN), whatever its kind.
+VIRTUAL_DRIVE = "virtual"
+DRIVE_FILTERS = (*DriveKind.values, VIRTUAL_DRIVE)
+DRIVE_CHOICES = (*DriveKind.choices, (VIRTUAL_DRIVE, "virtual / network volume"))
 DEFAULT_PAGE_SIZE = 50
+MAX_CORES = 32_767  # the cores column's range (a small integer)
 PAGE_MAX_PAGE_SIZE = 200
 API_MAX_PAGE_SIZE = 1_000
 
@@ -118,11 +124,15 @@ def board_sort_parts(sort: str, order: BoardOrder = DEFAULT_ORDER) -> tuple[Sort
 @dataclass(frozen=True)
 class LeaderboardQuery:
     """What the URL asks of a board: `?sort=-terminal_rate&engine=InnoDB&drive=ssd&verified=1
-    &page=2&page_size=100`. Unknown values fall back to the defaults rather than failing."""
+    &cpu=AMD+EPYC&cores=8&memory=16&page=2&page_size=100`. Unknown values fall back to the
+    defaults rather than failing."""
 
     sort: str = DEFAULT_SORT
     engine: str = ""
-    drive: str = ""
+    drive: str = ""  # a DriveKind, or VIRTUAL_DRIVE
+    cpu: str = ""  # a CPU model, its variants too (setup/cpus.py)
+    cores: int | None = None
+    memory_gb: float | None = None
     verified: bool = False
     trust: str = ""  # one of TRUST_LEVELS: only entries the registry vouches for that far
     page: int = 1
@@ -142,7 +152,11 @@ class LeaderboardQuery:
         return cls(
             sort=sort if sort.removeprefix("-") in order.sorts else DEFAULT_SORT,
             engine=params.get("engine", "").strip()[:100],
-            drive=drive if drive in DriveKind.values else "",
+            drive=drive if drive in DRIVE_FILTERS else "",
+            # No NUL (PostgreSQL refuses it in a string) and no count past the column's range.
+            cpu=params.get("cpu", "").replace("\x00", "").strip()[:200],
+            cores=_cores(params.get("cores")),
+            memory_gb=_positive_float(params.get("memory")),
             verified=params.get("verified", "") in ("1", "true", "on", "yes"),
             trust=public_level(params.get("trust", "")),
             page=_positive_int(params.get("page"), 1),
@@ -154,7 +168,28 @@ class LeaderboardQuery:
 
     @property
     def filtered(self) -> bool:
-        return bool(self.engine or self.drive or self.verified or self.trust)
+        return bool(self.engine or self.drive or self.verified or self.trust or self.hardware)
+
+    @property
+    def hardware(self) -> tuple:
+        """The like-hardware filters (CPU model, cores, memory), () when none is set: no
+        reference row states them apart from its hardware text."""
+        if not (self.cpu or self.cores or self.memory_gb):
+            return ()
+        return (self.cpu.lower(), self.cores, self.memory_gb)
+
+
+def _cores(text: str | None) -> int | None:
+    cores = _positive_int(text, 0)
+    return cores if 0 < cores <= MAX_CORES else None
+
+
+def _positive_float(text: str | None) -> float | None:
+    try:
+        value = float(text or "")
+    except ValueError:
+        return None
+    return value if 0 < value < 1e9 else None
 
 
 def _positive_int(text: str | None, default: int) -> int:

@@ -38,14 +38,21 @@ from submissions.board.order import (
     sorted_references,
     tally_kept,
 )
-from submissions.board.query import LeaderboardQuery, board_order, board_sort_parts
+from submissions.board.query import (
+    VIRTUAL_DRIVE,
+    LeaderboardQuery,
+    board_order,
+    board_sort_parts,
+)
 from submissions.board.rows import BoardPage, BoardRow, entry_row, mark_tie_breaks, reference_row
 from submissions.contests.ranks import ranked_q, ranks_in_order, ranks_of
+from submissions.entries.selectors import cpu_variants_q
 from submissions.entries.trust import STREAMED, VERIFIED
 from submissions.entries.verification import OUTCOME_FIELDS
 from submissions.measures.costs import BOARD_COSTS
 from submissions.measures.ranking import interleave, page_slots, reference_positions
 from submissions.models import Contest, ReferenceResult, Submission, verified_q
+from submissions.setup.cpus import cpu_model_name
 from submissions.setup.engines import normalised_engine
 from submissions.web.soft_cache import cache_get, cache_set
 
@@ -65,8 +72,16 @@ def _board_entries(contest: Contest, query: LeaderboardQuery) -> QuerySet[Submis
     if query.engine:
         # The normalised engine: "InnoDB" finds "InnoDB plugin 1.0" too (submissions/engines.py).
         entries = entries.filter(engine__iexact=query.engine)
-    if query.drive:
+    if query.drive == VIRTUAL_DRIVE:
+        entries = entries.filter(direct_attached=False)
+    elif query.drive:
         entries = entries.filter(drive_kind=query.drive)
+    if query.cpu:
+        entries = entries.filter(cpu_variants_q(query.cpu))
+    if query.cores:
+        entries = entries.filter(cores=query.cores)
+    if query.memory_gb:
+        entries = entries.filter(memory_gb=query.memory_gb)
     if query.verified:
         entries = entries.filter(verified_q())
     if query.trust:
@@ -99,8 +114,9 @@ def board_references(contest: Contest) -> list[ReferenceResult]:
 
 
 def _board_references(contest: Contest, query: LeaderboardQuery, references) -> list:
-    if query.verified or query.trust:
-        return []  # the registry never re-ran nor watched a published result
+    if query.verified or query.trust or query.hardware or query.drive == VIRTUAL_DRIVE:
+        # The registry never re-ran nor watched a published result, and its hardware is text.
+        return []
     return [
         reference
         for reference in references
@@ -179,7 +195,7 @@ def _board_key(contest: Contest, query: LeaderboardQuery) -> tuple:
     contest's workload) gives the ranking, the sort and the filters the rest."""
     return (
         contest.pk, contest.workload, query.sort, query.engine, query.drive, query.verified,
-        query.trust,
+        query.trust, query.hardware,
     )  # fmt: skip
 
 
@@ -245,7 +261,7 @@ def _counts(contest: Contest, query: LeaderboardQuery, placement, references):
     and the API of the same board and version share it."""
     what = (
         contest.pk, contest.board_version, query.engine.lower(), query.drive, query.verified,
-        query.trust, [(part.entry_field, part.descending) for part in placement],
+        query.trust, query.hardware, [(part.entry_field, part.descending) for part in placement],
         [reference.pk for reference in references],
     )  # fmt: skip
     key = "board-counts:" + hashlib.sha256(repr(what).encode()).hexdigest()[:40]
@@ -385,6 +401,67 @@ def references_read(contest: Contest) -> CompiledValues:
     return compiled_instances(
         references_key(contest.pk), lambda: ReferenceResult.objects.filter(contest=contest)
     )
+
+
+@dataclass(frozen=True)
+class HardwareChoices:
+    """What a board's like-hardware filters offer: the CPU models (one name per model), the
+    core counts and the memory sizes of its entries."""
+
+    cpus: list[str]
+    cores: list[int]
+    memory_gb: list[float]
+
+
+def _loose_scan(name: str, column: str) -> str:
+    """A contest's distinct values of one column, one index probe each (as ENGINES_SQL)."""
+    # Constants only (the three calls below): nothing from a request is in the SQL.
+    return f"""{name}(v) AS (
+        SELECT MIN({column}) FROM submissions_submission WHERE contest_id = %s
+        UNION ALL
+        SELECT (SELECT MIN({column}) FROM submissions_submission
+                WHERE contest_id = %s AND {column} > {name}.v)
+        FROM {name} WHERE {name}.v IS NOT NULL
+    )"""  # noqa: S608  # nosec B608
+
+
+# The board's machines for its filters, from the (contest, column) indexes alone: as many
+# probes as distinct values, whatever the entries' number.
+MACHINES_SQL = f"""
+    WITH RECURSIVE {_loose_scan("cpus", "cpu_model")}, {_loose_scan("core_counts", "cores")},
+    {_loose_scan("memories", "memory_gb")}
+    SELECT 'cpu', v, NULL FROM cpus WHERE v IS NOT NULL AND v <> ''
+    UNION ALL SELECT 'cores', NULL, CAST(v AS DOUBLE PRECISION) FROM core_counts
+        WHERE v IS NOT NULL
+    UNION ALL SELECT 'memory', NULL, CAST(v AS DOUBLE PRECISION) FROM memories
+        WHERE v IS NOT NULL
+"""  # noqa: S608  # nosec B608: the column names are constants, the contest a parameter
+
+
+def machines_key(contest_id: int) -> tuple:
+    return ("machines", contest_id)
+
+
+def machines_read(contest_id: int) -> CompiledValues:
+    return compiled_sql(
+        machines_key(contest_id), MACHINES_SQL, (contest_id,) * 6, ("kind", "text", "number")
+    )
+
+
+def board_hardware(*, contest: Contest) -> HardwareChoices:
+    """The choices of the board's like-hardware filters: its entries' CPU models (variants of
+    one model under its name), core counts and memory sizes."""
+    cpus: dict[str, str] = {}
+    cores, memory = [], []
+    for kind, text, number in rows_of(machines_read(contest.pk)):
+        if kind == "cpu":
+            name = cpu_model_name(text)
+            cpus.setdefault(name.lower(), name)
+        elif kind == "cores":
+            cores.append(int(number))
+        else:
+            memory.append(number)
+    return HardwareChoices(sorted(cpus.values(), key=str.lower), cores, memory)
 
 
 def leaderboard_engines(*, contest: Contest) -> list[str]:

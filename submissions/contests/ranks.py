@@ -11,6 +11,8 @@ everyone below it, and an upload never waits on another entry's ranking."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db import connection
 from django.db.models import BooleanField, Count, ExpressionWrapper, F, Q, Window
 from django.db.models.functions import Rank
@@ -165,6 +167,44 @@ def entry_rank(*, entry: Submission) -> int | None:
         rivals = rivals.filter(track_class=entry.track_class)
     values = tuple(getattr(entry, key.column) for key in keys)
     return 1 + rivals.filter(_beats_q(keys, values)).count()
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where an entry stands among the other ranked entries of its engine in its contest (and
+    class): it beats `beaten` of `others`."""
+
+    beaten: int
+    others: int
+
+    @property
+    def percent(self) -> int:
+        return round(100 * self.beaten / self.others) if self.others else 0
+
+
+def entry_placement(*, entry: Submission) -> Placement | None:
+    """How many ranked entries of the same (normalised) engine this one beats: two counts,
+    whatever the board's size. None when it is not ranked or runs alone."""
+    track = entry.contest.track
+    ranking = track.ranking
+    keys = ranking.order
+    unranked = not entry.eligible or any(
+        key.required and getattr(entry, key.column) is None for key in keys
+    )
+    if unranked or not entry.engine:
+        return None
+    rivals = Submission.objects.filter(
+        ranked_q(track), contest_id=entry.contest_id, engine__iexact=entry.engine
+    ).exclude(pk=entry.pk)
+    if ranking.class_key:
+        rivals = rivals.filter(track_class=entry.track_class)
+    values = tuple(getattr(entry, key.column) for key in keys)
+    level = Q(**{key.column: value for key, value in zip(keys, values, strict=True)})
+    others = rivals.count()
+    if not others:
+        return None
+    not_beaten = rivals.filter(_beats_q(keys, values) | level).count()
+    return Placement(beaten=others - not_beaten, others=others)
 
 
 def contest_leader(*, contest: Contest) -> Submission | None:

@@ -7,6 +7,7 @@ from django.db.models import DateTimeField, F, Q, QuerySet, Value
 from django.utils import timezone
 
 from submissions.models import Contest, Submission
+from submissions.setup.cpus import VARIANT_MARKS, cpu_model_name
 
 # Never needed by lists: the long text fields stay in the database.
 # The entrant's long texts: no list shows them.
@@ -141,5 +142,15 @@ def entries_of_system(*, user, engine: str = "", cpu_model: str = "") -> QuerySe
     if engine:
         entries = entries.filter(engine__iexact=engine)
     if cpu_model:
-        entries = entries.filter(cpu_model__iexact=cpu_model.strip())
+        entries = entries.filter(cpu_variants_q(cpu_model))
     return entries.order_by("-submitted_at", "-pk")
+
+
+def cpu_variants_q(spelled: str) -> Q:
+    """Entries on the CPU model a spelling names, however each spelled it: the model itself or
+    it followed by a note or a clock ("AMD EPYC (virtual, 2 vCPUs)"; setup/cpus.py)."""
+    name = cpu_model_name(spelled)
+    found = Q(cpu_model__iexact=name)
+    for mark in VARIANT_MARKS:
+        found |= Q(cpu_model__istartswith=name + mark)
+    return found

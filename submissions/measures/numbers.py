@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from submissions.measures.figures import format_duration
+from submissions.measures.figures import format_exact_duration
 
 NONE = "—"
 
@@ -42,7 +42,8 @@ def display(value: Any, style: str) -> str:
     if style == "rate":
         return rate(value)
     if style == "seconds":
-        return format_duration(value)
+        # The pages' one duration format (the board's "3d 8h 27m 24s").
+        return format_exact_duration(value)
     if style == "time":
         # Three figures, whatever the size: a query's 0.5 ms on a small table and 406 s past
         # MyISAM's cliff, a recovery's 0.35 s and 18,505 s.

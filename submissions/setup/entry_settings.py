@@ -102,6 +102,17 @@ def compared_settings(entries: list[Submission]) -> dict:
         source__in=(SettingSource.DECLARED, SettingSource.BENCHMARK_HEADER),
     ):
         stored[setting.submission_id].append(setting)
-    rows = settings_side_by_side([entry_settings(entry, stored[entry.pk]) for entry in entries])
+    listed = [entry_settings(entry, stored[entry.pk]) for entry in entries]
+    rows = settings_side_by_side(listed)
     differ = sum(row.differs for row in rows)
-    return {"settings_rows": rows, "settings_differ": differ, "settings_same": len(rows) - differ}
+    partial = sum(row.partial and not row.differs for row in rows)
+    return {
+        "settings_rows": rows,
+        "settings_differ": differ,
+        "settings_partial": partial,
+        "settings_same": len(rows) - differ - partial,
+        # Entries that list no setting at all: named once, not a dash in every row.
+        "settings_silent": [
+            entry for entry, found in zip(entries, listed, strict=True) if not found
+        ],
+    }

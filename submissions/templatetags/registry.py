@@ -14,7 +14,8 @@ from django.utils.timezone import template_localtime
 from submissions import tracks
 from submissions.entries.trust import STREAMED, TRUST_SENTENCES
 from submissions.measures import numbers
-from submissions.measures.figures import format_duration, format_exact_duration
+from submissions.measures.figures import format_exact_duration
+from submissions.setup.cpus import cpu_model_name
 from submissions.web.markdown import render_markdown
 
 register = template.Library()
@@ -28,9 +29,11 @@ def markdown(text: str) -> str:
 
 @register.filter
 def duration(seconds: float | None, estimated: bool = False) -> str:
+    """One duration format on every page ("3d 8h 27m 24s", "38.0 s"): the board's, to the
+    second, so a time reads the same on the board, the entry, the check and compare."""
     if seconds is None:
         return "—"
-    return format_duration(seconds, estimated=estimated)
+    return format_exact_duration(seconds, estimated=estimated)
 
 
 @register.filter
@@ -56,7 +59,7 @@ DEMO_TITLES = {
 
 def _time_cells(row) -> dict:
     return {
-        "elapsed": exact_duration(row.elapsed_seconds),
+        "elapsed": exact_duration(row.elapsed_seconds),  # the not-ranked table's
         "to_target": exact_duration(row.seconds_to_target, row.estimated),
         "basis": row.estimate_basis if row.estimated else "measured",
     }
@@ -121,11 +124,13 @@ def _escaped(value) -> str:
 
 # Leaderboard rows are built here rather than in the template: the template language spends
 # about 70 µs on each row (measured by bench/leaderboard_speed.py), these about 15 µs.
+# The elapsed time and the costs are "more columns" (?costs=1); the time to the target carries
+# the row's share of the best's speed.
 RANKED_ROW = (
     '<tr><td class="pick"><input type="checkbox" name="ids" value="{id}" '
     'aria-label="Compare entry #{id}"></td><td class="num">{rank}</td>'
     '<td><a href="{url}">{entrant}</a>{demo}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
-    '<td class="num">{elapsed}</td><td class="num" title="{basis}">{to_target}</td>'
+    '{elapsed}<td class="num" title="{basis}">{to_target}{relative}</td>'
     '<td class="num">{terminal}{tie_break}</td><td class="num">{average}</td>'
     "{costs}<td>{verified}</td></tr>"
 )
@@ -134,9 +139,65 @@ REFERENCE_ROW = (
     'aria-label="Compare with the reference {entrant}"></td>'
     '<td class="num"><span class="badge reference">reference</span></td>'
     '<td title="{source}">{entrant}</td><td>{engine}</td><td class="hardware">{hardware}</td>'
-    '<td class="num" title="{note}">{elapsed}</td><td class="num" title="{basis}">{to_target}</td>'
+    '{elapsed}<td class="num" title="{basis}">{to_target}{relative}</td>'
     '<td class="num">{terminal}</td><td class="num">{average}</td>{costs}<td></td></tr>'
 )
+ELAPSED_CELL = '<td class="num" title="{}">{}</td>'
+RELATIVE = (
+    '<span class="relative" title="{title}"><span class="bar"><span style="width:{width}%">'
+    "</span></span> {share} of the best</span>"
+)
+
+
+def share_of_best(row, track: tracks.Track, best) -> float | None:
+    """The row's result as a share of the best's: for a time (less is better), the best's time
+    over the row's, so 0.5 is half the best's speed; for a figure ranked highest first, the
+    row's over the best's. `best`: a number, or by class label on a board ranked in classes."""
+    if isinstance(best, dict):
+        best = best.get(row.track_class)
+    if best is None:
+        return None
+    value = row.seconds_to_target if track.shows_run_figures else row.track_metric
+    if value is None or value <= 0 or best <= 0:
+        return None
+    return best / value if _less_is_better(track) else value / best
+
+
+def _less_is_better(track: tracks.Track) -> bool:
+    """A time (to the target, to recover, to query) ranks the least first."""
+    return track.shows_run_figures or not track.ranking.descending
+
+
+def _relative(row, track: tracks.Track, best) -> str:
+    share = share_of_best(row, track, best)
+    if share is None:
+        return ""
+    shown = f"{share:.2f}" if share < 10 else f"{share:,.0f}"
+    # Numbers and the track's own label only: escaped once here, not by format_html per row
+    # (a board of 50 rows writes 50 of these).
+    return SafeString(
+        RELATIVE.format(
+            title=_relative_title(
+                track.ranking.metric_label, _less_is_better(track), shown, share > 1
+            ),
+            width=f"{min(share, 1.0) * 100:.1f}",
+            share=f"{shown}\N{MULTIPLICATION SIGN}",
+        )
+    )
+
+
+@lru_cache(maxsize=256)
+def _relative_title(label: str, less_is_better: bool, shown: str, ahead: bool) -> str:
+    times = f"{shown}\N{MULTIPLICATION SIGN}"
+    if less_is_better:
+        title = f"The best entry's {label} is {times} this row's"
+    else:
+        title = f"This row's {label} is {times} the best entry's"
+    if ahead:
+        title += " (a reference row ahead of every entry)"
+    return html.escape(title)
+
+
 COST_CELLS = '<td class="num">{}</td><td class="num">{}</td><td class="num">{}</td>'
 
 
@@ -261,18 +322,21 @@ def _pick(row, track: tracks.Track) -> str:
     )
 
 
-def _figure_cells(row, columns, note: str = ""):
-    """One cell per track column; a reference row's note is the first cell's tooltip."""
+def _figure_cells(row, columns, note: str = "", relative: str = ""):
+    """One cell per track column; a reference row's note is the first cell's tooltip, and the
+    ranked figure's cell carries the row's share of the best (`relative`)."""
     cells = []
     for index, column in enumerate(columns):
         text = numbers.display(column.value_of(row.track_figures), column.style)
         title = note if index == 0 else ""
         css = "" if column.style == "text" else "num"
-        cells.append((css, title, text))
-    return format_html_join("", '<td class="{}" title="{}">{}</td>', cells)
+        cells.append((css, title, text, relative if column.metric else ""))
+    return format_html_join("", '<td class="{}" title="{}">{}{}</td>', cells)
 
 
-def _track_board_row(row, track: tracks.Track, entry_url: Callable[[int], str]) -> str:
+def _track_board_row(
+    row, track: tracks.Track, entry_url: Callable[[int], str], best: float | None = None
+) -> str:
     common = {
         "entrant": row.entrant,
         "engine": row.storage_engine,
@@ -281,8 +345,9 @@ def _track_board_row(row, track: tracks.Track, entry_url: Callable[[int], str]) 
         if track.ranking.class_key
         else "",
     }
+    relative = _relative(row, track, best)
     if row.reference:
-        figures = _figure_cells(row, track.columns, row.reason)
+        figures = _figure_cells(row, track.columns, row.reason, relative)
         return row_html(
             TRACK_REFERENCE_ROW, id=row.id, source=row.source, figures=figures, **common
         )
@@ -292,7 +357,7 @@ def _track_board_row(row, track: tracks.Track, entry_url: Callable[[int], str]) 
         rank=row.rank,
         url=entry_url(row.id),
         verified=_trust_badge(row),
-        figures=_figure_cells(row, track.columns),
+        figures=_figure_cells(row, track.columns, relative=relative),
         demo=demo_badge(row.demo),
         **common,
     )
@@ -305,20 +370,34 @@ def board_row(row, track: tracks.Track | None = None, costs: bool = False) -> st
     return _board_row(row, track, costs, _entry_urls())
 
 
-def _board_row(row, track: tracks.Track | None, costs: bool, entry_url: Callable[[int], str]):
+def _board_row(
+    row,
+    track: tracks.Track | None,
+    costs: bool,
+    entry_url: Callable[[int], str],
+    best: float | None = None,
+):
     if track is not None and not track.shows_run_figures:
-        return _track_board_row(row, track, entry_url)
+        return _track_board_row(row, track, entry_url, best)
+    times = _time_cells(row)
     common = {
+        **times,
         "costs": _cost_cells(row) if costs else "",
+        # On the main board, behind "more columns".
+        "elapsed": format_html(ELAPSED_CELL, row.reason if row.reference else "", times["elapsed"])
+        if costs
+        else "",
+        "relative": _relative(row, track or tracks.DEFAULT_TRACK, best),
         "entrant": row.entrant,
         "engine": row.storage_engine,
         "hardware": row.hardware,
         "terminal": rate(row.terminal_rate),
         "average": rate(row.average_rate),
-        **_time_cells(row),
     }
     if row.reference:
-        return row_html(REFERENCE_ROW, id=row.id, source=row.source, note=row.reason, **common)
+        # Its note (the seed's caveat, or the scale it was published at) on its time.
+        common["basis"] = row.reason or common["basis"]
+        return row_html(REFERENCE_ROW, id=row.id, source=row.source, **common)
     return row_html(
         RANKED_ROW,
         tie_break=TIE_BREAK if row.tie_break else "",
@@ -367,12 +446,15 @@ ROW_LINE = "\n      {}\n    "
 
 
 @register.simple_tag
-def board_rows(rows, track: tracks.Track | None = None, costs: bool = False) -> str:
+def board_rows(
+    rows, track: tracks.Track | None = None, costs: bool = False, best: float | None = None
+) -> str:
     """Every row of the ranking table at once: the template's loop and a tag per row cost about
-    as much as the rows themselves."""
+    as much as the rows themselves. `best`: the leader's ranked figure, each row's bar a share
+    of it."""
     entry_url = _entry_urls()
     return mark_safe(  # noqa: S308  # nosec B308, B703
-        "".join(ROW_LINE.format(_board_row(row, track, costs, entry_url)) for row in rows)
+        "".join(ROW_LINE.format(_board_row(row, track, costs, entry_url, best)) for row in rows)
     )
 
 
@@ -424,7 +506,8 @@ def _unranked_row(row, track: tracks.Track | None, entry_url: Callable[[int], st
 # A list of entries found (the search, an engine's or a CPU model's page), written here as the
 # board's rows are: the template language's loop cost these pages most of their time.
 FOUND_ROW = (
-    '<tr><td><a href="{url}">#{id}</a></td><td>{entrant}</td>'
+    '<tr><td class="pick"><input type="checkbox" name="ids" value="{id}" '
+    'aria-label="Compare entry #{id}"></td><td><a href="{url}">#{id}</a></td><td>{entrant}</td>'
     '<td><a href="{contest_url}">{contest}</a></td><td class="num">{rank}</td>'
     '<td class="num">{terminal}</td><td>{engine}</td><td>{cpu}</td><td>{submitted}</td></tr>'
 )
@@ -437,13 +520,14 @@ def _system_url(name: str, value: str, urlconf, prefix: str) -> str:
 
 @register.simple_tag
 def found_rows(entries) -> str:
-    """The rows of `_entries_found.html`: each entry's number, entrant, contest, rank, terminal
-    rate, engine and CPU (linked to their pages) and the day it was submitted."""
+    """The rows of `_entries_found.html`: a box to compare it, each entry's number, entrant,
+    contest, rank, terminal rate, engine and CPU (linked to their pages; a CPU to its model's
+    page, every spelling's) and the day it was submitted."""
     entry_url = _entry_urls()
     urlconf, prefix = get_urlconf() or settings.ROOT_URLCONF, get_script_prefix()
 
-    def system_link(name: str, value: str) -> SafeString:
-        url = _system_url(name, value, urlconf, prefix)
+    def system_link(name: str, value: str, page: str | None = None) -> SafeString:
+        url = _system_url(name, value if page is None else page, urlconf, prefix)
         return row_html('<a href="{url}">{value}</a>', url=url, value=value)
 
     rows = []
@@ -462,8 +546,39 @@ def found_rows(entries) -> str:
                 rank="—" if rank in (None, "", 0) else rank,
                 terminal=numbers.rate(entry.terminal_rate),
                 engine=system_link("engine_page", engine) if engine else entry.storage_engine,
-                cpu=system_link("cpu_page", entry.cpu_model) if entry.cpu_model else "",
+                cpu=(
+                    system_link("cpu_page", entry.cpu_model, cpu_model_name(entry.cpu_model))
+                    if entry.cpu_model
+                    else ""
+                ),
                 submitted=date_filter(template_localtime(entry.submitted_at), "j M Y"),
             )
         )
     return mark_safe("".join(rows))  # noqa: S308  # nosec B308, B703  (each row escaped)
+
+
+@register.filter
+def rows_per_s(value: float | None) -> str:
+    """A rate with its unit: "15,780 rows/s"."""
+    text = numbers.rate(value)
+    return text if text == numbers.NONE else f"{text} rows/s"
+
+
+@register.filter
+def row_result(row, track: tracks.Track) -> str:
+    """What a board row achieved, with its unit, as its track ranks it: the time to the target
+    (a run's figures) or the track's metric ("Recovery 0.35 s")."""
+    if track.shows_run_figures:
+        return exact_duration(row.seconds_to_target, row.estimated)
+    column = next((column for column in track.columns if column.metric), track.columns[0])
+    value = numbers.display(row.track_metric, column.style)
+    if column.style != "rate" or value == numbers.NONE:
+        return f"{track.ranking.metric_label} {value}"
+    label = track.ranking.metric_label
+    return f"{value} rows/s" if label == "rows/s" else f"{label} {value} rows/s"
+
+
+@register.filter
+def cpu_name(spelled: str) -> str:
+    """The CPU model a spelling names (setup/cpus.py): its page lists every variant."""
+    return cpu_model_name(spelled)

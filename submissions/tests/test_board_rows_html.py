@@ -46,7 +46,6 @@ def test_a_ranked_row_shows_hostile_text_escaped_and_links_the_entry():
         '\n      <tr><td class="pick"><input type="checkbox" name="ids" value="7" '
         'aria-label="Compare entry #7"></td><td class="num">1</td>'
         f'<td><a href="/entries/7/">{E}</a></td><td>{E}</td><td class="hardware">{E}</td>'
-        '<td class="num">1d 1h 01m 01s</td>'
         f'<td class="num" title="{E}">1d 1h 01m 01s (est.)</td>'
         f'<td class="num">1,234{registry.TIE_BREAK}</td><td class="num">5,679</td>'
         "<td></td></tr>\n    "

@@ -137,8 +137,8 @@ def test_every_figure_shows_as_a_ratio_to_the_baseline_reference(client):
 
     assert response.status_code == 200
     assert [row["cells"][0] for row in rows] == [f"#{entry.pk}", "reference"]
-    assert "18.1x" in rows[0]["cells"][9]  # terminal rate 7,312 against 404
-    assert rows[1]["cells"][11] == "baseline"
+    assert "18.1x" in rows[0]["cells"][8]  # terminal rate 7,312 against 404
+    assert rows[1]["cells"][10] == "baseline"
     assert b"ratio-better-3" in response.content
     assert [item["kind"] for item in compare_data(response)["items"]] == ["entry", "reference"]
 

@@ -64,7 +64,7 @@ def test_an_engineer_compares_against_a_reference_and_shares_the_view(
         )
         shared = page.url
         mine = page.evaluate(PLOT_STATE)
-        terminal_ratio = page.locator(f"tr[data-key=e{tokudb.pk}] td").nth(9).inner_text()
+        terminal_ratio = page.locator(f"tr[data-key=e{tokudb.pk}] td").nth(8).inner_text()
         watched.screenshot("compare-baseline")
 
         fresh = browser.new_page().page  # a fresh browser context: no cookies, no history

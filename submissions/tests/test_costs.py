@@ -16,7 +16,7 @@ from submissions.measures.costs import cost_figures, per_row_curves, read_pace
 from submissions.measures.series import series_columns, unpack_columns
 from submissions.models import SampleSeries
 from testing.entries import DECLARED, upload
-from testing.factories import ContestFactory, UserFactory
+from testing.factories import ContestFactory, SubmissionFactory, UserFactory
 from testing.logs import python_log
 from testing.pages import table_rows
 
@@ -329,3 +329,19 @@ def test_a_format_2_log_has_no_machine_cpu_and_says_so(client, c_entry):
     assert "not in this log" in tile
     summary = client.get(f"/api/submissions/{c_entry.pk}/").json()["summary"]
     assert summary["machine_cpu_us_per_row"] is None
+
+
+def test_compare_with_an_entry_listing_no_settings_keeps_the_one_difference_first(
+    client, two_c_entries
+):
+    first, second = two_c_entries
+    silent = SubmissionFactory(contest=first.contest, server_config="")
+    html = client.get(f"/compare/?ids={first.pk},{second.pk},{silent.pk}").content.decode()
+
+    differing = table_rows(html, "settings-diff")
+    assert [row["cells"] for row in differing] == [
+        ["innodb_buffer_pool_size", "134217728", "8589934592", "—"]
+    ]
+    total = len(parse_fixture_settings())
+    assert f"1 of {total} settings differ among the entries that list them" in html
+    assert f"#{silent.pk}</a> lists no settings." in html

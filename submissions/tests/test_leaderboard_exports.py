@@ -63,7 +63,7 @@ def test_it_downloads_the_board_as_csv_with_reference_rows_unranked(client, cont
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     assert f'filename="{contest.slug}-leaderboard.csv"' in response["Content-Disposition"]
     assert list(rows[0]) == [
-        "rank", "id", "reference", "demo", "entrant", "storage_engine", "hardware",
+        "rank", "id", "reference", "reference_id", "demo", "entrant", "storage_engine", "hardware",
         "elapsed_seconds", "elapsed", "seconds_to_target", "to_target", "estimated",
         "estimate_basis", "terminal_rate", "average_rate", "verified", "trust", "reason",
         "verification", "verification_outcome", "size_gib", "write_kb_per_row", "cpu_us_per_row", "machine_cpu_us_per_row",
@@ -74,6 +74,13 @@ def test_it_downloads_the_board_as_csv_with_reference_rows_unranked(client, cont
         ("2", "Anonymous entrant", "false"),
         ("", "Bulk", "false"),
     ]
+    # An entry's id and a reference row's number are two columns, never one.
+    reference = contest.references.get()
+    assert [(row["id"], row["reference_id"]) for row in rows[:2]] == [
+        (rows[0]["id"], ""),
+        ("", str(reference.pk)),
+    ]
+    assert rows[0]["id"].isdigit()
     assert rows[0]["elapsed_seconds"] == "172800"
     assert rows[0]["elapsed"] == "2d 0h 00m 00s"
     assert rows[0]["to_target"] == "2d 0h 00m 00s"

@@ -14,7 +14,7 @@ from testing.factories import (
     SubmissionFactory,
     UserFactory,
 )
-from testing.pages import board_rows, not_ranked_rows, table_rows
+from testing.pages import board_rows, board_shares, not_ranked_rows, table_rows
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +38,10 @@ def column(rows, index):
     return [row[index] for row in rows]
 
 
-RANK, ENTRANT, ENGINE, HARDWARE, ELAPSED, TO_TARGET, TERMINAL, AVERAGE, VERIFIED = range(9)
+RANK, ENTRANT, ENGINE, HARDWARE, TO_TARGET, TERMINAL, AVERAGE, VERIFIED = range(8)
+# With "more columns" (?costs=1) the elapsed time sits before the time to the target.
+MORE = "?costs=1"
+MORE_ELAPSED, MORE_TO_TARGET = 4, 5
 
 
 def test_it_ranks_the_entries_by_time_to_the_target_rows(client):
@@ -51,7 +54,21 @@ def test_it_ranks_the_entries_by_time_to_the_target_rows(client):
 
     assert column(rows, ENTRANT) == ["Fast", "Middle", "Slow"]
     assert column(rows, RANK) == ["1", "2", "3"]
-    assert rows[2][ELAPSED:AVERAGE] == ["19d 14h 24m 00s", "19d 14h 24m 00s", "404"]
+    assert rows[2][TO_TARGET:AVERAGE] == ["19d 14h 24m 00s", "404"]
+
+
+def test_each_row_reads_as_a_share_of_the_best_entrys_speed(client):
+    contest = ContestFactory()
+    entry(contest, entrant_name="Slow", elapsed_seconds=19.6 * DAY)
+    entry(contest, entrant_name="Fast", elapsed_seconds=2 * DAY)
+    entry(contest, entrant_name="Middle", elapsed_seconds=5 * DAY)
+    ranked(contest)
+
+    # The leader's time over each row's: Middle took 2.5 times as long, so 0.40 of its speed.
+    shares = [f"{share}\N{MULTIPLICATION SIGN} of the best" for share in ("1.00", "0.40", "0.10")]
+    assert board_shares(board(client, contest)) == shares
+    # A later page still measures against rank 1, which it does not show.
+    assert board_shares(board(client, contest, "?page_size=1&page=3")) == shares[2:]
 
 
 def test_neighbouring_ranks_days_apart_by_minutes_read_apart(client):
@@ -62,10 +79,10 @@ def test_neighbouring_ranks_days_apart_by_minutes_read_apart(client):
 
     rows = board_rows(board(client, ranked(contest)))
 
-    assert column(rows, ELAPSED) == [
+    assert column(rows, TO_TARGET) == [
         "10d 7h 12m 00s", "10d 7h 21m 00s", "10d 7h 29m 00s", "10d 7h 40m 00s",
     ]  # fmt: skip
-    assert len(set(column(rows, ELAPSED))) == 4
+    assert len(set(column(rows, TO_TARGET))) == 4
 
 
 def test_an_unfinished_run_shows_its_measured_time_and_its_estimate_apart(client):
@@ -78,13 +95,13 @@ def test_an_unfinished_run_shows_its_measured_time_and_its_estimate_apart(client
     )  # fmt: skip
     entry(contest, entrant_name="Finished", elapsed_seconds=40_000.0)
 
-    response = board(client, ranked(contest))
+    response = board(client, ranked(contest), MORE)
     rows = board_rows(response)
 
     # The estimate never ranks as if measured, although it is the smaller number.
     assert column(rows, ENTRANT) == ["Finished", "Short"]
-    assert rows[1][ELAPSED] == "17.0 s"
-    assert rows[1][TO_TARGET] == "9h 34m 25s (est.)"
+    assert rows[1][MORE_ELAPSED] == "17.0 s"
+    assert rows[1][MORE_TO_TARGET] == "9h 34m 25s (est.)"
     assert "at the terminal rate of 29,000 rows/s" in response.content.decode()
 
 
@@ -190,7 +207,7 @@ def test_it_shows_reference_rows_where_their_time_puts_them_never_ranked(client)
         "TokuDB brief",
     ]
     assert column(rows, RANK) == ["1", "reference", "2", "reference"]
-    assert rows[3][ELAPSED:AVERAGE] == ["—", "—", "15,853"]
+    assert rows[3][TO_TARGET:AVERAGE] == ["—", "15,853"]
     classes = [row["class"] for row in table_rows(response.content.decode(), "ranking")]
     assert classes == ["", "reference", "", "reference"]
 
@@ -248,7 +265,6 @@ def test_it_shows_the_storage_engine_hardware_rates_and_verified_badge(client):
     assert row[ENGINE:] == [
         "TokuDB",
         "2x Xeon X5460, 8 cores, 16 GB, 6x SSD, RAID 0",
-        "3h 00m 00s",
         "3h 00m 00s",
         "15,853",
         "92,593",
@@ -333,7 +349,8 @@ def test_it_links_column_headers_to_sorts_that_keep_the_filters(client):
     html = response.content.decode()
 
     assert 'href="?engine=InnoDB&amp;sort=terminal_rate#leaderboard"' in html
-    assert 'href="?engine=InnoDB&amp;sort=elapsed#leaderboard"' in html
+    assert 'href="?engine=InnoDB&amp;sort=to_target#leaderboard"' in html
+    assert 'href="?engine=InnoDB&amp;sort=-terminal_rate&amp;costs=1#leaderboard"' in html
 
 
 def test_it_pages_the_board_with_the_page_in_the_url(client):
@@ -399,11 +416,12 @@ def test_it_reads_the_board_in_the_same_few_queries_however_many_entries(
     ReferenceResultFactory.create_batch(2, contest=contest)
     ranked(contest)
 
-    # 9: the stamp, the contest, its references, the rules' current version, the counts kept
+    # 10: the stamp, the contest, its references, the rules' current version, the counts kept
     # with the reference rows' places (one query), the page, its rows' ranks (derived, never
-    # stored: a page in rank order needs no query for them), the engines, and the live runs
-    # listed above the board; none grows with the entries.
-    with django_assert_max_num_queries(9):
+    # stored: a page in rank order needs no query for them), the engines, the machines (the
+    # like-hardware filters' choices, read ahead with the engines), and the live runs listed
+    # above the board; none grows with the entries.
+    with django_assert_max_num_queries(10):
         response = board(client, contest, "?sort=-terminal_rate&page_size=100")
 
     assert len(board_rows(response)) == entries + 2

@@ -326,9 +326,10 @@ def test_a_track_board_page_takes_as_few_queries_as_a_classic_one(
     for keys in (1, 4):
         submit(contest, c_load_log(keys=keys), name=f"Loader {keys}")
 
-    # 8: the stamp, the contest, its references, the rules' current version, the count, the
-    # page, the engines, and the live runs listed above the board; none grows with the entries.
-    with django_assert_max_num_queries(8):
+    # 9: the stamp, the contest, its references, the rules' current version, the count, the
+    # page, the engines, the machines (the like-hardware filters' choices, read ahead with the
+    # engines) and the live runs listed above the board; none grows with the entries' number.
+    with django_assert_max_num_queries(9):
         response = client.get(contest.get_absolute_url())
 
     assert len(board_rows(response)) == 10

@@ -23,7 +23,13 @@ from rest_framework.views import APIView
 
 from submissions import tracks
 from submissions.board.cache import board_cache_key, board_stamp, cached_board, kept_body
-from submissions.board.query import API_MAX_PAGE_SIZE, SORTS, LeaderboardQuery, board_order
+from submissions.board.query import (
+    API_MAX_PAGE_SIZE,
+    DRIVE_FILTERS,
+    SORTS,
+    LeaderboardQuery,
+    board_order,
+)
 from submissions.board.reads import leaderboard_page, references_key
 from submissions.board.visibility import embargo_notice, leaderboard_visible
 from submissions.contests.rule_versions import contest_rule_set
@@ -344,7 +350,17 @@ LEADERBOARD_PARAMETERS = [
         "class, entrant, engine, hardware, verified); -name reverses.",
     ),
     OpenApiParameter("engine", str, description="Storage engine, any case."),
-    OpenApiParameter("drive", str, enum=["hdd", "ssd", "nvme"]),
+    OpenApiParameter(
+        "drive",
+        str,
+        enum=list(DRIVE_FILTERS),
+        description="A drive kind, or virtual: a volume not directly attached, any kind.",
+    ),
+    OpenApiParameter(
+        "cpu", str, description='A CPU model; its spellings too ("AMD EPYC (virtual, 2 vCPUs)").'
+    ),
+    OpenApiParameter("cores", int, description="Cores in total."),
+    OpenApiParameter("memory", float, description="Memory, GB."),
     OpenApiParameter("verified", bool, description="1: only entries a rerun reproduced."),
     OpenApiParameter(
         "trust",

@@ -26,8 +26,10 @@ LEADERBOARD_FIELDS = (
     "demo", "size_gib", *(cost.board for cost in BOARD_COSTS),
 )  # fmt: skip
 LEADERBOARD_EXTRA_FIELDS = ("hardware", "reason", "verification", "verification_outcome")
+# `id` is an entry's (its /entries/<id>/); a reference row's own number, from another table, is
+# `reference_id`, never in the same column.
 LEADERBOARD_CSV_FIELDS = (
-    "rank", "id", "reference", "demo", "entrant", "storage_engine", "hardware",
+    "rank", "id", "reference", "reference_id", "demo", "entrant", "storage_engine", "hardware",
     "elapsed_seconds", "elapsed", "seconds_to_target", "to_target", "estimated",
     "estimate_basis", "terminal_rate", "average_rate", "verified", "trust", "reason", "verification",
     "verification_outcome", "size_gib", *(cost.board for cost in BOARD_COSTS),
@@ -117,6 +119,7 @@ def leaderboard_csv_lines(
         data["to_target"] = (
             "" if to_target is None else format_exact_duration(to_target, row.estimated)
         )
+        data["id"], data["reference_id"] = (None, row.id) if row.reference else (row.id, None)
         values = [data[name] for name in LEADERBOARD_CSV_FIELDS]
         values += [value(row) for _, value in extra]
         yield line([_csv_value(value) for value in values])

@@ -19,6 +19,7 @@ from submissions.entries import selectors
 from submissions.measures.history import Result, best_over_time
 from submissions.measures.numbers import rate
 from submissions.models import Contest, Submission
+from submissions.setup.cpus import cpu_model_name
 
 # A query longer than this is not a search a person typed.
 MAX_QUERY_CHARS = 200
@@ -97,7 +98,10 @@ def engine_page(request: HttpRequest, engine: str) -> HttpResponse:
 
 def cpu_page(request: HttpRequest, cpu_model: str) -> HttpResponse:
     entries = selectors.entries_of_system(user=request.user, cpu_model=cpu_model)
-    return _system_page(request, "CPU model", entries, lambda entry: entry.cpu_model)
+    # One machine, one page: the model's name, and the spellings its entries gave.
+    return _system_page(
+        request, "CPU model", entries, lambda entry: cpu_model_name(cpu_model), spellings=True
+    )
 
 
 def _label(entry_id: int, name: str, contest: str) -> str:
@@ -131,7 +135,21 @@ def _contests_holding(entries: QuerySet[Submission]) -> list[str]:
     return sorted(holding.values_list("title", flat=True))
 
 
-def _system_page(request: HttpRequest, kind: str, entries: QuerySet[Submission], name_of):
+def _variants(entries: list[Submission], name: str) -> list[str]:
+    """The spellings of a CPU model among a page's entries, when they are more than its name
+    (read from the page shown, so the page costs its page)."""
+    variants = sorted({entry.cpu_model for entry in entries}, key=str.lower)
+    return variants if len(variants) > 1 or (variants and variants[0] != name) else []
+
+
+def _system_page(
+    request: HttpRequest,
+    kind: str,
+    entries: QuerySet[Submission],
+    name_of,
+    *,
+    spellings: bool = False,
+):
     page = entries_page(entries, page_number(request))
     if not page.entries:
         raise Http404(f"No entry of this {kind} on this page.")
@@ -144,9 +162,11 @@ def _system_page(request: HttpRequest, kind: str, entries: QuerySet[Submission],
     oldest = entries.order_by("submitted_at", "pk").values_list("submitted_at", flat=True).first()
     contests = _contests_holding(entries)
     results, best = _history(entries)
+    context_name = name_of(page.entries[0])
     context = {
-        "name": name_of(page.entries[0]),
+        "name": context_name,
         "kind": kind,
+        "variants": _variants(page.entries, context_name) if spellings else [],
         "page": page,
         "entries": page.entries,
         "contests": contests,

@@ -1,4 +1,5 @@
-from dataclasses import dataclass
+import hashlib
+from dataclasses import dataclass, replace
 
 from django.conf import settings
 from django.contrib import messages
@@ -17,20 +18,31 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.defaultfilters import filesizeformat
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from submissions import tracks
-from submissions.board.cache import board_cache_key, board_stamp, cached_board, contest_read
-from submissions.board.query import LeaderboardQuery, board_order
+from submissions.board import summary
+from submissions.board.cache import (
+    board_cache_key,
+    board_stamp,
+    cached_board,
+    contest_read,
+    next_state_change,
+)
+from submissions.board.query import DRIVE_CHOICES, LeaderboardQuery, board_order
 from submissions.board.reads import (
+    board_hardware,
     board_references,
     engines_key,
     leaderboard_engines,
     leaderboard_page,
     leaderboard_rows,
+    machines_key,
     references_key,
 )
+from submissions.board.rows import BoardRow
 from submissions.board.visibility import (
     contest_with_references,
     embargo_notice,
@@ -38,7 +50,7 @@ from submissions.board.visibility import (
     require_visible_board,
 )
 from submissions.contests import reference_rows, rule_versions
-from submissions.contests.ranks import ranks_known
+from submissions.contests.ranks import contest_leader, entry_placement, ranks_known
 from submissions.contests.rule_changes import rule_set_of
 from submissions.contests.rule_versions import rule_version_latest_key
 from submissions.contests.rules import RuleSet
@@ -51,15 +63,16 @@ from submissions.measures.costs import PER_ROW_COSTS, cost_tiles
 from submissions.models import (
     ChangeStatus,
     Contest,
-    DriveKind,
     PendingChange,
     RuleVersion,
+    SeedReproduction,
     Submission,
 )
 from submissions.setup.declared import settings_panel
 from submissions.tracks.reproduced import ENGINE_NAMES
 from submissions.web import exports
 from submissions.web.forms import DeclarationForm, SignupForm, SubmissionForm
+from submissions.web.soft_cache import cache_get, cache_set
 from submissions.web.throttle import upload_refusal, upload_slot, upload_stored, upload_try
 from submissions.wings import (
     RULE_SENTENCES,
@@ -76,8 +89,59 @@ def _posted(request: HttpRequest):
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    contests = Contest.objects.all()
-    return render(request, "submissions/home.html", {"contests": contests})
+    contests = list(Contest.objects.all())
+    # Read apart from the cached figures: a seeds' run moves no board version.
+    seeds = SeedReproduction.objects.exists()
+    context = {**home_figures(contests), "seeds_reproduced": seeds}
+    return render(request, "submissions/home.html", context)
+
+
+HOME_CACHE_SECONDS = 600
+
+
+def home_figures(contests: list[Contest]) -> dict:
+    """The home page's figures, built once per set of board versions (every change a board
+    shows moves its contest's version) and kept until a contest next closes or publishes."""
+    versions = ",".join(f"{contest.pk}.{contest.board_version}" for contest in contests)
+    key = "home:" + hashlib.sha256(versions.encode()).hexdigest()[:32]
+    now = timezone.now()
+    hit = cache_get(key)
+    if hit is not None and (hit[0] is None or now < hit[0]):
+        return hit[1]
+    figures = _home_figures(contests, now)
+    changes = [m for c in contests if (m := next_state_change(c, now))]
+    cache_set(key, (min(changes, default=None), figures), HOME_CACHE_SECONDS)
+    return figures
+
+
+def _home_figures(contests: list[Contest], now) -> dict:
+    summaries = [summary.contest_summary(contest) for contest in contests]
+    classic = [c.slug for c in contests if c.track.shows_run_figures and c.results_are_public()]
+    return {
+        "summaries": summaries,
+        "latest": summary.latest_results(),
+        "engine_chart": engine_chart(classic, now),
+        "chart_contests": [c for c in contests if c.slug in classic],
+    }
+
+
+def engine_chart(slugs: list[str], now) -> list[dict]:
+    """The chart's lines, kept for HOME_CACHE_SECONDS whatever the boards do: its grouped read
+    goes over every eligible entry of the classic contests, and a line by the month moves
+    little with one more entry (the leaders beside it follow every board version)."""
+    key = "home-chart:" + hashlib.sha256(f"{slugs}{now.date()}".encode()).hexdigest()[:32]
+    chart = cache_get(key)
+    if chart is None:
+        chart = [
+            {
+                "name": line.engine,
+                "months": [m.isoformat() for m in line.months],
+                "rates": line.rates,
+            }
+            for line in summary.engine_bests(slugs, now.date())
+        ]
+        cache_set(key, chart, HOME_CACHE_SECONDS)
+    return chart
 
 
 def seeds_reproduced(request: HttpRequest) -> HttpResponse:
@@ -177,6 +241,7 @@ def contest_page_reads(contest_id: int) -> list:
         references_key(contest_id),
         rule_version_latest_key(contest_id),
         engines_key(contest_id),
+        machines_key(contest_id),
         *contest_panels_reads(contest_id),
     ]
 
@@ -235,11 +300,13 @@ def _contest_context(request: HttpRequest, contest: Contest) -> dict:
         query = _board_query(request, contest)
         board = leaderboard_page(contest=contest, query=query)
         columns = board_columns(request, query, track, rule_set)
+        rows = [in_contest_scale(row, contest) for row in board.rows]
         context.update(
             board=board,
             query=query,
-            ranked_rows=[row for row in board.rows if row.ranked or row.reference],
-            unranked_rows=[row for row in board.rows if not (row.ranked or row.reference)],
+            best=board_best(contest, query, rows),
+            ranked_rows=[row for row in rows if row.ranked or row.reference],
+            unranked_rows=[row for row in rows if not (row.ranked or row.reference)],
             columns=columns,
             costs_toggle=_with(request, costs="" if query.costs else "1")
             if track.shows_run_figures
@@ -247,7 +314,8 @@ def _contest_context(request: HttpRequest, contest: Contest) -> dict:
             unranked_columns=unranked_columns(track, rule_set),
             ranked_by=track.ranked_by,
             engines=leaderboard_engines(contest=contest),
-            drive_kinds=DriveKind.choices,
+            hardware=board_hardware(contest=contest),
+            drive_kinds=DRIVE_CHOICES,
             trust_levels=TRUST_LEVELS,
             embargo_banner="" if contest.results_are_public() else embargo_notice(contest),
             export_query=_without(request, "page"),
@@ -255,6 +323,41 @@ def _contest_context(request: HttpRequest, contest: Contest) -> dict:
     else:
         context["embargo_notice"] = embargo_notice(contest)
     return context
+
+
+def in_contest_scale(row: BoardRow, contest: Contest) -> BoardRow:
+    """A reference row as this board can compare it: a published time to another count of rows
+    (the 2008 result's 1,000,000,000 rows on a 1,000,000-row board) is not shown as this
+    contest's time to its target; its rates stay, the row's note says at what scale."""
+    if not row.reference or not contest.track.has_target or not row.rows:
+        return row
+    if row.rows == contest.target_rows:
+        return row
+    note = f"Published for {row.rows:,} rows, not this contest's {contest.target_rows:,}."
+    return replace(
+        row,
+        elapsed_seconds=None,
+        seconds_to_target=None,
+        estimated=False,
+        reason=f"{note} {row.reason}".strip(),
+    )
+
+
+def board_best(contest: Contest, query: LeaderboardQuery, rows: list[BoardRow]):
+    """The leader's ranked figure (its time to the target, or the track's metric), which each
+    row's bar is a share of. On a board ranked within classes, each class's leader's, by the
+    class's label: those whose rank 1 this page shows (each class has its own leader)."""
+    track = contest.track
+    if track.ranking.class_key:
+        return {row.track_class: row.track_metric for row in rows if row.rank == 1}
+    # The leader off this page (a later page, a filter) is read apart: a fixed read of the
+    # board's first rows, cached with the version and shared with the home page.
+    leader = next((row for row in rows if row.rank == 1), None)
+    if leader is None:
+        leader = summary.contest_leader(contest)
+    if leader is None:
+        return None
+    return leader.seconds_to_target if track.shows_run_figures else leader.track_metric
 
 
 @dataclass(frozen=True)
@@ -270,19 +373,32 @@ BOARD_COLUMNS = (
     BoardColumn("Entrant", "entrant"),
     BoardColumn("Storage engine", "engine"),
     BoardColumn("Hardware", "hardware"),
-    BoardColumn("Elapsed", "elapsed", numeric=True),
-    BoardColumn("To target", "to_target", numeric=True),
-    BoardColumn("Terminal rate", "terminal_rate", numeric=True, best_first_descending=True),
-    BoardColumn("Average rate", "average_rate", numeric=True, best_first_descending=True),
+    BoardColumn("To target (vs best)", "to_target", numeric=True),
+    BoardColumn(
+        "Terminal rate (rows/s)", "terminal_rate", numeric=True, best_first_descending=True
+    ),
+    BoardColumn("Average rate (rows/s)", "average_rate", numeric=True, best_first_descending=True),
     BoardColumn("Verified", "verified", best_first_descending=True),
 )
-# The optional cost columns (?costs=1), before Verified: smaller is better, so the first click
-# shows the smallest first.
+# Behind "more columns" (?costs=1, its public name kept): the elapsed time, which reads as the
+# time to the target for every run that reached it, and the cost columns, before Verified:
+# smaller is better, so the first click shows the smallest first.
+ELAPSED_COLUMN = BoardColumn("Elapsed", "elapsed", numeric=True)
 COST_BOARD_COLUMNS = (
-    BoardColumn("Size GiB", "size", numeric=True),
-    BoardColumn("KiB written / row", "write_kb", numeric=True),
-    BoardColumn("CPU µs / row", "cpu", numeric=True),
+    BoardColumn("Size (GiB)", "size", numeric=True),
+    BoardColumn("Written (KiB/row)", "write_kb", numeric=True),
+    BoardColumn("CPU (µs/row)", "cpu", numeric=True),
 )
+# The unit a track column's header names, by its style (its cells carry none).
+STYLE_UNITS = {"rate": "rows/s", "rows": "rows", "mb": "MB/s", "minutes": "min"}
+
+
+def with_unit(title: str, style: str) -> str:
+    """A header with its unit: "Insert rate (rows/s)"; a title naming it already stays."""
+    unit = STYLE_UNITS.get(style)
+    if not unit or unit.lower() in title.lower():
+        return title
+    return f"{title} ({unit})"
 
 
 def track_board_columns(
@@ -290,15 +406,16 @@ def track_board_columns(
 ) -> tuple[BoardColumn, ...]:
     """A track's board: rank, its class when it has classes, who and what, then its own
     figures (the metric sorts, the others are read from the entry's track figures). A board
-    of the run's own figures adds the cost columns when asked."""
+    of the run's own figures adds the elapsed time and the cost columns when asked."""
     if track.shows_run_figures:
         if costs:
-            return (*BOARD_COLUMNS[:-1], *COST_BOARD_COLUMNS, BOARD_COLUMNS[-1])
+            who, figures = BOARD_COLUMNS[:4], BOARD_COLUMNS[4:-1]
+            return (*who, ELAPSED_COLUMN, *figures, *COST_BOARD_COLUMNS, BOARD_COLUMNS[-1])
         return BOARD_COLUMNS
     by_class = (BoardColumn("Class", "class"),) if track.ranking.class_key else ()
     figures = tuple(
         BoardColumn(
-            column.title(rules),
+            with_unit(column.title(rules), column.style),
             "metric" if column.metric else "",
             numeric=column.style != "text",
             best_first_descending=track.ranking.descending,
@@ -319,8 +436,8 @@ def track_board_columns(
 def unranked_columns(track: tracks.Track, rules: RuleSet) -> list[str]:
     """The figure headers of the not-ranked table, between the hardware and the reason."""
     if track.shows_run_figures:
-        return ["Elapsed", "To target", "Terminal rate"]
-    return [track.columns[0].title(rules)]
+        return ["Elapsed", "To target", "Terminal rate (rows/s)"]
+    return [with_unit(track.columns[0].title(rules), track.columns[0].style)]
 
 
 def board_columns(
@@ -558,6 +675,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "submission": submission,
         "trust": trust,
         "trust_means": TRUST_SENTENCES[trust],
+        **_placement(submission),
         "machine_facts": entry_machine_facts(submission),
         "verdicts": verdict_rows(track, judged_rules, submission.verdicts),
         "rules_caption": rule_versions.version_caption(submission.rules_version),
@@ -580,6 +698,18 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "share": _share_links(request, submission),
     }
     return render(request, "submissions/submission_detail.html", context)
+
+
+def _placement(submission: Submission) -> dict:
+    """Where the entry stands among its engine's, and the leader to compare it with, once the
+    contest's results are public."""
+    if not submission.contest.results_are_public():
+        return {"placement": None, "leader": None}
+    leader = contest_leader(contest=submission.contest)
+    return {
+        "placement": entry_placement(entry=submission),
+        "leader": leader if leader and leader.pk != submission.pk else None,
+    }
 
 
 def _share_links(request: HttpRequest, submission: Submission) -> dict | None:

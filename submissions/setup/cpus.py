@@ -1,0 +1,23 @@
+"""One machine, one name: a CPU model as entrants spell it ("AMD EPYC (virtual, 2 vCPUs)",
+"Intel Xeon E5-2680 v4 @ 2.40GHz") to the model it names ("AMD EPYC", "Intel Xeon E5-2680
+v4"). Only what trails the model is dropped, so the variants of one model are the spellings
+that start with it, which an index on the column can find. Pure."""
+
+from __future__ import annotations
+
+import re
+
+# A trailing note in brackets ("(virtual, 2 vCPUs)") or a clock ("@ 2.40GHz"), repeated.
+TRAILING_NOTE = re.compile(r"\s*(\([^()]*\)|@\s*[\d.]+\s*[GM]Hz)\s*$", re.IGNORECASE)
+# What may follow a model in one of its variants: a bracket or a clock.
+VARIANT_MARKS = (" (", " @", "(", "@")
+
+
+def cpu_model_name(spelled: str) -> str:
+    """The model a spelling names: trailing notes and clocks dropped, spaces collapsed."""
+    name = " ".join(spelled.split())
+    while True:
+        shorter = TRAILING_NOTE.sub("", name)
+        if shorter == name or not shorter:
+            return name
+        name = shorter
