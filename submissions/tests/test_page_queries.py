@@ -16,8 +16,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from submissions.board.query import LeaderboardQuery, board_order, board_sort_parts
 from submissions.board.kept_ranks import forget_kept_ranks
+from submissions.board.query import LeaderboardQuery, board_order, board_sort_parts
 from submissions.board.reads import _ordered
 from submissions.contests.ranks import contest_board_changed
 from submissions.entries import selectors
