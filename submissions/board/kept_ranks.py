@@ -213,11 +213,6 @@ _kept: OrderedDict[tuple, KeptRanking] = OrderedDict()
 _lock = threading.Lock()
 
 
-def forget_kept_ranks() -> None:
-    """Empties the process's kept ranking keys (a test that compares two states of a process)."""
-    _kept.clear()
-
-
 def keeps(track: tracks.Track) -> bool:
     """Whether this board's ranks can be kept here: PostgreSQL keeps its tally, and the hash
     covers every column its ranking compares."""
