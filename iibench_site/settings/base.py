@@ -46,6 +46,8 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # A NUL in the address or a query parameter: refused before any view reads it.
+    "submissions.web.text_input.TextInputMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "iibench_site.middleware.ContentSecurityPolicyMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into its lockout response.
@@ -68,6 +70,7 @@ AXES_VERBOSE = False
 # the lockout then counts per client address, not per proxy.
 BEHIND_PROXIES = env.int("BEHIND_PROXIES", default=0)
 AXES_CLIENT_IP_CALLABLE = "iibench_site.client_address.client_address"
+AXES_USERNAME_CALLABLE = "iibench_site.client_address.login_username"
 
 ROOT_URLCONF = "iibench_site.urls"
 WSGI_APPLICATION = "iibench_site.wsgi.application"
@@ -193,6 +196,12 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    # DRF's own parsers, each refusing a NUL in any text it read (submissions/web/text_input.py).
+    "DEFAULT_PARSER_CLASSES": [
+        "submissions.web.text_input.TextJSONParser",
+        "submissions.web.text_input.TextFormParser",
+        "submissions.web.text_input.TextMultiPartParser",
+    ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,

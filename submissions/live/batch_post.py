@@ -10,7 +10,7 @@ a request the WSGI path left to Django, SQLite).
 
 Anything else — another method, content type or Accept, no Content-Length, a body that is not
 a plain batch (a field of another type, a number where a list goes, a line with a NUL or
-beyond ASCII, a machine of too many keys), no token or one that is unknown, revoked, expired
+beyond ASCII, a machine of too many keys or with a NUL), no token or one that is unknown, revoked, expired
 or of an inactive user — goes to the DRF view (`api.LiveRunBatches`) before anything is
 counted or written, so every refusal is worded and ordered exactly as before. The answers of
 the lean path (200, 409, 403, 404, 413, 429, 503) are the DRF view's bodies and statuses,
@@ -30,6 +30,7 @@ from rest_framework.renderers import JSONRenderer
 from submissions.live import plain_append, services, throttle
 from submissions.live.models import WitnessToken
 from submissions.live.serializers import MACHINE_MAX_KEYS
+from submissions.web.text_input import json_with_nul
 
 ANSWERED_AS_JSON = ("", "*/*", "application/json")
 _renderer = JSONRenderer()
@@ -91,7 +92,7 @@ def batch_in(body: bytes) -> dict | None:
         return None
     if type(unterminated) is not bool or type(machine) is not dict:
         return None
-    if len(machine) > MACHINE_MAX_KEYS:
+    if len(machine) > MACHINE_MAX_KEYS or json_with_nul(machine) is not None:
         return None
     for line in lines:
         if type(line) is not str or not line.isascii() or "\x00" in line:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
+from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import quote_etag
@@ -213,10 +213,7 @@ def _plot_data(state: comparison.CompareState, items: list[dict], bands: list) -
 
 def _visible_or_404(request: HttpRequest, pk: int) -> Submission:
     """An entry a visitor may not see does not exist for them (no 403 that tells it does)."""
-    entry = get_object_or_404(Submission.objects.select_related("contest"), pk=pk)
-    if not selectors.entry_visible(entry, request.user):
-        raise Http404("No such entry.")
-    return entry
+    return selectors.entry_seen_by(request.user, pk)
 
 
 def _etag(request: HttpRequest, pk: int) -> str | None:

@@ -1,0 +1,105 @@
+"""Text a request hands the registry, refused in one place before any view, form or query reads
+it: PostgreSQL refuses a NUL (0x00) in text and JSON, so a NUL that reached a lookup was a 500.
+No field, parameter or address of the registry means a NUL: it is refused with a 400 naming
+where it was (a 404 in the address itself, which names no page).
+
+The middleware checks the address and the query string of every request; the API's parsers
+(`DEFAULT_PARSER_CLASSES`) check every JSON, form and multipart body they read. Django's forms
+refuse a NUL in their own text fields already (ProhibitNullCharactersValidator)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.template.loader import render_to_string
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+
+NUL = "\x00"
+NUL_MESSAGE = "holds a NUL character (0x00), which no text here may hold."
+
+
+def nul_refusal(name: str) -> str:
+    return f"{name} {NUL_MESSAGE}"
+
+
+def pair_with_nul(pairs: Iterable[tuple[str, object]]) -> str | None:
+    """The name of the first (name, value) pair holding a NUL in its name or its text value."""
+    for name, value in pairs:
+        if NUL in name or (isinstance(value, str) and NUL in value):
+            return name.replace(NUL, "\\x00")
+    return None
+
+
+def json_with_nul(value, where: str = "") -> str | None:
+    """Where in a parsed JSON value a NUL is (`machine.cpu`, `lines[3]`), or None."""
+    if isinstance(value, str):
+        return (where or "the body") if NUL in value else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            place = f"{where}.{key}" if where else str(key)
+            if NUL in str(key):
+                return place.replace(NUL, "\\x00")
+            found = json_with_nul(item, place)
+            if found:
+                return found
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            found = json_with_nul(item, f"{where}[{index}]")
+            if found:
+                return found
+    return None
+
+
+class TextInputMiddleware:
+    """A NUL in the address is no page (404); in a query parameter, a 400 naming it."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if NUL in request.path_info:
+            raise Http404("No such page: its address holds a NUL character (0x00).")
+        name = pair_with_nul(
+            (name, value) for name, values in request.GET.lists() for value in values
+        )
+        if name is not None:
+            return refused(request, name, nul_refusal(f"The parameter {name}"))
+        return self.get_response(request)
+
+
+def refused(request: HttpRequest, name: str, message: str) -> HttpResponse:
+    if request.path.startswith("/api/"):
+        return JsonResponse({name: [message]}, status=400)
+    body = render_to_string("400.html", {"message": message}, request=request)
+    return HttpResponse(body, status=400)
+
+
+def _refuse_nul(where: str | None) -> None:
+    if where is not None:
+        top = where.split(".", 1)[0].split("[", 1)[0]
+        raise ParseError({top: [nul_refusal(where)]})
+
+
+class TextJSONParser(JSONParser):
+    def parse(self, stream, media_type=None, parser_context=None):
+        data = super().parse(stream, media_type, parser_context)
+        _refuse_nul(json_with_nul(data))
+        return data
+
+
+class TextFormParser(FormParser):
+    def parse(self, stream, media_type=None, parser_context=None):
+        data = super().parse(stream, media_type, parser_context)
+        _refuse_nul(pair_with_nul((name, value) for name, values in data.lists() for value in values))
+        return data
+
+
+class TextMultiPartParser(MultiPartParser):
+    def parse(self, stream, media_type=None, parser_context=None):
+        parsed = super().parse(stream, media_type, parser_context)
+        fields = parsed.data
+        _refuse_nul(pair_with_nul((name, value) for name, values in fields.lists() for value in values))
+        _refuse_nul(pair_with_nul((name, upload.name or "") for name, upload in parsed.files.items()))
+        return parsed
