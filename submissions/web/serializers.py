@@ -301,6 +301,9 @@ class TokenObtainSerializer(AuthTokenSerializer):
         label="Username", write_only=True, max_length=get_user_model().username.field.max_length
     )
     password = serializers.CharField(
-        label="Password", style={"input_type": "password"}, trim_whitespace=False,
-        write_only=True, max_length=4096,
+        label="Password",
+        style={"input_type": "password"},
+        trim_whitespace=False,
+        write_only=True,
+        max_length=4096,
     )

@@ -92,7 +92,9 @@ class TextJSONParser(JSONParser):
 class TextFormParser(FormParser):
     def parse(self, stream, media_type=None, parser_context=None):
         data = super().parse(stream, media_type, parser_context)
-        _refuse_nul(pair_with_nul((name, value) for name, values in data.lists() for value in values))
+        _refuse_nul(
+            pair_with_nul((name, value) for name, values in data.lists() for value in values)
+        )
         return data
 
 
@@ -100,6 +102,10 @@ class TextMultiPartParser(MultiPartParser):
     def parse(self, stream, media_type=None, parser_context=None):
         parsed = super().parse(stream, media_type, parser_context)
         fields = parsed.data
-        _refuse_nul(pair_with_nul((name, value) for name, values in fields.lists() for value in values))
-        _refuse_nul(pair_with_nul((name, upload.name or "") for name, upload in parsed.files.items()))
+        _refuse_nul(
+            pair_with_nul((name, value) for name, values in fields.lists() for value in values)
+        )
+        _refuse_nul(
+            pair_with_nul((name, upload.name or "") for name, upload in parsed.files.items())
+        )
         return parsed
