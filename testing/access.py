@@ -272,6 +272,8 @@ TABLE = [
     row("submission_detail", "GET", "/entries/999999/", 404, 404, 404, 404),
     row("submission_log", "GET", "/entries/{published}/log/", 200, 200, 200, 200),
     row("submission_log", "GET", "/entries/{draft}/log/", 404, 200, 404, 200),
+    row("submission_server_config", "GET", "/entries/{published}/server-config.txt", 200, 200, 200, 200),
+    row("submission_server_config", "GET", "/entries/{draft}/server-config.txt", 404, 200, 404, 200),
     row("submission_history", "GET", "/entries/{published}/history/", 200, 200, 200, 200),
     row("submission_history", "GET", "/entries/{draft}/history/", 404, 200, 404, 200),
     row("pending_change_decide", "POST", "/changes/999999/approve/", LOGIN, 404, 404, 404),

@@ -598,6 +598,14 @@ def submission_log(request: HttpRequest, pk: int) -> FileResponse:
     )
 
 
+def submission_server_config(request: HttpRequest, pk: int) -> HttpResponse:
+    """The entry's whole server configuration as it was declared: the page shows its start."""
+    submission = _visible_entry(request, pk)
+    if not submission.server_config:
+        raise Http404("This entry declares no server configuration.")
+    return HttpResponse(submission.server_config, content_type="text/plain; charset=utf-8")
+
+
 def _owned_entry(request: HttpRequest, pk: int) -> Submission:
     # A hidden entry is missing here too; a visible one says who may change it.
     submission = selectors.entry_seen_by(request.user, pk)
