@@ -24,7 +24,7 @@ from submissions.live import services as live_services
 from submissions.web.text_input import NUL_MESSAGE
 from testing.access import ENTRANT, STAFF, TABLE, World
 from testing.entries import DECLARED
-from testing.factories import PASSWORD
+from testing.factories import PASSWORD, ReferenceResultFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgresql]
 
@@ -326,6 +326,8 @@ def page_form_fields(fuzzer: Fuzzer, route: Route) -> set[str]:
 
 def test_no_url_or_field_answers_a_server_error(world, settings):
     settings.DEBUG = False
+    # A board with a published result among its rows (the 2008 contest's) places it by SQL.
+    ReferenceResultFactory(contest=world.public, rows=5_000_000, elapsed_seconds=100.0)
     fuzzer = Fuzzer(world)
     by_schema, with_body = api_fields()
     bases = base_bodies(world)
