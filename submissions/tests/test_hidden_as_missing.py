@@ -5,11 +5,13 @@ hidden ids cannot be counted."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 import pytest
 from django.test import Client
 
+from submissions.models import Submission
 from submissions.tests.test_no_server_errors import Route, routes
 from testing.access import ANON, OTHER, World
 
@@ -51,16 +53,22 @@ def client_for(actor: str, world: World) -> Client:
     return client
 
 
-def answer(client: Client, method: str, path: str, pk: int) -> tuple[int, str, str]:
+# The headers an answer could tell a hidden entry by (an ETag made from it, a type, a cache).
+TELLING_HEADERS = ("ETag", "Content-Type", "Cache-Control", "Allow", "Vary")
+
+
+def answer(client: Client, method: str, path: str, pk: int) -> tuple:
     response = getattr(client, method)(path)
     body = response.content.decode("utf-8", "replace")
     # The page's own address and its per-request CSRF token are all that may differ.
     body = re.sub(r'(csrfmiddlewaretoken" value=")[^"]+', r"\1", body)
     in_path = re.compile(rf"(?<=/){pk}(?=[/#?\"&]|$)")
+    headers = {name: response.get(name) for name in TELLING_HEADERS}
     return (
         response.status_code,
         in_path.sub("ID", response.get("Location", "")),
         in_path.sub("ID", body),
+        headers,
     )
 
 
@@ -98,3 +106,16 @@ def test_the_api_says_no_such_entry_for_both(world):
     for pk in (world.draft.pk, 999_999):
         response = client.get(f"/api/submissions/{pk}/")
         assert (response.status_code, response.json()) == (404, {"detail": "No such entry."})
+
+
+def test_a_guessed_etag_does_not_tell_a_hidden_entry(client, world):
+    """The badge's ETag is made of the entry's id and its contest's board version and results
+    date, which can be guessed: sent back, it must not answer 304 for a hidden entry."""
+    version = (
+        Submission.objects.filter(pk=world.draft.pk)
+        .values_list("contest__board_version", "contest__results_published_at")
+        .first()
+    )
+    digest = hashlib.sha256(f"{world.draft.pk}:{version}:False".encode()).hexdigest()[:20]
+    for path in (f"/entries/{world.draft.pk}/badge.svg", f"/entries/{world.draft.pk}/figures.json"):
+        assert client.get(path, HTTP_IF_NONE_MATCH=f'"{digest}"').status_code == 404

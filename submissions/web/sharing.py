@@ -217,13 +217,12 @@ def _visible_or_404(request: HttpRequest, pk: int) -> Submission:
 
 
 def _etag(request: HttpRequest, pk: int) -> str | None:
-    version = (
-        Submission.objects.filter(pk=pk)
-        .values_list("contest__board_version", "contest__results_published_at")
-        .first()
-    )
-    if version is None:
+    entry = Submission.objects.select_related("contest").filter(pk=pk).first()
+    # No ETag for an entry this visitor may not see: its 404 must be a missing entry's, header
+    # for header.
+    if entry is None or not selectors.entry_visible(entry, request.user):
         return None
+    version = (entry.contest.board_version, entry.contest.results_published_at)
     digest = hashlib.sha256(f"{pk}:{version}:{request.user.is_authenticated}".encode())
     return quote_etag(digest.hexdigest()[:20])
 
