@@ -81,7 +81,7 @@ def batch_in(body: bytes) -> dict | None:
     """The batch a body holds when it is a plain one (the module's docstring), else None."""
     try:
         body = json.loads(body, parse_constant=_refuse_constant)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     if not isinstance(body, dict):
         return None

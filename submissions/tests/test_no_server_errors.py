@@ -21,7 +21,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from drf_spectacular.generators import SchemaGenerator
 
 from submissions.live import services as live_services
-from submissions.web.text_input import NUL_MESSAGE
+from submissions.web.text_input import NUL_MESSAGE, json_with_nul
 from testing.access import ENTRANT, STAFF, TABLE, World
 from testing.entries import DECLARED
 from testing.factories import PASSWORD, ReferenceResultFactory
@@ -64,6 +64,7 @@ BAD_BODIES = {
         b'--zz\r\nContent-Disposition: form-data; name="contest"\r\n\r\na\x00b\xff\r\n--zz--\r\n',
     ),
     "text": ("text/plain", b"\x00\xff" * 100),
+    "json nested deep": ("application/json", b"[" * 100_000 + b"]" * 100_000),
 }
 
 # The query parameters the views read (grep request.GET and query_params), each sent to the
@@ -416,3 +417,16 @@ def test_an_overlong_username_is_refused_not_recorded_whole(client, world):
     assert "username" in response.json()
     response = client.post("/accounts/login/", {"username": "u" * 20_000, "password": "x"})
     assert response.status_code == 200  # the log-in form again, with its error
+
+
+def test_a_nul_is_found_and_named_wherever_it_is_in_a_json_body():
+    assert json_with_nul({"machine": {"cpu": "Xeon\x00"}}) == "machine.cpu"
+    assert json_with_nul({"lines": ["a", "b\x00"]}) == "lines[1]"
+    assert json_with_nul({"cores\x00": 8}) == "cores\\x00"
+    assert json_with_nul(["\x00"]) == "[0]"
+    assert json_with_nul({"lines": ["a", 1, None, {"k": [2.5]}]}) is None
+    # Nested as deep as a JSON parser goes, over many values: walked without recursion.
+    deep: list = [0] * 100_000
+    for _ in range(900):
+        deep = [deep]
+    assert json_with_nul(deep) is None

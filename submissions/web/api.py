@@ -40,7 +40,7 @@ from submissions.web.serializers import (
     TokenListSerializer,
     TokenObtainSerializer,
 )
-from submissions.web.text_input import TextFormParser, TextMultiPartParser
+from submissions.web.text_input import TextFormParser, TextJSONParser, TextMultiPartParser
 from submissions.web.throttle import upload_refusal, upload_refused
 
 
@@ -50,6 +50,8 @@ class TokenObtain(ObtainAuthToken):
     many wrong passwords (django-axes marks the request; DRF would otherwise answer a bare 400)."""
 
     serializer_class = TokenObtainSerializer
+    # ObtainAuthToken names DRF's own parsers: these refuse a NUL as every API view does.
+    parser_classes = [TextFormParser, TextMultiPartParser, TextJSONParser]
 
     def post(self, request: Request, *args, **kwargs) -> Response:
         serializer = self.get_serializer(data=request.data)

@@ -32,24 +32,34 @@ def pair_with_nul(pairs: Iterable[tuple[str, object]]) -> str | None:
     return None
 
 
-def json_with_nul(value, where: str = "") -> str | None:
-    """Where in a parsed JSON value a NUL is (`machine.cpu`, `lines[3]`), or None."""
-    if isinstance(value, str):
-        return (where or "the body") if NUL in value else None
-    if isinstance(value, dict):
-        for key, item in value.items():
-            place = f"{where}.{key}" if where else str(key)
-            if NUL in str(key):
-                return place.replace(NUL, "\\x00")
-            found = json_with_nul(item, place)
-            if found:
-                return found
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            found = json_with_nul(item, f"{where}[{index}]")
-            if found:
-                return found
+def json_with_nul(value) -> str | None:
+    """Where in a parsed JSON value a NUL is (`machine.cpu`, `lines[3]`), or None. Walked with
+    a stack, not recursion, and each place kept as a link to its parent, written out only for
+    the NUL found: a deeply nested body costs its size, not its depth times its size."""
+    stack: list[tuple[object, tuple | None]] = [(value, None)]
+    while stack:
+        item, place = stack.pop()
+        if isinstance(item, str):
+            if NUL in item:
+                return _place_text(place)
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                if NUL in str(key):
+                    return _place_text((place, str(key)))
+                stack.append((inner, (place, str(key))))
+        elif isinstance(item, list):
+            stack.extend((inner, (place, index)) for index, inner in enumerate(item))
     return None
+
+
+def _place_text(place: tuple | None) -> str:
+    """`machine.cpu`, `lines[3]` from the chain of (parent, key or index) links."""
+    parts = []
+    while place is not None:
+        place, step = place
+        parts.append(f"[{step}]" if isinstance(step, int) else f".{step}")
+    text = "".join(reversed(parts)).lstrip(".").replace(NUL, "\\x00")
+    return text or "the body"
 
 
 class TextInputMiddleware:
@@ -77,14 +87,20 @@ def refused(request: HttpRequest, name: str, message: str) -> HttpResponse:
 
 
 def _refuse_nul(where: str | None) -> None:
+    """A 400 under the field the NUL is in (DRF's shape), or `detail` when the body itself is."""
     if where is not None:
         top = where.split(".", 1)[0].split("[", 1)[0]
+        if top in ("", "the body"):
+            raise ParseError(nul_refusal(where.capitalize()))
         raise ParseError({top: [nul_refusal(where)]})
 
 
 class TextJSONParser(JSONParser):
     def parse(self, stream, media_type=None, parser_context=None):
-        data = super().parse(stream, media_type, parser_context)
+        try:
+            data = super().parse(stream, media_type, parser_context)
+        except RecursionError:
+            raise ParseError("JSON parse error - the body is nested too deeply.") from None
         _refuse_nul(json_with_nul(data))
         return data
 
