@@ -29,7 +29,7 @@ from rest_framework.renderers import JSONRenderer
 
 from submissions.live import plain_append, services, throttle
 from submissions.live.models import WitnessToken
-from submissions.live.serializers import MACHINE_MAX_KEYS
+from submissions.live.serializers import MACHINE_MAX_KEYS, MAX_SEQ
 from submissions.web.text_input import json_with_nul
 
 ANSWERED_AS_JSON = ("", "*/*", "application/json")
@@ -88,7 +88,9 @@ def batch_in(body: bytes) -> dict | None:
     seq, lines = body.get("seq"), body.get("lines")
     unterminated = body.get("unterminated", False)
     machine = body.get("machine", {})
-    if type(seq) is not int or seq < 0 or type(lines) is not list or len(lines) > 100_000:
+    if type(seq) is not int or not 0 <= seq <= MAX_SEQ:
+        return None
+    if type(lines) is not list or len(lines) > 100_000:
         return None
     if type(unterminated) is not bool or type(machine) is not dict:
         return None

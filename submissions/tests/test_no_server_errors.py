@@ -430,3 +430,16 @@ def test_a_nul_is_found_and_named_wherever_it_is_in_a_json_body():
     for _ in range(900):
         deep = [deep]
     assert json_with_nul(deep) is None
+
+
+def test_a_batch_number_past_any_column_is_a_400_naming_seq(client, world):
+    _, key = live_services.witness_token_create(user=world.users[ENTRANT], contest=world.public)
+    for seq in (10**23, 1e23):
+        response = client.post(
+            f"/api/live/{world.public_live.pk}/batches/",
+            json.dumps({"seq": seq, "lines": ["x"]}),
+            content_type="application/json",
+            HTTP_AUTHORIZATION=f"Bearer {key}",
+        )
+        assert response.status_code == 400, response.content
+        assert list(response.json()) == ["seq"]
