@@ -41,6 +41,8 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "iibench_site.middleware.FreedMemoryMiddleware",
     "submissions.web.middleware.UploadSizeLimitMiddleware",
+    # A NUL in a cookie or the Authorization header: before the session or a token is read.
+    "submissions.web.text_input.TextHeadersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -294,6 +294,35 @@ def fuzz_query(fuzzer: Fuzzer, route: Route, documented: set[str]) -> None:
         fuzzer.send(route, "get", f"{path}?{param}={NOT_UTF8}", f"?{param} not utf8")
 
 
+# Credentials and cookies as a hostile client sends them (HTTP allows no NUL in a header; a
+# development server or a front server may let one through).
+HOSTILE_AUTHORIZATION = {
+    "token nul": "Token a\x00b",
+    "token overlong": "Token " + OVERLONG,
+    "token latin-1": "Token \xff\xfe",
+    "bearer nul": "Bearer iiw_\x00",
+    "bearer overlong": "Bearer " + OVERLONG,
+}
+HOSTILE_COOKIES = {"nul": "a\x00bcdefghij", "overlong": "z" * 4_000, "latin-1": "\xff\xfe" * 10}
+
+
+def fuzz_credentials(fuzzer: Fuzzer, route: Route) -> None:
+    path = route.fill(real_values(fuzzer.world, route))
+    for kind, authorization in HOSTILE_AUTHORIZATION.items():
+        for method in ("get", "post"):
+            response = getattr(Client(raise_request_exception=False), method)(
+                path, HTTP_AUTHORIZATION=authorization
+            )
+            fuzzer.sent.append(
+                Sent(method.upper(), path, f"Authorization {kind}", response.status_code)
+            )
+    for kind, cookie in HOSTILE_COOKIES.items():
+        client = Client(raise_request_exception=False)
+        client.cookies["sessionid"] = cookie
+        response = client.get(path)
+        fuzzer.sent.append(Sent("GET", path, f"session cookie {kind}", response.status_code))
+
+
 def fuzz_bodies(fuzzer: Fuzzer, route: Route, fields: set[str], methods: set[str]) -> None:
     path = route.fill(real_values(fuzzer.world, route))
     for kind, value in HOSTILE_JSON.items():
@@ -353,6 +382,8 @@ def test_no_url_or_field_answers_a_server_error(world, settings):
     for route in ordered:
         fuzz_paths(fuzzer, route)
         admin = route.template.startswith("admin/")
+        if route.template.startswith("api/") or route.name in ("home", "contest_detail"):
+            fuzz_credentials(fuzzer, route)
         # The admin's pages share their code: its lists and its log-in read what is sent.
         if not admin or (route.name or "").endswith(("_changelist", "login", "index")):
             fuzz_query(fuzzer, route, schema.query.get(schema_path(route), set()))

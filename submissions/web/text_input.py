@@ -3,7 +3,8 @@ it: PostgreSQL refuses a NUL (0x00) in text and JSON, so a NUL that reached a lo
 No field, parameter or address of the registry means a NUL: it is refused with a 400 naming
 where it was (a 404 in the address itself, which names no page).
 
-The middleware checks the address and the query string of every request; the API's parsers
+The middlewares check the cookies, the Authorization header, the address and the query string of
+every request; the API's parsers
 (`DEFAULT_PARSER_CLASSES`) check every JSON, form and multipart body they read. Django's forms
 refuse a NUL in their own text fields already (ProhibitNullCharactersValidator)."""
 
@@ -60,6 +61,23 @@ def _place_text(place: tuple | None) -> str:
         parts.append(f"[{step}]" if isinstance(step, int) else f".{step}")
     text = "".join(reversed(parts)).lstrip(".").replace(NUL, "\\x00")
     return text or "the body"
+
+
+class TextHeadersMiddleware:
+    """Before the session and the credentials are read: a cookie holding a NUL is dropped (no
+    cookie the registry sets holds one; the visitor is anonymous then), and an Authorization
+    header holding one is a 400 (HTTP allows neither; a front server may let one through)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        for name in [name for name, value in request.COOKIES.items() if NUL in name + value]:
+            del request.COOKIES[name]
+        if NUL in request.META.get("HTTP_AUTHORIZATION", ""):
+            message = "The Authorization header " + NUL_MESSAGE
+            return JsonResponse({"detail": message}, status=400)
+        return self.get_response(request)
 
 
 class TextInputMiddleware:
