@@ -18,3 +18,18 @@ def client_address(request: HttpRequest) -> str | None:
     if proxies and len(forwarded) >= proxies:
         return forwarded[-proxies]
     return request.META.get("REMOTE_ADDR")
+
+
+# What a failed log-in is recorded under: django-axes keeps it in a column of 255 characters,
+# and a longer name (no account has one: usernames hold at most 150) was a 500.
+RECORDED_USERNAME_CHARS = 150
+
+
+def login_username(request: HttpRequest, credentials: dict | None = None) -> str | None:
+    """The username a log-in tried (axes's own rule: its credentials, else the posted form),
+    cut to what an account's name can hold."""
+    if credentials:
+        username = credentials.get("username")
+    else:
+        username = getattr(request, "data", request.POST).get("username")
+    return None if username is None else str(username)[:RECORDED_USERNAME_CHARS]

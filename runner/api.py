@@ -1,7 +1,7 @@
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAdminUser
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -11,15 +11,14 @@ from runner import fleet, host_board, selectors, services
 from runner.models import VerificationRun
 from runner.serializers import RerunRequestSerializer, RerunSampleSerializer, RerunSerializer
 from submissions.board.visibility import require_visible_board
+from submissions.entries.selectors import seen_or_404
 from submissions.models import Contest, Submission
 
 
 def _visible_run(request: Request, pk: int) -> VerificationRun:
-    run = get_object_or_404(VerificationRun.objects.select_related("submission__contest"), pk=pk)
-    if not selectors.run_visible(run, request.user):
-        # 404 like its entry: a rerun of an entry under embargo does not exist for this user.
-        raise NotFound("No such rerun.")
-    return run
+    # 404 like its entry: a rerun of an entry under embargo does not exist for this user.
+    runs = VerificationRun.objects.select_related("submission__contest")
+    return seen_or_404(runs, pk, lambda run: selectors.run_visible(run, request.user), "rerun")
 
 
 class RerunStart(APIView):

@@ -1,6 +1,6 @@
 from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -10,7 +10,7 @@ from runner.forms import RerunForm, target_choices
 from runner.heartbeats import queued_without_worker, served_queues
 from runner.models import VerificationRun
 from submissions.board.visibility import require_visible_board
-from submissions.entries.selectors import is_organizer
+from submissions.entries.selectors import is_organizer, seen_or_404
 from submissions.models import Contest, Submission
 
 
@@ -122,11 +122,9 @@ def rerun_host_calibrate(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _visible_run(request: HttpRequest, pk: int) -> VerificationRun:
-    run = get_object_or_404(VerificationRun.objects.select_related("submission__contest"), pk=pk)
-    if not selectors.run_visible(run, request.user):
-        # 404 like its entry: a rerun of an entry under embargo does not exist for this user.
-        raise Http404("No such rerun.")
-    return run
+    # 404 like its entry: a rerun of an entry under embargo does not exist for this user.
+    runs = VerificationRun.objects.select_related("submission__contest")
+    return seen_or_404(runs, pk, lambda run: selectors.run_visible(run, request.user), "rerun")
 
 
 def rerun_log(request: HttpRequest, pk: int) -> HttpResponse:

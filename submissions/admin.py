@@ -1,5 +1,6 @@
 from django.contrib import admin, messages
 from django.db import transaction
+from django.http import Http404
 from django.utils import timezone
 from simple_history.admin import SimpleHistoryAdmin
 
@@ -170,6 +171,17 @@ class SubmissionAdmin(SimpleHistoryAdmin):
     # Other apps add theirs (the runner: start a verification rerun), see submissions/wings.py.
     actions = ENTRY_ADMIN_ACTIONS
 
+    # django-simple-history reads the entry's and the version's id as numbers: an id that is
+    # not one is no entry (404), not a ValueError (500).
+    def history_view(self, request, object_id, extra_context=None):
+        _entry_id_or_404(object_id)
+        return super().history_view(request, object_id, extra_context)
+
+    def history_form_view(self, request, object_id, version_id, extra_context=None):
+        _entry_id_or_404(object_id)
+        _entry_id_or_404(version_id)
+        return super().history_form_view(request, object_id, version_id, extra_context)
+
     def get_changelist_instance(self, request):
         # The rank column: the page's ranks read at once, not a count per row.
         changelist = super().get_changelist_instance(request)
@@ -202,6 +214,12 @@ class SubmissionAdmin(SimpleHistoryAdmin):
         super().delete_queryset(request, queryset)
         for contest in contests:
             contest_ranks.contest_rank(contest=contest)
+
+
+def _entry_id_or_404(text: str) -> None:
+    text = str(text)
+    if not (text.isascii() and text.isdigit()) or len(text) > 18:
+        raise Http404("No such entry.")
 
 
 @admin.register(ReferenceResult)

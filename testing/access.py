@@ -272,6 +272,8 @@ TABLE = [
     row("submission_detail", "GET", "/entries/999999/", 404, 404, 404, 404),
     row("submission_log", "GET", "/entries/{published}/log/", 200, 200, 200, 200),
     row("submission_log", "GET", "/entries/{draft}/log/", 404, 200, 404, 200),
+    row("submission_server_config", "GET", "/entries/{published}/server-config.txt", 200, 200, 200, 200),
+    row("submission_server_config", "GET", "/entries/{draft}/server-config.txt", 404, 200, 404, 200),
     row("submission_history", "GET", "/entries/{published}/history/", 200, 200, 200, 200),
     row("submission_history", "GET", "/entries/{draft}/history/", 404, 200, 404, 200),
     row("pending_change_decide", "POST", "/changes/999999/approve/", LOGIN, 404, 404, 404),
@@ -287,7 +289,8 @@ TABLE = [
     row("submission_create", "GET", "/contests/public/submit/", LOGIN, 200, 200, 200),
     row("submission_create", "POST", "/contests/public/submit/", LOGIN, 302, 302, 302, data=new_entry_form, effect=entry_added, effect_for=(ENTRANT, OTHER, STAFF)),
     row("submission_edit", "GET", "/entries/{published}/edit/", LOGIN, 200, 403, 403),
-    row("submission_edit", "GET", "/entries/{draft}/edit/", LOGIN, 200, 403, 403),
+    # A draft is missing for another entrant (404 as for an unused id); staff see it, may not edit.
+    row("submission_edit", "GET", "/entries/{draft}/edit/", LOGIN, 200, 404, 403),
     row("submission_edit", "POST", "/entries/{published}/edit/", LOGIN, 302, 403, 403, data=declaration(entrant_name="Changed"), effect=entry_changed, effect_for=(ENTRANT,)),
     row("submission_delete", "GET", "/entries/{published}/delete/", LOGIN, 405, 405, 405),
     row("submission_delete", "POST", "/entries/{published}/delete/", LOGIN, 302, 403, 403, effect=entry_gone, effect_for=(ENTRANT,)),

@@ -9,10 +9,13 @@ it sends are its own report, which the registry cannot observe).
 The command runs unchanged: its output shows on the terminal as usual and is kept in a local
 copy (--log). Every few seconds the new lines go to the registry as one numbered batch, with
 the machine's CPU time and the data directory's drive counters over the interval. Through a
-network loss, a registry restart or a 5xx the batches wait (in memory, then on disk past a
-bound) and are sent again with backoff; the registry acknowledges a batch it already holds, so
-no line is lost or doubled. When the command exits its exit status seals the run. Ctrl-C stops
-the command and the stream together, and says so.
+network loss or a registry restart (no answer, 502, 503, 504, 429) the batches wait (in memory,
+then on disk past a bound) and are sent again with backoff, for up to --give-up-after seconds
+(a day); the registry acknowledges a batch it already holds, so no line is lost or doubled. A
+registry that answers a request with another server error (500) is tried
+SERVER_ERROR_RETRIES times with backoff, then the stream stops and says why: resending the
+same request will not change its answer. When the command exits its exit status seals the
+run. Ctrl-C stops the command and the stream together, and says so.
 
 Python 3.8+, standard library only, one file: it runs on the old machines databases live on.
 """
@@ -44,6 +47,13 @@ BATCH_MAX_BYTES = 256 * 1024
 MEMORY_BOUND_BYTES = 8 * 1024 * 1024
 BACKOFF_FIRST_SECONDS = 1.0
 BACKOFF_MAX_SECONDS = 60.0
+# A request the registry answered with a server error (500, 501, 505...) is tried this many
+# times in all: its answer is about the request, which a resend does not change.
+SERVER_ERROR_RETRIES = 5
+# No answer at all (or 502, 503, 504, 429: the registry away or busy): tried this long.
+GIVE_UP_AFTER_SECONDS = 24 * 3600.0
+# The answers that say the registry is away or busy, not that this request failed.
+AWAY_STATUSES = (429, 502, 503, 504)
 STOP_GRACE_SECONDS = 10.0
 
 
@@ -57,11 +67,22 @@ class Refused(Exception):
 
 
 class Unreachable(Exception):
-    """No answer, or one worth retrying (5xx, 429): try again later."""
+    """No answer, or one worth retrying (5xx, 429): try again later. `status`: the registry's
+    answer, None when there was none."""
 
-    def __init__(self, message: str, retry_after: float = 0.0):
+    def __init__(self, message: str, retry_after: float = 0.0, status: int | None = None):
         super().__init__(message)
         self.retry_after = retry_after
+        self.status = status
+
+    @property
+    def server_error(self) -> bool:
+        """The registry answered, and failed on this request (not: it is away or busy)."""
+        return self.status is not None and self.status not in AWAY_STATUSES
+
+
+class GaveUp(Exception):
+    """Retrying stopped: the registry kept failing this request, or stayed away too long."""
 
 
 # -- What the machine looks like ------------------------------------------------------------
@@ -334,11 +355,19 @@ class Registry:
         except urllib.error.HTTPError as error:
             body = _json_or_text(error.read())
             if error.code == 429 or error.code >= 500:
-                retry_after = float(error.headers.get("Retry-After") or 0)
-                raise Unreachable(f"HTTP {error.code}", retry_after) from None
+                retry_after = _seconds(error.headers.get("Retry-After"))
+                raise Unreachable(f"HTTP {error.code}", retry_after, error.code) from None
             raise Refused(error.code, body) from None
         except (urllib.error.URLError, OSError, ValueError) as error:
             raise Unreachable(str(getattr(error, "reason", error))) from None
+
+
+def _seconds(header: str | None) -> float:
+    """A Retry-After in seconds (an HTTP date, or nonsense, reads as none), at most an hour."""
+    try:
+        return min(max(float(header or 0), 0.0), 3600.0)
+    except ValueError:
+        return 0.0
 
 
 def _json_or_text(raw: bytes) -> dict:
@@ -350,15 +379,46 @@ def _json_or_text(raw: bytes) -> dict:
 
 
 class Backoff:
-    def __init__(self):
-        self.delay = BACKOFF_FIRST_SECONDS
+    """Waits between tries, doubling up to a minute, and says when to stop trying: after
+    SERVER_ERROR_RETRIES server errors in a row, or `give_up_after` seconds without success."""
 
-    def wait(self, stop: threading.Event, at_least: float = 0.0) -> None:
-        stop.wait(max(self.delay * (0.5 + random.random()), at_least))  # noqa: S311  # nosec B311
+    def __init__(
+        self,
+        give_up_after: float = GIVE_UP_AFTER_SECONDS,
+        server_error_retries: int = SERVER_ERROR_RETRIES,
+        clock=time.monotonic,
+    ):
+        self.give_up_after = give_up_after
+        self.server_error_retries = server_error_retries
+        self.clock = clock
+        self.reset()
+
+    def wait(self, stop: threading.Event, error: Unreachable, what: str) -> None:
+        """Wait before trying `what` again after `error`; GaveUp when trying again is no use."""
+        self.tries += 1
+        if self.failing_since is None:
+            self.failing_since = self.clock()
+        self.server_errors = self.server_errors + 1 if error.server_error else 0
+        if self.server_errors >= self.server_error_retries:
+            raise GaveUp(
+                f"the registry answered {error} to {what} {self.server_errors} times in a row; "
+                "sending it again will not change that"
+            )
+        failing = self.clock() - self.failing_since
+        if failing >= self.give_up_after:
+            raise GaveUp(
+                f"the registry could not take {what} for {failing / 60:,.0f} minutes "
+                f"({self.tries} tries, the last: {error})"
+            )
+        delay = self.delay * (0.5 + random.random())  # noqa: S311  # nosec B311
+        stop.wait(min(max(delay, error.retry_after), self.give_up_after - failing))
         self.delay = min(self.delay * 2, BACKOFF_MAX_SECONDS)
 
     def reset(self) -> None:
         self.delay = BACKOFF_FIRST_SECONDS
+        self.tries = 0
+        self.server_errors = 0
+        self.failing_since = None
 
 
 def say(message: str) -> None:
@@ -430,7 +490,16 @@ class Outbox:
 class Stream:
     """Takes the command's lines, numbers them into batches every interval and sends them."""
 
-    def __init__(self, registry: Registry, run: dict, outbox: Outbox, counters, interval: float):
+    def __init__(
+        self,
+        registry: Registry,
+        run: dict,
+        outbox: Outbox,
+        counters,
+        interval: float,
+        give_up_after: float = GIVE_UP_AFTER_SECONDS,
+    ):
+        self.give_up_after = give_up_after
         self.registry = registry
         self.run = run
         self.outbox = outbox
@@ -442,7 +511,7 @@ class Stream:
         self.unterminated = False
         self.lock = threading.Lock()
         self.stop = threading.Event()
-        self.failed = None  # a refusal that ends streaming (the command keeps running)
+        self.failed = None  # a refusal or a GaveUp that ends streaming (the command keeps running)
         self.reachable = True
 
     def line(self, text: str, terminated: bool = True) -> None:
@@ -465,8 +534,8 @@ class Stream:
             self._cut(machine)
 
     def send_all(self) -> bool:
-        """Send every batch in the outbox; False if asked to stop first or refused."""
-        backoff = Backoff()
+        """Send every batch in the outbox; False if asked to stop first, refused or given up."""
+        backoff = Backoff(self.give_up_after)
         path = f"/api/live/{self.run['id']}/batches/"
         while self.failed is None:
             batch = self.outbox.oldest()
@@ -478,7 +547,13 @@ class Stream:
                 if self.reachable:
                     say(f"registry unreachable ({error}); buffering and retrying")
                 self.reachable = False
-                backoff.wait(self.stop, error.retry_after)
+                try:
+                    backoff.wait(self.stop, error, f"batch {batch['seq']}")
+                except GaveUp as gave_up:
+                    self.failed = gave_up
+                    say(f"gave up: {gave_up}")
+                    say("streaming stopped; the benchmark goes on and its local copy is kept")
+                    return False
                 if self.stop.is_set():
                     return False
                 continue
@@ -560,17 +635,14 @@ def open_run(registry: Registry, declaration: dict, machine: dict, command: list
         "machine": machine,
         "command": " ".join(command)[:1000],
     }
-    backoff = Backoff()
+    backoff = Backoff(args.open_timeout)
     never = threading.Event()
-    give_up = time.monotonic() + args.open_timeout
     while True:
         try:
             return registry.post("/api/live/", body)
         except Unreachable as error:
-            if time.monotonic() > give_up:
-                raise
             say(f"registry unreachable ({error}); retrying")
-            backoff.wait(never, error.retry_after)
+            backoff.wait(never, error, "the opening of the run")
 
 
 def parse_arguments(argv: list) -> argparse.Namespace:
@@ -591,6 +663,12 @@ def parse_arguments(argv: list) -> argparse.Namespace:
     )
     parser.add_argument("--spool", help="where batches wait on disk while the registry is away")
     parser.add_argument("--open-timeout", type=float, default=300.0, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--give-up-after",
+        type=float,
+        default=GIVE_UP_AFTER_SECONDS,
+        help="seconds to keep retrying a registry that does not answer (default: a day)",
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {VERSION}")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
@@ -620,14 +698,16 @@ def main(argv: list | None = None) -> int:
     except Refused as refusal:
         say(f"the registry refused the run (HTTP {refusal.status}): {json.dumps(refusal.body)}")
         return 2
-    except Unreachable as error:
-        say(f"the registry could not be reached: {error}")
+    except GaveUp as gave_up:
+        say(f"gave up opening the run: {gave_up}")
         return 2
     say(f"streaming to {run['url']}")
     disk = (machine.get("datadir") or {}).get("device")
     spool = args.spool or tempfile.mkdtemp(prefix="iibench-witness-")
     os.makedirs(spool, exist_ok=True)
-    stream = Stream(registry, run, Outbox(spool), IntervalCounters(disk), args.interval)
+    stream = Stream(
+        registry, run, Outbox(spool), IntervalCounters(disk), args.interval, args.give_up_after
+    )
     local_path = args.log or time.strftime("iibench-witness-%Y%m%d-%H%M%S.log")
     interrupted = []
 
@@ -669,19 +749,26 @@ def main(argv: list | None = None) -> int:
     stream.tick()
     say(f"the benchmark exited with status {status}; sending {len(stream.outbox)} batches")
     if stream.failed is not None:
-        say(f"not sealed: the registry refused the stream. The output is in {local_path}")
+        say(f"not sealed: streaming stopped ({stream.failed}). The output is in {local_path}")
         return status or 1
     stream.stop.clear()
     if not stream.send_all():
         say(f"not sealed: batches could not be sent. The output is in {local_path}")
         return status or 1
-    return seal(registry, run, stream.outbox.next_seq, status, local_path, interrupted)
+    backoff = Backoff(args.give_up_after)
+    return seal(registry, run, stream.outbox.next_seq, status, local_path, interrupted, backoff)
 
 
 def seal(
-    registry: Registry, run: dict, batches: int, status: int, local_path: str, interrupted
+    registry: Registry,
+    run: dict,
+    batches: int,
+    status: int,
+    local_path: str,
+    interrupted,
+    backoff: Backoff,
 ) -> int:
-    backoff, never = Backoff(), threading.Event()
+    never = threading.Event()
     while True:
         try:
             sealed = registry.post(
@@ -690,7 +777,11 @@ def seal(
             break
         except Unreachable as error:
             say(f"registry unreachable while sealing ({error}); retrying")
-            backoff.wait(never, error.retry_after)
+            try:
+                backoff.wait(never, error, "the seal")
+            except GaveUp as gave_up:
+                say(f"gave up sealing: {gave_up}. The output is in {local_path}")
+                return status or 1
         except Refused as refusal:
             say(f"the registry refused the seal (HTTP {refusal.status}): {refusal}")
             return status or 1

@@ -17,6 +17,9 @@ DRIVE_FILTERS = (*DriveKind.values, VIRTUAL_DRIVE)
 DRIVE_CHOICES = (*DriveKind.choices, (VIRTUAL_DRIVE, "virtual / network volume"))
 DEFAULT_PAGE_SIZE = 50
 MAX_CORES = 32_767  # the cores column's range (a small integer)
+# A page number past this is read as this one: a page past the end shows the last anyway, and a
+# page past 2^63 / page_size overflowed PostgreSQL's bigint in the rows a page reads (a 500).
+MAX_PAGE = 1_000_000
 PAGE_MAX_PAGE_SIZE = 200
 API_MAX_PAGE_SIZE = 1_000
 
@@ -159,7 +162,7 @@ class LeaderboardQuery:
             memory_gb=_positive_float(params.get("memory")),
             verified=params.get("verified", "") in ("1", "true", "on", "yes"),
             trust=public_level(params.get("trust", "")),
-            page=_positive_int(params.get("page"), 1),
+            page=min(_positive_int(params.get("page"), 1), MAX_PAGE),
             page_size=min(_positive_int(params.get("page_size"), DEFAULT_PAGE_SIZE), max_page_size),
             # Sorting by a cost shows the costs.
             costs=params.get("costs", "") in ("1", "true", "on", "yes")

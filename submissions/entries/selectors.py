@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import connection
 from django.db.models import DateTimeField, F, Q, QuerySet, Value
+from django.http import Http404
 from django.utils import timezone
 
 from submissions.models import Contest, Submission
@@ -41,6 +42,22 @@ def entry_visible(submission: Submission, user) -> bool:
         or submission.contest.results_are_public()
         or (user.is_authenticated and submission.owner_id == user.id)
     )
+
+
+def seen_or_404(rows: QuerySet, pk: int, visible, what: str):
+    """Row `pk` of `rows` when `visible(row)`; else the same 404 ("No such entry.") whether it
+    is missing or hidden, so a hidden id answers exactly as a missing one and none can be
+    counted."""
+    row = rows.filter(pk=pk).first()
+    if row is None or not visible(row):
+        raise Http404(f"No such {what}.")
+    return row
+
+
+def entry_seen_by(user, pk: int, entries: QuerySet | None = None) -> Submission:
+    """The entry as `user` may see it (seen_or_404): 404 for a missing or a hidden one."""
+    rows = Submission.objects.select_related("contest") if entries is None else entries
+    return seen_or_404(rows, pk, lambda entry: entry_visible(entry, user), "entry")
 
 
 def entry_editable(submission: Submission, user) -> bool:

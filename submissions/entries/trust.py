@@ -3,9 +3,10 @@
 - verified: a verification rerun reproduced the claim as it is declared now (the entry's one
   verification outcome, entries/verification.py: an edit of its machine, server, engine or
   settings since leaves it behind);
-- streamed: sent line by line while it ran, the registry's clock agreeing with the log's and
-  nothing edited after the fact. Faking it costs as much wall-clock time as the run; the
-  machine facts are what the client reported, never observed by the registry;
+- streamed: sent line by line while it ran, the registry's clock agreeing with the log's within
+  a share of the time it watched (capped), and nothing edited after the fact. Faking it costs
+  nearly as much wall-clock time as the run, however short; the machine facts are what the
+  client reported, never observed by the registry;
 - self-reported: an uploaded file, which anyone could have typed, or a stream whose lines did
   not keep to the registry's clock (sent faster or later than the run could have printed them).
   A stream whose clock agreed stays streamed whatever else it fails (another machine, another
@@ -27,6 +28,20 @@ TRUST_LEVELS = (SELF_REPORTED, STREAMED, VERIFIED)
 # The retired public words, and the level each is read as now.
 RETIRED_LEVELS = {"witnessed": STREAMED}
 
+
+def streamed_sentence(*, ahead_fraction: float, ahead_seconds: float) -> str:
+    """What `streamed` proves, with what the clock allowed (LIVE_CLOCK_TOLERANCE_FRACTION and
+    _SECONDS: the live wing states its own settings when it starts, submissions/live/apps.py)."""
+    return (
+        "Streamed: sent to the registry line by line while it ran; the log's clock never ran "
+        f"ahead of the registry's by more than {ahead_fraction:.0%} of the time the registry had "
+        f"watched (at most {ahead_seconds:,.0f} s), and nothing was edited after the fact. "
+        f"Faking it costs at least {1 / (1 + ahead_fraction):.0%} of the run's wall-clock time, "
+        "however short the run. The machine facts are as reported by the client, not observed "
+        "by the registry."
+    )
+
+
 # What each level proves, and what it does not: shown wherever the level is (entry page, badge
 # title, API, board legend, help).
 TRUST_SENTENCES = {
@@ -38,12 +53,7 @@ TRUST_SENTENCES = {
         "claim does not overstate what the solution does at that scale; it does not prove the "
         "entrant's hardware is what was declared, nor say why a slower claim was slower."
     ),
-    STREAMED: (
-        "Streamed: sent to the registry line by line while it ran; the registry's clock agreed "
-        "with the log's and nothing was edited after the fact. Faking it costs as much "
-        "wall-clock time as the run. The machine facts are as reported by the client, not "
-        "observed by the registry."
-    ),
+    STREAMED: streamed_sentence(ahead_fraction=0.05, ahead_seconds=60),
     SELF_REPORTED: (
         "Self-reported: an uploaded file, or a stream whose lines did not keep to the "
         "registry's clock. The registry checked that it adds up and that no "

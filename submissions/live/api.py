@@ -14,14 +14,14 @@ from django.conf import settings
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
-from rest_framework.parsers import JSONParser
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from submissions.entries import refusals
+from submissions.entries.selectors import seen_or_404
 from submissions.entries.trust import TRUST_SENTENCES, entry_trust
 from submissions.live import batch_post, selectors, services, throttle
 from submissions.live.authentication import WitnessTokenAuthentication
@@ -34,6 +34,7 @@ from submissions.live.serializers import (
     WitnessTokenSerializer,
 )
 from submissions.web.serializers import SubmissionSerializer
+from submissions.web.text_input import TextJSONParser
 
 
 def refused(error: services.LiveRefused) -> Response:
@@ -136,7 +137,7 @@ class WitnessedView(APIView):
 
     authentication_classes = [WitnessTokenAuthentication]
     permission_classes = [IsAuthenticated]
-    parser_classes = [JSONParser]
+    parser_classes = [TextJSONParser]
 
     def initial(self, request: Request, *args, **kwargs) -> None:
         super().initial(request, *args, **kwargs)
@@ -238,12 +239,11 @@ class LiveRunDetail(APIView):
         responses={200: None},
     )
     def get(self, request: Request, pk: int) -> Response:
-        run = get_object_or_404(
-            LiveRun.objects.select_related("contest", "submission__contest"), pk=pk
+        # As for a draft entry: under embargo, whether the run exists is not told either.
+        runs = LiveRun.objects.select_related("contest", "submission__contest")
+        run = seen_or_404(
+            runs, pk, lambda run: selectors.live_run_visible(run, request.user), "live run"
         )
-        if not selectors.live_run_visible(run, request.user):
-            # As for a draft entry: under embargo, whether the run exists is not told either.
-            raise NotFound("No such live run.")
         try:
             after = max(int(request.query_params.get("after", 0)), 0)
         except ValueError:

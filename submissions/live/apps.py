@@ -12,6 +12,9 @@ class LiveConfig(AppConfig):
         # The registry reads what this wing knows of an entry's stream, shows the runs streaming
         # into a contest, the seal rules' sentences and the witness tokens through its doors
         # (submissions/wings.py); it never imports this wing.
+        from django.conf import settings
+
+        from submissions.entries.trust import STREAMED, TRUST_SENTENCES, streamed_sentence
         from submissions.live import selectors
         from submissions.live.seal_rules import SEAL_RULE_SENTENCES
         from submissions.wings import (
@@ -31,4 +34,9 @@ class LiveConfig(AppConfig):
             )
         )
         register_rule_sentences(SEAL_RULE_SENTENCES)
+        # `streamed` says what this wing's clock allows, as configured here.
+        TRUST_SENTENCES[STREAMED] = streamed_sentence(
+            ahead_fraction=settings.LIVE_CLOCK_TOLERANCE_FRACTION,
+            ahead_seconds=settings.LIVE_CLOCK_TOLERANCE_SECONDS,
+        )
         register_token_lister(selectors.witness_tokens_of)

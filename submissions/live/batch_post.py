@@ -10,7 +10,7 @@ a request the WSGI path left to Django, SQLite).
 
 Anything else — another method, content type or Accept, no Content-Length, a body that is not
 a plain batch (a field of another type, a number where a list goes, a line with a NUL or
-beyond ASCII, a machine of too many keys), no token or one that is unknown, revoked, expired
+beyond ASCII, a machine of too many keys or with a NUL), no token or one that is unknown, revoked, expired
 or of an inactive user — goes to the DRF view (`api.LiveRunBatches`) before anything is
 counted or written, so every refusal is worded and ordered exactly as before. The answers of
 the lean path (200, 409, 403, 404, 413, 429, 503) are the DRF view's bodies and statuses,
@@ -29,7 +29,8 @@ from rest_framework.renderers import JSONRenderer
 
 from submissions.live import plain_append, services, throttle
 from submissions.live.models import WitnessToken
-from submissions.live.serializers import MACHINE_MAX_KEYS
+from submissions.live.serializers import MACHINE_MAX_KEYS, MAX_SEQ
+from submissions.web.text_input import json_with_nul
 
 ANSWERED_AS_JSON = ("", "*/*", "application/json")
 _renderer = JSONRenderer()
@@ -80,18 +81,20 @@ def batch_in(body: bytes) -> dict | None:
     """The batch a body holds when it is a plain one (the module's docstring), else None."""
     try:
         body = json.loads(body, parse_constant=_refuse_constant)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     if not isinstance(body, dict):
         return None
     seq, lines = body.get("seq"), body.get("lines")
     unterminated = body.get("unterminated", False)
     machine = body.get("machine", {})
-    if type(seq) is not int or seq < 0 or type(lines) is not list or len(lines) > 100_000:
+    if type(seq) is not int or not 0 <= seq <= MAX_SEQ:
+        return None
+    if type(lines) is not list or len(lines) > 100_000:
         return None
     if type(unterminated) is not bool or type(machine) is not dict:
         return None
-    if len(machine) > MACHINE_MAX_KEYS:
+    if len(machine) > MACHINE_MAX_KEYS or json_with_nul(machine) is not None:
         return None
     for line in lines:
         if type(line) is not str or not line.isascii() or "\x00" in line:

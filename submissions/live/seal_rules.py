@@ -3,8 +3,10 @@ in (the parsed log's report lines, when the registry received each batch, what t
 looked like, what was declared), verdicts out, like `submissions/rules.py`.
 
 - the clock agrees: a log line cannot claim more elapsed time than the registry saw pass
-  before it received the line (a fast-forwarded log fails), nor arrive much later than it says
-  (a log held back and streamed at the end fails);
+  before it received the line, give or take a slack that grows with the time the registry has
+  watched (a share of it, capped): a fast-forwarded log fails, and so does a short made-up log
+  sent in a hurry, since no run fits whole in its slack; nor may a line arrive much later than
+  it says (a log held back and streamed at the end fails);
 - the machine the client reported is the declared one: cores, memory and drive kind. The client
   reports them; the registry observes nothing of the machine, so a pass here means the client's
   word agrees with the declaration, nothing more (an honest mismatch is still worth catching);
@@ -39,9 +41,24 @@ class Receipt:
 
 @dataclass(frozen=True)
 class ClockTolerance:
-    seconds: float  # the log may run this far ahead of the receipt clock ...
-    fraction: float  # ... plus this fraction of the receipt clock (clock rates differ)
+    seconds: float  # the log may run at most this far ahead of the receipt clock ...
+    fraction: float  # ... and at most this share of the time the registry had watched by then
     max_lag_seconds: float  # a line may arrive at most this long after its own time
+
+    def ahead(self, watched: float) -> float:
+        """How far a line received `watched` seconds after the run opened may claim to be ahead
+        of the registry's clock. A share of the time watched, not a fixed slack: with a fixed
+        60 s, a made-up 47 s log sent in 2 s agreed. A faked run now costs at least
+        1 / (1 + fraction) of its length in wall-clock time, however short it is. An honest
+        client opens the run before it starts the benchmark, so its lines are behind."""
+        return min(self.seconds, self.fraction * max(watched, 0.0))
+
+    def describe(self, watched: float) -> str:
+        return (
+            f"the clock allowed the log {self.ahead(watched):.1f} s ahead: "
+            f"{self.fraction:.0%} of the {_n(round(watched))} s the registry watched, "
+            f"at most {_n(round(self.seconds))} s"
+        )
 
 
 @dataclass(frozen=True)
@@ -71,17 +88,18 @@ def check_clock(
         receipt = _receipt_of(report.line, ordered, last_lines)
         if receipt is None:
             continue
-        allowed = receipt.seconds + tolerance.seconds + tolerance.fraction * receipt.seconds
+        allowed = receipt.seconds + tolerance.ahead(receipt.seconds)
         if report.seconds > allowed:
             return RuleVerdict(
                 "clock_agrees",
                 Status.FAIL,
                 f"line {report.line:,}: the log says {_n(round(report.seconds))} s had passed "
                 f"at {report.rows:,} rows, but the registry received the line "
-                f"{_n(round(receipt.seconds))} s after the run began.",
+                f"{_n(round(receipt.seconds))} s after the run began "
+                f"({tolerance.describe(receipt.seconds)}).",
                 line=report.line,
                 value=f"{report.seconds:g} s",
-                limit=f"{allowed:.0f} s",
+                limit=f"{allowed:.1f} s",
             )
         lag = receipt.seconds - report.seconds
         if lag > tolerance.max_lag_seconds:
@@ -96,10 +114,12 @@ def check_clock(
                 limit=f"{tolerance.max_lag_seconds:.0f} s",
             )
     last = reports[-1]
+    watched = max((receipt.seconds for receipt in ordered), default=0.0)
     return RuleVerdict(
         "clock_agrees",
         Status.PASS,
-        f"The log's {_n(round(last.seconds))} s agree with the registry's clock, line by line.",
+        f"The log's {_n(round(last.seconds))} s agree with the registry's clock, line by line "
+        f"({tolerance.describe(watched)}).",
     )
 
 

@@ -6,6 +6,8 @@ from submissions.web.serializers import DeclarationSerializer
 
 # What the client may say about the machine and about each interval: plain JSON, bounded.
 MACHINE_MAX_KEYS = 200
+# A batch's number: what the column holds (PositiveBigIntegerField).
+MAX_SEQ = 2**63 - 1
 
 
 class WitnessTokenCreateSerializer(serializers.Serializer):
@@ -50,7 +52,7 @@ class LiveOpenSerializer(DeclarationSerializer):
 
 
 class LiveBatchSerializer(serializers.Serializer):
-    seq = serializers.IntegerField(min_value=0)
+    seq = serializers.IntegerField(min_value=0, max_value=MAX_SEQ)
     lines = serializers.ListField(
         # Each line without its newline; the batch's size is bounded as a whole.
         child=serializers.CharField(allow_blank=True, trim_whitespace=False),

@@ -9,10 +9,11 @@ from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_http_methods
 
+from submissions.entries.selectors import seen_or_404
 from submissions.entries.trust import STREAMED, TRUST_SENTENCES, entry_trust
 from submissions.live import selectors, services
 from submissions.live.models import LiveRun
@@ -30,9 +31,10 @@ def client_file() -> tuple[bytes, str]:
 
 
 def live_run_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    run = get_object_or_404(LiveRun.objects.select_related("contest", "submission"), pk=pk)
-    if not selectors.live_run_visible(run, request.user):
-        raise Http404("No such live run.")
+    runs = LiveRun.objects.select_related("contest", "submission")
+    run = seen_or_404(
+        runs, pk, lambda run: selectors.live_run_visible(run, request.user), "live run"
+    )
     context = {
         "run": run,
         "state": run.state(),

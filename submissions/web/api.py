@@ -1,6 +1,5 @@
 from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
-from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
@@ -13,7 +12,6 @@ from rest_framework.exceptions import (
     ValidationError,
 )
 from rest_framework.pagination import PageNumberPagination
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
@@ -48,7 +46,9 @@ from submissions.web.serializers import (
     SubmissionCreateSerializer,
     SubmissionSerializer,
     TokenListSerializer,
+    TokenObtainSerializer,
 )
+from submissions.web.text_input import TextFormParser, TextJSONParser, TextMultiPartParser
 from submissions.web.throttle import (
     UploadRefusal,
     upload_refusal,
@@ -62,6 +62,10 @@ class TokenObtain(ObtainAuthToken):
     """`POST {username, password}` -> `{"token", "expires_at"}` (a new token once the last one
     expired). `DELETE` with the token revokes it. Locked out like the log-in page after too
     many wrong passwords (django-axes marks the request; DRF would otherwise answer a bare 400)."""
+
+    serializer_class = TokenObtainSerializer
+    # ObtainAuthToken names DRF's own parsers: these refuse a NUL as every API view does.
+    parser_classes = [TextFormParser, TextMultiPartParser, TextJSONParser]
 
     def post(self, request: Request, *args, **kwargs) -> Response:
         serializer = self.get_serializer(data=request.data)
@@ -175,7 +179,7 @@ def too_many_response(refusal: UploadRefusal) -> Response:
 
 
 class SubmissionListCreate(APIView):
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [TextMultiPartParser, TextFormParser]
 
     @extend_schema(responses=SubmissionSerializer(many=True))
     def get(self, request: Request) -> Response:
@@ -237,7 +241,7 @@ class SubmissionPreview(APIView):
     an upload is read (the same caps and refusals naming the line) and stored nowhere. With a
     contest, its caps beside the fields they limit (`caps`)."""
 
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [TextMultiPartParser, TextFormParser]
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
@@ -292,11 +296,8 @@ class SubmissionPreview(APIView):
 class SubmissionDetail(APIView):
     def _get(self, request: Request, pk: int) -> Submission:
         entries = Submission.objects.select_related("contest", "rules_version")
-        submission = get_object_or_404(entries, pk=pk)
-        if not selectors.entry_visible(submission, request.user):
-            # 404, not 403: an entry under embargo does not exist for those who may not see it.
-            raise NotFound("No such entry.")
-        return submission
+        # 404, not 403: an entry under embargo does not exist for those who may not see it.
+        return selectors.entry_seen_by(request.user, pk, entries)
 
     @extend_schema(responses=SubmissionSerializer)
     def get(self, request: Request, pk: int) -> Response:
@@ -490,9 +491,7 @@ class SubmissionSamples(APIView):
         responses={(200, "application/json"): OpenApiTypes.OBJECT, (200, "text/csv"): str},
     )
     def get(self, request: Request, pk: int, format: str | None = None) -> StreamingHttpResponse:
-        submission = get_object_or_404(Submission.objects.select_related("contest"), pk=pk)
-        if not selectors.entry_visible(submission, request.user):
-            raise NotFound("No such entry.")
+        submission = selectors.entry_seen_by(request.user, pk)
         try:
             series = SampleSeries.objects.only("columns").get(submission=submission)
         except SampleSeries.DoesNotExist:

@@ -1,4 +1,6 @@
+from django.contrib.auth import get_user_model
 from rest_framework import serializers
+from rest_framework.authtoken.serializers import AuthTokenSerializer
 
 from submissions import tracks
 from submissions.contests.rule_versions import contest_rule_set, rule_version_latest
@@ -298,3 +300,19 @@ class TokenListingSerializer(serializers.Serializer):
 
 class TokenListSerializer(serializers.Serializer):
     tokens = TokenListingSerializer(many=True)
+
+
+class TokenObtainSerializer(AuthTokenSerializer):
+    """A username no account can have is refused before the log-in is tried: a failed log-in
+    is recorded (django-axes) in a column of 255 characters."""
+
+    username = serializers.CharField(
+        label="Username", write_only=True, max_length=get_user_model().username.field.max_length
+    )
+    password = serializers.CharField(
+        label="Password",
+        style={"input_type": "password"},
+        trim_whitespace=False,
+        write_only=True,
+        max_length=4096,
+    )

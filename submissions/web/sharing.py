@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
+from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import quote_etag
@@ -214,20 +214,16 @@ def _plot_data(state: comparison.CompareState, items: list[dict], bands: list) -
 
 def _visible_or_404(request: HttpRequest, pk: int) -> Submission:
     """An entry a visitor may not see does not exist for them (no 403 that tells it does)."""
-    entry = get_object_or_404(Submission.objects.select_related("contest"), pk=pk)
-    if not selectors.entry_visible(entry, request.user):
-        raise Http404("No such entry.")
-    return entry
+    return selectors.entry_seen_by(request.user, pk)
 
 
 def _etag(request: HttpRequest, pk: int) -> str | None:
-    version = (
-        Submission.objects.filter(pk=pk)
-        .values_list("contest__board_version", "contest__results_published_at")
-        .first()
-    )
-    if version is None:
+    entry = Submission.objects.select_related("contest").filter(pk=pk).first()
+    # No ETag for an entry this visitor may not see: its 404 must be a missing entry's, header
+    # for header.
+    if entry is None or not selectors.entry_visible(entry, request.user):
         return None
+    version = (entry.contest.board_version, entry.contest.results_published_at)
     digest = hashlib.sha256(f"{pk}:{version}:{request.user.is_authenticated}".encode())
     return quote_etag(digest.hexdigest()[:20])
 

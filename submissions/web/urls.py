@@ -25,6 +25,11 @@ urlpatterns = [
     path("entries/<int:pk>/edit/", views.entry_edit, name="submission_edit"),
     path("entries/<int:pk>/delete/", views.entry_delete, name="submission_delete"),
     path("entries/<int:pk>/log/", views.submission_log, name="submission_log"),
+    path(
+        "entries/<int:pk>/server-config.txt",
+        views.submission_server_config,
+        name="submission_server_config",
+    ),
     path("entries/<int:pk>/history/", views.entry_history, name="submission_history"),
     path(
         "changes/<int:pk>/<str:decision>/",

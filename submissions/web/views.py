@@ -626,11 +626,8 @@ def _visible_entry(request: HttpRequest, pk: int) -> Submission:
     entries = Submission.objects.select_related(
         "contest", "series", "rules_version", "live_run"
     ).defer("series__columns")
-    submission = get_object_or_404(entries, pk=pk)
-    if not selectors.entry_visible(submission, request.user):
-        # 404, not 403: an entry under embargo does not exist for those who may not see it.
-        raise Http404("No such entry.")
-    return submission
+    # 404, not 403: an entry under embargo does not exist for those who may not see it.
+    return selectors.entry_seen_by(request.user, pk, entries)
 
 
 def judged_under(submission: Submission) -> tuple[tracks.Track, RuleSet | None]:
@@ -766,8 +763,17 @@ def submission_log(request: HttpRequest, pk: int) -> FileResponse:
     )
 
 
+def submission_server_config(request: HttpRequest, pk: int) -> HttpResponse:
+    """The entry's whole server configuration as it was declared: the page shows its start."""
+    submission = _visible_entry(request, pk)
+    if not submission.server_config:
+        raise Http404("This entry declares no server configuration.")
+    return HttpResponse(submission.server_config, content_type="text/plain; charset=utf-8")
+
+
 def _owned_entry(request: HttpRequest, pk: int) -> Submission:
-    submission = get_object_or_404(Submission.objects.select_related("contest"), pk=pk)
+    # A hidden entry is missing here too; a visible one says who may change it.
+    submission = selectors.entry_seen_by(request.user, pk)
     if not selectors.entry_editable(submission, request.user):
         raise PermissionDenied("Only the entrant can change an entry, and only until the deadline.")
     return submission

@@ -14,7 +14,7 @@ from submissions.live.seal_rules import (
     streamed,
 )
 
-TOLERANCE = ClockTolerance(seconds=60, fraction=0.02, max_lag_seconds=86_400)
+TOLERANCE = ClockTolerance(seconds=60, fraction=0.05, max_lag_seconds=86_400)
 DECLARED = {"cores": 8, "memory_gb": 16, "drive_kind": "hdd"}
 
 
@@ -41,7 +41,37 @@ def test_a_fast_forwarded_log_fails_naming_the_line_and_both_clocks():
     assert verdict.line == 2
     assert verdict.message == (
         "line 2: the log says 1,693 s had passed at 1,000,000 rows, but the registry received "
-        "the line 55 s after the run began."
+        "the line 55 s after the run began (the clock allowed the log 2.8 s ahead: 5% of the "
+        "55 s the registry watched, at most 60 s)."
+    )
+
+
+def test_a_short_made_up_log_sent_in_a_hurry_does_not_fit_in_the_slack():
+    # 47 reports a second apart, all sent within 2 s: a fixed 60 s of slack let it agree.
+    reports = [Report(i + 2, (i + 1) * 10_000, float(i + 1)) for i in range(47)]
+    receipts = [Receipt(r.line, r.line, 0.04 * (i + 1)) for i, r in enumerate(reports)]
+    verdict = check_clock(reports, receipts, TOLERANCE)
+    assert verdict.status == Status.FAIL
+    assert "the clock allowed the log 0.0 s ahead: 5% of the 0 s the registry watched" in (
+        verdict.message
+    )
+
+
+def test_the_slack_is_a_share_of_the_time_watched_capped():
+    assert TOLERANCE.ahead(47) == 47 * 0.05
+    assert TOLERANCE.ahead(10 * 3600) == 60
+    # No run fits whole in it: faking one costs at least 1/1.05 of its length.
+    for watched in (1, 38, 47, 600, 86_400):
+        assert watched + TOLERANCE.ahead(watched) < watched * 1.06
+
+
+def test_an_honest_short_run_agrees_and_says_what_the_clock_allowed():
+    reports, receipts = honest(38, every=1.0, delay=0.3)
+    verdict = check_clock(reports, receipts, TOLERANCE)
+    assert verdict.status == Status.PASS
+    assert verdict.message == (
+        "The log's 38 s agree with the registry's clock, line by line (the clock allowed the "
+        "log 1.9 s ahead: 5% of the 38 s the registry watched, at most 60 s)."
     )
 
 
