@@ -106,8 +106,9 @@ def site_busy_message(reads: int) -> str:
 
 
 class _SlotsHere:
-    """Slots held in this process: the fallback when the cache cannot be reached (then each
-    process bounds its own reads) and what `make run`'s threads share."""
+    """Slots held in this process, the fallback when the cache cannot be reached: then each
+    process bounds its own threads' reads (the embedded cache of `make run` is already in its
+    one process, and atomic there)."""
 
     def __init__(self) -> None:
         self._guard = threading.Lock()
@@ -171,9 +172,10 @@ def upload_slot(user) -> Iterator[UploadSlot]:
 
 @contextmanager
 def _user_slot(user) -> Iterator[tuple[UploadRefusal | None, bool]]:
-    """The refusal or None, and whether the cache answered. In Redis when the site has it (every worker sees it); with the embedded cache (`make
-    run`: one process) in that process's memory, and the same when Redis is down, so a
-    failing cache never blocks uploads."""
+    """The refusal or None, and whether the cache answered. In Redis when the site has it
+    (every worker sees it); with the embedded cache (`make run`: one process) in that
+    process's memory, and the same when Redis is down, so a failing cache never blocks
+    uploads."""
     key, token = f"upload-slot:{user.pk}", secrets.token_hex(8)
     try:
         taken, shared = cache.add(key, token, timeout=_slot_seconds()), True
