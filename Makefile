@@ -77,8 +77,9 @@ CHART_PAGE_ARGS ?= --pairs 5
 
 # Issue 40: four hostile uploads at once (a real MariaDB log with 50,000,000 comment, blank,
 # trailer or distinct-setting lines, gzipped) to gunicorn with the production settings, from one
-# account and from four, with GET / timed meanwhile and the web processes' peak memory (about a
-# minute each; a smoke run: HOSTILE_ARGS="--lines 5000000 --accounts 1").
+# account and from four (the site reads LOG_READS_AT_ONCE of them, 503 for the rest), with GET /
+# timed meanwhile and the web processes' peak memory (about a minute each; a smoke run:
+# HOSTILE_ARGS="--lines 5000000 --accounts 1").
 HOSTILE_ARGS ?= --lines 50000000 --accounts 1,4
 
 bench: setup services

@@ -13,9 +13,11 @@ scratch PostgreSQL database (BENCH_DATABASE_URL's name + "_upload"), dropped aft
    (what the machine's load moves least) and its peak resident memory over them, VmHWM
    (goal <= 300 MB).
 2. `--at-once` uploads of it released together, each to a contest of its own, to a server of
-   `--workers` workers: every one answered 201 and stored once, no worker killed or replaced,
-   and the peak of the server's total resident memory (master and workers, sampled every
-   20 ms).
+   `--workers` workers: the site reads LOG_READS_AT_ONCE of them at once (one fewer than the
+   workers) and answers the others 503 with Retry-After; each client retries after the time
+   it was told (and a random part of a second) until it gets its answer. Every one answered
+   201 in the end and stored once, the retries counted, no worker killed or replaced, and the
+   peak of the server's total resident memory (master and workers, sampled every 20 ms).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import os
+import random
 import shutil
 import statistics
 import sys
@@ -151,7 +154,8 @@ class MemoryWatch:
         self._thread.join()
 
 
-def post(url: str, key: str, contest: str, log: bytes) -> tuple[int, str, float]:
+def post(url: str, key: str, contest: str, log: bytes) -> tuple[int, str, float, str | None]:
+    """The upload's status, body, seconds and Retry-After."""
     from testing.entries import DECLARED
     from testing.hostile import multipart
 
@@ -168,10 +172,22 @@ def post(url: str, key: str, contest: str, log: bytes) -> tuple[int, str, float]
     started = time.perf_counter()
     try:
         with urllib.request.urlopen(request, timeout=600) as response:  # noqa: S310
-            answer = response.status, response.read().decode()
+            answer = response.status, response.read().decode(), response.headers["Retry-After"]
     except urllib.error.HTTPError as error:
-        answer = error.code, error.read().decode()
-    return (*answer, time.perf_counter() - started)
+        answer = error.code, error.read().decode(), error.headers["Retry-After"]
+    return answer[0], answer[1], time.perf_counter() - started, answer[2]
+
+
+def post_until_read(url: str, key: str, contest: str, log: bytes) -> tuple[int, str, int]:
+    """Upload until the site reads the log: after each 503 the Retry-After it said and a
+    random part of a second (clients told the same do not all come back at once). The
+    answer's status and body, and the retries it took."""
+    for retries in range(1000):
+        status, body, _, retry_after = post(url, key, contest, log)
+        if status != 503 or retry_after is None:
+            return status, body, retries
+        time.sleep(float(retry_after) + random.uniform(0, 1))
+    return status, body, retries
 
 
 def serve(folder: Path, workers: int):
@@ -211,10 +227,10 @@ def uploads_at_once(folder: Path, keys: list[str], log: bytes, args) -> list[str
         before = set(workers_of(server.process.pid))
         barrier = threading.Barrier(args.at_once)
 
-        def one(number: int) -> tuple[int, str, float]:
+        def one(number: int) -> tuple[int, str, int]:
             barrier.wait()
             first = args.repeat + number
-            return post(server.url, keys[first], f"bench-{first}", log)
+            return post_until_read(server.url, keys[first], f"bench-{first}", log)
 
         started = time.perf_counter()
         with (
@@ -229,11 +245,14 @@ def uploads_at_once(folder: Path, keys: list[str], log: bytes, args) -> list[str
         server.stop()
     counts = stored_per_contest()
     statuses = [status for status, _, _ in answers]
+    retries = [count for _, _, count in answers]
     stored_once = all(counts.get(f"bench-{args.repeat + n}") == 1 for n in range(args.at_once))
     killed = before != after or watch.seen - before or "WORKER TIMEOUT" in server_log
     print(
         f"{args.at_once} uploads of it at once (a contest each), gunicorn with "
-        f"{args.workers} workers: statuses {sorted(statuses)}, "
+        f"{args.workers} workers: statuses {sorted(statuses)} after {sum(retries)} retries "
+        f"on 503 (most for one upload {max(retries)}: the site reads "
+        f"{os.environ.get('LOG_READS_AT_ONCE') or max(1, args.workers - 1)} at once), "
         f"{'each stored once' if stored_once else f'stored: {counts}'}, "
         f"{'a worker was killed or replaced' if killed else 'no worker killed'}, all "
         f"answered in {elapsed:.1f} s; peak total resident memory {watch.peak:,.0f} MB "
@@ -266,7 +285,7 @@ def main() -> int:
             resident_before = rss_mb(worker, "VmRSS")
             for number in range(args.repeat):
                 cpu_before = cpu_seconds(worker)
-                status, body, seconds = post(server.url, keys[number], f"bench-{number}", log)
+                status, body, seconds, _ = post(server.url, keys[number], f"bench-{number}", log)
                 cpus.append(cpu_seconds(worker) - cpu_before)
                 walls.append(seconds)
                 loads.append(os.getloadavg()[0])

@@ -75,6 +75,7 @@ class ProductionServer:
     process: subprocess.Popen
     log_path: Path
     media_root: Path
+    workers: int = 3
 
     @property
     def log(self) -> str:
@@ -121,7 +122,9 @@ def start_gunicorn(
     application: str = "iibench_site.wsgi:application",
 ) -> ProductionServer:
     """gunicorn on a socket bound here to a free port and handed over as a file descriptor,
-    so no other process can take the port between choosing it and listening on it."""
+    so no other process can take the port between choosing it and listening on it. Its
+    workers in WEB_CONCURRENCY too, as docker-compose.yml sets it: the site's
+    LOG_READS_AT_ONCE defaults from it."""
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", 0))
@@ -132,11 +135,12 @@ def start_gunicorn(
             [sys.executable, "-m", "gunicorn", application,
              "--bind", f"fd://{listener.fileno()}", "--workers", str(workers),
              "--timeout", "120", "--graceful-timeout", "5", "--access-logfile", "-"],
-            cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT,
+            cwd=ROOT, env={**environment, "WEB_CONCURRENCY": str(workers)},
+            stdout=log, stderr=subprocess.STDOUT,
             pass_fds=[listener.fileno()], start_new_session=True,
         )  # fmt: skip
     listener.close()
-    server = ProductionServer(f"http://127.0.0.1:{port}", process, log_path, media_root)
+    server = ProductionServer(f"http://127.0.0.1:{port}", process, log_path, media_root, workers)
     wait_until_serving(server)
     return server
 

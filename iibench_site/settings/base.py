@@ -5,6 +5,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -156,6 +157,18 @@ LOG_MAX_LINES = env.int("LOG_MAX_LINES", default=3_000_000)
 # Seconds reading and parsing one log may take (upload or preview); past it, a 413 naming it.
 # Below gunicorn's --timeout (60 s), so the answer comes before the worker would be killed.
 LOG_PARSE_SECONDS = env.float("LOG_PARSE_SECONDS", default=30.0)
+# gunicorn's worker processes: it reads WEB_CONCURRENCY as its --workers, and
+# docker-compose.yml and testing/server.py set it, so the site knows how many it has.
+WEB_CONCURRENCY = env.int("WEB_CONCURRENCY", default=3)
+# Logs read at once across the site (uploads, form posts and previews of every account
+# together): one fewer than the sync workers, so a page always finds a worker that is not
+# reading a log. A request past it is answered 503 with Retry-After at once, never held
+# waiting (a waiting sync worker is a busy one): submissions/web/throttle.py.
+LOG_READS_AT_ONCE = env.int("LOG_READS_AT_ONCE", default=max(1, WEB_CONCURRENCY - 1))
+if LOG_READS_AT_ONCE < 1:
+    raise ImproperlyConfigured(
+        f"LOG_READS_AT_ONCE is {LOG_READS_AT_ONCE}: at least 1, or no log is ever read"
+    )
 # Entries a user may store per hour, through the form and the API together (counted in the
 # database), and refused attempts (logs that did not parse, duplicates; counted in the cache).
 UPLOADS_PER_HOUR = env.int("UPLOADS_PER_HOUR", default=30)

@@ -241,10 +241,10 @@ def test_without_a_reachable_cache_the_lock_holds_in_the_process(settings, conte
     }
     with upload_slot(entrant) as held:
         assert held.refusal is None
-        assert entrant.pk in throttle._held_here
+        assert entrant.pk in throttle._here.users
         busy = post("preview", entrant, contest, real_log())
     assert busy.status_code == 429
-    assert entrant.pk not in throttle._held_here
+    assert entrant.pk not in throttle._here.users
     assert post("preview", entrant, contest, real_log()).status_code == 200
 
 

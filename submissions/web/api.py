@@ -175,7 +175,7 @@ class LogTooLargeError(APIException):
 
 def too_many_response(refusal: UploadRefusal) -> Response:
     headers = {"Retry-After": str(refusal.retry_after)}
-    return Response({"detail": refusal.message}, status=429, headers=headers)
+    return Response({"detail": refusal.message}, status=refusal.status, headers=headers)
 
 
 class SubmissionListCreate(APIView):

@@ -561,7 +561,7 @@ def _upload_refused_page(request: HttpRequest, contest: Contest, refusal) -> Htt
         "closed": False,
         "refusal": refusal.message,
     }
-    response = render(request, "submissions/submission_form.html", context, status=429)
+    response = render(request, "submissions/submission_form.html", context, status=refusal.status)
     response["Retry-After"] = str(refusal.retry_after)
     return response
 
