@@ -25,6 +25,7 @@ from runner.benchmark_runs import (
 )
 from runner.crash_procedure import execute_recovery
 from runner.host import free_memory
+from runner.judge import RERUNS, rerun_for
 from runner.models import RerunKind, RerunStatus, VerificationRun
 from runner.selectors import claimed_rows
 from runner.server_options import options_kept
@@ -117,7 +118,8 @@ def rerun_start(
         repeats=repeats,
         limit=None if refusal or comparison else _scale_limit(submission),
     )
-    if submission.contest.track.rerun and submission.contest.track.rerun.procedure == "crash":
+    rerun = rerun_for(submission.contest.track.workload)
+    if rerun and rerun.procedure == "crash":
         # One crash at the rows asked for: the claim's own settings, one run.
         size = _Size(size.rows, scale=1, repeats=1)
     _check_workload(submission, chosen, size.rows)
@@ -246,9 +248,10 @@ def _scale_limit(submission: Submission) -> tuple[int, str] | None:
 
 def _check_workload(submission: Submission, target: Target, rows: int) -> None:
     track = submission.contest.track
-    if track.rerun is None:
+    rerun = rerun_for(track.workload)
+    if rerun is None:
         raise RerunRefused(f"A {track.label} entry cannot be rerun.")
-    crash = track.rerun.procedure == "crash"
+    crash = rerun.procedure == "crash"
     server_targets = sorted(
         name for name, each in rerun_targets().items() if each.procedure == "crash"
     )
@@ -262,10 +265,10 @@ def _check_workload(submission: Submission, target: Target, rows: int) -> None:
         others = ", ".join(
             each.label.lower()
             for each in TRACKS.values()
-            if each.rerun and each.rerun.procedure == "crash"
+            if (each_rerun := rerun_for(each.workload)) and each_rerun.procedure == "crash"
         )
         raise RerunRefused(f"The {target.name} target runs {others} reruns only.", "target")
-    reason = track.rerun.refusal(
+    reason = rerun.refusal(
         RerunRequest(
             figures=_track_figures(submission),
             claimed_rows=claimed_rows(submission),
@@ -351,23 +354,22 @@ def rerun_execute(*, run_id: int) -> VerificationRun:
     work_dir.mkdir(parents=True, exist_ok=True)
     spec = spec_of(run, target, work_dir)
     track = run.submission.contest.track
+    rerun = RERUNS[track.workload]
     _describe_host(run, target)
     try:
         asked = _rerun_settings(run, target, track)
-        if track.rerun.procedure == "crash":
+        if rerun.procedure == "crash":
             if run.resumes:
                 raise NotResumable("The worker stopped mid-crash: start a new rerun.")
             outcome = execute_recovery(
-                run, target, spec, track.rerun.crash_plan, server_settings=asked.applied,
+                run, target, spec, rerun.crash_plan, server_settings=asked.applied,
                 memory_limit=asked.memory_limit,
             )  # fmt: skip
         else:
-            steps = track.rerun.steps(spec)
+            steps = rerun.steps(spec)
             resume = resume_point(run, steps) if run.resumes else None
             if target.server:
-                outcome = execute_on_private_server(
-                    run, target, spec, track.rerun.steps, asked, resume
-                )
+                outcome = execute_on_private_server(run, target, spec, rerun.steps, asked, resume)
             else:
                 outcome = execute_repeats(
                     run, target, spec, steps,
@@ -412,7 +414,7 @@ def _rerun_settings(run: VerificationRun, target: Target, track: Track) -> Rerun
     submission = run.submission
     if not target.server:
         return RerunSettings({}, {}, [])
-    crash = track.rerun.procedure == "crash"
+    crash = RERUNS[track.workload].procedure == "crash"
     family = entry_family(submission)
     engine = engine_for(_declared_engine(submission), target.engines)
     return rerun_settings(

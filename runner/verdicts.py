@@ -9,6 +9,7 @@ import numpy as np
 from django.utils import timezone
 
 from runner.calibration import spreads_for_run
+from runner.judge import RERUNS
 from runner.models import RerunStatus, RerunVerdict, VerificationRun
 from runner.targets import rerun_targets
 from runner.watch import Outcome
@@ -74,14 +75,15 @@ def _claim(submission: Submission, spec: RerunSpec) -> Claim:
 def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track, kind: str):
     """Judge the finished rerun (every repeat) and mark the entry verified only when reproduced."""
     submission = run.submission
+    rerun = RERUNS[track.workload]
     try:
         reruns = [
             read_output(logs, spec=spec, rows_target=run.rows_target, result=outcome.result)
             for logs in outcome.repeat_logs or [outcome.step_logs]
         ]
         # A judge that takes the host's spreads gets its calibration (runner/calibration.py).
-        spreads = {"spreads": spreads_for_run(run)} if track.rerun.calibrated else {}
-        judgement = track.rerun.judge(
+        spreads = {"spreads": spreads_for_run(run)} if rerun.calibrated else {}
+        judgement = rerun.judge(
             _claim(submission, spec),
             reruns,
             kind=kind,
@@ -98,7 +100,7 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
         run.status = RerunStatus.FAILED
         run.message = f"The rerun cannot be compared with the claim: {reason}"
         return
-    if track.rerun.shape_scaled:
+    if rerun.shape_scaled:
         judgement = within_measured_range(judgement, _extrapolation(run, reruns))
     run.verdict, run.ratio = judgement.verdict, judgement.ratio
     run.message = f"{judgement.message} {_setup_sentence(run)}".strip()
