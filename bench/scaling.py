@@ -54,16 +54,16 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from runner.servers import PrivateServer, ServerConfig, plugins_for_engine  # noqa: E402
-from submissions.setup.scaling import MEMORY_RULES, scaled_size  # noqa: E402
-from submissions.setup.server_settings import MYSQL  # noqa: E402
-from submissions.tracks.classic.rerun import (  # noqa: E402
+from runner.judge.classic import (  # noqa: E402
     Shape,
     cliff_by_reads_sentence,
     judge_curves,
     shape_of,
 )
-from submissions.tracks.rerun import VERIFICATION  # noqa: E402
+from runner.judge.rerun import VERIFICATION  # noqa: E402
+from runner.judge.scaling import MEMORY_RULES, scaled_size  # noqa: E402
+from runner.servers import PrivateServer, ServerConfig, plugins_for_engine  # noqa: E402
+from submissions.setup.server_settings import MYSQL  # noqa: E402
 
 BINARY = ROOT / "runner" / "iibench" / "iibench"
 MIB = 1 << 20

@@ -31,6 +31,28 @@ from runner import process, servers
 from runner.fleet import host_queue
 from runner.heartbeats import served_queues
 from runner.host import read_cpu_times, steal_cores, this_host
+from runner.judge.calibration_spreads import (
+    Calibration,
+    NotCalibrated,
+    calibration_spreads,
+    refutable_factor,
+    run_figures,
+    spreads_for_judge,
+)
+from runner.judge.classic import FIXTURE_SPREADS, STEP, steps
+from runner.judge.memory_budget import LEAST_CONNECTION_CAP
+from runner.judge.rerun import (
+    STEAL_CORES,
+    RerunSpec,
+    RunPlan,
+    column,
+    curve,
+    other_work,
+    read_output,
+    steal_line,
+)
+from runner.judge.resolution import DEFAULT_REPEATS, HostSpread, HostSpreads
+from runner.judge.scaling import memory_for_scale, rerun_settings, scaled_rows
 from runner.models import (
     CalibrationStatus,
     HostCalibration,
@@ -42,29 +64,7 @@ from runner.server_options import described_options
 from runner.targets import Target, rerun_targets
 from submissions.logparse import LogError
 from submissions.logparse.c_format import header_settings
-from submissions.setup.memory_budget import LEAST_CONNECTION_CAP
-from submissions.setup.scaling import memory_for_scale, rerun_settings, scaled_rows
 from submissions.setup.server_settings import size_in_bytes
-from submissions.tracks.classic.calibration import (
-    Calibration,
-    NotCalibrated,
-    calibration_spreads,
-    refutable_factor,
-    run_figures,
-    spreads_for_judge,
-)
-from submissions.tracks.classic.rerun import FIXTURE_SPREADS, STEP, steps
-from submissions.tracks.rerun import (
-    STEAL_CORES,
-    RerunSpec,
-    RunPlan,
-    column,
-    curve,
-    other_work,
-    read_output,
-    steal_line,
-)
-from submissions.tracks.resolution import DEFAULT_REPEATS, HostSpread, HostSpreads
 
 CALIBRATE_HOST = "runner.tasks.calibrate_host"
 DEMO_LOGS = Path(__file__).resolve().parents[1] / "submissions" / "demo_logs"

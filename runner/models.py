@@ -3,7 +3,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
-from submissions.tracks.rerun import COMPARISON_RUN, RERUN_VERDICTS, VERIFICATION
+from runner.judge.rerun import COMPARISON_RUN, RERUN_VERDICTS, VERIFICATION
 
 
 class RerunStatus(models.TextChoices):

@@ -21,13 +21,13 @@ from django.conf import settings
 from django.db import transaction
 
 from runner.judge import RERUNS
+from runner.judge.rerun import MEMORY_UNBOUNDED, NotPlannable, Step
 from runner.models import RerunStatus, RerunVerdict, VerificationRun
 from runner.services import RerunRefused, spec_of, target_named
 from runner.verdicts import rerun_finish
 from runner.watch import Outcome
 from submissions.contests.ranks import contest_board_changed
 from submissions.models import Submission
-from submissions.tracks.rerun import MEMORY_UNBOUNDED, NotPlannable, Step
 
 logger = logging.getLogger(__name__)
 

@@ -14,14 +14,14 @@ from pathlib import Path
 
 from django.utils import timezone
 
-from runner.models import ServerOptionTable
-from runner.servers import ServerConfig, ServerError, plugin_arguments, run_as_server_user
-from submissions.setup.server_options import (
+from runner.judge.server_options import (
     ServerOption,
     decide,
     mariadb_options,
     postgresql_options,
 )
+from runner.models import ServerOptionTable
+from runner.servers import ServerConfig, ServerError, plugin_arguments, run_as_server_user
 from submissions.setup.server_settings import MYSQL, POSTGRESQL
 
 _CACHE: dict[tuple[str, int, tuple[str, ...]], dict[str, ServerOption]] = {}

@@ -26,6 +26,24 @@ from runner.benchmark_runs import (
 from runner.crash_procedure import execute_recovery
 from runner.host import free_memory
 from runner.judge import RERUNS, rerun_for
+from runner.judge.memory_budget import LEAST_CONNECTION_CAP
+from runner.judge.rerun import (
+    NotPlannable,
+    RerunRequest,
+    RerunSpec,
+    RunPlan,
+    TargetOptions,
+    engine_for,
+)
+from runner.judge.resolution import DEFAULT_REPEATS
+from runner.judge.scaling import (
+    NoScaleFits,
+    RerunSettings,
+    default_scale,
+    max_scale,
+    rerun_settings,
+    scaled_rows,
+)
 from runner.models import RerunKind, RerunStatus, VerificationRun
 from runner.selectors import claimed_rows
 from runner.server_options import options_kept
@@ -37,25 +55,7 @@ from submissions.models import Submission
 from submissions.setup.declared import declared_settings, entry_family
 from submissions.setup.engines import normalised_engine
 from submissions.setup.entry_settings import logged_settings, settings_as_run
-from submissions.setup.memory_budget import LEAST_CONNECTION_CAP
-from submissions.setup.scaling import (
-    NoScaleFits,
-    RerunSettings,
-    default_scale,
-    max_scale,
-    rerun_settings,
-    scaled_rows,
-)
 from submissions.tracks import TRACKS, Track
-from submissions.tracks.rerun import (
-    NotPlannable,
-    RerunRequest,
-    RerunSpec,
-    RunPlan,
-    TargetOptions,
-    engine_for,
-)
-from submissions.tracks.resolution import DEFAULT_REPEATS
 
 # The task that runs a rerun, sent by name: the service never imports the task module, which
 # imports the service (runner/tasks.py registers the task under this name).

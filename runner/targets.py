@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from submissions.tracks.rerun import engine_for
+from runner.judge.rerun import engine_for
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,15 @@ from django.utils import timezone
 
 from runner.calibration import spreads_for_run
 from runner.judge import RERUNS
+from runner.judge.rerun import (
+    Claim,
+    Judgement,
+    NotPlannable,
+    RerunSpec,
+    read_output,
+    server_major,
+)
+from runner.judge.scaling import MEMORY_RULES, Extrapolation, extrapolated
 from runner.models import RerunStatus, RerunVerdict, VerificationRun
 from runner.targets import rerun_targets
 from runner.watch import Outcome
@@ -20,17 +29,8 @@ from submissions.measures.series import unpack_columns
 from submissions.models import Submission
 from submissions.setup.declared import declared_settings, entry_family
 from submissions.setup.entry_settings import settings_as_run, stored_log_header
-from submissions.setup.scaling import MEMORY_RULES, Extrapolation, extrapolated
 from submissions.setup.server_settings import size_text
 from submissions.tracks import Track
-from submissions.tracks.rerun import (
-    Claim,
-    Judgement,
-    NotPlannable,
-    RerunSpec,
-    read_output,
-    server_major,
-)
 
 
 def rerun_finish(

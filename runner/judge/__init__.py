@@ -12,13 +12,13 @@ May import the registry's pure rooms (`logparse`, `measures`, `setup.server_sett
 
 from __future__ import annotations
 
-from submissions.tracks.bulk_load.rerun import RERUN as BULK_LOAD
-from submissions.tracks.classic.rerun import RERUN as CLASSIC
-from submissions.tracks.crash_recovery.rerun import RERUN as CRASH_RECOVERY
-from submissions.tracks.fifo.rerun import RERUN as FIFO
-from submissions.tracks.pk_types.rerun import RERUN as PK_TYPES
-from submissions.tracks.query.rerun import RERUN as QUERY
-from submissions.tracks.rerun import Rerun
+from runner.judge.bulk_load import RERUN as BULK_LOAD
+from runner.judge.classic import RERUN as CLASSIC
+from runner.judge.crash_recovery import RERUN as CRASH_RECOVERY
+from runner.judge.fifo import RERUN as FIFO
+from runner.judge.pk_types import RERUN as PK_TYPES
+from runner.judge.query import RERUN as QUERY
+from runner.judge.rerun import Rerun
 
 # One line per track that can be rerun: its workload (submissions.tracks.TRACKS) and its rerun.
 RERUNS: dict[str, Rerun] = {

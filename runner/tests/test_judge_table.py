@@ -6,8 +6,8 @@ import sys
 from pathlib import Path
 
 from runner.judge import RERUNS, rerun_for
+from runner.judge.scaling import MEMORY_RULES
 from submissions.setup.entry_settings import SCALED_MEMORY
-from submissions.setup.scaling import MEMORY_RULES
 from submissions.tracks import TRACKS
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,11 +10,11 @@ import pytest
 from django.core.management import call_command
 
 from runner import rejudge as rejudge_module
+from runner.judge.rerun import Step
 from runner.models import VerificationRun
 from runner.rejudge import stored_repeat_logs
 from submissions.entries.demo import demo_load
 from submissions.models import Contest, Submission
-from submissions.tracks.rerun import Step
 from testing.reruns import stored_run
 
 pytestmark = pytest.mark.django_db

@@ -7,14 +7,14 @@ import html
 
 import pytest
 
+from runner.judge.rerun import Judgement
+from runner.judge.scaling import extrapolated
 from runner.models import VerificationRun
 from runner.serializers import RerunSerializer
 from runner.verdicts import headline, within_measured_range
 from submissions.entries.demo import demo_load
 from submissions.models import Submission
-from submissions.setup.scaling import extrapolated
 from submissions.setup.server_settings import MYSQL
-from submissions.tracks.rerun import Judgement
 
 DEMO_ENTRY = "Demo: C iiBench on MariaDB, a 128 MB buffer pool"
 REPRODUCED = Judgement(

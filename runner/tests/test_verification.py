@@ -7,9 +7,9 @@ import re
 import pytest
 
 from runner import services
+from runner.judge.scaling import MEMORY_RULES, scaled_size
 from runner.verdicts import settings_text
 from submissions.entries import services as entry_services
-from submissions.setup.scaling import MEMORY_RULES, scaled_size
 from submissions.setup.server_settings import MYSQL, size_text
 from testing.entries import DECLARED, upload
 from testing.factories import ContestFactory, UserFactory

@@ -1,9 +1,9 @@
 import pytest
 
 from runner.judge import RERUNS
-from submissions.tracks.crash_recovery.rerun import crash_plan
-from submissions.tracks.fifo.rerun import fifo_scale
-from submissions.tracks.rerun import (
+from runner.judge.crash_recovery import crash_plan
+from runner.judge.fifo import fifo_scale
+from runner.judge.rerun import (
     NotPlannable,
     RerunRequest,
     RerunSpec,

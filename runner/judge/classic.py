@@ -63,7 +63,7 @@ import numpy as np
 from submissions.measures.costs import ReadPace, read_pace
 from submissions.measures.terminal import seconds_at_rows, terminal_window
 
-from ..rerun import (
+from .rerun import (
     BUSY_CORES,
     COMPARISON,
     COMPARISON_RUN,
@@ -87,7 +87,7 @@ from ..rerun import (
     other_work,
     progress,
 )
-from ..resolution import TELL_APART, Band, HostSpread, HostSpreads, band, host_half_width
+from .resolution import TELL_APART, Band, HostSpread, HostSpreads, band, host_half_width
 
 STEP = "insert"
 POINTS = 50  # the curve is compared at every 2% of the run

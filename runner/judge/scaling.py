@@ -31,9 +31,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from submissions.setup.memory_budget import FREE_SHARE, LEAST_CONNECTION_CAP, memory_budget
+from runner.judge.memory_budget import FREE_SHARE, LEAST_CONNECTION_CAP, memory_budget
+from runner.judge.server_options import ServerOption, decide
 from submissions.setup.page_cache import max_ram_scale, ram_rule, server_memory_limit
-from submissions.setup.server_options import ServerOption, decide
 from submissions.setup.server_settings import (
     MYSQL,
     POSTGRESQL,

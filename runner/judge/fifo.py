@@ -10,7 +10,7 @@ import numpy as np
 
 from submissions.measures.terminal import terminal_window
 
-from ..rerun import (
+from .rerun import (
     INCONCLUSIVE,
     Claim,
     Comparison,

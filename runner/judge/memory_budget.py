@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from submissions.setup.server_options import ServerOption
+from runner.judge.server_options import ServerOption
 from submissions.setup.server_settings import MYSQL, POSTGRESQL, BadSize, size_in_bytes, size_text
 
 MIB = 1 << 20
