@@ -7,7 +7,7 @@ rules change (`rechecks`), the ranks of its board, derived where they are read a
 `tracks`, `board.versions` and `board.compiled`; never `entries`' services, `web`, `live` or `runner`.
 
 `machine` (the machine the log states) and `physics` (what no machine can do) are rules too:
-they use `rules`' Verdict and Rule, and `rules` lists them, so `rules` is imported here first.
+they use the verdict types of `rule_types` (pure), and `rules` lists them.
 """
 
 from submissions.contests import rules as rules
