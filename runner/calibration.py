@@ -30,7 +30,7 @@ from django.utils import timezone
 from runner import process, servers
 from runner.fleet import host_queue
 from runner.heartbeats import served_queues
-from runner.host import read_cpu_times, steal_cores, this_host
+from runner.host import host_name, host_of, read_cpu_times, steal_cores, this_host
 from runner.judge.calibration_spreads import (
     Calibration,
     NotCalibrated,
@@ -203,8 +203,6 @@ def spreads_for_run(run: VerificationRun, *, now: datetime | None = None) -> Hos
     """The spreads the run's verdict is drawn with: its host's calibration fresh when the run
     ran (RERUN_CALIBRATION_MAX_AGE_DAYS), else the fixtures where RERUN_FIXTURE_SPREADS is on,
     else none, and why (the verdict is then inconclusive)."""
-    from runner.host_board import host_of  # the host board reads the verdicts' module
-
     host = host_of(run)
     found = calibration_of(host=host, target=run.target, rows=run.rows_target)
     failed = (
@@ -496,7 +494,7 @@ def calibrations_send(*, now: datetime | None = None) -> int:
         if not target.server or target.procedure != "steps" or not queue_idle(target):
             continue
         workers = WorkerBeat.objects.filter(queue=target.queue, beat_at__gte=since)
-        hosts = {beat.worker.rsplit("@", 1)[-1] for beat in workers}
+        hosts = {host_name(beat.worker) for beat in workers}
         for name in settings.RERUN_CALIBRATION_REFERENCES:
             reference = REFERENCES[name]
             if reference.family != target.family:

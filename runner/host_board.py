@@ -16,6 +16,7 @@ import statistics
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 
+from runner.host import host_of
 from runner.models import RerunStatus, VerificationRun
 from runner.targets import rerun_targets
 from runner.verdicts import settings_text
@@ -24,7 +25,7 @@ from submissions.models import Contest
 
 
 @dataclass(frozen=True)
-class HostRow:
+class HostBoardRow:
     run: int
     entry: int
     entrant: str
@@ -43,14 +44,9 @@ class HostRow:
     claim_cliff: float | None
 
 
-COLUMNS = tuple(each.name for each in fields(HostRow))
+COLUMNS = tuple(each.name for each in fields(HostBoardRow))
 # Sortable by any column; the default ranks the fastest run at the scale first.
 DEFAULT_SORT = "seconds_at_scale"
-
-
-def host_of(run: VerificationRun) -> str:
-    """The host a run ran on: its worker's machine (celery@HOST), else its target's name."""
-    return run.worker.rsplit("@", 1)[-1] if run.worker else run.target
 
 
 def _mean(values: list) -> float | None:
@@ -65,7 +61,7 @@ def _terminal_rate(figures: dict) -> float | None:
     return None
 
 
-def row_of(run: VerificationRun) -> HostRow:
+def row_of(run: VerificationRun) -> HostBoardRow:
     result = run.result if isinstance(run.result, dict) else {}
     reruns = [each for each in result.get("reruns", []) if isinstance(each, dict)]
     claim = result.get("claim") if isinstance(result.get("claim"), dict) else {}
@@ -73,7 +69,7 @@ def row_of(run: VerificationRun) -> HostRow:
     target = rerun_targets().get(run.target)
     engine = submission.storage_engine or "the default engine"
     settings = settings_text(run.settings, target.family if target else "")
-    return HostRow(
+    return HostBoardRow(
         run=run.pk,
         entry=submission.pk,
         entrant=submission.entrant_name if submission.publish else ANONYMOUS,
@@ -93,7 +89,7 @@ def row_of(run: VerificationRun) -> HostRow:
     )
 
 
-def host_board(contest: Contest, *, host: str = "", sort: str = DEFAULT_SORT) -> list[HostRow]:
+def host_board(contest: Contest, *, host: str = "", sort: str = DEFAULT_SORT) -> list[HostBoardRow]:
     """The runs at the contest's standard scale that finished with a verdict, on `host` (every
     host when empty), sorted by `sort` (a column, `-column` for descending; empty figures last).
     Empty when the contest sets no standard scale."""
@@ -114,7 +110,7 @@ def host_board(contest: Contest, *, host: str = "", sort: str = DEFAULT_SORT) ->
     return sorted_rows(rows, sort)
 
 
-def sorted_rows(rows: list[HostRow], sort: str) -> list[HostRow]:
+def sorted_rows(rows: list[HostBoardRow], sort: str) -> list[HostBoardRow]:
     descending = sort.startswith("-")
     column = sort.lstrip("-")
     if column not in COLUMNS:
@@ -129,11 +125,11 @@ def hosts_of(contest: Contest) -> list[str]:
     return sorted({row.host for row in host_board(contest)})
 
 
-def row_data(row: HostRow) -> dict:
+def row_data(row: HostBoardRow) -> dict:
     return asdict(row)
 
 
-def csv_lines(rows: list[HostRow]) -> Iterator[str]:
+def csv_lines(rows: list[HostBoardRow]) -> Iterator[str]:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     for values in [COLUMNS, *([getattr(row, name) for name in COLUMNS] for row in rows)]:
