@@ -3,5 +3,6 @@ where the reference rows fall among them (`order`), its rows (`rows`), the reads
 feed the contest page, the API and the downloads (`reads`), who may see it
 (`visibility`), its cache (`cache`) and its queries compiled once per process (`compiled`).
 
-May import the models, `measures`, `contests` and `entries.trust`; never `web`, `live` or `runner`.
+May import the models, `measures`, `contests`, `tracks`, `setup.engines` and `entries.trust`;
+never `web`, `live` or `runner`.
 """
