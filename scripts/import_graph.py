@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import ast
 import re
+import signal
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -157,6 +158,7 @@ def reach(graph: dict[str, set[str]], start: str) -> list[str]:
 
 
 def main() -> int:
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the drawing quietly
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rooms", action="store_true", help="print the room arrows only")
     parser.add_argument("--module", help="print every module this one reaches")

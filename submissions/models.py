@@ -12,6 +12,8 @@ from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
 from submissions import tracks
+from submissions.board.versions import forget_kept_versions
+from submissions.contests.rank_query import beats_q, ranked_q
 from submissions.setup.engines import SERVER_FAMILIES
 
 # The workloads are the tracks (submissions/tracks): `Workload.<NAME>` for a test that names one.
@@ -119,8 +121,6 @@ class Contest(models.Model):
         super().save(*args, **kwargs)
         if self.pk is not None and not isinstance(self.board_version, int):
             self.refresh_from_db(fields=["board_version"])
-        from submissions.board.versions import forget_kept_versions  # board/ imports models
-
         forget_kept_versions()
 
     def get_absolute_url(self) -> str:
@@ -422,9 +422,23 @@ class Submission(models.Model):
         instance may be saved again, which forgets a rank read with its list)."""
         if KNOWN_RANK in self.__dict__:
             return self.__dict__[KNOWN_RANK]
-        from submissions.contests.ranks import entry_rank  # the ranks read the models
+        return self.counted_rank()
 
-        return entry_rank(entry=self)
+    def counted_rank(self) -> int | None:
+        """One entry's rank: 1 + the ranked entries of its contest (and class) that beat it.
+        One count, whatever the board's size, and nothing written."""
+        track = self.contest.track
+        ranking = track.ranking
+        keys = ranking.order
+        if not self.eligible or any(
+            key.required and getattr(self, key.column) is None for key in keys
+        ):
+            return None
+        rivals = Submission.objects.filter(ranked_q(track), contest_id=self.contest_id)
+        if ranking.class_key:
+            rivals = rivals.filter(track_class=self.track_class)
+        values = tuple(getattr(self, key.column) for key in keys)
+        return 1 + rivals.filter(beats_q(keys, values)).count()
 
     @property
     def hardware_summary(self) -> str:

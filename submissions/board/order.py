@@ -12,7 +12,7 @@ from django.db.models.functions import Lower
 from submissions import tracks
 from submissions.board.compiled import compiled_sql, read_now, rows_of, sql_of
 from submissions.board.query import RANK_PLACEMENT, SortPart
-from submissions.contests.ranks import key_order, ranked_flag, ranked_q
+from submissions.contests.rank_query import key_order, ranked_flag, ranked_q
 from submissions.models import BoardTally, ReferenceResult, Submission
 
 ANONYMOUS = "Anonymous entrant"

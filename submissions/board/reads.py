@@ -40,7 +40,8 @@ from submissions.board.order import (
 )
 from submissions.board.query import LeaderboardQuery, board_order, board_sort_parts
 from submissions.board.rows import BoardPage, BoardRow, entry_row, mark_tie_breaks, reference_row
-from submissions.contests.ranks import ranked_q, ranks_in_order, ranks_of
+from submissions.contests.rank_query import ranked_q
+from submissions.contests.ranks import ranks_in_order, ranks_of
 from submissions.entries.trust import STREAMED, VERIFIED
 from submissions.measures.costs import BOARD_COSTS
 from submissions.measures.ranking import interleave, page_slots, reference_positions

@@ -12,34 +12,13 @@ everyone below it, and an upload never waits on another entry's ranking."""
 from __future__ import annotations
 
 from django.db import connection
-from django.db.models import BooleanField, Count, ExpressionWrapper, F, Q, Window
+from django.db.models import Count, F, Q, Window
 from django.db.models.functions import Rank
 
-from submissions import tracks
 from submissions.board.compiled import sql_of
 from submissions.board.versions import forget_kept_versions
-from submissions.measures.ranking import RankKey
+from submissions.contests.rank_query import beats_q, key_order, ranked_q
 from submissions.models import KNOWN_RANK, Contest, Submission
-
-
-def ranked_q(track: tracks.Track) -> Q:
-    """The entries the track ranks: eligible, with every value its ranking requires."""
-    required = {f"{key.column}__isnull": False for key in track.ranking.order if key.required}
-    return Q(eligible=True, **required)
-
-
-def ranked_flag(track: tracks.Track) -> ExpressionWrapper:
-    """True for the entries the track ranks, as a column of a query."""
-    return ExpressionWrapper(ranked_q(track), output_field=BooleanField())
-
-
-def key_order(key: RankKey, *, reverse: bool = False):
-    """ORDER BY one ranking key, best first, missing values last (as RankKey.sort_value orders
-    them); `reverse`: worst first, the missing ones then coming first."""
-    column = F(key.column)
-    if reverse:
-        return column.asc(nulls_first=True) if key.descending else column.desc(nulls_first=True)
-    return column.desc(nulls_last=True) if key.descending else column.asc(nulls_last=True)
 
 
 def ranks_of(*, contest: Contest, ids: list[int] | None = None) -> dict[int, int]:
@@ -126,7 +105,7 @@ def _standing(contest: Contest, row: dict, values: tuple) -> tuple[int, int]:
     rivals = Submission.objects.filter(ranked_q(track), contest_id=contest.pk)
     if track.ranking.class_key:
         rivals = rivals.filter(track_class=row["track_class"])
-    beats = _beats_q(keys, values)
+    beats = beats_q(keys, values)
     tied = Q()
     for key, value in zip(keys, values, strict=True):
         tied &= Q(**{f"{key.column}__isnull": True} if value is None else {key.column: value})
@@ -136,35 +115,10 @@ def _standing(contest: Contest, row: dict, values: tuple) -> tuple[int, int]:
     return 1 + counts["better"], counts["before"]
 
 
-def _beats_q(keys: tuple[RankKey, ...], values: tuple) -> Q:
-    """The entries strictly before these values in the keys' order (missing values last)."""
-    beats = Q(pk__in=[])  # equal on every key: nobody beats it
-    for key, value in reversed(list(zip(keys, values, strict=True))):
-        if value is None:
-            beats = Q(**{f"{key.column}__isnull": False}) | (
-                Q(**{f"{key.column}__isnull": True}) & beats
-            )
-        else:
-            lookup = "gt" if key.descending else "lt"
-            beats = Q(**{f"{key.column}__{lookup}": value}) | (Q(**{key.column: value}) & beats)
-    return beats
-
-
 def entry_rank(*, entry: Submission) -> int | None:
     """One entry's rank: 1 + the ranked entries of its contest (and class) that beat it.
-    One count, whatever the board's size, and nothing written."""
-    track = entry.contest.track
-    ranking = track.ranking
-    keys = ranking.order
-    if not entry.eligible or any(
-        key.required and getattr(entry, key.column) is None for key in keys
-    ):
-        return None
-    rivals = Submission.objects.filter(ranked_q(track), contest_id=entry.contest_id)
-    if ranking.class_key:
-        rivals = rivals.filter(track_class=entry.track_class)
-    values = tuple(getattr(entry, key.column) for key in keys)
-    return 1 + rivals.filter(_beats_q(keys, values)).count()
+    One count, whatever the board's size, and nothing written (`Submission.counted_rank`)."""
+    return entry.counted_rank()
 
 
 def contest_leader(*, contest: Contest) -> Submission | None:
