@@ -25,7 +25,7 @@ class Panel:
 
     template: str
     context: Callable[..., dict]
-    # The keys of the compiled statements `context` reads (board/compiled.py), by contest id:
+    # The keys of the compiled statements `context` reads (caches/compiled.py), by contest id:
     # read ahead with the rest of the page.
     reads: Callable[[int], list] | None = None
 

@@ -1,8 +1,9 @@
 """The leaderboard: what the URL asks of it (`query`), the SQL order of its entries and
 where the reference rows fall among them (`order`), its rows (`rows`), the reads that
 feed the contest page, the API and the downloads (`reads`), who may see it
-(`visibility`), its cache (`cache`) and its queries compiled once per process (`compiled`).
+(`visibility`), its cache (`cache`) and its ranking keys kept per process (`kept_ranks`); its
+queries are compiled once per process in `caches.compiled`.
 
-May import the models, `measures`, `contests`, `tracks`, `setup.engines` and `entries.trust`;
-never `web`, `live` or `runner`.
+May import the models, `measures`, `contests`, `tracks`, `setup.engines`, `caches` and
+`entries.trust`; never `web`, `live` or `runner`.
 """

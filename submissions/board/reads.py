@@ -18,17 +18,6 @@ from django.db.models import Q, QuerySet
 
 from submissions import tracks
 from submissions.board import kept_ranks
-from submissions.board.compiled import (
-    CompiledValues,
-    compiled_instances,
-    compiled_sql,
-    compiled_values,
-    instances_of,
-    read_now,
-    reading_ahead,
-    rows_of,
-    values_of,
-)
 from submissions.board.order import (
     board_counts,
     board_placement,
@@ -40,6 +29,18 @@ from submissions.board.order import (
 )
 from submissions.board.query import LeaderboardQuery, board_order, board_sort_parts
 from submissions.board.rows import BoardPage, BoardRow, entry_row, mark_tie_breaks, reference_row
+from submissions.caches.compiled import (
+    CompiledValues,
+    compiled_instances,
+    compiled_sql,
+    compiled_values,
+    instances_of,
+    read_now,
+    reading_ahead,
+    rows_of,
+    values_of,
+)
+from submissions.caches.soft_cache import cache_get, cache_set
 from submissions.contests.rank_query import ranked_q
 from submissions.contests.ranks import ranks_in_order, ranks_of
 from submissions.entries.trust import STREAMED, VERIFIED
@@ -47,7 +48,6 @@ from submissions.measures.costs import BOARD_COSTS
 from submissions.measures.ranking import interleave, page_slots, reference_positions
 from submissions.models import Contest, ReferenceResult, Submission
 from submissions.setup.engines import normalised_engine
-from submissions.web.soft_cache import cache_get, cache_set
 
 BOARD_ENTRY_FIELDS = (
     "id", "public_name", "storage_engine", "sockets", "cpu_model", "cores", "memory_gb",
@@ -175,7 +175,7 @@ def _first_rows(contest, query, parts, track, size: int) -> CompiledValues:
 
 
 def _board_key(contest: Contest, query: LeaderboardQuery) -> tuple:
-    """All that the SQL of a board's reads depends on (board/compiled.py): the track (the
+    """All that the SQL of a board's reads depends on (caches/compiled.py): the track (the
     contest's workload) gives the ranking, the sort and the filters the rest."""
     return (
         contest.pk, contest.workload, query.sort, query.engine, query.drive, query.verified,

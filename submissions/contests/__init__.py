@@ -4,7 +4,7 @@ rules change (`rechecks`), the ranks of its board, derived where they are read a
 (`ranks`), and the seeds' published results shown as reference rows (`reference_rows`).
 
 `rules` is pure (no Django). May import: the models, `measures`, `setup.engines`, `logparse`,
-`tracks`, `board.versions` and `board.compiled`; never `entries`' services, `web`, `live` or `runner`.
+`tracks`, `board.versions` and `caches`; never `entries`' services, `web`, `live` or `runner`.
 
 `machine` (the machine the log states) and `physics` (what no machine can do) are rules too:
 they use the verdict types of `rule_types` (pure), and `rules` lists them.

@@ -15,8 +15,8 @@ from django.db import connection
 from django.db.models import Count, F, Q, Window
 from django.db.models.functions import Rank
 
-from submissions.board.compiled import sql_of
 from submissions.board.versions import forget_kept_versions
+from submissions.caches.compiled import sql_of
 from submissions.contests.rank_query import beats_q, key_order, ranked_q
 from submissions.models import KNOWN_RANK, Contest, Submission
 

@@ -15,8 +15,8 @@ from datetime import timedelta
 from django.conf import settings
 from django.utils import timezone
 
+from submissions.caches.soft_cache import cache_count
 from submissions.models import Submission
-from submissions.web.soft_cache import cache_count
 
 WINDOW_SECONDS = 3600
 

@@ -171,7 +171,7 @@ def contest_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 def contest_page_reads(contest_id: int) -> list:
     """What building a contest page reads that depends on the contest alone: read ahead at
-    once (board/compiled.py)."""
+    once (caches/compiled.py)."""
     return [
         references_key(contest_id),
         rule_version_latest_key(contest_id),
