@@ -58,6 +58,10 @@ SETTING_DECIDERS: list[Callable] = []
 # (submission) -> str | None: the one-sentence headline of the verification behind the entry's
 # verified (or shape-only) mark, for its badge's tooltip
 VERDICT_HEADLINES: list[Callable] = []
+# The lookup from an entry to whether it was streamed with the registry's clock agreeing (the
+# live wing's "live_run__witnessed"), for reads that filter and show trust in SQL
+# (entries/trust.py); none: no wing streams runs.
+STREAMED_LOOKUPS: list[str] = []
 
 
 def _register(plugs: list, plug) -> None:
@@ -95,6 +99,15 @@ def register_setting_decider(decider: Callable) -> None:
 
 def register_verdict_headline(reader: Callable) -> None:
     _register(VERDICT_HEADLINES, reader)
+
+
+def register_streamed_lookup(lookup: str) -> None:
+    _register(STREAMED_LOOKUPS, lookup)
+
+
+def streamed_lookup() -> str:
+    """The ORM lookup of an entry's stream sealed as streamed; "" when no wing streams runs."""
+    return STREAMED_LOOKUPS[0] if STREAMED_LOOKUPS else ""
 
 
 def verdict_headline(submission) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
 
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 
 from submissions import tracks
 from submissions.board import kept_ranks
@@ -43,7 +43,7 @@ from submissions.caches.compiled import (
 from submissions.caches.soft_cache import cache_get, cache_set
 from submissions.contests.rank_query import ranked_q
 from submissions.contests.ranks import ranks_in_order, ranks_of
-from submissions.entries.trust import STREAMED, VERIFIED
+from submissions.entries.trust import trust_columns, trust_q
 from submissions.measures.costs import BOARD_COSTS
 from submissions.measures.ranking import interleave, page_slots, reference_positions
 from submissions.models import Contest, ReferenceResult, Submission
@@ -56,7 +56,6 @@ BOARD_ENTRY_FIELDS = (
     "track_metric", "track_class", "elapsed_seconds", "estimate_basis", "demo",
     "verification",
     "db_size_bytes", *(cost.figure for cost in BOARD_COSTS),
-    "live_run__witnessed",
 )  # fmt: skip
 
 
@@ -72,16 +71,6 @@ def _board_entries(contest: Contest, query: LeaderboardQuery) -> QuerySet[Submis
     if query.trust:
         entries = entries.filter(trust_q(query.trust))
     return entries
-
-
-def trust_q(level: str) -> Q:
-    """Entries of one trust level: a rerun verifies; a stream sealed with its clock agreeing is
-    streamed (the live wing's field keeps its old name, `witnessed`: see entries/trust.py)."""
-    if level == VERIFIED:
-        return Q(verified=True)
-    if level == STREAMED:
-        return Q(verified=False, live_run__witnessed=True)
-    return Q(verified=False) & ~Q(live_run__witnessed=True)
 
 
 def board_references(contest: Contest) -> list[ReferenceResult]:
@@ -145,7 +134,7 @@ def _ordered(contest, query, parts, track, *, ranked: bool | None) -> QuerySet[S
     entries = (
         _board_entries(contest, query)
         .annotate(public_name=public_name())
-        .values(*BOARD_ENTRY_FIELDS)
+        .values(*BOARD_ENTRY_FIELDS, *trust_columns())
     )
     if ranked is not None:
         condition = ranked_q(track)

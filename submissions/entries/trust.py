@@ -14,6 +14,12 @@ column costs a migration of every stored run and says nothing more to anyone.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from django.db.models import Q
+
+from submissions.wings import entry_stream, streamed_lookup
+
 VERIFIED = "verified"
 STREAMED = "streamed"
 SELF_REPORTED = "self-reported"
@@ -63,7 +69,33 @@ def trust_level(*, verified: bool, streamed: bool | None) -> str:
 
 def entry_trust(submission) -> str:
     """The entry's level: its verification (a rerun) and its stream, as the live wing knows it."""
-    from submissions.wings import entry_stream
-
     stream = entry_stream(submission)
     return trust_level(verified=submission.verified, streamed=stream.streamed if stream else None)
+
+
+# Reads of many entries at once (the board, the open dataset) compute the same level in SQL: the
+# stream is the wing's field, named through the wings' door (`streamed_lookup`), never here.
+
+
+def trust_columns() -> tuple[str, ...]:
+    """The columns a read of entries' values needs beside `verified` for their level."""
+    lookup = streamed_lookup()
+    return (lookup,) if lookup else ()
+
+
+def trust_of(values: Mapping) -> str:
+    """The level of an entry read as values (`verified` and `trust_columns()`)."""
+    lookup = streamed_lookup()
+    return trust_level(verified=values["verified"], streamed=values[lookup] if lookup else None)
+
+
+def trust_q(level: str) -> Q:
+    """Entries of one level: a rerun verifies; a stream sealed with its clock agreeing is
+    streamed (the live wing's field keeps its old name, `witnessed`)."""
+    if level == VERIFIED:
+        return Q(verified=True)
+    lookup = streamed_lookup()
+    streamed = Q(**{lookup: True}) if lookup else Q(pk__in=[])
+    if level == STREAMED:
+        return Q(verified=False) & streamed
+    return Q(verified=False) & ~streamed

@@ -19,6 +19,7 @@ class LiveConfig(AppConfig):
             register_contest_panel,
             register_entry_stream,
             register_rule_sentences,
+            register_streamed_lookup,
             register_token_lister,
         )
 
@@ -32,3 +33,5 @@ class LiveConfig(AppConfig):
         )
         register_rule_sentences(SEAL_RULE_SENTENCES)
         register_token_lister(selectors.witness_tokens_of)
+        # LiveRun.submission's related name and the field's old name (entries/trust.py).
+        register_streamed_lookup("live_run__witnessed")

@@ -91,11 +91,8 @@ WING_LOOKUP = re.compile(r"\b(live_runs?|verification_runs|witness_tokens)__\w+"
 # fails on any other, and on an entry here that no longer happens (remove it then).
 KNOWN = {
     "submissions/board/cache.py -> entries.selectors",
-    "submissions/board/reads.py -> live_run__witnessed",
-    "submissions/board/rows.py -> live_run__witnessed",
     "submissions/board/visibility.py -> entries.selectors",
     "submissions/contests/rechecks.py -> entries.services",
-    "submissions/opendata/reads.py -> live_run__witnessed",
     "submissions/setup/declared.py -> wings",
 }
 
