@@ -133,13 +133,6 @@ def contest_leader(*, contest: Contest) -> Submission | None:
     )
 
 
-def contest_rank(*, contest: Contest) -> int:
-    """After a change to the contest's entries: ranks are derived, so nothing is rewritten;
-    only the board version moves on. Returns how many stored ranks were written: none."""
-    contest_board_changed(contest_id=contest.pk)
-    return 0
-
-
 def contest_board_changed(*, contest_id: int) -> None:
     """Move the contest's board version on, inside the caller's transaction: pages cached
     under the old version are never served again."""

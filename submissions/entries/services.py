@@ -18,7 +18,7 @@ from django.db.models import Q
 from django.utils import timezone
 from psycopg import sql
 
-from submissions.contests.ranks import contest_rank
+from submissions.contests.ranks import contest_board_changed
 from submissions.contests.reference_rows import reference_results_refigure
 from submissions.contests.rule_versions import rule_version_current
 from submissions.contests.rules import RuleVerdict, Status
@@ -196,7 +196,6 @@ def entry_create(
             _store_series(submission, series)
             declared_settings_store(submission=submission)
             header_settings_store(submission=submission, settings=parsed_header)
-            contest_rank(contest=contest)
     except IntegrityError:
         _discard_file(submission)
         # Two uploads of the same run raced past the checks above; a constraint decided.
@@ -255,12 +254,10 @@ def entry_update(
 
 
 @transaction.atomic
-def entry_rejudge(
-    *, submission: Submission, rank: bool = True, version: RuleVersion | None = None
-) -> Submission:
+def entry_rejudge(*, submission: Submission, version: RuleVersion | None = None) -> Submission:
     """Judge an entry again from its stored log (after its declaration or its rules changed),
-    under `version` of the rules (the current one by default). `rank=False` leaves the
-    contest's ranks to the caller, who re-checks many entries."""
+    under `version` of the rules (the current one by default). Its save moves the contest's
+    board version on (submissions/signals.py)."""
     checked = entry_check_stored(submission=submission, version=version)
     apply_check(submission, checked)
     # A re-check is not an edit: the history keeps what the entrant changed, not each verdict.
@@ -273,8 +270,6 @@ def entry_rejudge(
     header_settings_store(
         submission=submission, settings=checked.parsed.settings if checked.parsed else {}
     )
-    if rank:
-        contest_rank(contest=submission.contest)
     return submission
 
 
@@ -288,7 +283,7 @@ def entry_recheck(*, submission: Submission, version: RuleVersion) -> bool:
     """Judge one entry of a contest's re-check under `version`, without ranking. Returns False
     when its stored log no longer passes (it is then marked not eligible, with the reason)."""
     try:
-        entry_rejudge(submission=submission, rank=False, version=version)
+        entry_rejudge(submission=submission, version=version)
     except SubmissionRefused as refused:
         entry_mark_unreadable(submission=submission, reason=refused.message, version=version)
         return False
@@ -307,7 +302,7 @@ def contest_recheck(*, contest: Contest) -> RecheckOutcome:
             unreadable += 1
         checked += 1
     reference_results_refigure(contest=contest)
-    contest_rank(contest=contest)
+    contest_board_changed(contest_id=contest.pk)
     return RecheckOutcome(checked=checked, unreadable=unreadable)
 
 
@@ -350,8 +345,6 @@ def entry_delete(*, submission: Submission) -> None:
         raise ContestClosed(submission.contest)
     name = submission.log.name
     storage = submission.log.storage
-    contest = submission.contest
     with transaction.atomic():
         submission.delete()
-        contest_rank(contest=contest)
         transaction.on_commit(lambda: storage.delete(name))

@@ -80,7 +80,7 @@ def test_it_compares_the_entries_ticked_on_the_leaderboard(live_server):
     second = SubmissionFactory(contest=contest, seconds_to_target=2e5, storage_engine="InnoDB")
     for entry in (first, second):
         SampleSeriesFactory(submission=entry, count=50)
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
 
     with browser_page() as page:
         page.goto(live_server.url + contest.get_absolute_url())
