@@ -1,7 +1,7 @@
 """Calibrating a verification host: when its queue is idle, the worker reruns a reference claim
 several times on a private server, as a verification reruns a claim (the claim's settings with
 memory scaled 1/k, the same command line, a fresh database each repeat), and keeps the spread of
-every figure the classic judge compares (submissions/tracks/classic/calibration.py). A verdict
+every figure the classic judge compares (runner/judge/calibration_spreads.py). A verdict
 then draws its bands with its host's fresh calibration (`spreads_for_run`), not the project's
 fixtures; a host whose calibration is stale, or missing, says `inconclusive` (unless
 RERUN_FIXTURE_SPREADS lets the fixtures stand in, as in the tests).

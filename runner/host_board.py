@@ -4,7 +4,7 @@ verification scale, per registry host, with what it measured beside what its ent
 A rerun measures the entrant's solution (engine and settings) on the registry's own host: the
 only like-for-like comparison the registry can make, so the runs at one scale on one host rank
 the solutions as that host measured them. Rows are read from the runs' stored results (the
-classic judge's figures: `submissions/tracks/classic/rerun.py`); a track whose judge does not
+classic judge's figures: `runner/judge/classic.py`); a track whose judge does not
 measure a figure leaves it empty.
 """
 

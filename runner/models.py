@@ -18,7 +18,7 @@ class RerunStatus(models.TextChoices):
 FINISHED = (RerunStatus.SUCCEEDED, RerunStatus.FAILED, RerunStatus.CANCELLED, RerunStatus.TIMED_OUT)
 
 
-# The verdict vocabulary is the tracks' (submissions/tracks/rerun.py says what each means):
+# The verdict vocabulary is the tracks' (runner/judge/rerun.py says what each means):
 # the entry page, the API, the admin, the CSV and the feed all show these values and labels.
 RerunVerdict = models.TextChoices(
     "RerunVerdict", [(value.upper(), (value, label)) for value, label in RERUN_VERDICTS.items()]
@@ -26,7 +26,7 @@ RerunVerdict = models.TextChoices(
 
 
 class RerunKind(models.TextChoices):
-    # The judge's own words (submissions/tracks/rerun.py): one vocabulary for a rerun's kind.
+    # The judge's own words (runner/judge/rerun.py): one vocabulary for a rerun's kind.
     # Same server family, engine and settings as the entry: may verify it.
     VERIFICATION = VERIFICATION, "Verification"
     # Another engine or a server that cannot take the entry's settings: never verifies.

@@ -270,7 +270,7 @@ class Submission(models.Model):
     run_fingerprint = models.CharField(max_length=64, blank=True)
     log_size = models.PositiveBigIntegerField(default=0)
     # What the entrant declared for the contest's track beyond the run's declaration (the
-    # fields of submissions/tracks.py, e.g. crash recovery's insert_rate), as typed values.
+    # fields of submissions/tracks/__init__.py, e.g. crash recovery's insert_rate), as typed values.
     track_declared = models.JSONField(default=dict, blank=True)
 
     # What the registry found: written by services.submission_check, never by a form.
@@ -309,7 +309,7 @@ class Submission(models.Model):
     ineligible_reason = models.CharField(max_length=500, blank=True)
     checked_at = models.DateTimeField(null=True, blank=True)
     # The engine the board filters by ("InnoDB" for "InnoDB plugin 1.0"), derived from the
-    # free text with the verdicts (submissions/engines.py); the free text is shown as written.
+    # free text with the verdicts (submissions/setup/engines.py); the free text is shown as written.
     engine = models.CharField(max_length=40, blank=True)
     # The rules the verdicts were made under: the entry page states them from this version, so
     # a sentence of one version never stands beside a verdict of another. Null: judged before
@@ -332,14 +332,14 @@ class Submission(models.Model):
         choices=[("reproduced", "Reproduced"), ("shape_only", "Shape only")],
     )
     # The figures of the contest's track beyond the run's own (deletes, query times,
-    # key types, load rates, recovery times), as submissions/tracks.py computes them; the
+    # key types, load rates, recovery times), as submissions/tracks/__init__.py computes them; the
     # rerun service compares a rerun with these. Empty for a track with none.
     track_figures = models.JSONField(default=dict, blank=True)
     # The track's ranking metric and class, copied out of track_figures when the entry is
     # checked, so the board ranks and sorts on columns and never reads JSON in SQL.
     track_metric = models.FloatField(null=True, blank=True)
     track_class = models.CharField(max_length=40, blank=True)
-    # What the run cost (submissions/costs.py), from the cost columns of its log (iibench-c
+    # What the run cost (submissions/measures/costs.py), from the cost columns of its log (iibench-c
     # format 2); null where the log does not carry them, never zero for "unknown". Per-row
     # figures are over the terminal-rate window, like the terminal rate.
     db_size_bytes = models.PositiveBigIntegerField(
@@ -505,7 +505,7 @@ class SettingSource(models.TextChoices):
 class ServerSetting(models.Model):
     """One server setting an entry ran with (innodb_buffer_pool_size = 12G), from the declared
     configuration text, the benchmark's own header or a rerun's server; a rerun applies the
-    declared ones that the allow-list lets through (submissions/server_settings.py)."""
+    declared ones that the allow-list lets through (submissions/setup/server_settings.py)."""
 
     submission = models.ForeignKey(
         Submission, on_delete=models.CASCADE, related_name="server_settings"
@@ -604,7 +604,7 @@ class RuleVersion(models.Model):
 
     contest = models.ForeignKey(Contest, on_delete=models.CASCADE, related_name="rule_versions")
     number = models.PositiveIntegerField()
-    # The rule fields of the contest (submissions/rule_changes.py RULE_FIELDS) as JSON.
+    # The rule fields of the contest (submissions/contests/rule_changes.py RULE_FIELDS) as JSON.
     rules = models.JSONField()
     changes = models.JSONField(
         default=list, blank=True, help_text='e.g. ["memory cap 16 -> 32 GB"]'

@@ -43,7 +43,7 @@ it: a slower one is said and never refutes (SLOWER), since what slows an honest 
 size against a run at 1/k, its own disk, fsync and CPU) is what no rerun here reproduces.
 
 Every figure is judged within a band from the reruns' measured spread and their number
-(submissions/tracks/resolution.py), pooled with the host's own spread (its calibration,
+(runner/judge/resolution.py), pooled with the host's own spread (its calibration,
 `spreads`: runner/calibration.py; the fixtures' HOST_* where the settings let them stand in),
 plus what scaling moves (SCALED_*); without a fresh calibration, or with one too wide to tell a
 claim TELL_APART times too fast, the verdict is `inconclusive`. The verdict states its

@@ -62,7 +62,7 @@ BOARD_ENTRY_FIELDS = (
 def _board_entries(contest: Contest, query: LeaderboardQuery) -> QuerySet[Submission]:
     entries = Submission.objects.filter(contest=contest)
     if query.engine:
-        # The normalised engine: "InnoDB" finds "InnoDB plugin 1.0" too (submissions/engines.py).
+        # The normalised engine: "InnoDB" finds "InnoDB plugin 1.0" too (submissions/setup/engines.py).
         entries = entries.filter(engine__iexact=query.engine)
     if query.drive:
         entries = entries.filter(drive_kind=query.drive)

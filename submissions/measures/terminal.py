@@ -8,7 +8,7 @@ short stub. A run shorter than the contest's is measured over the contest's wind
 its length (the last 1%), widened to at least MIN_WINDOW_REPORTS report intervals so that the
 rate rests on several reports.
 
-Figures (submissions/figures.py) and verification reruns both call `terminal_window`.
+Figures (submissions/measures/figures.py) and verification reruns both call `terminal_window`.
 """
 
 from __future__ import annotations

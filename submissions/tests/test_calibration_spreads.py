@@ -1,4 +1,4 @@
-"""A host's calibration, its pure core (submissions/tracks/classic/calibration.py): the spread of
+"""A host's calibration, its pure core (runner/judge/calibration_spreads.py): the spread of
 every figure the classic judge compares, from real reruns of one reference claim, and which
 spreads a verdict is drawn with (fresh, stale, none, the fixtures)."""
 

@@ -1,4 +1,4 @@
-"""MyRocks' memory at 1/k (setup/scaling.py): its block cache and its memtables' total scaled
+"""MyRocks' memory at 1/k (runner/judge/scaling.py): its block cache and its memtables' total scaled
 1/k, a declared 0 (no memtable limit of its own) scaled as RocksDB's 64 MB memtable, neither
 below its floor; both counted in the server's worst case (memory_budget)."""
 

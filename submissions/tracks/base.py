@@ -151,7 +151,7 @@ class Track:
     # The seeds' published results of this workload: reference rows on its boards.
     references: tuple[PublishedResult, ...] = ()
     # The contest the demo data opens for this track: slug, title, description and the
-    # Contest fields it sets (submissions/demo.py); empty: none.
+    # Contest fields it sets (submissions/entries/demo.py); empty: none.
     demo_contest: Mapping[str, Any] = field(default_factory=dict)
 
     def figures_under(self, figures: Mapping, rules: RuleSet) -> dict:

@@ -170,7 +170,7 @@ BULK_LOAD = Track(
     ranked_by="Ranked by rows/s within each class (keys per row, row length), highest first.",
     unranked_reason="No load rate.",
     references=REFERENCES,
-    # The contest `make run`'s demo data opens for this track (submissions/demo.py).
+    # The contest `make run`'s demo data opens for this track (submissions/entries/demo.py).
     demo_contest={
         "slug": "bulk-load",
         "title": "Bulk loading: rows/s per keys and row length",

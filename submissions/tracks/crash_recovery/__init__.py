@@ -210,7 +210,7 @@ CRASH_RECOVERY = Track(
     ranked_by="Ranked by recovery time within each insert-rate class, fastest first.",
     unranked_reason="No recovery time declared.",
     references=REFERENCES,
-    # The contest `make run`'s demo data opens for this track (submissions/demo.py).
+    # The contest `make run`'s demo data opens for this track (submissions/entries/demo.py).
     demo_contest={
         "slug": "crash-recovery",
         "title": "Crash recovery: restart time after a crash",

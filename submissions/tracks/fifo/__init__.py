@@ -237,7 +237,7 @@ FIFO = Track(
     unranked_reason="No terminal insert rate could be measured.",
     contest_defaults={"target_rows": 500_000_000, "terminal_window_rows": 10_000_000},
     references=REFERENCES,
-    # The contest `make run`'s demo data opens for this track (submissions/demo.py).
+    # The contest `make run`'s demo data opens for this track (submissions/entries/demo.py).
     demo_contest={
         "slug": "fifo-deletes",
         "title": "Insert + delete (FIFO), at 1/1000 scale",

@@ -214,7 +214,7 @@ PK_TYPES = Track(
     ),
     unranked_reason="No ordered-UUID and auto-increment runs to compare.",
     references=REFERENCES,
-    # The contest `make run`'s demo data opens for this track (submissions/demo.py).
+    # The contest `make run`'s demo data opens for this track (submissions/entries/demo.py).
     demo_contest={
         "slug": "pk-types",
         "title": "Primary-key types: auto-increment vs UUIDs",

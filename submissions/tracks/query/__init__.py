@@ -263,7 +263,7 @@ QUERY = Track(
     ranked_by="Ranked by the query time at the contest's table size, fastest first.",
     unranked_reason="No query time at the contest's table size.",
     references=REFERENCES,
-    # The contest `make run`'s demo data opens for this track (submissions/demo.py).
+    # The contest `make run`'s demo data opens for this track (submissions/entries/demo.py).
     demo_contest={
         "slug": "query-scalability",
         "title": "Query scalability: query time as the table grows",
