@@ -127,7 +127,7 @@ def test_the_default_scale_fits_the_time_limit_above_the_pools_floor(client, org
 
 @pytest.mark.django_db
 def test_the_badges_tooltip_says_the_verifications_headline_first(client):
-    from runner.tests.test_rejudge import TRUE_RERUNS, rejudge, stored_run
+    from testing.reruns import TRUE_RERUNS, rejudge, stored_run
 
     demo_load()
     entry = Submission.objects.get(entrant_name=DEMO_ENTRY)
@@ -146,7 +146,7 @@ def test_the_badges_tooltip_says_the_verifications_headline_first(client):
 
 @pytest.mark.django_db
 def test_a_stored_verification_at_1_20_is_judged_extrapolated_never_reproduced(client, organizer):
-    from runner.tests.test_rejudge import TRUE_RERUNS, rejudge, stored_run
+    from testing.reruns import TRUE_RERUNS, rejudge, stored_run
 
     demo_load()
     entry = Submission.objects.get(entrant_name=DEMO_ENTRY)

@@ -210,3 +210,20 @@ def test_the_room_table_names_every_module_of_the_room(room):
     if room == "live":
         return  # the live wing is its own app; its own docstring lists its modules
     assert sorted(modules - named) == [], f"modules of {room}/ missing from the room table"
+
+
+TEST_FOLDERS = ("submissions/tests", "submissions/live/tests", "runner/tests", "witness/tests")
+
+
+def test_no_test_module_imports_another_test_module():
+    """What more than one test file needs lives in testing/ (docs/CONVENTIONS.md)."""
+    found = []
+    for folder in TEST_FOLDERS:
+        for path in (ROOT / folder).rglob("*.py"):
+            module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            found.extend(
+                f"{path.relative_to(ROOT)} -> {name}"
+                for name in every_import(path, module)
+                if re.search(r"\.tests(\.\w+)*\.(test_\w+|conftest)\b", name)
+            )
+    assert sorted(found) == []

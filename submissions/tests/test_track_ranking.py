@@ -9,6 +9,7 @@ from submissions.contests import reference_rows
 from submissions.measures.ranking import MetricStanding, class_ranks
 from submissions.models import Submission, Workload
 from testing.factories import ContestFactory, SubmissionFactory
+from testing.tracks import crash, pk_figures
 
 pytestmark = pytest.mark.django_db
 
@@ -146,18 +147,6 @@ def test_a_track_board_sorts_by_its_metric_when_asked(client):
 DAY_1 = 86_400.0
 
 
-def pk_figures(ratio: float) -> dict:
-    run = {"minutes": 10.0, "rows": 100_000, "write_rate": 166.7, "read_rate": 50.0}
-    return {
-        "runs": {
-            "autoinc": run,
-            "uuid-char": {**run, "minutes": 15.0},
-            "uuid-ordered": {**run, "minutes": 10.0 * ratio},
-        },
-        "ratios": {"uuid-char": 1.5, "uuid-ordered": ratio},
-    }
-
-
 def load_figures(keys: int, row_length: int, rate: float) -> dict:
     return {
         "keys": keys,
@@ -167,13 +156,4 @@ def load_figures(keys: int, row_length: int, rate: float) -> dict:
         "kv_pairs_per_s": rate * keys,
         "mb_per_s": rate * row_length / 1e6,
         "seconds": 200_000 / rate,
-    }
-
-
-def crash(rate: float, seconds: float) -> dict:
-    return {
-        "insert_rate": rate,
-        "rows_at_crash": 250_000,
-        "recovery_seconds": seconds,
-        "engine": "InnoDB",
     }
