@@ -10,8 +10,8 @@ class RunnerConfig(AppConfig):
         # The registry's entry page and admin show what the runner adds; the registry never
         # imports the runner (submissions/wings.py).
         from runner.admin import start_reruns
+        from runner.option_tables import setting_decisions
         from runner.selectors import verification_headline
-        from runner.server_options import setting_decisions
         from runner.views import host_board_panel, rerun_panel
         from submissions.wings import (
             EntryPanel,

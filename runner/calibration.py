@@ -60,7 +60,7 @@ from runner.models import (
     VerificationRun,
     WorkerBeat,
 )
-from runner.server_options import described_options
+from runner.option_tables import described_options
 from runner.targets import Target, rerun_targets
 from submissions.logparse import LogError
 from submissions.logparse.c_format import header_settings

@@ -238,7 +238,7 @@ class VerificationHost(models.Model):
 
 
 class ServerOptionTable(models.Model):
-    """The option table a worker read from a server binary it runs (runner/server_options.py),
+    """The option table a worker read from a server binary it runs (runner/option_tables.py),
     kept so that the entry page, which has no server binary, says of each declared setting what
     a verification on that server does with it: the same decision, from the same list."""
 

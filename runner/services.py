@@ -45,8 +45,8 @@ from runner.judge.scaling import (
     scaled_rows,
 )
 from runner.models import RerunKind, RerunStatus, VerificationRun
+from runner.option_tables import options_kept
 from runner.selectors import claimed_rows
-from runner.server_options import options_kept
 from runner.targets import Target, rerun_targets
 from runner.verdicts import rerun_finish
 from runner.verification import execute_on_private_server

@@ -23,7 +23,7 @@ from runner.judge.server_options import (
     ServerOption,
     decide,
 )
-from runner.server_options import described_options
+from runner.option_tables import described_options
 from submissions.setup.server_settings import MYSQL, POSTGRESQL
 
 FAMILY = {"mariadb": MYSQL, "postgresql": POSTGRESQL}

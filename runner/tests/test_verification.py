@@ -124,7 +124,7 @@ def test_the_entry_page_lists_the_declared_settings_and_what_a_rerun_applies(cli
 
 
 def test_once_a_worker_read_its_server_the_entry_page_says_what_that_server_does(client):
-    from runner.server_options import options_kept
+    from runner.option_tables import options_kept
     from runner.servers import server_config
 
     options_kept(server_config("mariadb"))  # as a verification does: the table is kept

@@ -3,7 +3,10 @@
 unprivileged user, and kept per binary path, modification time and plugin set: a new package
 version on the worker is read again, the same one once per worker process. A plugin's options
 (MyRocks' rocksdb_*) are listed only with the plugin loaded, so the table is read with the
-plugins the server will load."""
+plugins the server will load.
+
+The pure half, reading a table's text and deciding each declared setting against it, is
+runner/judge/server_options.py: this module runs the binaries and keeps what they said."""
 
 from __future__ import annotations
 
