@@ -1,7 +1,7 @@
-"""A path a comment or docstring cites is checked like an import: every `dir/file.py` (and .md,
-.c, .h, .html, .sh) named in the code's comments and docstrings exists, read from the repository
-root, from the citing file's folder or any folder above it, or from a top folder (`submissions/`,
-`runner/`, `docs/`). Pure: reads files only."""
+"""A path a comment or docstring cites is checked like an import: every path of folders and a
+.py (.md, .c, .h, .html, .sh) file named in the code's comments and docstrings exists, read from
+the repository root, from the citing file's folder or any folder above it, or from a top folder
+(`submissions/`, `runner/`, `docs/`). Pure: reads files only."""
 
 import ast
 import io
