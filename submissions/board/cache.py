@@ -14,9 +14,9 @@ from django.db import connection
 from django.utils import timezone
 
 from submissions.board.versions import kept_versions
+from submissions.board.visibility import is_organizer
 from submissions.caches.compiled import compiled_instances, instances_of, preparing, reading_ahead
 from submissions.caches.soft_cache import cache_get, cache_set
-from submissions.entries.selectors import is_organizer
 from submissions.models import Contest
 
 # Rendered boards are cached under the contest's board_version, which every change moves on in

@@ -1,7 +1,7 @@
 """Contests over time: the ground rules as data (`rules`), the versions of a contest's rules and
-what changed between them (`rule_versions`, `rule_changes`), re-checking its entries when the
-rules change (`rechecks`), the ranks of its board, derived where they are read and never stored
-(`ranks`), and the seeds' published results shown as reference rows (`reference_rows`).
+what changed between them (`rule_versions`, `rule_changes`; re-checking its entries when the
+rules change is `entries.rechecks`), the ranks of its board, derived where they are read and
+never stored (`ranks`, `rank_query`), what a rule judges and returns (`rule_types`), and the seeds' published results shown as reference rows (`reference_rows`).
 
 `rules` is pure (no Django). May import: the models, `measures`, `setup.engines`, `logparse`,
 `tracks`, `board.versions` and `caches`; never `entries`' services, `web`, `live` or `runner`.

@@ -8,16 +8,13 @@ from django.db.models import Case, F, Q, QuerySet, Value, When
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
+from submissions.board.visibility import is_organizer
 from submissions.models import Submission
 
 # Never needed by lists: the long text fields stay in the database.
 # The entrant's long texts: no list shows them.
 LONG_TEXTS = ("solution_description", "server_config")
 LIST_DEFERRED = (*LONG_TEXTS, "verdicts", "parameters")
-
-
-def is_organizer(user) -> bool:
-    return bool(user and user.is_authenticated and user.is_staff)
 
 
 def published_q(now=None) -> Q:

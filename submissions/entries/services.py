@@ -292,7 +292,7 @@ def entry_recheck(*, submission: Submission, version: RuleVersion) -> bool:
 
 def contest_recheck(*, contest: Contest) -> RecheckOutcome:
     """Judge every entry of a contest again under its current rules, here and now (the
-    background re-check is submissions.contests.rechecks). An entry whose stored log no longer passes
+    background re-check is submissions.entries.rechecks). An entry whose stored log no longer passes
     (a stricter parser, a track that reads something else) is marked not eligible with the
     reason; the others are re-checked all the same and ranked once at the end."""
     version = rule_version_current(contest)

@@ -8,9 +8,8 @@ import pytest
 from django.db.models import F
 
 from submissions.board.order import tally_kept
-from submissions.contests import rechecks
 from submissions.contests.ranks import ranked_q
-from submissions.entries import services
+from submissions.entries import rechecks, services
 from submissions.models import BoardTally, Recheck, RecheckStatus, Submission
 from testing.boards import every_row
 from testing.entries import upload

@@ -90,9 +90,6 @@ WING_LOOKUP = re.compile(r"\b(live_runs?|verification_runs|witness_tokens)__\w+"
 # Imports and lookups against the table that are known and not yet moved (issue 41): the test
 # fails on any other, and on an entry here that no longer happens (remove it then).
 KNOWN = {
-    "submissions/board/cache.py -> entries.selectors",
-    "submissions/board/visibility.py -> entries.selectors",
-    "submissions/contests/rechecks.py -> entries.services",
     "submissions/setup/declared.py -> wings",
 }
 

@@ -7,9 +7,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from submissions.contests import rechecks
 from submissions.contests.rule_changes import rule_changes
-from submissions.entries import services
+from submissions.entries import rechecks, services
 from submissions.models import Recheck, RecheckStatus, RuleVersion
 from testing.entries import upload
 from testing.factories import ContestFactory, StaffFactory
