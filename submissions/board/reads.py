@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from submissions import tracks
 from submissions.board import kept_ranks
@@ -43,7 +43,7 @@ from submissions.caches.compiled import (
 from submissions.caches.soft_cache import cache_get, cache_set
 from submissions.contests.rank_query import ranked_q
 from submissions.contests.ranks import ranks_in_order, ranks_of
-from submissions.entries.trust import trust_columns, trust_q
+from submissions.entries.trust import trust_columns, trust_lookups
 from submissions.measures.costs import BOARD_COSTS
 from submissions.measures.ranking import interleave, page_slots, reference_positions
 from submissions.models import Contest, ReferenceResult, Submission
@@ -71,6 +71,12 @@ def _board_entries(contest: Contest, query: LeaderboardQuery) -> QuerySet[Submis
     if query.trust:
         entries = entries.filter(trust_q(query.trust))
     return entries
+
+
+def trust_q(level: str) -> Q:
+    """Entries of one trust level, as entries/trust.py says them."""
+    include, exclude = trust_lookups(level)
+    return Q(**include) & ~Q(**exclude) if exclude else Q(**include)
 
 
 def board_references(contest: Contest) -> list[ReferenceResult]:

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from django.db.models import Q
-
 from submissions.wings import entry_stream, streamed_lookup
 
 VERIFIED = "verified"
@@ -89,13 +87,13 @@ def trust_of(values: Mapping) -> str:
     return trust_level(verified=values["verified"], streamed=values[lookup] if lookup else None)
 
 
-def trust_q(level: str) -> Q:
-    """Entries of one level: a rerun verifies; a stream sealed with its clock agreeing is
-    streamed (the live wing's field keeps its old name, `witnessed`)."""
+def trust_lookups(level: str) -> tuple[dict, dict]:
+    """(what the entries of one level match, what they must not): a rerun verifies; a stream
+    sealed with its clock agreeing is streamed (the live wing's field keeps its old name,
+    `witnessed`). Plain lookups, so this module stays pure; the board makes them a filter."""
     if level == VERIFIED:
-        return Q(verified=True)
+        return {"verified": True}, {}
     lookup = streamed_lookup()
-    streamed = Q(**{lookup: True}) if lookup else Q(pk__in=[])
     if level == STREAMED:
-        return Q(verified=False) & streamed
-    return Q(verified=False) & ~streamed
+        return ({"verified": False, lookup: True} if lookup else {"pk__in": []}), {}
+    return {"verified": False}, ({lookup: True} if lookup else {})
