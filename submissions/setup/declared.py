@@ -1,13 +1,13 @@
 """The entry's declared server configuration, stored as settings (ServerSetting rows) when the
-entry is stored or its declaration changes; read by the entry page and by verification reruns."""
+entry is stored or its declaration changes; read by the entry page (entries/settings_panel.py)
+and by verification reruns."""
 
 from __future__ import annotations
 
 from django.db import transaction
 
 from submissions.models import ServerSetting, SettingSource, Submission
-from submissions.setup.server_settings import ReadConfig, family_of, read_config, refusal
-from submissions.wings import setting_decisions
+from submissions.setup.server_settings import ReadConfig, family_of, read_config
 
 
 def entry_family(submission: Submission) -> str:
@@ -40,33 +40,3 @@ def declared_settings_store(*, submission: Submission) -> list[ServerSetting]:
 def declared_settings(submission: Submission) -> dict[str, str]:
     found = submission.server_settings.filter(source=SettingSource.DECLARED)
     return {setting.key: setting.value for setting in found}
-
-
-def settings_panel(submission: Submission) -> dict:
-    """The entry page's list of settings: each with where it came from and whether a
-    verification rerun applies it (or why not); the declared lines that are not settings."""
-    family = entry_family(submission)
-    # The benchmark's header lists every server variable: those are for comparing entries
-    # (the compare page), not for a rerun to apply.
-    listed = list(submission.server_settings.exclude(source=SettingSource.BENCHMARK_HEADER))
-    # The verification's own decision where a worker has read its server's option list; until
-    # then the name allow-list can only refuse, never promise.
-    decided = setting_decisions({s.key: s.value for s in listed}, family)
-    rows = [
-        {
-            "key": setting.key,
-            "value": setting.value,
-            "source": setting.get_source_display(),
-            "line": setting.line,
-            "refusal": (
-                decided.get(setting.key, "")
-                if decided is not None
-                else refusal(setting.key, family) or ""
-            ),
-            "decided": decided is not None,
-        }
-        for setting in listed
-    ]
-    skipped = declared_config(submission).skipped if submission.server_config else []
-    printed = submission.server_settings.filter(source=SettingSource.BENCHMARK_HEADER).count()
-    return {"server_settings": rows, "settings_skipped": skipped, "settings_printed": printed}

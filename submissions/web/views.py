@@ -44,6 +44,7 @@ from submissions.contests.rules import RuleSet
 from submissions.entries import edits, refusals, selectors, services, tokens
 from submissions.entries.kept_logs import KeptLog, kept_log_discard, kept_log_open, log_keep
 from submissions.entries.log_machine import entry_machine_facts
+from submissions.entries.settings_panel import settings_panel
 from submissions.entries.trust import TRUST_LEVELS, TRUST_SENTENCES, entry_trust
 from submissions.measures import numbers
 from submissions.measures.costs import PER_ROW_COSTS, cost_tiles
@@ -55,7 +56,6 @@ from submissions.models import (
     RuleVersion,
     Submission,
 )
-from submissions.setup.declared import settings_panel
 from submissions.tracks.reproduced import ENGINE_NAMES
 from submissions.web import exports
 from submissions.web.forms import DeclarationForm, SignupForm, SubmissionForm
