@@ -45,9 +45,9 @@ from runner.calibration import (  # noqa: E402
     calibration_target,
     reference_measure,
 )
-from submissions.tracks.classic.calibration import FIGURES, refutable_factor  # noqa: E402
-from submissions.tracks.classic.rerun import CPU_SHARE  # noqa: E402
-from submissions.tracks.resolution import DEFAULT_REPEATS, TELL_APART  # noqa: E402
+from runner.judge.calibration_spreads import FIGURES, refutable_factor  # noqa: E402
+from runner.judge.classic import CPU_SHARE  # noqa: E402
+from runner.judge.resolution import DEFAULT_REPEATS, TELL_APART  # noqa: E402
 
 
 def main() -> None:

@@ -54,9 +54,9 @@ from bench.scaling import (  # noqa: E402
     parse_curve,
     private_server,
 )
+from runner.judge.scaling import MEMORY_RULES, scaled_size  # noqa: E402
 from runner.servers import PrivateServer  # noqa: E402
 from submissions.setup.page_cache import ram_rule, scaled_ram  # noqa: E402
-from submissions.setup.scaling import MEMORY_RULES, scaled_size  # noqa: E402
 from submissions.setup.server_settings import MYSQL  # noqa: E402
 
 MIB = 1 << 20

@@ -34,8 +34,8 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from bench.scaling import BINARY, load  # noqa: E402
+from runner.judge.classic import reads_cliff, shape_of  # noqa: E402
 from runner.servers import PrivateServer, ServerConfig, descendants  # noqa: E402
-from submissions.tracks.classic.rerun import reads_cliff, shape_of  # noqa: E402
 
 MIB = 1 << 20
 PAGE = 8192

@@ -1,7 +1,7 @@
 """The scaling rule of verification reruns, measured: the C benchmark on private MariaDB and
 PostgreSQL servers (runner/servers.py: own data directory, port and socket, removed at the end)
 with several memory sizes, finding where each curve's cliff comes and how far the rate falls.
-Every curve is read as the classic judge reads it (submissions/tracks/classic/rerun.py
+Every curve is read as the classic judge reads it (runner/judge/classic.py
 shape_of: the cliff is the rate's steepest fall, as a fraction of the run).
 
 1. MariaDB, innodb_buffer_pool_size in --pools (MB), --rows-per-mb rows per MB, the page
@@ -9,7 +9,7 @@ shape_of: the cliff is the rate's steepest fall, as a fraction of the run).
    (--default-free: left at the default, as the rule before this one was measured): the row
    where the cliff comes. Fits through (pool, cliff rows): rows = a * (pool - overhead) **
    exponent, and its two special cases, a line (exponent 1) and a power (overhead 0), each
-   with its largest miss. The rule (submissions/scaling.py MEMORY_RULES) takes the overhead
+   with its largest miss. The rule (runner/judge/scaling.py MEMORY_RULES) takes the overhead
    and the exponent, and scales the free pages alike: pool_k = overhead + (pool - overhead) /
    k ** (1 / exponent).
 2. PostgreSQL, shared_buffers in --pg-buffers (MB): the same.
@@ -54,16 +54,16 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from runner.servers import PrivateServer, ServerConfig, plugins_for_engine  # noqa: E402
-from submissions.setup.scaling import MEMORY_RULES, scaled_size  # noqa: E402
-from submissions.setup.server_settings import MYSQL  # noqa: E402
-from submissions.tracks.classic.rerun import (  # noqa: E402
+from runner.judge.classic import (  # noqa: E402
     Shape,
     cliff_by_reads_sentence,
     judge_curves,
     shape_of,
 )
-from submissions.tracks.rerun import VERIFICATION  # noqa: E402
+from runner.judge.rerun import VERIFICATION  # noqa: E402
+from runner.judge.scaling import MEMORY_RULES, scaled_size  # noqa: E402
+from runner.servers import PrivateServer, ServerConfig, plugins_for_engine  # noqa: E402
+from submissions.setup.server_settings import MYSQL  # noqa: E402
 
 BINARY = ROOT / "runner" / "iibench" / "iibench"
 MIB = 1 << 20

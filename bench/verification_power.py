@@ -52,11 +52,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import bench.scaling as scaling  # noqa: E402
-from submissions.logparse import parse_log  # noqa: E402
-from submissions.setup.scaling import extrapolated, memory_for_scale  # noqa: E402
-from submissions.setup.server_settings import MYSQL  # noqa: E402
-from submissions.tracks.classic.rerun import judge_curves, shape_of  # noqa: E402
-from submissions.tracks.rerun import (  # noqa: E402
+from runner.judge.classic import judge_curves, shape_of  # noqa: E402
+from runner.judge.rerun import (  # noqa: E402
     BUSY_CORES,
     INCONCLUSIVE,
     NOT_REPRODUCED,
@@ -68,6 +65,9 @@ from submissions.tracks.rerun import (  # noqa: E402
     other_work,
     server_major,
 )
+from runner.judge.scaling import extrapolated, memory_for_scale  # noqa: E402
+from submissions.logparse import parse_log  # noqa: E402
+from submissions.setup.server_settings import MYSQL  # noqa: E402
 
 TOLERANCE = 0.25  # a contest's default rerun tolerance
 FLUSH = "innodb_flush_log_at_trx_commit"

@@ -16,13 +16,13 @@ from django.conf import settings
 from runner import process
 from runner.activity import other_io_line, read_disk_bytes
 from runner.host import read_cpu_times, steal_cores
+from runner.judge.rerun import steal_line
 from runner.models import RerunStatus, VerificationRun
 from runner.targets import Target
 from runner.watch import Outcome, begin_step, watch
-from submissions.tracks.rerun import steal_line
 
 if TYPE_CHECKING:  # the plan's types, wherever the workloads keep them
-    from submissions.tracks.rerun import RerunSpec, Step
+    from runner.judge.rerun import RerunSpec, Step
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Calibrating a verification host: when its queue is idle, the worker reruns a reference claim
 several times on a private server, as a verification reruns a claim (the claim's settings with
 memory scaled 1/k, the same command line, a fresh database each repeat), and keeps the spread of
-every figure the classic judge compares (submissions/tracks/classic/calibration.py). A verdict
+every figure the classic judge compares (runner/judge/calibration_spreads.py). A verdict
 then draws its bands with its host's fresh calibration (`spreads_for_run`), not the project's
 fixtures; a host whose calibration is stale, or missing, says `inconclusive` (unless
 RERUN_FIXTURE_SPREADS lets the fixtures stand in, as in the tests).
@@ -29,24 +29,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from runner import process, servers
-from runner.fleet import host_name, host_queue
+from runner.fleet import host_queue
 from runner.heartbeats import served_queues
-from runner.host import busy_cores, read_cpu_times, steal_cores, this_host
-from runner.models import (
-    CalibrationStatus,
-    HostCalibration,
-    RerunStatus,
-    VerificationRun,
-    WorkerBeat,
-)
-from runner.server_options import described_options
-from runner.targets import Target, rerun_targets
-from submissions.logparse import LogError
-from submissions.logparse.c_format import header_settings
-from submissions.setup.memory_budget import LEAST_CONNECTION_CAP
-from submissions.setup.scaling import memory_for_scale, rerun_settings, scaled_rows
-from submissions.setup.server_settings import size_in_bytes
-from submissions.tracks.classic.calibration import (
+from runner.host import busy_cores, host_name, host_of, read_cpu_times, steal_cores, this_host
+from runner.judge.calibration_spreads import (
     Calibration,
     NotCalibrated,
     calibration_spreads,
@@ -54,8 +40,9 @@ from submissions.tracks.classic.calibration import (
     run_figures,
     spreads_for_judge,
 )
-from submissions.tracks.classic.rerun import FIXTURE_SPREADS, STEP, steps
-from submissions.tracks.rerun import (
+from runner.judge.classic import FIXTURE_SPREADS, STEP, steps
+from runner.judge.memory_budget import LEAST_CONNECTION_CAP
+from runner.judge.rerun import (
     STEAL_CORES,
     RerunSpec,
     RunPlan,
@@ -65,7 +52,20 @@ from submissions.tracks.rerun import (
     read_output,
     steal_line,
 )
-from submissions.tracks.resolution import DEFAULT_REPEATS, HostSpread, HostSpreads
+from runner.judge.resolution import DEFAULT_REPEATS, HostSpread, HostSpreads
+from runner.judge.scaling import memory_for_scale, rerun_settings, scaled_rows
+from runner.models import (
+    CalibrationStatus,
+    HostCalibration,
+    RerunStatus,
+    VerificationRun,
+    WorkerBeat,
+)
+from runner.option_tables import described_options
+from runner.targets import Target, rerun_targets
+from submissions.logparse import LogError
+from submissions.logparse.c_format import header_settings
+from submissions.setup.server_settings import size_in_bytes
 
 CALIBRATE_HOST = "runner.tasks.calibrate_host"
 DEMO_LOGS = Path(__file__).resolve().parents[1] / "submissions" / "demo_logs"
@@ -204,8 +204,6 @@ def spreads_for_run(run: VerificationRun, *, now: datetime | None = None) -> Hos
     """The spreads the run's verdict is drawn with: its host's calibration fresh when the run
     ran (RERUN_CALIBRATION_MAX_AGE_DAYS), else the fixtures where RERUN_FIXTURE_SPREADS is on,
     else none, and why (the verdict is then inconclusive)."""
-    from runner.host_board import host_of  # the host board reads the verdicts' module
-
     host = host_of(run)
     found = calibration_of(host=host, target=run.target, rows=run.rows_target)
     failed = (
@@ -575,7 +573,7 @@ def calibrations_send(*, now: datetime | None = None) -> int:
         if not target.server or target.procedure != "steps" or not queue_idle(target):
             continue
         workers = WorkerBeat.objects.filter(queue=target.queue, beat_at__gte=since)
-        hosts = {beat.worker.rsplit("@", 1)[-1] for beat in workers}
+        hosts = {host_name(beat.worker) for beat in workers}
         for name in settings.RERUN_CALIBRATION_REFERENCES:
             reference = REFERENCES[name]
             if reference.family != target.family:

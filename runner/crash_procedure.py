@@ -12,10 +12,10 @@ from dataclasses import dataclass, replace
 from django.conf import settings
 
 from runner import process, servers
+from runner.judge.rerun import CrashPlan, RerunSpec
 from runner.models import RerunStatus, VerificationRun
 from runner.targets import Target
 from runner.watch import Outcome, beat_and_check_cancel, begin_step, stopped_outcome, watch
-from submissions.tracks.rerun import CrashPlan, RerunSpec
 
 
 class _Journal:

@@ -20,6 +20,7 @@ from runner.host import (
     HostComparison,
     compare_hosts,
     compare_server,
+    host_name,
     server_version,
     target_host,
     this_host,
@@ -38,11 +39,6 @@ HOST_FACTS = ("cpu_model", "cores", "memory_gb", "drive_kind", "drive_model", "s
 NOT_CALIBRATED = "not calibrated"
 # What a calibration's message says its spread could refute, with however many reruns.
 COULD_REFUTE = re.compile(r"; with \d+ reruns it (could refute [^;]*?)\.?$")
-
-
-def host_name(worker: str) -> str:
-    """The machine part of a Celery hostname: NAME of worker@NAME."""
-    return worker.rsplit("@", 1)[-1]
 
 
 def host_queue(queue: str, host: str) -> str:

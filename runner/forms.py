@@ -1,8 +1,8 @@
 from django import forms
 
 from runner.heartbeats import served_queues
+from runner.judge.resolution import DEFAULT_REPEATS
 from runner.targets import rerun_targets
-from submissions.tracks.resolution import DEFAULT_REPEATS
 
 
 def target_choices() -> list[tuple[str, str]]:

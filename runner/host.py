@@ -19,6 +19,17 @@ _NOT_DRIVES = ("loop", "ram", "zram", "dm-", "md", "sr", "fd", "nbd")
 
 
 @functools.cache
+def host_name(worker: str) -> str:
+    """The machine part of a Celery hostname: NAME of worker@NAME (the one parser of it)."""
+    return worker.rsplit("@", 1)[-1]
+
+
+def host_of(run) -> str:
+    """The host a run (a VerificationRun) ran on: its worker's machine (celery@HOST), else its
+    target's name."""
+    return host_name(run.worker) if run.worker else run.target
+
+
 def this_host() -> dict:
     """CPU model, cores, memory (GB) and drive kind of the machine this process runs on."""
     return {

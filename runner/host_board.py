@@ -4,7 +4,7 @@ verification scale, per registry host, with what it measured beside what its ent
 A rerun measures the entrant's solution (engine and settings) on the registry's own host: the
 only like-for-like comparison the registry can make, so the runs at one scale on one host rank
 the solutions as that host measured them. Rows are read from the runs' stored results (the
-classic judge's figures: `submissions/tracks/classic/rerun.py`); a track whose judge does not
+classic judge's figures: `runner/judge/classic.py`); a track whose judge does not
 measure a figure leaves it empty.
 """
 
@@ -16,6 +16,7 @@ import statistics
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 
+from runner.host import host_of
 from runner.models import RerunStatus, RerunVerdict, VerificationRun
 from runner.targets import rerun_targets
 from runner.verdicts import TERMINAL_RATES, settings_text
@@ -24,7 +25,7 @@ from submissions.models import Contest
 
 
 @dataclass(frozen=True)
-class HostRow:
+class HostBoardRow:
     run: int
     entry: int
     entrant: str
@@ -55,14 +56,9 @@ class HostRow:
         return RerunVerdict(self.verdict).label if self.verdict in RerunVerdict.values else ""
 
 
-COLUMNS = tuple(each.name for each in fields(HostRow))
+COLUMNS = tuple(each.name for each in fields(HostBoardRow))
 # Sortable by any column; the default ranks the fastest run at the scale first.
 DEFAULT_SORT = "seconds_at_scale"
-
-
-def host_of(run: VerificationRun) -> str:
-    """The host a run ran on: its worker's machine (celery@HOST), else its target's name."""
-    return run.worker.rsplit("@", 1)[-1] if run.worker else run.target
 
 
 def _mean(values: list) -> float | None:
@@ -70,7 +66,7 @@ def _mean(values: list) -> float | None:
     return statistics.fmean(found) if found else None
 
 
-def row_of(run: VerificationRun) -> HostRow:
+def row_of(run: VerificationRun) -> HostBoardRow:
     result = run.result if isinstance(run.result, dict) else {}
     reruns = [each for each in result.get("reruns", []) if isinstance(each, dict)]
     claim = result.get("claim") if isinstance(result.get("claim"), dict) else {}
@@ -78,7 +74,7 @@ def row_of(run: VerificationRun) -> HostRow:
     target = rerun_targets().get(run.target)
     engine = submission.storage_engine or "the default engine"
     settings = settings_text(run.settings, target.family if target else "")
-    return HostRow(
+    return HostBoardRow(
         run=run.pk,
         entry=submission.pk,
         entrant=submission.entrant_name if submission.publish else ANONYMOUS,
@@ -103,7 +99,7 @@ def _at_scale(seconds, divisor: int) -> float | None:
     return float(seconds) / divisor if isinstance(seconds, int | float) else None
 
 
-def host_board(contest: Contest, *, host: str = "", sort: str = DEFAULT_SORT) -> list[HostRow]:
+def host_board(contest: Contest, *, host: str = "", sort: str = DEFAULT_SORT) -> list[HostBoardRow]:
     """The runs at the contest's standard scale that finished with a verdict, on `host` (every
     host when empty), sorted by `sort` (a column, `-column` for descending; empty figures last).
     Empty when the contest sets no standard scale."""
@@ -124,7 +120,7 @@ def host_board(contest: Contest, *, host: str = "", sort: str = DEFAULT_SORT) ->
     return sorted_rows(rows, sort)
 
 
-def sorted_rows(rows: list[HostRow], sort: str) -> list[HostRow]:
+def sorted_rows(rows: list[HostBoardRow], sort: str) -> list[HostBoardRow]:
     descending = sort.startswith("-")
     column = sort.lstrip("-")
     if column not in COLUMNS:
@@ -139,11 +135,11 @@ def hosts_of(contest: Contest) -> list[str]:
     return sorted({row.host for row in host_board(contest)})
 
 
-def row_data(row: HostRow) -> dict:
+def row_data(row: HostBoardRow) -> dict:
     return asdict(row)
 
 
-def csv_lines(rows: list[HostRow]) -> Iterator[str]:
+def csv_lines(rows: list[HostBoardRow]) -> Iterator[str]:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     for values in [COLUMNS, *([getattr(row, name) for name in COLUMNS] for row in rows)]:

@@ -3,7 +3,7 @@ from django.db import models
 from django.urls import reverse
 from django.utils import timezone
 
-from submissions.tracks.rerun import COMPARISON_RUN, RERUN_VERDICTS, VERIFICATION
+from runner.judge.rerun import COMPARISON_RUN, RERUN_VERDICTS, VERIFICATION
 
 
 class RerunStatus(models.TextChoices):
@@ -18,7 +18,7 @@ class RerunStatus(models.TextChoices):
 FINISHED = (RerunStatus.SUCCEEDED, RerunStatus.FAILED, RerunStatus.CANCELLED, RerunStatus.TIMED_OUT)
 
 
-# The verdict vocabulary is the tracks' (submissions/tracks/rerun.py says what each means):
+# The verdict vocabulary is the tracks' (runner/judge/rerun.py says what each means):
 # the entry page, the API, the admin, the CSV and the feed all show these values and labels.
 RerunVerdict = models.TextChoices(
     "RerunVerdict", [(value.upper(), (value, label)) for value, label in RERUN_VERDICTS.items()]
@@ -26,7 +26,7 @@ RerunVerdict = models.TextChoices(
 
 
 class RerunKind(models.TextChoices):
-    # The judge's own words (submissions/tracks/rerun.py): one vocabulary for a rerun's kind.
+    # The judge's own words (runner/judge/rerun.py): one vocabulary for a rerun's kind.
     # Same server family, engine and settings as the entry: may verify it.
     VERIFICATION = VERIFICATION, "Verification"
     # Another engine or a server that cannot take the entry's settings: never verifies.
@@ -251,7 +251,7 @@ class VerificationHost(models.Model):
 
 
 class ServerOptionTable(models.Model):
-    """The option table a worker read from a server binary it runs (runner/server_options.py),
+    """The option table a worker read from a server binary it runs (runner/option_tables.py),
     kept so that the entry page, which has no server binary, says of each declared setting what
     a verification on that server does with it: the same decision, from the same list."""
 

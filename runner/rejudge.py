@@ -20,11 +20,12 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
+from runner.judge import RERUNS
+from runner.judge.rerun import MEMORY_UNBOUNDED, NotPlannable, Step
 from runner.models import RerunStatus, VerificationRun
 from runner.services import RerunRefused, spec_of, target_named
 from runner.verdicts import entry_verification_refresh, rerun_finish
 from runner.watch import Outcome
-from submissions.tracks.rerun import MEMORY_UNBOUNDED, NotPlannable, Step
 
 logger = logging.getLogger(__name__)
 
@@ -73,12 +74,13 @@ def rerun_rejudge(*, run: VerificationRun) -> Rejudged | None:
     if run.status != RerunStatus.SUCCEEDED or not run.verdict:
         return None
     track = run.submission.contest.track
-    if track.rerun.procedure == "crash":
+    rerun = RERUNS[track.workload]
+    if rerun.procedure == "crash":
         return None
     try:
         target = target_named(run.target)
         spec = spec_of(run, target, Path(settings.RERUN_WORK_DIR))
-        steps = track.rerun.steps(spec)
+        steps = rerun.steps(spec)
     except (RerunRefused, NotPlannable):
         return None
     logs = stored_repeat_logs(run.log, run.repeats, steps)

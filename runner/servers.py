@@ -445,7 +445,7 @@ class PrivateServer:
                 f"--pid-file={self.root}/mysqld.pid",
                 f"--log-error={self.log_path}",
                 *plugin_arguments(self.config),
-                # Exact names the server lists, typed (submissions/server_options.py decided):
+                # Exact names the server lists, typed (runner/judge/server_options.py decided):
                 # no `loose-`, an option it does not know stops it rather than pass unseen.
                 *(
                     f"--{key.replace('_', '-')}" + (f"={value}" if value != "" else "")

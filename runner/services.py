@@ -25,9 +25,28 @@ from runner.benchmark_runs import (
 )
 from runner.crash_procedure import execute_recovery
 from runner.host import free_memory
+from runner.judge import RERUNS, rerun_for
+from runner.judge.memory_budget import LEAST_CONNECTION_CAP
+from runner.judge.rerun import (
+    NotPlannable,
+    RerunRequest,
+    RerunSpec,
+    RunPlan,
+    TargetOptions,
+    engine_for,
+)
+from runner.judge.resolution import DEFAULT_REPEATS
+from runner.judge.scaling import (
+    NoScaleFits,
+    RerunSettings,
+    default_scale,
+    max_scale,
+    rerun_settings,
+    scaled_rows,
+)
 from runner.models import RerunKind, RerunStatus, VerificationRun
+from runner.option_tables import options_kept
 from runner.selectors import claimed_rows
-from runner.server_options import options_kept
 from runner.targets import Target, rerun_targets
 from runner.verdicts import rerun_finish
 from runner.verification import execute_on_private_server
@@ -36,25 +55,7 @@ from submissions.models import Submission
 from submissions.setup.declared import declared_settings, entry_family
 from submissions.setup.engines import normalised_engine
 from submissions.setup.entry_settings import logged_settings, settings_as_run
-from submissions.setup.memory_budget import LEAST_CONNECTION_CAP
-from submissions.setup.scaling import (
-    NoScaleFits,
-    RerunSettings,
-    default_scale,
-    max_scale,
-    rerun_settings,
-    scaled_rows,
-)
 from submissions.tracks import TRACKS, Track
-from submissions.tracks.rerun import (
-    NotPlannable,
-    RerunRequest,
-    RerunSpec,
-    RunPlan,
-    TargetOptions,
-    engine_for,
-)
-from submissions.tracks.resolution import DEFAULT_REPEATS
 
 # The task that runs a rerun, sent by name: the service never imports the task module, which
 # imports the service (runner/tasks.py registers the task under this name).
@@ -117,7 +118,8 @@ def rerun_start(
         repeats=repeats,
         limit=None if refusal or comparison else _scale_limit(submission),
     )
-    if submission.contest.track.rerun and submission.contest.track.rerun.procedure == "crash":
+    rerun = rerun_for(submission.contest.track.workload)
+    if rerun and rerun.procedure == "crash":
         # One crash at the rows asked for: the claim's own settings, one run.
         size = _Size(size.rows, scale=1, repeats=1)
     _check_workload(submission, chosen, size.rows)
@@ -272,9 +274,10 @@ def _scale_limit(submission: Submission) -> tuple[int, str] | None:
 
 def _check_workload(submission: Submission, target: Target, rows: int) -> None:
     track = submission.contest.track
-    if track.rerun is None:
+    rerun = rerun_for(track.workload)
+    if rerun is None:
         raise RerunRefused(f"A {track.label} entry cannot be rerun.")
-    crash = track.rerun.procedure == "crash"
+    crash = rerun.procedure == "crash"
     server_targets = sorted(
         name for name, each in rerun_targets().items() if each.procedure == "crash"
     )
@@ -288,10 +291,10 @@ def _check_workload(submission: Submission, target: Target, rows: int) -> None:
         others = ", ".join(
             each.label.lower()
             for each in TRACKS.values()
-            if each.rerun and each.rerun.procedure == "crash"
+            if (each_rerun := rerun_for(each.workload)) and each_rerun.procedure == "crash"
         )
         raise RerunRefused(f"The {target.name} target runs {others} reruns only.", "target")
-    reason = track.rerun.refusal(
+    reason = rerun.refusal(
         RerunRequest(
             figures=_track_figures(submission),
             claimed_rows=claimed_rows(submission),
@@ -377,23 +380,22 @@ def rerun_execute(*, run_id: int) -> VerificationRun:
     work_dir.mkdir(parents=True, exist_ok=True)
     spec = spec_of(run, target, work_dir)
     track = run.submission.contest.track
+    rerun = RERUNS[track.workload]
     _describe_host(run, target)
     try:
         asked = _rerun_settings(run, target, track)
-        if track.rerun.procedure == "crash":
+        if rerun.procedure == "crash":
             if run.resumes:
                 raise NotResumable("The worker stopped mid-crash: start a new rerun.")
             outcome = execute_recovery(
-                run, target, spec, track.rerun.crash_plan, server_settings=asked.applied,
+                run, target, spec, rerun.crash_plan, server_settings=asked.applied,
                 memory_limit=asked.memory_limit,
             )  # fmt: skip
         else:
-            steps = track.rerun.steps(spec)
+            steps = rerun.steps(spec)
             resume = resume_point(run, steps) if run.resumes else None
             if target.server:
-                outcome = execute_on_private_server(
-                    run, target, spec, track.rerun.steps, asked, resume
-                )
+                outcome = execute_on_private_server(run, target, spec, rerun.steps, asked, resume)
             else:
                 outcome = execute_repeats(
                     run, target, spec, steps,
@@ -438,7 +440,7 @@ def _rerun_settings(run: VerificationRun, target: Target, track: Track) -> Rerun
     submission = run.submission
     if not target.server:
         return RerunSettings({}, {}, [])
-    crash = track.rerun.procedure == "crash"
+    crash = RERUNS[track.workload].procedure == "crash"
     family = entry_family(submission)
     engine = engine_for(_declared_engine(submission), target.engines)
     return rerun_settings(

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 
-from submissions.tracks.rerun import engine_for
+from runner.judge.rerun import engine_for
 
 
 @dataclass(frozen=True)
@@ -21,7 +21,7 @@ class Target:
     # "mariadb" or "postgresql": the worker starts a private server of its own for each rerun,
     # with the entry's allowed settings; empty, the benchmark runs against `url`.
     server: str = ""
-    # The rerun procedure it runs, as a track's rerun declares it (tracks/rerun.py,
+    # The rerun procedure it runs, as a track's rerun declares it (runner/judge/rerun.py,
     # Rerun.procedure): "steps" (benchmark runs), or "crash" (its private server killed and
     # restarted). A target runs the reruns of its procedure only, and only it runs them.
     procedure: str = "steps"

@@ -5,6 +5,7 @@ import logging
 from celery import shared_task
 
 from runner import calibration, services
+from runner.host import host_name
 
 logger = logging.getLogger(__name__)
 
@@ -44,7 +45,7 @@ def calibrate_host(target: str, reference: str, repeats: int) -> None:
         target=target,
         reference=calibration.reference_for(name=reference),
         repeats=repeats,
-        host=worker.rsplit("@", 1)[-1],
+        host=host_name(worker),
         only_if_due=True,
     )
     if done is None:

@@ -10,6 +10,18 @@ from django.utils import timezone
 
 from runner.activity import stated_other_io, while_it_ran
 from runner.calibration import spreads_for_run
+from runner.judge import RERUNS
+from runner.judge.rerun import (
+    STEAL_CORES,
+    Claim,
+    Judgement,
+    NotPlannable,
+    RerunSpec,
+    other_work,
+    read_output,
+    server_major,
+)
+from runner.judge.scaling import MEMORY_RULES, Extrapolation, extrapolated
 from runner.models import RerunKind, RerunStatus, RerunVerdict, VerificationRun
 from runner.targets import rerun_targets
 from runner.watch import Outcome
@@ -22,19 +34,8 @@ from submissions.measures.series import unpack_columns
 from submissions.models import Submission
 from submissions.setup.declared import declared_settings, entry_family
 from submissions.setup.entry_settings import settings_as_run, stored_log_header
-from submissions.setup.scaling import MEMORY_RULES, Extrapolation, extrapolated
 from submissions.setup.server_settings import size_text
 from submissions.tracks import Track
-from submissions.tracks.rerun import (
-    STEAL_CORES,
-    Claim,
-    Judgement,
-    NotPlannable,
-    RerunSpec,
-    other_work,
-    read_output,
-    server_major,
-)
 
 
 def rerun_finish(
@@ -82,14 +83,15 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
     """Judge the finished rerun (every repeat); the entry's outcome is stored from its judged
     verifications after (entry_verification_refresh)."""
     submission = run.submission
+    rerun = RERUNS[track.workload]
     try:
         reruns = [
             read_output(logs, spec=spec, rows_target=run.rows_target, result=outcome.result)
             for logs in outcome.repeat_logs or [outcome.step_logs]
         ]
         # A judge that takes the host's spreads gets its calibration (runner/calibration.py).
-        spreads = {"spreads": spreads_for_run(run)} if track.rerun.calibrated else {}
-        judgement = track.rerun.judge(
+        spreads = {"spreads": spreads_for_run(run)} if rerun.calibrated else {}
+        judgement = rerun.judge(
             _claim(submission, spec),
             reruns,
             kind=kind,
@@ -106,7 +108,7 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
         run.status = RerunStatus.FAILED
         run.message = f"The rerun cannot be compared with the claim: {reason}"
         return
-    if track.rerun.shape_scaled:
+    if rerun.shape_scaled:
         judgement = within_measured_range(judgement, _extrapolation(run, reruns))
     run.verdict, run.ratio = judgement.verdict, judgement.ratio
     run.message = f"{judgement.message} {_setup_sentence(run)}".strip()

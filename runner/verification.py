@@ -14,14 +14,14 @@ from django.conf import settings
 from runner import servers
 from runner.activity import server_io_bytes
 from runner.benchmark_runs import Resume, execute_repeats
+from runner.judge.rerun import MEMORY_UNBOUNDED
+from runner.judge.scaling import RerunSettings
 from runner.models import RerunStatus, VerificationRun
 from runner.targets import Target
 from runner.watch import Outcome, beat_and_check_cancel, begin_step, stopped_outcome
-from submissions.setup.scaling import RerunSettings
-from submissions.tracks.rerun import MEMORY_UNBOUNDED
 
 if TYPE_CHECKING:  # the plan's types, wherever the workloads keep them
-    from submissions.tracks.rerun import RerunSpec, Step
+    from runner.judge.rerun import RerunSpec, Step
 
 
 def settings_lines(asked: RerunSettings, read_back: dict[str, str]) -> str:

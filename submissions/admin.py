@@ -201,19 +201,9 @@ class SubmissionAdmin(SimpleHistoryAdmin):
         if change:
             version = rule_versions.rule_version_current(obj.contest)
             services.entry_recheck(submission=obj, version=version)
-            contest_ranks.contest_rank(contest=obj.contest)
 
-    # Deleting here bypasses services.submission_delete: rank the contests again afterwards.
-    def delete_model(self, request, obj):
-        contest = obj.contest
-        super().delete_model(request, obj)
-        contest_ranks.contest_rank(contest=contest)
-
-    def delete_queryset(self, request, queryset):
-        contests = list(Contest.objects.filter(submissions__in=queryset).distinct())
-        super().delete_queryset(request, queryset)
-        for contest in contests:
-            contest_ranks.contest_rank(contest=contest)
+    # Deleting here bypasses services.entry_delete; each deleted entry's post_delete signal
+    # moves its contest's board version on (submissions/signals.py), one or many at once.
 
 
 def _entry_id_or_404(text: str) -> None:

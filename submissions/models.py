@@ -12,6 +12,8 @@ from django.utils import timezone
 from simple_history.models import HistoricalRecords
 
 from submissions import tracks
+from submissions.board.versions import forget_kept_versions
+from submissions.contests.rank_query import beats_q, ranked_q
 from submissions.entries.verification import (
     OUTCOME_CHOICES,
     REPRODUCED,
@@ -133,8 +135,6 @@ class Contest(models.Model):
         super().save(*args, **kwargs)
         if self.pk is not None and not isinstance(self.board_version, int):
             self.refresh_from_db(fields=["board_version"])
-        from submissions.board.versions import forget_kept_versions  # board/ imports models
-
         forget_kept_versions()
 
     def get_absolute_url(self) -> str:
@@ -313,7 +313,7 @@ class Submission(models.Model):
     run_fingerprint = models.CharField(max_length=64, blank=True)
     log_size = models.PositiveBigIntegerField(default=0)
     # What the entrant declared for the contest's track beyond the run's declaration (the
-    # fields of submissions/tracks.py, e.g. crash recovery's insert_rate), as typed values.
+    # fields of submissions/tracks/__init__.py, e.g. crash recovery's insert_rate), as typed values.
     track_declared = models.JSONField(default=dict, blank=True)
 
     # What the registry found: written by services.submission_check, never by a form.
@@ -352,7 +352,7 @@ class Submission(models.Model):
     ineligible_reason = models.CharField(max_length=500, blank=True)
     checked_at = models.DateTimeField(null=True, blank=True)
     # The engine the board filters by ("InnoDB" for "InnoDB plugin 1.0"), derived from the
-    # free text with the verdicts (submissions/engines.py); the free text is shown as written.
+    # free text with the verdicts (submissions/setup/engines.py); the free text is shown as written.
     engine = models.CharField(max_length=40, blank=True)
     # The rules the verdicts were made under: the entry page states them from this version, so
     # a sentence of one version never stands beside a verdict of another. Null: judged before
@@ -382,14 +382,14 @@ class Submission(models.Model):
         db_persist=True,
     )
     # The figures of the contest's track beyond the run's own (deletes, query times,
-    # key types, load rates, recovery times), as submissions/tracks.py computes them; the
+    # key types, load rates, recovery times), as submissions/tracks/__init__.py computes them; the
     # rerun service compares a rerun with these. Empty for a track with none.
     track_figures = models.JSONField(default=dict, blank=True)
     # The track's ranking metric and class, copied out of track_figures when the entry is
     # checked, so the board ranks and sorts on columns and never reads JSON in SQL.
     track_metric = models.FloatField(null=True, blank=True)
     track_class = models.CharField(max_length=40, blank=True)
-    # What the run cost (submissions/costs.py), from the cost columns of its log (iibench-c
+    # What the run cost (submissions/measures/costs.py), from the cost columns of its log (iibench-c
     # format 2); null where the log does not carry them, never zero for "unknown". Per-row
     # figures are over the terminal-rate window, like the terminal rate.
     db_size_bytes = models.PositiveBigIntegerField(
@@ -500,9 +500,23 @@ class Submission(models.Model):
         instance may be saved again, which forgets a rank read with its list)."""
         if KNOWN_RANK in self.__dict__:
             return self.__dict__[KNOWN_RANK]
-        from submissions.contests.ranks import entry_rank  # the ranks read the models
+        return self.counted_rank()
 
-        return entry_rank(entry=self)
+    def counted_rank(self) -> int | None:
+        """One entry's rank: 1 + the ranked entries of its contest (and class) that beat it.
+        One count, whatever the board's size, and nothing written."""
+        track = self.contest.track
+        ranking = track.ranking
+        keys = ranking.order
+        if not self.eligible or any(
+            key.required and getattr(self, key.column) is None for key in keys
+        ):
+            return None
+        rivals = Submission.objects.filter(ranked_q(track), contest_id=self.contest_id)
+        if ranking.class_key:
+            rivals = rivals.filter(track_class=self.track_class)
+        values = tuple(getattr(self, key.column) for key in keys)
+        return 1 + rivals.filter(beats_q(keys, values)).count()
 
     @property
     def hardware_summary(self) -> str:
@@ -569,7 +583,7 @@ class SettingSource(models.TextChoices):
 class ServerSetting(models.Model):
     """One server setting an entry ran with (innodb_buffer_pool_size = 12G), from the declared
     configuration text, the benchmark's own header or a rerun's server; a rerun applies the
-    declared ones that the allow-list lets through (submissions/server_settings.py)."""
+    declared ones that the allow-list lets through (submissions/setup/server_settings.py)."""
 
     submission = models.ForeignKey(
         Submission, on_delete=models.CASCADE, related_name="server_settings"
@@ -668,7 +682,7 @@ class RuleVersion(models.Model):
 
     contest = models.ForeignKey(Contest, on_delete=models.CASCADE, related_name="rule_versions")
     number = models.PositiveIntegerField()
-    # The rule fields of the contest (submissions/rule_changes.py RULE_FIELDS) as JSON.
+    # The rule fields of the contest (submissions/contests/rule_changes.py RULE_FIELDS) as JSON.
     rules = models.JSONField()
     changes = models.JSONField(
         default=list, blank=True, help_text='e.g. ["memory cap 16 -> 32 GB"]'

@@ -6,7 +6,7 @@ from celery import current_app, shared_task
 from django.conf import settings
 
 from iibench_site.celery import publish
-from submissions.contests import rechecks
+from submissions.entries import rechecks
 from submissions.opendata import state
 
 logger = logging.getLogger(__name__)

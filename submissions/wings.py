@@ -27,7 +27,7 @@ class Panel:
 
     template: str
     context: Callable[..., dict]
-    # The keys of the compiled statements `context` reads (board/compiled.py), by contest id:
+    # The keys of the compiled statements `context` reads (caches/compiled.py), by contest id:
     # read ahead with the rest of the page.
     reads: Callable[[int], list] | None = None
 
@@ -59,6 +59,14 @@ TOKEN_LISTERS: list[Callable] = []
 # sentence)} | None: what a verification does with an entry's declared settings, by its
 # servers' own option lists
 SETTING_DECIDERS: list[Callable] = []
+# (config_text, family) -> str | None: the first declared size the verification wing's one size
+# grammar cannot read, as the upload's refusal naming its line (None: every size reads). A rerun
+# would refuse it; the upload refuses it where the entrant can fix it.
+SIZE_CHECKS: list[Callable] = []
+# The lookup from an entry to whether it was streamed with the registry's clock agreeing (the
+# live wing's "live_run__witnessed"), for reads that filter and show trust in SQL
+# (entries/trust.py); none: no wing streams runs.
+STREAMED_LOOKUPS: list[str] = []
 
 
 def _register(plugs: list, plug) -> None:
@@ -92,6 +100,29 @@ def register_token_lister(lister: Callable) -> None:
 
 def register_setting_decider(decider: Callable) -> None:
     _register(SETTING_DECIDERS, decider)
+
+
+def register_size_check(check: Callable) -> None:
+    _register(SIZE_CHECKS, check)
+
+
+def unreadable_size(config_text: str, family: str) -> str | None:
+    """The refusal of a declared size no rerun could read (see SIZE_CHECKS); None when every size
+    reads, or no wing checks sizes."""
+    for check in SIZE_CHECKS:
+        found = check(config_text, family)
+        if found is not None:
+            return found
+    return None
+
+
+def register_streamed_lookup(lookup: str) -> None:
+    _register(STREAMED_LOOKUPS, lookup)
+
+
+def streamed_lookup() -> str:
+    """The ORM lookup of an entry's stream sealed as streamed; "" when no wing streams runs."""
+    return STREAMED_LOOKUPS[0] if STREAMED_LOOKUPS else ""
 
 
 def entry_panels_context(submission, user) -> dict:

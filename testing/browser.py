@@ -115,3 +115,33 @@ def log_in(page: WatchedPage, username: str, password: str) -> None:
     page.page.fill("input[name=password]", password)
     page.page.get_by_role("button", name="Log in").click()
     page.page.wait_for_selector(f"text=Log out {username}")
+
+
+def fill_declaration(page, declared: dict) -> None:
+    """Type what an entrant declares into the form, field by field, as a person would."""
+    for name, value in declared.items():
+        field = page.locator(f"[name={name}]")
+        kind = field.evaluate("element => element.type")
+        if kind == "checkbox":
+            field.set_checked(bool(value))
+        elif kind.startswith("select"):
+            field.select_option(str(value))
+        else:
+            field.fill(str(value))
+
+
+@contextmanager
+def browser_page() -> Iterator:
+    """A Chromium page. Open it after the test's data is stored: Playwright's sync API runs an
+    event loop in this thread, and ORM calls under it would get a connection of their own."""
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    if not CHROMIUM:
+        pytest.skip("no Chromium on this machine")
+    with playwright_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        yield page
+        browser.close()
+    assert errors == []

@@ -8,7 +8,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from submissions import tracks
-from submissions.contests.rules import DeclaredSetup, Entry, RuleSet, RuleVerdict, check_entry
+from submissions.contests.rules import (
+    DeclaredSetup,
+    Entry,
+    RuleSet,
+    RuleVerdict,
+    check_entry,
+)
 from submissions.logparse import key_type_log, parse_log, parse_log_runs
 from submissions.measures.figures import log_figures
 
@@ -81,3 +87,37 @@ def judge_track(
         metric=ranking.metric_of(track_figures),
         track_class=ranking.class_of(track_figures),
     )
+
+
+RULES_2008 = RuleSet(
+    target_rows=5_000_000,
+    rows_per_commit=1_000,
+    max_rows_per_insert=1_000,
+    report_every_rows=1_000_000,
+    max_sockets=2,
+    max_cores=8,
+    max_memory_gb=16,
+    max_drives=8,
+    require_direct_attached=True,
+    raid_allowed=True,
+    required_mysql_version="5.1",
+    preferred_os="CentOS 5",
+    deadline=datetime(2009, 1, 1, 5, 0, tzinfo=UTC),
+    timezone="America/New_York",
+)
+
+
+SUN_X4150 = DeclaredSetup(
+    sockets=2,
+    cores=8,
+    memory_gb=16,
+    drives=8,
+    raid_level="RAID 5",
+    direct_attached=True,
+    os="CentOS 5.1",
+    server_version="5.1.25-rc",
+    storage_engine="InnoDB",
+)
+
+
+IN_TIME = datetime(2008, 12, 20, tzinfo=UTC)

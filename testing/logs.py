@@ -2,8 +2,12 @@
 
 import contextlib
 import gzip
+import io
+import random
 from collections.abc import Iterator
 from pathlib import Path
+
+from submissions.logparse import ParsedLog, parse_log
 
 
 def python_log(
@@ -374,3 +378,81 @@ def c_mariadb_head_and_reports(count: int) -> tuple[str, list[str]]:
         fields[14] = "-" if number % 5 == 0 else str(4096 * number)
         reports.append("\t".join(fields))
     return "\n".join(lines[: first + 1]) + "\n", reports
+
+
+HEADER_2023 = (
+    "i_sec\tt_sec\ti_ips\tt_ips\ti_dps\tt_dps\ti_qps\tt_qps\tmax_i\tmax_d\tmax_q"
+    "\tt_ins\tt_del\tt_query\tretry_i\tretry_d\tretry_q\n"
+)
+
+
+class GeneratedLog(io.RawIOBase):
+    """A file object whose bytes come from a generator: the log never exists whole."""
+
+    def __init__(self, chunks):
+        self.chunks = iter(chunks)
+        self.pending = b""
+        self.largest_read = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        while not self.pending:
+            self.pending = next(self.chunks, b"")
+            if not self.pending:
+                return 0
+        size = min(len(buffer), len(self.pending))
+        buffer[:size] = self.pending[:size]
+        self.pending = self.pending[size:]
+        self.largest_read = max(self.largest_read, size)
+        return size
+
+
+# The 2023 Python iibench's column header as one line, without its newline.
+HEADER_2023_COLUMNS = (
+    "i_sec\tt_sec\ti_ips\tt_ips\ti_dps\tt_dps\ti_qps\tt_qps\tmax_i\tmax_d\tmax_q"
+    "\tt_ins\tt_del\tt_query\tretry_i\tretry_d\tretry_q"
+)
+
+
+def python_2023(
+    count: int, *, seed: int, stall_every: int = 0, deletes_from: int = -1, queries: bool = True
+) -> str:
+    rng = random.Random(seed)
+    lines, rows, deleted, queries, elapsed = [HEADER_2023_COLUMNS], 0, 0, 0, 0.0
+    for i in range(count):
+        interval = 10.0 + rng.random()
+        elapsed += interval
+        stalled = stall_every and i % stall_every == 0
+        new_rows = 0 if stalled else rng.randrange(1, 90_000)
+        rows += new_rows
+        dps = rng.randrange(1, 900) if 0 <= deletes_from <= i else 0
+        deleted += dps * 10
+        qps = rng.randrange(0, 50) if queries and i > count // 3 else 0
+        queries += qps * 10
+        lines.append(
+            f"{interval:.1f}\t{elapsed:.1f}\t{new_rows / interval:.0f}\t{rows / elapsed:.1f}\t"
+            f"{dps}\t{deleted / elapsed:.0f}\t{qps}\t{queries / elapsed:.0f}\t1\t2\t3\t"
+            f"{rows}\t{deleted}\t{queries}\t0\t0\t0"
+        )
+    lines.append(f"Totals: {elapsed:.1f} secs, {rows / elapsed:.1f} rows/sec, {rows} rows, 0 0 0")
+    return "\n".join(lines) + "\n"
+
+
+# The real logs the parser's tests read (submissions/tests/fixtures/logs).
+FIXTURES = Path(__file__).resolve().parents[1] / "submissions" / "tests" / "fixtures" / "logs"
+
+
+def parse_fixture(name: str, **options) -> ParsedLog:
+    with (FIXTURES / name).open("rb") as source:
+        return parse_log(source, **options)
+
+
+def parse_text(text: str | bytes, **options) -> ParsedLog:
+    data = text.encode() if isinstance(text, str) else text
+    return parse_log(io.BytesIO(data), **options)
+
+
+def fixture_text(name: str) -> str:
+    return (FIXTURES / name).read_text()

@@ -1,14 +1,19 @@
 """Reruns as the tests drive them: started, claimed and run to the end in the test's process, and track entries with figures given as they are."""
 
+from io import StringIO
 from pathlib import Path
 
+from django.core.management import call_command
 from django.utils import timezone
 
 from runner import services as rerun_services
 from runner.host import this_host
 from runner.models import RerunStatus, VerificationRun
+from submissions.entries import services as entry_services
 from submissions.models import Submission
-from testing.factories import ContestFactory, SubmissionFactory
+from testing.entries import DECLARED, upload
+from testing.factories import ContestFactory, SubmissionFactory, UserFactory
+from testing.logs import python_log
 
 
 def run_to_end(entry, organizer, target: str, **size):
@@ -103,4 +108,38 @@ def stored_run(
         started_at=finished,
         worker=worker,
         finished_at=finished,
+    )
+
+
+# The demo claim the rejudging tests rerun.
+DEMO_ENTRY = "Demo: C iiBench on MariaDB, a 128 MB buffer pool"
+
+
+# Three 1/10 reruns of the demo claim on a 25 MB pool, made on the claim's own machine.
+TRUE_RERUNS = [f"iibench-c-mariadb-25mb-pool-300k-{n}.log" for n in (1, 2, 3)]
+
+
+def rejudge() -> str:
+    out = StringIO()
+    call_command("rerun_rejudge", stdout=out)
+    return out.getvalue()
+
+
+MY_CNF = """\
+[mysqld]
+innodb_buffer_pool_size = 1G
+innodb-flush-log-at-trx-commit = 2
+init_file = /tmp/anything.sql
+innodb_additional_mem_pool_size = 8M
+"""
+
+
+def entry_with(config: str, **declared):
+    contest = ContestFactory(target_rows=5_000_000, rerun_tolerance=0.25)
+    log = python_log(rows=2_000_000, rates=[5_000.0, 5_000.0])
+    return entry_services.entry_create(
+        contest=contest,
+        owner=UserFactory(),
+        declared={**DECLARED, "server_config": config, **declared},
+        log_file=upload(log),
     )

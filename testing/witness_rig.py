@@ -14,6 +14,8 @@ from datetime import timedelta
 from pathlib import Path
 
 from django.utils import timezone
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
 
 from submissions.live import services as live
 from submissions.live.models import LiveRun
@@ -165,3 +167,41 @@ class CuttableProxy:
     def close(self) -> None:
         self.cut()
         self.listener.close()
+
+
+MACHINE = {
+    "cores": 8,
+    "logical_cpus": 16,
+    "memory_bytes": 16 * 2**30,
+    "datadir": {"path": "/var/lib/mysql", "kind": "hdd"},
+}
+
+
+def api_client(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
+    return client
+
+
+def witness_client(user, contest) -> APIClient:
+    response = api_client(user).post("/api/witness-tokens/", {"contest": contest.slug})
+    assert response.status_code == 201, response.content
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {response.json()['token']}")
+    return client
+
+
+def open_run(client, declared, run_key="run-key-0001", machine=MACHINE):
+    return client.post(
+        "/api/live/", {**declared, "run_key": run_key, "machine": machine}, format="json"
+    )
+
+
+def append(client, run_id, seq, lines):
+    return client.post(f"/api/live/{run_id}/batches/", {"seq": seq, "lines": lines}, format="json")
+
+
+def c_benchmark(tmp_path, rows: int, rate: int = 0) -> list[str]:
+    command = [str(IIBENCH), "--db", f"sqlite:///{tmp_path / 'bench.db'}", "--rows", str(rows),
+               "--report-every", "10000", "--seed", "7"]  # fmt: skip
+    return [*command, "--max-rate", str(rate)] if rate else command

@@ -12,7 +12,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from runner import servers
-from runner.server_options import options_kept
+from runner.option_tables import options_kept
 from submissions.models import Submission
 from testing.entries import upload
 

@@ -6,9 +6,9 @@ one verdict that names the engine, the settings, the scale, the host and the cli
 
 import pytest
 
+from runner.judge.scaling import MEMORY_RULES, scaled_size
 from submissions.entries.demo import demo_load
 from submissions.models import Submission
-from submissions.setup.scaling import MEMORY_RULES, scaled_size
 from submissions.setup.server_settings import MYSQL, size_text
 from testing.reruns import run_to_end
 

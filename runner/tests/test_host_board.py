@@ -9,9 +9,9 @@ import io
 import pytest
 
 from runner.models import VerificationRun
-from runner.tests.test_rejudge import DEMO_ENTRY, rejudge, stored_run
 from submissions.entries.demo import demo_load
 from submissions.models import Contest, Submission
+from testing.reruns import DEMO_ENTRY, rejudge, stored_run
 
 pytestmark = pytest.mark.django_db
 

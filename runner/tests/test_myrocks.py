@@ -16,8 +16,8 @@ import pytest
 from django.conf import settings
 
 from runner import servers
-from runner.server_options import described_options, options_kept, setting_decisions
-from submissions.setup.server_options import decide
+from runner.judge.server_options import decide
+from runner.option_tables import described_options, options_kept, setting_decisions
 from submissions.setup.server_settings import MYSQL
 
 ROCKSDB = servers.ServerConfig(

@@ -4,36 +4,23 @@ made on this machine (submissions/tests/fixtures/logs), stored as a worker store
 
 from __future__ import annotations
 
-from io import StringIO
-
 import pytest
-from django.core.management import call_command
 
 from runner import rejudge as rejudge_module
+from runner.judge.rerun import Step
 from runner.models import VerificationRun
 from runner.rejudge import stored_repeat_logs
 from submissions.entries.demo import demo_load
 from submissions.models import Contest, Submission
-from submissions.tracks.rerun import Step
-from testing.reruns import stored_run
+from testing.reruns import DEMO_ENTRY, TRUE_RERUNS, rejudge, stored_run
 
 pytestmark = pytest.mark.django_db
-
-DEMO_ENTRY = "Demo: C iiBench on MariaDB, a 128 MB buffer pool"
-# Three 1/10 reruns of the demo claim on a 25 MB pool, made on the claim's own machine.
-TRUE_RERUNS = [f"iibench-c-mariadb-25mb-pool-300k-{n}.log" for n in (1, 2, 3)]
 
 
 @pytest.fixture
 def demo_entry():
     demo_load()
     return Submission.objects.get(entrant_name=DEMO_ENTRY)
-
-
-def rejudge() -> str:
-    out = StringIO()
-    call_command("rerun_rejudge", stdout=out)
-    return out.getvalue()
 
 
 def test_a_true_claim_refuted_by_the_old_judge_is_reproduced_and_verified(demo_entry):

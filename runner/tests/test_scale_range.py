@@ -7,14 +7,14 @@ import html
 
 import pytest
 
+from runner.judge.rerun import Judgement
+from runner.judge.scaling import extrapolated
 from runner.models import VerificationRun
 from runner.serializers import RerunSerializer
 from runner.verdicts import headline, within_measured_range
 from submissions.entries.demo import demo_load
 from submissions.models import Submission
-from submissions.setup.scaling import extrapolated
 from submissions.setup.server_settings import MYSQL
-from submissions.tracks.rerun import Judgement
 
 DEMO_ENTRY = "Demo: C iiBench on MariaDB, a 128 MB buffer pool"
 REPRODUCED = Judgement(
@@ -127,7 +127,7 @@ def test_the_default_scale_fits_the_time_limit_above_the_pools_floor(client, org
 
 @pytest.mark.django_db
 def test_the_badges_tooltip_says_the_verifications_headline_first(client):
-    from runner.tests.test_rejudge import TRUE_RERUNS, rejudge, stored_run
+    from testing.reruns import TRUE_RERUNS, rejudge, stored_run
 
     demo_load()
     entry = Submission.objects.get(entrant_name=DEMO_ENTRY)
@@ -146,7 +146,7 @@ def test_the_badges_tooltip_says_the_verifications_headline_first(client):
 
 @pytest.mark.django_db
 def test_a_stored_verification_at_1_20_is_judged_extrapolated_never_reproduced(client, organizer):
-    from runner.tests.test_rejudge import TRUE_RERUNS, rejudge, stored_run
+    from testing.reruns import TRUE_RERUNS, rejudge, stored_run
 
     demo_load()
     entry = Submission.objects.get(entrant_name=DEMO_ENTRY)

@@ -13,8 +13,7 @@ import time
 import pytest
 
 from runner import servers
-from runner.server_options import described_options
-from submissions.setup.server_options import (
+from runner.judge.server_options import (
     BOOLEAN,
     ENUM,
     NUMBER,
@@ -24,6 +23,7 @@ from submissions.setup.server_options import (
     ServerOption,
     decide,
 )
+from runner.option_tables import described_options
 from submissions.setup.server_settings import MYSQL, POSTGRESQL
 
 FAMILY = {"mariadb": MYSQL, "postgresql": POSTGRESQL}

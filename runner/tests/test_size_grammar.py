@@ -28,10 +28,10 @@ import time
 import pytest
 
 from runner import servers
-from runner.server_options import described_options
-from submissions.setup.memory_budget import FREE_SHARE, POSTGRESQL_DEFAULTS
-from submissions.setup.scaling import MEMORY_RULES, rerun_settings, setting_fates
-from submissions.setup.server_options import NUMBER, decide
+from runner.judge.memory_budget import FREE_SHARE, POSTGRESQL_DEFAULTS
+from runner.judge.scaling import MEMORY_RULES, rerun_settings, setting_fates
+from runner.judge.server_options import NUMBER, decide
+from runner.option_tables import described_options
 from submissions.setup.server_settings import MYSQL, POSTGRESQL
 
 MIB, GIB = 1 << 20, 1 << 30

@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 
 from runner.host import CpuTimes, busy_cores, cpu_times, steal_cores
-from submissions.logparse import parse_log
-from submissions.tracks.classic.rerun import judge
-from submissions.tracks.rerun import (
+from runner.judge.classic import judge
+from runner.judge.rerun import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
     Claim,
@@ -21,6 +20,7 @@ from submissions.tracks.rerun import (
     read_output,
     steal_line,
 )
+from submissions.logparse import parse_log
 
 LOGS = Path(__file__).resolve().parents[2] / "submissions" / "tests" / "fixtures" / "logs"
 DEMO_CLAIM = (

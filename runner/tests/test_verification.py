@@ -10,41 +10,19 @@ import pytest
 from django.utils.html import escape
 
 from runner import services
+from runner.judge.scaling import MEMORY_RULES, scaled_size
 from runner.verdicts import settings_text
-from submissions.entries import services as entry_services
-from submissions.setup.scaling import MEMORY_RULES, scaled_size
 from submissions.setup.server_settings import MYSQL, size_text
-from testing.entries import DECLARED, upload
-from testing.factories import ContestFactory, UserFactory
-from testing.logs import python_log
-from testing.reruns import run_to_end
+from testing.reruns import MY_CNF, entry_with, run_to_end
 
 pytestmark = pytest.mark.django_db
 
-MY_CNF = """\
-[mysqld]
-innodb_buffer_pool_size = 1G
-innodb-flush-log-at-trx-commit = 2
-init_file = /tmp/anything.sql
-innodb_additional_mem_pool_size = 8M
-"""
 POSTGRESQL_CONF = """\
 shared_buffers = 128MB
 synchronous_commit = off
 shared_preload_libraries = 'pg_stat_statements'
 checkpoint_segments = 16
 """
-
-
-def entry_with(config: str, **declared):
-    contest = ContestFactory(target_rows=5_000_000, rerun_tolerance=0.25)
-    log = python_log(rows=2_000_000, rates=[5_000.0, 5_000.0])
-    return entry_services.entry_create(
-        contest=contest,
-        owner=UserFactory(),
-        declared={**DECLARED, "server_config": config, **declared},
-        log_file=upload(log),
-    )
 
 
 # Another process's disk I/O beside a verification: 1 MB written and synced at a time, the file
@@ -178,7 +156,7 @@ def test_the_entry_page_lists_the_declared_settings_and_what_a_rerun_applies(cli
 
 
 def test_once_a_worker_read_its_server_the_entry_page_says_what_that_server_does(client):
-    from runner.server_options import options_kept
+    from runner.option_tables import options_kept
     from runner.servers import server_config
 
     options_kept(server_config("mariadb"))  # as a verification does: the table is kept

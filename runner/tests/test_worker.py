@@ -214,7 +214,7 @@ def test_a_worker_killed_during_crash_recovery_takes_its_server_with_it(
 def test_a_killed_workers_verification_resumes_on_its_private_servers_data(
     worker, organizer, recovery_dir
 ):
-    from runner.tests.test_verification import MY_CNF, entry_with
+    from testing.reruns import MY_CNF, entry_with
 
     entry = entry_with(MY_CNF)
     first = worker("redis", RERUN_RECOVERY_DIR=recovery_dir)

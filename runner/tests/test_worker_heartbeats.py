@@ -14,7 +14,7 @@ from testing.worker import wait_until
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
-# The queues runner/tests/worker.py's worker consumes.
+# The queues testing/worker.py's worker consumes.
 WORKER_QUEUES = {
     "celery",
     "rerun.sqlite",

@@ -13,11 +13,11 @@ import psycopg
 from django.db import connection
 from django.utils import timezone
 
-from submissions.board.compiled import compiled_instances, instances_of, preparing, reading_ahead
 from submissions.board.versions import kept_versions
-from submissions.entries.selectors import is_organizer
+from submissions.board.visibility import is_organizer
+from submissions.caches.compiled import compiled_instances, instances_of, preparing, reading_ahead
+from submissions.caches.soft_cache import cache_get, cache_set
 from submissions.models import Contest
-from submissions.web.soft_cache import cache_get, cache_set
 
 # Rendered boards are cached under the contest's board_version, which every change moves on in
 # the same transaction (contest_ranks.contest_board_changed): a board is never served stale. What
@@ -86,7 +86,7 @@ def board_cache_key(kind: str, stamp: BoardStamp, request) -> str:
 
 def _unversioned(key: str, stamp: BoardStamp) -> str:
     """What a board cache key names whatever the board's version: the same page of the same
-    board for the same audience (what its builds read: board/compiled.py `reading_ahead`)."""
+    board for the same audience (what its builds read: caches/compiled.py `reading_ahead`)."""
     return key.replace(f":{stamp.contest_id}:{stamp.version}:", f":{stamp.contest_id}:", 1)
 
 

@@ -35,8 +35,8 @@ import psycopg
 from django.db import connection
 
 from submissions import tracks
-from submissions.board.compiled import CompiledValues, compiled_sql, rows_of
 from submissions.board.order import TALLY_FLAGS, tally_kept
+from submissions.caches.compiled import CompiledValues, compiled_sql, rows_of
 from submissions.measures.ranking import RankKey
 from submissions.models import BoardTally, Contest, Submission
 
@@ -229,7 +229,7 @@ def _tally_where(track: tracks.Track) -> str:
 
 def ranking_check(contest: Contest) -> CompiledValues:
     """The ranked entries' count and ranking sum, from the tally: a read of a few rows, to be
-    sent with the page's rows (board/compiled.py `read_now`)."""
+    sent with the page's rows (caches/compiled.py `read_now`)."""
     table = BoardTally._meta.db_table
     return compiled_sql(
         ("ranking-check", contest.pk, contest.workload),

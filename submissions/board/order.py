@@ -10,9 +10,9 @@ from django.db.models import Case, F, QuerySet, Value, When
 from django.db.models.functions import Lower
 
 from submissions import tracks
-from submissions.board.compiled import compiled_sql, read_now, rows_of, sql_of
 from submissions.board.query import RANK_PLACEMENT, SortPart
-from submissions.contests.ranks import key_order, ranked_flag, ranked_q
+from submissions.caches.compiled import compiled_sql, read_now, rows_of, sql_of
+from submissions.contests.rank_query import key_order, ranked_flag, ranked_q
 from submissions.models import BoardTally, ReferenceResult, Submission
 
 ANONYMOUS = "Anonymous entrant"
@@ -116,7 +116,7 @@ def board_counts(
     query. Written as SQL over the ORM's filtered rows because Django's aggregate() takes
     milliseconds to compile a few filtered counts (it re-hashes every nested condition).
     `parts` are placement parts (no rank); `key`: all the filtered rows' SQL depends on
-    (board/compiled.py)."""
+    (caches/compiled.py)."""
     columns = {part.entry_field for part in parts}
 
     def board() -> QuerySet:
@@ -196,7 +196,7 @@ def board_placement(
     places the row past the page's end all the same: a page reads as many entries as its
     OFFSET does, never the whole board. `parts` are placement parts (no rank);
     `ranked_in_order` builds the ranked entries in the board's order, `key` holds all its SQL
-    depends on (board/compiled.py). `with_it`: compiled statements the caller will read next,
+    depends on (caches/compiled.py). `with_it`: compiled statements the caller will read next,
     sent with this one (one round trip on PostgreSQL, within a `reading_ahead` block)."""
     selected, params = _tally_sql(contest_id, track)
     board_sql, board_params = "", []

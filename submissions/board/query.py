@@ -1,5 +1,5 @@
 """What the URL asks of a board: its sort (the sorts each track's board offers), filters and
-page. The ordering rules themselves are in submissions/ranking.py."""
+page. The ordering rules themselves are in submissions/measures/ranking.py."""
 
 from __future__ import annotations
 

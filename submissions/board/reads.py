@@ -18,17 +18,6 @@ from django.db.models import Q, QuerySet
 
 from submissions import tracks
 from submissions.board import kept_ranks
-from submissions.board.compiled import (
-    CompiledValues,
-    compiled_instances,
-    compiled_sql,
-    compiled_values,
-    instances_of,
-    read_now,
-    reading_ahead,
-    rows_of,
-    values_of,
-)
 from submissions.board.order import (
     board_counts,
     board_placement,
@@ -45,16 +34,27 @@ from submissions.board.query import (
     board_sort_parts,
 )
 from submissions.board.rows import BoardPage, BoardRow, entry_row, mark_tie_breaks, reference_row
-from submissions.contests.ranks import ranked_q, ranks_in_order, ranks_of
-from submissions.entries.selectors import cpu_variants_q
-from submissions.entries.trust import STREAMED, VERIFIED
+from submissions.caches.compiled import (
+    CompiledValues,
+    compiled_instances,
+    compiled_sql,
+    compiled_values,
+    instances_of,
+    read_now,
+    reading_ahead,
+    rows_of,
+    values_of,
+)
+from submissions.caches.soft_cache import cache_get, cache_set
+from submissions.contests.rank_query import ranked_q
+from submissions.contests.ranks import ranks_in_order, ranks_of
+from submissions.entries.trust import trust_columns, trust_lookups
 from submissions.entries.verification import OUTCOME_FIELDS
 from submissions.measures.costs import BOARD_COSTS
 from submissions.measures.ranking import interleave, page_slots, reference_positions
 from submissions.models import Contest, ReferenceResult, Submission, verified_q
-from submissions.setup.cpus import cpu_model_name
+from submissions.setup.cpus import cpu_model_name, cpu_variants_q
 from submissions.setup.engines import normalised_engine
-from submissions.web.soft_cache import cache_get, cache_set
 
 BOARD_ENTRY_FIELDS = (
     "id", "public_name", "storage_engine", "sockets", "cpu_model", "cores", "memory_gb",
@@ -63,14 +63,13 @@ BOARD_ENTRY_FIELDS = (
     "track_metric", "track_class", "elapsed_seconds", "estimate_basis", "demo",
     *OUTCOME_FIELDS,
     "db_size_bytes", *(cost.figure for cost in BOARD_COSTS),
-    "live_run__witnessed",
 )  # fmt: skip
 
 
 def _board_entries(contest: Contest, query: LeaderboardQuery) -> QuerySet[Submission]:
     entries = Submission.objects.filter(contest=contest)
     if query.engine:
-        # The normalised engine: "InnoDB" finds "InnoDB plugin 1.0" too (submissions/engines.py).
+        # The normalised engine: "InnoDB" finds "InnoDB plugin 1.0" too (submissions/setup/engines.py).
         entries = entries.filter(engine__iexact=query.engine)
     if query.drive == VIRTUAL_DRIVE:
         entries = entries.filter(direct_attached=False)
@@ -90,13 +89,9 @@ def _board_entries(contest: Contest, query: LeaderboardQuery) -> QuerySet[Submis
 
 
 def trust_q(level: str) -> Q:
-    """Entries of one trust level: a rerun verifies; a stream sealed with its clock agreeing is
-    streamed (the live wing's field keeps its old name, `witnessed`: see entries/trust.py)."""
-    if level == VERIFIED:
-        return verified_q()
-    if level == STREAMED:
-        return ~verified_q() & Q(live_run__witnessed=True)
-    return ~verified_q() & ~Q(live_run__witnessed=True)
+    """Entries of one trust level, as entries/trust.py says them."""
+    include, exclude = trust_lookups(level)
+    return Q(**include) & ~Q(**exclude) if exclude else Q(**include)
 
 
 def board_references(contest: Contest) -> list[ReferenceResult]:
@@ -161,7 +156,7 @@ def _ordered(contest, query, parts, track, *, ranked: bool | None) -> QuerySet[S
     entries = (
         _board_entries(contest, query)
         .annotate(public_name=public_name())
-        .values(*BOARD_ENTRY_FIELDS)
+        .values(*BOARD_ENTRY_FIELDS, *trust_columns())
     )
     if ranked is not None:
         condition = ranked_q(track)
@@ -191,7 +186,7 @@ def _first_rows(contest, query, parts, track, size: int) -> CompiledValues:
 
 
 def _board_key(contest: Contest, query: LeaderboardQuery) -> tuple:
-    """All that the SQL of a board's reads depends on (board/compiled.py): the track (the
+    """All that the SQL of a board's reads depends on (caches/compiled.py): the track (the
     contest's workload) gives the ranking, the sort and the filters the rest."""
     return (
         contest.pk, contest.workload, query.sort, query.engine, query.drive, query.verified,

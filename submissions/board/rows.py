@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from submissions import tracks
-from submissions.entries.trust import trust_level
+from submissions.entries.trust import trust_of
 from submissions.entries.verification import outcome_of
 from submissions.measures.costs import BOARD_COSTS
 from submissions.models import ReferenceResult, hardware_summary
@@ -99,7 +99,7 @@ def entry_row(track: tracks.Track, values: dict) -> BoardRow:
         terminal_rate=values["terminal_rate"],
         average_rate=values["average_rate"],
         verified=outcome.verified,
-        trust=trust_level(verified=outcome.verified, streamed=values["live_run__witnessed"]),
+        trust=trust_of(values),
         reference=False,
         ranked=values["rank"] is not None,
         reason=_not_ranked_reason(values, track),

@@ -14,7 +14,7 @@ from django.db.models.functions import TruncMonth
 from submissions.board.query import LeaderboardQuery
 from submissions.board.reads import leaderboard_page
 from submissions.board.rows import BoardRow
-from submissions.entries.selectors import LIST_DEFERRED, published_q
+from submissions.board.visibility import LIST_DEFERRED, published_q
 from submissions.models import Contest, Submission
 
 # Enough rows to pass the reference rows a rank order places before the leader.

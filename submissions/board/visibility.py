@@ -5,11 +5,25 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from submissions.entries.selectors import is_organizer
 from submissions.models import Contest
+
+# Never needed by lists: the long text fields stay in the database.
+# The entrant's long texts: no list shows them.
+LONG_TEXTS = ("solution_description", "server_config")
+LIST_DEFERRED = (*LONG_TEXTS, "verdicts", "parameters")
+
+
+def published_q(now=None) -> Q:
+    """Entries whose contest has published its results."""
+    return Q(contest__results_published_at__lte=now or timezone.now())
+
+
+def is_organizer(user) -> bool:
+    """Staff: who sees every board, embargoed or not, and every entry (entries.selectors)."""
+    return bool(user and user.is_authenticated and user.is_staff)
 
 
 def contest_with_references() -> QuerySet[Contest]:

@@ -1,13 +1,13 @@
 """Contests over time: the ground rules as data (`rules`), the versions of a contest's rules and
-what changed between them (`rule_versions`, `rule_changes`), re-checking its entries when the
-rules change (`rechecks`), the ranks of its board, derived where they are read and never stored
-(`ranks`), and the seeds' published results shown as reference rows (`reference_rows`).
+what changed between them (`rule_versions`, `rule_changes`; re-checking its entries when the
+rules change is `entries.rechecks`), the ranks of its board, derived where they are read and
+never stored (`ranks`, `rank_query`), what a rule judges and returns (`rule_types`), and the seeds' published results shown as reference rows (`reference_rows`).
 
 `rules` is pure (no Django). May import: the models, `measures`, `setup.engines`, `logparse`,
-`tracks`, `board.versions` and `board.compiled`; never `entries`' services, `web`, `live` or `runner`.
+`tracks`, `board.versions` and `caches`; never `entries`' services, `web`, `live` or `runner`.
 
 `machine` (the machine the log states) and `physics` (what no machine can do) are rules too:
-they use `rules`' Verdict and Rule, and `rules` lists them, so `rules` is imported here first.
+they use the verdict types of `rule_types` (pure), and `rules` lists them.
 """
 
 from submissions.contests import rules as rules

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from submissions.contests.rules import Entry, Rule, RuleSet, RuleVerdict, Status
+from submissions.contests.rule_types import Entry, Rule, RuleSet, RuleVerdict, Status
 from submissions.measures.numbers import number as _n
 
 # The log's memory may differ from the declaration by this share of it, in GiB: the kernel keeps

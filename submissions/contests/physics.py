@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from submissions.contests.rules import Entry, Rule, RuleSet, RuleVerdict, Status
+from submissions.contests.rule_types import Entry, Rule, RuleSet, RuleVerdict, Status
 from submissions.logparse.columns import held, pieces, wide_piece
 from submissions.logparse.model import ParsedLog
 from submissions.measures.numbers import number as _n

@@ -14,34 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import connection
-from django.db.models import BooleanField, Count, ExpressionWrapper, F, Q, Window
+from django.db.models import Count, F, Q, Window
 from django.db.models.functions import Rank
 
-from submissions import tracks
-from submissions.board.compiled import sql_of
 from submissions.board.versions import forget_kept_versions
-from submissions.measures.ranking import RankKey
+from submissions.caches.compiled import sql_of
+from submissions.contests.rank_query import beats_q, key_order, ranked_q
 from submissions.models import KNOWN_RANK, Contest, Submission
-
-
-def ranked_q(track: tracks.Track) -> Q:
-    """The entries the track ranks: eligible, with every value its ranking requires."""
-    required = {f"{key.column}__isnull": False for key in track.ranking.order if key.required}
-    return Q(eligible=True, **required)
-
-
-def ranked_flag(track: tracks.Track) -> ExpressionWrapper:
-    """True for the entries the track ranks, as a column of a query."""
-    return ExpressionWrapper(ranked_q(track), output_field=BooleanField())
-
-
-def key_order(key: RankKey, *, reverse: bool = False):
-    """ORDER BY one ranking key, best first, missing values last (as RankKey.sort_value orders
-    them); `reverse`: worst first, the missing ones then coming first."""
-    column = F(key.column)
-    if reverse:
-        return column.asc(nulls_first=True) if key.descending else column.desc(nulls_first=True)
-    return column.desc(nulls_last=True) if key.descending else column.asc(nulls_last=True)
 
 
 def ranks_of(*, contest: Contest, ids: list[int] | None = None) -> dict[int, int]:
@@ -128,7 +107,7 @@ def _standing(contest: Contest, row: dict, values: tuple) -> tuple[int, int]:
     rivals = Submission.objects.filter(ranked_q(track), contest_id=contest.pk)
     if track.ranking.class_key:
         rivals = rivals.filter(track_class=row["track_class"])
-    beats = _beats_q(keys, values)
+    beats = beats_q(keys, values)
     tied = Q()
     for key, value in zip(keys, values, strict=True):
         tied &= Q(**{f"{key.column}__isnull": True} if value is None else {key.column: value})
@@ -138,35 +117,10 @@ def _standing(contest: Contest, row: dict, values: tuple) -> tuple[int, int]:
     return 1 + counts["better"], counts["before"]
 
 
-def _beats_q(keys: tuple[RankKey, ...], values: tuple) -> Q:
-    """The entries strictly before these values in the keys' order (missing values last)."""
-    beats = Q(pk__in=[])  # equal on every key: nobody beats it
-    for key, value in reversed(list(zip(keys, values, strict=True))):
-        if value is None:
-            beats = Q(**{f"{key.column}__isnull": False}) | (
-                Q(**{f"{key.column}__isnull": True}) & beats
-            )
-        else:
-            lookup = "gt" if key.descending else "lt"
-            beats = Q(**{f"{key.column}__{lookup}": value}) | (Q(**{key.column: value}) & beats)
-    return beats
-
-
 def entry_rank(*, entry: Submission) -> int | None:
     """One entry's rank: 1 + the ranked entries of its contest (and class) that beat it.
-    One count, whatever the board's size, and nothing written."""
-    track = entry.contest.track
-    ranking = track.ranking
-    keys = ranking.order
-    if not entry.eligible or any(
-        key.required and getattr(entry, key.column) is None for key in keys
-    ):
-        return None
-    rivals = Submission.objects.filter(ranked_q(track), contest_id=entry.contest_id)
-    if ranking.class_key:
-        rivals = rivals.filter(track_class=entry.track_class)
-    values = tuple(getattr(entry, key.column) for key in keys)
-    return 1 + rivals.filter(_beats_q(keys, values)).count()
+    One count, whatever the board's size, and nothing written (`Submission.counted_rank`)."""
+    return entry.counted_rank()
 
 
 @dataclass(frozen=True)
@@ -203,7 +157,7 @@ def entry_placement(*, entry: Submission) -> Placement | None:
     others = rivals.count()
     if not others:
         return None
-    not_beaten = rivals.filter(_beats_q(keys, values) | level).count()
+    not_beaten = rivals.filter(beats_q(keys, values) | level).count()
     return Placement(beaten=others - not_beaten, others=others)
 
 
@@ -217,13 +171,6 @@ def contest_leader(*, contest: Contest) -> Submission | None:
         .order_by(*order, "id")
         .first()
     )
-
-
-def contest_rank(*, contest: Contest) -> int:
-    """After a change to the contest's entries: ranks are derived, so nothing is rewritten;
-    only the board version moves on. Returns how many stored ranks were written: none."""
-    contest_board_changed(contest_id=contest.pk)
-    return 0
 
 
 def contest_board_changed(*, contest_id: int) -> None:

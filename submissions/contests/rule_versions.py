@@ -8,7 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from submissions import tracks
-from submissions.board.compiled import compiled_instances, instances_of
+from submissions.caches.compiled import compiled_instances, instances_of
 from submissions.contests.rule_changes import RULE_FIELDS, rule_changes, snapshot_of
 from submissions.contests.rules import RuleSet
 from submissions.models import Contest, Recheck, RecheckStatus, RuleVersion

@@ -7,22 +7,14 @@ from django.db.models import DateTimeField, F, Q, QuerySet, Value
 from django.http import Http404
 from django.utils import timezone
 
+from submissions.board.visibility import (  # answered here too, as they always were
+    LIST_DEFERRED as LIST_DEFERRED,
+)
+from submissions.board.visibility import LONG_TEXTS as LONG_TEXTS
+from submissions.board.visibility import is_organizer
+from submissions.board.visibility import published_q as published_q
 from submissions.models import Contest, Submission
-from submissions.setup.cpus import VARIANT_MARKS, cpu_model_name
-
-# Never needed by lists: the long text fields stay in the database.
-# The entrant's long texts: no list shows them.
-LONG_TEXTS = ("solution_description", "server_config")
-LIST_DEFERRED = (*LONG_TEXTS, "verdicts", "parameters")
-
-
-def is_organizer(user) -> bool:
-    return bool(user and user.is_authenticated and user.is_staff)
-
-
-def published_q(now=None) -> Q:
-    """Entries whose contest has published its results."""
-    return Q(contest__results_published_at__lte=now or timezone.now())
+from submissions.setup.cpus import cpu_variants_q
 
 
 def entries_visible_to(user) -> QuerySet[Submission]:
@@ -161,13 +153,3 @@ def entries_of_system(*, user, engine: str = "", cpu_model: str = "") -> QuerySe
     if cpu_model:
         entries = entries.filter(cpu_variants_q(cpu_model))
     return entries.order_by("-submitted_at", "-pk")
-
-
-def cpu_variants_q(spelled: str) -> Q:
-    """Entries on the CPU model a spelling names, however each spelled it: the model itself or
-    it followed by a note or a clock ("AMD EPYC (virtual, 2 vCPUs)"; setup/cpus.py)."""
-    name = cpu_model_name(spelled)
-    found = Q(cpu_model__iexact=name)
-    for mark in VARIANT_MARKS:
-        found |= Q(cpu_model__istartswith=name + mark)
-    return found

@@ -18,7 +18,7 @@ from django.db.models import Q
 from django.utils import timezone
 from psycopg import sql
 
-from submissions.contests.ranks import contest_rank
+from submissions.contests.ranks import contest_board_changed
 from submissions.contests.reference_rows import reference_results_refigure
 from submissions.contests.rule_versions import rule_version_current
 from submissions.contests.rules import RuleVerdict, Status
@@ -41,8 +41,8 @@ from submissions.measures.series import (
 from submissions.models import Contest, RuleVersion, SampleSeries, Submission
 from submissions.setup.declared import declared_settings_store
 from submissions.setup.entry_settings import header_settings_store
-from submissions.setup.server_options import unreadable_size
 from submissions.setup.server_settings import family_of
+from submissions.wings import unreadable_size
 
 logger = logging.getLogger(__name__)
 
@@ -205,7 +205,6 @@ def entry_create(
             _store_series(submission, series)
             declared_settings_store(submission=submission)
             header_settings_store(submission=submission, settings=parsed_header)
-            contest_rank(contest=contest)
     except IntegrityError:
         _discard_file(submission)
         # Two uploads of the same run raced past the checks above; a constraint decided.
@@ -283,12 +282,10 @@ def entry_update(
 
 
 @transaction.atomic
-def entry_rejudge(
-    *, submission: Submission, rank: bool = True, version: RuleVersion | None = None
-) -> Submission:
+def entry_rejudge(*, submission: Submission, version: RuleVersion | None = None) -> Submission:
     """Judge an entry again from its stored log (after its declaration or its rules changed),
-    under `version` of the rules (the current one by default). `rank=False` leaves the
-    contest's ranks to the caller, who re-checks many entries."""
+    under `version` of the rules (the current one by default). Its save moves the contest's
+    board version on (submissions/signals.py)."""
     checked = entry_check_stored(submission=submission, version=version)
     apply_check(submission, checked)
     # A re-check is not an edit: the history keeps what the entrant changed, not each verdict.
@@ -301,8 +298,6 @@ def entry_rejudge(
     header_settings_store(
         submission=submission, settings=checked.parsed.settings if checked.parsed else {}
     )
-    if rank:
-        contest_rank(contest=submission.contest)
     return submission
 
 
@@ -316,7 +311,7 @@ def entry_recheck(*, submission: Submission, version: RuleVersion) -> bool:
     """Judge one entry of a contest's re-check under `version`, without ranking. Returns False
     when its stored log no longer passes (it is then marked not eligible, with the reason)."""
     try:
-        entry_rejudge(submission=submission, rank=False, version=version)
+        entry_rejudge(submission=submission, version=version)
     except SubmissionRefused as refused:
         entry_mark_unreadable(submission=submission, reason=refused.message, version=version)
         return False
@@ -325,7 +320,7 @@ def entry_recheck(*, submission: Submission, version: RuleVersion) -> bool:
 
 def contest_recheck(*, contest: Contest) -> RecheckOutcome:
     """Judge every entry of a contest again under its current rules, here and now (the
-    background re-check is submissions.contests.rechecks). An entry whose stored log no longer passes
+    background re-check is submissions.entries.rechecks). An entry whose stored log no longer passes
     (a stricter parser, a track that reads something else) is marked not eligible with the
     reason; the others are re-checked all the same and ranked once at the end."""
     version = rule_version_current(contest)
@@ -335,7 +330,7 @@ def contest_recheck(*, contest: Contest) -> RecheckOutcome:
             unreadable += 1
         checked += 1
     reference_results_refigure(contest=contest)
-    contest_rank(contest=contest)
+    contest_board_changed(contest_id=contest.pk)
     return RecheckOutcome(checked=checked, unreadable=unreadable)
 
 
@@ -378,8 +373,6 @@ def entry_delete(*, submission: Submission) -> None:
         raise ContestClosed(submission.contest)
     name = submission.log.name
     storage = submission.log.storage
-    contest = submission.contest
     with transaction.atomic():
         submission.delete()
-        contest_rank(contest=contest)
         transaction.on_commit(lambda: storage.delete(name))

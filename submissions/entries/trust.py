@@ -20,6 +20,10 @@ column costs a migration of every stored run and says nothing more to anyone.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from submissions.wings import entry_stream, streamed_lookup
+
 VERIFIED = "verified"
 STREAMED = "streamed"
 SELF_REPORTED = "self-reported"
@@ -79,7 +83,38 @@ def trust_level(*, verified: bool, streamed: bool | None) -> str:
 
 def entry_trust(submission) -> str:
     """The entry's level: its verification (a rerun) and its stream, as the live wing knows it."""
-    from submissions.wings import entry_stream
-
     stream = entry_stream(submission)
     return trust_level(verified=submission.verified, streamed=stream.streamed if stream else None)
+
+
+# Reads of many entries at once (the board, the open dataset) compute the same level in SQL: the
+# stream is the wing's field, named through the wings' door (`streamed_lookup`), never here.
+
+
+# Verified now, as the database keeps it (Submission.verified_now: the entry's one verification
+# outcome, a reproduction of its declaration as it stands).
+VERIFIED_NOW = "verified_now"
+
+
+def trust_columns() -> tuple[str, ...]:
+    """The columns a read of entries' values needs for their level."""
+    lookup = streamed_lookup()
+    return (VERIFIED_NOW, lookup) if lookup else (VERIFIED_NOW,)
+
+
+def trust_of(values: Mapping) -> str:
+    """The level of an entry read as values (`trust_columns()`)."""
+    lookup = streamed_lookup()
+    return trust_level(verified=values[VERIFIED_NOW], streamed=values[lookup] if lookup else None)
+
+
+def trust_lookups(level: str) -> tuple[dict, dict]:
+    """(what the entries of one level match, what they must not): a rerun verifies; a stream
+    sealed with its clock agreeing is streamed (the live wing's field keeps its old name,
+    `witnessed`). Plain lookups, so this module stays pure; the board makes them a filter."""
+    if level == VERIFIED:
+        return {VERIFIED_NOW: True}, {}
+    lookup = streamed_lookup()
+    if level == STREAMED:
+        return ({VERIFIED_NOW: False, lookup: True} if lookup else {"pk__in": []}), {}
+    return {VERIFIED_NOW: False}, ({lookup: True} if lookup else {})

@@ -24,6 +24,7 @@ from submissions.entries import refusals
 from submissions.entries.selectors import seen_or_404
 from submissions.entries.trust import TRUST_SENTENCES, entry_trust
 from submissions.live import batch_post, selectors, services, throttle
+from submissions.live.answers import batch_too_large, cache_down, refused, too_many
 from submissions.live.authentication import WitnessTokenAuthentication
 from submissions.live.models import LiveRun, WitnessToken
 from submissions.live.serializers import (
@@ -35,32 +36,6 @@ from submissions.live.serializers import (
 )
 from submissions.web.serializers import SubmissionSerializer
 from submissions.web.text_input import TextJSONParser
-
-
-def refused(error: services.LiveRefused) -> Response:
-    return Response({"detail": error.message, **error.details}, status=error.status)
-
-
-def cache_down() -> Response:
-    return Response(
-        {"detail": "The registry cannot count requests right now (its cache is down); try again."},
-        status=503,
-        headers={"Retry-After": "30"},
-    )
-
-
-def batch_too_large(size: int) -> Response:
-    return Response(
-        {
-            "detail": f"The batch is {size:,} bytes; a batch holds at most "
-            f"{settings.LIVE_BATCH_MAX_BYTES:,}: send fewer lines at a time."
-        },
-        status=413,
-    )
-
-
-def too_many(message: str, retry_after: int) -> Response:
-    return Response({"detail": message}, status=429, headers={"Retry-After": str(retry_after)})
 
 
 class WitnessTokenListCreate(APIView):

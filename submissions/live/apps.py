@@ -22,6 +22,7 @@ class LiveConfig(AppConfig):
             register_contest_panel,
             register_entry_stream,
             register_rule_sentences,
+            register_streamed_lookup,
             register_token_lister,
         )
 
@@ -40,3 +41,5 @@ class LiveConfig(AppConfig):
             ahead_seconds=settings.LIVE_CLOCK_TOLERANCE_SECONDS,
         )
         register_token_lister(selectors.witness_tokens_of)
+        # LiveRun.submission's related name and the field's old name (entries/trust.py).
+        register_streamed_lookup("live_run__witnessed")

@@ -27,7 +27,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from rest_framework.renderers import JSONRenderer
 
-from submissions.live import plain_append, services, throttle
+from submissions.live import answers, plain_append, services, throttle
 from submissions.live.models import WitnessToken
 from submissions.live.serializers import MACHINE_MAX_KEYS, MAX_SEQ
 from submissions.web.text_input import json_with_nul
@@ -149,16 +149,14 @@ def plain_batch_answer(authorization: str, run_id: int, batch: dict) -> Answer |
 def _over_budget(run_id: int) -> Answer | None:
     """The batch counted against its run's budget: the refusal when over it (or when the
     budget cannot be counted), else None."""
-    from submissions.live import api  # the DRF view calls lean_answer first
-
     try:
         allowed, retry_after = throttle.batch_allowed(run_id)
     except throttle.BudgetUnavailable:
-        return Answer.of(api.cache_down())
+        return Answer.of(answers.cache_down())
     if allowed:
         return None
     return Answer.of(
-        api.too_many(
+        answers.too_many(
             f"More than {settings.LIVE_BATCHES_PER_MINUTE} batches a minute for one run.",
             retry_after,
         )
@@ -167,12 +165,10 @@ def _over_budget(run_id: int) -> Answer | None:
 
 def _locked(run_id: int, token: WitnessToken, batch: dict) -> Answer:
     """The batch appended under the run's lock, parsed behind its head: every answer."""
-    from submissions.live import api
-
     try:
         appended = services.live_run_append(run_id=run_id, token=token, **batch)
     except services.LiveRefused as error:
-        return Answer.of(api.refused(error))
+        return Answer.of(answers.refused(error))
     return _appended(appended)
 
 

@@ -1,6 +1,6 @@
 """The rules only a streamed run can be judged by, applied when it is sealed. Pure: plain data
 in (the parsed log's report lines, when the registry received each batch, what the machine
-looked like, what was declared), verdicts out, like `submissions/rules.py`.
+looked like, what was declared), verdicts out, like `submissions/contests/rules.py`.
 
 - the clock agrees: a log line cannot claim more elapsed time than the registry saw pass
   before it received the line, give or take a slack that grows with the time the registry has

@@ -10,7 +10,7 @@ from django.core.cache import cache
 from django.utils import timezone
 from redis.exceptions import RedisError
 
-from submissions.board.compiled import compiled_instances, instances_of
+from submissions.caches.compiled import compiled_instances, instances_of
 from submissions.entries.selectors import is_organizer
 from submissions.entries.tokens import TokenListing
 from submissions.live.models import LiveBatch, LiveRun, LiveSample, WitnessToken

@@ -18,7 +18,7 @@ from django.core.files.base import ContentFile
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, transaction
 from django.utils import timezone
 
-from submissions.board.compiled import preparing
+from submissions.caches.compiled import preparing
 from submissions.contests import ranks as contest_ranks
 from submissions.contests.rules import RuleVerdict
 from submissions.entries import checks as entry_checks

@@ -8,7 +8,7 @@ import time
 from django.conf import settings
 from redis.exceptions import RedisError
 
-from submissions.web.soft_cache import count_one_more
+from submissions.caches.soft_cache import count_one_more
 
 
 class BudgetUnavailable(Exception):

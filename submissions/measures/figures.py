@@ -11,7 +11,7 @@ Every figure says which line and column it came from.
 
 The time to the contest's target is a separate figure: measured when the run passed the
 target, else estimated from the terminal rate (`estimate_basis` says so). The terminal rate is
-measured by submissions/terminal.py.
+measured by submissions/measures/terminal.py.
 """
 
 from __future__ import annotations

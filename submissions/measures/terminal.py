@@ -10,7 +10,7 @@ rate rests on several reports: a widened window is whole report intervals, at mo
 the log has (issue 42: a 21,000-row stub times five, interpolated inside the interval before
 it, invented a rate no report measured).
 
-Figures (submissions/figures.py) and verification reruns both call `terminal_window`.
+Figures (submissions/measures/figures.py) and verification reruns both call `terminal_window`.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from django.db.models.functions import Length
 from django.urls import reverse
 
 from submissions.contests.ranks import ranks_of
-from submissions.entries.trust import TRUST_SENTENCES, trust_level
+from submissions.entries.trust import TRUST_SENTENCES, trust_columns, trust_of
 from submissions.entries.verification import OUTCOME_FIELDS, outcome_of, outcome_public
 from submissions.measures.costs import PER_ROW_COSTS
 from submissions.measures.series import unpack_columns
@@ -38,12 +38,10 @@ ENTRY_FIELDS = (
     *(cost.figure for cost in PER_ROW_COSTS),
     "eligible", "ineligible_reason", "checked_at", "verdicts", *OUTCOME_FIELDS, "demo",
     "rules_version__number", "series__count",
-    # The live wing's stream, read as the board reads it (entries/trust.py): its old name.
-    "live_run__witnessed",
 )  # fmt: skip
 COPIED = frozenset(ENTRY_FIELDS) - {
     "contest_id", "entrant_name", "publish", "track_declared", "track_figures", "log",
-    "verdicts", "rules_version__number", "series__count", "live_run__witnessed", *OUTCOME_FIELDS,
+    "verdicts", "rules_version__number", "series__count", *OUTCOME_FIELDS,
 }  # fmt: skip
 
 
@@ -74,7 +72,7 @@ def published_entries(contests: list[Contest]) -> Iterator[tuple[Contest, dict]]
     by_id = {contest.pk: contest for contest in contests}
     ranks: dict[int, int] = {}
     current = None
-    values = _entries(contests).order_by("contest_id", "id").values(*ENTRY_FIELDS)
+    values = _entries(contests).order_by("contest_id", "id").values(*ENTRY_FIELDS, *trust_columns())
     for entry in values.iterator(chunk_size=ENTRY_BATCH):
         contest = by_id[entry["contest_id"]]
         if contest.pk != current:
@@ -86,7 +84,7 @@ def published_entries(contests: list[Contest]) -> Iterator[tuple[Contest, dict]]
 def entry_row(contest: Contest, entry: dict) -> dict:
     """An entry as the dataset's entries table has it (tables.ENTRY_COLUMNS)."""
     outcome = outcome_of(entry)
-    trust = trust_level(verified=outcome.verified, streamed=entry["live_run__witnessed"])
+    trust = trust_of(entry)
     series_reports = entry["series__count"] or 0
     row = {name: entry[name] for name in COPIED}
     row.update(

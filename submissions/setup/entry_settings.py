@@ -16,8 +16,22 @@ from submissions.logparse.model import ServerSettingLine
 from submissions.logparse.reader import text_lines
 from submissions.models import ServerSetting, SettingSource, Submission
 from submissions.setup.diff import settings_side_by_side
-from submissions.setup.scaling import MEMORY_RULES
-from submissions.setup.server_settings import refusal
+from submissions.setup.server_settings import MYSQL, POSTGRESQL, refusal
+
+# The memory settings a rerun scales 1/k (MEMORY_RULES in runner/judge/scaling.py, which a test
+# holds to these names): a rerun takes them from the claim's log, default or not.
+SCALED_MEMORY = {
+    MYSQL: frozenset(
+        (
+            "innodb_buffer_pool_size",
+            "key_buffer_size",
+            "aria_pagecache_buffer_size",
+            "rocksdb_block_cache_size",
+            "rocksdb_db_write_buffer_size",
+        )
+    ),
+    POSTGRESQL: frozenset(("shared_buffers", "effective_cache_size")),
+}
 
 
 def stored_log_header(entry: Submission, read: Callable[[Iterable[str]], dict]) -> dict:
@@ -78,7 +92,7 @@ def settings_as_run(entry: Submission, declared: dict[str, str], family: str) ->
     (where the server ran, its port and files, are not the solution's). Empty for other logs."""
     if declared:
         return declared
-    memory = MEMORY_RULES.get(family, {})
+    memory = SCALED_MEMORY.get(family, frozenset())
     found = stored_log_header(entry, header_settings)
     return {
         name: each.value

@@ -38,7 +38,7 @@ class ReadConfig:
     skipped: list[Skipped]
 
 
-# The entry's declared server (submissions/engines.py SERVER_FAMILIES) -> the configuration
+# The entry's declared server (submissions/setup/engines.py SERVER_FAMILIES) -> the configuration
 # family: MySQL, MariaDB and Percona Server read the same my.cnf and run the same engines.
 _FAMILIES = {"mysql": MYSQL, "mariadb": MYSQL, "percona": MYSQL, "postgresql": POSTGRESQL}
 

@@ -8,26 +8,12 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from submissions.models import Submission
+from testing.api import post_entry, token_client
 from testing.entries import upload
 from testing.factories import PASSWORD, ContestFactory, SubmissionFactory, UserFactory
 from testing.logs import python_log
 
 pytestmark = pytest.mark.django_db
-
-
-def token_client(user) -> APIClient:
-    client = APIClient()
-    token, _ = Token.objects.get_or_create(user=user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    return client
-
-
-def post_entry(client, contest, declared, log=None):
-    return client.post(
-        "/api/submissions/",
-        {"contest": contest.slug, **declared, "log": log or upload()},
-        format="multipart",
-    )
 
 
 def test_a_token_comes_from_username_and_password(entrant):

@@ -24,7 +24,7 @@ def texts(response) -> list[str]:
 def test_an_entry_badge_shows_rank_terminal_rate_and_trust(client):
     contest = ContestFactory()
     entry = SubmissionFactory(contest=contest, storage_engine="TokuDB", terminal_rate=7_312.4)
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
 
     response = client.get(f"/entries/{entry.pk}/badge.svg")
 
@@ -82,12 +82,12 @@ def test_the_figures_json_states_what_a_blog_post_quotes(client):
 def test_a_contest_badge_names_its_leader_once_results_are_public(client):
     contest = ContestFactory(title="iiBench 2008")
     SubmissionFactory(contest=contest, entrant_name="Ada", publish=True, storage_engine="TokuDB")
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
     embargoed = ContestFactory(
         title="Next", results_published_at=timezone.now() + timedelta(days=1)
     )
     SubmissionFactory(contest=embargoed, entrant_name="Hidden", publish=True)
-    contest_ranks.contest_rank(contest=embargoed)
+    contest_ranks.contest_board_changed(contest_id=embargoed.pk)
 
     public = texts(client.get(f"/contests/{contest.slug}/badge.svg"))
     hidden = texts(client.get(f"/contests/{embargoed.slug}/badge.svg"))

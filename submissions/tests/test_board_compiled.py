@@ -1,4 +1,4 @@
-"""A board's queries are compiled once per process (board/compiled.py) and run again for every
+"""A board's queries are compiled once per process (caches/compiled.py) and run again for every
 board asked the same way: each contest still reads its own entries, a new entry shows at
 once, and a contest moved to another track is ranked by that track."""
 

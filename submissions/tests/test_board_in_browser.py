@@ -34,7 +34,7 @@ def board(live_site):
             terminal_rate=terminal,
         )
         SampleSeriesFactory(submission=entry, count=50)
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
     return contest
 
 

@@ -1,5 +1,5 @@
 """A board page built again (after its version moved on) reads what its last build read in one
-round trip (board/compiled.py `reading_ahead`'s `learn`), and never shows what such a read
+round trip (caches/compiled.py `reading_ahead`'s `learn`), and never shows what such a read
 found when the statement asked for has changed since."""
 
 import pytest
@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from submissions.board import compiled
+from submissions.caches import compiled
 from submissions.contests.ranks import contest_board_changed
 from testing.factories import ReferenceResultFactory, SubmissionFactory
 from testing.pages import board_rows

@@ -8,12 +8,10 @@ import pytest
 from django.db.models import F
 
 from submissions.board.order import tally_kept
-from submissions.contests import rechecks
 from submissions.contests.ranks import ranked_q
-from submissions.entries import services
+from submissions.entries import rechecks, services
 from submissions.models import BoardTally, Recheck, RecheckStatus, Submission
-from submissions.tests.test_derived_ranks import every_row
-from submissions.tests.test_rule_versions import admin_change_memory_cap
+from testing.boards import every_row
 from testing.entries import upload
 from testing.factories import (
     ContestFactory,
@@ -21,6 +19,7 @@ from testing.factories import (
     StaffFactory,
     SubmissionFactory,
 )
+from testing.rule_versions import admin_change_memory_cap
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""The budgets' counter on Redis (web/soft_cache.count_one_more): one more at each count, a
+"""The budgets' counter on Redis (caches/soft_cache.count_one_more): one more at each count, a
 time to live from the first, and counting goes on when Redis drops its connection."""
 
 import uuid
@@ -7,7 +7,7 @@ import pytest
 import redis
 from django.core.cache import caches
 
-from submissions.web import soft_cache
+from submissions.caches import soft_cache
 from testing.worker import REDIS_TEST_URL
 
 

@@ -1,4 +1,4 @@
-"""A host's calibration, its pure core (submissions/tracks/classic/calibration.py): the spread of
+"""A host's calibration, its pure core (runner/judge/calibration_spreads.py): the spread of
 every figure the classic judge compares, from real reruns of one reference claim, and which
 spreads a verdict is drawn with (fresh, stale, none, the fixtures)."""
 
@@ -9,14 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from submissions.logparse import parse_log
-from submissions.tracks.classic.calibration import (
+from runner.judge.calibration_spreads import (
     Calibration,
     NotCalibrated,
     calibration_spreads,
     spreads_for_judge,
 )
-from submissions.tracks.classic.rerun import (
+from runner.judge.classic import (
     FIXTURE_SPREADS,
     HOST_CLIFF,
     HOST_CPU_SHARE,
@@ -24,8 +23,9 @@ from submissions.tracks.classic.rerun import (
     HOST_READS,
     shape_of,
 )
-from submissions.tracks.rerun import column, curve
-from submissions.tracks.resolution import pooled
+from runner.judge.rerun import column, curve
+from runner.judge.resolution import pooled
+from submissions.logparse import parse_log
 
 LOGS = Path(__file__).parent / "fixtures/logs"
 # Three quiet triples of 1/10 reruns of a 3,000,000-row claim on this project's 2-core VMs.
@@ -138,8 +138,8 @@ def test_a_stale_or_missing_calibration_is_unusable_and_says_why():
 
 
 def test_what_a_calibration_could_refute_narrows_with_a_quieter_host():
-    from submissions.tracks.classic.calibration import refutable_factor
-    from submissions.tracks.resolution import HostSpread
+    from runner.judge.calibration_spreads import refutable_factor
+    from runner.judge.resolution import HostSpread
 
     # Today's quiet triple (26 Nov, load 0.5-1.6) against the triple of the slow VM.
     quiet = calibration_spreads(

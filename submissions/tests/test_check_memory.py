@@ -15,8 +15,8 @@ from submissions.measures.costs import cost_figures
 from submissions.measures.figures import log_figures
 from submissions.measures.plausibility import implausible
 from submissions.measures.series import plot_preview, series_columns, series_fingerprint
-from submissions.tests.logparse.test_reader import HEADER_2023, GeneratedLog
-from submissions.tests.test_rules import IN_TIME, RULES_2008, SUN_X4150
+from testing.judging import IN_TIME, RULES_2008, SUN_X4150
+from testing.logs import HEADER_2023, GeneratedLog
 
 REPORTS = 200_000
 PIECE = 1 << 12

@@ -13,8 +13,8 @@ import pytest
 from submissions.contests.rules import Status
 from submissions.logparse import parse_log
 from submissions.measures.figures import log_figures
-from submissions.tests.logparse.conftest import FIXTURES
 from testing.judging import judge_track
+from testing.logs import FIXTURES
 
 OPEN_CONTEST = {"target_rows": 1_000_000_000, "report_every_rows": 1_000_000}
 TODAY = "python-2023-today-{}-{}.log"

@@ -195,7 +195,7 @@ def test_the_board_offers_its_reference_rows_for_comparison_too(client):
     contest = ContestFactory()
     entry = SubmissionFactory(contest=contest)
     reference = ReferenceResultFactory(contest=contest, label="Tokutek InnoDB 2008")
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
 
     board = client.get(contest.get_absolute_url()).content.decode()
     response = compare(client, f"?ids={entry.pk}&refs={reference.pk}")

@@ -39,7 +39,7 @@ def two_entries_and_a_reference(live_site):
         )
         SampleSeriesFactory(submission=entry, count=120)
         entries.append(entry)
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
     return entries, reference
 
 

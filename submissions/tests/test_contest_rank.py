@@ -32,7 +32,7 @@ def test_it_ranks_eligible_entries_by_time_to_target_then_terminal_rate():
     tied_low = SubmissionFactory(contest=contest, seconds_to_target=5 * DAY, terminal_rate=500)
     tied_high = SubmissionFactory(contest=contest, seconds_to_target=5 * DAY, terminal_rate=900)
 
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
 
     assert ranks_of(fast, tied_high, tied_low, slow) == [1, 2, 3, 4]
 
@@ -43,7 +43,7 @@ def test_it_gives_equal_entries_the_same_rank():
     second = SubmissionFactory(contest=contest, seconds_to_target=DAY, terminal_rate=900)
     third = SubmissionFactory(contest=contest, seconds_to_target=2 * DAY)
 
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
 
     assert ranks_of(first, second, third) == [1, 1, 3]
 
@@ -56,7 +56,7 @@ def test_it_never_ranks_ineligible_entries_or_entries_without_a_time():
     )
     no_time = SubmissionFactory(contest=contest, seconds_to_target=None)
 
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
 
     assert ranks_of(ranked, broke_a_rule, no_time) == [1, None, None]
 
@@ -66,8 +66,8 @@ def test_it_ranks_each_contest_on_its_own():
     mine = SubmissionFactory(contest=contest, seconds_to_target=9 * DAY)
     theirs = SubmissionFactory(contest=other, seconds_to_target=DAY)
 
-    contest_ranks.contest_rank(contest=contest)
-    contest_ranks.contest_rank(contest=other)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
+    contest_ranks.contest_board_changed(contest_id=other.pk)
 
     assert ranks_of(mine, theirs) == [1, 1]
 
@@ -77,11 +77,10 @@ def test_a_newcomer_at_the_top_moves_every_rank_and_writes_no_other_entry():
     others = [
         SubmissionFactory(contest=contest, seconds_to_target=days * DAY) for days in (1, 2, 3)
     ]
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
 
     with CaptureQueriesContext(connection) as queries:
         newcomer = SubmissionFactory(contest=contest, seconds_to_target=0.5 * DAY)
-        assert contest_ranks.contest_rank(contest=contest) == 0  # no stored rank to write
 
     entry_writes = [
         query["sql"]
@@ -110,7 +109,7 @@ def test_it_moves_the_others_up_when_an_entry_is_deleted():
     contest = ContestFactory(deadline=timezone.now() + timedelta(days=1))
     first = SubmissionFactory(contest=contest, seconds_to_target=DAY)
     second = SubmissionFactory(contest=contest, seconds_to_target=2 * DAY)
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
 
     services.entry_delete(submission=first)
 
@@ -121,9 +120,9 @@ def test_it_unranks_an_entry_that_is_no_longer_eligible():
     contest = ContestFactory()
     first = SubmissionFactory(contest=contest, seconds_to_target=DAY)
     second = SubmissionFactory(contest=contest, seconds_to_target=2 * DAY)
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
     Submission.objects.filter(pk=first.pk).update(eligible=False)
 
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
 
     assert ranks_of(first, second) == [None, 1]

@@ -4,7 +4,7 @@ submit a run through the form, and read its verdicts and its rate curve."""
 import pytest
 
 from submissions.models import Submission
-from testing.browser import chromium
+from testing.browser import chromium, fill_declaration
 from testing.entries import DECLARED
 from testing.factories import ContestFactory
 from testing.logs import python_log
@@ -12,19 +12,6 @@ from testing.logs import python_log
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "correct-horse-battery-staple-2008"
-
-
-def fill_declaration(page, declared: dict) -> None:
-    """Type what an entrant declares into the form, field by field, as a person would."""
-    for name, value in declared.items():
-        field = page.locator(f"[name={name}]")
-        kind = field.evaluate("element => element.type")
-        if kind == "checkbox":
-            field.set_checked(bool(value))
-        elif kind.startswith("select"):
-            field.select_option(str(value))
-        else:
-            field.fill(str(value))
 
 
 def test_a_newcomer_signs_up_submits_a_run_and_sees_its_verdicts_and_its_curve(live_site):

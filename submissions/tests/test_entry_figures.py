@@ -66,7 +66,7 @@ def test_demo_entries_carry_their_flag_on_the_page_and_the_board(client):
     entry = create("python-iibench-postgresql-1m.log", folder=DEMO, target_rows=1_000_000)
     entry.demo = DemoKind.SYNTHETIC
     entry.save()
-    contest_ranks.contest_rank(contest=entry.contest)
+    contest_ranks.contest_board_changed(contest_id=entry.contest.pk)
 
     page = client.get(entry.get_absolute_url()).content.decode()
     board = client.get(entry.contest.get_absolute_url()).content.decode()

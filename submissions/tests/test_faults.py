@@ -1,5 +1,5 @@
 """Faults with real processes: the private stack's Redis killed and PostgreSQL stopped while
-pages are viewed, logs uploaded and reruns queued (submissions/tests/faults.py). Each ends in a
+pages are viewed, logs uploaded and reruns queued (testing/faults.py). Each ends in a
 state a user sees within its bound, nothing lost and nothing stored twice."""
 
 import http.client

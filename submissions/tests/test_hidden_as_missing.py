@@ -12,8 +12,8 @@ import pytest
 from django.test import Client
 
 from submissions.models import Submission
-from submissions.tests.test_no_server_errors import Route, routes
 from testing.access import ANON, OTHER, World
+from testing.routes import Route, routes
 
 pytestmark = pytest.mark.django_db
 

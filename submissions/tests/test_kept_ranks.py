@@ -16,7 +16,7 @@ from submissions.board.reads import leaderboard_page
 from submissions.contests.ranks import ranks_of
 from submissions.measures.ranking import KeyedStanding, RankKey, keyed_ranks
 from submissions.models import Submission, Workload
-from submissions.tests.test_derived_ranks import class_board, classic_board, expected_ranks
+from testing.boards import class_board, classic_board, expected_ranks
 from testing.factories import ContestFactory, SubmissionFactory
 
 DAY = 86_400.0

@@ -31,7 +31,7 @@ def contest():
         write_kb_per_row=0.25, server_cpu_us_per_row=17.5,
     )  # fmt: skip
     SubmissionFactory(contest=contest, entrant_name="Python log", seconds_to_target=4 * DAY)
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
     return contest
 
 

@@ -26,7 +26,7 @@ def entry(contest, **fields):
 
 
 def ranked(contest):
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
     return contest
 
 

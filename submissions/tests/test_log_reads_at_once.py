@@ -15,10 +15,9 @@ from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 
 from submissions.models import Submission
-from submissions.tests.test_upload_bombs import post, what_the_client_reads
 from submissions.web import throttle
 from submissions.web.throttle import upload_slot
-from testing.bombs import bomb_bytes, real_log
+from testing.bombs import bomb_bytes, post, real_log, what_the_client_reads
 from testing.entries import DECLARED
 from testing.factories import ContestFactory, UserFactory
 from testing.hostile import multipart

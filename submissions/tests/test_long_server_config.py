@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from submissions.entries import services
-from submissions.setup.declared import SETTINGS_SHOWN
+from submissions.entries.settings_panel import SETTINGS_SHOWN
 from testing.entries import DECLARED, upload
 from testing.factories import ContestFactory, UserFactory
 

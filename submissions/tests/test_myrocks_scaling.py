@@ -1,10 +1,10 @@
-"""MyRocks' memory at 1/k (setup/scaling.py): its block cache and its memtables' total scaled
+"""MyRocks' memory at 1/k (runner/judge/scaling.py): its block cache and its memtables' total scaled
 1/k, a declared 0 (no memtable limit of its own) scaled as RocksDB's 64 MB memtable, neither
 below its floor; both counted in the server's worst case (memory_budget)."""
 
-from submissions.setup.memory_budget import PER_SERVER
-from submissions.setup.scaling import MEMORY_RULES, memory_for_scale, rerun_settings
-from submissions.setup.server_options import NUMBER, ServerOption
+from runner.judge.memory_budget import PER_SERVER
+from runner.judge.scaling import MEMORY_RULES, memory_for_scale, rerun_settings
+from runner.judge.server_options import NUMBER, ServerOption
 from submissions.setup.server_settings import MYSQL
 
 MIB = 1 << 20

@@ -17,7 +17,6 @@ from urllib.parse import quote
 
 import pytest
 from django.test import Client
-from django.urls import URLPattern, URLResolver, get_resolver
 from drf_spectacular.generators import SchemaGenerator
 
 from submissions.live import services as live_services
@@ -25,6 +24,7 @@ from submissions.web.text_input import NUL_MESSAGE, json_with_nul
 from testing.access import ENTRANT, STAFF, TABLE, World
 from testing.entries import DECLARED
 from testing.factories import PASSWORD, ReferenceResultFactory
+from testing.routes import Route, routes
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgresql]
 
@@ -101,45 +101,6 @@ STAFF_ONLY = re.compile(r"^(admin/|verification-hosts|reruns/|changes/|entries/<
 STAFF_ONLY_NAMES = {"api_rerun_start", "api_rerun_cancel", "api_verification_hosts"}
 # Requests that end the session or remove what later requests read go last.
 LAST = re.compile(r"(delete|logout|revoke|cancel)")
-
-
-@dataclass(frozen=True)
-class Route:
-    template: str  # e.g. "entries/<int:pk>/edit/"; a regex route's groups as <re:name>
-    name: str | None
-
-    @property
-    def converters(self) -> list[tuple[str, str]]:
-        return re.findall(r"<(?:(\w+):)?(\w+)>", self.template)
-
-    def fill(self, values: dict[str, str]) -> str:
-        def one(match: re.Match) -> str:
-            return values[match.group(2)]
-
-        return "/" + re.sub(r"<(?:(\w+):)?(\w+)>", one, self.template)
-
-
-def _template(pattern) -> str:
-    text = str(pattern)
-    if type(pattern).__name__ != "RegexPattern":
-        return text
-    text = text.lstrip("^").rstrip("$")
-    text = re.sub(r"\(\?P<(\w+)>[^)]*\)", r"<re:\1>", text)
-    # Unnamed groups (the history of one version): numbered.
-    count = iter(range(10))
-    text = re.sub(r"\([^)]*\)", lambda _: f"<re:group{next(count)}>", text)
-    return text.replace("\\", "")
-
-
-def routes(patterns=None, prefix: str = "") -> list[Route]:
-    found = []
-    for pattern in get_resolver().url_patterns if patterns is None else patterns:
-        if isinstance(pattern, URLResolver):
-            found += routes(pattern.url_patterns, prefix + _template(pattern.pattern))
-        elif isinstance(pattern, URLPattern):
-            found.append(Route(prefix + _template(pattern.pattern), pattern.name))
-    # The admin's catch-all (any path) is the site's 404, fuzzed by every other route.
-    return [route for route in found if "<re:url>" not in route.template]
 
 
 def real_values(world: World, route: Route) -> dict[str, str]:

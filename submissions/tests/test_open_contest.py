@@ -13,7 +13,7 @@ from submissions.contests.rules import RULES_BY_ID, RuleSet
 from submissions.entries import services
 from submissions.entries.demo import CONTEST_OPEN, demo_load
 from submissions.models import Contest, Recheck, RuleVersion
-from submissions.tests.logparse.conftest import FIXTURES
+from testing.logs import FIXTURES
 
 pytestmark = pytest.mark.django_db
 

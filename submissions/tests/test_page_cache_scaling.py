@@ -2,6 +2,7 @@
 cache, so a verification's server runs in a memory cgroup sized to the declared RAM scaled 1/k
 above the server's own headroom, not below a floor; a scale past the floor is refused. Pure."""
 
+from runner.judge.scaling import max_scale, rerun_settings
 from submissions.setup.page_cache import (
     ARIA_RAM,
     FLOOR,
@@ -11,7 +12,6 @@ from submissions.setup.page_cache import (
     scaled_ram,
     server_memory_limit,
 )
-from submissions.setup.scaling import max_scale, rerun_settings
 from submissions.setup.server_settings import MYSQL, POSTGRESQL
 
 MIB = 1 << 20

@@ -1,15 +1,11 @@
 """The rate curves in a real browser: drawn from the page's data, hover values, the log toggle,
 the terminal-rate band, and the compare page reached from the leaderboard's checkboxes."""
 
-import shutil
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import pytest
 
 from submissions.contests import ranks as contest_ranks
 from submissions.measures.series import pack_columns, plot_preview
-from testing.browser import LAUNCH_ARGS
+from testing.browser import browser_page
 from testing.factories import (
     ContestFactory,
     SampleSeriesFactory,
@@ -18,25 +14,6 @@ from testing.factories import (
 )
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-@contextmanager
-def browser_page() -> Iterator:
-    """A Chromium page. Open it after the test's data is stored: Playwright's sync API runs an
-    event loop in this thread, and ORM calls under it would get a connection of their own."""
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    if not CHROMIUM:
-        pytest.skip("no Chromium on this machine")
-    with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        errors: list[str] = []
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        yield page
-        browser.close()
-    assert errors == []
 
 
 def plot_state(page, element_id: str) -> dict:
@@ -80,7 +57,7 @@ def test_it_compares_the_entries_ticked_on_the_leaderboard(live_server):
     second = SubmissionFactory(contest=contest, seconds_to_target=2e5, storage_engine="InnoDB")
     for entry in (first, second):
         SampleSeriesFactory(submission=entry, count=50)
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
 
     with browser_page() as page:
         page.goto(live_server.url + contest.get_absolute_url())

@@ -9,8 +9,8 @@ import pytest
 from submissions.contests.rules import Status
 from submissions.logparse import LogError, parse_log
 from submissions.measures.figures import log_figures
-from submissions.tests.logparse.conftest import fixture_text
 from testing.judging import judge_track
+from testing.logs import fixture_text
 
 OPEN_CONTEST = {"target_rows": 1_000_000_000, "report_every_rows": 1_000_000}
 

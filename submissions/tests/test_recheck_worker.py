@@ -9,10 +9,10 @@ from django.conf import settings
 
 from submissions.entries import services
 from submissions.models import Recheck, RecheckStatus
-from submissions.tests.test_rule_versions import admin_change_memory_cap, verdict_row
 from testing.entries import upload
 from testing.factories import ContestFactory, StaffFactory, UserFactory
 from testing.logs import python_log
+from testing.rule_versions import admin_change_memory_cap, verdict_row
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 

@@ -1,4 +1,4 @@
-from submissions.tracks.rerun import RunPlan, benchmark_arguments, engine_for, report_every
+from runner.judge.rerun import RunPlan, benchmark_arguments, engine_for, report_every
 
 
 def test_the_arguments_carry_the_contest_rules_and_never_exceed_rows_per_commit():

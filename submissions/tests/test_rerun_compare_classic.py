@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
+from runner.judge.classic import compare_runs
+from runner.judge.rerun import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 from submissions.measures.terminal import seconds_at_rows as seconds_at
-from submissions.tracks.classic.rerun import compare_runs
-from submissions.tracks.rerun import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 
 CLAIM_ROWS = np.array([1_000_000, 2_000_000, 3_000_000])
 CLAIM_SECONDS = np.array([10.0, 25.0, 45.0])  # 100k/s, then 66.7k/s, then 50k/s

@@ -1,12 +1,12 @@
 import numpy as np
 import pytest
 
-from submissions.tracks.bulk_load.rerun import LoadFigures, compare_bulk_load
-from submissions.tracks.crash_recovery.rerun import RecoveryFigures, compare_recovery
-from submissions.tracks.fifo.rerun import compare_fifo, deletes_start_row, fifo_scale, terminal_rate
-from submissions.tracks.pk_types.rerun import compare_key_types, key_type_ratios
-from submissions.tracks.query.rerun import compare_queries, query_points
-from submissions.tracks.rerun import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
+from runner.judge.bulk_load import LoadFigures, compare_bulk_load
+from runner.judge.crash_recovery import RecoveryFigures, compare_recovery
+from runner.judge.fifo import compare_fifo, deletes_start_row, fifo_scale, terminal_rate
+from runner.judge.pk_types import compare_key_types, key_type_ratios
+from runner.judge.query import compare_queries, query_points
+from runner.judge.rerun import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED
 
 ROWS = np.array([1_000, 2_000, 3_000, 4_000])
 SECONDS = np.array([0.1, 0.2, 0.5, 1.0])  # 10,000/s, then 3,333/s, then 2,000/s

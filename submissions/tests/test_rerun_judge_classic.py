@@ -8,11 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from submissions.logparse import parse_log
-from submissions.setup.scaling import memory_for_scale
-from submissions.setup.server_settings import MYSQL, size_in_bytes
-from submissions.tracks.classic.rerun import cliff_fraction, judge_curves, shape_of
-from submissions.tracks.rerun import (
+from runner.judge.classic import cliff_fraction, judge_curves, shape_of
+from runner.judge.rerun import (
     COMPARISON,
     COMPARISON_RUN,
     INCONCLUSIVE,
@@ -23,6 +20,9 @@ from submissions.tracks.rerun import (
     column,
     curve,
 )
+from runner.judge.scaling import memory_for_scale
+from submissions.logparse import parse_log
+from submissions.setup.server_settings import MYSQL, size_in_bytes
 
 CLAIM_ROWS = 1_000_000_000
 SCALE = 10
@@ -402,7 +402,7 @@ def test_with_the_default_free_pages_a_scaled_pool_misses_more_past_the_cliff():
 
 
 def rerun_output(name: str):
-    from submissions.tracks.rerun import RerunOutput, RerunSpec, RunPlan
+    from runner.judge.rerun import RerunOutput, RerunSpec, RunPlan
 
     parsed = parse_log(io.BytesIO((REAL / name).read_bytes()))
     plan = RunPlan("iibench", "mysql://", 300_000, 1_000, 1_000, 1)
@@ -413,8 +413,8 @@ def test_a_claim_unlike_reruns_on_a_busy_host_is_inconclusive_not_refuted():
     # The same 1/10 rerun beside a CPU-bound process: its log's machine CPU, less the client's
     # and the server's, says other work took 1.27 of the host's 2 cores (the quiet ones' none),
     # and it ran at 8,235 rows/s against the quiet reruns' 9,546-11,208 and the claim's 12,174.
-    from submissions.tracks.classic.rerun import judge
-    from submissions.tracks.rerun import Claim, other_work
+    from runner.judge.classic import judge
+    from runner.judge.rerun import Claim, other_work
 
     busy = rerun_output("iibench-c-mariadb-25mb-pool-300k-busy-host.log")
     quiet = [rerun_output(f"iibench-c-mariadb-25mb-pool-300k-{n}.log") for n in (1, 3)]
@@ -547,8 +547,8 @@ def test_every_verdict_states_its_resolution_from_the_reruns_spread_and_number()
 
 
 def test_a_rerun_on_another_major_server_version_is_at_best_shape_only_and_says_so():
-    from submissions.tracks.classic.rerun import judge
-    from submissions.tracks.rerun import Claim, server_major
+    from runner.judge.classic import judge
+    from runner.judge.rerun import Claim, server_major
 
     assert server_major("10.11.19-MariaDB-0+deb12u1") == ("MariaDB", "10.11")
     assert server_major("mysql 5.1.25-rc") == ("MySQL", "5.1")
@@ -581,7 +581,7 @@ def test_a_rerun_on_another_major_server_version_is_at_best_shape_only_and_says_
 def test_a_rate_that_falls_to_exactly_half_has_its_cliff_where_it_halves():
     """Whole-millisecond times make exact ratios: a fall of exactly the cliff's level is a
     cliff, and where it crosses is found (a PostgreSQL comparison run once raised here)."""
-    from submissions.tracks.classic.rerun import steepest_fall
+    from runner.judge.classic import steepest_fall
 
     # 1,000 rows in 3 ms, then in 6 ms: the old crossing test missed this fall by rounding.
     rates = np.array([1e6 / 3] * 8 + [1e6 / 6] * 8)
@@ -627,7 +627,7 @@ MYROCKS = "MyRocks is a log-structured engine"
 
 
 def judged_lsm(claim, reruns, *, engine="ROCKSDB"):
-    from submissions.tracks.classic.rerun import log_structured_sentence
+    from runner.judge.classic import log_structured_sentence
 
     return judge_curves(
         claim, reruns, kind=VERIFICATION, scale=SCALE, host_comparable=True, tolerance=0.25,
@@ -665,7 +665,7 @@ def test_a_myrocks_claim_twice_too_fast_is_still_refuted_on_its_rates():
 
 
 def test_only_a_log_structured_engine_is_spared_the_cliff():
-    from submissions.tracks.classic.rerun import log_structured_sentence
+    from runner.judge.classic import log_structured_sentence
 
     assert log_structured_sentence("MyRocks").startswith("MyRocks is a log-structured engine")
     assert log_structured_sentence("rocksdb")
@@ -679,7 +679,7 @@ def test_a_myrocks_claim_slower_than_its_smaller_reruns_is_not_held_against_it()
 
 
 def test_a_myrocks_claim_on_a_host_unlike_its_own_has_nothing_judged():
-    from submissions.tracks.classic.rerun import log_structured_sentence
+    from runner.judge.classic import log_structured_sentence
 
     verdict, figures = judge_curves(
         LSM_CLAIM, LSM_RERUNS, kind=VERIFICATION, scale=SCALE, host_comparable=False,
@@ -732,7 +732,7 @@ CALIBRATED = {
 
 
 def judged_on_the_quiet_host(claimed, reruns, divided=1):
-    from submissions.tracks.resolution import HostSpread, HostSpreads
+    from runner.judge.resolution import HostSpread, HostSpreads
 
     spreads = HostSpreads(
         {figure: HostSpread(sigma, 2) for figure, sigma in CALIBRATED.items()},
@@ -830,7 +830,7 @@ def postgresql_run(
 
 
 def judged_postgresql(claim, reruns, *, scale=2, by_reads=True):
-    from submissions.tracks.classic.rerun import cliff_by_reads_sentence
+    from runner.judge.classic import cliff_by_reads_sentence
 
     return judge_curves(
         claim[:2], [each[:2] for each in reruns], kind=VERIFICATION, scale=scale,
@@ -849,7 +849,7 @@ PG_RERUNS = [
 
 
 def test_a_postgresql_cliff_is_where_its_reads_begin_not_its_rates_steepest_fall():
-    from submissions.tracks.classic.rerun import reads_cliff
+    from runner.judge.classic import reads_cliff
 
     rows, seconds, reads = PG_CLAIM
     assert reads_cliff(rows, reads) == pytest.approx(0.64)
@@ -898,7 +898,7 @@ def test_a_postgresql_claim_whose_reads_begin_elsewhere_is_refuted_and_says_wher
         )
         assert figures["headline"].startswith("the claim's cliff (where its device reads began)")
     # The band is drawn with PostgreSQL's measured spread, wider than the host's for InnoDB.
-    from submissions.tracks.classic.rerun import FIXTURE_SPREADS, POSTGRESQL_CLIFF, cliff_band
+    from runner.judge.classic import FIXTURE_SPREADS, POSTGRESQL_CLIFF, cliff_band
 
     _, figures = judged_postgresql(PG_CLAIM, PG_RERUNS)
     shapes = [shape_of(*each) for each in PG_RERUNS]
@@ -923,7 +923,7 @@ PG_REAL_RERUNS = [REAL / f"iibench-c-postgresql-50mb-cgroup-250k-{n}.log" for n 
 
 
 def judged_real_postgresql(claim, reruns, divided=1.0):
-    from submissions.tracks.classic.rerun import cliff_by_reads_sentence
+    from runner.judge.classic import cliff_by_reads_sentence
 
     rows, seconds, reads, cpu = claim
     return judge_curves(
@@ -1002,7 +1002,7 @@ def test_a_calibration_whose_cliffs_fell_on_one_point_is_no_finer_than_the_curve
     # read a grid step apart: the host's spread is no finer than that rounding. Here the reruns
     # agree exactly too (one quiet tenth three times): without the floor the band would have
     # no width at all.
-    from submissions.tracks.resolution import HostSpread, HostSpreads
+    from runner.judge.resolution import HostSpread, HostSpreads
 
     spreads = HostSpreads(
         {

@@ -1,9 +1,9 @@
 import pytest
 
-from submissions.tracks import TRACKS
-from submissions.tracks.crash_recovery.rerun import crash_plan
-from submissions.tracks.fifo.rerun import fifo_scale
-from submissions.tracks.rerun import (
+from runner.judge import RERUNS
+from runner.judge.crash_recovery import crash_plan
+from runner.judge.fifo import fifo_scale
+from runner.judge.rerun import (
     NotPlannable,
     RerunRequest,
     RerunSpec,
@@ -42,12 +42,12 @@ def spec(workload: str, figures: dict | None = None, **changes) -> tuple[str, Re
 
 def rerun_steps(planned: tuple[str, RerunSpec]):
     workload, plan = planned
-    return TRACKS[workload].rerun.steps(plan)
+    return RERUNS[workload].steps(plan)
 
 
 def refusal(workload: str, figures: dict, claimed_rows: int, rows: int, time_limit: int):
     request = RerunRequest(figures, claimed_rows, rows, time_limit)
-    return TRACKS[workload].rerun.refusal(request)
+    return RERUNS[workload].refusal(request)
 
 
 def options_of(arguments: list[str]) -> dict[str, str]:

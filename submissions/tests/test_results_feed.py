@@ -38,7 +38,7 @@ def test_it_lists_published_results_newest_first(client):
     second = SubmissionFactory(contest=newer, submitted_at=now - timedelta(days=5))
     late = SubmissionFactory(contest=older, submitted_at=now - timedelta(hours=2))
     for contest in (older, newer):
-        contest_ranks.contest_rank(contest=contest)
+        contest_ranks.contest_board_changed(contest_id=contest.pk)
 
     entries = feed_entries(client)
 
@@ -112,7 +112,7 @@ def test_a_track_entry_is_announced_by_its_tracks_figures(client):
         track_metric=2.0,
         track_class="r000000000200",
     )
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
 
     (entry,) = feed_entries(client)
 

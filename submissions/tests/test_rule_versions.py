@@ -5,22 +5,22 @@ admin, and entry pages said "at most 32 GB ... FAIL: over the limit of 16"."""
 from datetime import timedelta
 
 import pytest
-from django.urls import reverse
 from django.utils import timezone
 
-from submissions.contests import rechecks
 from submissions.contests.rule_changes import rule_changes
-from submissions.entries import services
+from submissions.entries import rechecks, services
 from submissions.models import Recheck, RecheckStatus, RuleVersion
 from testing.entries import upload
 from testing.factories import ContestFactory, StaffFactory
-
-pytestmark = pytest.mark.django_db
+from testing.rule_versions import admin_change_memory_cap, verdict_row
 
 
 @pytest.fixture
 def organizer():
     return StaffFactory(is_superuser=True)
+
+
+pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
@@ -29,44 +29,6 @@ def big_machine(contest, entrant, declared):
     return services.entry_create(
         contest=contest, owner=entrant, declared={**declared, "memory_gb": 24}, log_file=upload()
     )
-
-
-def admin_change_memory_cap(client, organizer, contest, cap: int):
-    """The organizer's action: the contest's admin form, every field as shown, the cap changed."""
-    client.force_login(organizer)
-    url = reverse("admin:submissions_contest_change", args=[contest.pk])
-    form = client.get(url).context["adminform"].form
-    data = {}
-    for name, field in form.fields.items():
-        value = form.initial.get(name, field.initial)
-        value = field.prepare_value(value)
-        if isinstance(value, bool):
-            if value:
-                data[name] = "on"
-            continue
-        data[name] = "" if value is None else value
-    data.update(max_memory_gb=str(cap))
-    for inline in ("rechecks", "rule_versions"):
-        data.update({f"{inline}-TOTAL_FORMS": "0", f"{inline}-INITIAL_FORMS": "0"})
-    for name in ("deadline", "results_published_at"):
-        moment = getattr(contest, name)
-        data.pop(name, None)
-        if moment:
-            local = timezone.localtime(moment)
-            data[f"{name}_0"], data[f"{name}_1"] = (
-                local.date().isoformat(),
-                local.time().isoformat(),
-            )
-    response = client.post(url, data, follow=True)
-    assert response.status_code == 200
-    assert not (response.context.get("errors") or []), response.context["errors"]
-    return response
-
-
-def verdict_row(page: str, evidence: str) -> str:
-    """The verdict table's row that holds `evidence` (the memory row: "GB of memory")."""
-    end = page.index("</tr>", page.index(evidence, page.index('class="data verdicts"')))
-    return page[page.rindex("<tr", 0, end) : end]
 
 
 def test_a_new_contest_has_rules_v1(contest):

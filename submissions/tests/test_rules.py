@@ -17,36 +17,8 @@ from submissions.contests.rules import (
 )
 from submissions.logparse import columns, parse_log
 from submissions.measures.figures import compute_figures
+from testing.judging import IN_TIME, RULES_2008, SUN_X4150
 from testing.logs import c_log, python_log
-
-RULES_2008 = RuleSet(
-    target_rows=5_000_000,
-    rows_per_commit=1_000,
-    max_rows_per_insert=1_000,
-    report_every_rows=1_000_000,
-    max_sockets=2,
-    max_cores=8,
-    max_memory_gb=16,
-    max_drives=8,
-    require_direct_attached=True,
-    raid_allowed=True,
-    required_mysql_version="5.1",
-    preferred_os="CentOS 5",
-    deadline=datetime(2009, 1, 1, 5, 0, tzinfo=UTC),
-    timezone="America/New_York",
-)
-SUN_X4150 = DeclaredSetup(
-    sockets=2,
-    cores=8,
-    memory_gb=16,
-    drives=8,
-    raid_level="RAID 5",
-    direct_attached=True,
-    os="CentOS 5.1",
-    server_version="5.1.25-rc",
-    storage_engine="InnoDB",
-)
-IN_TIME = datetime(2008, 12, 20, tzinfo=UTC)
 
 
 def judge(log: bytes, rules: RuleSet = RULES_2008, setup: DeclaredSetup = SUN_X4150, at=IN_TIME):

@@ -11,8 +11,7 @@ from django.conf import settings
 
 from submissions.entries import services
 from submissions.models import Submission
-from submissions.tests.test_entrant_in_browser import fill_declaration
-from testing.browser import chromium, log_in
+from testing.browser import chromium, fill_declaration, log_in
 from testing.entries import DECLARED, upload
 from testing.factories import PASSWORD, ContestFactory, StaffFactory, UserFactory
 from testing.logs import python_log

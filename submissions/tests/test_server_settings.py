@@ -3,7 +3,7 @@ of a scaled rerun. Pure functions: no database."""
 
 import pytest
 
-from submissions.setup.scaling import MEMORY_RULES, max_scale, memory_for_scale, scaled_size
+from runner.judge.scaling import MEMORY_RULES, max_scale, memory_for_scale, scaled_size
 from submissions.setup.server_settings import (
     MYSQL,
     POSTGRESQL,

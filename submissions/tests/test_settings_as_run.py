@@ -4,11 +4,11 @@ size that shapes the curve and that a rerun does not scale, is named."""
 
 import pytest
 
+from runner.judge.scaling import rerun_settings
 from submissions.entries.demo import demo_load
 from submissions.models import SettingSource, Submission
 from submissions.setup.declared import declared_settings, entry_family
 from submissions.setup.entry_settings import logged_settings, settings_as_run
-from submissions.setup.scaling import rerun_settings
 from submissions.setup.server_settings import MYSQL
 
 pytestmark = pytest.mark.django_db

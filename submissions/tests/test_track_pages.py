@@ -5,51 +5,23 @@ import json
 from datetime import timedelta
 
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from submissions.contests import reference_rows
-from submissions.entries import refusals, services
+from submissions.entries import refusals
 from submissions.models import Submission, Workload
 from testing.entries import DECLARED
 from testing.factories import ContestFactory, UserFactory
 from testing.logs import c_fifo_log, c_load_log, c_pk_run
 from testing.pages import board_rows, not_ranked_rows, table_rows
+from testing.tracks import OPEN, fifo_contest, submit
 
 pytestmark = pytest.mark.django_db
 
-OPEN = {
-    "required_mysql_version": "",
-    "preferred_os": "",
-    "max_memory_gb": None,
-    "require_direct_attached": False,
-}
 CRASH = {"insert_rate": "200", "rows_at_crash": "250000", "recovery_seconds": "2"}
-
-
-def fifo_contest(**fields):
-    return ContestFactory(
-        workload=Workload.FIFO,
-        target_rows=500_000,
-        report_every_rows=5_000,
-        terminal_window_rows=10_000,
-        track_rules={"delete_after": 250_000, "pace_tolerance": 0.01},
-        **OPEN,
-        **fields,
-    )
-
-
-def submit(contest, log: bytes | None, name="Ada", **declared):
-    upload = SimpleUploadedFile("run.log", log) if log is not None else None
-    return services.entry_create(
-        contest=contest,
-        owner=UserFactory(),
-        declared={**DECLARED, "entrant_name": name, **declared},
-        log_file=upload,
-    )
 
 
 def header_labels(html: str) -> list[str]:

@@ -5,11 +5,10 @@ import pytest
 
 from submissions.contests import reference_rows
 from submissions.models import Workload
-from submissions.tests.test_rate_curve_in_browser import browser_page
-from submissions.tests.test_track_pages import OPEN, fifo_contest, submit
-from submissions.tests.test_track_ranking import crash, pk_figures
+from testing.browser import browser_page
 from testing.factories import ContestFactory, SubmissionFactory
 from testing.logs import c_fifo_log
+from testing.tracks import OPEN, crash, fifo_contest, pk_figures, submit
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -1,4 +1,4 @@
-"""contest_ranks.contest_rank on track contests: each track's metric and direction, its classes,
+"""Ranks on track contests: each track's metric and direction, its classes,
 ties; and the board's order with the seeds' reference rows placed by the same metric."""
 
 import pytest
@@ -9,6 +9,7 @@ from submissions.contests import reference_rows
 from submissions.measures.ranking import MetricStanding, class_ranks
 from submissions.models import Submission, Workload
 from testing.factories import ContestFactory, SubmissionFactory
+from testing.tracks import crash, pk_figures
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +30,7 @@ def test_it_ranks_fifo_entries_by_terminal_insert_rate_highest_first():
     tokudb = entry(contest, 5_088.0, seconds_to_target=DAY_1 * 30)
     fast_but_broken = entry(contest, 9_999.0, eligible=False)
 
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
 
     assert ranks_of(tokudb, innodb, fast_but_broken) == [1, 2, None]
 
@@ -39,7 +40,7 @@ def test_it_ranks_query_times_and_recovery_times_lowest_first_sharing_ties():
     slow, fast, tied = entry(contest, 17.7), entry(contest, 7.2), entry(contest, 7.2)
     no_time = entry(contest, None)
 
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
 
     assert ranks_of(fast, tied, slow, no_time) == [1, 1, 3, None]
 
@@ -50,7 +51,7 @@ def test_it_ranks_bulk_loads_within_their_class():
     small_fast = entry(contest, 142_000.0, "k001l0000064")
     wide_slow = entry(contest, 5_000.0, "k004l0000256")
 
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
 
     assert ranks_of(small_fast, small_slow, wide_slow) == [1, 2, 1]
 
@@ -61,7 +62,7 @@ def test_it_ranks_crash_recoveries_within_their_insert_rate_class():
     tokudb = entry(contest, 2.0, "r000000000100c000000100000000")
     flat_out = entry(contest, 501.0, "r000000010000c000000100000000")
 
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
 
     assert ranks_of(tokudb, innodb, flat_out) == [1, 2, 1]
 
@@ -82,7 +83,7 @@ def test_the_key_type_board_lists_entries_by_ratio_with_the_seeds_tests_among_th
     reference_rows.reference_results_create(contest=contest)
     good = entry(contest, 0.5, entrant_name="Ordered keys win", track_figures=pk_figures(0.5))
     poor = entry(contest, 1.2, entrant_name="Ordered keys lose", track_figures=pk_figures(1.2))
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
 
     body = client.get(f"/api/contests/{contest.slug}/leaderboard/").json()
 
@@ -107,7 +108,7 @@ def test_the_bulk_load_board_groups_entries_and_references_by_class(client):
         contest, 150_000.0, "k001l0000064", entrant_name="Fast loader",
         track_figures=load_figures(1, 64, 150_000.0),
     )  # fmt: skip
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
 
     body = client.get(f"/api/contests/{contest.slug}/leaderboard/").json()
 
@@ -132,7 +133,7 @@ def test_a_track_board_sorts_by_its_metric_when_asked(client):
     entry(contest, 13.0, "r000000002000", entrant_name="B", track_figures=crash(2_000, 13))
     entry(contest, 2.0, "r000000000200", entrant_name="A", track_figures=crash(200, 2))
     entry(contest, 501.0, "r000000016000", entrant_name="C", track_figures=crash(16_000, 501))
-    contest_ranks.contest_rank(contest=contest)
+    contest_ranks.contest_board_changed(contest_id=contest.pk)
     url = reverse("api_leaderboard", args=[contest.slug])
 
     by_class = client.get(url).json()["results"]
@@ -146,18 +147,6 @@ def test_a_track_board_sorts_by_its_metric_when_asked(client):
 DAY_1 = 86_400.0
 
 
-def pk_figures(ratio: float) -> dict:
-    run = {"minutes": 10.0, "rows": 100_000, "write_rate": 166.7, "read_rate": 50.0}
-    return {
-        "runs": {
-            "autoinc": run,
-            "uuid-char": {**run, "minutes": 15.0},
-            "uuid-ordered": {**run, "minutes": 10.0 * ratio},
-        },
-        "ratios": {"uuid-char": 1.5, "uuid-ordered": ratio},
-    }
-
-
 def load_figures(keys: int, row_length: int, rate: float) -> dict:
     return {
         "keys": keys,
@@ -167,13 +156,4 @@ def load_figures(keys: int, row_length: int, rate: float) -> dict:
         "kv_pairs_per_s": rate * keys,
         "mb_per_s": rate * row_length / 1e6,
         "seconds": 200_000 / rate,
-    }
-
-
-def crash(rate: float, seconds: float) -> dict:
-    return {
-        "insert_rate": rate,
-        "rows_at_crash": 250_000,
-        "recovery_seconds": seconds,
-        "engine": "InnoDB",
     }

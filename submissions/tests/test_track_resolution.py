@@ -4,10 +4,10 @@ one just within it is not."""
 
 import pytest
 
-from submissions.tracks.bulk_load.rerun import LoadFigures, compare_bulk_load
-from submissions.tracks.crash_recovery import rerun as crash
-from submissions.tracks.pk_types import rerun as pk_types
-from submissions.tracks.rerun import (
+from runner.judge import crash_recovery as crash
+from runner.judge import pk_types
+from runner.judge.bulk_load import LoadFigures, compare_bulk_load
+from runner.judge.rerun import (
     NOT_REPRODUCED,
     REPRODUCED,
     VERIFICATION,

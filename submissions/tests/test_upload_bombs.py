@@ -7,7 +7,6 @@ is read; and one user has one log read at a time."""
 
 from __future__ import annotations
 
-import html
 import json
 import os
 import subprocess
@@ -19,16 +18,13 @@ from pathlib import Path
 import pytest
 from django.conf import settings as django_settings
 from django.core.cache import cache
-from django.urls import reverse
 from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
 from submissions.models import Submission
-from submissions.tests.test_api import token_client
 from submissions.web import throttle
 from submissions.web.throttle import upload_slot
-from testing.bombs import KINDS, PACKINGS, bomb_bytes, real_log
-from testing.entries import DECLARED, upload
+from testing.bombs import KINDS, PACKINGS, bomb_bytes, post, real_log, what_the_client_reads
+from testing.entries import DECLARED
 from testing.factories import ContestFactory, UserFactory
 from testing.hostile import multipart
 from testing.logs import gzipped, python_log
@@ -97,29 +93,6 @@ def test_a_real_log_is_read_whole_in_the_same_process():
 
 
 # -- what the client sees ------------------------------------------------------------------
-
-
-def post(channel: str, user, contest, log: bytes):
-    file = upload(log, name="bomb.log.gz" if log[:2] == b"\x1f\x8b" else "bomb.log")
-    if channel == "api":
-        return token_client(user).post(
-            "/api/submissions/",
-            {"contest": contest.slug, **DECLARED, "log": file},
-            format="multipart",
-        )
-    if channel == "preview":
-        return token_client(user).post(
-            "/api/submissions/preview/", {"contest": contest.slug, "log": file}, format="multipart"
-        )
-    client = APIClient()
-    client.force_login(user)
-    return client.post(reverse("submission_create", args=[contest.slug]), {**DECLARED, "log": file})
-
-
-def what_the_client_reads(channel: str, response) -> str:
-    if channel == "form":
-        return html.unescape(response.content.decode())
-    return " ".join(response.json().get("log", [])) or response.json().get("detail", "")
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ whatever the log's length."""
 import pytest
 
 from submissions.models import SampleSeries, Submission
-from submissions.tests.test_api import post_entry, token_client
+from testing.api import post_entry, token_client
 from testing.entries import upload
 from testing.logs import python_log
 

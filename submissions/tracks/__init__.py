@@ -1,11 +1,13 @@
 """The registry's tracks: the classic run and the seeds' other workloads (docs/IIBENCH.md,
 "Workloads beyond the classic run"). A contest's `workload` picks its track, which decides what
 the entrant declares, which rules apply, which figures are computed (`Submission.track_figures`),
-how entries rank, what the pages plot and how a rerun is planned and judged. Pure: no Django.
+how entries rank and what the pages plot. Pure: no Django. How a track's entry is rerun and
+judged is the runner's (`RERUNS` in runner/judge/).
 
 Adding a track is one package here (its declared fields, rule parameters, rules, figures,
-ranking, board columns, plot, rerun and reference results: see fifo/) and its entry in TRACKS
-(the import beside the others and the name in the tuple).
+ranking, board columns, plot and reference results: see fifo/) and its entry in TRACKS
+(the import beside the others and the name in the tuple); a track that can be rerun adds its
+rerun to runner/judge/.
 
 May import `logparse`, `measures`, `contests.rules` and `setup.page_cache` (all pure); never Django,
 `live` or `runner`.

@@ -15,7 +15,6 @@ from submissions.measures.numbers import number
 from submissions.measures.ranking import RankKey
 
 from .published import PublishedResult
-from .rerun import Rerun
 
 # What a track's log must hold for its figures to mean anything.
 LOG_SERIES = "series"  # report lines: an insert run (classic, FIFO, query scalability)
@@ -117,8 +116,9 @@ Refigure = Callable[[Mapping, RuleSet], dict]
 @dataclass(frozen=True)
 class Track:
     """A contest workload: what the entrant declares, which rules apply, which figures are
-    computed, how entries rank, what the pages show and how a rerun checks a claim. Adding a
-    track is one package under tracks/ and one line in TRACKS."""
+    computed, how entries rank and what the pages show. Adding a track is one package under
+    tracks/ and one line in TRACKS; a track that can be rerun adds its rerun to `RERUNS` in
+    runner/judge/."""
 
     workload: str
     label: str
@@ -148,13 +148,10 @@ class Track:
     # Figures stored without a log (the seeds' reference rows) again under a contest's rules,
     # for the keys that depend on them (the query time at the contest's table size).
     refigure: Refigure | None = None
-    # What a verification rerun of an entry runs and how it is judged against the claim
-    # (tracks/rerun.py); None: the track cannot be rerun.
-    rerun: Rerun | None = None
     # The seeds' published results of this workload: reference rows on its boards.
     references: tuple[PublishedResult, ...] = ()
     # The contest the demo data opens for this track: slug, title, description and the
-    # Contest fields it sets (submissions/demo.py); empty: none.
+    # Contest fields it sets (submissions/entries/demo.py); empty: none.
     demo_contest: Mapping[str, Any] = field(default_factory=dict)
 
     def figures_under(self, figures: Mapping, rules: RuleSet) -> dict:

@@ -6,7 +6,7 @@ plain data in, plain data out; the runner starts the servers and the registry st
 
 A comparison at 1/k runs rows/k rows with each engine's cache at the seed host's memory/k
 (the same share of it for every engine, so none is favoured), never below the smallest cache
-the scaling rule measured a curve's shape to follow (submissions/setup/scaling.py floors); a
+the scaling rule measured a curve's shape to follow (runner/judge/scaling.py floors); a
 cache held at its floor is said so beside the ratio.
 
 PostgreSQL, MyISAM and Aria keep their data in the operating system's page cache too, which no

@@ -28,8 +28,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
+from submissions.caches.soft_cache import cache_count
 from submissions.models import Submission
-from submissions.web.soft_cache import cache_count
 
 logger = logging.getLogger(__name__)
 

@@ -49,6 +49,7 @@ from submissions.board.visibility import (
     leaderboard_visible,
     require_visible_board,
 )
+from submissions.caches.soft_cache import cache_get, cache_set
 from submissions.contests import reference_rows, rule_versions
 from submissions.contests.ranks import contest_leader, entry_placement, ranks_known
 from submissions.contests.rule_changes import rule_set_of
@@ -57,6 +58,7 @@ from submissions.contests.rules import RuleSet
 from submissions.entries import edits, refusals, selectors, services, tokens
 from submissions.entries.kept_logs import KeptLog, kept_log_discard, kept_log_open, log_keep
 from submissions.entries.log_machine import entry_machine_facts
+from submissions.entries.settings_panel import settings_panel
 from submissions.entries.trust import TRUST_LEVELS, TRUST_SENTENCES, entry_trust
 from submissions.measures import numbers
 from submissions.measures.costs import PER_ROW_COSTS, cost_tiles
@@ -68,11 +70,9 @@ from submissions.models import (
     SeedReproduction,
     Submission,
 )
-from submissions.setup.declared import settings_panel
 from submissions.tracks.reproduced import ENGINE_NAMES
 from submissions.web import exports
 from submissions.web.forms import DeclarationForm, SignupForm, SubmissionForm
-from submissions.web.soft_cache import cache_get, cache_set
 from submissions.web.throttle import upload_refusal, upload_slot, upload_stored, upload_try
 from submissions.wings import (
     RULE_SENTENCES,
@@ -236,7 +236,7 @@ def contest_detail(request: HttpRequest, slug: str) -> HttpResponse:
 
 def contest_page_reads(contest_id: int) -> list:
     """What building a contest page reads that depends on the contest alone: read ahead at
-    once (board/compiled.py)."""
+    once (caches/compiled.py)."""
     return [
         references_key(contest_id),
         rule_version_latest_key(contest_id),

@@ -17,8 +17,8 @@ from submissions.models import Submission
 from testing.logs import python_log
 from testing.server import production_environment, start_gunicorn
 from testing.witness_rig import (
-    IIBENCH,
     CuttableProxy,
+    c_benchmark,
     run_client,
     start_client,
     streaming_contest,
@@ -28,12 +28,6 @@ from testing.witness_rig import (
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def c_benchmark(tmp_path, rows: int, rate: int = 0) -> list[str]:
-    command = [str(IIBENCH), "--db", f"sqlite:///{tmp_path / 'bench.db'}", "--rows", str(rows),
-               "--report-every", "10000", "--seed", "7"]  # fmt: skip
-    return [*command, "--max-rate", str(rate)] if rate else command
 
 
 def upload_twin(live_site, user, contest, declared, log: bytes) -> dict:

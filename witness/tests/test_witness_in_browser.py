@@ -7,15 +7,15 @@ import time
 import pytest
 
 from submissions.live.models import LiveSample
-from submissions.tests.test_rate_curve_in_browser import browser_page
+from testing.browser import browser_page
 from testing.witness_rig import (
+    c_benchmark,
     start_client,
     streaming_contest,
     the_run,
     this_machine,
     witness_token,
 )
-from witness.tests.test_witness_client import c_benchmark
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

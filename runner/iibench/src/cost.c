@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "report.h"
+#include "output.h"
 #include "schema.h"
 
 /* -- reading /proc ------------------------------------------------------------------- */

@@ -10,31 +10,8 @@
 
 #include "clock.h"
 #include "options.h"
+#include "output.h"
 #include "url.h"
-
-static pthread_mutex_t output_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void emit(const char *fmt, ...)
-{
-	va_list ap;
-	pthread_mutex_lock(&output_lock);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	fflush(stdout);
-	pthread_mutex_unlock(&output_lock);
-}
-
-void report_comment(const char *fmt, ...)
-{
-	char line[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	emit("# %s\n", line);
-}
 
 static void append_arg(char *out, size_t outlen, const char *arg)
 {
@@ -48,7 +25,7 @@ void report_begin(int argc, char **argv)
 {
 	char command[8192] = "iibench";
 	char masked[4096];
-	emit("# iibench-c version=%s format=%d\n", IIBENCH_VERSION, IIBENCH_FORMAT);
+	output_line("# iibench-c version=%s format=%d\n", IIBENCH_VERSION, IIBENCH_FORMAT);
 	for (int i = 1; i < argc; i++) {
 		const char *arg = argv[i];
 		if (i > 1 && strcmp(argv[i - 1], "--db") == 0) {
@@ -61,25 +38,25 @@ void report_begin(int argc, char **argv)
 		}
 		append_arg(command, sizeof command, arg);
 	}
-	emit("# command %s\n", command);
+	output_line("# command %s\n", command);
 }
 
 void report_param_u64(const char *name, uint64_t value)
 {
-	emit("# param %s=%llu\n", name, (unsigned long long)value);
+	output_line("# param %s=%llu\n", name, (unsigned long long)value);
 }
 
 void report_param_str(const char *name, const char *value)
 {
-	emit("# param %s=%s\n", name, value);
+	output_line("# param %s=%s\n", name, value);
 }
 
 void report_indexes(const char *table, const struct index_info *indexes, size_t count)
 {
-	emit("# table %s\n", table);
+	output_line("# table %s\n", table);
 	/* Read back from the catalog before the first row: always before_load. */
 	for (size_t i = 0; i < count; i++)
-		emit("# index %s columns=%s unique=%s created=before_load\n", indexes[i].name,
+		output_line("# index %s columns=%s unique=%s created=before_load\n", indexes[i].name,
 		     indexes[i].columns, indexes[i].unique ? "yes" : "no");
 }
 
@@ -90,9 +67,9 @@ void report_started(bool with_columns)
 	struct tm tm;
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	emit("# started %s\n", when);
+	output_line("# started %s\n", when);
 	if (with_columns)
-		emit("rows\tseconds\tinterval_ips\tcumulative_ips\tdeleted\tinterval_dps"
+		output_line("rows\tseconds\tinterval_ips\tcumulative_ips\tdeleted\tinterval_dps"
 		     "\tqueries\tinterval_qps\t" COST_COLUMNS "\n");
 }
 
@@ -106,7 +83,7 @@ void report_client_cpu(uint64_t rows)
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	double user = timeval_seconds(ru.ru_utime), sys = timeval_seconds(ru.ru_stime);
-	emit("# client_cpu seconds=%.3f user=%.3f sys=%.3f us_per_row=%.3f\n", user + sys, user,
+	output_line("# client_cpu seconds=%.3f user=%.3f sys=%.3f us_per_row=%.3f\n", user + sys, user,
 	     sys, rows ? (user + sys) * 1e6 / (double)rows : 0.0);
 }
 
@@ -142,7 +119,7 @@ static void print_report(struct progress *p, double now, uint64_t queries)
 	char cost[512] = "";
 	if (p->cost)
 		cost_format_columns(p->cost, cost, sizeof cost);
-	emit("%llu\t%.3f\t%.1f\t%.1f\t%llu\t%.1f\t%llu\t%.1f%s\n", (unsigned long long)p->rows,
+	output_line("%llu\t%.3f\t%.1f\t%.1f\t%llu\t%.1f\t%llu\t%.1f%s\n", (unsigned long long)p->rows,
 	     seconds, rate(p->rows - p->last_rows, interval), rate(p->rows, seconds),
 	     (unsigned long long)p->deleted, rate(p->deleted - p->last_deleted, interval),
 	     (unsigned long long)queries, rate(queries - p->last_queries, interval), cost);
@@ -188,7 +165,7 @@ void report_summary(const struct run_totals *t)
 	else
 		snprintf(head, sizeof head, "status=failed");
 	/* error= comes last: its value runs to the end of the line. */
-	emit("# summary %s rows=%llu seconds=%.3f average_ips=%.1f deleted=%llu queries=%llu%s%s\n",
+	output_line("# summary %s rows=%llu seconds=%.3f average_ips=%.1f deleted=%llu queries=%llu%s%s\n",
 	     head, (unsigned long long)t->rows, seconds, rate(t->rows, seconds),
 	     (unsigned long long)t->deleted, (unsigned long long)t->queries,
 	     t->status == RUN_FAILED ? " error=" : "", t->status == RUN_FAILED ? t->error : "");

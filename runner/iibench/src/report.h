@@ -12,11 +12,11 @@
 
 #include "backend.h"
 #include "cost.h"
+#include "output.h"
 
 /* "# iibench-c version=... format=1" and "# command ..." (password masked). */
 void report_begin(int argc, char **argv);
-/* One "# ..." line; fmt excludes the "# " and the newline. */
-void report_comment(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* report_comment (one "# ..." line) is output.h's. */
 void report_param_u64(const char *name, uint64_t value);
 void report_param_str(const char *name, const char *value);
 void report_indexes(const char *table, const struct index_info *indexes, size_t count);

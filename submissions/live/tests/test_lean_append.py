@@ -8,7 +8,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from submissions.live.models import LiveBatch, LiveSample
-from submissions.live.tests.test_live_api import append, open_run, witness_client
+from testing.witness_rig import append, open_run, witness_client
 
 pytestmark = pytest.mark.django_db
 

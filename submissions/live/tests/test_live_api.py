@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from submissions.live.models import LiveBatch, LiveRun, WitnessToken
@@ -14,39 +13,9 @@ from submissions.measures.costs import CostFigures
 from submissions.models import Submission
 from testing.factories import ContestFactory, UserFactory
 from testing.logs import python_log
+from testing.witness_rig import MACHINE, api_client, append, open_run, witness_client
 
 pytestmark = pytest.mark.django_db
-
-MACHINE = {
-    "cores": 8,
-    "logical_cpus": 16,
-    "memory_bytes": 16 * 2**30,
-    "datadir": {"path": "/var/lib/mysql", "kind": "hdd"},
-}
-
-
-def api_client(user) -> APIClient:
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.get_or_create(user=user)[0].key}")
-    return client
-
-
-def witness_client(user, contest) -> APIClient:
-    response = api_client(user).post("/api/witness-tokens/", {"contest": contest.slug})
-    assert response.status_code == 201, response.content
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {response.json()['token']}")
-    return client
-
-
-def open_run(client, declared, run_key="run-key-0001", machine=MACHINE):
-    return client.post(
-        "/api/live/", {**declared, "run_key": run_key, "machine": machine}, format="json"
-    )
-
-
-def append(client, run_id, seq, lines):
-    return client.post(f"/api/live/{run_id}/batches/", {"seq": seq, "lines": lines}, format="json")
 
 
 def log_lines(**kwargs) -> list[str]:

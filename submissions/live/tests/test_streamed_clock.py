@@ -7,9 +7,8 @@ import time
 
 import pytest
 
-from submissions.live.tests.test_live_api import MACHINE, witness_client
 from testing.logs import c_log
-from testing.witness_rig import streaming_contest
+from testing.witness_rig import MACHINE, streaming_contest, witness_client
 
 pytestmark = pytest.mark.django_db
 

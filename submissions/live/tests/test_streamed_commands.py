@@ -12,10 +12,9 @@ from django.utils import timezone
 
 from submissions.live.models import LiveRun
 from submissions.models import Submission
-from submissions.tests.logparse.conftest import FIXTURES
 from testing.factories import ContestFactory
-
-from .test_live_api import MACHINE, append, witness_client
+from testing.logs import FIXTURES
+from testing.witness_rig import MACHINE, append, witness_client
 
 pytestmark = pytest.mark.django_db
 

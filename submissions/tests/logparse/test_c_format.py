@@ -7,8 +7,7 @@ import pytest
 
 from submissions.logparse import IndexInfo, LoadSummary, LogError, Marker, Totals, parse_log
 from submissions.logparse.c_format import without_settings
-
-from .conftest import fixture_text, parse_fixture, parse_text
+from testing.logs import fixture_text, parse_fixture, parse_text
 
 DEMO_LOGS = Path(__file__).parents[2] / "demo_logs"
 

@@ -3,8 +3,7 @@ from __future__ import annotations
 import pytest
 
 from submissions.logparse import LogError
-
-from .conftest import fixture_text, parse_fixture, parse_text
+from testing.logs import fixture_text, parse_fixture, parse_text
 
 
 @pytest.mark.parametrize(

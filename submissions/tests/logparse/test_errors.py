@@ -3,8 +3,7 @@ from __future__ import annotations
 import pytest
 
 from submissions.logparse import LogError
-
-from .conftest import fixture_text, parse_text
+from testing.logs import fixture_text, parse_text
 
 HEADER_2009 = "#rows #seconds #total_seconds cum_ips table_size last_ips #queries cum_qps last_qps"
 HEADER_2023 = (

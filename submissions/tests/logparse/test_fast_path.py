@@ -21,14 +21,9 @@ import pytest
 from submissions.logparse import LogError, columnar, parse_log
 from submissions.logparse import reader as reader_module
 from submissions.logparse.columns import floats
-
-from .conftest import FIXTURES
+from testing.logs import FIXTURES, python_2023
 
 DEMO_LOGS = Path(__file__).resolve().parents[2] / "demo_logs"
-HEADER_2023 = (
-    "i_sec\tt_sec\ti_ips\tt_ips\ti_dps\tt_dps\ti_qps\tt_qps\tmax_i\tmax_d\tmax_q"
-    "\tt_ins\tt_del\tt_query\tretry_i\tretry_d\tretry_q"
-)
 HEADER_2020_09 = (
     "i_sec\tt_sec\ti_ips\tt_ips\ti_qps\tt_qps\tmax_i\tmax_q\tt_ins\tt_query\tretry_i\tretry_q"
 )
@@ -37,30 +32,6 @@ C_HEADER = (
     "# backend mysql\nrows\tseconds\tinterval_ips\tcumulative_ips\tdeleted\tinterval_dps"
     "\tqueries\tinterval_qps"
 )
-
-
-def python_2023(
-    count: int, *, seed: int, stall_every: int = 0, deletes_from: int = -1, queries: bool = True
-) -> str:
-    rng = random.Random(seed)
-    lines, rows, deleted, queries, elapsed = [HEADER_2023], 0, 0, 0, 0.0
-    for i in range(count):
-        interval = 10.0 + rng.random()
-        elapsed += interval
-        stalled = stall_every and i % stall_every == 0
-        new_rows = 0 if stalled else rng.randrange(1, 90_000)
-        rows += new_rows
-        dps = rng.randrange(1, 900) if 0 <= deletes_from <= i else 0
-        deleted += dps * 10
-        qps = rng.randrange(0, 50) if queries and i > count // 3 else 0
-        queries += qps * 10
-        lines.append(
-            f"{interval:.1f}\t{elapsed:.1f}\t{new_rows / interval:.0f}\t{rows / elapsed:.1f}\t"
-            f"{dps}\t{deleted / elapsed:.0f}\t{qps}\t{queries / elapsed:.0f}\t1\t2\t3\t"
-            f"{rows}\t{deleted}\t{queries}\t0\t0\t0"
-        )
-    lines.append(f"Totals: {elapsed:.1f} secs, {rows / elapsed:.1f} rows/sec, {rows} rows, 0 0 0")
-    return "\n".join(lines) + "\n"
 
 
 def python_2020_09(count: int, *, seed: int) -> str:

@@ -4,8 +4,7 @@ import pytest
 
 from submissions.logparse import LogError, Totals
 from submissions.logparse.java_iibench import grouped_float, grouped_int
-
-from .conftest import fixture_text, parse_fixture, parse_text
+from testing.logs import fixture_text, parse_fixture, parse_text
 
 EN_ROWS = [653_000, 1_101_250, 1_402_500, 1_610_750, 1_752_000, 1_855_250, 1_934_500, 1_996_250]
 

@@ -5,8 +5,7 @@ from pathlib import Path
 import pytest
 
 from submissions.logparse import KeyTypeRun, LogError, MeterReading
-
-from .conftest import fixture_text, parse_fixture, parse_text
+from testing.logs import fixture_text, parse_fixture, parse_text
 
 
 def test_it_reads_the_three_tables_of_a_console_capture():

@@ -9,7 +9,7 @@ from submissions.logparse import columnar, parse_log, python_iibench
 from submissions.logparse import reader as reader_module
 from submissions.logparse.columns import Narrow, floats, widen
 from submissions.measures.series import pack_columns, series_columns
-from submissions.tests.logparse.test_fast_path import python_2023
+from testing.logs import python_2023
 
 RATES = ("interval_rate", "cumulative_rate", "interval_delete_rate", "interval_query_rate")
 

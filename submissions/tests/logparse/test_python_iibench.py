@@ -3,8 +3,7 @@ from __future__ import annotations
 import pytest
 
 from submissions.logparse import LogError, Marker, Totals
-
-from .conftest import fixture_text, parse_fixture, parse_text
+from testing.logs import fixture_text, parse_fixture, parse_text
 
 HEADER_2023 = (
     "i_sec\tt_sec\ti_ips\tt_ips\ti_dps\tt_dps\ti_qps\tt_qps\tmax_i\tmax_d\tmax_q"

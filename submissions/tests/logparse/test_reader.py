@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import gzip
-import io
 import tracemalloc
 import zlib
 
@@ -9,36 +8,14 @@ import pytest
 
 from submissions.logparse import LogError, parse_log
 from submissions.logparse import reader as reader_module
-
-from .conftest import FIXTURES, fixture_text, parse_fixture, parse_text
-
-HEADER_2023 = (
-    "i_sec\tt_sec\ti_ips\tt_ips\ti_dps\tt_dps\ti_qps\tt_qps\tmax_i\tmax_d\tmax_q"
-    "\tt_ins\tt_del\tt_query\tretry_i\tretry_d\tretry_q\n"
+from testing.logs import (
+    FIXTURES,
+    HEADER_2023,
+    GeneratedLog,
+    fixture_text,
+    parse_fixture,
+    parse_text,
 )
-
-
-class GeneratedLog(io.RawIOBase):
-    """A file object whose bytes come from a generator: the log never exists whole."""
-
-    def __init__(self, chunks):
-        self.chunks = iter(chunks)
-        self.pending = b""
-        self.largest_read = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:
-        while not self.pending:
-            self.pending = next(self.chunks, b"")
-            if not self.pending:
-                return 0
-        size = min(len(buffer), len(self.pending))
-        buffer[:size] = self.pending[:size]
-        self.pending = self.pending[size:]
-        self.largest_read = max(self.largest_read, size)
-        return size
 
 
 def python_2023_lines(count: int):

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from submissions.logparse import LogError, Marker, Totals
-
-from .conftest import fixture_text, parse_fixture, parse_text
+from testing.logs import fixture_text, parse_fixture, parse_text
 
 
 def test_it_derives_rows_from_writes_and_the_declared_rows_per_insert():

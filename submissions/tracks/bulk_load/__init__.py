@@ -14,7 +14,6 @@ from submissions.measures.numbers import number
 
 from ..base import LOG_LOAD, SETUP, Ranking, Track, TrackColumn, TrackParameter
 from .references import REFERENCES
-from .rerun import RERUN
 
 
 def load_figures(log: ParsedLog | None, declared: Mapping, rules: RuleSet) -> dict:
@@ -170,9 +169,8 @@ BULK_LOAD = Track(
     plot_references="same_class",
     ranked_by="Ranked by rows/s within each class (keys per row, row length), highest first.",
     unranked_reason="No load rate.",
-    rerun=RERUN,
     references=REFERENCES,
-    # The contest `make run`'s demo data opens for this track (submissions/demo.py).
+    # The contest `make run`'s demo data opens for this track (submissions/entries/demo.py).
     demo_contest={
         "slug": "bulk-load",
         "title": "Bulk loading: rows/s per keys and row length",

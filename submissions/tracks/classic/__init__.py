@@ -7,7 +7,6 @@ from submissions.measures.ranking import RankKey
 
 from ..base import ALL_CLASSIC, LOG_SERIES, Ranking, Track
 from .references import REFERENCES
-from .rerun import RERUN
 
 CLASSIC = Track(
     workload="classic",
@@ -26,6 +25,5 @@ CLASSIC = Track(
             RankKey("terminal_rate", descending=True),
         ),
     ),
-    rerun=RERUN,
     references=REFERENCES,
 )

@@ -20,7 +20,6 @@ from submissions.measures.numbers import display, number
 
 from ..base import LOG_OPTIONAL, SETUP, Ranking, Track, TrackColumn, TrackField
 from .references import REFERENCES
-from .rerun import RERUN
 
 # A rate in the log (stated --max-rate or measured average) agrees with the declared one
 # within this share: the C benchmark holds --max-rate to a statement's worth of rows.
@@ -210,9 +209,8 @@ CRASH_RECOVERY = Track(
     plot_references="all",
     ranked_by="Ranked by recovery time within each insert-rate class, fastest first.",
     unranked_reason="No recovery time declared.",
-    rerun=RERUN,
     references=REFERENCES,
-    # The contest `make run`'s demo data opens for this track (submissions/demo.py).
+    # The contest `make run`'s demo data opens for this track (submissions/entries/demo.py).
     demo_contest={
         "slug": "crash-recovery",
         "title": "Crash recovery: restart time after a crash",

@@ -15,7 +15,6 @@ from submissions.measures.numbers import number
 
 from ..base import ALL_CLASSIC, LOG_SERIES, Ranking, Track, TrackColumn, TrackParameter
 from .references import REFERENCES
-from .rerun import RERUN
 
 
 def deletes_start(series: Series) -> tuple[int, int] | None:
@@ -237,9 +236,8 @@ FIFO = Track(
     ),
     unranked_reason="No terminal insert rate could be measured.",
     contest_defaults={"target_rows": 500_000_000, "terminal_window_rows": 10_000_000},
-    rerun=RERUN,
     references=REFERENCES,
-    # The contest `make run`'s demo data opens for this track (submissions/demo.py).
+    # The contest `make run`'s demo data opens for this track (submissions/entries/demo.py).
     demo_contest={
         "slug": "fifo-deletes",
         "title": "Insert + delete (FIFO), at 1/1000 scale",

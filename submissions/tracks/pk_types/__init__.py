@@ -18,7 +18,6 @@ from submissions.measures.numbers import number
 
 from ..base import LOG_KEY_TYPES, SETUP, Ranking, Track, TrackColumn
 from .references import REFERENCES
-from .rerun import RERUN
 
 KEY_TYPES = ("autoinc", "uuid-char", "uuid-ordered")
 # The seed's table names and the C benchmark's --pk kinds, to the registry's key types.
@@ -214,9 +213,8 @@ PK_TYPES = Track(
         "what the key type costs, whatever the machine."
     ),
     unranked_reason="No ordered-UUID and auto-increment runs to compare.",
-    rerun=RERUN,
     references=REFERENCES,
-    # The contest `make run`'s demo data opens for this track (submissions/demo.py).
+    # The contest `make run`'s demo data opens for this track (submissions/entries/demo.py).
     demo_contest={
         "slug": "pk-types",
         "title": "Primary-key types: auto-increment vs UUIDs",

@@ -23,7 +23,6 @@ from submissions.measures.numbers import display, number
 
 from ..base import ALL_CLASSIC, LOG_SERIES, Ranking, Track, TrackColumn, TrackField, TrackParameter
 from .references import REFERENCES
-from .rerun import RERUN
 
 ROWS = re.compile(r"^(\d+(?:\.\d+)?)\s*(k|m|mm|b)?(?:\s*rows)?$")
 SECONDS = re.compile(r"^(\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds)?$")
@@ -263,9 +262,8 @@ QUERY = Track(
     refigure=at_contest_size,
     ranked_by="Ranked by the query time at the contest's table size, fastest first.",
     unranked_reason="No query time at the contest's table size.",
-    rerun=RERUN,
     references=REFERENCES,
-    # The contest `make run`'s demo data opens for this track (submissions/demo.py).
+    # The contest `make run`'s demo data opens for this track (submissions/entries/demo.py).
     demo_contest={
         "slug": "query-scalability",
         "title": "Query scalability: query time as the table grows",

@@ -74,7 +74,7 @@ def recheck_execute(*, recheck_id: int) -> Recheck:
             heartbeat_at=timezone.now(),
         )
     reference_rows.reference_results_refigure(contest=recheck.contest)
-    contest_ranks.contest_rank(contest=recheck.contest)
+    contest_ranks.contest_board_changed(contest_id=recheck.contest_id)
     return _finish(recheck, RecheckStatus.DONE, "")
 
 

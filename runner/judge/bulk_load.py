@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from submissions.logparse import LogError
 
-from ..rerun import (
+from .rerun import (
     INCONCLUSIVE,
     Claim,
     Comparison,

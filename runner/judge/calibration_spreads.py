@@ -16,8 +16,8 @@ from datetime import datetime
 
 import numpy as np
 
-from ..resolution import DEFAULT_REPEATS, HostSpread, HostSpreads, host_half_width, spread_of
-from .rerun import CLIFF, CPU_SHARE, RATE, READS, SCALED_CPU_SHARE, past_cliff, shape_of
+from .classic import CLIFF, CPU_SHARE, RATE, READS, SCALED_CPU_SHARE, past_cliff, shape_of
+from .resolution import DEFAULT_REPEATS, HostSpread, HostSpreads, host_half_width, spread_of
 
 # Every figure a calibration keeps, and how it is spread: "fraction" as it is, "log" as a factor.
 FIGURES = {

@@ -1,7 +1,7 @@
 """Which of an entry's declared settings a verification's private server may take, decided
 against the option table the server binary itself describes (`mariadbd --no-defaults --verbose
 --help`, `postgres --describe-config`), never by a name pattern. Pure: the table is text in,
-the decision dataclasses out; the worker reads the binary (runner/server_options.py).
+the decision dataclasses out; the worker reads the binary (runner/option_tables.py).
 
 Every declared setting is hostile until shown otherwise. A setting is applied only when its
 name is exactly one the server lists, the option is for tuning (on the allow-list by name, or

@@ -8,7 +8,7 @@ import math
 import statistics
 from dataclasses import dataclass
 
-from ..rerun import (
+from .rerun import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
     REPRODUCED,

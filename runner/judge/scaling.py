@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from submissions.setup.memory_budget import (
+from runner.judge.memory_budget import (
     CAPPED,
     CAPS,
     COUNTED,
@@ -41,8 +41,8 @@ from submissions.setup.memory_budget import (
     memory_budget,
     treatment,
 )
+from runner.judge.server_options import ServerOption, decide
 from submissions.setup.page_cache import max_ram_scale, ram_rule, server_memory_limit
-from submissions.setup.server_options import ServerOption, decide
 from submissions.setup.server_settings import (
     MYSQL,
     POSTGRESQL,

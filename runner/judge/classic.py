@@ -43,7 +43,7 @@ it: a slower one is said and never refutes (SLOWER), since what slows an honest 
 size against a run at 1/k, its own disk, fsync and CPU) is what no rerun here reproduces.
 
 Every figure is judged within a band from the reruns' measured spread and their number
-(submissions/tracks/resolution.py), pooled with the host's own spread (its calibration,
+(runner/judge/resolution.py), pooled with the host's own spread (its calibration,
 `spreads`: runner/calibration.py; the fixtures' HOST_* where the settings let them stand in),
 plus what scaling moves (SCALED_*); without a fresh calibration, or with one too wide to tell a
 claim TELL_APART times too fast, the verdict is `inconclusive`. The verdict states its
@@ -56,14 +56,14 @@ API's `rows`) can compare speeds but never verify a curve made past the memory c
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from submissions.measures.costs import ReadPace, read_pace
 from submissions.measures.terminal import seconds_at_rows, terminal_window
 
-from ..rerun import (
+from .rerun import (
     BUSY_CORES,
     COMPARISON,
     COMPARISON_RUN,
@@ -87,7 +87,7 @@ from ..rerun import (
     other_work,
     progress,
 )
-from ..resolution import TELL_APART, Band, HostSpread, HostSpreads, band, host_half_width
+from .resolution import TELL_APART, Band, HostSpread, HostSpreads, band, host_half_width
 
 STEP = "insert"
 POINTS = 50  # the curve is compared at every 2% of the run
@@ -571,31 +571,46 @@ def judge_apart_from_the_disk(
             f"{_span(rescaled, '{:,.0f}')} rows/s (allowed {math.exp(rate.low):,.0f} to "
             f"{math.exp(rate.high):,.0f})"
         )
-    shares = [each.cpu_share for each in pasts]
-    cpu_share = None
-    if claimed.cpu_share is not None and all(each is not None for each in shares):
-        cpu_share = band(
-            [math.log(each) for each in shares],
-            host=spreads.of(CPU_SHARE),
-            systematic=SCALED_CPU_SHARE,
-        )
-        if math.log(claimed.cpu_share) > cpu_share.high:  # a slower disk only lowers it
-            shared = (
-                f"past its cliff the claim's server computed for {claimed.cpu_share:.0%} of its "
-                f"time, its reruns' for {_span(shares, '{:.0%}')} (allowed up to "
-                f"{math.exp(cpu_share.high):.0%})"
-            )
-            slower_cpu = _slower_cpu(claimed, pasts, cpu_share.half_width)
-            if slower_cpu:
-                explained.append(f"{shared}, {slower_cpu}")
-            else:
-                bent.append(
-                    f"{shared}: its log's clock runs "
-                    f"{claimed.cpu_share / math.exp(cpu_share.centre):.2f}x fast against its own "
-                    f"CPU counters, which no disk explains: {_device_text(claimed, pasts)}, less "
-                    "than this host's disk gave any of them"
-                )
+    cpu_share = _check_cpu_share(claimed, pasts, spreads, bent, explained)
     return DiskSeparated(firm, bent, slower, explained, reads, rate, cpu_share, rescaled)
+
+
+def _check_cpu_share(
+    claimed: PastCliff,
+    pasts: list[PastCliff],
+    spreads: HostSpreads,
+    bent: list[str],
+    explained: list[str],
+) -> Band | None:
+    """The log's clock against its own CPU counters: the server's share of the time past the
+    cliff, within the reruns' band (a slower disk only lowers it). Above it, explained by a
+    slower CPU or held against the claim, appended to `explained` or `bent`. None: a log
+    without CPU counters."""
+    shares = [each.cpu_share for each in pasts]
+    if claimed.cpu_share is None or not all(each is not None for each in shares):
+        return None
+    cpu_share = band(
+        [math.log(each) for each in shares],
+        host=spreads.of(CPU_SHARE),
+        systematic=SCALED_CPU_SHARE,
+    )
+    if math.log(claimed.cpu_share) > cpu_share.high:  # a slower disk only lowers it
+        shared = (
+            f"past its cliff the claim's server computed for {claimed.cpu_share:.0%} of its "
+            f"time, its reruns' for {_span(shares, '{:.0%}')} (allowed up to "
+            f"{math.exp(cpu_share.high):.0%})"
+        )
+        slower_cpu = _slower_cpu(claimed, pasts, cpu_share.half_width)
+        if slower_cpu:
+            explained.append(f"{shared}, {slower_cpu}")
+        else:
+            bent.append(
+                f"{shared}: its log's clock runs "
+                f"{claimed.cpu_share / math.exp(cpu_share.centre):.2f}x fast against its own "
+                f"CPU counters, which no disk explains: {_device_text(claimed, pasts)}, less "
+                "than this host's disk gave any of them"
+            )
+    return cpu_share
 
 
 def _device_text(claimed: PastCliff, pasts: list[PastCliff]) -> str:
@@ -710,6 +725,107 @@ class Resolution:
         return f"±{self.too_fast_factor - 1:.0%}"
 
 
+@dataclass(frozen=True, eq=False)
+class JudgeInput:
+    """What the classic judge compares: the claim's curve (rows, seconds) and its reruns', and
+    what else the logs and the worker know.
+
+    `busy_cores`: the most that other work kept the host busy during a repeat (`other_work`). A
+    busy host can only slow the reruns: at BUSY_CORES and more, a claim faster than them is
+    inconclusive (when its shape matches), not refuted; one within their range still is
+    reproduced, and one slower than them is never refuted for its rates (SLOWER).
+    `claimed_reads`, `rerun_reads`: each report's device reads, `claimed_cpu`, `rerun_cpu` the
+    server's CPU seconds, where the logs count them: with both, the claim is judged apart from
+    its disk (`judge_apart_from_the_disk`); without, its rates against the reruns' as this
+    host's disk ran them, and the verdict says so. `server_differs`: the sentence naming another
+    server or major version than the claim's (`other_server`): its rates are not compared, so at
+    best `shape_only`. `spreads`: the host's spread of each figure (its calibration,
+    runner/calibration.py; the fixtures' by default); unusable (stale, none), the verdict is
+    `inconclusive`, and so is a reproduction whose spread could not have refuted a claim
+    TELL_APART times too fast.
+
+    Three sentences say why a part of the curve is not judged, and are said in the verdict:
+    `unbounded`, why the rerun's server memory was not the claim's RAM scaled (no memory
+    cgroup: PostgreSQL's page cache then holds the table, docs/scaling.md): the cliff, the fall
+    and the rates cannot be compared, only the curve over its phases, so at best `shape_only`;
+    `log_structured`, naming a log-structured engine (MyRocks): it has no memory cliff, and the
+    falls of its rate come from compaction, which a run at 1/k does not scale (docs/scaling.md
+    "MyRocks"); so neither the cliff nor the curve's form is judged, only its rates;
+    `cliff_by_reads`, naming a server whose cliff is where its device reads begin (PostgreSQL,
+    `reads_cliff`): where every log counts its reads, each curve's cliff is placed by them and
+    judged within that server's measured spread (POSTGRESQL_CLIFF)."""
+
+    claimed: tuple[np.ndarray, np.ndarray]
+    reruns: list[tuple[np.ndarray, np.ndarray]]
+    kind: str
+    scale: float | None
+    host_comparable: bool
+    tolerance: float
+    claimed_rows: int | None = None
+    busy_cores: float | None = None
+    claimed_reads: np.ndarray | None = None
+    rerun_reads: list[np.ndarray | None] | None = None
+    claimed_cpu: np.ndarray | None = None
+    rerun_cpu: list[np.ndarray | None] | None = None
+    server_differs: str = ""
+    spreads: HostSpreads = FIXTURE_SPREADS
+    unbounded: str = ""
+    log_structured: str = ""
+    cliff_by_reads: str = ""
+
+    @property
+    def verifies(self) -> bool:
+        """A verification of the claim; a comparison run only compares the engines."""
+        return self.kind != COMPARISON_RUN
+
+    @property
+    def busy(self) -> bool:
+        """Other work kept the host busy enough to bend a verification's curve."""
+        return self.busy_cores is not None and self.busy_cores >= BUSY_CORES and self.verifies
+
+
+@dataclass
+class Curves:
+    """The claim's and its reruns' curves made comparable: their shapes (the cliff placed by
+    the reads where `by_reads`), what each did past its cliff, the spreads the bands are drawn
+    with, and the figures kept with the verdict so far."""
+
+    spreads: HostSpreads
+    by_reads: bool
+    claim: Shape
+    shapes: list[Shape]
+    claim_past: PastCliff | None
+    pasts: list[PastCliff | None]
+    figures: dict
+
+    @property
+    def claim_pace(self) -> ReadPace | None:
+        return None if self.claim_past is None else self.claim_past.pace
+
+    @property
+    def paces(self) -> list[ReadPace | None]:
+        return [None if each is None else each.pace for each in self.pasts]
+
+    @property
+    def known(self) -> bool:
+        """Every log counts its reads past its cliff."""
+        return self.claim_pace is not None and all(each is not None for each in self.paces)
+
+
+@dataclass
+class Checks:
+    """What comparing the curves found: what refutes the claim whatever the host (`firm`), what
+    a busy host could cause too (`bent`), what is said of a slower claim and never held against
+    it (`slower`, SLOWER), whether the rates were compared, and the claim judged apart from its
+    disk where it was (`separated`)."""
+
+    firm: list[str]
+    bent: list[str]
+    compared_rates: bool
+    slower: list[str] = field(default_factory=list)
+    separated: DiskSeparated | None = None
+
+
 def judge_curves(
     claimed: tuple[np.ndarray, np.ndarray],
     reruns: list[tuple[np.ndarray, np.ndarray]],
@@ -730,43 +846,65 @@ def judge_curves(
     log_structured: str = "",
     cliff_by_reads: str = "",
 ) -> tuple[Comparison, dict]:
-    """The verdict on a scaled rerun's curves against the claim's, and the figures behind it.
-    `busy_cores`: the most that other work kept the host busy during a repeat (`other_work`).
-    A busy host can only slow the reruns: at BUSY_CORES and more, a claim faster than them is
-    inconclusive (when its shape matches), not refuted; one within their range still is
-    reproduced, and one slower than them is never refuted for its rates (SLOWER). `claimed_reads`, `rerun_reads`: each
-    report's device reads, `claimed_cpu`, `rerun_cpu` the server's CPU seconds, where the logs
-    count them: with both, the claim is judged apart from its disk (`judge_apart_from_the_disk`);
-    without, its rates against the reruns' as this host's disk ran them, and the verdict says
-    so. `server_differs`: the sentence naming another server or major version than the claim's
-    (`other_server`): its rates are not compared, so at best `shape_only`. The figures hold the
-    verdict's `headline` and `resolution`. `spreads`: the host's spread of each figure (its
-    calibration, runner/calibration.py; the fixtures' by default); unusable (stale, none), the
-    verdict is `inconclusive`, and so is a reproduction whose spread could not have refuted a
-    claim TELL_APART times too fast. `unbounded`: why the rerun's server memory was not the
-    claim's RAM scaled (no memory cgroup: PostgreSQL's page cache then holds the table,
-    docs/scaling.md): the cliff, the fall and the rates cannot be compared, only the curve over
-    its phases, so at best `shape_only`, said with the reason. `log_structured`: the sentence
-    naming a log-structured engine (MyRocks): it has no memory cliff, and the falls of its rate
-    come from compaction, which a run at 1/k does not scale (docs/scaling.md "MyRocks"); so
-    neither the cliff nor the curve's form is judged, only its rates, and the verdict says so.
-    `cliff_by_reads`: the sentence naming a server whose cliff is where its device reads begin
-    (PostgreSQL, `reads_cliff`): where every log counts its reads, each curve's cliff is placed
-    by them and judged within that server's measured spread (POSTGRESQL_CLIFF), said so."""
-    by_reads = bool(cliff_by_reads) and _all_counted(claimed_reads, rerun_reads, len(reruns))
+    """The verdict on a scaled rerun's curves against the claim's, and the figures behind it
+    (`judge_claim` over a `JudgeInput`, which says what each argument is)."""
+    judged = JudgeInput(
+        claimed, reruns, kind=kind, scale=scale, host_comparable=host_comparable,
+        tolerance=tolerance, claimed_rows=claimed_rows, busy_cores=busy_cores,
+        claimed_reads=claimed_reads, rerun_reads=rerun_reads, claimed_cpu=claimed_cpu,
+        rerun_cpu=rerun_cpu, server_differs=server_differs, spreads=spreads,
+        unbounded=unbounded, log_structured=log_structured, cliff_by_reads=cliff_by_reads,
+    )  # fmt: skip
+    return judge_claim(judged)
+
+
+def judge_claim(judged: JudgeInput) -> tuple[Comparison, dict]:
+    """The verdict on a scaled rerun's curves against the claim's, and the figures behind them
+    (the verdict's `headline` and `resolution` among them). The shape is judged one way of
+    three (`_judge_shape`, `_judge_shape_only`, `_judge_log_structured`), the rates one way of
+    two (`_judge_by_reads`, `_judge_by_rates`); each returns the same `Checks`."""
+    curves = comparable_curves(judged)
+    if not isinstance(curves, Curves):
+        return curves  # too few reports, or a rerun short of the scaled run: inconclusive
+    if judged.verifies and judged.unbounded:
+        checks = _judge_shape_only(judged, curves)
+    else:
+        checks = _judge_shape(judged, curves)
+    if judged.verifies and judged.log_structured:
+        checks = _judge_log_structured(judged, curves, checks)
+    if (
+        curves.known
+        and checks.compared_rates
+        and curves.claim_past.cpu_share is not None
+        and not judged.log_structured
+    ):
+        checks = _judge_by_reads(curves, checks)
+    else:
+        checks = _judge_by_rates(judged, curves, checks)
+    return _verdict(judged, curves, checks)
+
+
+def comparable_curves(judged: JudgeInput) -> Curves | tuple[Comparison, dict]:
+    """The shapes of the claim and its reruns, and what each did past its cliff; an
+    inconclusive comparison where a log has too few reports or a rerun stopped short."""
+    by_reads = bool(judged.cliff_by_reads) and _all_counted(
+        judged.claimed_reads, judged.rerun_reads, len(judged.reruns)
+    )
+    spreads = judged.spreads
     if by_reads:
         spreads = _with_cliff_spread(spreads, POSTGRESQL_CLIFF)
     host_cliff = spreads.figures.get(CLIFF)
     if host_cliff is not None:  # no finer than the grid's rounding, over the host's own runs
         spreads = _with_cliff_spread(spreads, HostSpread(CLIFF_GRID, host_cliff.dof))
-    claim = shape_of(*claimed, claimed_reads if by_reads else None)
+    claim = shape_of(*judged.claimed, judged.claimed_reads if by_reads else None)
     if claim is None:
         return Comparison(INCONCLUSIVE, None, "The entry's log has too few reports for a shape."), {
             "headline": "Inconclusive: the entry's log has too few reports for a shape."
         }
+    rerun_reads = judged.rerun_reads or [None] * len(judged.reruns)
     shapes = [
         shape_of(*each, reads if by_reads else None)
-        for each, reads in zip(reruns, rerun_reads or [None] * len(reruns), strict=True)
+        for each, reads in zip(judged.reruns, rerun_reads, strict=True)
     ]
     if not shapes or any(each is None for each in shapes):
         return Comparison(
@@ -775,176 +913,272 @@ def judge_curves(
             "claim": claim.as_dict(),
             "headline": f"Inconclusive: a rerun reported fewer than {MIN_REPORTS} times.",
         }
-    claimed_rows = claimed_rows or claim.rows
+    short = _short_of_the_run(judged, claim, shapes)
+    if short is not None:
+        return short
+    return _past_the_cliffs(judged, spreads, by_reads, claim, shapes)
+
+
+def _short_of_the_run(
+    judged: JudgeInput, claim: Shape, shapes: list[Shape]
+) -> tuple[Comparison, dict] | None:
+    """Inconclusive where a rerun does not reach the claim's end, scaled; else None."""
+    scale = judged.scale
+    claimed_rows = judged.claimed_rows or claim.rows
     short = min(each.rows for each in shapes)
-    if short * scale < COVERAGE * claimed_rows:
-        return Comparison(
-            INCONCLUSIVE,
-            None,
-            f"At scale 1/{scale:g} the rerun should insert {claimed_rows / scale:,.0f} rows; "
-            f"it inserted {short:,}: it does not reach the claim's end, where its terminal rate "
-            "is measured.",
-        ), {
-            "claim": claim.as_dict(),
-            "headline": f"Inconclusive at 1/{scale:g}: the rerun stopped short of the scaled run.",
-        }
-    claim_past = past_cliff(claim, claimed, claimed_reads, claimed_cpu)
-    rerun_reads = rerun_reads or [None] * len(reruns)
-    rerun_cpu = rerun_cpu or [None] * len(reruns)
+    if short * scale >= COVERAGE * claimed_rows:
+        return None
+    return Comparison(
+        INCONCLUSIVE,
+        None,
+        f"At scale 1/{scale:g} the rerun should insert {claimed_rows / scale:,.0f} rows; "
+        f"it inserted {short:,}: it does not reach the claim's end, where its terminal rate "
+        "is measured.",
+    ), {
+        "claim": claim.as_dict(),
+        "headline": f"Inconclusive at 1/{scale:g}: the rerun stopped short of the scaled run.",
+    }
+
+
+def _past_the_cliffs(
+    judged: JudgeInput, spreads: HostSpreads, by_reads: bool, claim: Shape, shapes: list[Shape]
+) -> Curves:
+    claim_past = past_cliff(claim, judged.claimed, judged.claimed_reads, judged.claimed_cpu)
+    count = len(judged.reruns)
     pasts = [
         past_cliff(shape, run, reads, cpu)
-        for shape, run, reads, cpu in zip(shapes, reruns, rerun_reads, rerun_cpu, strict=True)
+        for shape, run, reads, cpu in zip(
+            shapes,
+            judged.reruns,
+            judged.rerun_reads or [None] * count,
+            judged.rerun_cpu or [None] * count,
+            strict=True,
+        )
     ]
-    claim_pace = None if claim_past is None else claim_past.pace
-    paces = [None if each is None else each.pace for each in pasts]
     figures = {
-        "scale": scale,
+        "scale": judged.scale,
         "claim": _with_past(claim, claim_past),
         "reruns": [_with_past(shape, past) for shape, past in zip(shapes, pasts, strict=True)],
     }
-    if busy_cores is not None:
-        figures["busy_cores"] = busy_cores
-    # A busy host (other work beside the rerun) slows the reruns and bends their curve before
-    # the cliff: then only what it cannot cause refutes the claim (the cliff elsewhere); the
-    # rest makes the verification inconclusive.
-    firm = check_cliff(claim, shapes, spreads, scale, by_reads=by_reads)
-    bent = check_form(claim, shapes, tolerance, phases=not by_reads)
-    compared_rates = host_comparable and kind != COMPARISON_RUN and not server_differs
-    if unbounded and kind != COMPARISON_RUN:
-        firm, bent = [], check_form(claim, shapes, tolerance, fall=False)
-        compared_rates = False
-        figures[MEMORY_UNBOUNDED] = unbounded  # kept with the verdict: a rejudging reads it
-    if log_structured and kind != COMPARISON_RUN:
-        firm, bent = [], []  # compaction's falls are not scaled: the rates alone are judged
-        figures[LOG_STRUCTURED] = log_structured
-    # Named only when every log counts its reads past its cliff.
-    known = claim_pace is not None and all(each is not None for each in paces)
-    separated = None
-    if known and compared_rates and claim_past.cpu_share is not None and not log_structured:
-        separated = judge_apart_from_the_disk(claim, claim_past, shapes, pasts, spreads)
-        firm.extend(separated.firm)
-        bent.extend(separated.bent)
-        slower = separated.slower
-    else:
-        rates_differ = check_rates(claim, shapes, tolerance) if compared_rates else []
-        faster = claim.average_rate > max(each.average_rate for each in shapes)
-        bent.extend(rates_differ if faster else [])
-        slower = [] if faster else rates_differ  # SLOWER: said, not held against it
-    busy = busy_cores is not None and busy_cores >= BUSY_CORES and kind != COMPARISON_RUN
-    failures, doubtful = (firm, bent) if busy else (firm + bent, [])
+    if judged.busy_cores is not None:
+        figures["busy_cores"] = judged.busy_cores
+    return Curves(spreads, by_reads, claim, shapes, claim_past, pasts, figures)
+
+
+def _judge_shape(judged: JudgeInput, curves: Curves) -> Checks:
+    """The cliff and the curve's form. A busy host (other work beside the rerun) slows the
+    reruns and bends their curve before the cliff: then only what it cannot cause refutes the
+    claim (the cliff elsewhere); the rest makes the verification inconclusive."""
+    firm = check_cliff(
+        curves.claim, curves.shapes, curves.spreads, judged.scale, by_reads=curves.by_reads
+    )
+    bent = check_form(curves.claim, curves.shapes, judged.tolerance, phases=not curves.by_reads)
+    compared_rates = judged.host_comparable and judged.verifies and not judged.server_differs
+    return Checks(firm, bent, compared_rates)
+
+
+def _judge_shape_only(judged: JudgeInput, curves: Curves) -> Checks:
+    """A rerun whose server memory was not the claim's RAM scaled (`unbounded`): the curve over
+    its phases only; no cliff, fall or rate."""
+    # Kept with the verdict: a rejudging reads it.
+    curves.figures[MEMORY_UNBOUNDED] = judged.unbounded
+    return Checks([], check_form(curves.claim, curves.shapes, judged.tolerance, fall=False), False)
+
+
+def _judge_log_structured(judged: JudgeInput, curves: Curves, checks: Checks) -> Checks:
+    """A log-structured engine: compaction's falls are not scaled, so neither the cliff nor the
+    form is judged; the rates alone are."""
+    curves.figures[LOG_STRUCTURED] = judged.log_structured
+    return Checks([], [], checks.compared_rates)
+
+
+def _judge_by_reads(curves: Curves, checks: Checks) -> Checks:
+    """Where every log counts its reads and the server's CPU past the cliff: the claim judged
+    apart from its disk (`judge_apart_from_the_disk`)."""
+    separated = judge_apart_from_the_disk(
+        curves.claim, curves.claim_past, curves.shapes, curves.pasts, curves.spreads
+    )
+    return Checks(
+        checks.firm + separated.firm,
+        checks.bent + separated.bent,
+        checks.compared_rates,
+        separated.slower,
+        separated,
+    )
+
+
+def _judge_by_rates(judged: JudgeInput, curves: Curves, checks: Checks) -> Checks:
+    """The claim's average rate against its reruns' on this host's disk (where the rates are
+    compared): held against it only when it is faster than every rerun (SLOWER)."""
+    rates_differ = (
+        check_rates(curves.claim, curves.shapes, judged.tolerance) if checks.compared_rates else []
+    )
+    faster = curves.claim.average_rate > max(each.average_rate for each in curves.shapes)
+    bent = checks.bent + (rates_differ if faster else [])
+    return Checks(checks.firm, bent, checks.compared_rates, [] if faster else rates_differ)
+
+
+@dataclass
+class Outcome:
+    """The verdict's word, its clause after the figures, and the reasons behind it."""
+
+    verdict: str
+    words: str
+    failures: list[str]
+    doubtful: list[str]
+    busy: bool
+
+
+def _verdict(judged: JudgeInput, curves: Curves, checks: Checks) -> tuple[Comparison, dict]:
+    claim, shapes, figures = curves.claim, curves.shapes, curves.figures
     # As every track's: above 1, the rerun did better (here: its median average rate).
     ratio = float(np.median([each.average_rate for each in shapes])) / claim.average_rate
-    said = _said(claim, shapes, scale, by_reads) + (_pace_text(claim_pace, paces) if known else "")
-    if by_reads:
-        said += f" {cliff_by_reads}."
-        figures[CLIFF_BY_READS] = cliff_by_reads
+    said = _said(claim, shapes, judged.scale, curves.by_reads)
+    if curves.known:
+        said += _pace_text(curves.claim_pace, curves.paces)
+    if curves.by_reads:
+        said += f" {judged.cliff_by_reads}."
+        figures[CLIFF_BY_READS] = judged.cliff_by_reads
     resolution = _resolution(
-        claim, shapes, separated, tolerance, compared_rates, spreads, scale, by_reads
-    )
-    if log_structured:
+        claim, shapes, checks.separated, judged.tolerance, checks.compared_rates,
+        curves.spreads, judged.scale, curves.by_reads,
+    )  # fmt: skip
+    if judged.log_structured:
         resolution = replace(resolution, cliff_shift=None)
-    if not spreads.unusable:  # without the host's spread there is no resolution to state
+    if not curves.spreads.unusable:  # without the host's spread there is no resolution to state
         figures["resolution"] = resolution.as_dict()
-    too_wide = compared_rates and _spread_factor(shapes, separated, spreads) > TELL_APART
-    disk = _disk_sentence(separated, claim_pace is not None, known, compared_rates)
+    outcome = _outcome(judged, curves, checks)
+    figures["summary"] = _measured(shapes)
+    figures["headline"] = headline_reason(
+        outcome.verdict,
+        claim,
+        shapes,
+        resolution,
+        outcome.failures or outcome.doubtful,
+        judged.busy_cores if outcome.busy else None,
+        judged.server_differs,
+        judged.unbounded,
+        judged.log_structured if judged.verifies else "",
+        _slower_factor(claim, shapes, checks.separated) if checks.slower else None,
+    )
+    disk = _disk_words(judged, curves, checks, judged.busy)
+    version = f" {judged.server_differs}" if judged.server_differs else ""
+    unresolved = curves.spreads.unusable or judged.unbounded
+    resolved = "" if unresolved else f" {resolution.text()}"
+    message = (
+        f"{said}{disk}{version}{resolved} Tolerance {judged.tolerance:.0%} on the curve's form: "
+        f"{outcome.words}."
+    )
+    return Comparison(outcome.verdict, ratio, message), figures
+
+
+def _disk_words(judged: JudgeInput, curves: Curves, checks: Checks, busy: bool) -> str:
+    """How the rates were judged against the disk, and how quiet the host was."""
+    separated = checks.separated
+    disk = _disk_sentence(
+        separated, curves.claim_pace is not None, curves.known, checks.compared_rates
+    )
     if separated is not None and separated.explained:
         disk += "".join(f" {each[0].upper()}{each[1:]}." for each in separated.explained)
-    if log_structured:
-        disk = f" {log_structured}." + (
+    if judged.log_structured:
+        disk = f" {judged.log_structured}." + (
             " With no cliff past which to count its reads, the disk could not be separated "
             "from the claim: its average rate was compared with these runs' on this host's disk."
-            if compared_rates
+            if checks.compared_rates
             else ""
         )
-    disk += _load_sentence(busy_cores, busy)
-    if kind == COMPARISON_RUN:
-        verdict = COMPARISON
-        outcome = (
-            "a comparison run on another engine or configuration: it compares the engines, "
-            "never verifies the claim"
-            + (f" (it differs: {'; '.join(failures)})" if failures else " (the shapes agree)")
-        )
-    elif unbounded:
-        verdict = INCONCLUSIVE if failures or doubtful else SHAPE_ONLY
-        outcome = (
-            f"{'inconclusive' if failures or doubtful else 'shape only'}: {unbounded}, so the "
-            "cliff, the fall and the rates were not compared"
-            + (f" ({'; '.join(failures + doubtful)})" if failures or doubtful else "")
-        )
-    elif spreads.unusable:
-        verdict, outcome = INCONCLUSIVE, f"inconclusive: {spreads.unusable}"
-        failures, doubtful, busy = [], [spreads.unusable], False
-    elif failures:
-        verdict, outcome = NOT_REPRODUCED, "not reproduced: " + "; ".join(failures)
-    elif doubtful:
-        verdict = INCONCLUSIVE
-        outcome = (
-            f"inconclusive: {'; '.join(doubtful)}; but work other than the benchmark and its "
-            f"server kept {busy_cores:.2f} of the host's cores busy during the rerun (its "
-            "machine CPU less theirs, steal time counted as busy), which slows a rerun and bends "
-            "its curve before the cliff: rerun it on a quiet host"
-        )
-    elif too_wide:
-        verdict = INCONCLUSIVE
-        factor = _spread_factor(shapes, separated, spreads)
+    return disk + _load_sentence(judged.busy_cores, busy)
+
+
+def _outcome(judged: JudgeInput, curves: Curves, checks: Checks) -> Outcome:
+    """The verdict: what keeps it from verifying the claim first, then how it reproduced."""
+    busy = judged.busy
+    failures, doubtful = (checks.firm, checks.bent) if busy else (checks.firm + checks.bent, [])
+    held = _held_back(judged, curves, Outcome("", "", failures, doubtful, busy))
+    if held is not None:
+        return held
+    too_wide = (
+        checks.compared_rates
+        and _spread_factor(curves.shapes, checks.separated, curves.spreads) > TELL_APART
+    )
+    if too_wide:
+        factor = _spread_factor(curves.shapes, checks.separated, curves.spreads)
         reason = (
             f"this host's spread is too wide to tell a claim {TELL_APART:.2f}x too fast from a "
             f"true one (with these runs it could refute only one {factor:.2f}x too fast)"
         )
-        outcome = (
-            f"inconclusive: {reason}: calibrate the host when it is quiet, or run more repeats"
-        )
-        doubtful = [reason]
-    elif log_structured and not compared_rates:
-        verdict = INCONCLUSIVE
+        words = f"inconclusive: {reason}: calibrate the host when it is quiet, or run more repeats"
+        return Outcome(INCONCLUSIVE, words, failures, [reason], busy)
+    if judged.log_structured and not checks.compared_rates:
         reason = (
             "nothing could be judged: the rates were not compared (the host or the server "
             "differs from the claim's), and a log-structured engine's shape is not scaled"
         )
-        outcome, doubtful = f"inconclusive: {reason}", [reason]
-    elif compared_rates and log_structured:
-        verdict = REPRODUCED
-        rates = "no faster than its reruns" if slower else "the rates within the resolution"
-        outcome = f"reproduced: {rates} (no cliff or form judged){_slower_sentence(slower)}"
-    elif compared_rates:
-        verdict = REPRODUCED
+        return Outcome(INCONCLUSIVE, f"inconclusive: {reason}", failures, [reason], busy)
+    verdict, words = _reproduced(judged, checks)
+    return Outcome(verdict, words, failures, doubtful, busy)
+
+
+def _held_back(judged: JudgeInput, curves: Curves, found: Outcome) -> Outcome | None:
+    """A comparison run, a rerun without the claim's memory bound, a host without a usable
+    spread, a failure or a doubt (`found`'s): the verdict that is not a reproduction; None for
+    none."""
+    failures, doubtful, busy = found.failures, found.doubtful, found.busy
+    if not judged.verifies:
+        words = (
+            "a comparison run on another engine or configuration: it compares the engines, "
+            "never verifies the claim"
+            + (f" (it differs: {'; '.join(failures)})" if failures else " (the shapes agree)")
+        )
+        return Outcome(COMPARISON, words, failures, doubtful, busy)
+    if judged.unbounded:
+        either = failures + doubtful
+        words = (
+            f"{'inconclusive' if either else 'shape only'}: {judged.unbounded}, so the "
+            "cliff, the fall and the rates were not compared"
+            + (f" ({'; '.join(either)})" if either else "")
+        )
+        return Outcome(INCONCLUSIVE if either else SHAPE_ONLY, words, failures, doubtful, busy)
+    if curves.spreads.unusable:
+        words = f"inconclusive: {curves.spreads.unusable}"
+        return Outcome(INCONCLUSIVE, words, [], [curves.spreads.unusable], False)
+    if failures:
+        words = "not reproduced: " + "; ".join(failures)
+        return Outcome(NOT_REPRODUCED, words, failures, doubtful, busy)
+    if doubtful:
+        words = (
+            f"inconclusive: {'; '.join(doubtful)}; but work other than the benchmark and its "
+            f"server kept {judged.busy_cores:.2f} of the host's cores busy during the rerun (its "
+            "machine CPU less theirs, steal time counted as busy), which slows a rerun and bends "
+            "its curve before the cliff: rerun it on a quiet host"
+        )
+        return Outcome(INCONCLUSIVE, words, failures, doubtful, busy)
+    return None
+
+
+def _reproduced(judged: JudgeInput, checks: Checks) -> tuple[str, str]:
+    """Nothing held the claim back: reproduced where its rates were compared, else its shape
+    only."""
+    slower = _slower_sentence(checks.slower)
+    if judged.log_structured:
+        rates = "no faster than its reruns" if checks.slower else "the rates within the resolution"
+        return REPRODUCED, f"reproduced: {rates} (no cliff or form judged){slower}"
+    if checks.compared_rates:
         rates = (
             "the shape within the resolution, and no faster than its reruns"
-            if slower
+            if checks.slower
             else "shape and rates within the resolution"
         )
-        outcome = f"reproduced: {rates}{_slower_sentence(slower)}"
-    elif server_differs:
-        verdict = SHAPE_ONLY
-        outcome = (
+        return REPRODUCED, f"reproduced: {rates}{slower}"
+    if judged.server_differs:
+        return SHAPE_ONLY, (
             "shape only: the curve's shape matches; the rerun ran another server version than "
             "the claim's, so its absolute rates were not compared"
         )
-    else:
-        verdict = SHAPE_ONLY
-        outcome = (
-            "shape only: the curve's shape matches; the rerun's host is not comparable with "
-            "the entry's, so its absolute rates were not compared"
-        )
-    figures["summary"] = _measured(shapes)
-    figures["headline"] = headline_reason(
-        verdict,
-        claim,
-        shapes,
-        resolution,
-        failures or doubtful,
-        busy_cores if busy else None,
-        server_differs,
-        unbounded,
-        log_structured if kind != COMPARISON_RUN else "",
-        _slower_factor(claim, shapes, separated) if slower else None,
+    return SHAPE_ONLY, (
+        "shape only: the curve's shape matches; the rerun's host is not comparable with "
+        "the entry's, so its absolute rates were not compared"
     )
-    version = f" {server_differs}" if server_differs else ""
-    resolved = "" if spreads.unusable or unbounded else f" {resolution.text()}"
-    message = (
-        f"{said}{disk}{version}{resolved} Tolerance {tolerance:.0%} on the curve's form: {outcome}."
-    )
-    return Comparison(verdict, ratio, message), figures
 
 
 def _resolution(

@@ -10,7 +10,7 @@ import numpy as np
 
 from submissions.measures.terminal import terminal_window
 
-from ..rerun import (
+from .rerun import (
     INCONCLUSIVE,
     Claim,
     Comparison,
@@ -114,7 +114,7 @@ def refusal(request: RerunRequest) -> str | None:
 
 def terminal_rate(rows: np.ndarray, seconds: np.ndarray, window_rows: int) -> float | None:
     """Rows/s over the rerun's last `window_rows` rows (the claim's window, scaled), measured
-    as the registry measures every terminal rate (submissions/terminal.py)."""
+    as the registry measures every terminal rate (submissions/measures/terminal.py)."""
     if len(rows) == 0:
         return None
     window = terminal_window(rows, seconds, target_rows=int(rows[-1]), window_rows=window_rows)

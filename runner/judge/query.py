@@ -9,7 +9,7 @@ import numpy as np
 
 from submissions.measures.numbers import query_time
 
-from ..rerun import (
+from .rerun import (
     INCONCLUSIVE,
     Claim,
     Comparison,

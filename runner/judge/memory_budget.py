@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from submissions.setup.server_options import (
+from runner.judge.server_options import (
     PER_CONNECTION,
     PER_SERVER,
     UNCOUNTED_MEMORY,

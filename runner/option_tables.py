@@ -3,7 +3,10 @@
 unprivileged user, and kept per binary path, modification time and plugin set: a new package
 version on the worker is read again, the same one once per worker process. A plugin's options
 (MyRocks' rocksdb_*) are listed only with the plugin loaded, so the table is read with the
-plugins the server will load."""
+plugins the server will load.
+
+The pure half, reading a table's text and deciding each declared setting against it, is
+runner/judge/server_options.py: this module runs the binaries and keeps what they said."""
 
 from __future__ import annotations
 
@@ -14,14 +17,14 @@ from pathlib import Path
 
 from django.utils import timezone
 
-from runner.models import ServerOptionTable
-from runner.servers import ServerConfig, ServerError, plugin_arguments, run_as_server_user
-from submissions.setup.scaling import SettingFate, setting_fates
-from submissions.setup.server_options import (
+from runner.judge.scaling import SettingFate, setting_fates
+from runner.judge.server_options import (
     ServerOption,
     mariadb_options,
     postgresql_options,
 )
+from runner.models import ServerOptionTable
+from runner.servers import ServerConfig, ServerError, plugin_arguments, run_as_server_user
 from submissions.setup.server_settings import MYSQL, POSTGRESQL
 
 _CACHE: dict[tuple[str, int, tuple[str, ...]], dict[str, ServerOption]] = {}

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from submissions.measures.numbers import short_seconds
 
-from ..rerun import (
+from .rerun import (
     INCONCLUSIVE,
     NOT_REPRODUCED,
     REPRODUCED,
