@@ -458,7 +458,9 @@ class Submission(models.Model):
 
     def save(self, *args, **kwargs):
         self.__dict__.pop(KNOWN_RANK, None)  # its values may change what its rank is
-        if not self._state.adding and not args and kwargs.get("update_fields") is None:
+        # A copy saved with its primary key cleared (Django's way to copy an instance) is new.
+        new = self._state.adding or self.pk is None
+        if not new and not args and kwargs.get("update_fields") is None:
             # The runner writes the verification outcome while an edit or a re-check holds
             # an instance read before it: saving that instance must not undo the verdict.
             kwargs["update_fields"] = self._fields_but_the_outcome()
@@ -477,6 +479,7 @@ class Submission(models.Model):
             field.name
             for field in self._meta.concrete_fields
             if not field.primary_key
+            and not field.generated
             and field.name not in RUNNER_WRITTEN
             and field.attname not in deferred
         ]

@@ -6,17 +6,10 @@ bomb is 100 MB plain but costs its reader only what it reads before it refuses. 
 
 from __future__ import annotations
 
-import html
 import io
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-
-from django.urls import reverse
-from rest_framework.test import APIClient
-
-from testing.api import token_client
-from testing.entries import DECLARED, upload
 
 REAL_LOG = (
     Path(__file__).resolve().parent.parent
@@ -190,29 +183,3 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-
-
-# -- what the client sees of an upload, a form post or a preview -------------------------------
-
-
-def post(channel: str, user, contest, log: bytes):
-    file = upload(log, name="bomb.log.gz" if log[:2] == b"\x1f\x8b" else "bomb.log")
-    if channel == "api":
-        return token_client(user).post(
-            "/api/submissions/",
-            {"contest": contest.slug, **DECLARED, "log": file},
-            format="multipart",
-        )
-    if channel == "preview":
-        return token_client(user).post(
-            "/api/submissions/preview/", {"contest": contest.slug, "log": file}, format="multipart"
-        )
-    client = APIClient()
-    client.force_login(user)
-    return client.post(reverse("submission_create", args=[contest.slug]), {**DECLARED, "log": file})
-
-
-def what_the_client_reads(channel: str, response) -> str:
-    if channel == "form":
-        return html.unescape(response.content.decode())
-    return " ".join(response.json().get("log", [])) or response.json().get("detail", "")

@@ -141,7 +141,7 @@ def test_the_badges_tooltip_says_the_verifications_headline_first(client):
     title = html.unescape(title.split("<title>", 1)[1].split("</title>", 1)[0])
     headline = run.result["headline"]
     assert headline.startswith("Reproduced at 1/10 on mariadb: ")
-    assert f"rows/s · not eligible. {headline} Verified: an organizer's" in title
+    assert f"rows/s · not eligible · verified. {headline}" in title
 
 
 @pytest.mark.django_db

@@ -23,11 +23,12 @@ from rest_framework.authtoken.models import Token
 from submissions.models import Submission
 from submissions.web import throttle
 from submissions.web.throttle import upload_slot
-from testing.bombs import KINDS, PACKINGS, bomb_bytes, post, real_log, what_the_client_reads
+from testing.bombs import KINDS, PACKINGS, bomb_bytes, real_log
 from testing.entries import DECLARED
 from testing.factories import ContestFactory, UserFactory
 from testing.hostile import multipart
 from testing.logs import gzipped, python_log
+from testing.uploads import post, what_the_client_reads
 
 ROOT = Path(django_settings.BASE_DIR)
 REAL_LINES = real_log().count(b"\n")
