@@ -18,9 +18,11 @@ import io
 import os
 import shutil
 import time
+from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 from django.conf import settings
@@ -60,7 +62,10 @@ def build_dataset(*, built_at: datetime, served: dict | None = None) -> dict:
     ranks = reads.registry_ranks(contests)
     fingerprints = reads.part_fingerprints(contests, part_ids, ranks)
     before = _served_parts(served or {}, part_ids)
-    plan = parts.plan({part: held["fingerprint"] for part, held in before.items()}, fingerprints)
+    plan = parts.plan(
+        {part: parts.Fingerprint(**held["fingerprint"]) for part, held in before.items()},
+        fingerprints,
+    )
     build = f"{built_at:%Y%m%dT%H%M%S%fZ}-{version[:8]}"
     root = dataset_root()
     root.mkdir(parents=True, exist_ok=True)
@@ -68,9 +73,12 @@ def build_dataset(*, built_at: datetime, served: dict | None = None) -> dict:
     hidden.mkdir()
     try:
         made = {part: _kept_part(hidden, served["build"], before[part]) for part in plan.keep}
+        for part in plan.rerank:
+            made[part] = _reranked_part(hidden, served["build"], before[part], ranks, built_at)
         for part in plan.rebuild:
             made[part] = _write_part(hidden, part, part_ids, contests, ranks, built_at)
-            made[part]["fingerprint"] = fingerprints[part]
+        for part in (*plan.rerank, *plan.rebuild):
+            made[part]["fingerprint"] = asdict(fingerprints[part])
         held = [made[part] for part in sorted(made)]
         manifest = _manifest(build, built_at, version, contests, held, plan)
         manifest["build_seconds"] = round(time.monotonic() - started, 3)
@@ -95,11 +103,59 @@ def _kept_part(folder: Path, served_build: str, held: dict) -> dict:
     """A part unchanged since the build served: its files linked (same bytes, same mtime)."""
     for described in held["files"]:
         source = build_folder(served_build) / described["name"]
-        try:
-            os.link(source, folder / described["name"])
-        except OSError:  # another file system, or links not allowed: a copy is as good
-            shutil.copy2(source, folder / described["name"])
+        _link(source, folder / described["name"])
     return held
+
+
+def _link(source: Path, target: Path) -> None:
+    """`target` the same file as `source`: a hard link (same bytes, same mtime, no copy)."""
+    try:
+        os.link(source, target)
+    except OSError:  # another file system, or links not allowed: a copy is as good
+        shutil.copy2(source, target)
+
+
+def _reranked_part(folder: Path, served_build: str, held: dict, ranks, built_at) -> dict:
+    """A part whose entries' rows are unchanged but some of whose ranks moved: its entries
+    Parquet read back from the build served with the rank column set anew, written again with
+    its CSV; its verdicts and series linked. No row of it is read from the registry."""
+    started = time.monotonic()
+    source = build_folder(served_build)
+    by_table = {described["table"]: described for described in held["files"]}
+    names = {table: described["name"] for table, described in by_table.items()}
+    table = pq.read_table(source / names["entries.parquet"], schema=tables.ENTRY_SCHEMA)
+    ranked = pa.array([ranks.get(entry_id) for entry_id in table["id"].to_pylist()], pa.int64())
+    table = table.set_column(
+        table.schema.get_field_index("rank"), tables.ENTRY_SCHEMA.field("rank"), ranked
+    )
+    with (
+        pq.ParquetWriter(folder / names["entries.parquet"], tables.ENTRY_SCHEMA, compression=COMPRESSION) as entries,
+        pa_csv.CSVWriter(folder / names["entries.csv"], tables.ENTRY_SCHEMA) as csv,
+    ):  # fmt: skip
+        for batch in table.to_batches(max_chunksize=reads.ENTRY_BATCH):
+            entries.write_batch(batch)
+            csv.write_batch(tables.csv_safe(batch))
+    files = []
+    for table_name, described in by_table.items():
+        if table_name in ("entries.parquet", "entries.csv"):
+            files.append(
+                _described(
+                    folder / described["name"],
+                    table_name,
+                    described["rows"],
+                    held["part"],
+                    built_at,
+                )
+            )
+        else:
+            _link(source / described["name"], folder / described["name"])
+            files.append(described)
+    return {
+        **held,
+        "built_at": built_at.isoformat(),
+        "build_seconds": round(time.monotonic() - started, 3),
+        "files": files,
+    }
 
 
 def _manifest(build, built_at, version, contests, held, plan) -> dict:
@@ -114,6 +170,7 @@ def _manifest(build, built_at, version, contests, held, plan) -> dict:
         "registry_version": version,
         "part_ids": settings.OPEN_DATA_PART_IDS,
         "parts_rebuilt": list(plan.rebuild),
+        "parts_reranked": list(plan.rerank),
         "parts_kept": len(plan.keep),
         "parts_dropped": list(plan.drop),
         "contests": [

@@ -8,7 +8,9 @@ no other part is read or written.
 What a part reflects is its fingerprint: a digest of its entries' rows as the registry holds
 them (with their series' size, contest, stream and rule version) and one of its entries'
 ranks. A part whose fingerprint equals the one the build served recorded is kept as it is (its
-files linked into the new build); any other is rebuilt; a part with no entry left is dropped."""
+files linked into the new build); one whose ranks alone moved (an upload placed above its
+entries) gets its entries files rewritten from the served ones with the new ranks, no row read
+from the registry; any other is rebuilt; a part with no entry left is dropped."""
 
 from __future__ import annotations
 
@@ -57,23 +59,37 @@ def ranks_digest(ranks: Iterable[tuple[int, int | None]]) -> str:
     return digest.hexdigest()[:32]
 
 
-def fingerprint(rows_digest: str, ranks: str) -> str:
-    return hashlib.sha256(f"{rows_digest}|{ranks}".encode()).hexdigest()[:32]
+@dataclass(frozen=True)
+class Fingerprint:
+    """What a part reflects: its entries' rows (as stored, with their series) and their ranks."""
+
+    rows: str
+    ranks: str
 
 
 @dataclass(frozen=True)
 class Plan:
     """What a build does with each part: keep it (its files linked from the build served),
-    rebuild it, or drop it (no entry left in its range)."""
+    rerank it (only ranks moved: its entries files rewritten from the served part's with the
+    new ranks, its verdicts and series linked), rebuild it from the registry, or drop it (no
+    entry left in its range)."""
 
     keep: tuple[int, ...]
+    rerank: tuple[int, ...]
     rebuild: tuple[int, ...]
     drop: tuple[int, ...]
 
 
-def plan(served: dict[int, str], now: dict[int, str]) -> Plan:
+def plan(served: dict[int, Fingerprint], now: dict[int, Fingerprint]) -> Plan:
     """`served`: {part: fingerprint} of the build served; `now`: the registry's."""
-    keep = tuple(sorted(part for part, found in now.items() if served.get(part) == found))
-    rebuild = tuple(sorted(part for part, found in now.items() if served.get(part) != found))
+    keep, rerank, rebuild = [], [], []
+    for part in sorted(now):
+        before = served.get(part)
+        if before == now[part]:
+            keep.append(part)
+        elif before is not None and before.rows == now[part].rows:
+            rerank.append(part)
+        else:
+            rebuild.append(part)
     drop = tuple(sorted(set(served) - set(now)))
-    return Plan(keep=keep, rebuild=rebuild, drop=drop)
+    return Plan(keep=tuple(keep), rerank=tuple(rerank), rebuild=tuple(rebuild), drop=drop)

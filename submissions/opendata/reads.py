@@ -92,7 +92,7 @@ def published_entries(
 
 def part_fingerprints(
     contests: list[Contest], part_ids: int, ranks: dict[int, int]
-) -> dict[int, str]:
+) -> dict[int, parts.Fingerprint]:
     """{part: fingerprint} of every part holding a published entry (parts.py): its entries'
     rows as stored (every column, so a change by any path counts, with the contest's names,
     the stream, the rule version and the series' id, reports and size) and their ranks. On
@@ -106,7 +106,7 @@ def part_fingerprints(
     for entry_id, rank in ranks.items():
         ranked.setdefault(parts.part_of(entry_id, part_ids), []).append((entry_id, rank))
     return {
-        part: parts.fingerprint(digest, parts.ranks_digest(ranked.get(part, [])))
+        part: parts.Fingerprint(rows=digest, ranks=parts.ranks_digest(ranked.get(part, [])))
         for part, digest in rows.items()
     }
 

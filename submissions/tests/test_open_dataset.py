@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import io
 from datetime import timedelta
+from pathlib import Path
 
 import numpy as np
 import pyarrow.csv as pa_csv
@@ -81,7 +82,7 @@ def served(name: str) -> list[str]:
 
 
 def served_bytes(name: str) -> bytes:
-    return b"".join(open(path, "rb").read() for path in served(name))  # noqa: SIM115
+    return b"".join(Path(path).read_bytes() for path in served(name))
 
 
 def test_a_build_holds_every_published_entry_and_nothing_under_embargo(registry):
