@@ -94,9 +94,15 @@ def _served_parts(served: dict, part_ids: int) -> dict[int, dict]:
     another width, made before the dataset had parts, or its folder is gone."""
     if served.get("part_ids") != part_ids or not served.get("parts"):
         return {}
-    if not build_folder(served["build"]).is_dir():
+    folder = build_folder(served["build"])
+    if not folder.is_dir():
         return {}
-    return {held["part"]: held for held in served["parts"]}
+    # A part with a file gone (removed by hand) is rebuilt, not linked.
+    return {
+        held["part"]: held
+        for held in served["parts"]
+        if all((folder / described["name"]).is_file() for described in held["files"])
+    }
 
 
 def _kept_part(folder: Path, served_build: str, held: dict) -> dict:

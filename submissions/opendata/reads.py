@@ -94,9 +94,12 @@ def part_fingerprints(
     contests: list[Contest], part_ids: int, ranks: dict[int, int]
 ) -> dict[int, parts.Fingerprint]:
     """{part: fingerprint} of every part holding a published entry (parts.py): its entries'
-    rows as stored (every column, so a change by any path counts, with the contest's names,
-    the stream, the rule version and the series' id, reports and size) and their ranks. On
-    PostgreSQL the rows are digested by the database, one aggregate per part; elsewhere here."""
+    rows as stored, with the contest's names, the rule version, the stream's flag and the
+    series, and their ranks. On PostgreSQL a row stands for its version by its xmin and ctid
+    (the transaction that wrote it and where: any UPDATE, by whatever path, writes a new
+    version elsewhere, even two in one transaction; a dump restored or a VACUUM FULL gives rows
+    new ones, so the next build rebuilds them), and the database digests them, one aggregate
+    per part, no row's text read; elsewhere every column is read and digested here."""
     rows = (
         _rows_digests_postgresql(contests, part_ids)
         if connection.vendor == "postgresql"
@@ -117,9 +120,9 @@ def _rows_digests_postgresql(contests: list[Contest], part_ids: int) -> dict[int
     table = Submission._meta.db_table
     sql = (
         # Table and column names from the models; values are parameters.
-        "SELECT entry.id / %s, md5(string_agg(md5(concat_ws('|', entry::text, contest.slug, "  # noqa: S608  # nosec B608
-        "contest.title, contest.workload, rules.number, live.witnessed, series.submission_id, "
-        "series.count, octet_length(series.columns))), '' ORDER BY entry.id)) "
+        "SELECT entry.id / %s, md5(string_agg(concat_ws(',', entry.id, entry.xmin, entry.ctid, "  # noqa: S608  # nosec B608
+        "md5(concat_ws('|', contest.slug, contest.title, contest.workload)), rules.number, "
+        "live.witnessed, series.xmin, series.ctid), ';' ORDER BY entry.id)) "
         f"FROM {table} AS entry JOIN {Contest._meta.db_table} AS contest "
         "ON contest.id = entry.contest_id "
         f"LEFT JOIN {rules.related_model._meta.db_table} AS rules "

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 from django.utils import timezone
 
-from submissions.contests.ranks import ranks_of
+from submissions.contests.ranks import contest_board_changed, ranks_of
 from submissions.models import OpenDataset
 from submissions.opendata import build, parts
 from submissions.opendata.state import open_dataset_refresh
@@ -233,3 +233,31 @@ def test_the_page_and_the_api_list_the_parts_with_sizes_and_build_times(client, 
     missing = client.get("/open-data/entries.parquet")
     assert missing.status_code == 404 and "comes in parts" in missing.content.decode()
     assert client.get("/open-data/entries-999999.parquet").status_code == 404
+
+
+def test_a_change_made_by_a_bulk_update_rebuilds_its_part(registry):
+    """No save(), no signal: the row's new version is what the fingerprint sees."""
+    _contest, entries = registry
+    open_dataset_refresh()
+    judged = entries[3]  # not ranked: the rank of no entry moves
+    type(judged).objects.filter(pk=judged.pk).update(verification="reproduced")
+    contest_board_changed(contest_id=judged.contest_id)  # as every writer of an entry does
+    assert open_dataset_refresh(now=later(1)) == "built"
+    manifest = served_manifest()
+    assert manifest["parts_rebuilt"] == [parts.part_of(judged.pk, WIDTH)]
+    row = next(r for r in table_rows(manifest, "entries.parquet") if r["id"] == judged.pk)
+    assert (row["verification"], row["verified"]) == ("reproduced", True)
+
+
+def test_a_part_file_gone_from_the_served_build_is_rebuilt_not_linked(registry):
+    contest, _entries = registry
+    open_dataset_refresh()
+    first = served_manifest()
+    lost = first["files"][2]  # part 0's series
+    (build.build_folder(first["build"]) / lost["name"]).unlink()
+    SubmissionFactory(contest=contest, eligible=False)
+    assert open_dataset_refresh(now=later(1)) == "built"
+    manifest = served_manifest()
+    assert lost["part"] in manifest["parts_rebuilt"]
+    again = next(item for item in manifest["files"] if item["name"] == lost["name"])
+    assert (again["rows"], again["sha256"]) == (lost["rows"], lost["sha256"])
