@@ -120,9 +120,11 @@ def _rows_digests_postgresql(contests: list[Contest], part_ids: int) -> dict[int
     table = Submission._meta.db_table
     sql = (
         # Table and column names from the models; values are parameters.
-        "SELECT entry.id / %s, md5(string_agg(concat_ws(',', entry.id, entry.xmin, entry.ctid, "  # noqa: S608  # nosec B608
-        "md5(concat_ws('|', contest.slug, contest.title, contest.workload)), rules.number, "
-        "live.witnessed, series.xmin, series.ctid), ';' ORDER BY entry.id)) "
+        # A sum of the rows' 64-bit hashes with their count: no sort (an ordered aggregate
+        # spilled 100,000 rows to disk), and any row changed, added or gone changes it.
+        "SELECT entry.id / %s, count(*)::text || ':' || sum(hashtextextended(concat_ws("  # noqa: S608  # nosec B608
+        "'|', entry.id, entry.xmin, entry.ctid, contest.slug, contest.title, contest.workload, "
+        "rules.number, live.witnessed, series.xmin, series.ctid), 0)::numeric)::text "
         f"FROM {table} AS entry JOIN {Contest._meta.db_table} AS contest "
         "ON contest.id = entry.contest_id "
         f"LEFT JOIN {rules.related_model._meta.db_table} AS rules "

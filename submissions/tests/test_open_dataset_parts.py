@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from submissions.contests.ranks import contest_board_changed, ranks_of
 from submissions.models import OpenDataset
-from submissions.opendata import build, parts
+from submissions.opendata import build, parts, reads
 from submissions.opendata.state import open_dataset_refresh
 from testing.factories import ContestFactory, SampleSeriesFactory, SubmissionFactory
 
@@ -261,3 +261,21 @@ def test_a_part_file_gone_from_the_served_build_is_rebuilt_not_linked(registry):
     assert lost["part"] in manifest["parts_rebuilt"]
     again = next(item for item in manifest["files"] if item["name"] == lost["name"])
     assert (again["rows"], again["sha256"]) == (lost["rows"], lost["sha256"])
+
+
+def test_the_row_digests_of_sqlite_s_path_move_with_the_same_changes(registry):
+    """The digests read in Python (the SQLite default's path), run here on the same rows: an
+    edit moves its part's digest alone, a deletion too."""
+    _contest, entries = registry
+    contests = reads.public_contests(timezone.now())
+    before = reads._rows_digests_python(contests, WIDTH)
+    entries[4].solution_description = "Edited."
+    entries[4].save()
+    edited = reads._rows_digests_python(contests, WIDTH)
+    assert {p for p in before if before[p] != edited.get(p)} == {
+        parts.part_of(entries[4].pk, WIDTH)
+    }
+    gone = parts.part_of(entries[0].pk, WIDTH)
+    entries[0].delete()
+    after = reads._rows_digests_python(contests, WIDTH)
+    assert {p for p in edited if edited[p] != after.get(p)} == {gone}
