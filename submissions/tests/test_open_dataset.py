@@ -34,9 +34,11 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def registry(db):
+def registry(db, settings):
     """Two public contests and an embargoed one: entries with series and verdicts, an
-    anonymous one, a demo and a synthetic one, and a draft under embargo."""
+    anonymous one, a demo and a synthetic one, and a draft under embargo. The dataset in one
+    part whatever ids the entries get (test_open_dataset_parts.py cuts it in several)."""
+    settings.OPEN_DATA_PART_IDS = 10**12
     public = ContestFactory(slug="public-open")
     other = ContestFactory(slug="public-fifo")
     embargoed = ContestFactory(
