@@ -149,11 +149,12 @@ def open_dataset_refresh(*, now: datetime | None = None) -> str:
     )
     build.remove_builds_except({manifest["build"], previous})
     logger.info(
-        "Open dataset %s built: %s entries in %s s, parts rebuilt %s, %s kept, dropped %s",
+        "Open dataset %s built: %s entries in %s s, parts rebuilt %s, reranked %s, %s kept, dropped %s",
         manifest["build"],
         sum(contest["entries"] for contest in manifest["contests"]),
         manifest["build_seconds"],
         manifest["parts_rebuilt"],
+        manifest["parts_reranked"],
         manifest["parts_kept"],
         manifest["parts_dropped"],
     )
