@@ -81,10 +81,15 @@ CHART_PAGE_ARGS ?= --pairs 5
 # timed meanwhile and the web processes' peak memory (about a minute each; a smoke run:
 # HOSTILE_ARGS="--lines 5000000 --accounts 1").
 HOSTILE_ARGS ?= --lines 50000000 --accounts 1,4
+# Issues 31 and 44: the open dataset's full build at 10,000 entries (100 reports each), then the
+# incremental builds after one edit and two uploads, the dataset cut in parts of 1,000 entry ids
+# (about 15 s; the 100,000 line: OPEN_DATA_ARGS="--sizes 10000,100000 --part-ids 10000").
+OPEN_DATA_ARGS ?= --sizes 10000 --samples 100 --part-ids 1000
 
 bench: setup services
 	$(PY) bench/run_all.py
 	$(PY) bench/url_walk.py $(URL_WALK_ARGS)
+	$(PY) bench/open_dataset_speed.py $(OPEN_DATA_ARGS)
 	$(PY) bench/chart_page.py $(CHART_PAGE_ARGS)
 	$(PY) bench/scaling.py $(SCALING_ARGS)
 	$(PY) bench/pg_scaling.py $(PG_SCALING_ARGS)

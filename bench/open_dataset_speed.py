@@ -8,7 +8,12 @@ does not grow with the registry (entries are written 1,000 at a time, series one
 time), so the peak at 100,000 entries is about the peak at 10,000. Peak = VmHWM after the
 build with the high-water mark reset (/proc/self/clear_refs) once the database is filled.
 
-    python bench/open_dataset_speed.py [--sizes 10000,100000] [--samples 100]
+Then the incremental builds (issue 44; the dataset is cut in parts of OPEN_DATA_PART_IDS ids):
+one upload that moves no rank (ineligible), timed from the build after it to its end, with the
+parts it rebuilt, reranked and kept; then one upload ranked first (every ranked entry moves
+down a place: the parts holding them are reranked, their rows not read again).
+
+    python bench/open_dataset_speed.py [--sizes 10000,100000] [--samples 100] [--part-ids 10000]
 """
 
 from __future__ import annotations
@@ -36,10 +41,12 @@ def vm_kib(name: str) -> int:
     return 0
 
 
-def one_size(entries: int, samples: int) -> dict:
+def one_size(entries: int, samples: int, part_ids: int) -> dict:
     # leaderboard_speed's generator, on this bench's own scratch database.
     os.environ["BENCH_DATABASE_URL"] = DATABASE_URL
     os.environ["MEDIA_ROOT"] = tempfile.mkdtemp(prefix="iibench-open-data-")
+    os.environ["OPEN_DATA_MIN_INTERVAL_SECONDS"] = "0"  # the upload's build starts at once
+    os.environ["OPEN_DATA_PART_IDS"] = str(part_ids)
     from bench import leaderboard_speed as board
 
     board.SAMPLES_PER_ENTRY = samples
@@ -67,30 +74,95 @@ def one_size(entries: int, samples: int) -> dict:
     from submissions.models import OpenDataset
 
     manifest = OpenDataset.objects.get().manifest
-    connection.close()
-    return {
+    files: dict[str, list[int]] = {}
+    for item in manifest["files"]:
+        rows_bytes = files.setdefault(item["table"], [0, 0])
+        rows_bytes[0] += item["rows"]
+        rows_bytes[1] += item["bytes"]
+    found = {
         "entries": entries,
         "outcome": outcome,
         "seconds": seconds,
         "rss_before_mib": before / 1024,
         "peak_mib": vm_kib("VmHWM") / 1024,
-        "files": {item["name"]: [item["rows"], item["bytes"]] for item in manifest["files"]},
+        "parts": len(manifest["parts"]),
+        "files": files,
+        "edit": one_edit(contest),
+        "unranked_upload": one_upload(contest, ranked_first=False),
+        "ranked_first_upload": one_upload(contest, ranked_first=True),
     }
+    connection.close()
+    return found
+
+
+def one_edit(contest) -> dict:
+    """An entrant edits the description of an entry in the middle of the registry: its part,
+    full, is rebuilt (a new upload lands in the newest part, which may hold only a few)."""
+    from submissions.models import Submission
+
+    ids = Submission.objects.filter(contest=contest).order_by("id").values_list("id", flat=True)
+    entry = Submission.objects.get(pk=ids[len(ids) // 2])
+    entry.solution_description += " Edited."
+    entry.save()
+    return timed_build()
+
+
+def timed_build() -> dict:
+    """The build the change made due, timed, with the parts it rebuilt, reranked and kept."""
+    from django.utils import timezone
+
+    from submissions.models import OpenDataset
+    from submissions.opendata.state import open_dataset_refresh
+
+    started = time.perf_counter()
+    outcome = open_dataset_refresh(now=timezone.now())
+    seconds = time.perf_counter() - started
+    manifest = OpenDataset.objects.get().manifest
+    return {
+        "outcome": outcome,
+        "seconds": seconds,
+        "rebuilt": len(manifest["parts_rebuilt"]),
+        "reranked": len(manifest["parts_reranked"]),
+        "kept": manifest["parts_kept"],
+    }
+
+
+def one_upload(contest, *, ranked_first: bool) -> dict:
+    """One entry added as an upload adds it (the ORM's save, which moves the contest's board
+    version on), a copy of the template with its series; then the build it makes due, timed."""
+    from submissions.models import SampleSeries, Submission
+
+    template = Submission.objects.filter(contest=contest, series__isnull=False).earliest("id")
+    series = template.series
+    entry = template
+    entry.pk = entry.id = None
+    entry._state.adding = True
+    entry.log_sha256 = "f" * 63 + str(int(ranked_first))  # another log than the copies
+    entry.eligible = ranked_first
+    if ranked_first:
+        entry.seconds_to_target = 1.0
+    entry.save()
+    SampleSeries.objects.create(
+        submission=entry, count=series.count, columns=series.columns, preview=series.preview
+    )
+    return timed_build()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--samples", type=int, default=100, help="reports per entry's series")
+    parser.add_argument("--part-ids", type=int, default=10_000, help="entry ids per part")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(one_size(args.one, args.samples)))
+        print(json.dumps(one_size(args.one, args.samples, args.part_ids)))
         return
     print(f"Load average (1, 5, 15 min) before: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for size in (int(text) for text in args.sizes.split(",")):
         done = subprocess.run(
-            [sys.executable, __file__, "--one", str(size), "--samples", str(args.samples)],
+            [sys.executable, __file__, "--one", str(size), "--samples", str(args.samples),
+             "--part-ids", str(args.part_ids)],
             capture_output=True, text=True, check=True, cwd=ROOT,
         )  # fmt: skip
         found = json.loads(done.stdout.strip().splitlines()[-1])
@@ -99,10 +171,21 @@ def main() -> None:
             for name, (rows, size_bytes) in found["files"].items()
         )
         print(
-            f"{size:>7,} entries x {args.samples} reports: built in {found['seconds']:.1f} s, "
-            f"RSS {found['rss_before_mib']:.0f} MiB before, peak {found['peak_mib']:.0f} MiB; "
-            f"{files}; load now {os.getloadavg()[0]:.2f}"
+            f"{size:>7,} entries x {args.samples} reports: full build ({found['parts']} parts) "
+            f"in {found['seconds']:.1f} s, RSS {found['rss_before_mib']:.0f} MiB before, "
+            f"peak {found['peak_mib']:.0f} MiB; {files}; load now {os.getloadavg()[0]:.2f}"
         )
+        for name, words in (
+            ("edit", "one entry edited mid-registry"),
+            ("unranked_upload", "one upload moving no rank"),
+            ("ranked_first_upload", "one upload ranked first"),
+        ):
+            upload = found[name]
+            print(
+                f"{size:>7,} entries, {words}: {upload['outcome']} in {upload['seconds']:.2f} s "
+                f"({upload['seconds'] / found['seconds']:.0%} of the full build): parts rebuilt "
+                f"{upload['rebuilt']}, reranked {upload['reranked']}, kept {upload['kept']}"
+            )
 
 
 if __name__ == "__main__":

@@ -247,7 +247,7 @@ TABLE = [
     row("api_contests", "GET", "/api/contests/", 200, 200, 200, 200, api=True),
     # -- the open dataset: for everyone; not built in this world (no worker swept it yet)
     row("open_data", "GET", "/open-data/", 200, 200, 200, 200, effect=draft_on_page),
-    row("open_data_file", "GET", "/open-data/entries.parquet", 404, 404, 404, 404),
+    row("open_data_file", "GET", "/open-data/entries.csv", 404, 404, 404, 404),
     row("api_dataset", "GET", "/api/dataset/", 404, 404, 404, 404, api=True),
     row("api_root", "GET", "/api/", 200, 200, 200, 200, api=True),
     row("api_leaderboard", "GET", "/api/contests/public/leaderboard/", 200, 200, 200, 200, api=True),

@@ -449,6 +449,9 @@ OPEN_DATA_DIR = env.str("OPEN_DATA_DIR", default="")
 OPEN_DATA_SWEEP_SECONDS = env.int("OPEN_DATA_SWEEP_SECONDS", default=60)
 OPEN_DATA_MIN_INTERVAL_SECONDS = env.int("OPEN_DATA_MIN_INTERVAL_SECONDS", default=300)
 OPEN_DATA_BUILD_TIMEOUT_SECONDS = env.int("OPEN_DATA_BUILD_TIMEOUT_SECONDS", default=3600)
+# The dataset is made of parts, each the entries of one range of this many ids (and their
+# verdicts and series): a change rebuilds the parts holding the entries it touched, no other.
+OPEN_DATA_PART_IDS = env.int("OPEN_DATA_PART_IDS", default=10_000)
 CELERY_BEAT_SCHEDULE["open-dataset"] = {
     "task": "submissions.tasks.open_dataset_refresh",
     "schedule": OPEN_DATA_SWEEP_SECONDS,

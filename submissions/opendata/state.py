@@ -5,7 +5,8 @@ the registry's version (reads.registry_version) then differs from the one the bu
 reflects, and the dataset is stale. Nothing is written on the upload's path for it. The sweep
 (`open_dataset_refresh`, a Celery task the beat sends every OPEN_DATA_SWEEP_SECONDS) builds
 when the dataset is stale, no build is running and the last one started at least
-OPEN_DATA_MIN_INTERVAL_SECONDS ago: a burst of uploads costs one build. Two workers never build
+OPEN_DATA_MIN_INTERVAL_SECONDS ago: a burst of uploads costs one build, and a build writes only
+the parts holding what changed (build.py, parts.py). Two workers never build
 at once: the build is claimed with a conditional UPDATE of the one state row. The build served
 stays served until the new one is complete."""
 
@@ -60,7 +61,7 @@ def open_dataset_status(now: datetime | None = None) -> DatasetStatus:
     now = now or timezone.now()
     row = dataset_row()
     running = _running(row, now)
-    stale = reads.current_registry_version(now) != row.registry_version or not row.manifest
+    stale = not _served_is_current(row, now)
     if running:
         state, wait = BUILDING, _build_seconds(row) - (now - row.building_since).total_seconds()
     elif stale:
@@ -76,6 +77,16 @@ def open_dataset_status(now: datetime | None = None) -> DatasetStatus:
         building_since=row.building_since if running else None,
         retry_after=max(5, round(wait)) if state != CURRENT else 0,
         last_error=row.last_error,
+    )
+
+
+def _served_is_current(row: OpenDataset, now: datetime) -> bool:
+    """The build served reflects the registry now, cut in parts of today's width (a build
+    made before the dataset had parts, or at another width, is rebuilt whole)."""
+    return (
+        bool(row.manifest)
+        and row.manifest.get("part_ids") == settings.OPEN_DATA_PART_IDS
+        and reads.current_registry_version(now) == row.registry_version
     )
 
 
@@ -117,12 +128,12 @@ def open_dataset_refresh(*, now: datetime | None = None) -> str:
     or "built"."""
     now = now or timezone.now()
     row = dataset_row()
-    if row.manifest and reads.current_registry_version(now) == row.registry_version:
+    if _served_is_current(row, now):
         return "current"
     if not build_claim(now):
         return "waiting"
     try:
-        manifest = build.build_dataset(built_at=now)
+        manifest = build.build_dataset(built_at=now, served=row.manifest)
     except Exception as error:
         OpenDataset.objects.filter(pk=ROW).update(
             building_since=None, last_error=f"{type(error).__name__}: {error}"[:500]
@@ -138,10 +149,14 @@ def open_dataset_refresh(*, now: datetime | None = None) -> str:
     )
     build.remove_builds_except({manifest["build"], previous})
     logger.info(
-        "Open dataset %s built: %s entries in %s s",
+        "Open dataset %s built: %s entries in %s s, parts rebuilt %s, reranked %s, %s kept, dropped %s",
         manifest["build"],
         sum(contest["entries"] for contest in manifest["contests"]),
         manifest["build_seconds"],
+        manifest["parts_rebuilt"],
+        manifest["parts_reranked"],
+        manifest["parts_kept"],
+        manifest["parts_dropped"],
     )
     return "built"
 

@@ -17,6 +17,7 @@ from dataclasses import fields
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from submissions.logparse.model import Series
 from submissions.measures.costs import PER_ROW_COSTS
@@ -217,16 +218,15 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def csv_safe(batch: pa.RecordBatch) -> pa.RecordBatch:
-    """The batch with every text cell that a spreadsheet would run as a formula quoted."""
+    """The batch with every text cell that a spreadsheet would run as a formula quoted, column
+    by column in Arrow (a cell at a time in Python was most of a part's rerank)."""
     arrays = []
     for column, field in zip(batch.columns, batch.schema, strict=True):
-        if pa.types.is_string(field.type):
-            column = pa.array(
-                [
-                    "'" + text if text is not None and text[:1] in FORMULA_STARTS else text
-                    for text in column.to_pylist()
-                ],
-                type=field.type,
-            )
+        if pa.types.is_string(field.type) and len(column):
+            formula = pc.starts_with(column, FORMULA_STARTS[0])
+            for start in FORMULA_STARTS[1:]:
+                formula = pc.or_(formula, pc.starts_with(column, start))
+            quoted = pc.binary_join_element_wise("'", column, "")
+            column = pc.if_else(formula, quoted, column)
         arrays.append(column)
     return pa.RecordBatch.from_arrays(arrays, schema=batch.schema)

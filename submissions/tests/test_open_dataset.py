@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import io
 from datetime import timedelta
+from pathlib import Path
 
 import numpy as np
 import pyarrow.csv as pa_csv
@@ -33,9 +34,11 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def registry(db):
+def registry(db, settings):
     """Two public contests and an embargoed one: entries with series and verdicts, an
-    anonymous one, a demo and a synthetic one, and a draft under embargo."""
+    anonymous one, a demo and a synthetic one, and a draft under embargo. The dataset in one
+    part whatever ids the entries get (test_open_dataset_parts.py cuts it in several)."""
+    settings.OPEN_DATA_PART_IDS = 10**12
     public = ContestFactory(slug="public-open")
     other = ContestFactory(slug="public-fifo")
     embargoed = ContestFactory(
@@ -72,14 +75,16 @@ def registry(db):
     }
 
 
-def served(name: str) -> str:
+def served(name: str) -> list[str]:
+    """The files of table `name` in the build served: its parts' (the registry is cut into
+    parts by entry id; pyarrow reads a list of parts as one table)."""
     manifest = OpenDataset.objects.get().manifest
-    return str(build.build_folder(manifest["build"]) / name)
+    folder = build.build_folder(manifest["build"])
+    return [str(folder / item["name"]) for item in manifest["files"] if item["table"] == name]
 
 
 def served_bytes(name: str) -> bytes:
-    with open(served(name), "rb") as file:
-        return file.read()
+    return b"".join(Path(path).read_bytes() for path in served(name))
 
 
 def test_a_build_holds_every_published_entry_and_nothing_under_embargo(registry):
@@ -143,7 +148,7 @@ def test_verdicts_and_series_read_back_as_stored(registry):
 
 def test_the_csv_has_the_entries_and_quotes_what_a_spreadsheet_would_run(registry):
     open_dataset_refresh()
-    table = pa_csv.read_csv(served("entries.csv"))
+    table = pa_csv.read_csv(served("entries.csv")[0])
     parquet = pq.read_table(served("entries.parquet"))
     assert table.column("id").to_pylist() == parquet.column("id").to_pylist()
     engines = dict(
@@ -161,11 +166,12 @@ def test_the_csv_has_the_entries_and_quotes_what_a_spreadsheet_would_run(registr
 def test_the_manifest_states_each_file_s_size_checksum_and_rows(registry):
     open_dataset_refresh()
     manifest = OpenDataset.objects.get().manifest
-    assert [item["name"] for item in manifest["files"]] == list(build.FILES)
+    assert [item["table"] for item in manifest["files"]] == list(build.FILES)  # one part
+    folder = build.build_folder(manifest["build"])
     for item in manifest["files"]:
-        data = served_bytes(item["name"])
+        data = (folder / item["name"]).read_bytes()
         assert (item["bytes"], item["sha256"]) == (len(data), hashlib.sha256(data).hexdigest())
-    rows = {item["name"]: item["rows"] for item in manifest["files"]}
+    rows = {item["table"]: item["rows"] for item in manifest["files"]}
     assert rows == {
         "entries.parquet": 4,
         "verdicts.parquet": 2,
@@ -204,7 +210,7 @@ def test_a_contest_published_later_joins_at_the_next_build(registry, settings):
 
 def test_before_the_first_build_the_downloads_and_the_api_say_so(client, db):
     assert open_dataset_status().state == NONE
-    response = client.get("/open-data/entries.parquet")
+    response = client.get("/open-data/entries.csv")
     assert response.status_code == 404 and b"has not been built yet" in response.content
     api = client.get("/api/dataset/")
     assert api.status_code == 404 and "has not been built yet" in api.json()["detail"]
@@ -214,7 +220,7 @@ def test_before_the_first_build_the_downloads_and_the_api_say_so(client, db):
 def test_while_the_first_build_runs_they_answer_503_with_retry_after(client, registry):
     OpenDataset.objects.update_or_create(pk=1, defaults={"building_since": timezone.now()})
     assert open_dataset_status().state == BUILDING
-    for url in ("/open-data/series.parquet", "/api/dataset/"):
+    for url in ("/open-data/entries.csv", "/open-data/series-000000.parquet", "/api/dataset/"):
         response = client.get(url)
         assert response.status_code == 503 and int(response["Retry-After"]) >= 5
         assert "being built for the first time" in response.content.decode()
@@ -245,29 +251,27 @@ def _body(response) -> bytes:
 def test_a_download_is_whole_or_the_range_asked_for(client, registry):
     open_dataset_refresh()
     data = served_bytes("series.parquet")
-    whole = client.get("/open-data/series.parquet")
+    (part,) = served("series.parquet")
+    url = "/open-data/" + part.rsplit("/", 1)[1]
+    whole = client.get(url)
     assert whole.status_code == 200 and _body(whole) == data
     assert int(whole["Content-Length"]) == len(data) and whole["Accept-Ranges"] == "bytes"
     etag = whole["ETag"]
-    part = client.get("/open-data/series.parquet", headers={"Range": "bytes=100-1099"})
+    part = client.get(url, headers={"Range": "bytes=100-1099"})
     assert part.status_code == 206 and _body(part) == data[100:1100]
     assert (
         part["Content-Range"] == f"bytes 100-1099/{len(data)}" and part["Content-Length"] == "1000"
     )
-    tail = client.get("/open-data/series.parquet", headers={"Range": "bytes=-16"})
+    tail = client.get(url, headers={"Range": "bytes=-16"})
     assert _body(tail) == data[-16:]
-    rest = client.get("/open-data/series.parquet", headers={"Range": f"bytes={len(data) - 5}-"})
+    rest = client.get(url, headers={"Range": f"bytes={len(data) - 5}-"})
     assert _body(rest) == data[-5:]
-    past = client.get("/open-data/series.parquet", headers={"Range": f"bytes={len(data)}-"})
+    past = client.get(url, headers={"Range": f"bytes={len(data)}-"})
     assert past.status_code == 416 and past["Content-Range"] == f"bytes */{len(data)}"
-    stale = client.get(
-        "/open-data/series.parquet", headers={"Range": "bytes=0-9", "If-Range": '"old"'}
-    )
+    stale = client.get(url, headers={"Range": "bytes=0-9", "If-Range": '"old"'})
     assert stale.status_code == 200 and _body(stale) == data
-    assert (
-        client.get("/open-data/series.parquet", headers={"If-None-Match": etag}).status_code == 304
-    )
-    several = client.get("/open-data/series.parquet", headers={"Range": "bytes=0-1,5-9"})
+    assert client.get(url, headers={"If-None-Match": etag}).status_code == 304
+    several = client.get(url, headers={"Range": "bytes=0-1,5-9"})
     assert several.status_code == 200 and _body(several) == data  # whole, as RFC 9110 allows
     missing = client.get("/open-data/passwd")
     assert missing.status_code == 404 and "has no file 'passwd'" in missing.content.decode()

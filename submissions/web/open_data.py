@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from submissions.opendata import build
+from submissions.opendata import build, parts
 from submissions.opendata.state import (
     BUILDING,
     DatasetStatus,
@@ -43,6 +43,11 @@ def _unservable(status: DatasetStatus) -> tuple[int, str] | None:
             "The open dataset has not been built yet: the background worker builds it within "
             f"about {status.retry_after} s."
         )
+    if "parts" not in status.manifest:  # made before the dataset had parts
+        return 503, (
+            "The open dataset is being rebuilt in parts: try again in "
+            f"{status.retry_after or 60} s."
+        )
     if not contests_still_public(status.manifest):
         return 503, (
             "The open dataset is being rebuilt: a contest in the last build is no longer public. "
@@ -51,13 +56,20 @@ def _unservable(status: DatasetStatus) -> tuple[int, str] | None:
     return None
 
 
-def _file_urls(request: HttpRequest, manifest: dict) -> list[dict]:
+def _file_urls(request: HttpRequest, files: list[dict]) -> list[dict]:
     return [
         {
             **described,
             "url": request.build_absolute_uri(reverse("open_data_file", args=[described["name"]])),
         }
-        for described in manifest["files"]
+        for described in files
+    ]
+
+
+def _parts(request: HttpRequest, manifest: dict) -> list[dict]:
+    """The parts, each with its files' download URLs (the manifest's "parts")."""
+    return [
+        {**held, "files": _file_urls(request, held["files"])} for held in manifest.get("parts", [])
     ]
 
 
@@ -67,7 +79,9 @@ def open_data_page(request: HttpRequest) -> HttpResponse:
     context = {
         "status": status,
         "manifest": status.manifest,
-        "files": _file_urls(request, status.manifest) if status.manifest else [],
+        "files": _file_urls(request, status.manifest["files"]) if status.manifest else [],
+        "parts": _parts(request, status.manifest) if status.manifest else [],
+        "whole": _file_urls(request, status.manifest["whole"]) if status.manifest else [],
         "refused": refused[1] if refused else "",
         "api_url": reverse("api_dataset"),
         "built_at": datetime.fromisoformat(status.manifest["built_at"])
@@ -81,10 +95,9 @@ def open_data_page(request: HttpRequest) -> HttpResponse:
 
 
 def open_data_file(request: HttpRequest, name: str) -> HttpResponse:
-    if name not in build.FILES:
-        return _plain(
-            404, f"The open dataset has no file {name!r}: it has {', '.join(build.FILES)}."
-        )
+    whole = name in WHOLE
+    if not whole and parts.table_of(name) is None:
+        return _plain(404, _no_such_file(name))
     status = open_dataset_status()
     refused = _unservable(status)
     if refused:
@@ -92,10 +105,14 @@ def open_data_file(request: HttpRequest, name: str) -> HttpResponse:
         if refused[0] == 503:
             response["Retry-After"] = str(status.retry_after or 60)
         return response
-    described = next(item for item in status.manifest["files"] if item["name"] == name)
-    path = build.build_folder(status.manifest["build"]) / name
+    folder = build.build_folder(status.manifest["build"])
     try:
-        return file_response(request, path, described)
+        if whole:
+            return whole_csv_response(request, folder, status.manifest)
+        described = next((d for d in status.manifest["files"] if d["name"] == name), None)
+        if described is None:
+            return _plain(404, f"This build of the open dataset has no part file {name!r}.")
+        return file_response(request, folder / name, described)
     except FileNotFoundError:
         # The build's folder went away (removed by hand, a volume not shared with the worker).
         response = _plain(
@@ -103,6 +120,58 @@ def open_data_file(request: HttpRequest, name: str) -> HttpResponse:
         )
         response["Retry-After"] = str(status.retry_after or 60)
         return response
+
+
+# The whole-registry downloads (build.whole_files); every other file is a part's.
+WHOLE = ("entries.csv",)
+
+
+def _no_such_file(name: str) -> str:
+    if name in build.FILES:
+        return (
+            f"The open dataset's {name} comes in parts by entry id (entries-000000.parquet, ...): "
+            "/api/dataset/ and /open-data/ list them with their checksums; entries.csv is "
+            "also sent whole."
+        )
+    return (
+        f"The open dataset has no file {name!r}: it has entries.csv whole and its parts "
+        "(entries-NNNNNN.parquet, verdicts-NNNNNN.parquet, series-NNNNNN.parquet, "
+        "entries-NNNNNN.csv) as /api/dataset/ lists them."
+    )
+
+
+def whole_csv_response(request: HttpRequest, folder: Path, manifest: dict) -> HttpResponse:
+    """The entries CSV of the whole registry: the parts' CSV one after another under one
+    header, streamed as it is read (no part is copied into a whole file). Sent whole; its ETag
+    digests the parts' checksums."""
+    whole = manifest["whole"][0]
+    etag = quote_etag(whole["etag"])
+    if etag in _etags(request.headers.get("If-None-Match", "")):
+        response = HttpResponse(status=304)
+        response["ETag"] = etag
+        return response
+    paths = [folder / d["name"] for d in manifest["files"] if d["table"] == "entries.csv"]
+    for path in paths:  # a part gone is a 503 now, not a download cut short
+        path.stat()
+    response = StreamingHttpResponse(_concatenated_csv(paths))
+    response["Content-Length"] = str(whole["bytes"])
+    response["Content-Type"] = whole["media_type"]
+    response["Content-Disposition"] = 'attachment; filename="entries.csv"'
+    response["ETag"] = etag
+    response["Accept-Ranges"] = "none"
+    response["Cache-Control"] = "public, max-age=60"
+    return response
+
+
+def _concatenated_csv(paths: list[Path]) -> Iterator[bytes]:
+    header = build.csv_header()
+    yield header
+    for path in paths:
+        with path.open("rb") as file:
+            if file.read(len(header)) != header:
+                raise ValueError(f"{path.name} does not start with the entries CSV's header")
+            while block := file.read(CHUNK):
+                yield block
 
 
 def _plain(status: int, message: str) -> HttpResponse:
@@ -200,7 +269,9 @@ class DatasetManifest(APIView):
                 **manifest,
                 **body,
                 "building_since": status.building_since,
-                "files": _file_urls(request, manifest),
+                "files": _file_urls(request, manifest["files"]),
+                "parts": _parts(request, manifest),
+                "whole": _file_urls(request, manifest["whole"]),
             }
         )
 
