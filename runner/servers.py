@@ -239,7 +239,7 @@ class PrivateServer:
         self.log_path: Path | None = None
         # The superuser's password, made for this server (kept with a data directory a
         # resumed rerun takes over).
-        self.password = ""
+        self.password = ""  # nosec B105: none yet; initialize() makes one
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -662,7 +662,7 @@ def _mariadb_access_sql(password: str) -> str:
         raise ServerError("The private server's password is not the hex one made for it.")
     # The password is hex (checked above): nothing of a user's or a table's in the text.
     return (
-        "DELETE FROM mysql.global_priv WHERE User = '';\n"  # noqa: S608
+        "DELETE FROM mysql.global_priv WHERE User = '';\n"  # noqa: S608  # nosec B608: the password is made here (hex), never input
         "DELETE FROM mysql.global_priv WHERE User = 'root' "
         "AND Host NOT IN ('localhost', '127.0.0.1');\n"
         "UPDATE mysql.global_priv SET Priv = JSON_SET(Priv, '$.plugin', "

@@ -4,7 +4,7 @@ from django.db import migrations
 
 
 def rank_existing_entries(apps, schema_editor):
-    # Entries stored before ranks were persisted; the same pure rule services.contest_rank uses.
+    # Entries stored before ranks were persisted; the same pure rule the ranks use.
     from submissions.measures.ranking import Standing, competition_ranks
 
     Submission = apps.get_model("submissions", "Submission")

@@ -69,7 +69,7 @@ def dashboard(live_site):
         )
         for n, seconds in enumerate((60.0, 90.0, 150.0), start=1)
     ]
-    contest_ranks.contest_rank(contest=short)
+    contest_ranks.contest_board_changed(contest_id=short.pk)
     # The open dataset built, so its page shows its file table (into the server's media root).
     assert open_dataset_refresh() == "built"
     classic = Contest.objects.get(slug="iibench-2008")
