@@ -1,7 +1,7 @@
 """How fast parse_log reads big logs of every tabular format, against csv.reader merely
 splitting the same file, timed as interleaved pairs in fresh processes (bench/ab.py).
 
-    /work/main/.venv/bin/python bench/parse_speed.py [--lines 2000000] [--pairs 5] [--regenerate]
+    .venv/bin/python bench/parse_speed.py [--lines 2000000] [--pairs 5] [--regenerate]
 
 Generates in var/bench/ (ignored by git): the 2023-format Python-iibench log of `--lines` lines
 (TAB separated, 17 columns, rows growing, deletes in the second half and queries throughout, so
@@ -23,39 +23,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench import ab  # noqa: E402
+from testing.logs import long_python_log as generate  # noqa: E402
 
 OUT = ROOT / "var" / "bench"
-HEADER = (
-    "i_sec\tt_sec\ti_ips\tt_ips\ti_dps\tt_dps\ti_qps\tt_qps\tmax_i\tmax_d\tmax_q"
-    "\tt_ins\tt_del\tt_query\tretry_i\tretry_d\tretry_q"
-)
-
-
-def generate(path: Path, lines: int) -> None:
-    """A long run reported every 10 s: the insert rate sags as the table grows."""
-    rng = random.Random(42)
-    inserted = deleted = queries = 0
-    elapsed = 0.0
-    with path.open("w") as out:
-        out.write(HEADER + "\n")
-        for i in range(lines):
-            interval = 10.0 + rng.random() / 10
-            elapsed += interval
-            ips = max(200.0, 90_000.0 / (1 + i / 20_000)) * (0.9 + rng.random() / 5)
-            new_rows = int(ips * interval)
-            inserted += new_rows
-            dps = ips if i > lines // 2 else 0.0
-            deleted += int(dps * interval)
-            qps = 400 + rng.random() * 50
-            queries += int(qps * interval)
-            out.write(
-                f"{interval:.1f}\t{elapsed:.1f}\t{ips:.0f}\t{inserted / elapsed:.0f}\t"
-                f"{dps:.0f}\t{deleted / elapsed:.0f}\t{qps:.0f}\t{queries / elapsed:.0f}\t"
-                f"{rng.randrange(2000, 90000)}\t{rng.randrange(0, 9000)}\t"
-                f"{rng.randrange(500, 50000)}\t{inserted}\t{deleted}\t{queries}\t0\t0\t0\n"
-            )
-        out.write(f"Totals: {elapsed:.1f} secs, {inserted / elapsed:.1f} rows/sec, ")
-        out.write(f"{inserted} rows, 0 0 0 insert-delete-query retry\nDone\n")
 
 
 def generate_java_tsv(path: Path, lines: int) -> None:

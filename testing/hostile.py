@@ -20,7 +20,7 @@ from pathlib import Path
 from django.conf import settings
 
 from testing.entries import DECLARED
-from testing.logs import c_log, python_log
+from testing.logs import BENCH_LOGS, c_log, long_python_log, python_log
 
 MISSING = object()  # a declared field left out of the request
 CORPUS_DIR = Path(settings.BASE_DIR) / "var" / "test-corpus"
@@ -137,16 +137,14 @@ def one_long_line() -> Path:
 
 
 def long_run_gz() -> Path:
-    """A 2,000,000-line Python iibench log (2023 format), gzipped: bench/parse_speed.py's, kept
+    """A 2,000,000-line Python iibench log (2023 format), gzipped: testing/logs.py's (bench/parse_speed.py's too), kept
     under var/bench/ for the benches and this test alike."""
-    from bench.parse_speed import OUT, generate
-
-    log = OUT / f"python-2023-{LONG_LOG_LINES}.log"
+    log = BENCH_LOGS / f"python-2023-{LONG_LOG_LINES}.log"
     packed = log.with_suffix(".log.gz")
     if not packed.exists():
-        OUT.mkdir(parents=True, exist_ok=True)
+        BENCH_LOGS.mkdir(parents=True, exist_ok=True)
         if not log.exists():
-            generate(log, LONG_LOG_LINES)
+            long_python_log(log, LONG_LOG_LINES)
         with log.open("rb") as plain, gzip.open(packed, "wb", compresslevel=6) as out:
             while block := plain.read(1 << 20):
                 out.write(block)

@@ -456,3 +456,39 @@ def parse_text(text: str | bytes, **options) -> ParsedLog:
 
 def fixture_text(name: str) -> str:
     return (FIXTURES / name).read_text()
+
+
+# Where the benches and the tests keep the long logs they make once (var/bench/).
+BENCH_LOGS = Path(__file__).resolve().parents[1] / "var" / "bench"
+LONG_RUN_HEADER = (
+    "i_sec\tt_sec\ti_ips\tt_ips\ti_dps\tt_dps\ti_qps\tt_qps\tmax_i\tmax_d\tmax_q"
+    "\tt_ins\tt_del\tt_query\tretry_i\tretry_d\tretry_q"
+)
+
+
+def long_python_log(path: Path, lines: int) -> None:
+    """A long Python iibench run (2023 format) reported every 10 s: the insert rate sags as the
+    table grows (bench/parse_speed.py times the parser on it; the hostile tests upload it)."""
+    rng = random.Random(42)
+    inserted = deleted = queries = 0
+    elapsed = 0.0
+    with path.open("w") as out:
+        out.write(LONG_RUN_HEADER + "\n")
+        for i in range(lines):
+            interval = 10.0 + rng.random() / 10
+            elapsed += interval
+            ips = max(200.0, 90_000.0 / (1 + i / 20_000)) * (0.9 + rng.random() / 5)
+            new_rows = int(ips * interval)
+            inserted += new_rows
+            dps = ips if i > lines // 2 else 0.0
+            deleted += int(dps * interval)
+            qps = 400 + rng.random() * 50
+            queries += int(qps * interval)
+            out.write(
+                f"{interval:.1f}\t{elapsed:.1f}\t{ips:.0f}\t{inserted / elapsed:.0f}\t"
+                f"{dps:.0f}\t{deleted / elapsed:.0f}\t{qps:.0f}\t{queries / elapsed:.0f}\t"
+                f"{rng.randrange(2000, 90000)}\t{rng.randrange(0, 9000)}\t"
+                f"{rng.randrange(500, 50000)}\t{inserted}\t{deleted}\t{queries}\t0\t0\t0\n"
+            )
+        out.write(f"Totals: {elapsed:.1f} secs, {inserted / elapsed:.1f} rows/sec, ")
+        out.write(f"{inserted} rows, 0 0 0 insert-delete-query retry\nDone\n")

@@ -1,10 +1,10 @@
 """`pytest -p testing.toy_track_plugin`: the whole suite (or a part of it) with the toy track of
-submissions/tests/toy_track/ registered, as the one line a newcomer adds to TRACKS would."""
+testing/toy_track/ registered, as the one line a newcomer adds to TRACKS would."""
 
 
 def pytest_configure(config):
     from submissions import tracks
-    from submissions.tests.toy_track import TOY
+    from testing.toy_track import TOY
 
     tracks.TRACKS[TOY.workload] = TOY
     tracks.ALL_FIELDS.update({field.name: field for field in TOY.fields})

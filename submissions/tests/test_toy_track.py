@@ -1,4 +1,4 @@
-"""Adding a workload is one folder and one line in TRACKS: a toy track (tests/toy_track/) is
+"""Adding a workload is one folder and one line in TRACKS: a toy track (testing/toy_track/) is
 offered to organizers, ranks its entries on its board and plots them, with no other change."""
 
 import json
@@ -9,11 +9,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from submissions import tracks
 from submissions.entries import services
 from submissions.models import Contest
-from submissions.tests.toy_track import TOY
 from testing.entries import DECLARED
 from testing.factories import ContestFactory, UserFactory
 from testing.logs import python_log
 from testing.pages import board_rows
+from testing.toy_track import TOY
 
 pytestmark = pytest.mark.django_db
 
