@@ -161,7 +161,7 @@ def rerun_form_defaults(*, submission: Submission, targets: list[str]) -> dict:
     the contest's verification scale, and the repeats a scaled run takes. Without a contest
     scale both stay blank: the service then picks the scale that fits the target's time."""
     known = rerun_targets()
-    rerun = submission.contest.track.rerun
+    rerun = rerun_for(submission.contest.track.workload)
     procedure = rerun.procedure if rerun else "steps"
     verifying = [
         name

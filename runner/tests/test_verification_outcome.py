@@ -55,10 +55,11 @@ def surfaces(client, entry: Submission) -> dict:
     board_api = client.get(f"/api/contests/{slug}/leaderboard/").json()["results"]
     streamed = client.get(f"/contests/{slug}/leaderboard.csv").streaming_content
     csv_rows = csv.DictReader(io.StringIO(b"".join(streamed).decode()))
+    contests = opendata_reads.public_contests(timezone.now())
     dataset = [
         opendata_reads.entry_row(contest, values)
         for contest, values in opendata_reads.published_entries(
-            opendata_reads.public_contests(timezone.now())
+            contests, (0, 2**62), opendata_reads.registry_ranks(contests)
         )
     ]
     return {

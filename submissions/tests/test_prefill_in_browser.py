@@ -72,9 +72,10 @@ def test_the_form_fills_the_fields_a_c_log_states(live_site):
     assert cap == "The contest's cap: at most 8 cores in total."
     assert status.startswith("Filled from your log (iibench-c")
     assert {name: values[name] for name in STATED} == STATED
-    # The log ran on a VM's disk (vda): the drive kind stays asked, as do the OS and drives.
-    assert (values["drive_kind"], values["os"], values["drives"]) == ("", "", "")
-    assert sorted(name for name, _, _ in marked) == sorted(STATED)
+    # The log ran on a VM's disk (vda): a virtual volume is proposed (issue 42); the OS and the
+    # drives stay asked.
+    assert (values["drive_kind"], values["os"], values["drives"]) == ("virtual", "", "")
+    assert sorted(name for name, _, _ in marked) == sorted([*STATED, "drive_kind"])
     assert all(label == "from the log" for _, label, _ in marked)
     assert ["cores", "from the log", "line 25: # machine cores 2"] in marked
     entry = Submission.objects.get(contest=contest, owner=entrant)
