@@ -31,21 +31,23 @@ import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.upload_speed import MemoryWatch, rss_mb, workers_of  # noqa: E402
-
-_BENCH_URL = os.environ.get(
-    "BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/iibench_bench"
+from bench.scratch_site import (  # noqa: E402
+    REDIS_URL,
+    drop_database,
+    fresh_database,
+    scratch_url,
+    use_scratch,
 )
-SCRATCH_URL = urlsplit(_BENCH_URL)._replace(path=urlsplit(_BENCH_URL).path + "_hostile").geturl()
-REDIS_URL = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/14")
-os.environ["DJANGO_SETTINGS_MODULE"] = "iibench_site.settings.test"
-os.environ["TEST_DATABASE_URL"] = SCRATCH_URL
-os.environ.setdefault("LOG_LEVEL", "WARNING")
+from bench.scratch_site import serve as serve_site  # noqa: E402
+from bench.upload_speed import MemoryWatch, rss_mb, workers_of  # noqa: E402
+from bench.upload_speed import post as upload_post  # noqa: E402
+
+SCRATCH_URL = scratch_url("_hostile")
+use_scratch(SCRATCH_URL)
 
 GET_GOAL_SECONDS = 1.0
 # The four uploads: what each repeats, gzipped at level 1 (distinct settings do not compress
@@ -54,32 +56,14 @@ HOSTILE = (("comment", "gzip", 1), ("blank", "members", 1), ("trailer", "gzip", 
            ("settings", "gzip", 10))  # fmt: skip
 
 
-def admin_execute(statement: str) -> None:
-    import psycopg
-
-    admin_url = urlsplit(SCRATCH_URL)._replace(path="/postgres").geturl()
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(statement)
-
-
-def scratch_name() -> str:
-    return urlsplit(SCRATCH_URL).path.lstrip("/")
-
-
 def setup_database(accounts: int) -> list[str]:
     """A fresh scratch database with one open contest; an API token for each account."""
-    admin_execute(f'DROP DATABASE IF EXISTS "{scratch_name()}" WITH (FORCE)')
-    admin_execute(f'CREATE DATABASE "{scratch_name()}"')
-    import django
-
-    django.setup()
-    from django.core.management import call_command
+    fresh_database(SCRATCH_URL)
     from django.db import connection
     from rest_framework.authtoken.models import Token
 
     from testing.factories import ContestFactory, UserFactory
 
-    call_command("migrate", verbosity=0)
     ContestFactory(slug="hostile", target_rows=1_000_000_000)
     keys = [Token.objects.create(user=UserFactory()).key for _ in range(accounts)]
     connection.close()
@@ -89,18 +73,8 @@ def setup_database(accounts: int) -> list[str]:
 def serve(folder: Path, workers: int):
     import redis
 
-    from testing.server import collect_static, production_environment, start_gunicorn
-
     redis.Redis.from_url(REDIS_URL).flushdb()
-    environment = production_environment(
-        database_url=SCRATCH_URL,
-        static_root=folder / "static",
-        media_root=folder / "media",
-        redis_url=REDIS_URL,
-    )
-    if not (folder / "static").exists():
-        collect_static(environment)
-    return start_gunicorn(environment, folder / "gunicorn.log", folder / "media", workers=workers)
+    return serve_site(folder, url=SCRATCH_URL, workers=workers)
 
 
 def hostile_logs(lines: int) -> list[tuple[str, bytes]]:
@@ -113,26 +87,9 @@ def hostile_logs(lines: int) -> list[tuple[str, bytes]]:
 
 
 def post(url: str, key: str, log: bytes) -> tuple[int, str, float]:
-    from testing.entries import DECLARED
-    from testing.hostile import multipart
-
-    fields = {
-        "contest": "hostile",
-        **{k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in DECLARED.items()},
-    }
-    parts = [(name, value, None, None) for name, value in fields.items()]
-    body, content_type = multipart([*parts, ("log", log, "run.log.gz", "application/gzip")])
-    request = urllib.request.Request(  # noqa: S310 - our own server on loopback
-        f"{url}/api/submissions/", data=body, method="POST",
-        headers={"Authorization": f"Token {key}", "Content-Type": content_type},
-    )  # fmt: skip
-    started = time.perf_counter()
-    try:
-        with urllib.request.urlopen(request, timeout=600) as response:  # noqa: S310
-            answer = response.status, response.read().decode()
-    except urllib.error.HTTPError as error:
-        answer = error.code, error.read().decode()
-    return (*answer, time.perf_counter() - started)
+    """The upload's status, body and seconds, to the hostile contest."""
+    status, body, seconds, _ = upload_post(url, key, "hostile", log)
+    return status, body, seconds
 
 
 class HomePageProbe:
@@ -233,7 +190,7 @@ def main() -> int:
             finally:
                 server.stop()
     finally:
-        admin_execute(f'DROP DATABASE IF EXISTS "{scratch_name()}" WITH (FORCE)')
+        drop_database(SCRATCH_URL)
         shutil.rmtree(folder, ignore_errors=True)
     for failure in failures:
         print(f"FAILED {failure[:3000]}", file=sys.stderr)

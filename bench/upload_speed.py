@@ -36,19 +36,20 @@ import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-_BENCH_URL = os.environ.get(
-    "BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/iibench_bench"
+from bench.scratch_site import (  # noqa: E402
+    drop_database,
+    fresh_database,
+    scratch_url,
+    use_scratch,
 )
-SCRATCH_URL = urlsplit(_BENCH_URL)._replace(path=urlsplit(_BENCH_URL).path + "_upload").geturl()
-REDIS_URL = os.environ.get("REDIS_TEST_URL", "redis://127.0.0.1:6379/14")
-os.environ["DJANGO_SETTINGS_MODULE"] = "iibench_site.settings.test"
-os.environ["TEST_DATABASE_URL"] = SCRATCH_URL
-os.environ.setdefault("LOG_LEVEL", "WARNING")
+from bench.scratch_site import serve as serve_site  # noqa: E402
+
+SCRATCH_URL = scratch_url("_upload")
+use_scratch(SCRATCH_URL)
 
 SECONDS_GOAL = 2.5
 MEMORY_GOAL_MB = 300
@@ -69,32 +70,14 @@ def prepare_log(lines: int) -> Path:
     return gz
 
 
-def admin_execute(statement: str) -> None:
-    import psycopg
-
-    admin_url = urlsplit(SCRATCH_URL)._replace(path="/postgres").geturl()
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(statement)
-
-
-def scratch_name() -> str:
-    return urlsplit(SCRATCH_URL).path.lstrip("/")
-
-
 def setup_database(contests: int) -> list[str]:
     """A fresh scratch database with `contests` open contests; an API token per contest."""
-    admin_execute(f'DROP DATABASE IF EXISTS "{scratch_name()}" WITH (FORCE)')
-    admin_execute(f'CREATE DATABASE "{scratch_name()}"')
-    import django
-
-    django.setup()
-    from django.core.management import call_command
+    fresh_database(SCRATCH_URL)
     from django.db import connection
     from rest_framework.authtoken.models import Token
 
     from testing.factories import ContestFactory, UserFactory
 
-    call_command("migrate", verbosity=0)
     keys = []
     for number in range(contests):
         ContestFactory(slug=f"bench-{number}", target_rows=1_000_000_000)
@@ -191,19 +174,12 @@ def post_until_read(url: str, key: str, contest: str, log: bytes) -> tuple[int, 
 
 
 def serve(folder: Path, workers: int):
-    from testing.server import collect_static, production_environment, start_gunicorn
-
-    environment = production_environment(
-        database_url=SCRATCH_URL,
-        static_root=folder / "static",
-        media_root=folder / "media",
-        redis_url=REDIS_URL,
-    )
-    environment["UPLOADS_PER_HOUR"] = "1000"
-    if not (folder / "static").exists():
-        collect_static(environment)
-    return start_gunicorn(
-        environment, folder / f"gunicorn-{workers}.log", folder / "media", workers=workers
+    return serve_site(
+        folder,
+        url=SCRATCH_URL,
+        workers=workers,
+        log_name=f"gunicorn-{workers}.log",
+        UPLOADS_PER_HOUR="1000",
     )
 
 
@@ -312,7 +288,7 @@ def main() -> int:
         if args.at_once:
             failures += uploads_at_once(folder, keys, log, args)
     finally:
-        admin_execute(f'DROP DATABASE IF EXISTS "{scratch_name()}" WITH (FORCE)')
+        drop_database(SCRATCH_URL)
         # The stored copies of the log: 62 MB an upload, ~600 MB a run.
         shutil.rmtree(folder, ignore_errors=True)
     for failure in failures:
