@@ -94,13 +94,15 @@ def execute_repeats(
     resume: Resume | None = None,
     server_io: Callable[[], int | None] | None = None,
     client_environment: dict[str, str] | None = None,
+    join: Callable[[list[int]], None] | None = None,
 ) -> Outcome:
     """Run the steps `run.repeats` times; the outcome's step_logs are the first repeat's (what a
     single-run judge reads), repeat_logs every repeat's. With `resume`, the repeats before
     resume.repeat are done, and that one continues its table. `server_io`: the private server's
     storage bytes so far (runner/activity.py), so each step's log says the other processes'.
     `client_environment`: the private server's password for the benchmark's environment (never
-    its command line)."""
+    its command line). `join`: given each benchmark's pid as it starts (the rerun's CPU weight
+    group, runner/cpu_weight.py)."""
     # One time limit for the whole rerun, however many steps and repeats it has.
     deadline = time.monotonic() + target.time_limit
     log = header
@@ -127,6 +129,7 @@ def execute_repeats(
             continuing,
             server_io=server_io,
             client_environment=client_environment,
+            join=join,
         )
         log += outcome.log
         if outcome.status != RerunStatus.SUCCEEDED:
@@ -155,6 +158,7 @@ def _execute_steps(
     *,
     server_io: Callable[[], int | None] | None = None,
     client_environment: dict[str, str] | None = None,
+    join: Callable[[list[int]], None] | None = None,
 ) -> Outcome:
     logs: dict[str, str] = {}
     for index, step in enumerate(steps, 1):
@@ -167,9 +171,14 @@ def _execute_steps(
         before = read_cpu_times()
         io_before = _io_sample(server_io)
         try:
+            child = process.start(
+                arguments, cwd=str(settings.RERUN_WORK_DIR), env=client_environment
+            )
+            if join is not None:
+                join([child.pid])
             outcome = watch(
                 run,
-                process.start(arguments, cwd=str(settings.RERUN_WORK_DIR), env=client_environment),
+                child,
                 time_limit=target.time_limit, deadline=deadline, step=name,
                 log_prefix=log_before + _joined_log(steps, logs) + earlier,
             )  # fmt: skip

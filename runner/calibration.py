@@ -17,9 +17,10 @@ import logging
 import math
 import os
 import socket
+import statistics
 import subprocess  # only for TimeoutExpired; process.py starts the benchmark  # nosec B404
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -41,6 +42,7 @@ from runner.judge.calibration_spreads import (
     spreads_for_judge,
 )
 from runner.judge.classic import FIXTURE_SPREADS, STEP, steps
+from runner.judge.host_speed import DRIFT_LIMIT, HostSpeed
 from runner.judge.memory_budget import LEAST_CONNECTION_CAP
 from runner.judge.rerun import (
     STEAL_CORES,
@@ -62,6 +64,7 @@ from runner.models import (
     WorkerBeat,
 )
 from runner.option_tables import described_options
+from runner.reference_runs import ReferenceServer
 from runner.targets import Target, rerun_targets
 from submissions.logparse import LogError
 from submissions.logparse.c_format import header_settings
@@ -176,7 +179,9 @@ def this_host_name() -> str:
 def calibration_of(*, host: str, target: str, rows: int) -> HostCalibration | None:
     """The host's latest finished calibration on the target for runs of about `rows` rows (the
     nearest band within BAND_FACTOR)."""
-    done = HostCalibration.objects.filter(host=host, target=target, status=CalibrationStatus.DONE)
+    done = HostCalibration.objects.filter(
+        host=host, target=target, status=CalibrationStatus.DONE, stale=""
+    )
     near = [
         each
         for each in done.order_by("-measured_at")
@@ -387,6 +392,7 @@ class Measured:
     other_work: float | None
     steal: float | None
     log: str
+    reference_rates: tuple[float, ...] = ()  # the fixed reference's, beside the runs
 
 
 def reference_measure(
@@ -404,9 +410,12 @@ def reference_measure(
     log = f"# calibration: {reference.label}\n" + "".join(
         f"# rerun setting {key}={value}\n" for key, value in asked.applied.items()
     )
-    with servers.PrivateServer(
-        config, label=label, settings=asked.applied, memory_limit=asked.memory_limit
-    ) as server:
+    with (
+        servers.PrivateServer(
+            config, label=label, settings=asked.applied, memory_limit=asked.memory_limit
+        ) as server,
+        ReferenceServer(target, f"{label}r", deadline=deadline) as beside,
+    ):
         server.initialize()
         server.start()
         if server.wait_until_answering(deadline=deadline) is not None:
@@ -424,12 +433,16 @@ def reference_measure(
         )
         spec = RerunSpec(plan=plan, figures={}, claimed_rows=reference.claimed_rows)
         for repeat in range(1, repeats + 1):
+            beside.measure()
             server.create_database(fresh=True)
             arguments = steps(spec)[0].arguments
             text = _one_run(arguments, work_dir, deadline, repeat, server.client_environment())
             log += f"# rerun repeat={repeat} of {repeats}\n{text}"
             outputs.append(read_output({STEP: text}, spec=spec, rows_target=reference.rows))
-    return _measured(outputs, log, busy_limit)
+        beside.measure()
+    log += "".join(beside.runs.lines)
+    measured = _measured(outputs, log, busy_limit)
+    return replace(measured, reference_rates=tuple(beside.runs.rates))
 
 
 def _settings(target: Target, reference: Reference, config: servers.ServerConfig):
@@ -515,6 +528,8 @@ def _store(calibration: HostCalibration, measured: Measured) -> None:
     }
     calibration.figures = measured.figures
     calibration.runs = len(measured.figures)
+    rates = measured.reference_rates
+    calibration.reference_rate = float(statistics.median(rates)) if rates else None
     calibration.status = CalibrationStatus.DONE
     calibration.measured_at = timezone.now()
     factor = refutable_factor(dict(measured.spreads))
@@ -523,9 +538,15 @@ def _store(calibration: HostCalibration, measured: Measured) -> None:
         if factor is None
         else f"; with {DEFAULT_REPEATS} reruns it could refute a claim {factor:.2f}x too fast"
     )
+    quiet = (
+        ""
+        if calibration.reference_rate is None
+        else f"; the reference workload beside them ran {calibration.reference_rate:,.0f} rows/s"
+    )
     calibration.message = (
         f"{calibration.runs} runs of {REFERENCES[calibration.reference].label}; other work "
-        f"beside them at most {measured.other_work or 0:.2f} cores (steal time counted){could}."
+        f"beside them at most {measured.other_work or 0:.2f} cores (steal time counted){could}"
+        f"{quiet}."
     )
 
 
@@ -550,7 +571,68 @@ def calibration_due(*, host: str, target: str, reference: Reference, now: dateti
         if mine.filter(status=CalibrationStatus.FAILED, started_at__gte=retry).exists():
             return False
     fresh = now - timedelta(days=settings.RERUN_CALIBRATION_MAX_AGE_DAYS)
-    return not mine.filter(status=CalibrationStatus.DONE, measured_at__gte=fresh).exists()
+    return not mine.filter(status=CalibrationStatus.DONE, measured_at__gte=fresh, stale="").exists()
+
+
+# --- the host's quiet speed, and when it moved ---------------------------------------------------
+
+
+def quiet_reference(*, host: str, target: str, now: datetime) -> HostCalibration | None:
+    """The host's latest calibration on `target` that measured the reference workload's quiet
+    rate, fresh (RERUN_CALIBRATION_MAX_AGE_DAYS) and not stale: any band, for the reference
+    is the same workload in every one."""
+    fresh = now - timedelta(days=settings.RERUN_CALIBRATION_MAX_AGE_DAYS)
+    return (
+        HostCalibration.objects.filter(
+            host=host,
+            target=target,
+            status=CalibrationStatus.DONE,
+            stale="",
+            reference_rate__isnull=False,
+            measured_at__gte=fresh,
+        )
+        .order_by("-measured_at")
+        .first()
+    )
+
+
+def host_speed_for_run(run: VerificationRun, *, now: datetime | None = None) -> HostSpeed | None:
+    """The reference runs the run kept (runner/verification.py) with its host's quiet rate;
+    None for a run that ran none."""
+    kept = (run.host or {}).get("reference") if isinstance(run.host, dict) else None
+    if not isinstance(kept, dict):
+        return None
+    quiet = quiet_reference(
+        host=host_of(run), target=run.target, now=run.started_at or now or timezone.now()
+    )
+    return HostSpeed(
+        during=tuple(float(each) for each in kept.get("rates", [])),
+        quiet=None if quiet is None else quiet.reference_rate,
+        quiet_source="" if quiet is None else f"its calibration of {_day(quiet.measured_at)}",
+        reference=str(kept.get("label", "")),
+    )
+
+
+def calibration_drift(run: VerificationRun, speed: HostSpeed, *, quiet_host: bool) -> str:
+    """Mark the host's calibration stale when, on a quiet host, this job's references ran more
+    than DRIFT_LIMIT off its quiet rate: its spreads and rate no longer describe the host, and
+    the sweep calibrates it again. Returns the reason, or ""."""
+    drift = speed.drift()
+    if not quiet_host or drift is None or abs(drift) <= DRIFT_LIMIT:
+        return ""
+    reason = (
+        f"The host's reference speed moved {drift:+.0%} (this host ran the reference workload at "
+        f"{statistics.median(speed.during):,.0f} rows/s beside verification {run.pk}, quiet, "
+        f"against {speed.quiet:,.0f} when calibrated): calibrated again when its queue is idle."
+    )
+    HostCalibration.objects.filter(
+        host=host_of(run), target=run.target, status=CalibrationStatus.DONE, stale=""
+    ).update(stale=reason)
+    return reason
+
+
+def _day(moment: datetime | None) -> str:
+    return "an unknown day" if moment is None else f"{moment:%-d %b %Y}"
 
 
 def queue_idle(target: Target) -> bool:

@@ -59,7 +59,7 @@ class MemoryCgroup:
         return f"cgroup v{self.version} {self.path} memory limit {self.limit >> 20} MB"
 
 
-def _own_path(controller: str) -> str:
+def own_cgroup_path(controller: str) -> str:
     """The worker's own cgroup in a hierarchy ('' for v2's unified one), from /proc."""
     for line in Path("/proc/self/cgroup").read_text().splitlines():
         _, controllers, path = line.split(":", 2)
@@ -79,11 +79,11 @@ def memory_cgroup(
     root = CGROUP_ROOT if root is None else Path(root)
     unified = root / "cgroup.controllers"
     if unified.exists() and "memory" in unified.read_text().split():
-        parent = root / _own_path("").lstrip("/")
+        parent = root / own_cgroup_path("").lstrip("/")
         return _make(parent / name, 2, limit)
     memory = root / "memory"
     if (memory / "memory.limit_in_bytes").exists():
-        parent = memory / _own_path("memory").lstrip("/")
+        parent = memory / own_cgroup_path("memory").lstrip("/")
         return _make(parent / name, 1, limit)
     return None, f"no cgroup memory controller is mounted at {root}"
 

@@ -150,6 +150,8 @@ def host_calibration(name: str, *, now: datetime | None = None) -> str:
         if done is not None:
             when = done.measured_at or done.started_at
             age = "stale" if when < stale_before else "fresh"
+            if done.stale:  # the host's reference speed moved since (calibration_drift)
+                age = f"stale: {done.stale}"
             found = COULD_REFUTE.search(done.message)
             could = found.group(1) if found else ""
             said.append(
@@ -193,7 +195,20 @@ def reference_speeds(name: str) -> list[dict]:
         ]
         if history:
             speeds.append({"target": target, "reference": reference, "history": history})
+    # The fixed reference workload every calibration runs beside its own (runner/
+    # reference_runs.py): the rate a verification's references are set against.
+    for target in sorted(set(done.values_list("target", flat=True))):
+        rows = done.filter(target=target, reference_rate__isnull=False).order_by("-measured_at")
+        history = [
+            {"measured_at": row.measured_at.isoformat(), "rows_per_second": row.reference_rate}
+            for row in rows[:TREND_CALIBRATIONS]
+        ]
+        if history:
+            speeds.append({"target": target, "reference": FIXED_REFERENCE, "history": history})
     return speeds
+
+
+FIXED_REFERENCE = "fixed reference workload"
 
 
 def _median_rate(figures: list) -> float | None:

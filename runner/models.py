@@ -316,6 +316,18 @@ class HostCalibration(models.Model):
     log = models.TextField(blank=True, help_text="The runs' output, every repeat's.")
     started_at = models.DateTimeField(default=timezone.now)
     measured_at = models.DateTimeField(null=True, blank=True)
+    reference_rate = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="The host's quiet rate (rows/s) of the fixed reference workload, run beside "
+        "the calibration's runs (runner/reference_runs.py): a verification's references are "
+        "set against it.",
+    )
+    stale = models.TextField(
+        blank=True,
+        help_text="Why this calibration no longer holds though younger than its maximum age: "
+        "the host's reference speed moved (runner/calibration.py, `calibration_drift`).",
+    )
 
     class Meta:
         ordering = ["-started_at"]

@@ -373,6 +373,12 @@ def rerun_claim(*, run_id: int, worker: str) -> bool:
     )
 
 
+def _references_beside(rerun, target: Target) -> bool:
+    """A judge that reads the host's speed (the classic, `calibrated`) gets the reference runs
+    beside its repeats, where the target runs the reference's server (an InnoDB one)."""
+    return bool(rerun.calibrated and settings.RERUN_REFERENCE_RUNS and target.family == "mysql")
+
+
 def rerun_execute(*, run_id: int) -> VerificationRun:
     run = VerificationRun.objects.select_related("submission__contest").get(pk=run_id)
     target = target_named(run.target)
@@ -395,7 +401,10 @@ def rerun_execute(*, run_id: int) -> VerificationRun:
             steps = rerun.steps(spec)
             resume = resume_point(run, steps) if run.resumes else None
             if target.server:
-                outcome = execute_on_private_server(run, target, spec, rerun.steps, asked, resume)
+                outcome = execute_on_private_server(
+                    run, target, spec, rerun.steps, asked, resume,
+                    references=_references_beside(rerun, target),
+                )  # fmt: skip
             else:
                 outcome = execute_repeats(
                     run, target, spec, steps,

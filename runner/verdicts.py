@@ -9,9 +9,10 @@ import numpy as np
 from django.utils import timezone
 
 from runner.activity import stated_other_io, while_it_ran
-from runner.calibration import spreads_for_run
+from runner.calibration import calibration_drift, host_speed_for_run, spreads_for_run
 from runner.judge import RERUNS
 from runner.judge.rerun import (
+    BUSY_CORES,
     STEAL_CORES,
     Claim,
     Judgement,
@@ -89,8 +90,14 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
             read_output(logs, spec=spec, rows_target=run.rows_target, result=outcome.result)
             for logs in outcome.repeat_logs or [outcome.step_logs]
         ]
-        # A judge that takes the host's spreads gets its calibration (runner/calibration.py).
-        spreads = {"spreads": spreads_for_run(run)} if rerun.calibrated else {}
+        # A judge that takes the host's spreads gets its calibration (runner/calibration.py),
+        # the reference runs beside the repeats and the host's cores (issue 45).
+        speed = host_speed_for_run(run) if rerun.calibrated else None
+        spreads = (
+            {"spreads": spreads_for_run(run), "host_speed": speed, "cores": _cores(run)}
+            if rerun.calibrated
+            else {}
+        )
         judgement = rerun.judge(
             _claim(submission, spec),
             reruns,
@@ -117,6 +124,13 @@ def _judge(run: VerificationRun, outcome: Outcome, spec: RerunSpec, track: Track
     activity = _while_it_ran(reruns, outcome)
     if activity:
         run.host = {**(run.host or {}), "while_it_ran": activity}
+    if speed is not None:
+        busy = [other_work(parsed, each.result.get(STEAL_CORES)) for each in reruns
+                for parsed in each.logs.values()]  # fmt: skip
+        quiet = all(each is not None and each < BUSY_CORES for each in busy)
+        stale = calibration_drift(run, speed, quiet_host=quiet)
+        if stale:
+            run.message = f"{run.message} {stale}"
     rates = _terminal_rates(submission, reruns)
     if rates:
         run.result[TERMINAL_RATES] = rates
@@ -200,6 +214,14 @@ def _while_it_ran(reruns: list, outcome: Outcome) -> str:
         busy.extend(other_work(parsed, stolen) for parsed in rerun.logs.values())
     texts = [text for logs in outcome.repeat_logs or [outcome.step_logs] for text in logs.values()]
     return while_it_ran(busy, steal, [rate for text in texts for rate in stated_other_io(text)])
+
+
+def _cores(run: VerificationRun) -> int | None:
+    """The cores of the host that ran the run, as its worker described it."""
+    host = run.host if isinstance(run.host, dict) else {}
+    kept = host.get("reference", {})
+    cores = (kept.get("cores") if isinstance(kept, dict) else None) or host.get("cores")
+    return int(cores) if isinstance(cores, (int, float)) and cores >= 1 else None
 
 
 def _extrapolation(run: VerificationRun, reruns: list) -> Extrapolation | None:

@@ -1,9 +1,12 @@
 """A rerun on a private server: started with the entry's allowed settings (memory scaled with
 the run), the settings in effect read back from the server into the log and the run, then the
-benchmark `repeats` times, each on a fresh database."""
+benchmark `repeats` times, each on a fresh database; where the judge reads the host's speed, a
+reference run on a server of its own before each repeat and after the last (issue 45); and the
+servers and benchmark in a cgroup with a CPU weight above other work, where one can be made."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -14,9 +17,11 @@ from django.conf import settings
 from runner import servers
 from runner.activity import server_io_bytes
 from runner.benchmark_runs import Resume, execute_repeats
+from runner.cpu_weight import CpuWeightGroup, cpu_weight_group
 from runner.judge.rerun import MEMORY_UNBOUNDED
 from runner.judge.scaling import RerunSettings
 from runner.models import RerunStatus, VerificationRun
+from runner.reference_runs import ReferenceServer, host_cores, reference_label
 from runner.targets import Target
 from runner.watch import Outcome, beat_and_check_cancel, begin_step, stopped_outcome
 
@@ -88,14 +93,48 @@ def execute_on_private_server(
     plan_steps: Callable[[RerunSpec], list[Step]],
     asked: RerunSettings,
     resume: Resume | None = None,
+    *,
+    references: bool = False,
 ) -> Outcome:
+    """`references`: run the reference workload beside the repeats (not for a resumed rerun:
+    the references before its interruption are gone with its worker)."""
+    group, why_not = (
+        cpu_weight_group(f"iibench-{server_label(run.pk)}")
+        if settings.RERUN_CPU_WEIGHT
+        else (None, "RERUN_CPU_WEIGHT is off")
+    )
+    weight = group.describe() if group is not None else f"none: {why_not}"
+    try:
+        return _on_private_server(
+            run, target, spec, plan_steps, asked, resume,
+            references=references and resume is None, group=group,
+            header=f"# rerun cpu weight: {weight}\n",
+        )  # fmt: skip
+    finally:
+        if group is not None:
+            group.remove()
+
+
+def _on_private_server(
+    run: VerificationRun,
+    target: Target,
+    spec: RerunSpec,
+    plan_steps: Callable[[RerunSpec], list[Step]],
+    asked: RerunSettings,
+    resume: Resume | None,
+    *,
+    references: bool,
+    group: CpuWeightGroup | None,
+    header: str,
+) -> Outcome:
+    join = group.add_all if group is not None else (lambda pids: None)
     config = servers.server_config(target.server, spec.plan.engine)
     # The data of a rerun that may still be resumed stays for its next worker.
     pending = VerificationRun.objects.filter(
         status__in=(RerunStatus.QUEUED, RerunStatus.RUNNING)
     ).values_list("pk", flat=True)
     keep = frozenset(server_label(pk) for pk in pending)
-    header = "".join(
+    header += "".join(
         f"# rerun removed a private server left by a killed worker: {folder}\n"
         for folder in servers.remove_leftovers(config.base_dir, keep=keep)
     )
@@ -129,6 +168,7 @@ def execute_on_private_server(
                 return stopped_outcome(
                     stopped, target.time_limit, header, "the private server was removed"
                 )
+            join(server.all_pids())
             read_back = server.read_settings(list(asked.applied))
             limit_text, unbounded = memory_limit_account(server, asked, run.scale)
             run.host = {**(run.host or {}), **limit_text}
@@ -149,17 +189,34 @@ def execute_on_private_server(
                     f"pid={server.pid} port={server.port}\n",
                 )
             on_server = replace(spec, plan=replace(spec.plan, db_url=server.url))
-            outcome = execute_repeats(
-                run,
-                target,
-                on_server,
-                plan_steps(on_server),  # the steps' command lines name the server's URL
-                header=header,
-                before_repeat=lambda _: server.create_database(fresh=True),
-                resume=resume,
-                server_io=lambda: server_io_bytes(server.pid),
-                client_environment=server.client_environment(),
-            )
+            with contextlib.ExitStack() as stack:
+                beside = (
+                    stack.enter_context(
+                        ReferenceServer(target, f"{label}r", deadline=_deadline(target), join=join)
+                    )
+                    if references
+                    else None
+                )
+
+                def before_repeat(_: int) -> None:
+                    if beside is not None:
+                        beside.measure()
+                    server.create_database(fresh=True)
+
+                outcome = execute_repeats(
+                    run,
+                    target,
+                    on_server,
+                    plan_steps(on_server),  # the steps' command lines name the server's URL
+                    header=header,
+                    before_repeat=before_repeat,
+                    resume=resume,
+                    server_io=lambda: server_io_bytes(server.pid),
+                    client_environment=server.client_environment(),
+                    join=join,
+                )
+                if beside is not None:
+                    outcome = _with_references(run, outcome, beside)
             if server.cgroup is not None and limit_text:
                 # The data files' pages the server read and wrote, charged to its cgroup.
                 cached = server.cgroup.page_cache()
@@ -170,6 +227,20 @@ def execute_on_private_server(
             return outcome
     except servers.ServerError as error:
         return Outcome(RerunStatus.FAILED, str(error), header)
+
+
+def _with_references(run: VerificationRun, outcome: Outcome, beside: ReferenceServer) -> Outcome:
+    """The last reference (after the last repeat), the references' rates kept with the run's
+    host (the judge reads them there, and a re-judge too), their lines at the log's end."""
+    if outcome.status == RerunStatus.SUCCEEDED:
+        beside.measure()
+    runs = beside.runs
+    run.host = {
+        **(run.host or {}),
+        "reference": {**runs.as_dict(), "label": reference_label(), "cores": host_cores()},
+    }
+    VerificationRun.objects.filter(pk=run.pk).update(host=run.host)
+    return replace(outcome, log=outcome.log + "".join(runs.lines))
 
 
 def _deadline(target: Target) -> float:

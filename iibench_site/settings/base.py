@@ -391,6 +391,13 @@ RERUN_CALIBRATION_RETRY_SECONDS = env.int("RERUN_CALIBRATION_RETRY_SECONDS", def
 # Seconds the machine is watched before a calibration's first run: busy already (other work over
 # BUSY_CORES, steal counted), it fails at once instead of after its repeats. 0: not watched.
 RERUN_CALIBRATION_PRECHECK_SECONDS = env.float("RERUN_CALIBRATION_PRECHECK_SECONDS", default=5)
+# Issue 45: reference runs beside a verification's repeats (runner/reference_runs.py): on, their
+# rows (0: 100,000), one's time limit; and the CPU weight group of a
+# verification's servers and benchmark (runner/cpu_weight.py).
+RERUN_REFERENCE_RUNS = env.bool("RERUN_REFERENCE_RUNS", default=True)
+RERUN_REFERENCE_ROWS = env.int("RERUN_REFERENCE_ROWS", default=0)
+RERUN_REFERENCE_TIME_LIMIT = env.float("RERUN_REFERENCE_TIME_LIMIT", default=120)
+RERUN_CPU_WEIGHT = env.bool("RERUN_CPU_WEIGHT", default=True)
 
 # Celery: Redis when REDIS_URL is set, else kombu's filesystem transport (no server needed).
 REDIS_URL = env.str("REDIS_URL", default="")

@@ -63,6 +63,7 @@ import numpy as np
 from submissions.measures.costs import ReadPace, read_pace
 from submissions.measures.terminal import seconds_at_rows, terminal_window
 
+from .host_speed import HostSpeed, cpu_floor_rate, work_cpu_seconds
 from .rerun import (
     BUSY_CORES,
     COMPARISON,
@@ -753,7 +754,14 @@ class JudgeInput:
     "MyRocks"); so neither the cliff nor the curve's form is judged, only its rates;
     `cliff_by_reads`, naming a server whose cliff is where its device reads begin (PostgreSQL,
     `reads_cliff`): where every log counts its reads, each curve's cliff is placed by them and
-    judged within that server's measured spread (POSTGRESQL_CLIFF)."""
+    judged within that server's measured spread (POSTGRESQL_CLIFF).
+
+    `host_speed`: the reference runs beside the repeats (runner/judge/host_speed.py); where
+    they give how much slower than quiet the host ran around each repeat, the repeats' times
+    are scaled to the quiet host's (`at_quiet_speed`) and other work no longer makes a doubt
+    of a rate. `rerun_work`: each rerun's CPU seconds of benchmark and server, with `cores`
+    the host's: a claim faster than that work spread over every core allows is refuted
+    whatever the host did (`cpu_floor_failure`), calibrated or not."""
 
     claimed: tuple[np.ndarray, np.ndarray]
     reruns: list[tuple[np.ndarray, np.ndarray]]
@@ -772,6 +780,10 @@ class JudgeInput:
     unbounded: str = ""
     log_structured: str = ""
     cliff_by_reads: str = ""
+    host_speed: HostSpeed | None = None
+    rerun_work: list[float | None] | None = None
+    cores: int | None = None
+    speed_scaled: bool = False  # the reruns' times are the quiet host's (at_quiet_speed)
 
     @property
     def verifies(self) -> bool:
@@ -780,8 +792,14 @@ class JudgeInput:
 
     @property
     def busy(self) -> bool:
-        """Other work kept the host busy enough to bend a verification's curve."""
-        return self.busy_cores is not None and self.busy_cores >= BUSY_CORES and self.verifies
+        """Other work kept the host busy enough to bend a verification's curve, and the
+        reference runs beside it did not measure by how much."""
+        return (
+            self.busy_cores is not None
+            and self.busy_cores >= BUSY_CORES
+            and self.verifies
+            and not self.speed_scaled
+        )
 
 
 @dataclass
@@ -824,6 +842,7 @@ class Checks:
     compared_rates: bool
     slower: list[str] = field(default_factory=list)
     separated: DiskSeparated | None = None
+    form: list[str] = field(default_factory=list)  # of `bent`: the curve's form (check_form)
 
 
 def judge_curves(
@@ -845,6 +864,9 @@ def judge_curves(
     unbounded: str = "",
     log_structured: str = "",
     cliff_by_reads: str = "",
+    host_speed: HostSpeed | None = None,
+    rerun_work: list[float | None] | None = None,
+    cores: int | None = None,
 ) -> tuple[Comparison, dict]:
     """The verdict on a scaled rerun's curves against the claim's, and the figures behind it
     (`judge_claim` over a `JudgeInput`, which says what each argument is)."""
@@ -854,8 +876,59 @@ def judge_curves(
         claimed_reads=claimed_reads, rerun_reads=rerun_reads, claimed_cpu=claimed_cpu,
         rerun_cpu=rerun_cpu, server_differs=server_differs, spreads=spreads,
         unbounded=unbounded, log_structured=log_structured, cliff_by_reads=cliff_by_reads,
+        host_speed=host_speed, rerun_work=rerun_work, cores=cores,
     )  # fmt: skip
     return judge_claim(judged)
+
+
+def at_quiet_speed(judged: JudgeInput) -> JudgeInput:
+    """The reruns as the quiet host would have run them, where the reference runs beside
+    them say how much slower it ran (`HostSpeed.usable`): each repeat's seconds divided by its
+    slowdown, and the rate's and CPU share's spreads widened by the references' own spread in
+    this job (added in quadrature, at the fewer degrees of freedom). Else as they ran."""
+    speed, count = judged.host_speed, len(judged.reruns)
+    if speed is None or not judged.verifies or not speed.usable(count):
+        return judged
+    slowdowns = speed.slowdowns(count) or []
+    reruns = [
+        (rows, seconds / slow)
+        for (rows, seconds), slow in zip(judged.reruns, slowdowns, strict=True)
+    ]
+    wander = speed.spread()
+    figures = dict(judged.spreads.figures)
+    if wander is not None:
+        for name in (RATE, CPU_SHARE):
+            if name in figures:
+                host = figures[name]
+                figures[name] = HostSpread(
+                    math.sqrt(host.sigma**2 + wander.sigma**2), min(host.dof, wander.dof)
+                )
+    spreads = replace(judged.spreads, figures=figures)
+    return replace(judged, reruns=reruns, spreads=spreads, speed_scaled=True)
+
+
+def cpu_floor_failure(judged: JudgeInput, claim: Shape, margin: float) -> str:
+    """Why the claim is faster than this host could ever run its reruns' work (`cpu_floor_rate`
+    over the most lenient rerun) by more than `margin`; "" where it is not, or not known."""
+    if not judged.verifies or not judged.rerun_work or not judged.cores:
+        return ""
+    floors = []
+    for (rows, _), work in zip(judged.reruns, judged.rerun_work, strict=True):
+        floor = cpu_floor_rate(int(rows[-1]) if len(rows) else 0, work, judged.cores)
+        if floor is None:
+            return ""
+        floors.append((floor, work, int(rows[-1])))
+    floor, work, rows = max(floors)
+    if claim.average_rate <= floor * margin:
+        return ""
+    return (
+        f"the claim's average rate, {claim.average_rate:,.0f} rows/s, is "
+        f"{claim.average_rate / floor:.2f}x the fastest this host could run its reruns' work "
+        f"with nothing else on it ({floor:,.0f} rows/s: the benchmark and its server spent "
+        f"{work:,.1f} CPU seconds on {rows:,} rows, spread over all {judged.cores} cores), more "
+        f"than the resolution's {margin:.2f}x: however busy the host was, which only stretches "
+        "the wall clock"
+    )
 
 
 def judge_claim(judged: JudgeInput) -> tuple[Comparison, dict]:
@@ -863,6 +936,7 @@ def judge_claim(judged: JudgeInput) -> tuple[Comparison, dict]:
     (the verdict's `headline` and `resolution` among them). The shape is judged one way of
     three (`_judge_shape`, `_judge_shape_only`, `_judge_log_structured`), the rates one way of
     two (`_judge_by_reads`, `_judge_by_rates`); each returns the same `Checks`."""
+    judged = at_quiet_speed(judged)
     curves = comparable_curves(judged)
     if not isinstance(curves, Curves):
         return curves  # too few reports, or a rerun short of the scaled run: inconclusive
@@ -974,7 +1048,7 @@ def _judge_shape(judged: JudgeInput, curves: Curves) -> Checks:
     )
     bent = check_form(curves.claim, curves.shapes, judged.tolerance, phases=not curves.by_reads)
     compared_rates = judged.host_comparable and judged.verifies and not judged.server_differs
-    return Checks(firm, bent, compared_rates)
+    return Checks(firm, bent, compared_rates, form=list(bent))
 
 
 def _judge_shape_only(judged: JudgeInput, curves: Curves) -> Checks:
@@ -982,7 +1056,8 @@ def _judge_shape_only(judged: JudgeInput, curves: Curves) -> Checks:
     its phases only; no cliff, fall or rate."""
     # Kept with the verdict: a rejudging reads it.
     curves.figures[MEMORY_UNBOUNDED] = judged.unbounded
-    return Checks([], check_form(curves.claim, curves.shapes, judged.tolerance, fall=False), False)
+    form = check_form(curves.claim, curves.shapes, judged.tolerance, fall=False)
+    return Checks([], form, False, form=list(form))
 
 
 def _judge_log_structured(judged: JudgeInput, curves: Curves, checks: Checks) -> Checks:
@@ -1004,6 +1079,7 @@ def _judge_by_reads(curves: Curves, checks: Checks) -> Checks:
         checks.compared_rates,
         separated.slower,
         separated,
+        checks.form,
     )
 
 
@@ -1015,7 +1091,8 @@ def _judge_by_rates(judged: JudgeInput, curves: Curves, checks: Checks) -> Check
     )
     faster = curves.claim.average_rate > max(each.average_rate for each in curves.shapes)
     bent = checks.bent + (rates_differ if faster else [])
-    return Checks(checks.firm, bent, checks.compared_rates, [] if faster else rates_differ)
+    slower = [] if faster else rates_differ
+    return Checks(checks.firm, bent, checks.compared_rates, slower, form=checks.form)
 
 
 @dataclass
@@ -1047,7 +1124,11 @@ def _verdict(judged: JudgeInput, curves: Curves, checks: Checks) -> tuple[Compar
         resolution = replace(resolution, cliff_shift=None)
     if not curves.spreads.unusable:  # without the host's spread there is no resolution to state
         figures["resolution"] = resolution.as_dict()
-    outcome = _outcome(judged, curves, checks)
+    if judged.host_speed is not None:
+        figures["host_speed"] = judged.host_speed.as_dict(len(judged.reruns))
+    margin = max(resolution.too_fast_factor or 0.0, 1 / (1 - judged.tolerance))
+    floor = cpu_floor_failure(judged, claim, margin) if checks.compared_rates else ""
+    outcome = _floor_outcome(judged, floor) if floor else _outcome(judged, curves, checks)
     figures["summary"] = _measured(shapes)
     figures["headline"] = headline_reason(
         outcome.verdict,
@@ -1087,13 +1168,28 @@ def _disk_words(judged: JudgeInput, curves: Curves, checks: Checks, busy: bool) 
             if checks.compared_rates
             else ""
         )
-    return disk + _load_sentence(judged.busy_cores, busy)
+    speed = judged.host_speed
+    measured = "" if speed is None else speed.sentence(len(judged.reruns))
+    return disk + _load_sentence(judged.busy_cores, busy, judged.speed_scaled) + measured
+
+
+def _floor_outcome(judged: JudgeInput, floor: str) -> Outcome:
+    """A claim past the host's CPU floor: refuted, calibrated or not, busy or not (but a
+    rerun without the claim's memory bound judges no rate)."""
+    if judged.unbounded:
+        return Outcome(SHAPE_ONLY, f"shape only: {judged.unbounded}", [], [], False)
+    return Outcome(NOT_REPRODUCED, f"not reproduced: {floor}", [floor], [], False)
 
 
 def _outcome(judged: JudgeInput, curves: Curves, checks: Checks) -> Outcome:
     """The verdict: what keeps it from verifying the claim first, then how it reproduced."""
     busy = judged.busy
     failures, doubtful = (checks.firm, checks.bent) if busy else (checks.firm + checks.bent, [])
+    if judged.speed_scaled and (judged.busy_cores or 0) >= BUSY_CORES:
+        # The rates, set against the reference runs beside them, hold; the curve's form, which
+        # other work bends unevenly within a repeat, stays a doubt.
+        failures = checks.firm + [each for each in checks.bent if each not in checks.form]
+        doubtful = list(checks.form)
     held = _held_back(judged, curves, Outcome("", "", failures, doubtful, busy))
     if held is not None:
         return held
@@ -1228,10 +1324,16 @@ def _spread_factor(
     return math.exp(half)
 
 
-def _load_sentence(busy_cores: float | None, busy: bool) -> str:
+def _load_sentence(busy_cores: float | None, busy: bool, scaled: bool = False) -> str:
     """How quiet the host was: the other work beside the rerun, steal time counted as busy."""
     if busy_cores is None or busy:
         return ""  # busy: the verdict's own sentence says it
+    if scaled and busy_cores >= BUSY_CORES:
+        return (
+            f" Work other than the benchmark and its server kept {busy_cores:.2f} of the host's "
+            "cores busy during the rerun (steal time counted as busy): not a quiet host, so "
+            "its repeats were set against the reference runs beside them."
+        )
     return (
         f" Work other than the benchmark and its server kept {max(busy_cores, 0):.2f} of the "
         "host's cores busy during the rerun (steal time counted as busy): a quiet host."
@@ -1416,7 +1518,11 @@ def judge(
     host_comparable: bool = True,
     tolerance: float,
     spreads: HostSpreads = FIXTURE_SPREADS,
+    host_speed: HostSpeed | None = None,
+    cores: int | None = None,
 ) -> Judgement:
+    """`host_speed`: the reference runs beside the repeats; `cores`: the rerun host's (its CPU
+    floor, `cpu_floor_failure`)."""
     curves = [curve(output.logs[STEP]) for output in reruns]
     if not curves:
         return Judgement(INCONCLUSIVE, None, "The rerun finished no repeat to compare.")
@@ -1446,8 +1552,16 @@ def judge(
         unbounded=str(reruns[-1].result.get(MEMORY_UNBOUNDED, "")),
         log_structured=log_structured_sentence(claim.engine),
         cliff_by_reads=cliff_by_reads_sentence(_backend_of(reruns[-1].logs[STEP])),
+        host_speed=host_speed,
+        rerun_work=[_work(output.logs[STEP]) for output in reruns],
+        cores=cores,
     )
     return Judgement(verdict.verdict, verdict.ratio, verdict.message, figures, rows_done, rate)
+
+
+def _work(parsed) -> float | None:
+    series = parsed.series
+    return work_cpu_seconds(column(series.client_cpu_s), column(series.server_cpu_s))
 
 
 CLIFF_BY_READS = "cliff_by_reads"  # the figures' key: why the cliff was placed by the reads

@@ -206,5 +206,55 @@ def test_an_idle_worker_calibrates_its_host_when_the_sweep_finds_it_due(
     assert "# rerun setting innodb_buffer_pool_size=" in row.log
     assert row.other_work is not None and row.steal is not None
     assert "steal time counted" in row.message
+    # The fixed reference workload beside its runs (before each and after the last): the quiet
+    # rate a verification's references are set against.
+    assert row.log.count("# rerun reference ") == 4
+    assert row.reference_rate is not None and row.reference_rate > 0
+    assert f"the reference workload beside them ran {row.reference_rate:,.0f} rows/s" in (
+        row.message
+    )
     # Fresh now: the sweep leaves the host alone.
     assert calibration.calibrations_send() == 0
+
+
+def reference_judged(entry, rates: list[float]):
+    """The true reruns, stored with the reference runs their worker kept beside them."""
+    run = stored_run(entry, TRUE_RERUNS, "reproduced", "Old.", worker=f"celery@{HOST}")
+    run.host = {**run.host, "reference": {"rows": 100_000, "rates": rates, "label": "fixed"}}
+    run.save(update_fields=["host"])
+    rerun_rejudge(run=run)
+    run.refresh_from_db()
+    return run
+
+
+def test_a_quiet_hosts_references_off_its_calibration_make_the_calibration_stale(
+    demo_entry, without_fixture_spreads
+):
+    calibrated = stored_calibration(days_old=1)
+    HostCalibration.objects.filter(pk=calibrated.pk).update(reference_rate=30_000.0)
+    run = reference_judged(demo_entry, [22_000.0, 22_500.0, 22_500.0, 23_000.0])
+
+    # Judged with the calibration as it stood, and its quiet rate; said how the host moved.
+    assert "from 4 reference runs (fixed) before each repeat and after the last" in run.message
+    assert "Quiet, it runs 30,000 rows/s (its calibration of " in run.message
+    assert "The host's reference speed moved -25%" in run.message
+    calibrated.refresh_from_db()
+    assert calibrated.stale.startswith("The host's reference speed moved -25%")
+    # Stale: the next verdict has no calibration, and the sweep finds the host due.
+    again = judged(demo_entry)
+    assert again.verdict == "inconclusive", again.message
+    reference = calibration.REFERENCES["demo-tenth"]
+    assert calibration.calibration_due(
+        host=HOST, target="mariadb", reference=reference, now=timezone.now()
+    )
+
+
+def test_references_within_the_drift_leave_the_calibration_fresh(
+    demo_entry, without_fixture_spreads
+):
+    calibrated = stored_calibration(days_old=1)
+    HostCalibration.objects.filter(pk=calibrated.pk).update(reference_rate=30_000.0)
+    run = reference_judged(demo_entry, [29_000.0, 30_500.0, 29_800.0, 31_000.0])
+    assert run.verdict == "reproduced", run.message
+    calibrated.refresh_from_db()
+    assert calibrated.stale == ""

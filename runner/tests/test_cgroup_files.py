@@ -14,7 +14,7 @@ MIB = 1 << 20
 
 def own(root: Path, controller: str) -> Path:
     """The worker's own cgroup in a hierarchy rooted at `root`, made as the kernel shows it."""
-    parent = root / cgroups._own_path(controller).lstrip("/")
+    parent = root / cgroups.own_cgroup_path(controller).lstrip("/")
     parent.mkdir(parents=True, exist_ok=True)
     return parent
 

@@ -380,3 +380,30 @@ def test_the_hosts_list_names_each_hosts_engines_and_its_reference_speed_and_tre
         in page
     )
     assert f"sqlite: {', '.join(rerun_targets()['sqlite'].engines)}" in page
+
+
+def test_the_hosts_list_shows_the_fixed_references_speed_and_a_calibration_gone_stale(
+    client, organizer
+):
+    from runner.models import CalibrationStatus, HostCalibration
+
+    register("here")
+    now = timezone.now()
+    for days, quiet in ((0, 30_000.0), (2, 24_000.0)):
+        measured = now - timedelta(days=days)
+        HostCalibration.objects.create(
+            host="here", target="mariadb", reference="demo-tenth", scale=10, rows=300_000,
+            status=CalibrationStatus.DONE, runs=3, started_at=measured, measured_at=measured,
+            figures=[{"average_rate": 5_000}], reference_rate=quiet,
+            stale="The host's reference speed moved +25%" if days == 0 else "",
+        )  # fmt: skip
+    client.force_login(organizer)
+    host = client.get("/api/verification-hosts/").json()["results"][0]
+    fixed = [each for each in host["reference_speeds"] if each["reference"] != "demo-tenth"]
+    assert [each["rows_per_second"] for each in fixed[0]["history"]] == [30_000, 24_000]
+    assert "(stale: The host's reference speed moved +25%)" in host["calibration"]
+    page = client.get("/verification-hosts/").content.decode()
+    assert (
+        "mariadb, fixed reference workload: 30,000 rows/s (against the 1 calibration before: "
+        "1.25x)" in page
+    )

@@ -1,0 +1,135 @@
+"""Issue 45's judge on an ordinary host, on synthetic curves: reference runs beside the repeats
+set each repeat against how fast the host was around it, so an honest claim whose reruns a busy
+host slowed is reproduced and a claim 1.5x too fast is refuted; a claim faster than the host's
+CPU floor is refuted with no calibration and however busy the host."""
+
+import numpy as np
+import pytest
+
+from runner.judge.classic import FIXTURE_SPREADS, judge_curves
+from runner.judge.host_speed import MOVED_LIMIT, HostSpeed, cpu_floor_rate, work_cpu_seconds
+from runner.judge.rerun import INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, VERIFICATION
+from runner.judge.resolution import HostSpreads
+
+CLAIM_ROWS = 3_000_000
+SCALE = 10
+QUIET = 20_000.0  # the host's quiet reference rate
+UNCALIBRATED = HostSpreads(FIXTURE_SPREADS.figures, "", unusable="this host is not calibrated")
+
+
+def run_curve(rows, *, initial=40_000.0, cliff=0.45, after=0.1, seed=1, slower=1.0):
+    """A run at `initial` rows/s until `cliff`, then at `after` of it, each report's rate off
+    by up to 3%; `slower`: every interval that many times longer (a busy host)."""
+    random = np.random.default_rng(seed)
+    reports = 200
+    at = np.linspace(rows / reports, rows, reports)
+    rate = np.where(at / rows > cliff, initial * after, initial)
+    rate = rate * (1 + random.uniform(-0.03, 0.03, reports)) / slower
+    seconds = np.cumsum(np.diff(np.concatenate(([0.0], at))) / rate)
+    return at.astype(np.int64), seconds
+
+
+CLAIM = run_curve(CLAIM_ROWS, seed=0)
+
+
+def judged(claim, reruns, *, speed=None, busy=None, spreads=FIXTURE_SPREADS, work=None):
+    return judge_curves(
+        claim, reruns, kind=VERIFICATION, scale=SCALE, host_comparable=True, tolerance=0.25,
+        busy_cores=busy, spreads=spreads, host_speed=speed, rerun_work=work,
+        cores=2 if work else None,
+    )  # fmt: skip
+
+
+def busy_reruns(slower: float):
+    return [run_curve(CLAIM_ROWS // SCALE, seed=seed, slower=slower) for seed in (1, 2, 3)]
+
+
+def speed_at(slower: float, wander: float = 0.02, quiet: float | None = QUIET) -> HostSpeed:
+    during = tuple(QUIET / slower * (1 + wander * (-1) ** each) for each in range(4))
+    return HostSpeed(during, quiet, "its calibration of 1 Nov 2026", "20,000 rows each")
+
+
+def test_a_busy_host_without_references_leaves_an_honest_claim_inconclusive():
+    verdict, _ = judged(CLAIM, busy_reruns(1.4), busy=1.0)
+    assert verdict.verdict == INCONCLUSIVE, verdict.message
+    assert "rerun it on a quiet host" in verdict.message
+
+
+def test_references_beside_the_repeats_reproduce_an_honest_claim_on_a_busy_host():
+    verdict, figures = judged(CLAIM, busy_reruns(1.4), busy=1.0, speed=speed_at(1.4))
+    assert verdict.verdict == REPRODUCED, verdict.message
+    assert "from 4 reference runs (20,000 rows each)" in verdict.message
+    assert "each repeat's time was divided by how much slower than quiet" in verdict.message
+    assert "ran around it (1.40x)" in verdict.message
+    assert "14,000 to 14,571 rows/s, so it moved 4%" in verdict.message
+    assert "not a quiet host, so its repeats were set against the reference runs" in (
+        verdict.message
+    )
+    assert figures["host_speed"]["scaled"] is True
+    assert figures["host_speed"]["quiet"] == QUIET
+
+
+def test_references_refute_a_claim_too_fast_on_a_busy_host():
+    fast = (CLAIM[0], CLAIM[1] / 1.5)
+    verdict, _ = judged(fast, busy_reruns(1.4), busy=1.0, speed=speed_at(1.4))
+    assert verdict.verdict == NOT_REPRODUCED, verdict.message
+
+
+def test_a_speed_that_moved_too_much_within_a_repeat_is_not_used():
+    during = (QUIET, QUIET / 1.8, QUIET / 1.4, QUIET / 1.4)
+    speed = HostSpeed(during, QUIET, "its calibration", "20,000 rows each")
+    assert not speed.usable(3)
+    verdict, _ = judged(CLAIM, busy_reruns(1.4), busy=1.0, speed=speed)
+    assert verdict.verdict == INCONCLUSIVE
+    assert f"more than {MOVED_LIMIT:.0%}), so the repeats were not scaled" in verdict.message
+
+
+def test_without_a_quiet_rate_the_references_say_so_and_scale_nothing():
+    speed = speed_at(1.4, quiet=None)
+    verdict, _ = judged(CLAIM, busy_reruns(1.4), busy=1.0, speed=speed)
+    assert verdict.verdict == INCONCLUSIVE
+    assert "Its quiet reference rate is not known (the host is not calibrated)" in (verdict.message)
+
+
+def test_a_host_faster_than_its_calibration_is_not_scaled_up():
+    speed = HostSpeed((QUIET * 1.3,) * 4, QUIET, "its calibration", "")
+    assert speed.slowdowns(3) == [1.0, 1.0, 1.0]
+    assert speed.drift() == pytest.approx(0.3)
+
+
+def test_the_cpu_floor_refutes_a_claim_three_times_too_fast_uncalibrated_and_busy():
+    reruns = busy_reruns(1.4)
+    # Each rerun's benchmark and server spent 0.6 CPU seconds a quiet wall second: the CPU
+    # floor on 2 cores allows 2 / 0.6 = 3.3x the quiet rate; the claim is 5x.
+    quiet_seconds = run_curve(CLAIM_ROWS // SCALE, seed=1)[1][-1]
+    work = [0.6 * quiet_seconds] * 3
+    fast = (CLAIM[0], CLAIM[1] / 5)
+    verdict, _ = judged(fast, reruns, busy=1.0, spreads=UNCALIBRATED, work=work)
+    assert verdict.verdict == NOT_REPRODUCED, verdict.message
+    assert "the fastest this host could run its reruns' work with nothing else on it" in (
+        verdict.message
+    )
+    assert "however busy the host was" in verdict.message
+    # The honest claim is under the floor: not refuted by it (inconclusive: no calibration).
+    honest, _ = judged(CLAIM, reruns, busy=1.0, spreads=UNCALIBRATED, work=work)
+    assert honest.verdict == INCONCLUSIVE
+    assert "fastest this host could run" not in honest.message
+
+
+def test_cpu_floor_and_work_need_every_figure():
+    assert cpu_floor_rate(100_000, 10.0, 2) == 20_000.0
+    assert cpu_floor_rate(100_000, None, 2) is None
+    assert cpu_floor_rate(100_000, 10.0, None) is None
+    assert work_cpu_seconds(np.array([0.1, 0.2]), np.array([1.0, 1.0])) == pytest.approx(2.3)
+    assert work_cpu_seconds(np.array([0.1, np.nan]), np.array([1.0, 1.0])) is None
+    assert work_cpu_seconds(None, np.array([1.0])) is None
+
+
+def test_the_spread_and_movement_are_the_references_own():
+    speed = HostSpeed((10_000.0, 12_000.0, 11_000.0, 10_500.0), QUIET)
+    assert speed.moved == pytest.approx(0.2)
+    assert speed.moved_within(3) == pytest.approx(0.2)
+    spread = speed.spread()
+    assert spread.dof == 3
+    assert spread.sigma == pytest.approx(np.std(np.log(speed.during), ddof=1))
+    assert speed.around(0) == pytest.approx((10_000 * 12_000) ** 0.5)
