@@ -22,13 +22,25 @@ The time goal: a run at 1/10 under a tenth of its claim's time, each claim timed
 reruns made right after it (pairs; median and range printed), with the load average and the
 CPU time stolen from this VM beside.
 
+Issue 45, an ordinary host: the table once per `--loads` in one run, the claims made once on
+the quiet host and the reruns made again beside each load the bench starts itself (`cpu`: one
+core of CPU work; `disk`: a writer that fsyncs 64 MB at a time), as a worker runs them: in a
+cgroup with a CPU weight above the load's (runner/cpu_weight.py), a fixed reference run on a
+server of its own before each rerun and after the last (runner/reference_runs.py's workload),
+each verification judged on consecutive reruns with the references around them against the
+quiet host's reference rate (measured first, as a calibration would), and the CPU floor. Goal
+beside one core of other work: honest claims and the slower disk reproduced, lies of 1.25x or
+more refuted in at least 95% of each cell's verifications, inconclusive under 10%, a 3x lie
+refuted in every one. Each table says its load and how long a verification's runs took.
+
     .venv/bin/python bench/verification_power.py [--claims 5] [--claim-rows 3000000]
         [--claim-pool 128] [--scales 5,10] [--runs-per-claim 1] [--setup-runs 3]
-        [--repeats 3] [--logs DIR] [--quick]
+        [--repeats 3] [--logs DIR] [--loads quiet,cpu,disk] [--quick]
 
 `--logs DIR` keeps every run (claims, reruns) there and reuses the runs already in it, so the
 table can be judged again without running anything. About 35 minutes with the defaults on the
-quiet 2-core VM; `--quick` (one 960,000-row claim with a 64 MB pool at 1/4 and 1/8) about 3.
+quiet 2-core VM for one load; `--quick` (one 960,000-row claim with a 64 MB pool at 1/8, three
+reruns of each kind) about 3 a load.
 """
 
 from __future__ import annotations
@@ -39,10 +51,13 @@ import itertools
 import os
 import shutil
 import statistics
+import subprocess  # nosec B404: the bench's own loads, fixed commands
 import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,7 +67,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import bench.scaling as scaling  # noqa: E402
+from runner.cpu_weight import cpu_weight_group  # noqa: E402
 from runner.judge.classic import judge_curves, shape_of  # noqa: E402
+from runner.judge.host_speed import (  # noqa: E402  # noqa: E402
+    REFERENCE_CLAIMED_ROWS,
+    REFERENCE_DECLARED,
+    REFERENCE_SCALE,
+    HostSpeed,
+    work_cpu_seconds,
+)
 from runner.judge.rerun import (  # noqa: E402
     BUSY_CORES,
     INCONCLUSIVE,
@@ -86,6 +109,7 @@ class Made:
     busy: float | None
     wall: float
     server: tuple[str, str] | None
+    work: float | None = None  # the benchmark's and its server's CPU seconds
 
 
 def divided(claim: Run, by: float) -> Run:
@@ -156,6 +180,7 @@ def read_made(path: Path, wall: float) -> Made:
         other_work(parsed),
         wall,
         None if stated is None else server_major(str(stated.value)),
+        work_cpu_seconds(column(series.client_cpu_s), column(series.server_cpu_s)),
     )
 
 
@@ -179,50 +204,148 @@ class Runs:
     # (scale, which) -> reruns; which: "declared", "flush", "pool"
     reruns: dict[tuple[int, str], list[Made]] = field(default_factory=dict)
     pairs: list[tuple[float, float]] = field(default_factory=list)  # (claim wall, 1/k wall)
+    # (scale, which) -> the reference rates before each rerun and after the last
+    references: dict[tuple[int, str], list[float]] = field(default_factory=dict)
+    quiet: float | None = None  # the quiet host's reference rate (median)
+    load: str = "quiet"
+    seconds: float = 0.0  # how long the reruns and references beside the load took
+    load_average: str = ""
 
 
-def collect(args, folder: Path, base_dir: str) -> Runs:
-    """The claims, each followed by its share of the declared reruns at every scale (so each
-    claim is timed beside its own reruns), then the setup lies' reruns."""
-    runs = Runs()
-    claim_settings = {"innodb_buffer_pool_size": f"{args.claim_pool}M", FLUSH: CLAIM_FLUSH}
-    for number in range(1, args.claims + 1):
-        claim = make(claim_settings, args.claim_rows, folder / "claims" / f"{number}.log", base_dir)
-        runs.claims.append(claim)
-        for scale in args.scales:
-            settings = {**rerun_memory(args.claim_pool, scale), FLUSH: CLAIM_FLUSH}
-            made = [
-                make(settings, args.claim_rows // scale,
-                     folder / f"1-{scale}-declared" / f"{number}-{each}.log", base_dir)
-                for each in range(1, args.runs_per_claim + 1)
-            ]  # fmt: skip
-            runs.reruns.setdefault((scale, "declared"), []).extend(made)
-            if scale == max(args.scales):
-                runs.pairs += [(claim.wall, each.wall) for each in made]
+REFERENCE_ROWS = REFERENCE_CLAIMED_ROWS // REFERENCE_SCALE
+QUIET_REFERENCES = 3
+
+
+def reference_settings() -> dict[str, str]:
+    """The fixed reference workload's server, as a worker's reference server runs it."""
+    pool = int(REFERENCE_DECLARED["innodb_buffer_pool_size"].removesuffix("M"))
+    return {**rerun_memory(pool, REFERENCE_SCALE), FLUSH: REFERENCE_DECLARED[FLUSH]}
+
+
+def reference_rate(base_dir: str) -> float:
+    made = scaling.run_benchmark("mariadb", reference_settings(), REFERENCE_ROWS, base_dir)
+    rate = made.rows[-1] / made.seconds[-1]
+    print(f"    reference: {REFERENCE_ROWS:,} rows at {rate:,.0f} rows/s", flush=True)
+    return float(rate)
+
+
+def reruns_between_references(
+    settings: dict[str, str], rows: int, count: int, folder: Path, base_dir: str
+) -> tuple[list[Made], list[float]]:
+    """R C R C ... R: `count` reruns, a reference before each and after the last."""
+    references, reruns = [reference_rate(base_dir)], []
+    for each in range(1, count + 1):
+        reruns.append(make(settings, rows, folder / f"{each}.log", base_dir))
+        references.append(reference_rate(base_dir))
+    return reruns, references
+
+
+def collect_beside(args, claims: list[Made], quiet: float, load: str, folder: Path,
+                   base_dir: str) -> Runs:  # fmt: skip
+    """The reruns of every kind at every scale made beside `load`, between references."""
+    runs = Runs(claims=claims, quiet=quiet, load=load)
     for scale in args.scales:
-        lies = {
-            "flush": {**rerun_memory(args.claim_pool, scale), FLUSH: DEFAULT_FLUSH},
-            "pool": {**rerun_memory(2 * args.claim_pool, scale), FLUSH: CLAIM_FLUSH},
-        }
-        for which, settings in lies.items():
-            runs.reruns[(scale, which)] = [
-                make(settings, args.claim_rows // scale,
-                     folder / f"1-{scale}-{which}" / f"{each}.log", base_dir)
-                for each in range(1, args.setup_runs + 1)
-            ]  # fmt: skip
+        kinds = {
+            "declared": ({**rerun_memory(args.claim_pool, scale), FLUSH: CLAIM_FLUSH},
+                         len(claims) * args.runs_per_claim),
+            "flush": ({**rerun_memory(args.claim_pool, scale), FLUSH: DEFAULT_FLUSH},
+                      args.setup_runs),
+            "pool": ({**rerun_memory(2 * args.claim_pool, scale), FLUSH: CLAIM_FLUSH},
+                     args.setup_runs),
+        }  # fmt: skip
+        for which, (settings, count) in kinds.items():
+            made, references = reruns_between_references(
+                settings, args.claim_rows // scale, count,
+                folder / load / f"1-{scale}-{which}", base_dir,
+            )  # fmt: skip
+            runs.reruns[(scale, which)] = made
+            runs.references[(scale, which)] = references
     return runs
 
 
-def judged(claim: Run, chosen: list[Made], scale: int, pool_mb: int) -> tuple[str, dict, bool]:
-    """One verification as a worker judges it: the classic judge, then the scaling rule's
-    measured range (outside it a reproduction is at best shape_only)."""
+CPU_LOAD = (
+    "import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end:\n    pass\n"
+)
+DISK_LOAD = (
+    "import os, time\nend = time.monotonic() + {seconds}\nblock = os.urandom(1 << 20)\n"
+    "while time.monotonic() < end:\n"
+    "    with open({path!r}, 'wb') as out:\n"
+    "        for _ in range(64):\n"
+    "            out.write(block)\n"
+    "        out.flush()\n"
+    "        os.fsync(out.fileno())\n"
+)
+LOAD_SECONDS = 4 * 3600  # a load outlives no bench: it stops by itself after this
+
+
+@contextmanager
+def competing(load: str, group) -> Iterator[None]:
+    """The load the bench starts beside its reruns, outside the bench's weight group."""
+    if load == "quiet":
+        yield
+        return
+    scratch = Path(tempfile.mkdtemp(prefix="vp-load-", dir="/var/tmp"))
+    code = (CPU_LOAD if load == "cpu" else DISK_LOAD).format(
+        seconds=LOAD_SECONDS, path=str(scratch / "writer")
+    )
+    started = subprocess.Popen([sys.executable, "-c", code])  # nosec B603
+    if group is not None:
+        group.leave(started.pid)  # other work: in the parent cgroup, at the default weight
+    try:
+        yield
+    finally:
+        started.kill()
+        started.wait()
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def collect(args, folder: Path, base_dir: str, group) -> list[Runs]:
+    """The claims, made on the quiet host, and the quiet reference rate (as a calibration
+    measures it); then, beside each load, the reruns of every kind between references."""
+    claim_settings = {"innodb_buffer_pool_size": f"{args.claim_pool}M", FLUSH: CLAIM_FLUSH}
+    claims = [
+        make(claim_settings, args.claim_rows, folder / "claims" / f"{number}.log", base_dir)
+        for number in range(1, args.claims + 1)
+    ]
+    quiet = statistics.median(reference_rate(base_dir) for _ in range(QUIET_REFERENCES))
+    print(f"The quiet host's reference rate: {quiet:,.0f} rows/s (median of "
+          f"{QUIET_REFERENCES})", flush=True)  # fmt: skip
+    tables = []
+    for load in args.loads:
+        print(f"Reruns beside {LOAD_WORDS[load]}: {load_average()}", flush=True)
+        began = time.monotonic()
+        with competing(load, group):
+            runs = collect_beside(args, claims, quiet, load, folder, base_dir)
+        runs.seconds = time.monotonic() - began
+        runs.load_average = load_average()
+        top = max(args.scales)
+        walls = [each.wall for each in runs.reruns[(top, "declared")]]
+        runs.pairs = [(claim.wall, wall) for claim in claims for wall in walls]
+        tables.append(runs)
+    return tables
+
+
+LOAD_WORDS = {
+    "quiet": "nothing else (the quiet host)",
+    "cpu": "one core of CPU work the bench started",
+    "disk": "a disk writer the bench started (64 MB fsynced at a time)",
+}
+
+
+def judged(
+    claim: Run, chosen: list[Made], scale: int, pool_mb: int, speed: HostSpeed | None = None
+) -> tuple[str, dict, bool]:
+    """One verification as a worker judges it: the classic judge (with the references around
+    its reruns and the host's CPU floor), then the scaling rule's measured range (outside it a
+    reproduction is at best shape_only)."""
     rows, seconds, reads, cpu = claim
     busy = max((each.busy for each in chosen if each.busy is not None), default=None)
     verdict, figures = judge_curves(
         (rows, seconds), [each.run[:2] for each in chosen], kind=VERIFICATION, scale=scale,
         host_comparable=True, tolerance=TOLERANCE, claimed_reads=reads,
         rerun_reads=[each.run[2] for each in chosen], claimed_cpu=cpu,
-        rerun_cpu=[each.run[3] for each in chosen], busy_cores=busy,
+        rerun_cpu=[each.run[3] for each in chosen], busy_cores=busy, host_speed=speed,
+        rerun_work=[each.work for each in chosen], cores=os.cpu_count() or 1,
     )  # fmt: skip
     outside = extrapolated(
         {"innodb_buffer_pool_size": f"{pool_mb}M"}, family=MYSQL, scale=scale, memory_gb=0,
@@ -251,9 +374,9 @@ def table_row(variant: Variant, runs: Runs, scale: int, repeats: int, pool_mb: i
     repeats = min(repeats, len(reruns))
     for claim in runs.claims:
         doctored = variant.doctor(claim.run)
-        for chosen in itertools.combinations(reruns, repeats):
+        for chosen, speed in verifications(runs, (scale, variant.reruns), repeats):
             verdict, figures, outside = judged(
-                doctored, list(chosen), scale, pool_mb * variant.pool_factor
+                doctored, chosen, scale, pool_mb * variant.pool_factor, speed
             )
             row.found[verdict] += 1
             row.extrapolated += outside
@@ -266,6 +389,23 @@ def table_row(variant: Variant, runs: Runs, scale: int, repeats: int, pool_mb: i
                 reason = figures.get("headline", "")
                 row.failing[reason if len(reason) <= 150 else reason[:149] + "…"] += 1
     return row
+
+
+def verifications(runs: Runs, key: tuple[int, str], repeats: int):
+    """The verifications of a cell: with references, each run of `repeats` consecutive reruns
+    and the references around them (as a worker runs R C R C R); without, every choice."""
+    reruns = runs.reruns[key]
+    references = runs.references.get(key)
+    if not references:
+        for chosen in itertools.combinations(reruns, repeats):
+            yield list(chosen), None
+        return
+    for start in range(len(reruns) - repeats + 1):
+        during = tuple(references[start : start + repeats + 1])
+        speed = HostSpeed(
+            during, runs.quiet, "the bench's quiet references", f"{REFERENCE_ROWS:,} rows each"
+        )
+        yield reruns[start : start + repeats], speed
 
 
 def setting_gain(runs, scale: int, which: str) -> float | None:
@@ -284,22 +424,26 @@ def setting_gain(runs, scale: int, which: str) -> float | None:
     return declared / statistics.median(rate(each) for each in runs.reruns[(scale, "flush")])
 
 
-def right(row: Row, wanted: str | None, quiet: bool) -> str:
+def right(row: Row, wanted: str | None, quiet: bool, load: str = "quiet") -> str:
+    """Quiet: every verification right. Beside one core of other work (issue 45): at least 95%
+    right, under 10% inconclusive, none the wrong way, a 3x lie refuted in every one. Beside a
+    disk writer: none the wrong way (inconclusive ones said)."""
     if wanted is None:
         return "printed, not required"
     total = sum(row.found.values())
     if not total:
         return "WRONG: nothing judged"
     opposite = NOT_REPRODUCED if wanted == REPRODUCED else REPRODUCED
+    share = row.found[wanted] / total
     if row.found[wanted] == total:
         return "right"
-    if (
-        not quiet
-        and row.found[opposite] == 0
-        and row.found[wanted] + row.found[INCONCLUSIVE] == total
-    ):
+    if row.found[opposite]:
+        return f"WRONG: {row.found[opposite]} the wrong way"
+    if load == "cpu" and share >= 0.95 and row.found[INCONCLUSIVE] / total < 0.10:
+        return f"right in {share:.0%} (goal 95%)"
+    if load != "cpu" and not quiet and row.found[wanted] + row.found[INCONCLUSIVE] == total:
         return "right (inconclusive ones: a busy host)"
-    return "WRONG"
+    return f"WRONG: right in {share:.0%} (inconclusive {row.found[INCONCLUSIVE]})"
 
 
 def spread(values: list[float], form: str) -> str:
@@ -332,7 +476,7 @@ class Steal:
         return f"{(end[0] - self.start[0]) / (end[1] - self.start[1]):.1%}"
 
 
-def load() -> str:
+def load_average() -> str:
     return "load average (1, 5, 15 min) " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
@@ -348,12 +492,19 @@ def arguments() -> argparse.Namespace:
                         help="reruns at each scale for each setup lie")  # fmt: skip
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--logs", default="", help="keep the runs here, and reuse those there")
+    parser.add_argument("--loads", default="quiet",
+                        help="the tables to make, comma-separated: quiet, cpu (one core of "
+                        "other work), disk (a writer fsyncing 64 MB at a time)")  # fmt: skip
     parser.add_argument("--quick", action="store_true",
-                        help="a smoke run: one 960,000-row claim, 64 MB pool, 1/4 and 1/8")  # fmt: skip
+                        help="a smoke run: one 960,000-row claim, 64 MB pool, 1/8")  # fmt: skip
     args = parser.parse_args()
     if args.quick:
-        args.claims, args.claim_rows, args.claim_pool, args.scales = 1, 960_000, 64, "4,8"
+        args.claims, args.claim_rows, args.claim_pool, args.scales = 1, 960_000, 64, "8"
         args.runs_per_claim = 3
+    args.loads = [each.strip() for each in args.loads.split(",") if each.strip()]
+    unknown = set(args.loads) - {"quiet", "cpu", "disk"}
+    if unknown:
+        parser.error(f"unknown loads: {', '.join(sorted(unknown))} (quiet, cpu, disk)")
     args.scales = sorted({int(each) for each in args.scales.split(",") if each.strip()})
     return args
 
@@ -362,75 +513,104 @@ def main() -> int:
     args = arguments()
     steal = Steal()
     began = time.monotonic()
-    print(f"Start: {load()}", flush=True)
+    print(f"Start: {load_average()}", flush=True)
     folder = Path(args.logs) if args.logs else Path(tempfile.mkdtemp(prefix="vp-logs-"))
     base_dir = tempfile.mkdtemp(prefix="vp-", dir="/tmp")  # sockets: keep the path short
     Path(base_dir).chmod(0o755)  # the server runs as its own user and must reach it
+    # As a worker runs a verification: its servers and benchmark above other work's weight.
+    group, why_not = cpu_weight_group(f"iibench-bench-{os.getpid()}")
+    if group is not None:
+        group.add(os.getpid())  # every server and benchmark the bench starts follows
+    print(f"CPU weight: {group.describe() if group is not None else f'none: {why_not}'}")
     try:
-        runs = collect(args, folder, base_dir)
+        tables = collect(args, folder, base_dir, group)
     finally:
         shutil.rmtree(base_dir, ignore_errors=True)
         if not args.logs:
             shutil.rmtree(folder, ignore_errors=True)
-    print(f"Runs made: {load()}, CPU stolen {steal.share()}, {time.monotonic() - began:,.0f} s")
+        if group is not None:
+            group.leave(os.getpid())
+            group.remove()
+    print(
+        f"Runs made: {load_average()}, CPU stolen {steal.share()}, {time.monotonic() - began:,.0f} s"
+    )
+    claims = [each.wall for each in tables[0].claims]
+    print(f"{len(claims)} claims of {args.claim_rows:,} rows, {args.claim_pool} MB pool, "
+          f"{FLUSH}={CLAIM_FLUSH}: {min(claims):.0f} to {max(claims):.0f} s")  # fmt: skip
+    met = True
+    for runs in tables:
+        met = print_tables(args, runs) and met
+    print(f"\nEnd: {load_average()}, CPU stolen over the bench {steal.share()}, "
+          f"{time.monotonic() - began:,.0f} s in all")  # fmt: skip
+    print(f"Power both ways: {'met' if met else 'NOT met'}")
+    return 0 if met else 1
+
+
+def print_tables(args, runs: Runs) -> bool:
+    """One load's table at every scale; whether every cell met its goal."""
     busy = [
         each.busy for reruns in runs.reruns.values() for each in reruns if each.busy is not None
     ]
     quiet = not busy or max(busy) < BUSY_CORES
+    count = sum(len(each) for each in runs.reruns.values())
+    print(f"\n## Beside {LOAD_WORDS[runs.load]}: {count} reruns and their references in "
+          f"{runs.seconds:,.0f} s, then {runs.load_average}")  # fmt: skip
     print(
         f"Other work beside the reruns: {min(busy):.2f} to {max(busy):.2f} cores "
-        f"({'quiet' if quiet else 'busy: a verdict may be inconclusive, never the wrong way'})"
+        f"({'quiet' if quiet else 'busy'})"
         if busy
         else "Other work beside the reruns: not measured"
     )
-    claims = [each.wall for each in runs.claims]
-    print(f"{len(runs.claims)} claims of {args.claim_rows:,} rows, {args.claim_pool} MB pool, "
-          f"{FLUSH}={CLAIM_FLUSH}: {min(claims):.0f} to {max(claims):.0f} s")  # fmt: skip
+    references = [rate for each in runs.references.values() for rate in each]
+    if references and runs.quiet:
+        print(f"The references beside them: {min(references):,.0f} to {max(references):,.0f} "
+              f"rows/s, the quiet host's {runs.quiet:,.0f}")  # fmt: skip
     met = True
     for scale in args.scales:
-        declared = runs.reruns[(scale, "declared")]
-        if len(declared) < args.repeats:
-            raise SystemExit(f"{len(declared)} reruns at 1/{scale}: fewer than --repeats")
-        memory = ", ".join(f"{k}={v}" for k, v in rerun_memory(args.claim_pool, scale).items())
-        choices = len(list(itertools.combinations(declared, args.repeats)))
-        print(f"\nAt 1/{scale} ({memory}): every {args.repeats} of {len(declared)} reruns "
-              f"({choices} verifications) for each of {len(runs.claims)} claims; setup lies "
-              f"against {args.setup_runs} reruns of what they declare; tolerance "
-              f"{TOLERANCE:.0%}, the host comparable")  # fmt: skip
-        print("| claim | reproduced | not reproduced | inconclusive | shape only | needed | "
-              "resolution: too fast x | cliff shift |")  # fmt: skip
-        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
-        resolution = None
-        for variant in VARIANTS:
-            row = table_row(variant, runs, scale, args.repeats, args.claim_pool)
-            wanted = variant.wanted
-            if variant is VARIANTS[0] and row.factors:
-                resolution = statistics.median(row.factors)
-            gain = setting_gain(runs, scale, variant.reruns)
-            if wanted and gain is not None and resolution and gain < resolution:
-                # A lie about a setting that does not change this host's rate by more than it
-                # can tell apart gained nothing here, and no measurement here can refute it.
-                wanted = None
-            said = right(row, wanted, quiet)
-            if gain is not None:
-                said += f" (the setting's gain here {gain:.2f}x, the resolution {resolution:.2f}x)"
-            met = met and not said.startswith("WRONG")
-            label = variant.label + (" (extrapolated)" if row.extrapolated else "")
-            print(f"| {label} | {row.found[REPRODUCED]} | {row.found[NOT_REPRODUCED]} | "
-                  f"{row.found[INCONCLUSIVE]} | {row.found[SHAPE_ONLY]} | "
-                  f"{wanted or '-'}: {said} | {spread(row.factors, '{:.2f}')} | "
-                  f"{spread([s * 100 for s in row.shifts], '{:.0f}%')} |")  # fmt: skip
-            for reason, count in row.failing.most_common(1 if variant.wanted else 0):
-                print(f"|   {count} x {reason} | | | | | | | |")
+        met = print_scale(args, runs, scale, quiet) and met
     if runs.pairs:
         shares = [rerun / claim for claim, rerun in runs.pairs]
-        print(f"\nA run at 1/{max(args.scales)} took {statistics.median(shares):.1%} of its "
-              f"claim's time (median of {len(shares)} pairs; {min(shares):.1%} to "
+        print(f"A run at 1/{max(args.scales)} took {statistics.median(shares):.1%} of a "
+              f"claim's time here (median of {len(shares)} pairs; {min(shares):.1%} to "
               f"{max(shares):.1%}): goal under {1 / max(args.scales):.1%}")  # fmt: skip
-    print(f"\nEnd: {load()}, CPU stolen over the bench {steal.share()}, "
-          f"{time.monotonic() - began:,.0f} s in all")  # fmt: skip
-    print(f"Power both ways: {'met' if met else 'NOT met'}")
-    return 0 if met else 1
+    return met
+
+
+def print_scale(args, runs: Runs, scale: int, quiet: bool) -> bool:
+    declared = runs.reruns[(scale, "declared")]
+    if len(declared) < args.repeats:
+        raise SystemExit(f"{len(declared)} reruns at 1/{scale}: fewer than --repeats")
+    memory = ", ".join(f"{k}={v}" for k, v in rerun_memory(args.claim_pool, scale).items())
+    print(f"\nAt 1/{scale} ({memory}): each {args.repeats} consecutive of {len(declared)} "
+          f"reruns with the references around them, for each of {len(runs.claims)} claims; "
+          f"setup lies against {args.setup_runs} reruns of what they declare; tolerance "
+          f"{TOLERANCE:.0%}, the host comparable")  # fmt: skip
+    print("| claim | reproduced | not reproduced | inconclusive | shape only | needed | "
+          "resolution: too fast x | cliff shift |")  # fmt: skip
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    resolution, met = None, True
+    for variant in VARIANTS:
+        row = table_row(variant, runs, scale, args.repeats, args.claim_pool)
+        wanted = variant.wanted
+        if variant is VARIANTS[0] and row.factors:
+            resolution = statistics.median(row.factors)
+        gain = setting_gain(runs, scale, variant.reruns)
+        if wanted and gain is not None and resolution and gain < resolution:
+            # A lie about a setting that does not change this host's rate by more than it
+            # can tell apart gained nothing here, and no measurement here can refute it.
+            wanted = None
+        said = right(row, wanted, quiet, runs.load)
+        if gain is not None:
+            said += f" (the setting's gain here {gain:.2f}x, the resolution {resolution:.2f}x)"
+        met = met and not said.startswith("WRONG")
+        label = variant.label + (" (extrapolated)" if row.extrapolated else "")
+        print(f"| {label} | {row.found[REPRODUCED]} | {row.found[NOT_REPRODUCED]} | "
+              f"{row.found[INCONCLUSIVE]} | {row.found[SHAPE_ONLY]} | "
+              f"{wanted or '-'}: {said} | {spread(row.factors, '{:.2f}')} | "
+              f"{spread([s * 100 for s in row.shifts], '{:.0f}%')} |")  # fmt: skip
+        for reason, count in row.failing.most_common(1 if variant.wanted else 0):
+            print(f"|   {count} x {reason} | | | | | | | |")
+    return met
 
 
 if __name__ == "__main__":

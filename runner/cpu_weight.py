@@ -36,6 +36,12 @@ class CpuWeightGroup:
             with contextlib.suppress(OSError):
                 (path / "cgroup.procs").write_text(str(pid))
 
+    def leave(self, pid: int) -> None:
+        """Move a process back to the group's parent (the worker's own cgroup)."""
+        for path in self.paths:
+            with contextlib.suppress(OSError):
+                (path.parent / "cgroup.procs").write_text(str(pid))
+
     def add_all(self, pids: list[int]) -> None:
         for pid in pids:
             self.add(pid)

@@ -20,20 +20,13 @@ from django.conf import settings
 from runner import process, servers
 from runner.host import this_host
 from runner.judge.classic import STEP, steps
+from runner.judge.host_speed import REFERENCE_CLAIMED_ROWS, REFERENCE_DECLARED, REFERENCE_SCALE
 from runner.judge.memory_budget import LEAST_CONNECTION_CAP
 from runner.judge.rerun import RerunSpec, RunPlan, curve, read_output
 from runner.judge.scaling import rerun_settings, scaled_rows
 from runner.option_tables import described_options
 from runner.targets import Target
 from submissions.logparse import LogError
-
-# The fixed workload, the same on every host and in every job: a claim of 1,000,000 rows on a
-# 64 MB pool with the log flushed once a second, at 1/10 (100,000 rows on a 6.4 MB pool). Like a
-# verification's run it outgrows its pool (at about 70% of its rows), so its rate measures the
-# host's disk past the cliff as well as its CPU before it; seconds long.
-REFERENCE_DECLARED = {"innodb_buffer_pool_size": "64M", "innodb_flush_log_at_trx_commit": "2"}
-REFERENCE_CLAIMED_ROWS = 1_000_000
-REFERENCE_SCALE = 10
 
 
 def reference_rows() -> int:

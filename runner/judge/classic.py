@@ -882,12 +882,20 @@ def judge_curves(
 
 
 def at_quiet_speed(judged: JudgeInput) -> JudgeInput:
-    """The reruns as the quiet host would have run them, where the reference runs beside
-    them say how much slower it ran (`HostSpeed.usable`): each repeat's seconds divided by its
-    slowdown, and the rate's and CPU share's spreads widened by the references' own spread in
-    this job (added in quadrature, at the fewer degrees of freedom). Else as they ran."""
+    """The reruns as the quiet host would have run them, where other work kept the host busy
+    (BUSY_CORES) and the reference runs beside them say how much slower it ran
+    (`HostSpeed.usable`): each repeat's seconds divided by its slowdown, and the rate's and CPU
+    share's spreads widened by the error of that estimate (the references' spread in this job
+    over the two around a repeat, added in quadrature). A quiet host's reruns are judged as they
+    ran: scaling them by references that wander would only blunt its resolution."""
     speed, count = judged.host_speed, len(judged.reruns)
-    if speed is None or not judged.verifies or not speed.usable(count):
+    if (
+        speed is None
+        or not judged.verifies
+        or judged.busy_cores is None
+        or judged.busy_cores < BUSY_CORES
+        or not speed.usable(count)
+    ):
         return judged
     slowdowns = speed.slowdowns(count) or []
     reruns = [
@@ -897,12 +905,11 @@ def at_quiet_speed(judged: JudgeInput) -> JudgeInput:
     wander = speed.spread()
     figures = dict(judged.spreads.figures)
     if wander is not None:
+        error = wander.sigma / math.sqrt(2)  # of the mean of two references
         for name in (RATE, CPU_SHARE):
             if name in figures:
                 host = figures[name]
-                figures[name] = HostSpread(
-                    math.sqrt(host.sigma**2 + wander.sigma**2), min(host.dof, wander.dof)
-                )
+                figures[name] = HostSpread(math.sqrt(host.sigma**2 + error**2), host.dof)
     spreads = replace(judged.spreads, figures=figures)
     return replace(judged, reruns=reruns, spreads=spreads, speed_scaled=True)
 
@@ -1125,7 +1132,7 @@ def _verdict(judged: JudgeInput, curves: Curves, checks: Checks) -> tuple[Compar
     if not curves.spreads.unusable:  # without the host's spread there is no resolution to state
         figures["resolution"] = resolution.as_dict()
     if judged.host_speed is not None:
-        figures["host_speed"] = judged.host_speed.as_dict(len(judged.reruns))
+        figures["host_speed"] = judged.host_speed.as_dict(len(judged.reruns), judged.speed_scaled)
     margin = max(resolution.too_fast_factor or 0.0, 1 / (1 - judged.tolerance))
     floor = cpu_floor_failure(judged, claim, margin) if checks.compared_rates else ""
     outcome = _floor_outcome(judged, floor) if floor else _outcome(judged, curves, checks)
@@ -1169,7 +1176,7 @@ def _disk_words(judged: JudgeInput, curves: Curves, checks: Checks, busy: bool) 
             else ""
         )
     speed = judged.host_speed
-    measured = "" if speed is None else speed.sentence(len(judged.reruns))
+    measured = "" if speed is None else speed.sentence(len(judged.reruns), judged.speed_scaled)
     return disk + _load_sentence(judged.busy_cores, busy, judged.speed_scaled) + measured
 
 

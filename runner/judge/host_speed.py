@@ -24,6 +24,14 @@ import numpy as np
 
 from runner.judge.resolution import HostSpread
 
+# The fixed workload, the same on every host and in every job: a claim of 1,000,000 rows on a
+# 64 MB pool with the log flushed once a second, at 1/10 (100,000 rows on a 6.4 MB pool). Like a
+# verification's run it outgrows its pool (at about 70% of its rows), so its rate measures the
+# host's disk past the cliff as well as its CPU before it; seconds long.
+REFERENCE_DECLARED = {"innodb_buffer_pool_size": "64M", "innodb_flush_log_at_trx_commit": "2"}
+REFERENCE_CLAIMED_ROWS = 1_000_000
+REFERENCE_SCALE = 10
+
 # The host's speed may move this much between the references around a repeat (the faster over
 # the slower, less one) and the repeat still be scaled by their mean; more, and the load changed
 # within the repeat too fast for two references to say how much it slowed it.
@@ -95,28 +103,29 @@ class HostSpeed:
             return None
         return float(np.median(self.during)) / self.quiet - 1
 
-    def as_dict(self, repeats: int) -> dict:
+    def as_dict(self, repeats: int, scaled: bool) -> dict:
         slowdowns = self.slowdowns(repeats)
         return {
             "during": [round(each, 1) for each in self.during],
             "quiet": None if self.quiet is None else round(self.quiet, 1),
             "moved": round(self.moved, 3) if self.during else None,
             "slowdowns": None if slowdowns is None else [round(each, 3) for each in slowdowns],
-            "scaled": self.usable(repeats),
+            "scaled": scaled,
         }
 
-    def sentence(self, repeats: int) -> str:
-        """What the references measured, in one sentence or two, for the verdict."""
+    def sentence(self, repeats: int, scaled: bool = True) -> str:
+        """What the references measured, in one sentence or two, for the verdict; `scaled`:
+        whether the judge divided the repeats' times by their slowdowns (a busy host)."""
         if not self.complete(repeats):
             return (
                 f" Reference runs beside the repeats: {len(self.during)} of {repeats + 1} "
                 "measured, so the host's speed during the job is not known."
             )
         span = _rates(self.during)
+        what = f" ({self.reference})" if self.reference else ""
         said = (
-            f" The host's speed during the job, from {len(self.during)} reference runs "
-            f"({self.reference}) before each repeat and after the last: {span} rows/s, "
-            f"so it moved {self.moved:.0%}."
+            f" The host's speed during the job, from {len(self.during)} reference runs{what} "
+            f"before each repeat and after the last: {span} rows/s, so it moved {self.moved:.0%}."
         )
         slowdowns = self.slowdowns(repeats)
         if slowdowns is None:
@@ -129,6 +138,11 @@ class HostSpeed:
             return said + (
                 f" Quiet, it runs {quiet}; its speed moved {self.moved_within(repeats):.0%} "
                 f"across one repeat (more than {MOVED_LIMIT:.0%}), so the repeats were not scaled."
+            )
+        if not scaled:
+            return said + (
+                f" Quiet, it runs {quiet}; the host was quiet, so the repeats were judged as "
+                "they ran."
             )
         return said + (
             f" Quiet, it runs {quiet}: each repeat's time was divided by how much slower than "

@@ -133,3 +133,15 @@ def test_the_spread_and_movement_are_the_references_own():
     assert spread.dof == 3
     assert spread.sigma == pytest.approx(np.std(np.log(speed.during), ddof=1))
     assert speed.around(0) == pytest.approx((10_000 * 12_000) ** 0.5)
+
+
+def test_a_quiet_hosts_reruns_are_judged_as_they_ran_whatever_the_references_say():
+    # References that wander (a slower pair around the first repeat) do not rescale a quiet
+    # host's reruns: the claim 1.5x too fast is refuted on the reruns as they ran.
+    speed = HostSpeed((QUIET / 1.3, QUIET / 1.3, QUIET, QUIET), QUIET, "its calibration", "")
+    fast = (CLAIM[0], CLAIM[1] / 1.5)
+    verdict, figures = judged(fast, busy_reruns(1.0), busy=0.1, speed=speed)
+    assert verdict.verdict == NOT_REPRODUCED, verdict.message
+    assert "a quiet host." in verdict.message
+    assert "the host was quiet, so the repeats were judged as they ran" in verdict.message
+    assert figures["host_speed"]["slowdowns"] == [1.3, 1.14, 1.0]
