@@ -62,10 +62,12 @@ MYISAM_SCALING_ARGS ?= --engines MyISAM --limits 64,72,80 --rows-per-mb 6000 --b
 SEEDS_ARGS ?= --scale 2000
 # Issue 29's confusion table: claims made fresh here and their doctored copies (times, cliff,
 # past the cliff, an undeclared flush setting, 2x the pool declared) verified at 1/5 and 1/10,
-# every 3 of the reruns, with each verdict's resolution, the load and the CPU stolen; and a run
-# at 1/10's share of its claim's time (pairs). About 35 minutes on the quiet 2-core VM; a smoke
-# run: `make bench POWER_ARGS=--quick` (about 3 minutes).
-POWER_ARGS ?= --claims 5 --claim-rows 3000000 --claim-pool 128 --scales 5,10 --runs-per-claim 1 --setup-runs 3 --repeats 3
+# every 3 consecutive reruns with the references around them, with each verdict's resolution,
+# the load and the CPU stolen; and a run at 1/10's share of its claim's time (pairs). Issue 45:
+# the table once per load the bench starts beside the reruns (quiet, one core of CPU work, a
+# disk writer), the claims made once. About 35 minutes a load on the quiet 2-core VM; a smoke
+# run: `make bench POWER_ARGS="--quick --loads quiet,cpu"` (about 4 minutes a load).
+POWER_ARGS ?= --claims 5 --claim-rows 3000000 --claim-pool 128 --scales 5,10 --runs-per-claim 1 --setup-runs 3 --repeats 3 --loads quiet,cpu,disk
 # Every public GET URL beside the bare query of its page size, built cold, and wrk on gunicorn
 # beside a bare view (bench/url_walk.py, issue 44): 10,000 and 100,000 entries; a million:
 # URL_WALK_ARGS="--sizes 10000,100000,1000000" (the fill is one INSERT ... SELECT over

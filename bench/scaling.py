@@ -54,13 +54,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from runner.activity import longest_wait, thread_waits  # noqa: E402
 from runner.judge.classic import (  # noqa: E402
     Shape,
     cliff_by_reads_sentence,
     judge_curves,
     shape_of,
 )
-from runner.judge.rerun import VERIFICATION  # noqa: E402
+from runner.judge.rerun import VERIFICATION, cpu_wait_line  # noqa: E402
 from runner.judge.scaling import MEMORY_RULES, scaled_size  # noqa: E402
 from runner.servers import PrivateServer, ServerConfig, plugins_for_engine  # noqa: E402
 from submissions.setup.server_settings import MYSQL  # noqa: E402
@@ -146,12 +147,19 @@ def run_benchmark(
         print(f"    the curve kept in {keep}", flush=True)
         return parse_curve(keep.read_text(), float(keep.with_suffix(".wall").read_text()))
     with private_server(kind, settings, base_dir) as (server, read_back):
+        waits = thread_waits(server.all_pids())
         started = time.perf_counter()
         done = subprocess.run(
             benchmark_command(server, rows, kind), capture_output=True, text=True, check=False,
             env={**os.environ, **server.client_environment()},
         )  # fmt: skip
         wall = time.perf_counter() - started
+        # How long the server's busiest thread waited for a CPU, as a worker's log says it.
+        waited = longest_wait(waits, thread_waits(server.all_pids()))
+    if waited is not None and not done.returncode:
+        done = subprocess.CompletedProcess(
+            done.args, done.returncode, done.stdout + cpu_wait_line(waited, wall), done.stderr
+        )
     if done.returncode:
         raise SystemExit(f"the benchmark failed: {done.stderr.strip()[-500:]}")
     shown = ", ".join(f"{key}={value}" for key, value in read_back.items())

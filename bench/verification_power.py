@@ -87,6 +87,7 @@ from runner.judge.rerun import (  # noqa: E402
     curve,
     other_work,
     server_major,
+    stated_cpu_wait,
 )
 from runner.judge.scaling import extrapolated, memory_for_scale  # noqa: E402
 from submissions.logparse import parse_log  # noqa: E402
@@ -110,6 +111,7 @@ class Made:
     wall: float
     server: tuple[str, str] | None
     work: float | None = None  # the benchmark's and its server's CPU seconds
+    cpu_wait: float | None = None  # the share of the run the server waited for a CPU
 
 
 def divided(claim: Run, by: float) -> Run:
@@ -172,7 +174,9 @@ VARIANTS = (
 
 
 def read_made(path: Path, wall: float) -> Made:
-    parsed = parse_log(io.BytesIO(path.read_bytes()))
+    text = path.read_bytes()
+    parsed = parse_log(io.BytesIO(text))
+    waits = stated_cpu_wait(text.decode(errors="replace"))
     series = parsed.series
     stated = parsed.parameters.get("server_version")
     return Made(
@@ -181,6 +185,7 @@ def read_made(path: Path, wall: float) -> Made:
         wall,
         None if stated is None else server_major(str(stated.value)),
         work_cpu_seconds(column(series.client_cpu_s), column(series.server_cpu_s)),
+        max(waits) if waits else None,
     )
 
 
@@ -222,8 +227,10 @@ def reference_settings() -> dict[str, str]:
     return {**rerun_memory(pool, REFERENCE_SCALE), FLUSH: REFERENCE_DECLARED[FLUSH]}
 
 
-def reference_rate(base_dir: str) -> float:
-    made = scaling.run_benchmark("mariadb", reference_settings(), REFERENCE_ROWS, base_dir)
+def reference_rate(base_dir: str, keep: Path) -> float:
+    """One reference run, kept in `keep` (an existing one is read instead)."""
+    keep.parent.mkdir(parents=True, exist_ok=True)
+    made = scaling.run_benchmark("mariadb", reference_settings(), REFERENCE_ROWS, base_dir, keep)
     rate = made.rows[-1] / made.seconds[-1]
     print(f"    reference: {REFERENCE_ROWS:,} rows at {rate:,.0f} rows/s", flush=True)
     return float(rate)
@@ -233,10 +240,10 @@ def reruns_between_references(
     settings: dict[str, str], rows: int, count: int, folder: Path, base_dir: str
 ) -> tuple[list[Made], list[float]]:
     """R C R C ... R: `count` reruns, a reference before each and after the last."""
-    references, reruns = [reference_rate(base_dir)], []
+    references, reruns = [reference_rate(base_dir, folder / "reference-0.log")], []
     for each in range(1, count + 1):
         reruns.append(make(settings, rows, folder / f"{each}.log", base_dir))
-        references.append(reference_rate(base_dir))
+        references.append(reference_rate(base_dir, folder / f"reference-{each}.log"))
     return reruns, references
 
 
@@ -307,7 +314,10 @@ def collect(args, folder: Path, base_dir: str, group) -> list[Runs]:
         make(claim_settings, args.claim_rows, folder / "claims" / f"{number}.log", base_dir)
         for number in range(1, args.claims + 1)
     ]
-    quiet = statistics.median(reference_rate(base_dir) for _ in range(QUIET_REFERENCES))
+    quiet = statistics.median(
+        reference_rate(base_dir, folder / "quiet" / f"reference-{each}.log")
+        for each in range(1, QUIET_REFERENCES + 1)
+    )
     print(f"The quiet host's reference rate: {quiet:,.0f} rows/s (median of "
           f"{QUIET_REFERENCES})", flush=True)  # fmt: skip
     tables = []
@@ -346,6 +356,7 @@ def judged(
         rerun_reads=[each.run[2] for each in chosen], claimed_cpu=cpu,
         rerun_cpu=[each.run[3] for each in chosen], busy_cores=busy, host_speed=speed,
         rerun_work=[each.work for each in chosen], cores=os.cpu_count() or 1,
+        cpu_wait=max((each.cpu_wait for each in chosen if each.cpu_wait is not None), default=None),
     )  # fmt: skip
     outside = extrapolated(
         {"innodb_buffer_pool_size": f"{pool_mb}M"}, family=MYSQL, scale=scale, memory_gb=0,
@@ -561,6 +572,12 @@ def print_tables(args, runs: Runs) -> bool:
         if busy
         else "Other work beside the reruns: not measured"
     )
+    waits = [
+        each.cpu_wait for made in runs.reruns.values() for each in made if each.cpu_wait is not None
+    ]
+    if waits:
+        print(f"The servers' busiest thread waited for a CPU {min(waits):.1%} to {max(waits):.1%} "
+              "of a run")  # fmt: skip
     references = [rate for each in runs.references.values() for rate in each]
     if references and runs.quiet:
         print(f"The references beside them: {min(references):,.0f} to {max(references):,.0f} "

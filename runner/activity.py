@@ -99,9 +99,43 @@ def stated_other_io(text: str) -> list[float]:
     ]
 
 
-def while_it_ran(busy: list[float | None], steal: list[float | None], io: list[float]) -> str:
-    """The one line: the most other work, steal and other I/O beside any repeat; "" when the
-    worker measured none of them."""
+def thread_waits(pids: list[int], proc: Path = Path("/proc")) -> dict[str, int]:
+    """Each thread's time waiting for a CPU while runnable (nanoseconds: the second field of
+    /proc/PID/task/TID/schedstat), by "pid/tid", for the processes `pids` and their threads.
+    Other work that takes a core the benchmark wants shows here, and nothing else does."""
+    waits = {}
+    for pid in pids:
+        try:
+            tasks = list((proc / str(pid) / "task").iterdir())
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                fields = (task / "schedstat").read_text().split()
+            except OSError:
+                continue
+            if len(fields) > 1 and fields[1].isdigit():
+                waits[f"{pid}/{task.name}"] = int(fields[1])
+    return waits
+
+
+def longest_wait(before: dict[str, int], after: dict[str, int]) -> float | None:
+    """Seconds the thread that waited most between the two readings waited for a CPU (a
+    thread new since counts from zero): the benchmark's critical path runs on one thread of
+    the server at a time, so the longest wait is what other work cost it, near enough."""
+    if not after:
+        return None
+    return max(after[key] - before.get(key, 0) for key in after) / 1e9
+
+
+def while_it_ran(
+    busy: list[float | None],
+    steal: list[float | None],
+    io: list[float],
+    waits: list[float | None] | None = None,
+) -> str:
+    """The one line: the most other work, steal and other I/O beside any repeat, and the most
+    the server waited for a CPU; "" when the worker measured none of them."""
     said = []
     known = [each for each in busy if each is not None]
     if known:
@@ -111,6 +145,9 @@ def while_it_ran(busy: list[float | None], steal: list[float | None], io: list[f
         said.append(f"other work kept at most {most:.2f} cores busy{within}")
     if io:
         said.append(f"other processes' disk I/O at most {max(io) / 1e6:.1f} MB/s")
+    waited = [each for each in waits or [] if each is not None]
+    if waited:
+        said.append(f"the server waited for a CPU at most {max(waited):.1%} of a run")
     if not said:
         return ""
     return f"While it ran, beside the benchmark and its server: {'; '.join(said)}."

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 
 from runner import process
-from runner.activity import other_io_line, read_disk_bytes
+from runner.activity import longest_wait, other_io_line, read_disk_bytes, thread_waits
 from runner.host import read_cpu_times, steal_cores
-from runner.judge.rerun import steal_line
+from runner.judge.rerun import cpu_wait_line, steal_line
 from runner.models import RerunStatus, VerificationRun
 from runner.targets import Target
 from runner.watch import Outcome, begin_step, watch
@@ -95,6 +95,7 @@ def execute_repeats(
     server_io: Callable[[], int | None] | None = None,
     client_environment: dict[str, str] | None = None,
     join: Callable[[list[int]], None] | None = None,
+    server_pids: Callable[[], list[int]] | None = None,
 ) -> Outcome:
     """Run the steps `run.repeats` times; the outcome's step_logs are the first repeat's (what a
     single-run judge reads), repeat_logs every repeat's. With `resume`, the repeats before
@@ -102,7 +103,8 @@ def execute_repeats(
     storage bytes so far (runner/activity.py), so each step's log says the other processes'.
     `client_environment`: the private server's password for the benchmark's environment (never
     its command line). `join`: given each benchmark's pid as it starts (the rerun's CPU weight
-    group, runner/cpu_weight.py)."""
+    group, runner/cpu_weight.py). `server_pids`: the private server's processes, whose threads'
+    waits for a CPU each step's log states (`# rerun cpu wait`)."""
     # One time limit for the whole rerun, however many steps and repeats it has.
     deadline = time.monotonic() + target.time_limit
     log = header
@@ -130,6 +132,7 @@ def execute_repeats(
             server_io=server_io,
             client_environment=client_environment,
             join=join,
+            server_pids=server_pids,
         )
         log += outcome.log
         if outcome.status != RerunStatus.SUCCEEDED:
@@ -159,6 +162,7 @@ def _execute_steps(
     server_io: Callable[[], int | None] | None = None,
     client_environment: dict[str, str] | None = None,
     join: Callable[[list[int]], None] | None = None,
+    server_pids: Callable[[], list[int]] | None = None,
 ) -> Outcome:
     logs: dict[str, str] = {}
     for index, step in enumerate(steps, 1):
@@ -170,6 +174,8 @@ def _execute_steps(
             earlier = resume.interrupted
         before = read_cpu_times()
         io_before = _io_sample(server_io)
+        waits_before = thread_waits(server_pids()) if server_pids is not None else None
+        started = time.monotonic()
         try:
             child = process.start(
                 arguments, cwd=str(settings.RERUN_WORK_DIR), env=client_environment
@@ -195,6 +201,10 @@ def _execute_steps(
             logs[step.name] += steal_line(stolen)  # the judge counts it as other work
         if outcome.status == RerunStatus.SUCCEEDED:
             logs[step.name] += _other_io(io_before, _io_sample(server_io))
+            if waits_before is not None:
+                waited = longest_wait(waits_before, thread_waits(server_pids()))
+                if waited is not None:
+                    logs[step.name] += cpu_wait_line(waited, time.monotonic() - started)
         joined = _joined_log(steps, logs)
         if outcome.status != RerunStatus.SUCCEEDED:
             return replace(outcome, log=joined, step_logs=logs)

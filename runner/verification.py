@@ -214,6 +214,7 @@ def _on_private_server(
                     server_io=lambda: server_io_bytes(server.pid),
                     client_environment=server.client_environment(),
                     join=join,
+                    server_pids=server.all_pids,
                 )
                 if beside is not None:
                     outcome = _with_references(run, outcome, beside)

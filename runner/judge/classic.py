@@ -68,6 +68,7 @@ from .rerun import (
     BUSY_CORES,
     COMPARISON,
     COMPARISON_RUN,
+    CPU_WAIT,
     INCONCLUSIVE,
     MEMORY_UNBOUNDED,
     NOT_REPRODUCED,
@@ -144,6 +145,10 @@ FIXTURE_SPREADS = HostSpreads(
     {CLIFF: HOST_CLIFF, RATE: HOST_RATE, READS: HOST_READS, CPU_SHARE: HOST_CPU_SHARE},
     "spreads from the project's fixtures, this host is not calibrated",
 )
+# Other work delayed a rerun when its server's busiest thread waited this share of the run for a
+# CPU (runner/activity.py `longest_wait`): the judge's rate bands are 6-14% wide, so a wait of
+# 5% of the run moves a rate less than they can tell apart.
+WAIT_BUSY = 0.05
 # What scaling itself moves between a claim and its 1/10 reruns, on top of their spread
 # (claims made beside their own reruns): the reads per row 8% more in the claim (the free-pages
 # pair), the server's CPU share past the cliff 2-6% higher, the average rate given the claim's
@@ -784,6 +789,7 @@ class JudgeInput:
     rerun_work: list[float | None] | None = None
     cores: int | None = None
     speed_scaled: bool = False  # the reruns' times are the quiet host's (at_quiet_speed)
+    cpu_wait: float | None = None  # the most of a repeat its server waited for a CPU
 
     @property
     def verifies(self) -> bool:
@@ -791,15 +797,19 @@ class JudgeInput:
         return self.kind != COMPARISON_RUN
 
     @property
+    def delayed(self) -> bool:
+        """Other work delayed the benchmark: where the worker measured its server's waits for a
+        CPU, by them (WAIT_BUSY; a server in a weighted cgroup gets its cores however busy the
+        host); else by the cores other work kept busy (BUSY_CORES)."""
+        if self.cpu_wait is not None:
+            return self.cpu_wait >= WAIT_BUSY
+        return self.busy_cores is not None and self.busy_cores >= BUSY_CORES
+
+    @property
     def busy(self) -> bool:
-        """Other work kept the host busy enough to bend a verification's curve, and the
-        reference runs beside it did not measure by how much."""
-        return (
-            self.busy_cores is not None
-            and self.busy_cores >= BUSY_CORES
-            and self.verifies
-            and not self.speed_scaled
-        )
+        """Other work delayed a verification enough to bend its curve, and the reference runs
+        beside it did not measure by how much."""
+        return self.delayed and self.verifies and not self.speed_scaled
 
 
 @dataclass
@@ -867,6 +877,7 @@ def judge_curves(
     host_speed: HostSpeed | None = None,
     rerun_work: list[float | None] | None = None,
     cores: int | None = None,
+    cpu_wait: float | None = None,
 ) -> tuple[Comparison, dict]:
     """The verdict on a scaled rerun's curves against the claim's, and the figures behind it
     (`judge_claim` over a `JudgeInput`, which says what each argument is)."""
@@ -876,7 +887,7 @@ def judge_curves(
         claimed_reads=claimed_reads, rerun_reads=rerun_reads, claimed_cpu=claimed_cpu,
         rerun_cpu=rerun_cpu, server_differs=server_differs, spreads=spreads,
         unbounded=unbounded, log_structured=log_structured, cliff_by_reads=cliff_by_reads,
-        host_speed=host_speed, rerun_work=rerun_work, cores=cores,
+        host_speed=host_speed, rerun_work=rerun_work, cores=cores, cpu_wait=cpu_wait,
     )  # fmt: skip
     return judge_claim(judged)
 
@@ -889,13 +900,7 @@ def at_quiet_speed(judged: JudgeInput) -> JudgeInput:
     over the two around a repeat, added in quadrature). A quiet host's reruns are judged as they
     ran: scaling them by references that wander would only blunt its resolution."""
     speed, count = judged.host_speed, len(judged.reruns)
-    if (
-        speed is None
-        or not judged.verifies
-        or judged.busy_cores is None
-        or judged.busy_cores < BUSY_CORES
-        or not speed.usable(count)
-    ):
+    if speed is None or not judged.verifies or not judged.delayed or not speed.usable(count):
         return judged
     slowdowns = speed.slowdowns(count) or []
     reruns = [
@@ -1043,6 +1048,8 @@ def _past_the_cliffs(
     }
     if judged.busy_cores is not None:
         figures["busy_cores"] = judged.busy_cores
+    if judged.cpu_wait is not None:
+        figures["cpu_wait"] = round(judged.cpu_wait, 4)
     return Curves(spreads, by_reads, claim, shapes, claim_past, pasts, figures)
 
 
@@ -1177,7 +1184,8 @@ def _disk_words(judged: JudgeInput, curves: Curves, checks: Checks, busy: bool) 
         )
     speed = judged.host_speed
     measured = "" if speed is None else speed.sentence(len(judged.reruns), judged.speed_scaled)
-    return disk + _load_sentence(judged.busy_cores, busy, judged.speed_scaled) + measured
+    load = _load_sentence(judged.busy_cores, busy, judged.speed_scaled, judged.cpu_wait)
+    return disk + load + measured
 
 
 def _floor_outcome(judged: JudgeInput, floor: str) -> Outcome:
@@ -1192,7 +1200,7 @@ def _outcome(judged: JudgeInput, curves: Curves, checks: Checks) -> Outcome:
     """The verdict: what keeps it from verifying the claim first, then how it reproduced."""
     busy = judged.busy
     failures, doubtful = (checks.firm, checks.bent) if busy else (checks.firm + checks.bent, [])
-    if judged.speed_scaled and (judged.busy_cores or 0) >= BUSY_CORES:
+    if judged.speed_scaled and judged.delayed:
         # The rates, set against the reference runs beside them, hold; the curve's form, which
         # other work bends unevenly within a repeat, stays a doubt.
         failures = checks.firm + [each for each in checks.bent if each not in checks.form]
@@ -1331,15 +1339,30 @@ def _spread_factor(
     return math.exp(half)
 
 
-def _load_sentence(busy_cores: float | None, busy: bool, scaled: bool = False) -> str:
-    """How quiet the host was: the other work beside the rerun, steal time counted as busy."""
+def _load_sentence(
+    busy_cores: float | None, busy: bool, scaled: bool = False, cpu_wait: float | None = None
+) -> str:
+    """How quiet the host was: the other work beside the rerun, steal time counted as busy,
+    and, where measured, how long the server waited for a CPU."""
     if busy_cores is None or busy:
         return ""  # busy: the verdict's own sentence says it
-    if scaled and busy_cores >= BUSY_CORES:
+    waited = (
+        ""
+        if cpu_wait is None
+        else f"; its server's busiest thread waited for a CPU {cpu_wait:.1%} of a run at most"
+    )
+    if scaled:
         return (
             f" Work other than the benchmark and its server kept {busy_cores:.2f} of the host's "
-            "cores busy during the rerun (steal time counted as busy): not a quiet host, so "
-            "its repeats were set against the reference runs beside them."
+            f"cores busy during the rerun (steal time counted as busy){waited}: not a quiet "
+            "host, so its repeats were set against the reference runs beside them."
+        )
+    if cpu_wait is not None and busy_cores >= BUSY_CORES:
+        return (
+            f" Work other than the benchmark and its server kept {busy_cores:.2f} of the host's "
+            f"cores busy during the rerun (steal time counted as busy){waited} (under "
+            f"{WAIT_BUSY:.0%}): it took no core the benchmark wanted, so the rerun was judged "
+            "as on a quiet host."
         )
     return (
         f" Work other than the benchmark and its server kept {max(busy_cores, 0):.2f} of the "
@@ -1562,8 +1585,14 @@ def judge(
         host_speed=host_speed,
         rerun_work=[_work(output.logs[STEP]) for output in reruns],
         cores=cores,
+        cpu_wait=_most(output.result.get(CPU_WAIT) for output in reruns),
     )
     return Judgement(verdict.verdict, verdict.ratio, verdict.message, figures, rows_done, rate)
+
+
+def _most(values) -> float | None:
+    known = [each for each in values if each is not None]
+    return max(known) if known else None
 
 
 def _work(parsed) -> float | None:

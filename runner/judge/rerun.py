@@ -260,6 +260,9 @@ def read_output(
     steal = [stolen for text in step_logs.values() for stolen in stated_steal(text)]
     if steal:
         found[STEAL_CORES] = max(steal)
+    waits = [wait for text in step_logs.values() for wait in stated_cpu_wait(text)]
+    if waits:
+        found[CPU_WAIT] = max(waits)
     return RerunOutput(logs, spec, rows_target, found)
 
 
@@ -500,6 +503,23 @@ def steal_line(cores: float) -> str:
 
 def stated_steal(text: str) -> list[float]:
     return [float(found) for found in _STEAL.findall(text)]
+
+
+CPU_WAIT = "cpu_wait"  # the share of a run its server's busiest thread waited for a CPU
+CPU_WAIT_LINE = "# rerun cpu wait seconds="
+_CPU_WAIT = re.compile(r"^# rerun cpu wait seconds=([0-9.]+) of=([0-9.]+)", re.MULTILINE)
+
+
+def cpu_wait_line(seconds: float, of: float) -> str:
+    return (
+        f"{CPU_WAIT_LINE}{seconds:.3f} of={of:.3f} (the server's thread that waited longest "
+        "for a CPU while runnable, over the run's wall seconds)\n"
+    )
+
+
+def stated_cpu_wait(text: str) -> list[float]:
+    """Each `# rerun cpu wait` line of a log, as a share of its run."""
+    return [float(wait) / float(of) for wait, of in _CPU_WAIT.findall(text) if float(of) > 0]
 
 
 def other_work(parsed: ParsedLog, steal_cores: float | None = None) -> float | None:
