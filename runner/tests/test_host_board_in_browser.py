@@ -27,3 +27,8 @@ def test_the_host_board_reads_whole_at_every_size_and_scheme(live_site):
             assert sorted(page.view["badges"], key=len) == ["REPRODUCED", "INCONCLUSIVE"]
             assert "Terminal rate (rows/s)" in [each["text"] for each in page.view["headers"]]
     assert judged.verdict == "reproduced" and inconclusive.verdict == "inconclusive"
+    # Each column's figure and each verdict word explained in words once, above the table.
+    text = seen[("host-board", 1280, "light")].text
+    legend = text.index("The columns and verdicts, in words")
+    assert legend < text.index("REPRODUCED") and text.count("where the insert rate falls") == 1
+    assert "inconclusive: the run cannot say" in text

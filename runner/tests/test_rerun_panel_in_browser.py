@@ -4,6 +4,9 @@ with its progress and verdict (the demo claim's three real 1/10 reruns, judged a
 judges them) and an inconclusive one with its buttons. No sideways scroll on a desktop, badges
 whole, buttons readable in both schemes; screenshots under var/test-artifacts/reruns/."""
 
+import re
+from collections import Counter
+
 import pytest
 
 from testing.browser import chromium, log_in
@@ -13,10 +16,25 @@ from testing.screens import DESKTOPS, PHONE, SCHEMES, problems_of, visit_everywh
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-PANEL = """() => ({
-  panel: document.querySelector("#reruns").innerText,
-  cards: [...document.querySelectorAll("article.rerun")].map(card => card.innerText),
-})"""
+# The panel's text, and each card's verdict as a reader reads it with its paragraph unfolded:
+# the headline, the measured line, the ratio and the paragraph behind "How this verdict was
+# reached".
+PANEL = """() => {
+  document.querySelectorAll("details.verdict-details").forEach(details => { details.open = true; });
+  const text = (card, field) => {
+    const found = card.querySelector(`[data-field="${field}"]`);
+    return found && found.offsetParent !== null ? found.innerText.trim() : "";
+  };
+  return {
+    panel: document.querySelector("#reruns").innerText,
+    verdicts: [...document.querySelectorAll("article.rerun")].map(card => ({
+      headline: text(card, "headline"),
+      measured: text(card, "result"),
+      progress: card.querySelector(".progress-line").innerText.replace(/\\s+/g, " ").trim(),
+      message: text(card, "message"),
+    })),
+  };
+}"""
 
 
 def test_the_rerun_panel_reads_whole_for_an_organizer_at_every_size_and_scheme(live_site):
@@ -46,3 +64,24 @@ def test_the_rerun_panel_reads_whole_for_an_organizer_at_every_size_and_scheme(l
             other = seen[("rerun-inconclusive", width, scheme)]
             assert "INCONCLUSIVE" in other.view["badges"]
             assert "Calibrate its host" in [each["text"] for each in other.view["buttons"]]
+    # Each figure of the verdict explained once in words, the first time it appears: the
+    # legend above the cards, then the card; no fragment of the verdict said twice.
+    panel = seen[("rerun-reproduced", 1280, "light")].extra
+    (card,) = panel["verdicts"]
+    legend = panel["panel"].index("The figures of a verdict, in words")
+    assert legend < panel["panel"].index("cliff at 46% vs 50%, 46%, 48%")
+    assert legend < panel["panel"].index("ratio 0.80")
+    assert "ratio 0.80 (20% slower than the claim)" in card["progress"]
+    said = " ".join((card["headline"], card["measured"], card["message"]))
+    assert said.count("48% of the run") == 1, said
+    assert card["measured"].startswith("Measured: the rate after the cliff 0.04 of the rate ")
+    assert "at 50%, 46% and 48% of the run (the claim: 46%)" in card["message"]
+    fragments = [
+        each.strip()
+        for part in (card["headline"], card["measured"], card["message"])
+        for each in re.split(r"[;:.]\s|\(|\)", part)
+        if len(each.strip()) > 12
+    ]
+    assert [each for each, count in Counter(fragments).items() if count > 1] == []
+    # The judge's words as stored, unchanged: the API still says them as the judge did.
+    assert "at 50% of the run, at 46% of the run, at 48% of the run" in judged.message
