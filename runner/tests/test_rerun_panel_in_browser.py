@@ -9,6 +9,7 @@ from collections import Counter
 
 import pytest
 
+from submissions.measures.figures import format_exact_duration
 from testing.browser import chromium, log_in
 from testing.factories import PASSWORD, StaffFactory
 from testing.reruns import judged_demo_reruns
@@ -37,6 +38,10 @@ PANEL = """() => {
 }"""
 
 
+# Times a card's elapsed time and time left take, said by the page's script as it updates them.
+TIMES = [0.04, 8.44, 59.94, 59.96, 65.0, 7_389.0, 891_852.0]
+
+
 def test_the_rerun_panel_reads_whole_for_an_organizer_at_every_size_and_scheme(live_site):
     judged, inconclusive = judged_demo_reruns()
     StaffFactory(username="olga")
@@ -51,7 +56,10 @@ def test_the_rerun_panel_reads_whole_for_an_organizer_at_every_size_and_scheme(l
             "reruns",
             pages,
             before=lambda watched: log_in(watched, "olga", PASSWORD),
-            extra=lambda page: page.evaluate(PANEL),
+            extra=lambda page: {
+                **page.evaluate(PANEL),
+                "durations": page.evaluate("seconds => seconds.map(window.IIBenchDuration)", TIMES),
+            },
         )
 
     assert problems_of(seen) == [], "\n".join(problems_of(seen))
@@ -85,3 +93,5 @@ def test_the_rerun_panel_reads_whole_for_an_organizer_at_every_size_and_scheme(l
     assert [each for each, count in Counter(fragments).items() if count > 1] == []
     # The judge's words as stored, unchanged: the API still says them as the judge did.
     assert "at 50% of the run, at 46% of the run, at 48% of the run" in judged.message
+    # The card's live updates say a time as the server does: the site's one duration format.
+    assert panel["durations"] == [format_exact_duration(each) for each in TIMES]

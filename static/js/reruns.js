@@ -180,9 +180,9 @@
       // Elapsed and time left, as the server counts them at this poll.
       var timing = card.querySelector(".timing");
       if (timing) {
-        setField(card, "elapsed", number(run.elapsed_seconds));
+        setField(card, "elapsed", window.IIBenchDuration(run.elapsed_seconds));
         timing.hidden = !run.elapsed_seconds;
-        setField(card, "eta", number(run.eta_seconds));
+        setField(card, "eta", window.IIBenchDuration(run.eta_seconds));
         timing.querySelector(".eta").hidden = !run.eta_seconds;
       }
       // The card reads the verdict with each figure said once (runner/verdict_reading.py);
