@@ -4,6 +4,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from runner.judge.rerun import COMPARISON_RUN, RERUN_VERDICTS, VERIFICATION
+from runner.verdict_reading import VerdictReading, verdict_reading
 
 
 class RerunStatus(models.TextChoices):
@@ -141,6 +142,18 @@ class VerificationRun(models.Model):
         if self.status == RerunStatus.SUCCEEDED and self.verdict:
             return RerunVerdict(self.verdict).label
         return RerunStatus(self.status).label
+
+    @property
+    def reading(self) -> VerdictReading:
+        """The verdict as a card reads it: each figure said once, the ratio in words (the
+        stored words unchanged: runner/verdict_reading.py)."""
+        result = self.result if isinstance(self.result, dict) else {}
+        return verdict_reading(
+            summary=str(result.get("summary") or ""),
+            headline=str(result.get("headline") or ""),
+            message=self.message,
+            ratio=self.ratio,
+        )
 
     @property
     def claim_divisor(self) -> int:

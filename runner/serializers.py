@@ -29,6 +29,12 @@ class RerunSerializer(serializers.ModelSerializer):
     headline = serializers.SerializerMethodField(
         help_text="The verdict in one sentence (its scale, host and why), before the message."
     )
+    reading = serializers.SerializerMethodField(
+        help_text="The verdict as the entry page's card reads it (message, result and headline "
+        "above are the judge's words as stored): measured, the measured summary less what the "
+        "headline said; message, the message with each cliff place said once; ratio, the ratio "
+        'in words ("20% slower than the claim"), "" without one.'
+    )
     resolution = serializers.SerializerMethodField(
         help_text="What this verification could refute: too_fast_factor, the smallest factor "
         "too fast, and cliff_shift, the smallest shift of the cliff (a fraction of the run), "
@@ -81,6 +87,7 @@ class RerunSerializer(serializers.ModelSerializer):
             "message",
             "warning",
             "headline",
+            "reading",
             "resolution",
             "extrapolated",
             "log_url",
@@ -105,6 +112,9 @@ class RerunSerializer(serializers.ModelSerializer):
     def get_headline(self, run: VerificationRun) -> str | None:
         found = run.result.get("headline") if isinstance(run.result, dict) else None
         return found if isinstance(found, str) and found else None
+
+    def get_reading(self, run: VerificationRun) -> dict:
+        return run.reading.as_dict()
 
     def get_resolution(self, run: VerificationRun) -> dict | None:
         found = run.result.get("resolution") if isinstance(run.result, dict) else None

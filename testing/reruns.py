@@ -10,6 +10,7 @@ from runner import services as rerun_services
 from runner.host import this_host
 from runner.models import RerunStatus, VerificationRun
 from submissions.entries import services as entry_services
+from submissions.entries.demo import demo_load
 from submissions.models import Submission
 from testing.entries import DECLARED, upload
 from testing.factories import ContestFactory, SubmissionFactory, UserFactory
@@ -143,3 +144,26 @@ def entry_with(config: str, **declared):
         declared={**DECLARED, "server_config": config, **declared},
         log_file=upload(log),
     )
+
+
+def judged_demo_reruns() -> tuple[VerificationRun, VerificationRun]:
+    """The demo registry with two finished 1/10 reruns in its open contest: the demo claim's
+    three real reruns judged as a worker judges them (reproduced), and the other demo solution's
+    run stored inconclusive (its host busy), the longest verdict word a badge holds."""
+    demo_load()
+    entry = Submission.objects.get(entrant_name=DEMO_ENTRY)
+    judged = stored_run(entry, TRUE_RERUNS, "not_reproduced", "Old.")
+    rejudge()
+    judged.refresh_from_db()
+    other = Submission.objects.get(entrant_name=OTHER_DEMO_SOLUTION)
+    busy = (
+        "Inconclusive at 1/10 on mariadb: the host was busy (1.20 cores of other work), which "
+        "moves what differed: rerun it on a quiet host."
+    )
+    inconclusive = stored_run(other, TRUE_RERUNS[:1], "inconclusive", busy)
+    inconclusive.result = {"headline": busy}
+    inconclusive.save(update_fields=["result"])
+    return judged, inconclusive
+
+
+OTHER_DEMO_SOLUTION = "Demo: C iiBench on MariaDB, 128 MB pool, flushed at each commit"

@@ -10,6 +10,7 @@ import pytest
 
 from runner.models import VerificationRun
 from submissions.entries.demo import demo_load
+from submissions.measures.figures import format_exact_duration
 from submissions.models import Contest, Submission
 from testing.reruns import DEMO_ENTRY, rejudge, stored_run
 
@@ -108,7 +109,8 @@ def test_the_host_board_sets_like_beside_like_and_names_each_verdict_whole(board
     assert row["claim_seconds_at_scale"] == pytest.approx(row["claim_seconds"] / 10)
     page = client.get(f"/contests/{entry.contest.slug}/host-board/").content.decode()
     line = page.split(f'data-run="{fast.pk}"')[1].split("</tr>")[0]
-    assert f"(claim at this scale {row['claim_seconds'] / 10:.1f} s)" in line
+    # In the site's one duration format, as every page says a time.
+    assert f"(claim at this scale {format_exact_duration(row['claim_seconds'] / 10)})" in line
     assert f"(claim {entry.terminal_rate:,.0f})" in line
     slow_line = page.split(f'data-run="{slow.pk}"')[1].split("</tr>")[0]
     assert 'data-verdict="inconclusive">Inconclusive</span>' in slow_line

@@ -13,13 +13,8 @@
     return Number(value).toLocaleString("en-US", { maximumFractionDigits: digits || 0 });
   }
 
-  function duration(seconds) {
-    if (seconds === null || seconds === undefined) return "—";
-    if (seconds < 120) return number(seconds, 1) + " s";
-    if (seconds < 7200) return number(seconds / 60, 1) + " min";
-    if (seconds < 172800) return number(seconds / 3600, 1) + " hours";
-    return number(seconds / 86400, 1) + " days";
-  }
+  // The site's one duration format (site.js), as the page was first drawn with.
+  var duration = window.IIBenchDuration;
 
   function setField(name, text) {
     var element = page.querySelector('[data-field="' + name + '"]');

@@ -180,12 +180,16 @@
       // Elapsed and time left, as the server counts them at this poll.
       var timing = card.querySelector(".timing");
       if (timing) {
-        setField(card, "elapsed", number(run.elapsed_seconds));
+        setField(card, "elapsed", window.IIBenchDuration(run.elapsed_seconds));
         timing.hidden = !run.elapsed_seconds;
-        setField(card, "eta", number(run.eta_seconds));
+        setField(card, "eta", window.IIBenchDuration(run.eta_seconds));
         timing.querySelector(".eta").hidden = !run.eta_seconds;
       }
-      setField(card, "message", run.message || "");
+      // The card reads the verdict with each figure said once (runner/verdict_reading.py);
+      // the judge's words as stored are the API's message, headline and result.
+      var reading = run.reading || {};
+      setField(card, "message", reading.message || run.message || "");
+      setField(card, "ratio-words", reading.ratio || "");
       showHeadline(card, run.headline);
       var finished = FINISHED.indexOf(run.status) >= 0;
       var stepLine = card.querySelector(".step-line");
@@ -193,7 +197,7 @@
         setField(card, "step", run.step || "");
         stepLine.hidden = finished || !run.step;
       }
-      var summary = run.result && run.result.summary;
+      var summary = reading.measured;
       var result = card.querySelector('[data-field="result"]');
       if (result) {
         setField(card, "result-summary", summary || "");

@@ -40,6 +40,21 @@
 
   window.IIBenchTheme = { dark: dark, layout: layout };
 
+  // The site's one duration format, as the server says it (format_exact_duration in
+  // submissions/measures/figures.py): "17.3 s", "4m 05s", "2h 03m 09s", "10d 7h 04m 12s".
+  function pad(value) { return (value < 10 ? "0" : "") + value; }
+  function duration(seconds) {
+    if (seconds === null || seconds === undefined || !isFinite(seconds)) return "—";
+    if (seconds < 59.95) return Math.max(seconds, 0).toFixed(1) + " s";
+    var whole = Math.round(seconds);
+    var days = Math.floor(whole / 86400), hours = Math.floor((whole % 86400) / 3600);
+    var minutes = Math.floor((whole % 3600) / 60), secs = whole % 60;
+    if (days) return days + "d " + hours + "h " + pad(minutes) + "m " + pad(secs) + "s";
+    if (hours) return hours + "h " + pad(minutes) + "m " + pad(secs) + "s";
+    return minutes + "m " + pad(secs) + "s";
+  }
+  window.IIBenchDuration = duration;
+
   // A board cell says which column it is in, for the card layout of narrow screens.
   document.querySelectorAll("table.board, table.entries-found, table.leaders-table").forEach(function (table) {
     var labels = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) {

@@ -119,7 +119,7 @@ def compute_figures(
         estimated = True
         if terminal:
             basis = (
-                f"measured {format_duration(elapsed)} to {rows:,} rows, then {missing:,} rows "
+                f"measured {format_exact_duration(elapsed)} to {rows:,} rows, then {missing:,} rows "
                 f"at the terminal rate of {terminal:,.0f} rows/s"
             )
         else:
@@ -248,30 +248,10 @@ def printed_resolution(values: np.ndarray) -> float:
     return 0.001
 
 
-def format_duration(seconds: float, estimated: bool = False) -> str:
-    """A duration for people, stable across versions: "15 s", "4.2 hours", "19.6 days"."""
-    if seconds is None or not math.isfinite(seconds):
-        text = "unknown"
-    elif seconds < 9.95:
-        text = f"{max(seconds, 0.0):.1f} s"
-    elif seconds < 59.5:
-        text = f"{seconds:.0f} s"
-    elif seconds < 60 * 59.95:
-        text = f"{seconds / 60:.1f} min"
-    elif seconds < 3600 * 47.95:
-        text = f"{seconds / 3600:.1f} hours"
-    elif (days := seconds / 86400) < 99.95:
-        text = f"{days:.1f} days"
-    elif days < 730:
-        text = f"{days:.0f} days"
-    else:
-        text = f"{days / 365.25:.1f} years"
-    return f"{text} (est.)" if estimated else text
-
-
 def format_exact_duration(seconds: float | None, estimated: bool = False) -> str:
-    """A duration to the second, for ranks that differ by minutes over days: "10d 7h 4m 12s",
-    "4m 05s", "17.3 s" (tenths under a minute)."""
+    """The site's one duration format, on every page, export and stored sentence (an
+    estimate's basis): to the second, for ranks that differ by minutes over days:
+    "10d 7h 04m 12s", "4m 05s", "17.3 s" (tenths under a minute)."""
     if seconds is None or not math.isfinite(seconds):
         return "unknown (est.)" if estimated else "unknown"
     if seconds < 59.95:

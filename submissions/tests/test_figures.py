@@ -5,7 +5,7 @@ from array import array
 import pytest
 
 from submissions.logparse import Series
-from submissions.measures.figures import Figures, compute_figures, format_duration
+from submissions.measures.figures import Figures, compute_figures, format_exact_duration
 
 
 def series_of(points: list[tuple[int, float]]) -> Series:
@@ -95,6 +95,10 @@ def test_it_estimates_the_time_to_target_of_a_run_that_stopped_short():
     assert figures.estimated_seconds_to_target == pytest.approx(expected)
     assert figures.elapsed_seconds == pytest.approx(points[-1][1])
     assert "at the terminal rate of 93 rows/s" in figures.estimate_basis
+    # Its time so far in the site's one duration format, as the board and entry page say it.
+    elapsed = format_exact_duration(figures.elapsed_seconds)
+    assert figures.estimate_basis.startswith(f"measured {elapsed} to 410,000,000 rows, then ")
+    assert elapsed == "41d 5h 52m 07s"  # 40 days and 10,000,000 rows at 93 rows/s
 
 
 def test_it_interpolates_when_the_target_falls_between_two_reports():
@@ -141,15 +145,14 @@ def test_it_refuses_an_empty_series():
     ("seconds", "estimated", "text"),
     [
         (4.2, False, "4.2 s"),
-        (15, False, "15 s"),
-        (14.5 * 60, False, "14.5 min"),
-        (4.2 * 3600, False, "4.2 hours"),
-        (19.6 * 86400, False, "19.6 days"),
-        (121 * 86400, True, "121 days (est.)"),
-        (3 * 365.25 * 86400, True, "3.0 years (est.)"),
-        (59.7, False, "1.0 min"),
+        (59.94, False, "59.9 s"),
+        (59.96, False, "1m 00s"),
+        (14.5 * 60, False, "14m 30s"),
+        (4.2 * 3600, False, "4h 12m 00s"),
+        (19.6 * 86400, False, "19d 14h 24m 00s"),
+        (121 * 86400, True, "121d 0h 00m 00s (est.)"),
         (float("inf"), True, "unknown (est.)"),
     ],
 )
-def test_it_formats_durations_for_people(seconds, estimated, text):
-    assert format_duration(seconds, estimated) == text
+def test_it_says_every_duration_in_the_site_s_one_format(seconds, estimated, text):
+    assert format_exact_duration(seconds, estimated) == text

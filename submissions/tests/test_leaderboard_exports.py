@@ -40,7 +40,7 @@ def contest():
     SubmissionFactory(
         contest=contest, entrant_name="Hidden Name", email="hidden@example.org", publish=False,
         elapsed_seconds=3 * DAY, seconds_to_target=25 * DAY, estimated=True,
-        estimate_basis="measured 3.0 days to 500,000,000 rows, then 500,000,000 rows at 2,200",
+        estimate_basis="measured 3d 0h 00m 00s to 500,000,000 rows, then 500,000,000 rows at 2,200",
     )  # fmt: skip
     SubmissionFactory(
         contest=contest,
@@ -92,7 +92,7 @@ def test_it_downloads_the_board_as_csv_with_reference_rows_unranked(client, cont
     assert rows[2]["elapsed_seconds"] == "259200"
     assert rows[2]["seconds_to_target"] == "2160000.0"
     assert rows[2]["to_target"] == "25d 0h 00m 00s (est.)"
-    assert rows[2]["estimate_basis"].startswith("measured 3.0 days")
+    assert rows[2]["estimate_basis"].startswith("measured 3d 0h 00m 00s")
     assert rows[3]["reason"] == "Bulk load detected."
 
 

@@ -90,7 +90,7 @@ def test_an_unfinished_run_shows_its_measured_time_and_its_estimate_apart(client
     contest = ContestFactory()
     entry(
         contest, entrant_name="Short", elapsed_seconds=17.0, seconds_to_target=34_465.0,
-        estimated=True, estimate_basis="measured 17 s to 1,000,000 rows, then 999,000,000 "
+        estimated=True, estimate_basis="measured 17.0 s to 1,000,000 rows, then 999,000,000 "
         "rows at the terminal rate of 29,000 rows/s",
     )  # fmt: skip
     entry(contest, entrant_name="Finished", elapsed_seconds=40_000.0)

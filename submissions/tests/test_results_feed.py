@@ -57,7 +57,7 @@ def test_it_marks_demo_entries_and_keeps_measured_and_estimated_apart(client):
     contest = ContestFactory(title="Open contest")
     SubmissionFactory(
         contest=contest, demo="synthetic", elapsed_seconds=17.0, seconds_to_target=34_465.0,
-        estimated=True, estimate_basis="measured 17 s to 1,000,000 rows, then 999,000,000 rows "
+        estimated=True, estimate_basis="measured 17.0 s to 1,000,000 rows, then 999,000,000 rows "
         "at the terminal rate of 29,000 rows/s", eligible=False, ineligible_reason="Too short.",
     )  # fmt: skip
 
@@ -65,7 +65,7 @@ def test_it_marks_demo_entries_and_keeps_measured_and_estimated_apart(client):
 
     assert "[synthetic]" in entry["title"]
     assert "Elapsed 17.0 s (measured)" in entry["summary"]
-    assert "Time to target estimated: measured 17 s" in entry["summary"]
+    assert "Time to target estimated: measured 17.0 s" in entry["summary"]
 
 
 def test_it_leaves_out_contests_whose_results_are_not_published(client):
