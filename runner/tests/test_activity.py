@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from runner import activity
 from runner.activity import (
     disk_bytes,
     io_bytes,
@@ -94,3 +95,16 @@ def test_the_log_line_is_read_back_as_bytes_a_second():
 )  # fmt: skip
 def test_the_one_line_says_the_most_of_each_measure_and_nothing_unmeasured(busy, steal, io, said):
     assert while_it_ran(busy, steal, io) == said
+
+
+def test_a_threads_wait_for_a_cpu_is_read_from_its_schedstat_and_the_longest_taken(tmp_path):
+    for tid, wait in (("11", 2_000_000_000), ("12", 500_000_000)):
+        task = tmp_path / "10" / "task" / tid
+        task.mkdir(parents=True)
+        (task / "schedstat").write_text(f"9000000000 {wait} 77\n")
+    after = activity.thread_waits([10, 99], proc=tmp_path)  # 99: gone, no error
+    assert after == {"10/11": 2_000_000_000, "10/12": 500_000_000}
+    assert activity.longest_wait({"10/11": 1_500_000_000}, after) == 0.5  # 12: new, from 0
+    assert activity.longest_wait({}, {}) is None
+    # This process, on the real /proc: its own thread is there.
+    assert any(key.startswith(f"{os.getpid()}/") for key in activity.thread_waits([os.getpid()]))

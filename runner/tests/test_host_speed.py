@@ -145,3 +145,29 @@ def test_a_quiet_hosts_reruns_are_judged_as_they_ran_whatever_the_references_say
     assert "a quiet host." in verdict.message
     assert "the host was quiet, so the repeats were judged as they ran" in verdict.message
     assert figures["host_speed"]["slowdowns"] == [1.3, 1.14, 1.0]
+
+
+def judged_waiting(claim, reruns, wait):
+    return judge_curves(
+        claim, reruns, kind=VERIFICATION, scale=SCALE, host_comparable=True, tolerance=0.25,
+        busy_cores=1.0, cpu_wait=wait,
+    )  # fmt: skip
+
+
+def test_other_work_that_took_no_core_the_server_wanted_leaves_the_rerun_judged_as_quiet():
+    # One core of other work (busy_cores 1.0) beside a server that waited 1% of its run for a
+    # CPU (a weighted cgroup): the verdicts are a quiet host's, both ways.
+    honest, figures = judged_waiting(CLAIM, busy_reruns(1.0), 0.01)
+    assert honest.verdict == REPRODUCED, honest.message
+    assert "its server's busiest thread waited for a CPU 1.0% of a run at most (under 5%)" in (
+        honest.message
+    )
+    assert figures["cpu_wait"] == 0.01
+    lie, _ = judged_waiting((CLAIM[0], CLAIM[1] / 1.5), busy_reruns(1.0), 0.01)
+    assert lie.verdict == NOT_REPRODUCED, lie.message
+
+
+def test_a_server_that_waited_for_its_cpu_makes_the_rates_a_doubt():
+    verdict, _ = judged_waiting((CLAIM[0], CLAIM[1] / 1.5), busy_reruns(1.3), 0.2)
+    assert verdict.verdict == INCONCLUSIVE, verdict.message
+    assert "rerun it on a quiet host" in verdict.message
