@@ -585,12 +585,30 @@ def print_tables(args, runs: Runs) -> bool:
     met = True
     for scale in args.scales:
         met = print_scale(args, runs, scale, quiet) and met
+    print(verification_time(args, runs))
     if runs.pairs:
         shares = [rerun / claim for claim, rerun in runs.pairs]
         print(f"A run at 1/{max(args.scales)} took {statistics.median(shares):.1%} of a "
               f"claim's time here (median of {len(shares)} pairs; {min(shares):.1%} to "
               f"{max(shares):.1%}): goal under {1 / max(args.scales):.1%}")  # fmt: skip
     return met
+
+
+def verification_time(args, runs: Runs) -> str:
+    """The benchmarks' seconds of one verification at the largest 1/k beside this load: its
+    reruns' (the median) and the references' around them, the servers' starts aside."""
+    key = (max(args.scales), "declared")
+    walls = [each.wall for each in runs.reruns.get(key, [])]
+    rates = runs.references.get(key, [])
+    if not walls:
+        return "A verification's time: no rerun."
+    reference = REFERENCE_ROWS / statistics.median(rates) if rates else 0.0
+    total = args.repeats * statistics.median(walls) + (args.repeats + 1) * reference
+    return (
+        f"A verification at 1/{key[0]} ran {total:.0f} s of benchmarks here: {args.repeats} x "
+        f"{statistics.median(walls):.1f} s of reruns (median), {args.repeats + 1} x "
+        f"{reference:.1f} s of references (the servers' starts aside)"
+    )
 
 
 def print_scale(args, runs: Runs, scale: int, quiet: bool) -> bool:
