@@ -40,6 +40,20 @@ class BoardStamp:
 
 
 STAMP_SQL = "SELECT id, board_version FROM submissions_contest WHERE slug = %s"
+# An entry's page changes with the entry (every save of it moves its contest's board version,
+# signals.py), its contest's ranks and its verification outcome (runner/verdicts.py moves the
+# version too): it is cached under its contest's board version, read with the entry's contest.
+ENTRY_STAMP_SQL = (
+    "SELECT s.contest_id, c.board_version, s.owner_id FROM submissions_submission s "
+    "JOIN submissions_contest c ON c.id = s.contest_id WHERE s.id = %s"
+)
+
+
+@dataclass(frozen=True)
+class EntryStamp:
+    contest_id: int
+    version: int
+    owner_id: int
 
 
 def board_stamp(slug: str) -> BoardStamp | None:
@@ -54,10 +68,22 @@ def board_stamp(slug: str) -> BoardStamp | None:
             cursor.execute(STAMP_SQL, [slug])
             row = cursor.fetchone()
         return BoardStamp(*row) if row else None
-    return kept_versions.stamp(slug, _read_stamp)
+    return kept_versions.stamp(slug, lambda slug: _read_row(STAMP_SQL, slug, BoardStamp))
 
 
-def _read_stamp(slug: str) -> BoardStamp | None:
+def entry_stamp(pk: int) -> EntryStamp | None:
+    """The entry's contest, its board version and the entry's owner, or None for no such entry:
+    what its cached page is keyed on, kept by the process as the boards' versions are (a
+    notification of any contest's change forgets them all)."""
+    if connection.vendor != "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(ENTRY_STAMP_SQL, [pk])
+            row = cursor.fetchone()
+        return EntryStamp(*row) if row else None
+    return kept_versions.stamp(f"entry:{pk}", lambda _: _read_row(ENTRY_STAMP_SQL, pk, EntryStamp))
+
+
+def _read_row(sql: str, value, stamp_type):
     # As Django's own cursor does: a persistent connection the server dropped (a restart) is
     # replaced here, not found dead by the query (CONN_HEALTH_CHECKS).
     connection.close_if_health_check_failed()
@@ -67,15 +93,15 @@ def _read_stamp(slug: str) -> BoardStamp | None:
     # errors are Django's (a server gone away is a 503 like any other query's).
     driver = preparing(connection.connection)
     with connection.wrap_database_errors, psycopg.Cursor(driver) as cursor:
-        row = cursor.execute(STAMP_SQL, (slug,), prepare=True).fetchone()
+        row = cursor.execute(sql, (value,), prepare=True).fetchone()
     if connection.queries_logged:  # as Django's cursor would: tests count the queries
         connection.queries_log.append(
-            {"sql": STAMP_SQL % repr(slug), "time": f"{time.monotonic() - started:.3f}"}
+            {"sql": sql % repr(value), "time": f"{time.monotonic() - started:.3f}"}
         )
-    return BoardStamp(*row) if row else None
+    return stamp_type(*row) if row else None
 
 
-def board_cache_key(kind: str, stamp: BoardStamp, request) -> str:
+def board_cache_key(kind: str, stamp: BoardStamp | EntryStamp, request) -> str:
     """What a rendered board depends on besides time: the data's version, who looks
     (organizers see embargoed boards) and the URL."""
     audience = "organizer" if is_organizer(request.user) else "public"

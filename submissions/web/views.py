@@ -25,10 +25,12 @@ from django.views.decorators.http import require_POST
 from submissions import tracks
 from submissions.board import summary
 from submissions.board.cache import (
+    EntryStamp,
     board_cache_key,
     board_stamp,
     cached_board,
     contest_read,
+    entry_stamp,
     next_state_change,
 )
 from submissions.board.query import DRIVE_CHOICES, LeaderboardQuery, board_order
@@ -652,8 +654,54 @@ def verdict_rows(track: tracks.Track, rule_set: RuleSet | None, verdicts: list) 
     return [dict(verdict, sentence=sentences.get(verdict["rule"], "")) for verdict in verdicts]
 
 
+# Where the cached entry page takes what is rendered per request: the wings' panels (a rerun's
+# queue and its workers move without the entry changing) and, when only they need them, the
+# plot scripts. Entrant-written HTML cannot hold either (markdown.py drops comments).
+PANELS_MARK = b"<!--entry-panels-->"
+PANEL_SCRIPTS_MARK = b"<!--entry-panel-scripts-->"
+
+
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    submission = _visible_entry(request, pk)
+    if not _plain_visit(request):
+        return _entry_page(request, _visible_entry(request, pk))
+    # An anonymous visitor sees what every other one sees: the page is rendered once per board
+    # version of its contest (moved on by any change to the entry, its ranks or its
+    # verification), all but the wings' panels, rendered per request around it.
+    stamp = entry_stamp(pk)
+    if stamp is None:
+        raise Http404("No such entry.")
+    page = cached_board(
+        board_cache_key("entry", stamp, request),
+        stamp,
+        lambda contest: (
+            _entry_page(request, _visible_entry(request, pk), panels_later=True).content
+        ),
+    )
+    return HttpResponse(_with_panels(request, page, _entry_stub(pk, stamp)))
+
+
+def _entry_stub(pk: int, stamp: EntryStamp) -> Submission:
+    """The entry as far as its stamp read it: what the panels read of it (its runs by its id,
+    its owner); any other field is read from the database when asked (a deferred field)."""
+    known = {"id": pk, "contest_id": stamp.contest_id, "owner_id": stamp.owner_id}
+    fields = [f.attname for f in Submission._meta.concrete_fields if f.attname in known]
+    return Submission.from_db("default", fields, [known[name] for name in fields])
+
+
+def _with_panels(request: HttpRequest, page: bytes, submission: Submission) -> bytes:
+    context = {"submission": submission, **entry_panels_context(submission, request.user)}
+    panels = "".join(
+        render_to_string(panel.template, context, request=request)
+        for panel in context["entry_panels"]
+    )
+    page = page.replace(PANELS_MARK, panels.encode(), 1)
+    scripts = (
+        render_to_string("submissions/_entry_plot_scripts.html") if context.get("reruns") else ""
+    )
+    return page.replace(PANEL_SCRIPTS_MARK, scripts.encode(), 1)
+
+
+def _entry_page(request: HttpRequest, submission: Submission, *, panels_later: bool = False):
     # Its rank read once (the template shows it twice), from the kept ranking keys where kept.
     ranks_known([submission])
     track, judged_rules = judged_under(submission)
@@ -690,7 +738,11 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "show_name": submission.publish
         or selectors.is_organizer(request.user)
         or submission.owner_id == request.user.id,
-        **entry_panels_context(submission, request.user),
+        **(
+            {"panels_later": True}
+            if panels_later
+            else entry_panels_context(submission, request.user)
+        ),
         **settings_panel(submission),
         "share": _share_links(request, submission),
     }
