@@ -456,7 +456,9 @@ class ContestLeaderboard(APIView):
         board = leaderboard_page(contest=contest, query=query)
         # Plain dicts, not a serializer per row: a page holds up to 1,000 rows.
         return {
-            "count": board.count,
+            # A filtered board is counted up to the deepest row served (DEEPEST_ROW): past
+            # it, the count is not known (null), as the registry's list's never is.
+            "count": None if board.count_capped else board.count,
             "next": self._page_link(request, board.page + 1) if board.has_next else None,
             "previous": self._page_link(request, board.page - 1) if board.has_previous else None,
             "results": [exports.leaderboard_row_data(row) for row in board.rows],
