@@ -44,7 +44,12 @@ def board(monkeypatch):
 
 
 def ranks_shown(html: str) -> list[int]:
-    return [int(rank) for rank in re.findall(r"aria-label=\"Compare entry #\d+\"></td><td class=\"num\">(\d+)<", html)]
+    return [
+        int(rank)
+        for rank in re.findall(
+            r"aria-label=\"Compare entry #\d+\"></td><td class=\"num\">(\d+)<", html
+        )
+    ]
 
 
 def test_a_filtered_board_says_more_than_it_counted_and_pages_to_the_depth(board):
