@@ -128,22 +128,13 @@ def _home_figures(contests: list[Contest], now) -> dict:
 
 
 def engine_chart(slugs: list[str], now) -> list[dict]:
-    """The chart's lines, kept for HOME_CACHE_SECONDS whatever the boards do: its grouped read
-    goes over every eligible entry of the classic contests, and a line by the month moves
-    little with one more entry (the leaders beside it follow every board version)."""
-    key = "home-chart:" + hashlib.sha256(f"{slugs}{now.date()}".encode()).hexdigest()[:32]
-    chart = cache_get(key)
-    if chart is None:
-        chart = [
-            {
-                "name": line.engine,
-                "months": [m.isoformat() for m in line.months],
-                "rates": line.rates,
-            }
-            for line in summary.engine_bests(slugs, now.date())
-        ]
-        cache_set(key, chart, HOME_CACHE_SECONDS)
-    return chart
+    """The chart's lines, from the bests kept per contest, engine and month
+    (board/engine_bests.py): a few rows per engine and month, built with the home page's
+    figures once per set of board versions."""
+    return [
+        {"name": line.engine, "months": [m.isoformat() for m in line.months], "rates": line.rates}
+        for line in summary.engine_bests(slugs, now.date())
+    ]
 
 
 def seeds_reproduced(request: HttpRequest) -> HttpResponse:
