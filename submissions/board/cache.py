@@ -31,6 +31,14 @@ BOARD_CACHE_SECONDS = 600
 KEPT_BODIES = 16
 _kept: OrderedDict[str, tuple] = OrderedDict()
 _kept_lock = threading.Lock()
+# Entries' pages are kept apart (a crawl of entries must not push the boards out), more of them:
+# an entry page is about 10 kB (178 kB for a run of 2,000,000 reports, its plot's points).
+KEPT_ENTRY_BODIES = 64
+_kept_entries: OrderedDict[str, tuple] = OrderedDict()
+_SHELF_SIZES = {"boards": KEPT_BODIES, "entries": KEPT_ENTRY_BODIES}
+# What is kept a few seconds whatever changes (kept_for): the entry page's wings' panels.
+KEPT_BRIEFLY = 1_024
+_kept_briefly: OrderedDict[str, tuple[float, object]] = OrderedDict()
 
 
 @dataclass(frozen=True)
@@ -130,19 +138,21 @@ def cached_board(
     *,
     immutable: bool = False,
     reads: Callable[[int], list] | None = None,
+    shelf: str = "boards",
 ):
     """`build(contest)`'s value for this key, built at most once per board version and state.
     The contest is read only to build (pass it when the caller has it already). `immutable`:
     the value (bytes, str, tuples of them) is never changed by its readers, so the process
     may keep it and hand out the same object. `reads(contest id)`: the compiled statements
     the build reads that depend on the contest alone, read ahead at once when it builds (the
-    contest's own row among them when it is not passed)."""
+    contest's own row among them when it is not passed). `shelf`: where the process keeps
+    an immutable value ("boards", or "entries" for the entries' pages, kept apart)."""
     now = timezone.now()
-    hit = _kept_get(key) if immutable else None
+    hit = _kept_get(key, shelf) if immutable else None
     if hit is None:
         hit = cache_get(key)
         if hit is not None and immutable:
-            _keep(key, hit)
+            _keep(key, hit, shelf)
     if hit is not None and (hit[0] is None or now < hit[0]):
         return hit[1]
     ahead = [*(reads(stamp.contest_id) if reads else []), contest_key(stamp.contest_id)]
@@ -152,7 +162,7 @@ def cached_board(
     entry = (next_state_change(contest, now), value)
     cache_set(key, entry, BOARD_CACHE_SECONDS)
     if immutable:
-        _keep(key, entry)
+        _keep(key, entry, shelf)
     return value
 
 
@@ -180,23 +190,48 @@ def kept_body(key: str):
     return hit[1]
 
 
-def _kept_get(key: str) -> tuple | None:
+def _shelf(name: str) -> OrderedDict[str, tuple]:
+    return _kept_entries if name == "entries" else _kept
+
+
+def _kept_get(key: str, shelf: str = "boards") -> tuple | None:
     with _kept_lock:
-        hit = _kept.get(key)
+        kept = _shelf(shelf)
+        hit = kept.get(key)
         if hit is not None:
-            _kept.move_to_end(key)
+            kept.move_to_end(key)
         return hit
 
 
-def _keep(key: str, entry: tuple) -> None:
+def _keep(key: str, entry: tuple, shelf: str = "boards") -> None:
     with _kept_lock:
-        _kept[key] = entry
-        _kept.move_to_end(key)
-        while len(_kept) > KEPT_BODIES:
-            _kept.popitem(last=False)
+        kept = _shelf(shelf)
+        kept[key] = entry
+        kept.move_to_end(key)
+        while len(kept) > _SHELF_SIZES[shelf]:
+            kept.popitem(last=False)
+
+
+def kept_for(key: str, seconds: float, make: Callable[[], object]):
+    """`make()`'s value, kept by the process for `seconds` under `key` whatever changes
+    meanwhile: for what may be that much behind (the entry page's reruns panel)."""
+    now = time.monotonic()
+    with _kept_lock:
+        hit = _kept_briefly.get(key)
+        if hit is not None and now < hit[0]:
+            return hit[1]
+    value = make()
+    with _kept_lock:
+        _kept_briefly[key] = (now + seconds, value)
+        _kept_briefly.move_to_end(key)
+        while len(_kept_briefly) > KEPT_BRIEFLY:
+            _kept_briefly.popitem(last=False)
+    return value
 
 
 def forget_kept_boards() -> None:
     """Empties the process's kept bodies (tests that start from an empty cache)."""
     with _kept_lock:
         _kept.clear()
+        _kept_entries.clear()
+        _kept_briefly.clear()

@@ -143,3 +143,12 @@ def test_entries_written_without_saves_are_charted_once_rebuilt():
     )  # fmt: skip
     assert kept() != grouped()
     assert engine_bests_rebuild() == 2 and kept() == grouped()
+
+
+def test_a_visitors_cached_home_page_shows_a_new_engine_at_once():
+    SubmissionFactory(storage_engine="InnoDB", average_rate=1_000.0)
+    visitor = Client()
+    assert "InnoDB" in visitor.get("/").content.decode()
+    assert "NewEngine" not in visitor.get("/").content.decode()  # served from the cache
+    SubmissionFactory(storage_engine="NewEngine", average_rate=9_000.0)
+    assert "NewEngine" in visitor.get("/").content.decode()

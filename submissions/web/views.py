@@ -31,6 +31,7 @@ from submissions.board.cache import (
     cached_board,
     contest_read,
     entry_stamp,
+    kept_for,
     next_state_change,
 )
 from submissions.board.query import DRIVE_CHOICES, LeaderboardQuery, board_order
@@ -94,8 +95,23 @@ def home(request: HttpRequest) -> HttpResponse:
     contests = list(Contest.objects.all())
     # Read apart from the cached figures: a seeds' run moves no board version.
     seeds = SeedReproduction.objects.exists()
+    if not _plain_visit(request):
+        context = {**home_figures(contests), "seeds_reproduced": seeds}
+        return render(request, "submissions/home.html", context)
+    # An anonymous visitor's page is the same for every one: rendered once per set of board
+    # versions (and seeds' flag and address), kept until a contest next closes or publishes.
+    versions = ",".join(f"{contest.pk}.{contest.board_version}" for contest in contests)
+    place = f"{versions}|{seeds}|{request.get_host()}{request.get_full_path()}"
+    key = "home-page:" + hashlib.sha256(place.encode()).hexdigest()[:32]
+    now = timezone.now()
+    hit = cache_get(key)
+    if hit is not None and (hit[0] is None or now < hit[0]):
+        return HttpResponse(hit[1])
     context = {**home_figures(contests), "seeds_reproduced": seeds}
-    return render(request, "submissions/home.html", context)
+    page = render(request, "submissions/home.html", context).content
+    changes = [m for c in contests if (m := next_state_change(c, now))]
+    cache_set(key, (min(changes, default=None), page), HOME_CACHE_SECONDS)
+    return HttpResponse(page)
 
 
 HOME_CACHE_SECONDS = 600
@@ -645,11 +661,15 @@ def verdict_rows(track: tracks.Track, rule_set: RuleSet | None, verdicts: list) 
     return [dict(verdict, sentence=sentences.get(verdict["rule"], "")) for verdict in verdicts]
 
 
-# Where the cached entry page takes what is rendered per request: the wings' panels (a rerun's
-# queue and its workers move without the entry changing) and, when only they need them, the
-# plot scripts. Entrant-written HTML cannot hold either (markdown.py drops comments).
+# Where the cached entry page takes what is rendered apart: the wings' panels (a rerun finishes
+# without the board moving on) and, when only they need them, the plot scripts. Entrant-written
+# HTML cannot hold either (markdown.py drops comments).
 PANELS_MARK = b"<!--entry-panels-->"
 PANEL_SCRIPTS_MARK = b"<!--entry-panel-scripts-->"
+# How long a visitor's entry page may show the wings' panels behind (a rerun that finished
+# without moving the board: a visitor sees only finished ones): rendered at most this often per
+# process and entry, so a page served from the cache reads nothing from the database.
+PANEL_SECONDS = 5.0
 
 
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
@@ -657,7 +677,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         return _entry_page(request, _visible_entry(request, pk))
     # An anonymous visitor sees what every other one sees: the page is rendered once per board
     # version of its contest (moved on by any change to the entry, its ranks or its
-    # verification), all but the wings' panels, rendered per request around it.
+    # verification), all but the wings' panels, rendered apart (PANEL_SECONDS).
     stamp = entry_stamp(pk)
     if stamp is None:
         raise Http404("No such entry.")
@@ -667,8 +687,17 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         lambda contest: (
             _entry_page(request, _visible_entry(request, pk), panels_later=True).content
         ),
+        immutable=True,
+        shelf="entries",
     )
-    return HttpResponse(_with_panels(request, page, _entry_stub(pk, stamp)))
+    panels, scripts = kept_for(
+        f"entry-panels:{pk}:{stamp.contest_id}:{stamp.version}",
+        PANEL_SECONDS,
+        lambda: _visitor_panels(request, _entry_stub(pk, stamp)),
+    )
+    return HttpResponse(
+        page.replace(PANELS_MARK, panels, 1).replace(PANEL_SCRIPTS_MARK, scripts, 1)
+    )
 
 
 def _entry_stub(pk: int, stamp: EntryStamp) -> Submission:
@@ -679,17 +708,18 @@ def _entry_stub(pk: int, stamp: EntryStamp) -> Submission:
     return Submission.from_db("default", fields, [known[name] for name in fields])
 
 
-def _with_panels(request: HttpRequest, page: bytes, submission: Submission) -> bytes:
+def _visitor_panels(request: HttpRequest, submission: Submission) -> tuple[bytes, bytes]:
+    """The wings' panels as an anonymous visitor sees them, and the plot scripts when only they
+    need them."""
     context = {"submission": submission, **entry_panels_context(submission, request.user)}
     panels = "".join(
         render_to_string(panel.template, context, request=request)
         for panel in context["entry_panels"]
     )
-    page = page.replace(PANELS_MARK, panels.encode(), 1)
     scripts = (
         render_to_string("submissions/_entry_plot_scripts.html") if context.get("reruns") else ""
     )
-    return page.replace(PANEL_SCRIPTS_MARK, scripts.encode(), 1)
+    return panels.encode(), scripts.encode()
 
 
 def _entry_page(request: HttpRequest, submission: Submission, *, panels_later: bool = False):
