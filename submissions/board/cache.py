@@ -113,7 +113,8 @@ def board_cache_key(kind: str, stamp: BoardStamp | EntryStamp, request) -> str:
     """What a rendered board depends on besides time: the data's version, who looks
     (organizers see embargoed boards) and the URL."""
     audience = "organizer" if is_organizer(request.user) else "public"
-    url = f"{request.get_host()}{request.get_full_path()}"
+    # The scheme too: a page may hold absolute links (the entry page's share links).
+    url = f"{request.scheme}://{request.get_host()}{request.get_full_path()}"
     digest = hashlib.sha256(url.encode()).hexdigest()[:32]
     return f"board:{kind}:{stamp.contest_id}:{stamp.version}:{audience}:{digest}"
 

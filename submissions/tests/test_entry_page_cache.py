@@ -150,3 +150,11 @@ def test_a_cached_visit_reads_as_many_queries_at_two_registry_sizes():
         page(url)  # built
         counts.append(queries_of(url)[0])
     assert counts[0] == counts[1] <= 1
+
+
+def test_its_share_links_follow_the_address_it_was_asked_at():
+    entry = SubmissionFactory()
+    url = entry.get_absolute_url()
+    assert f"http://testserver{url}" in page(url)
+    secure = Client().get(url, secure=True).content.decode()
+    assert f"https://testserver{url}" in secure and f"http://testserver{url}" not in secure

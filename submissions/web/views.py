@@ -101,7 +101,7 @@ def home(request: HttpRequest) -> HttpResponse:
     # An anonymous visitor's page is the same for every one: rendered once per set of board
     # versions (and seeds' flag and address), kept until a contest next closes or publishes.
     versions = ",".join(f"{contest.pk}.{contest.board_version}" for contest in contests)
-    place = f"{versions}|{seeds}|{request.get_host()}{request.get_full_path()}"
+    place = f"{versions}|{seeds}|{request.build_absolute_uri()}"
     key = "home-page:" + hashlib.sha256(place.encode()).hexdigest()[:32]
     now = timezone.now()
     hit = cache_get(key)
