@@ -15,7 +15,7 @@ from submissions.models import Submission
 # The columns a page of entries shows: what a bare read of its rows reads.
 FIELDS = (
     "id", "entrant_name", "storage_engine", "cores", "memory_gb", "drive_kind",
-    "seconds_to_target", "estimated", "terminal_rate", "average_rate", "verified",
+    "seconds_to_target", "estimated", "terminal_rate", "average_rate", "verified_now",
     "elapsed_seconds", "cpu_model", "submitted_at",
 )  # fmt: skip
 # The ranked entries in rank order: migration 0028's board_rank_order_idx.

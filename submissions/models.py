@@ -577,6 +577,28 @@ class BoardTally(models.Model):
         return f"{self.contest_id}: {self.entries}"
 
 
+class EngineMonthBest(models.Model):
+    """The best average rate of an eligible entry per contest, storage engine (as written) and
+    month: the home page's engine chart groups these rows (O(contests x engines x months))
+    instead of every eligible entry. Kept on every save and delete of an entry whatever made
+    it (signals.py, board/engine_bests.py); migration 0035 filled it from the entries."""
+
+    contest = models.ForeignKey(Contest, on_delete=models.CASCADE, related_name="+")
+    storage_engine = models.CharField(max_length=100)
+    month = models.DateField()
+    best = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["contest", "storage_engine", "month"], name="engine_month_best_key"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.contest_id} {self.storage_engine} {self.month}: {self.best}"
+
+
 class SettingSource(models.TextChoices):
     DECLARED = "declared", "Declared by the entrant"
     BENCHMARK_HEADER = "benchmark_header", "Printed by the benchmark"

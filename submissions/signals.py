@@ -3,7 +3,7 @@ path made it (services, the admin, a shell). Bulk .update() calls bypass signals
 that use them call contest_board_changed themselves."""
 
 from django.db import transaction
-from django.db.models.signals import post_delete, post_save
+from django.db.models.signals import post_delete, post_save, pre_save
 from django.dispatch import receiver
 
 from submissions.models import CheckedVerdicts, Contest, ReferenceResult, Submission
@@ -58,3 +58,34 @@ def verdicts_kept(sender, instance: Submission, raw: bool = False, **kwargs) -> 
             "checked_at": instance.checked_at,
         },
     )
+
+
+def _moves_chart(instance: Submission, raw: bool, fields) -> bool:
+    from submissions.board.engine_bests import CHART_FIELDS
+
+    return not raw and (fields is None or bool(CHART_FIELDS & set(fields)))
+
+
+@receiver(pre_save, sender=Submission)
+def engine_best_before(sender, instance: Submission, raw: bool = False, **kwargs) -> None:
+    """Where the entry stood on the home page's engine chart before this save."""
+    from submissions.board.engine_bests import stored_standing
+
+    if instance.pk is not None and _moves_chart(instance, raw, kwargs.get("update_fields")):
+        instance._engine_best_before = stored_standing(instance.pk)
+
+
+@receiver(post_save, sender=Submission)
+def engine_best_saved(sender, instance: Submission, raw: bool = False, **kwargs) -> None:
+    from submissions.board.engine_bests import engine_best_follow, entry_standing
+
+    if _moves_chart(instance, raw, kwargs.get("update_fields")):
+        before = instance.__dict__.pop("_engine_best_before", None)
+        engine_best_follow(before=before, after=entry_standing(instance))
+
+
+@receiver(post_delete, sender=Submission)
+def engine_best_deleted(sender, instance: Submission, **kwargs) -> None:
+    from submissions.board.engine_bests import engine_best_follow, entry_standing
+
+    engine_best_follow(before=entry_standing(instance), after=None)

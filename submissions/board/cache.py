@@ -31,6 +31,14 @@ BOARD_CACHE_SECONDS = 600
 KEPT_BODIES = 16
 _kept: OrderedDict[str, tuple] = OrderedDict()
 _kept_lock = threading.Lock()
+# Entries' pages are kept apart (a crawl of entries must not push the boards out), more of them:
+# an entry page is about 10 kB (178 kB for a run of 2,000,000 reports, its plot's points).
+KEPT_ENTRY_BODIES = 64
+_kept_entries: OrderedDict[str, tuple] = OrderedDict()
+_SHELF_SIZES = {"boards": KEPT_BODIES, "entries": KEPT_ENTRY_BODIES}
+# What is kept a few seconds whatever changes (kept_for): the entry page's wings' panels.
+KEPT_BRIEFLY = 1_024
+_kept_briefly: OrderedDict[str, tuple[float, object]] = OrderedDict()
 
 
 @dataclass(frozen=True)
@@ -40,6 +48,20 @@ class BoardStamp:
 
 
 STAMP_SQL = "SELECT id, board_version FROM submissions_contest WHERE slug = %s"
+# An entry's page changes with the entry (every save of it moves its contest's board version,
+# signals.py), its contest's ranks and its verification outcome (runner/verdicts.py moves the
+# version too): it is cached under its contest's board version, read with the entry's contest.
+ENTRY_STAMP_SQL = (
+    "SELECT s.contest_id, c.board_version, s.owner_id FROM submissions_submission s "
+    "JOIN submissions_contest c ON c.id = s.contest_id WHERE s.id = %s"
+)
+
+
+@dataclass(frozen=True)
+class EntryStamp:
+    contest_id: int
+    version: int
+    owner_id: int
 
 
 def board_stamp(slug: str) -> BoardStamp | None:
@@ -54,10 +76,22 @@ def board_stamp(slug: str) -> BoardStamp | None:
             cursor.execute(STAMP_SQL, [slug])
             row = cursor.fetchone()
         return BoardStamp(*row) if row else None
-    return kept_versions.stamp(slug, _read_stamp)
+    return kept_versions.stamp(slug, lambda slug: _read_row(STAMP_SQL, slug, BoardStamp))
 
 
-def _read_stamp(slug: str) -> BoardStamp | None:
+def entry_stamp(pk: int) -> EntryStamp | None:
+    """The entry's contest, its board version and the entry's owner, or None for no such entry:
+    what its cached page is keyed on, kept by the process as the boards' versions are (a
+    notification of any contest's change forgets them all)."""
+    if connection.vendor != "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(ENTRY_STAMP_SQL, [pk])
+            row = cursor.fetchone()
+        return EntryStamp(*row) if row else None
+    return kept_versions.stamp(f"entry:{pk}", lambda _: _read_row(ENTRY_STAMP_SQL, pk, EntryStamp))
+
+
+def _read_row(sql: str, value, stamp_type):
     # As Django's own cursor does: a persistent connection the server dropped (a restart) is
     # replaced here, not found dead by the query (CONN_HEALTH_CHECKS).
     connection.close_if_health_check_failed()
@@ -67,19 +101,20 @@ def _read_stamp(slug: str) -> BoardStamp | None:
     # errors are Django's (a server gone away is a 503 like any other query's).
     driver = preparing(connection.connection)
     with connection.wrap_database_errors, psycopg.Cursor(driver) as cursor:
-        row = cursor.execute(STAMP_SQL, (slug,), prepare=True).fetchone()
+        row = cursor.execute(sql, (value,), prepare=True).fetchone()
     if connection.queries_logged:  # as Django's cursor would: tests count the queries
         connection.queries_log.append(
-            {"sql": STAMP_SQL % repr(slug), "time": f"{time.monotonic() - started:.3f}"}
+            {"sql": sql % repr(value), "time": f"{time.monotonic() - started:.3f}"}
         )
-    return BoardStamp(*row) if row else None
+    return stamp_type(*row) if row else None
 
 
-def board_cache_key(kind: str, stamp: BoardStamp, request) -> str:
+def board_cache_key(kind: str, stamp: BoardStamp | EntryStamp, request) -> str:
     """What a rendered board depends on besides time: the data's version, who looks
     (organizers see embargoed boards) and the URL."""
     audience = "organizer" if is_organizer(request.user) else "public"
-    url = f"{request.get_host()}{request.get_full_path()}"
+    # The scheme too: a page may hold absolute links (the entry page's share links).
+    url = f"{request.scheme}://{request.get_host()}{request.get_full_path()}"
     digest = hashlib.sha256(url.encode()).hexdigest()[:32]
     return f"board:{kind}:{stamp.contest_id}:{stamp.version}:{audience}:{digest}"
 
@@ -104,19 +139,21 @@ def cached_board(
     *,
     immutable: bool = False,
     reads: Callable[[int], list] | None = None,
+    shelf: str = "boards",
 ):
     """`build(contest)`'s value for this key, built at most once per board version and state.
     The contest is read only to build (pass it when the caller has it already). `immutable`:
     the value (bytes, str, tuples of them) is never changed by its readers, so the process
     may keep it and hand out the same object. `reads(contest id)`: the compiled statements
     the build reads that depend on the contest alone, read ahead at once when it builds (the
-    contest's own row among them when it is not passed)."""
+    contest's own row among them when it is not passed). `shelf`: where the process keeps
+    an immutable value ("boards", or "entries" for the entries' pages, kept apart)."""
     now = timezone.now()
-    hit = _kept_get(key) if immutable else None
+    hit = _kept_get(key, shelf) if immutable else None
     if hit is None:
         hit = cache_get(key)
         if hit is not None and immutable:
-            _keep(key, hit)
+            _keep(key, hit, shelf)
     if hit is not None and (hit[0] is None or now < hit[0]):
         return hit[1]
     ahead = [*(reads(stamp.contest_id) if reads else []), contest_key(stamp.contest_id)]
@@ -126,7 +163,7 @@ def cached_board(
     entry = (next_state_change(contest, now), value)
     cache_set(key, entry, BOARD_CACHE_SECONDS)
     if immutable:
-        _keep(key, entry)
+        _keep(key, entry, shelf)
     return value
 
 
@@ -154,23 +191,48 @@ def kept_body(key: str):
     return hit[1]
 
 
-def _kept_get(key: str) -> tuple | None:
+def _shelf(name: str) -> OrderedDict[str, tuple]:
+    return _kept_entries if name == "entries" else _kept
+
+
+def _kept_get(key: str, shelf: str = "boards") -> tuple | None:
     with _kept_lock:
-        hit = _kept.get(key)
+        kept = _shelf(shelf)
+        hit = kept.get(key)
         if hit is not None:
-            _kept.move_to_end(key)
+            kept.move_to_end(key)
         return hit
 
 
-def _keep(key: str, entry: tuple) -> None:
+def _keep(key: str, entry: tuple, shelf: str = "boards") -> None:
     with _kept_lock:
-        _kept[key] = entry
-        _kept.move_to_end(key)
-        while len(_kept) > KEPT_BODIES:
-            _kept.popitem(last=False)
+        kept = _shelf(shelf)
+        kept[key] = entry
+        kept.move_to_end(key)
+        while len(kept) > _SHELF_SIZES[shelf]:
+            kept.popitem(last=False)
+
+
+def kept_for(key: str, seconds: float, make: Callable[[], object]):
+    """`make()`'s value, kept by the process for `seconds` under `key` whatever changes
+    meanwhile: for what may be that much behind (the entry page's reruns panel)."""
+    now = time.monotonic()
+    with _kept_lock:
+        hit = _kept_briefly.get(key)
+        if hit is not None and now < hit[0]:
+            return hit[1]
+    value = make()
+    with _kept_lock:
+        _kept_briefly[key] = (now + seconds, value)
+        _kept_briefly.move_to_end(key)
+        while len(_kept_briefly) > KEPT_BRIEFLY:
+            _kept_briefly.popitem(last=False)
+    return value
 
 
 def forget_kept_boards() -> None:
     """Empties the process's kept bodies (tests that start from an empty cache)."""
     with _kept_lock:
         _kept.clear()
+        _kept_entries.clear()
+        _kept_briefly.clear()

@@ -111,9 +111,15 @@ def board_counts(
     track: tracks.Track,
     *,
     key: tuple,
+    bound: int | None = None,
+    within: int | None = None,
 ) -> tuple[int, int, list[int]]:
     """The entries, the ranked ones and, for each reference row, the entries above it: one
-    query. Written as SQL over the ORM's filtered rows because Django's aggregate() takes
+    query. `bound`: the ranked and the other entries are each counted up to `bound` (a
+    filtered board's page: it stops reading once it found that many, so a filter matching
+    most of the registry never counts it), and the entries above a reference row up to
+    `within` (the rows the page reaches: a row placed past them is past the page all the
+    same). Written as SQL over the ORM's filtered rows because Django's aggregate() takes
     milliseconds to compile a few filtered counts (it re-hashes every nested condition).
     `parts` are placement parts (no rank); `key`: all the filtered rows' SQL depends on
     (caches/compiled.py)."""
@@ -128,6 +134,8 @@ def board_counts(
         )
 
     board_sql, board_params = sql_of(("counted", *key, *sorted(columns)), board)
+    if bound is not None:
+        return _bounded_counts(board_sql, board_params, parts, references, bound, within or bound)
     counts, params = ["COUNT(*)", "COUNT(*) FILTER (WHERE board.ranked)"], []
     for reference in references:
         condition, condition_params = _entries_before_sql(parts, reference)
@@ -141,6 +149,26 @@ def board_counts(
         )
         total, ranked, *before = cursor.fetchone()
     return total, ranked, before
+
+
+def _bounded_counts(board_sql, board_params, parts, references, bound: int, within: int):
+    def found(condition: str, limit: int) -> str:
+        # LIMIT without ORDER BY: the scan stops at the limit-th row it finds.
+        # The board's SQL, column names from SORTS and an integer: every value is a parameter.
+        inner = f"SELECT 1 FROM ({board_sql}) AS board WHERE {condition} LIMIT {int(limit)}"  # noqa: S608  # nosec B608
+        return f"(SELECT COUNT(*) FROM ({inner}) AS found)"  # noqa: S608  # nosec B608
+
+    counts = [found("board.ranked", bound), found("NOT board.ranked", bound)]
+    params = [*board_params, *board_params]
+    for reference in references:
+        condition, condition_params = _entries_before_sql(parts, reference)
+        counts.append(found(condition, within))
+        params.extend([*board_params, *condition_params])
+    with connection.cursor() as cursor:
+        # Column names come from SORTS, every value is a parameter.
+        cursor.execute(f"SELECT {', '.join(counts)}", params)  # nosec B608
+        ranked, others, *before = cursor.fetchone()
+    return ranked + others, ranked, before
 
 
 def sorted_references(parts: tuple[SortPart, ...], references: list) -> list:

@@ -21,6 +21,17 @@ MAX_CORES = 32_767  # the cores column's range (a small integer)
 # page past 2^63 / page_size overflowed PostgreSQL's bigint in the rows a page reads (a 500).
 MAX_PAGE = 1_000_000
 PAGE_MAX_PAGE_SIZE = 200
+# The deepest row a board's pages reach (the page and the API): a page is read with an OFFSET,
+# which reads every row before it, and a filtered board is counted up to it, not over the
+# registry. The whole board is in its downloads (CSV, JSON) and the open dataset.
+DEEPEST_ROW = 10_000
+
+
+def deepest_page(page_size: int) -> int:
+    """The last page whose first row is within DEEPEST_ROW."""
+    return max(1, -(-DEEPEST_ROW // page_size))
+
+
 API_MAX_PAGE_SIZE = 1_000
 
 

@@ -28,10 +28,12 @@ from submissions.board.order import (
     tally_kept,
 )
 from submissions.board.query import (
+    DEEPEST_ROW,
     VIRTUAL_DRIVE,
     LeaderboardQuery,
     board_order,
     board_sort_parts,
+    deepest_page,
 )
 from submissions.board.rows import BoardPage, BoardRow, entry_row, mark_tie_breaks, reference_row
 from submissions.caches.compiled import (
@@ -135,6 +137,7 @@ class _Board:
     entry_count: int
     ranked_count: int
     track: tracks.Track
+    capped: bool = False  # counted up to a bound (a filtered board's page): a lower bound
 
     @property
     def count(self) -> int:
@@ -210,6 +213,7 @@ def _board(
         placement, _board_references(contest, query, board_references(contest))
     )
     key = _board_key(contest, query)
+    bound = None
     if within is not None and not query.filtered and tally_kept(track):
 
         def ranked_in_order() -> QuerySet[Submission]:
@@ -230,7 +234,8 @@ def _board(
             with_it=[_first_rows(contest, query, parts, track, first)] if first else [],
         )
     else:  # a filtered board, a download, SQLite: counted, once per board version
-        total, ranked, before = _counts(contest, query, placement, references)
+        bound = None if within is None else max(DEEPEST_ROW, within)
+        total, ranked, before = _counts(contest, query, placement, references, bound, within)
     # Counts follow the order the references were sorted in; a stable sort keeps it exact
     # where the database's string order and Python's would disagree.
     placed = sorted(zip(before, references, strict=True), key=lambda pair: pair[0])
@@ -243,6 +248,7 @@ def _board(
         entry_count=total,
         ranked_count=ranked,
         track=track,
+        capped=bound is not None and (ranked >= bound or total - ranked >= bound),
     )
 
 
@@ -250,14 +256,14 @@ def _board(
 COUNTS_CACHE_SECONDS = 3_600
 
 
-def _counts(contest: Contest, query: LeaderboardQuery, placement, references):
-    """board_counts, counted once per board version, filters and order: the entries' count is
-    the one part of a page that reads every entry of the board, so the other pages, page sizes
-    and the API of the same board and version share it."""
+def _counts(contest: Contest, query: LeaderboardQuery, placement, references, bound, within):
+    """board_counts, counted once per board version, filters and order (and, for a page, up
+    to `bound` rows and references placed within `within`): the other pages, page sizes and
+    the API of the same board and version share it."""
     what = (
         contest.pk, contest.board_version, query.engine.lower(), query.drive, query.verified,
         query.trust, query.hardware, [(part.entry_field, part.descending) for part in placement],
-        [reference.pk for reference in references],
+        [reference.pk for reference in references], bound, within,
     )  # fmt: skip
     key = "board-counts:" + hashlib.sha256(repr(what).encode()).hexdigest()[:40]
     kept = cache_get(key)
@@ -269,6 +275,8 @@ def _counts(contest: Contest, query: LeaderboardQuery, placement, references):
         references,
         contest.track,
         key=_board_key(contest, query),
+        bound=bound,
+        within=within,
     )
     cache_set(key, counts, COUNTS_CACHE_SECONDS)
     return counts
@@ -326,10 +334,13 @@ def _leaderboard_page(contest: Contest, query: LeaderboardQuery) -> BoardPage:
     track = contest.track
     parts = board_sort_parts(query.sort, board_order(track))
     first = query.page_size if query.page == 1 and _in_rank_order(query, parts) else 0
+    # No page starts past DEEPEST_ROW: a deeper one asked for shows the last served.
+    deepest = deepest_page(query.page_size)
+    asked = min(query.page, deepest)
     # The rows up to the page asked for: a page past the end shows the last, which is within.
-    board = _board(contest, query, within=query.page * query.page_size, first=first)
-    last_page = max(1, -(-board.count // query.page_size))
-    page = min(query.page, last_page)
+    board = _board(contest, query, within=asked * query.page_size, first=first)
+    last_page = min(max(1, -(-board.count // query.page_size)), deepest)
+    page = min(asked, last_page)
     offset = (page - 1) * query.page_size
     length = max(0, min(query.page_size, board.count - offset))
     slots = page_slots(offset, length, board.positions)
@@ -348,6 +359,8 @@ def _leaderboard_page(contest: Contest, query: LeaderboardQuery) -> BoardPage:
         page_size=query.page_size,
         ranked_count=board.ranked_count,
         reference_count=len(board.references),
+        count_capped=board.capped,
+        last_page=deepest,
     )
 
 

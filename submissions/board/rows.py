@@ -60,10 +60,25 @@ class BoardPage:
     page_size: int
     ranked_count: int
     reference_count: int
+    # More rows match than were counted (a filtered board counted up to board/query.py's
+    # DEEPEST_ROW): `count` is a lower bound.
+    count_capped: bool = False
+    # The last page served (DEEPEST_ROW): deeper rows are in the downloads.
+    last_page: int | None = None
 
     @property
     def num_pages(self) -> int:
-        return max(1, -(-self.count // self.page_size))
+        pages = max(1, -(-self.count // self.page_size))
+        return pages if self.last_page is None else min(pages, self.last_page)
+
+    @property
+    def served_rows(self) -> int:
+        return self.num_pages * self.page_size
+
+    @property
+    def deeper_rows(self) -> bool:
+        """Rows past the last page served."""
+        return self.count_capped or self.count > self.served_rows
 
     @property
     def has_previous(self) -> bool:

@@ -1,7 +1,7 @@
 """The home page's comparison: each public contest's leader and best verified entry, the latest
 results and the best rate each engine reached over time. A few indexed reads (each contest's
 board page of a few rows, the newest entries from the top of their index) built once per set of
-board versions, and one grouped read for the chart kept apart for minutes (web/views.py)."""
+board versions, and the chart from the bests kept per engine and month (board/engine_bests.py)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from dataclasses import dataclass, replace
 from datetime import date
 
 from django.db.models import Max
-from django.db.models.functions import TruncMonth
+from django.utils import timezone
 
 from submissions.board.query import LeaderboardQuery
 from submissions.board.reads import leaderboard_page
 from submissions.board.rows import BoardRow
 from submissions.board.visibility import LIST_DEFERRED, published_q
-from submissions.models import Contest, Submission
+from submissions.models import Contest, EngineMonthBest, Submission
 
 # Enough rows to pass the reference rows a rank order places before the leader.
 LEADER_WINDOW = 10
@@ -89,19 +89,20 @@ def latest_results(limit: int = LATEST_RESULTS) -> list[Submission]:
 
 
 def engine_bests(slugs: list[str], today: date) -> list[EngineBest]:
-    """Per engine, the best average rate of an eligible entry by month in these contests (one
-    grouped read), as a running best carried to `today`: a month without a better run keeps
-    the last best."""
+    """Per engine, the best average rate of an eligible entry by month in these contests, as a
+    running best carried to `today`: a month without a better run keeps the last best. Read
+    from the bests kept per contest, engine and month (board/engine_bests.py): a few rows per
+    engine and month, whatever the registry holds."""
     monthly = (
-        Submission.objects.filter(published_q(), contest__slug__in=slugs, eligible=True)
-        .exclude(storage_engine="")
-        .annotate(month=TruncMonth("submitted_at"))
+        EngineMonthBest.objects.filter(
+            contest__slug__in=slugs, contest__results_published_at__lte=timezone.now()
+        )
         .values("storage_engine", "month")
-        .annotate(best=Max("average_rate"))
+        .annotate(top=Max("best"))
         .order_by("storage_engine", "month")
     )
     return running_bests(
-        ((row["storage_engine"], row["month"], row["best"]) for row in monthly if row["best"]),
+        ((row["storage_engine"], row["month"], row["top"]) for row in monthly if row["top"]),
         today,
     )
 

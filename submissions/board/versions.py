@@ -43,6 +43,9 @@ logger = logging.getLogger(__name__)
 CHANNEL = "iibench_board"
 RETRY_SECONDS = 5.0
 MAX_AGE_SECONDS = 60.0
+# Entries' pages keep a version each (board/cache.py `entry_stamp`): a crawl of a million entries
+# between two changes must not keep a million. Past this many, what is kept starts afresh.
+MAX_KEPT = 20_000
 LISTENER_OPTIONS = {"connect_timeout": 2, "keepalives": 1, "keepalives_idle": 10,
                     "keepalives_interval": 5, "keepalives_count": 3}  # fmt: skip
 
@@ -78,6 +81,8 @@ class KeptVersions:
             if self._listener is not None:
                 self._drain()
                 if self._generation == generation:
+                    if len(self._kept) >= MAX_KEPT:
+                        self._kept.clear()
                     self._kept[slug] = (time.monotonic(), value)
         return value
 

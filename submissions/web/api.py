@@ -1,4 +1,8 @@
+from datetime import datetime
+
 from django.conf import settings
+from django.db import connection
+from django.db.models import Q
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -27,6 +31,7 @@ from submissions.board.query import (
     SORTS,
     LeaderboardQuery,
     board_order,
+    deepest_page,
 )
 from submissions.board.reads import leaderboard_page, references_key
 from submissions.board.visibility import embargo_notice, leaderboard_visible
@@ -111,27 +116,40 @@ class ContestList(generics.ListAPIView):
 class UncountedPagination(PageNumberPagination):
     """PageNumberPagination's pages and links without its count of every entry (a scan of the
     registry per request): a page reads one row more than it shows to know whether another
-    follows, and `count` is null."""
+    follows, and `count` is null. Numbered pages go to DEEPEST_ROW (an OFFSET reads every row
+    before the page); the `next` link past them, and from any page read by one, is a cursor
+    (`?after=`, the last row's time and id), read from the newest-first index (migration 0028)
+    whatever its depth. A page read by a cursor has no `previous` link."""
 
     def paginate_queryset(self, queryset, request, view=None):
         self.request = request
-        self.number = max(1, _positive_page(request.query_params.get(self.page_query_param)))
         size = self.get_page_size(request)
-        start = (self.number - 1) * size
-        rows = list(queryset[start : start + size + 1])
-        if not rows and self.number > 1:
-            raise NotFound("Invalid page.")  # as PageNumberPagination answers a page past the end
+        self.deepest = deepest_page(size)
+        after = request.query_params.get(CURSOR)
+        self.number = None if after else _positive_page(request, self.deepest)
+        if after:
+            rows = list(_after(queryset, *_cursor_position(after))[: size + 1])
+        else:
+            start = (self.number - 1) * size
+            rows = list(queryset[start : start + size + 1])
+            if not rows and self.number > 1:
+                raise NotFound("Invalid page.")  # as PageNumberPagination answers past the end
         self.has_next = len(rows) > size
+        self.last = rows[size - 1] if self.has_next else None
         return rows[:size]
 
     def get_next_link(self):
         if not self.has_next:
             return None
-        url = self.request.build_absolute_uri()
-        return replace_query_param(url, self.page_query_param, self.number + 1)
+        url = remove_query_param(self.request.build_absolute_uri(), CURSOR)
+        if self.number is not None and self.number < self.deepest:
+            return replace_query_param(url, self.page_query_param, self.number + 1)
+        url = remove_query_param(url, self.page_query_param)
+        position = f"{self.last.submitted_at.isoformat()}_{self.last.pk}"
+        return replace_query_param(url, CURSOR, position)
 
     def get_previous_link(self):
-        if self.number == 1:
+        if self.number is None or self.number == 1:
             return None
         url = self.request.build_absolute_uri()
         if self.number == 2:
@@ -149,19 +167,45 @@ class UncountedPagination(PageNumberPagination):
         )
 
 
-# The deepest page served: an OFFSET reads the entries before it, and a number past what
-# PostgreSQL's bigint holds would be a 500.
-MAX_PAGE = 20_000
+CURSOR = "after"
 
 
-def _positive_page(text: str | None) -> int:
+def _after(queryset, when, pk: int):
+    """The rows after (`when`, `pk`) in newest-first order. On PostgreSQL a row comparison, which
+    reads the newest-first index from that point (an OR of the two conditions was read from the
+    top of it); elsewhere the same as two conditions (SQLite compares its stored text)."""
+    if connection.vendor != "postgresql":
+        return queryset.filter(Q(submitted_at__lt=when) | Q(submitted_at=when, pk__lt=pk))
+    table = queryset.model._meta.db_table
+    return queryset.extra(  # noqa: S610 - both values are parameters  # nosec B610
+        where=[f'("{table}"."submitted_at", "{table}"."id") < (%s, %s)'], params=[when, pk]
+    )
+
+
+def _positive_page(request, deepest: int) -> int:
+    text = request.query_params.get("page")
     try:
-        number = int(text or "1")
+        number = max(1, int(text or "1"))
     except ValueError:
         raise NotFound("Invalid page.") from None
-    if number > MAX_PAGE:
-        raise NotFound(f"Invalid page: pages go to {MAX_PAGE:,} at most.")
+    if number > deepest:
+        raise NotFound(
+            f"Invalid page: numbered pages go to {deepest:,}; follow the last one's `next` "
+            "link (a cursor) to read further."
+        )
     return number
+
+
+def _cursor_position(text: str) -> tuple:
+    when, _, pk = text.rpartition("_")
+    try:
+        moment = datetime.fromisoformat(when)
+        number = int(pk)
+    except ValueError:
+        raise NotFound("Invalid cursor: follow a `next` link as given.") from None
+    if moment.tzinfo is None or not 0 < number < 2**63:
+        raise NotFound("Invalid cursor: follow a `next` link as given.")
+    return moment, number
 
 
 class LogTooLargeError(APIException):
@@ -456,7 +500,9 @@ class ContestLeaderboard(APIView):
         board = leaderboard_page(contest=contest, query=query)
         # Plain dicts, not a serializer per row: a page holds up to 1,000 rows.
         return {
-            "count": board.count,
+            # A filtered board is counted up to the deepest row served (DEEPEST_ROW): past
+            # it, the count is not known (null), as the registry's list's never is.
+            "count": None if board.count_capped else board.count,
             "next": self._page_link(request, board.page + 1) if board.has_next else None,
             "previous": self._page_link(request, board.page - 1) if board.has_previous else None,
             "results": [exports.leaderboard_row_data(row) for row in board.rows],

@@ -14,6 +14,7 @@ from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from submissions.board.query import deepest_page
 from submissions.contests.ranks import ranks_known
 from submissions.entries import selectors
 from submissions.measures.history import Result, best_over_time
@@ -49,19 +50,20 @@ class EntriesPage:
         return self.first_position + len(self.entries) - 1
 
 
-# The deepest page a list serves: an OFFSET reads the entries before it (a million entries at 50
-# a page), and a number past what PostgreSQL's bigint holds would be a 500.
-MAX_PAGE = 20_000
-
-
 def page_number(request: HttpRequest) -> int:
-    """The page asked for: 1 when it is not a number; a 404 past MAX_PAGE."""
+    """The page asked for: 1 when it is not a number; a 404 past the deepest page. An OFFSET
+    reads the entries before the page, so pages go to the boards' deepest row
+    (board/query.py DEEPEST_ROW), not a million entries down."""
     try:
         number = int(request.GET.get("page", "1"))
     except ValueError:
         return 1
-    if number > MAX_PAGE:
-        raise Http404(f"Pages go to {MAX_PAGE:,} at most.")
+    deepest = deepest_page(PAGE_SIZE)
+    if number > deepest:
+        raise Http404(
+            f"Pages go to {deepest:,} at most (the first {deepest * PAGE_SIZE:,} entries): the "
+            "open dataset (/open-data/) holds every one."
+        )
     return max(1, number)
 
 

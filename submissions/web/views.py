@@ -25,10 +25,13 @@ from django.views.decorators.http import require_POST
 from submissions import tracks
 from submissions.board import summary
 from submissions.board.cache import (
+    EntryStamp,
     board_cache_key,
     board_stamp,
     cached_board,
     contest_read,
+    entry_stamp,
+    kept_for,
     next_state_change,
 )
 from submissions.board.query import DRIVE_CHOICES, LeaderboardQuery, board_order
@@ -92,8 +95,23 @@ def home(request: HttpRequest) -> HttpResponse:
     contests = list(Contest.objects.all())
     # Read apart from the cached figures: a seeds' run moves no board version.
     seeds = SeedReproduction.objects.exists()
+    if not _plain_visit(request):
+        context = {**home_figures(contests), "seeds_reproduced": seeds}
+        return render(request, "submissions/home.html", context)
+    # An anonymous visitor's page is the same for every one: rendered once per set of board
+    # versions (and seeds' flag and address), kept until a contest next closes or publishes.
+    versions = ",".join(f"{contest.pk}.{contest.board_version}" for contest in contests)
+    place = f"{versions}|{seeds}|{request.build_absolute_uri()}"
+    key = "home-page:" + hashlib.sha256(place.encode()).hexdigest()[:32]
+    now = timezone.now()
+    hit = cache_get(key)
+    if hit is not None and (hit[0] is None or now < hit[0]):
+        return HttpResponse(hit[1])
     context = {**home_figures(contests), "seeds_reproduced": seeds}
-    return render(request, "submissions/home.html", context)
+    page = render(request, "submissions/home.html", context).content
+    changes = [m for c in contests if (m := next_state_change(c, now))]
+    cache_set(key, (min(changes, default=None), page), HOME_CACHE_SECONDS)
+    return HttpResponse(page)
 
 
 HOME_CACHE_SECONDS = 600
@@ -126,22 +144,13 @@ def _home_figures(contests: list[Contest], now) -> dict:
 
 
 def engine_chart(slugs: list[str], now) -> list[dict]:
-    """The chart's lines, kept for HOME_CACHE_SECONDS whatever the boards do: its grouped read
-    goes over every eligible entry of the classic contests, and a line by the month moves
-    little with one more entry (the leaders beside it follow every board version)."""
-    key = "home-chart:" + hashlib.sha256(f"{slugs}{now.date()}".encode()).hexdigest()[:32]
-    chart = cache_get(key)
-    if chart is None:
-        chart = [
-            {
-                "name": line.engine,
-                "months": [m.isoformat() for m in line.months],
-                "rates": line.rates,
-            }
-            for line in summary.engine_bests(slugs, now.date())
-        ]
-        cache_set(key, chart, HOME_CACHE_SECONDS)
-    return chart
+    """The chart's lines, from the bests kept per contest, engine and month
+    (board/engine_bests.py): a few rows per engine and month, built with the home page's
+    figures once per set of board versions."""
+    return [
+        {"name": line.engine, "months": [m.isoformat() for m in line.months], "rates": line.rates}
+        for line in summary.engine_bests(slugs, now.date())
+    ]
 
 
 def seeds_reproduced(request: HttpRequest) -> HttpResponse:
@@ -652,8 +661,68 @@ def verdict_rows(track: tracks.Track, rule_set: RuleSet | None, verdicts: list) 
     return [dict(verdict, sentence=sentences.get(verdict["rule"], "")) for verdict in verdicts]
 
 
+# Where the cached entry page takes what is rendered apart: the wings' panels (a rerun finishes
+# without the board moving on) and, when only they need them, the plot scripts. Entrant-written
+# HTML cannot hold either (markdown.py drops comments).
+PANELS_MARK = b"<!--entry-panels-->"
+PANEL_SCRIPTS_MARK = b"<!--entry-panel-scripts-->"
+# How long a visitor's entry page may show the wings' panels behind (a rerun that finished
+# without moving the board: a visitor sees only finished ones): rendered at most this often per
+# process and entry, so a page served from the cache reads nothing from the database.
+PANEL_SECONDS = 5.0
+
+
 def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    submission = _visible_entry(request, pk)
+    if not _plain_visit(request):
+        return _entry_page(request, _visible_entry(request, pk))
+    # An anonymous visitor sees what every other one sees: the page is rendered once per board
+    # version of its contest (moved on by any change to the entry, its ranks or its
+    # verification), all but the wings' panels, rendered apart (PANEL_SECONDS).
+    stamp = entry_stamp(pk)
+    if stamp is None:
+        raise Http404("No such entry.")
+    page = cached_board(
+        board_cache_key("entry", stamp, request),
+        stamp,
+        lambda contest: (
+            _entry_page(request, _visible_entry(request, pk), panels_later=True).content
+        ),
+        immutable=True,
+        shelf="entries",
+    )
+    panels, scripts = kept_for(
+        f"entry-panels:{pk}:{stamp.contest_id}:{stamp.version}",
+        PANEL_SECONDS,
+        lambda: _visitor_panels(request, _entry_stub(pk, stamp)),
+    )
+    return HttpResponse(
+        page.replace(PANELS_MARK, panels, 1).replace(PANEL_SCRIPTS_MARK, scripts, 1)
+    )
+
+
+def _entry_stub(pk: int, stamp: EntryStamp) -> Submission:
+    """The entry as far as its stamp read it: what the panels read of it (its runs by its id,
+    its owner); any other field is read from the database when asked (a deferred field)."""
+    known = {"id": pk, "contest_id": stamp.contest_id, "owner_id": stamp.owner_id}
+    fields = [f.attname for f in Submission._meta.concrete_fields if f.attname in known]
+    return Submission.from_db("default", fields, [known[name] for name in fields])
+
+
+def _visitor_panels(request: HttpRequest, submission: Submission) -> tuple[bytes, bytes]:
+    """The wings' panels as an anonymous visitor sees them, and the plot scripts when only they
+    need them."""
+    context = {"submission": submission, **entry_panels_context(submission, request.user)}
+    panels = "".join(
+        render_to_string(panel.template, context, request=request)
+        for panel in context["entry_panels"]
+    )
+    scripts = (
+        render_to_string("submissions/_entry_plot_scripts.html") if context.get("reruns") else ""
+    )
+    return panels.encode(), scripts.encode()
+
+
+def _entry_page(request: HttpRequest, submission: Submission, *, panels_later: bool = False):
     # Its rank read once (the template shows it twice), from the kept ranking keys where kept.
     ranks_known([submission])
     track, judged_rules = judged_under(submission)
@@ -690,7 +759,11 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "show_name": submission.publish
         or selectors.is_organizer(request.user)
         or submission.owner_id == request.user.id,
-        **entry_panels_context(submission, request.user),
+        **(
+            {"panels_later": True}
+            if panels_later
+            else entry_panels_context(submission, request.user)
+        ),
         **settings_panel(submission),
         "share": _share_links(request, submission),
     }
