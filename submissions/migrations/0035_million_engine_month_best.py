@@ -35,7 +35,7 @@ def _fill(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('submissions', '0033_dashboard_indexes'),
+        ('submissions', '0034_dash_estimate_basis_durations'),
     ]
 
     operations = [
