@@ -22,9 +22,9 @@ from runner.judge.rerun import (
 )
 from submissions.logparse import parse_log
 
-LOGS = Path(__file__).resolve().parents[2] / "submissions" / "tests" / "fixtures" / "logs"
+LOGS = Path(__file__).resolve().parents[3] / "submissions" / "tests" / "fixtures" / "logs"
 DEMO_CLAIM = (
-    Path(__file__).resolve().parents[2] / "submissions/demo_logs/c-small-pool-mariadb-3m.log"
+    Path(__file__).resolve().parents[3] / "submissions/demo_logs/c-small-pool-mariadb-3m.log"
 )
 
 # /proc/stat as a 2-CPU guest prints it: user nice system idle iowait irq softirq steal guest

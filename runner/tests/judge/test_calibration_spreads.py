@@ -27,7 +27,7 @@ from runner.judge.rerun import column, curve
 from runner.judge.resolution import pooled
 from submissions.logparse import parse_log
 
-LOGS = Path(__file__).parent / "fixtures/logs"
+LOGS = Path(__file__).resolve().parents[3] / "submissions/tests/fixtures/logs"
 # Three quiet triples of 1/10 reruns of a 3,000,000-row claim on this project's 2-core VMs.
 TRIPLES = {
     "14 MB": [f"iibench-c-mariadb-14mb-pool-300k-{n}.log" for n in (1, 2, 3)],

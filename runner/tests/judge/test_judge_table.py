@@ -10,7 +10,7 @@ from runner.judge.scaling import MEMORY_RULES
 from submissions.setup.entry_settings import SCALED_MEMORY
 from submissions.tracks import TRACKS
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 JUDGE = ROOT / "runner" / "judge"
 
 

@@ -191,7 +191,7 @@ def test_the_shape_is_measured_against_the_runs_own_phases():
 # Two identical real runs: the C benchmark, 300,000 rows into InnoDB on a private MariaDB 10.11
 # with a 6 MB buffer pool, on the project's shared 2-core VM while other tests ran. Their starts
 # differ 1.7x (the host's load); where the cliff falls and the average rate do not.
-REAL = Path(__file__).parent / "fixtures/logs"
+REAL = Path(__file__).resolve().parents[3] / "submissions/tests/fixtures/logs"
 
 
 def real_curve(name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -221,7 +221,9 @@ def test_on_real_runs_the_cliff_is_found_and_a_true_claim_tells_from_one_three_t
 # and three of nine quiet reruns of it at 1/10 (300,000 rows on the 25 MB pool the scaling rule
 # gave before the free pages were scaled with it), and one such run on a 40 MB pool, as a claim
 # whose pool was larger than declared.
-DEMO_CLAIM = Path(__file__).parents[1] / "demo_logs/c-small-pool-mariadb-3m.log"
+DEMO_CLAIM = (
+    Path(__file__).resolve().parents[3] / "submissions/demo_logs/c-small-pool-mariadb-3m.log"
+)
 TENTHS = [real_curve(f"iibench-c-mariadb-25mb-pool-300k-{n}.log") for n in (1, 2, 3)]
 
 
@@ -696,7 +698,7 @@ def test_the_demos_doctored_copy_is_refuted_where_its_honest_claim_is_reproduced
     own CPU counters."""
     from submissions.entries.demo import DOCTORED_BY, DOCTORED_CLAIM, SYNTHETIC_LOGS
 
-    shipped = Path(__file__).parents[1] / "demo_logs" / DOCTORED_CLAIM
+    shipped = Path(__file__).resolve().parents[3] / "submissions/demo_logs" / DOCTORED_CLAIM
     assert shipped.read_bytes() == SYNTHETIC_LOGS[DOCTORED_CLAIM]()  # the file is the function's
     reruns = [with_reads(REAL / f"iibench-c-mariadb-25mb-pool-300k-{n}.log") for n in (1, 2, 3)]
     honest, _ = judged_with_reads(with_reads(DEMO_CLAIM), reruns)

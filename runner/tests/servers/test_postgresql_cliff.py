@@ -27,7 +27,7 @@ from testing.reruns import assert_reproduced_unless_busy, run_to_end, without_cg
 
 pytestmark = pytest.mark.django_db
 
-FIXTURES = Path(__file__).resolve().parents[2] / "submissions" / "tests" / "fixtures" / "logs"
+FIXTURES = Path(__file__).resolve().parents[3] / "submissions" / "tests" / "fixtures" / "logs"
 CLAIM = FIXTURES / "iibench-c-postgresql-80mb-cgroup-500k.log"
 CLAIM_RAM_MB = 80
 

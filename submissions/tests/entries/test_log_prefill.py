@@ -15,7 +15,7 @@ from submissions.models import SampleSeries, ServerSetting, Submission
 from testing.entries import upload
 from testing.logs import python_log
 
-LOGS = Path(__file__).parent / "fixtures" / "logs"
+LOGS = Path(__file__).parents[1] / "fixtures" / "logs"
 MARIADB_LOG = LOGS / "iibench-c-format3-mariadb.log"
 
 
@@ -66,7 +66,7 @@ def test_a_virtual_disk_proposes_a_virtual_volume_and_a_real_one_its_kind():
 
 
 def test_a_postgresql_log_states_its_server_and_no_storage_engine():
-    log = Path(__file__).parents[1] / "demo_logs" / "c-query-postgresql-1m.log"
+    log = Path(__file__).parents[2] / "demo_logs" / "c-query-postgresql-1m.log"
     found = declaration_from_log(parsed(log.read_bytes()))
     assert found.values == {
         "server_family": "postgresql",

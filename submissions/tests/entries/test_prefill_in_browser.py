@@ -13,7 +13,7 @@ from testing.factories import PASSWORD, ContestFactory, UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-LOG = Path(__file__).parent / "fixtures" / "logs" / "iibench-c-format3-mariadb.log"
+LOG = Path(__file__).parents[1] / "fixtures" / "logs" / "iibench-c-format3-mariadb.log"
 STATED = {
     "cpu_model": "AMD EPYC",
     "cores": "2",

@@ -46,7 +46,7 @@ def test_only_the_machine_server_engine_and_settings_leave_a_verification_behind
 
 
 def test_the_outcome_module_imports_no_django():
-    source = Path(__file__).parents[1] / "entries" / "verification.py"
+    source = Path(__file__).parents[2] / "entries" / "verification.py"
     names = [
         node.module if isinstance(node, ast.ImportFrom) else alias.name
         for node in ast.walk(ast.parse(source.read_text()))

@@ -20,7 +20,9 @@ from testing.factories import ContestFactory, SubmissionFactory, UserFactory
 from testing.logs import python_log
 from testing.pages import table_rows
 
-FIXTURE = Path(__file__).resolve().parent / "fixtures" / "logs" / "iibench-c-format2-mariadb.log"
+FIXTURE = (
+    Path(__file__).resolve().parents[1] / "fixtures" / "logs" / "iibench-c-format2-mariadb.log"
+)
 # Format 3 (machine_cpu_s): `iibench --db mysql://... --rows 100000 --report-every 20000`.
 FORMAT3 = FIXTURE.with_name("iibench-c-format3-mariadb.log")
 NAN = math.nan

@@ -14,8 +14,8 @@ from testing.factories import ContestFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
-FIXTURES = Path(__file__).parent / "fixtures" / "logs"
-DEMO = Path(__file__).parents[1] / "demo_logs"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "logs"
+DEMO = Path(__file__).parents[2] / "demo_logs"
 
 
 def create(name: str, folder: Path = FIXTURES, **fields):

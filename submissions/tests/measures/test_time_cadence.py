@@ -14,8 +14,8 @@ from submissions.measures.figures import compute_figures
 from testing.judging import judge_track
 from testing.logs import python_log
 
-FIXTURES = Path(__file__).parent / "fixtures" / "logs"
-DEMO = Path(__file__).parents[1] / "demo_logs"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "logs"
+DEMO = Path(__file__).parents[2] / "demo_logs"
 REPORT_RULES = ("report_interval", "no_missing_report", "whole_run", "cumulative_rate")
 
 

@@ -1,10 +1,10 @@
 """One name for the tests that drive Chromium: test_<what>_in_browser.py, marked `browser`,
-so `ls */tests/*_in_browser.py` finds them all and nothing else."""
+so `ls */tests/*/*_in_browser.py */*/tests/*_in_browser.py` finds them all and nothing else."""
 
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 MARKED = re.compile(r"pytest\.mark\.browser\b")
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 REGISTRY = ROOT / "submissions"
 ROOMS = (
     "entries", "contests", "measures", "setup", "web", "logparse", "tracks", "board", "opendata",

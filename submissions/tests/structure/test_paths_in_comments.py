@@ -10,7 +10,7 @@ import subprocess
 import tokenize
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 CITED = re.compile(r"(?<![\w./-])((?:[\w.-]+/)+[\w.-]+\.(?:py|md|c|h|html|sh|toml|yml))\b")
 TOPS = ("submissions", "runner", "docs", "submissions/tracks", "runner/iibench")
 # Paths in other repositories that comments cite as such.

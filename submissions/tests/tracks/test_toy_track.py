@@ -78,17 +78,17 @@ def test_the_tests_that_walk_every_track_pass_with_the_toy_track_added(tmp_path)
     import sys
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     environment = {
         **os.environ,
         "TEST_DATABASE_URL": f"sqlite:///{tmp_path / 'toy.sqlite3'}",
         "PYTHONDONTWRITEBYTECODE": "1",
     }
     walked = [
-        "submissions/tests/test_tracks.py",
-        "submissions/tests/test_demo.py",
-        "submissions/tests/test_reference_results.py",
-        "submissions/tests/test_track_pages.py",
+        "submissions/tests/tracks/test_tracks.py",
+        "submissions/tests/entries/test_demo.py",
+        "submissions/tests/contests/test_reference_results.py",
+        "submissions/tests/tracks/test_track_pages.py",
     ]
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "--fast", "-p", "testing.toy_track_plugin",

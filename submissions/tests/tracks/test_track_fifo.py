@@ -6,7 +6,7 @@ from submissions.contests.rules import Status
 from testing.judging import judge_track
 from testing.logs import c_fifo_log
 
-DEMO_LOGS = Path(__file__).resolve().parent.parent / "demo_logs"
+DEMO_LOGS = Path(__file__).resolve().parents[2] / "demo_logs"
 # Seed 002 at 1/1000 scale, like the demo contest.
 SMALL_FIFO = {"delete_after": 250_000, "pace_tolerance": 0.01}
 

@@ -10,7 +10,7 @@ from submissions.tracks.pk_types.references import REFERENCES as PK_RESULTS
 from testing.judging import judge_track
 from testing.logs import c_pk_run, metrics_console_log
 
-DEMO_LOGS = Path(__file__).resolve().parent.parent / "demo_logs"
+DEMO_LOGS = Path(__file__).resolve().parents[2] / "demo_logs"
 SEED_TEST_1 = (
     ("BASELINE", 9.718, 500_000, 75.99),
     ("UUID_CHAR", 14.52, 500_000, 30.89),

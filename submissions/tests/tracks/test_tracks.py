@@ -140,7 +140,7 @@ def test_the_registry_never_imports_the_runner_and_the_rerun_service_never_its_t
     import ast
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
 
     def imported(path: Path) -> set[str]:
         names = set()
