@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from bench.scaling import BINARY, load  # noqa: E402
+from bench.scaling_sweeps import BINARY, load  # noqa: E402
 from runner.judge.classic import reads_cliff, shape_of  # noqa: E402
 from runner.servers import PrivateServer, ServerConfig, descendants  # noqa: E402
 

@@ -51,7 +51,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import bench.scaling as scaling  # noqa: E402
+import bench.scaling_sweeps as scaling  # noqa: E402
 from runner.judge.classic import judge_curves, shape_of  # noqa: E402
 from runner.judge.rerun import (  # noqa: E402
     BUSY_CORES,

@@ -257,7 +257,7 @@ def test_power_on_real_runs_the_demo_claim_at_a_tenth_is_reproduced_and_false_on
 
 
 def test_tolerance_means_the_rerun_reaches_at_least_three_quarters_of_the_claims_rate():
-    # Pair 2 of five (bench/scaling.py --pairs 5, a fresh VM): a true claim made on this host
+    # Pair 2 of five (bench/scaling_sweeps.py --pairs 5, a fresh VM): a true claim made on this host
     # and its own three reruns at 1/10 right after it. A scaled run is slower per row than its
     # claim (its pool misses more after the cliff), and these ran in a slower minute: the
     # fastest averaged 0.78 of the claim's rate. Every track's rule, reproduced when the
@@ -355,7 +355,7 @@ def test_a_claim_whose_log_states_its_reads_is_judged_apart_from_its_disk():
 
 
 def test_power_with_the_free_pages_scaled_reruns_miss_as_the_claim_and_refute_forgeries():
-    # Pair 1 of `bench/scaling.py --pairs 5` (24 Nov 2026, 19:40-19:45, quiet): a true claim
+    # Pair 1 of `bench/scaling_sweeps.py --pairs 5` (24 Nov 2026, 19:40-19:45, quiet): a true claim
     # (3,000,000 rows, a 128 MB pool and its 1,536 free pages) and its own three reruns at 1/10
     # right after it, on the pool and free pages the scaling rule gives.
     claim_path = REAL / "iibench-c-mariadb-128mb-pool-3m-free-pages.log"

@@ -1,11 +1,11 @@
-"""An entry's verification outcome in words (entries/verification.py, pure): what every page,
+"""An entry's verification outcome in words (entries/outcome.py, pure): what every page,
 export and feed says of each state."""
 
 import ast
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from submissions.entries.verification import VerificationOutcome, outcome_of, setup_changed
+from submissions.entries.outcome import VerificationOutcome, outcome_of, setup_changed
 
 JUDGED = datetime(2026, 11, 29, 4, 0, tzinfo=UTC)
 HEADLINE = "Not reproduced at 1/10 on mariadb: cliff at 46% vs 80%, 82%, 81%."
@@ -46,7 +46,7 @@ def test_only_the_machine_server_engine_and_settings_leave_a_verification_behind
 
 
 def test_the_outcome_module_imports_no_django():
-    source = Path(__file__).parents[2] / "entries" / "verification.py"
+    source = Path(__file__).parents[2] / "entries" / "outcome.py"
     names = [
         node.module if isinstance(node, ast.ImportFrom) else alias.name
         for node in ast.walk(ast.parse(source.read_text()))

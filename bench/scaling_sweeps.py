@@ -29,7 +29,7 @@ default: five pairs, about an hour here). --keep-claim FILE keeps the claim's lo
 it, so another rule (--overhead, --exponent) can be tried on the same claim in a minute (one
 pair); --logs DIR keeps every run's log.
 
-    .venv/bin/python bench/scaling.py [--pools 16,24,32] [--pg-buffers 8,32]
+    .venv/bin/python bench/scaling_sweeps.py [--pools 16,24,32] [--pg-buffers 8,32]
         [--claim-rows 3000000] [--claim-pool 128] [--scale 10] [--repeats 3] [--pairs 5]
         [--keep-claim var/claim.log] [--logs var/scaling-logs] [--overhead MB] [--exponent E]
 """
