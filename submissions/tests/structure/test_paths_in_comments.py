@@ -1,7 +1,8 @@
 """A path a comment or docstring cites is checked like an import: every path of folders and a
 .py (.md, .c, .h, .html, .sh) file named in the code's comments and docstrings exists, read from
 the repository root, from the citing file's folder or any folder above it, or from a top folder
-(`submissions/`, `runner/`, `docs/`). Pure: reads files only."""
+(`submissions/`, `runner/`, `docs/`). A pattern (`runner/judge/<workload>.py`) must match at
+least one file. Pure: reads files only."""
 
 import ast
 import io
@@ -11,7 +12,9 @@ import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
-CITED = re.compile(r"(?<![\w./-])((?:[\w.-]+/)+[\w.-]+\.(?:py|md|c|h|html|sh|toml|yml))\b")
+# A path's folders and file name; a <placeholder> stands for any one (tracks/<workload>/).
+PART = r"(?:[\w.-]+|<\w+>)"
+CITED = re.compile(rf"(?<![\w./<>-])((?:{PART}/)+{PART}\.(?:py|md|c|h|html|sh|toml|yml))\b")
 TOPS = ("submissions", "runner", "docs", "submissions/tracks", "runner/iibench")
 # Paths in other repositories that comments cite as such.
 EXTERNAL = {"bench/ibench/iibench.py"}  # mdcallag/mytools' Python iibench, not in this repository
@@ -40,9 +43,12 @@ def comments_and_docstrings(path: Path) -> list[tuple[int, str]]:
 
 
 def exists(cited: str, citing: Path) -> bool:
-    if cited in EXTERNAL or any(mark in cited for mark in "<{*"):
-        return True  # a pattern (tracks/<workload>/...), not one file
+    if cited in EXTERNAL:
+        return True
     folders = [ROOT, *(ROOT / top for top in TOPS), *citing.parents]
+    if "<" in cited:  # a pattern (runner/judge/<workload>.py): one file at least
+        pattern = re.sub(r"<\w+>", "*", cited)
+        return any(next(folder.glob(pattern), None) for folder in folders)
     return any((folder / cited).exists() for folder in folders)
 
 
@@ -60,3 +66,11 @@ def missing_paths() -> list[str]:
 
 def test_every_path_a_comment_cites_exists():
     assert missing_paths() == []
+
+
+def test_a_pattern_is_checked_and_a_missing_path_found():
+    assert exists("runner/judge/<workload>.py", ROOT / "runner" / "services.py")
+    assert not exists("submissions/tracks/<track>/rerun.py", ROOT / "runner" / "services.py")
+    assert CITED.findall("judged by its track (submissions/tracks/<track>/rerun.py).") == [
+        "submissions/tracks/<track>/rerun.py"
+    ]
