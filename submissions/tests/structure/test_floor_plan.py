@@ -201,11 +201,40 @@ def test_the_room_table_names_every_module_of_the_room(room):
         path.stem if path.suffix == ".py" else path.name
         for path in (REGISTRY / room).iterdir()
         if (path.suffix == ".py" and path.stem != "__init__")
-        or (path.is_dir() and (path / "__init__.py").exists() and path.name != "tests")
+        or (
+            path.is_dir()
+            and (path / "__init__.py").exists()
+            and path.name not in ("tests", "migrations")
+        )
     }
-    if room == "live":
-        return  # the live wing is its own app; its own docstring lists its modules
     assert sorted(modules - named) == [], f"modules of {room}/ missing from the room table"
+
+
+def _paragraph(starting: str) -> str:
+    return next(part for part in CONVENTIONS.read_text().split("\n\n") if starting in part)
+
+
+def _modules(folder: Path) -> set[str]:
+    return {
+        path.name for path in folder.glob("*.py") if path.name not in ("__init__.py", "conftest.py")
+    }
+
+
+def test_conventions_names_every_module_of_the_runner_and_of_django_s_packages():
+    """The rooms' rows name their modules (above); the runner's paragraph names every module of
+    runner/, runner/judge/ and its commands, the floor plan's opening every module of the
+    registry's templatetags/ and management commands."""
+    runner_said = set(re.findall(r"`(\w+\.py)`", _paragraph("`runner/` is the other wing")))
+    runner = ROOT / "runner"
+    runner_modules = (
+        _modules(runner) | _modules(runner / "judge") | _modules(runner / "management/commands")
+    )
+    assert sorted(runner_modules - runner_said) == [], "runner modules missing from CONVENTIONS"
+    registry_said = set(re.findall(r"`(\w+\.py)`", _paragraph("is one Django app")))
+    django_packages = _modules(REGISTRY / "templatetags") | _modules(
+        REGISTRY / "management/commands"
+    )
+    assert sorted(django_packages - registry_said) == [], "missing from the floor plan's opening"
 
 
 TEST_FOLDERS = ("submissions/tests", "submissions/live/tests", "runner/tests", "witness/tests")
