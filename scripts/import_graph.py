@@ -7,6 +7,7 @@ the C benchmark's `#include "..."` lines. Anyone can rerun it:
     python scripts/import_graph.py --by-room  # circles, then one line a room
     python scripts/import_graph.py --module runner.verdicts   # what one module reaches
     python scripts/import_graph.py --calls runner.tasks:run_verification   # a call path
+    python scripts/import_graph.py --refresh docs/structure.md   # its drawings made again
 
 A call path is drawn from the calls a function's body makes to functions of the project it can
 name statically (a name it defines or imports, a method of its own class, `module.function`, a
@@ -22,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
+import io
 import re
 import signal
 import sys
@@ -335,8 +338,31 @@ def project_sources() -> dict[str, tuple[str, bool]]:
     }
 
 
-def main() -> int:
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the drawing quietly
+# A drawing in a document: its command, then what the command printed.
+DRAWING = re.compile(r"```text\n\$ (python scripts/import_graph\.py[^\n]*)\n(.*?)```", re.S)
+
+
+def drawings(text: str) -> list[tuple[str, str]]:
+    """(command, drawing) for each drawing of a document."""
+    return DRAWING.findall(text)
+
+
+def refreshed(text: str, draw) -> str:
+    """The document with each drawing made again: `draw(arguments)` prints it."""
+    return DRAWING.sub(
+        lambda found: f"```text\n$ {found[1]}\n{draw(found[1].split()[2:])}```", text
+    )
+
+
+def draw_again(arguments: list[str]) -> str:
+    """What the script prints with these arguments."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        main(arguments)
+    return printed.getvalue()
+
+
+def main(arguments: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rooms", action="store_true", help="print the room arrows only")
     parser.add_argument("--by-room", action="store_true", help="the room arrows as one line a room")
@@ -352,7 +378,14 @@ def main() -> int:
         metavar="PREFIX",
         help="draw only the calls on a way to a function starting so (--calls)",
     )
-    args = parser.parse_args()
+    parser.add_argument(
+        "--refresh", metavar="DOCUMENT", help="draw again every drawing of a document, in place"
+    )
+    args = parser.parse_args(arguments)
+    if args.refresh:
+        document = Path(args.refresh)
+        document.write_text(refreshed(document.read_text(), draw_again))
+        return 0
     if args.calls:
         graph_of_calls = CallGraph(project_sources())
         for start in args.calls:
@@ -379,4 +412,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the drawing quietly
     raise SystemExit(main())

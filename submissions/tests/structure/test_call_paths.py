@@ -4,8 +4,6 @@ function or a task sent by its name; a call through a table is not followed; `to
 only the ways to the functions named. And the drawings in docs/structure.md are the script's."""
 
 import importlib.util
-import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -101,18 +99,31 @@ def test_depth_bounds_the_drawing():
     ]
 
 
+def test_refresh_draws_each_drawing_of_a_document_again():
+    document = (
+        "Intro.\n\n```text\n$ python scripts/import_graph.py --calls a:b --depth 2\nold\n```\n"
+        "Between.\n\n```text\n$ python scripts/import_graph.py --by-room\nolder\n```\n"
+    )
+    asked = []
+
+    def draw(arguments):
+        asked.append(arguments)
+        return f"new {len(asked)}\n"
+
+    assert graph_script.refreshed(document, draw) == (
+        "Intro.\n\n```text\n$ python scripts/import_graph.py --calls a:b --depth 2\nnew 1\n```\n"
+        "Between.\n\n```text\n$ python scripts/import_graph.py --by-room\nnew 2\n```\n"
+    )
+    assert asked == [["--calls", "a:b", "--depth", "2"], ["--by-room"]]
+
+
 def test_the_drawings_in_the_structure_doc_are_the_scripts_own():
     """Each drawing in docs/structure.md is under the command that made it; run again, the
-    command draws it exactly (the doc is refreshed when the code's paths change)."""
+    command draws it exactly. When the code's paths change:
+    python scripts/import_graph.py --refresh docs/structure.md"""
     text = (ROOT / "docs" / "structure.md").read_text()
-    blocks = re.findall(
-        r"```text\n\$ (python scripts/import_graph\.py[^\n]*)\n(.*?)```", text, re.S
-    )
-    assert len(blocks) >= 5
-    for command, drawn in blocks:
-        arguments = command.split()[2:]
-        done = subprocess.run(
-            [sys.executable, str(SCRIPT), *arguments],
-            cwd=ROOT, capture_output=True, text=True, check=True, timeout=120,
-        )  # fmt: skip
-        assert done.stdout == drawn, command
+    found = graph_script.drawings(text)
+    assert len(found) >= 5
+    for command, drawn in found:
+        again = graph_script.draw_again(command.split()[2:])
+        assert again == drawn, f"{command}: run --refresh docs/structure.md"
