@@ -34,7 +34,7 @@ test-fast: $(VENV)/.installed
 	mkdir -p var
 	TEST_DATABASE_URL=sqlite:///$(CURDIR)/var/test-fast.sqlite3 $(PY) -m pytest -q --fast
 
-# The scaling rule's measurements (bench/scaling.py, README "Scaling rule") and the issue's
+# The scaling rule's measurements (bench/scaling_sweeps.py, README "Scaling rule") and the issue's
 # figure: a 3,000,000-row claim with a 128 MB pool verified at 1/10, three runs, five times in
 # turn (the time goal is a ratio: each claim is timed beside its own reruns). 25 minutes to an
 # hour on the project's 2-core VMs (a claim 3.5-7 minutes, its three reruns 1-2.5); a quicker
@@ -93,9 +93,9 @@ bench: setup services
 	$(PY) bench/url_walk.py $(URL_WALK_ARGS)
 	$(PY) bench/open_dataset_speed.py $(OPEN_DATA_ARGS)
 	$(PY) bench/chart_page.py $(CHART_PAGE_ARGS)
-	$(PY) bench/scaling.py $(SCALING_ARGS)
+	$(PY) bench/scaling_sweeps.py $(SCALING_ARGS)
 	$(PY) bench/pg_scaling.py $(PG_SCALING_ARGS)
-	$(PY) bench/scaling.py $(MYROCKS_SCALING_ARGS)
+	$(PY) bench/scaling_sweeps.py $(MYROCKS_SCALING_ARGS)
 	$(PY) bench/myisam_scaling.py $(MYISAM_SCALING_ARGS)
 	$(MANAGE) reproduce_seeds $(SEEDS_ARGS)
 	$(PY) bench/verification_power.py $(POWER_ARGS)

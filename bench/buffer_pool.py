@@ -28,7 +28,7 @@ import pymysql
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.scaling import benchmark_command, private_server  # noqa: E402
+from bench.scaling_sweeps import benchmark_command, private_server  # noqa: E402
 
 STATS = (
     "SELECT FREE_BUFFERS, DATABASE_PAGES, MODIFIED_DATABASE_PAGES, NUMBER_PAGES_READ, POOL_SIZE "

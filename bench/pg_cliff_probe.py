@@ -1,4 +1,4 @@
-"""Why a PostgreSQL rerun's cliff moves: the test's rerun (runner/tests/test_postgresql_cliff.py,
+"""Why a PostgreSQL rerun's cliff moves: the test's rerun (runner/tests/servers/test_postgresql_cliff.py,
 the 80 MB claim at 1/2: 250,000 rows in the rule's 50.5 MB cgroup, shared_buffers 10 MB) run
 --runs times on fresh private servers, as the worker runs it (runner/servers.py), with what the
 kernel and the server did at each report: the cgroup's memory.stat (cache, rss, shmem,
@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from bench.scaling import BINARY, load  # noqa: E402
+from bench.scaling_sweeps import BINARY, load  # noqa: E402
 from runner.judge.classic import reads_cliff, shape_of  # noqa: E402
 from runner.servers import PrivateServer, ServerConfig, descendants  # noqa: E402
 

@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.scaling import (  # noqa: E402
+from bench.scaling_sweeps import (  # noqa: E402
     BINARY,
     REPORTS,
     Curve,

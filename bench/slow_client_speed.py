@@ -1,6 +1,6 @@
 """The slow-client figure: GET / with 50 slow-drip clients holding connections, behind nginx
 (deploy/nginx.conf.template) and against gunicorn alone. Runs the test that asserts it
-(submissions/tests/test_slow_clients.py) and prints its measurement."""
+(submissions/tests/site/test_slow_clients.py) and prints its measurement."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def main() -> int:
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "submissions/tests/test_slow_clients.py", "-q", "-s",
+        [sys.executable, "-m", "pytest", "submissions/tests/site/test_slow_clients.py", "-q", "-s",
          "-p", "no:cacheprovider"],
         cwd=ROOT, capture_output=True, text=True, check=False,
     )  # fmt: skip

@@ -66,7 +66,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import bench.scaling as scaling  # noqa: E402
+import bench.scaling_sweeps as scaling  # noqa: E402
 from runner.cpu_weight import cpu_weight_group  # noqa: E402
 from runner.judge.classic import judge_curves, shape_of  # noqa: E402
 from runner.judge.host_speed import (  # noqa: E402  # noqa: E402

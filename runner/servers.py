@@ -13,7 +13,7 @@ made for it (`secrets`), kept in the server's 0700 directory and given to the wo
 clients only: the benchmark in its environment (`client_environment()`: MYSQL_PWD, PGPASSWORD,
 never its command line, which every local user can read in /proc), the probes in the driver's
 call. Every other account is removed; another local user reaching the port or the socket is
-refused (runner/tests/test_private_server_access.py).
+refused (runner/tests/servers/test_private_server_access.py).
 
 The servers run in the foreground as our children, not through mysqld_safe or pg_ctl: those
 daemonize the server (it would outlive a killed worker) and mysqld_safe restarts a crashed

@@ -1,5 +1,5 @@
 """The verdict of a finished rerun: its output read back with the registry's parser and judged
-by the contest's track (submissions/tracks/<track>/rerun.py); the runner only stores it."""
+by the contest's track (runner/judge/<workload>.py); the runner only stores it."""
 
 from __future__ import annotations
 

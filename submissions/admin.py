@@ -7,7 +7,7 @@ from simple_history.admin import SimpleHistoryAdmin
 from submissions.contests import ranks as contest_ranks
 from submissions.contests import reference_rows, rule_versions
 from submissions.entries import edits, refusals, services
-from submissions.entries.verification import SETUP_FIELDS
+from submissions.entries.outcome import SETUP_FIELDS
 from submissions.models import (
     ChangeStatus,
     Contest,
@@ -194,7 +194,7 @@ class SubmissionAdmin(SimpleHistoryAdmin):
         if change and form.changed_data:
             obj.edited_at = timezone.now()
             # A verification of the machine, server, engine or settings before this edit no
-            # longer speaks for the entry (entries/verification.py).
+            # longer speaks for the entry (entries/outcome.py).
             if set(form.changed_data) & set(SETUP_FIELDS):
                 obj.setup_edited_at = obj.edited_at
         super().save_model(request, obj, form, change)

@@ -14,7 +14,7 @@ from simple_history.models import HistoricalRecords
 from submissions import tracks
 from submissions.board.versions import forget_kept_versions
 from submissions.contests.rank_query import beats_q, ranked_q
-from submissions.entries.verification import (
+from submissions.entries.outcome import (
     OUTCOME_CHOICES,
     REPRODUCED,
     VerificationOutcome,
@@ -363,10 +363,10 @@ class Submission(models.Model):
     # The last time the entrant's declaration changed after submission (the "edited" mark).
     edited_at = models.DateTimeField(null=True, blank=True)
     # The last edit of what a verification reruns (the machine, server, engine or settings,
-    # entries/verification.SETUP_FIELDS): a verification judged before it is of another
+    # entries/outcome.SETUP_FIELDS): a verification judged before it is of another
     # declaration, and says so ("verified before an edit") until an organizer verifies again.
     setup_edited_at = models.DateTimeField(null=True, blank=True)
-    # The verification outcome, stored once (entries/verification.py reads it for every page,
+    # The verification outcome, stored once (entries/outcome.py reads it for every page,
     # board, export and feed): the verdict of the organizers' verification reruns the entry
     # shows (a reproduction over a shape, over the latest other verdict), when that rerun
     # finished, and its headline in the judge's words. Written by the runner wing only

@@ -11,7 +11,7 @@ What a wing may add:
   its workers read from their server binaries).
 
 A verification's outcome is not read through a door: the runner stores it on the entry
-(Submission.verification...), and entries/verification.py reads it for every page.
+(Submission.verification...), and entries/outcome.py reads it for every page.
 """
 
 from __future__ import annotations

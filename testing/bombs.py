@@ -2,7 +2,7 @@
 ~700 `# setting` lines) with millions of lines the parser reads and no report, plain, gzipped
 or as concatenated gzip members. Made as a stream of pieces, never whole: a 50,000,000-line
 bomb is 100 MB plain but costs its reader only what it reads before it refuses. For the tests
-(`submissions/tests/test_upload_bombs.py`) and `bench/hostile_uploads.py`."""
+(`submissions/tests/web/test_upload_bombs.py`) and `bench/hostile_uploads.py`."""
 
 from __future__ import annotations
 

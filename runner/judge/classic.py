@@ -4,7 +4,7 @@ A verification rerun at scale 1/k inserts claimed_rows / k rows on a server whos
 scaled so that the data-to-memory ratio, and with it the curve's shape, matches the claim's
 (README "What a rerun's verdict means"). So the judge compares what scaling preserves, each curve
 against its own run, with figures chosen for what they keep on a real host (measured with the
-C benchmark on MariaDB 10.11, bench/scaling.py; README "Scaling rule"):
+C benchmark on MariaDB 10.11, bench/scaling_sweeps.py; README "Scaling rule"):
 
 - where the cliff falls, as a fraction of the run: in the steepest fall of the smoothed rate
   (the CLIFF_WINDOW of the run over which it falls the most), the first point below

@@ -4,8 +4,8 @@ data-to-memory ratio, and with it the shape of the curve, matches the claim's. P
 Scaling is not simply dividing the pool by k: InnoDB's page cleaner keeps
 `innodb_lru_scan_depth` pages of the pool free of data (1,536 by default, 24 MB, whatever the
 pool's size: a sixth of a 128 MB pool, nearly all of a 25 MB one). Measured with the C
-benchmark on private MariaDB 10.11 servers (bench/scaling.py, README "Scaling rule"), with the
-free pages kept at the same share of the pool, the rows before the cliff (the rate's steepest
+benchmark on private MariaDB 10.11 servers (bench/scaling_sweeps.py, README "Scaling rule"),
+with the free pages kept at the same share of the pool, the rows before the cliff (the rate's steepest
 fall, as the insert-rate judge finds it) at 8 to 128 MB grow in proportion to the pool above a
 fixed part: a straight line through 0.5 to 1 MB misses no pool by more than 11-13%. The claims
 checked at 1/10 pin that part: the same 128 MB claim's cliff came 6-8 points of the run early on

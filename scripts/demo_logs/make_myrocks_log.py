@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from bench.scaling import ROCKSDB, describe, run_benchmark  # noqa: E402
+from bench.scaling_sweeps import ROCKSDB, describe, run_benchmark  # noqa: E402
 
 # The memtables at MyRocks' default (no total limit: each flushes at 64 MB). With a 64 MB
 # total (rocksdb_db_write_buffer_size=64M) the first try's rate halved at 10% of the run, when

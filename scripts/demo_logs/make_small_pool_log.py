@@ -2,7 +2,7 @@
 private MariaDB server (runner/servers.py: its own data directory, port and socket, removed at
 the end) started with innodb_buffer_pool_size=128M and innodb_flush_log_at_trx_commit=2, the
 settings the demo entry declares: the issue's figure, the claim `make bench` verifies at 1/10
-(bench/scaling.py makes the same run). About 4 minutes on the quiet VM (8.5 while other jobs
+(bench/scaling_sweeps.py makes the same run). About 4 minutes on the quiet VM (8.5 while other jobs
 ran); its 1/10 verification (300,000 rows on the 14 MB pool the scaling rule gives, three
 times) about a minute. Make it on a quiet machine: a claim made under load has a
 slower in-memory phase than its setup gives, and quiet reruns do not reproduce it.
@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from bench.scaling import describe, load, run_benchmark  # noqa: E402
+from bench.scaling_sweeps import describe, load, run_benchmark  # noqa: E402
 
 SETTINGS = {"innodb_buffer_pool_size": "128M", "innodb_flush_log_at_trx_commit": "2"}
 ROWS = 3_000_000

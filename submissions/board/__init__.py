@@ -6,6 +6,6 @@ home page's comparison across boards (`summary`); its queries are compiled once 
 `caches.compiled`.
 
 May import the models, `measures`, `contests`, `tracks`, `setup.engines`, `setup.cpus` (the CPU
-models' names), `caches`, `entries.trust` and `entries.verification`; never `web`, `live` or
+models' names), `caches`, `entries.trust` and `entries.outcome`; never `web`, `live` or
 `runner`.
 """

@@ -50,8 +50,8 @@ from submissions.caches.compiled import (
 from submissions.caches.soft_cache import cache_get, cache_set
 from submissions.contests.rank_query import ranked_q
 from submissions.contests.ranks import ranks_in_order, ranks_of
+from submissions.entries.outcome import OUTCOME_FIELDS
 from submissions.entries.trust import trust_columns, trust_lookups
-from submissions.entries.verification import OUTCOME_FIELDS
 from submissions.measures.costs import BOARD_COSTS
 from submissions.measures.ranking import interleave, page_slots, reference_positions
 from submissions.models import Contest, ReferenceResult, Submission, verified_q

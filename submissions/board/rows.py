@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from submissions import tracks
+from submissions.entries.outcome import outcome_of
 from submissions.entries.trust import trust_of
-from submissions.entries.verification import outcome_of
 from submissions.measures.costs import BOARD_COSTS
 from submissions.models import ReferenceResult, hardware_summary
 
@@ -43,7 +43,7 @@ class BoardRow:
     demo: str = ""  # "demo" or "synthetic": demo data, not an entrant's result
     # The time to the target reads the same as a ranked neighbour's: the terminal rate decides.
     tie_break: bool = False
-    # The verification outcome's state (entries/verification.py: "reproduced", "shape_only",
+    # The verification outcome's state (entries/outcome.py: "reproduced", "shape_only",
     # "not_reproduced", "inconclusive", "before_edit" or "") and its sentence.
     verification: str = ""
     verification_words: str = ""

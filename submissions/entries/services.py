@@ -29,8 +29,8 @@ from submissions.entries.checks import (
     entry_declared,
 )
 from submissions.entries.declaration import DECLARED_FIELDS
+from submissions.entries.outcome import setup_changed
 from submissions.entries.refusals import ContestClosed, DuplicateLog, SubmissionRefused
-from submissions.entries.verification import setup_changed
 from submissions.logparse import ParsedLog, Series
 from submissions.measures.series import (
     pack_columns,
@@ -270,7 +270,7 @@ def entry_update(
             submission.edited_at = timezone.now()
             # A verification of the machine, server, engine or settings as they were no longer
             # verifies the entry: every page says "verified before an edit" until an organizer
-            # verifies it again (entries/verification.py).
+            # verifies it again (entries/outcome.py).
             if setup_changed(before, after):
                 submission.setup_edited_at = submission.edited_at
             submission._history_user = by

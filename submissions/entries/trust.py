@@ -1,7 +1,7 @@
 """How far the registry can vouch for an entry, and what each level proves and does not.
 
 - verified: a verification rerun reproduced the claim as it is declared now (the entry's one
-  verification outcome, entries/verification.py: an edit of its machine, server, engine or
+  verification outcome, entries/outcome.py: an edit of its machine, server, engine or
   settings since leaves it behind);
 - streamed: sent line by line while it ran, the registry's clock agreeing with the log's within
   a share of the time it watched (capped), and nothing edited after the fact. Faking it costs

@@ -5,5 +5,5 @@ public, their series one at a time), writing a build's files beside the one serv
 switching to it at once (`build`), and when a build is due, running or done (`state`).
 
 May import: the models, `logparse.model`, `measures`, `contests.ranks`, `entries.trust` and
-`entries.verification`; never `web`, `live` or `runner`. `tables` is pure (no Django).
+`entries.outcome`; never `web`, `live` or `runner`. `tables` is pure (no Django).
 """

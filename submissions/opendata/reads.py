@@ -18,8 +18,8 @@ from django.db.models.functions import Length
 from django.urls import reverse
 
 from submissions.contests.ranks import ranks_of
+from submissions.entries.outcome import OUTCOME_FIELDS, outcome_of, outcome_public
 from submissions.entries.trust import TRUST_SENTENCES, trust_columns, trust_of
-from submissions.entries.verification import OUTCOME_FIELDS, outcome_of, outcome_public
 from submissions.measures.costs import PER_ROW_COSTS
 from submissions.measures.series import unpack_columns
 from submissions.models import Contest, SampleSeries, Submission

@@ -223,7 +223,7 @@ TIE_BREAK = mark_safe(  # nosec B308
     ' <span class="badge muted" title="Same time to the second as a neighbour: the higher '
     'terminal rate ranks first">tie-break</span>'
 )
-# A verification's outcome (entries/verification.py) by its state: the badge's word and class;
+# A verification's outcome (entries/outcome.py) by its state: the badge's word and class;
 # its title is the outcome's sentence (the verdict's headline, or when the edit came).
 OUTCOME_BADGES = {
     "reproduced": ("verified", "verified"),
@@ -237,7 +237,7 @@ OUTCOME_BADGE = '<span class="badge {}" data-verification="{}" title="{}">{}</sp
 
 @register.filter
 def outcome_class(state: str) -> str:
-    """The badge class of a verification outcome's state (entries/verification.py)."""
+    """The badge class of a verification outcome's state (entries/outcome.py)."""
     return OUTCOME_BADGES.get(state, ("", "muted"))[1]
 
 

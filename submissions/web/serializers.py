@@ -5,8 +5,8 @@ from rest_framework.authtoken.serializers import AuthTokenSerializer
 from submissions import tracks
 from submissions.contests.rule_versions import contest_rule_set, rule_version_latest
 from submissions.entries.declaration import DECLARED_FIELDS
+from submissions.entries.outcome import OUTCOME_STATE_HELP, OUTCOME_WORDS_HELP
 from submissions.entries.trust import TRUST_LEVELS, TRUST_SENTENCES, entry_trust
-from submissions.entries.verification import OUTCOME_STATE_HELP, OUTCOME_WORDS_HELP
 from submissions.measures.costs import PER_ROW_COSTS
 from submissions.models import Contest, RuleVersion, Submission
 from submissions.wings import entry_stream

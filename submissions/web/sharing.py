@@ -16,7 +16,7 @@ from django.views.decorators.http import condition
 from submissions.contests import rule_versions
 from submissions.contests.ranks import contest_leader, ranks_known
 from submissions.entries import selectors
-from submissions.entries.verification import outcome_public
+from submissions.entries.outcome import outcome_public
 from submissions.measures import comparison
 from submissions.models import (
     CheckedVerdicts,
