@@ -21,3 +21,7 @@ WHITENOISE_USE_FINDERS = True
 # (each verdict says so), and no worker calibrates on its own (a test calibrates when it means to).
 RERUN_FIXTURE_SPREADS = env.bool("RERUN_FIXTURE_SPREADS", default=True)
 RERUN_CALIBRATE_WHEN_IDLE = env.bool("RERUN_CALIBRATE_WHEN_IDLE", default=False)
+# A verification's reference runs (issue 45) cost a second private server and a run before each
+# repeat: the test that means them turns them on (runner/tests/verdicts/
+# test_busy_host_verification.py); a calibration always runs its own.
+RERUN_REFERENCE_RUNS = env.bool("RERUN_REFERENCE_RUNS", default=False)
