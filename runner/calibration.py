@@ -32,7 +32,7 @@ from django.utils import timezone
 from runner import process, servers
 from runner.fleet import host_queue
 from runner.heartbeats import served_queues
-from runner.host import busy_cores, host_name, host_of, read_cpu_times, steal_cores, this_host
+from runner.host import busy_cores, host_name, host_of, read_cpu_times, steal_cores
 from runner.judge.calibration_spreads import (
     Calibration,
     NotCalibrated,
@@ -43,7 +43,6 @@ from runner.judge.calibration_spreads import (
 )
 from runner.judge.classic import FIXTURE_SPREADS, STEP, steps
 from runner.judge.host_speed import DRIFT_LIMIT, HostSpeed
-from runner.judge.memory_budget import LEAST_CONNECTION_CAP
 from runner.judge.rerun import (
     STEAL_CORES,
     RerunSpec,
@@ -55,7 +54,7 @@ from runner.judge.rerun import (
     steal_line,
 )
 from runner.judge.resolution import DEFAULT_REPEATS, HostSpread, HostSpreads
-from runner.judge.scaling import memory_for_scale, rerun_settings, scaled_rows
+from runner.judge.scaling import memory_for_scale, scaled_rows
 from runner.models import (
     CalibrationStatus,
     HostCalibration,
@@ -63,8 +62,7 @@ from runner.models import (
     VerificationRun,
     WorkerBeat,
 )
-from runner.option_tables import described_options
-from runner.reference_runs import ReferenceServer
+from runner.reference_runs import ReferenceServer, reference_settings
 from runner.targets import Target, rerun_targets
 from submissions.logparse import LogError
 from submissions.logparse.c_format import header_settings
@@ -450,20 +448,7 @@ def _settings(target: Target, reference: Reference, config: servers.ServerConfig
     if reference.log is not None:
         with reference.log.open() as lines:
             logged = {name: each.value for name, each in header_settings(lines).items()}
-    return rerun_settings(
-        reference.declared,
-        entry_family=target.family,
-        server_family=target.family,
-        scale=reference.scale,
-        memory_gb=0,
-        host_memory_gb=float(this_host().get("memory_gb") or 0),
-        logged=logged,
-        options=described_options(config),
-        free_memory=0,
-        connection_cap=max(
-            LEAST_CONNECTION_CAP, target.writers + target.readers + target.query_threads + 16
-        ),
-    )
+    return reference_settings(target, config, reference.declared, reference.scale, logged=logged)
 
 
 def _one_run(

@@ -39,10 +39,16 @@ def reference_label() -> str:
 
 
 def reference_settings(
-    target: Target, config: servers.ServerConfig, declared: dict[str, str], scale: int
+    target: Target,
+    config: servers.ServerConfig,
+    declared: dict[str, str],
+    scale: int,
+    *,
+    logged: dict[str, str] | None = None,
 ):
-    """The settings a reference (or a calibration's claim) runs with on `target`'s server:
-    `declared` scaled 1/`scale` by the scaling rule, as a verification's would be."""
+    """The settings a reference (or a calibration's claim, with the settings its log names)
+    runs with on `target`'s server: `declared` scaled 1/`scale` by the scaling rule, as a
+    verification's would be."""
     return rerun_settings(
         declared,
         entry_family=target.family,
@@ -50,7 +56,7 @@ def reference_settings(
         scale=scale,
         memory_gb=0,
         host_memory_gb=float(this_host().get("memory_gb") or 0),
-        logged=None,
+        logged=logged,
         options=described_options(config),
         free_memory=0,
         connection_cap=max(
