@@ -22,6 +22,9 @@ WHITENOISE_USE_FINDERS = True
 RERUN_FIXTURE_SPREADS = env.bool("RERUN_FIXTURE_SPREADS", default=True)
 RERUN_CALIBRATE_WHEN_IDLE = env.bool("RERUN_CALIBRATE_WHEN_IDLE", default=False)
 # A verification's reference runs (issue 45) cost a second private server and a run before each
-# repeat: the test that means them turns them on (runner/tests/verdicts/
-# test_busy_host_verification.py); a calibration always runs its own.
+# repeat, and its CPU weight group changes how the benchmark and its server share the cores: the
+# test that means them turns both on (runner/tests/verdicts/test_busy_host_verification.py); the
+# other verification tests keep the figures their fixtures were measured with (a calibration
+# always runs its references).
 RERUN_REFERENCE_RUNS = env.bool("RERUN_REFERENCE_RUNS", default=False)
+RERUN_CPU_WEIGHT = env.bool("RERUN_CPU_WEIGHT", default=False)
