@@ -763,8 +763,9 @@ class JudgeInput:
 
     `host_speed`: the reference runs beside the repeats (runner/judge/host_speed.py); where
     they give how much slower than quiet the host ran around each repeat, the repeats' times
-    are scaled to the quiet host's (`at_quiet_speed`) and other work no longer makes a doubt
-    of a rate. `rerun_work`: each rerun's CPU seconds of benchmark and server, with `cores`
+    are scaled to the quiet host's (`at_quiet_speed`), so the claim can be reproduced beside
+    the load; what differs stays a doubt, never a refutation (a clean clone's make test saw the
+    references under-correct an honest claim's CPU share on 29 Nov). `rerun_work`: each rerun's CPU seconds of benchmark and server, with `cores`
     the host's: a claim faster than that work spread over every core allows is refuted
     whatever the host did (`cpu_floor_failure`), calibrated or not."""
 
@@ -809,7 +810,7 @@ class JudgeInput:
     def busy(self) -> bool:
         """Other work delayed a verification enough to bend its curve, and the reference runs
         beside it did not measure by how much."""
-        return self.delayed and self.verifies and not self.speed_scaled
+        return self.delayed and self.verifies
 
 
 @dataclass
@@ -1200,11 +1201,6 @@ def _outcome(judged: JudgeInput, curves: Curves, checks: Checks) -> Outcome:
     """The verdict: what keeps it from verifying the claim first, then how it reproduced."""
     busy = judged.busy
     failures, doubtful = (checks.firm, checks.bent) if busy else (checks.firm + checks.bent, [])
-    if judged.speed_scaled and judged.delayed:
-        # The rates, set against the reference runs beside them, hold; the curve's form, which
-        # other work bends unevenly within a repeat, stays a doubt.
-        failures = checks.firm + [each for each in checks.bent if each not in checks.form]
-        doubtful = list(checks.form)
     held = _held_back(judged, curves, Outcome("", "", failures, doubtful, busy))
     if held is not None:
         return held
