@@ -853,7 +853,6 @@ class Checks:
     compared_rates: bool
     slower: list[str] = field(default_factory=list)
     separated: DiskSeparated | None = None
-    form: list[str] = field(default_factory=list)  # of `bent`: the curve's form (check_form)
 
 
 def judge_curves(
@@ -1063,7 +1062,7 @@ def _judge_shape(judged: JudgeInput, curves: Curves) -> Checks:
     )
     bent = check_form(curves.claim, curves.shapes, judged.tolerance, phases=not curves.by_reads)
     compared_rates = judged.host_comparable and judged.verifies and not judged.server_differs
-    return Checks(firm, bent, compared_rates, form=list(bent))
+    return Checks(firm, bent, compared_rates)
 
 
 def _judge_shape_only(judged: JudgeInput, curves: Curves) -> Checks:
@@ -1071,8 +1070,7 @@ def _judge_shape_only(judged: JudgeInput, curves: Curves) -> Checks:
     its phases only; no cliff, fall or rate."""
     # Kept with the verdict: a rejudging reads it.
     curves.figures[MEMORY_UNBOUNDED] = judged.unbounded
-    form = check_form(curves.claim, curves.shapes, judged.tolerance, fall=False)
-    return Checks([], form, False, form=list(form))
+    return Checks([], check_form(curves.claim, curves.shapes, judged.tolerance, fall=False), False)
 
 
 def _judge_log_structured(judged: JudgeInput, curves: Curves, checks: Checks) -> Checks:
@@ -1094,7 +1092,6 @@ def _judge_by_reads(curves: Curves, checks: Checks) -> Checks:
         checks.compared_rates,
         separated.slower,
         separated,
-        checks.form,
     )
 
 
@@ -1107,7 +1104,7 @@ def _judge_by_rates(judged: JudgeInput, curves: Curves, checks: Checks) -> Check
     faster = curves.claim.average_rate > max(each.average_rate for each in curves.shapes)
     bent = checks.bent + (rates_differ if faster else [])
     slower = [] if faster else rates_differ
-    return Checks(checks.firm, bent, checks.compared_rates, slower, form=checks.form)
+    return Checks(checks.firm, bent, checks.compared_rates, slower)
 
 
 @dataclass
@@ -1185,7 +1182,7 @@ def _disk_words(judged: JudgeInput, curves: Curves, checks: Checks, busy: bool) 
         )
     speed = judged.host_speed
     measured = "" if speed is None else speed.sentence(len(judged.reruns), judged.speed_scaled)
-    load = _load_sentence(judged.busy_cores, busy, judged.speed_scaled, judged.cpu_wait)
+    load = _load_sentence(judged.busy_cores, busy, judged.cpu_wait)
     return disk + load + measured
 
 
@@ -1335,9 +1332,7 @@ def _spread_factor(
     return math.exp(half)
 
 
-def _load_sentence(
-    busy_cores: float | None, busy: bool, scaled: bool = False, cpu_wait: float | None = None
-) -> str:
+def _load_sentence(busy_cores: float | None, busy: bool, cpu_wait: float | None = None) -> str:
     """How quiet the host was: the other work beside the rerun, steal time counted as busy,
     and, where measured, how long the server waited for a CPU."""
     if busy_cores is None or busy:
@@ -1347,12 +1342,6 @@ def _load_sentence(
         if cpu_wait is None
         else f"; its server's busiest thread waited for a CPU {cpu_wait:.1%} of a run at most"
     )
-    if scaled:
-        return (
-            f" Work other than the benchmark and its server kept {busy_cores:.2f} of the host's "
-            f"cores busy during the rerun (steal time counted as busy){waited}: not a quiet "
-            "host, so its repeats were set against the reference runs beside them."
-        )
     if cpu_wait is not None and busy_cores >= BUSY_CORES:
         return (
             f" Work other than the benchmark and its server kept {busy_cores:.2f} of the host's "
