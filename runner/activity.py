@@ -99,11 +99,12 @@ def stated_other_io(text: str) -> list[float]:
     ]
 
 
-def thread_waits(pids: list[int], proc: Path = Path("/proc")) -> dict[str, int]:
-    """Each thread's time waiting for a CPU while runnable (nanoseconds: the second field of
-    /proc/PID/task/TID/schedstat), by "pid/tid", for the processes `pids` and their threads.
-    Other work that takes a core the benchmark wants shows here, and nothing else does."""
-    waits = {}
+def thread_times(pids: list[int], proc: Path = Path("/proc")) -> dict[str, tuple[int, int]]:
+    """Each thread's time on a CPU and time waiting for one while runnable (nanoseconds: the
+    first two fields of /proc/PID/task/TID/schedstat), by "pid/tid", for the processes `pids`
+    and their threads. Other work that takes a core the benchmark wants shows in the waits,
+    and nothing else does."""
+    times = {}
     for pid in pids:
         try:
             tasks = list((proc / str(pid) / "task").iterdir())
@@ -114,9 +115,16 @@ def thread_waits(pids: list[int], proc: Path = Path("/proc")) -> dict[str, int]:
                 fields = (task / "schedstat").read_text().split()
             except OSError:
                 continue
-            if len(fields) > 1 and fields[1].isdigit():
-                waits[f"{pid}/{task.name}"] = int(fields[1])
-    return waits
+            if len(fields) > 1 and fields[0].isdigit() and fields[1].isdigit():
+                times[f"{pid}/{task.name}"] = (int(fields[0]), int(fields[1]))
+    return times
+
+
+def busiest_cpu(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> float:
+    """Seconds on a CPU of the thread that ran most between the two readings (a thread new
+    since counts from zero): a server's connection thread, on a one-writer benchmark."""
+    ran = [after[key][0] - before.get(key, (0, 0))[0] for key in after]
+    return max(ran, default=0) / 1e9
 
 
 def longest_wait(before: dict[str, int], after: dict[str, int]) -> float | None:

@@ -14,9 +14,15 @@ from typing import TYPE_CHECKING
 from django.conf import settings
 
 from runner import process
-from runner.activity import longest_wait, other_io_line, read_disk_bytes, thread_waits
+from runner.activity import (
+    busiest_cpu,
+    longest_wait,
+    other_io_line,
+    read_disk_bytes,
+    thread_times,
+)
 from runner.host import read_cpu_times, steal_cores
-from runner.judge.rerun import cpu_wait_line, steal_line
+from runner.judge.rerun import cpu_wait_line, critical_cpu_line, steal_line
 from runner.models import RerunStatus, VerificationRun
 from runner.targets import Target
 from runner.watch import Outcome, begin_step, watch
@@ -174,8 +180,9 @@ def _execute_steps(
             earlier = resume.interrupted
         before = read_cpu_times()
         io_before = _io_sample(server_io)
-        waits_before = thread_waits(server_pids()) if server_pids is not None else None
+        times_before = thread_times(server_pids()) if server_pids is not None else None
         started = time.monotonic()
+        client_times: dict[str, tuple[int, int]] = {}
         try:
             child = process.start(
                 arguments, cwd=str(settings.RERUN_WORK_DIR), env=client_environment
@@ -187,6 +194,7 @@ def _execute_steps(
                 child,
                 time_limit=target.time_limit, deadline=deadline, step=name,
                 log_prefix=log_before + _joined_log(steps, logs) + earlier,
+                on_exit=lambda pid, into=client_times: into.update(thread_times([pid])),
             )  # fmt: skip
         except OSError as error:
             outcome = Outcome(RerunStatus.FAILED, f"The benchmark could not start: {error}", "")
@@ -201,15 +209,35 @@ def _execute_steps(
             logs[step.name] += steal_line(stolen)  # the judge counts it as other work
         if outcome.status == RerunStatus.SUCCEEDED:
             logs[step.name] += _other_io(io_before, _io_sample(server_io))
-            if waits_before is not None:
-                waited = longest_wait(waits_before, thread_waits(server_pids()))
-                if waited is not None:
-                    logs[step.name] += cpu_wait_line(waited, time.monotonic() - started)
+            if times_before is not None:
+                logs[step.name] += _server_times(times_before, server_pids(), client_times, started)
         joined = _joined_log(steps, logs)
         if outcome.status != RerunStatus.SUCCEEDED:
             return replace(outcome, log=joined, step_logs=logs)
         VerificationRun.objects.filter(pk=run.pk).update(log=log_before + joined)
     return Outcome(RerunStatus.SUCCEEDED, "", _joined_log(steps, logs), step_logs=logs)
+
+
+def _server_times(
+    before: dict[str, tuple[int, int]],
+    pids: list[int],
+    client: dict[str, tuple[int, int]],
+    started: float,
+) -> str:
+    """A step's `# rerun cpu wait` line (its server's longest wait for a CPU) and, where the
+    benchmark's own threads were read as it exited, its `# rerun critical cpu` line."""
+    after = thread_times(pids)
+    waited = longest_wait(
+        {key: wait for key, (_, wait) in before.items()},
+        {key: wait for key, (_, wait) in after.items()},
+    )
+    if waited is None:
+        return ""
+    said = cpu_wait_line(waited, time.monotonic() - started)
+    if client:
+        ran = sum(cpu for cpu, _ in client.values()) / 1e9
+        said += critical_cpu_line(ran, busiest_cpu(before, after))
+    return said
 
 
 def _io_sample(server_io: Callable[[], int | None] | None) -> tuple | None:

@@ -4,6 +4,7 @@ rows, rate, heartbeat) while the worker watches the clock and the cancel flag.""
 from __future__ import annotations
 
 import io
+import os
 import selectors
 import subprocess  # only for the Popen type; process.py starts the benchmark  # nosec B404
 import time
@@ -72,8 +73,11 @@ def _watch(
     step: str,
     on_report: Callable[[tuple[int, float, float, float]], bool] | None = None,
     log_prefix: str | None = None,
+    on_exit: Callable[[int], None] | None = None,
 ) -> Outcome:
     """Stream the benchmark's output into progress until it exits, is cancelled or times out.
+    `on_exit` is given the benchmark's pid once it has exited and before it is reaped, while
+    /proc still holds what its threads did (their waits for a CPU).
     `on_report` sees each report; when it returns True the benchmark is expected to end by
     itself (its server was killed) and is stopped if it has not within the kill grace.
     With `log_prefix`, the run's log is saved with each report (prefix + output so far):
@@ -100,6 +104,9 @@ def _watch(
             if report and on_report and on_report(report) and end_by is None:
                 end_by = time.monotonic() + settings.RERUN_KILL_GRACE_SECONDS
         now = time.monotonic()
+        if reader.closed and on_exit is not None and exited_unreaped(child):
+            on_exit(child.pid)
+            on_exit = None
         if reader.closed and child.poll() is not None:
             break
         if stopped_as is None and now > deadline:
@@ -121,6 +128,16 @@ def _watch(
             RerunStatus.FAILED, f"The benchmark failed (exit {child.returncode}): {last_error}", log
         )
     return Outcome(RerunStatus.SUCCEEDED, "", log)
+
+
+def exited_unreaped(child: subprocess.Popen) -> bool:
+    """The child has exited and is not reaped yet (its /proc entry still readable)."""
+    if child.returncode is not None:
+        return False
+    try:
+        return os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT | os.WNOHANG) is not None
+    except ChildProcessError:
+        return False
 
 
 def stopped_outcome(status: str, time_limit: int, log: str, what: str) -> Outcome:

@@ -12,6 +12,9 @@ absolute figure does not.
 And one bound needs no calibration at all: the benchmark and its server cannot do a rerun's CPU
 work faster than all of this host's cores doing nothing else would (`cpu_floor_rate`), so a
 claim faster than that, by more than the judge's resolution, is refuted however busy the host.
+A tighter one holds for a run with one writer: the writer waits for each statement, so the run
+took at least the CPU seconds of the benchmark's threads and its server's busiest thread
+(`critical_path_rate`), however long other work or the disk made it wait besides.
 
 Pure: numpy and the standard library."""
 
@@ -168,6 +171,22 @@ def cpu_floor_rate(rows: int, cpu_seconds: float | None, cores: int | None) -> f
     if not cpu_seconds or cpu_seconds <= 0 or not cores or cores < 1 or rows <= 0:
         return None
     return rows * cores / cpu_seconds
+
+
+# A claim is refuted by its reruns' critical path only past this factor over it (and the judge's
+# resolution, if wider): the path's CPU seconds are measured on the host as it was, and a core's
+# sibling thread or a cache shared with other work makes the same work take more of them.
+CRITICAL_MARGIN = 1.5
+
+
+def critical_path_rate(rows: int, cpu_seconds: float | None) -> float | None:
+    """The fastest average rate a one-writer run of `rows` rows could reach on this host,
+    whose benchmark threads and server's busiest thread spent `cpu_seconds` on a CPU: the writer
+    waits for each statement, so the run took at least their sum, whatever else waited (other
+    work, the disk). None without the seconds."""
+    if not cpu_seconds or cpu_seconds <= 0 or rows <= 0:
+        return None
+    return rows / cpu_seconds
 
 
 def work_cpu_seconds(client: np.ndarray | None, server: np.ndarray | None) -> float | None:

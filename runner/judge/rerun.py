@@ -263,6 +263,9 @@ def read_output(
     waits = [wait for text in step_logs.values() for wait in stated_cpu_wait(text)]
     if waits:
         found[CPU_WAIT] = max(waits)
+    critical = [stated_critical_cpu(text) for text in step_logs.values()]
+    if critical and all(each is not None for each in critical):
+        found[CRITICAL_CPU] = sum(critical)
     return RerunOutput(logs, spec, rows_target, found)
 
 
@@ -515,6 +518,25 @@ def cpu_wait_line(seconds: float, of: float) -> str:
         f"{CPU_WAIT_LINE}{seconds:.3f} of={of:.3f} (the server's thread that waited longest "
         "for a CPU while runnable, over the run's wall seconds)\n"
     )
+
+
+CRITICAL_CPU = "critical_cpu"  # CPU seconds of the benchmark and its server's busiest thread
+CRITICAL_CPU_LINE = "# rerun critical cpu seconds="
+_CRITICAL_CPU = re.compile(r"^# rerun critical cpu seconds=([0-9.]+)", re.MULTILINE)
+
+
+def critical_cpu_line(client: float, server: float) -> str:
+    return (
+        f"{CRITICAL_CPU_LINE}{client + server:.3f} client={client:.3f} server={server:.3f} (CPU "
+        "seconds of the benchmark's threads and of its server's busiest thread: one writer "
+        "waits for its statement, so the run took at least their sum)\n"
+    )
+
+
+def stated_critical_cpu(text: str) -> float | None:
+    """The CPU seconds a step's `# rerun critical cpu` lines state, None without one."""
+    found = [float(each) for each in _CRITICAL_CPU.findall(text)]
+    return sum(found) if found else None
 
 
 def stated_cpu_wait(text: str) -> list[float]:

@@ -97,14 +97,23 @@ def test_the_one_line_says_the_most_of_each_measure_and_nothing_unmeasured(busy,
     assert while_it_ran(busy, steal, io) == said
 
 
-def test_a_threads_wait_for_a_cpu_is_read_from_its_schedstat_and_the_longest_taken(tmp_path):
-    for tid, wait in (("11", 2_000_000_000), ("12", 500_000_000)):
+def test_a_threads_times_are_read_from_its_schedstat_and_the_longest_wait_and_run_taken(
+    tmp_path,
+):
+    for tid, ran, wait in (
+        ("11", 9_000_000_000, 2_000_000_000),
+        ("12", 3_000_000_000, 500_000_000),
+    ):
         task = tmp_path / "10" / "task" / tid
         task.mkdir(parents=True)
-        (task / "schedstat").write_text(f"9000000000 {wait} 77\n")
-    after = activity.thread_waits([10, 99], proc=tmp_path)  # 99: gone, no error
-    assert after == {"10/11": 2_000_000_000, "10/12": 500_000_000}
-    assert activity.longest_wait({"10/11": 1_500_000_000}, after) == 0.5  # 12: new, from 0
+        (task / "schedstat").write_text(f"{ran} {wait} 77\n")
+    after = activity.thread_times([10, 99], proc=tmp_path)  # 99: gone, no error
+    assert after == {"10/11": (9_000_000_000, 2_000_000_000), "10/12": (3_000_000_000, 500_000_000)}
+    waits = {key: wait for key, (_, wait) in after.items()}
+    assert activity.longest_wait({"10/11": 1_500_000_000}, waits) == 0.5  # 12: new, from 0
     assert activity.longest_wait({}, {}) is None
+    # 11 ran 1 s since the first reading, 12 (new) 3 s: the busiest ran 3 s.
+    assert activity.busiest_cpu({"10/11": (8_000_000_000, 0)}, after) == 3.0
+    assert activity.busiest_cpu({}, {}) == 0.0
     # This process, on the real /proc: its own thread is there.
-    assert any(key.startswith(f"{os.getpid()}/") for key in activity.thread_waits([os.getpid()]))
+    assert any(key.startswith(f"{os.getpid()}/") for key in activity.thread_times([os.getpid()]))
