@@ -120,6 +120,11 @@ def thread_times(pids: list[int], proc: Path = Path("/proc")) -> dict[str, tuple
     return times
 
 
+def thread_waits(pids: list[int], proc: Path = Path("/proc")) -> dict[str, int]:
+    """Each thread's time waiting for a CPU while runnable (`thread_times`), for `longest_wait`."""
+    return {key: waited for key, (_, waited) in thread_times(pids, proc).items()}
+
+
 def busiest_cpu(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> float:
     """Seconds on a CPU of the thread that ran most between the two readings (a thread new
     since counts from zero): a server's connection thread, on a one-writer benchmark."""
