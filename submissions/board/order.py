@@ -116,10 +116,10 @@ def board_counts(
 ) -> tuple[int, int, list[int]]:
     """The entries, the ranked ones and, for each reference row, the entries above it: one
     query. `bound`: the ranked and the other entries are each counted up to `bound` (a
-    filtered board's page: it stops reading once it found that many, so a filter matching
-    most of the registry never counts it), and the entries above a reference row up to
-    `within` (the rows the page reaches: a row placed past them is past the page all the
-    same). Written as SQL over the ORM's filtered rows because Django's aggregate() takes
+    page of a whole board the tally does not count, SQLite's: it stops reading once it found
+    that many; a filtered page is counted by filtered_counts), and the entries above a
+    reference row up to `within` (the rows the page reaches: a row placed past them is past
+    the page all the same). Written as SQL over the ORM's filtered rows because Django's aggregate() takes
     milliseconds to compile a few filtered counts (it re-hashes every nested condition).
     `parts` are placement parts (no rank); `key`: all the filtered rows' SQL depends on
     (caches/compiled.py)."""
