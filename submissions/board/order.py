@@ -116,10 +116,10 @@ def board_counts(
 ) -> tuple[int, int, list[int]]:
     """The entries, the ranked ones and, for each reference row, the entries above it: one
     query. `bound`: the ranked and the other entries are each counted up to `bound` (a
-    filtered board's page: it stops reading once it found that many, so a filter matching
-    most of the registry never counts it), and the entries above a reference row up to
-    `within` (the rows the page reaches: a row placed past them is past the page all the
-    same). Written as SQL over the ORM's filtered rows because Django's aggregate() takes
+    page of a whole board the tally does not count, SQLite's: it stops reading once it found
+    that many; a filtered page is counted by filtered_counts), and the entries above a
+    reference row up to `within` (the rows the page reaches: a row placed past them is past
+    the page all the same). Written as SQL over the ORM's filtered rows because Django's aggregate() takes
     milliseconds to compile a few filtered counts (it re-hashes every nested condition).
     `parts` are placement parts (no rank); `key`: all the filtered rows' SQL depends on
     (caches/compiled.py)."""
@@ -169,6 +169,63 @@ def _bounded_counts(board_sql, board_params, parts, references, bound: int, with
         cursor.execute(f"SELECT {', '.join(counts)}", params)  # nosec B608
         ranked, others, *before = cursor.fetchone()
     return ranked + others, ranked, before
+
+
+def filtered_counts(
+    ranked_in_order: Callable[[], QuerySet[Submission]],
+    others: Callable[[], QuerySet[Submission]],
+    parts: tuple[SortPart, ...],
+    references: list,
+    track: tracks.Track,
+    *,
+    within: int,
+    key: tuple,
+) -> tuple[int, int, list[int]]:
+    """A filtered board's page, counted as far as the page reaches and one row more (whether a
+    next page follows), never further, in one query: (the entries, the ranked entries, and for
+    each reference row the ranked entries above it). The ranked entries are the first
+    `within + 1` in the board's order (read from its sort's index, as the page's OFFSET reads
+    them), the reference rows placed among the first `within` of them (board_placement); the
+    entries not ranked are counted only when the page reaches past the ranked ones (a filter
+    no entry outside the ranking matches would otherwise read every such entry of the
+    contest), up to `within + 1` too. A count of `within + 1` (either) is a lower bound.
+    `ranked_in_order`: the filtered ranked entries in the board's order; `others`: the
+    filtered entries not ranked; `parts`: placement parts (no rank); `key`: all their SQL
+    depends on (caches/compiled.py)."""
+    bound = within + 1
+    columns = {part.entry_field for part in parts}
+
+    def first() -> QuerySet:
+        keys = {name: SORT_EXPRESSIONS[name]() for name in columns if name in SORT_EXPRESSIONS}
+        return (
+            ranked_in_order()
+            .annotate(**keys, ranked=ranked_flag(track))
+            .values("ranked", *sorted(columns))[:bound]
+        )
+
+    first_sql, first_params = sql_of(("filtered first", *key, bound, *sorted(columns)), first)
+    others_sql, others_params = sql_of(
+        ("filtered others", *key, bound), lambda: others().order_by().values("id")[:bound]
+    )
+    selected, params = ["COUNT(*) AS ranked"], []
+    for number, reference in enumerate(references):
+        condition, condition_params = _entries_before_sql(parts, reference)
+        selected.append(f"COUNT(*) FILTER (WHERE {condition}) AS before{number}")
+        params.extend(condition_params)
+    # A CASE reads its subquery only when the page reaches past the ranked entries. Column
+    # and table names from the models and SORTS, the bound an integer, every value a parameter.
+    statement = compiled_sql(
+        ("filtered counts", *key, within),
+        f"SELECT counted.*, CASE WHEN counted.ranked >= {int(bound)} THEN 0 ELSE "  # noqa: S608
+        f"(SELECT COUNT(*) FROM ({others_sql}) AS others) END FROM "
+        f"(SELECT {', '.join(selected)} FROM ({first_sql}) AS board) AS counted",  # nosec B608
+        (*others_params, *params, *first_params),
+        ("ranked", *(f"before{n}" for n in range(len(references))), "others"),
+    )
+    read_now([statement])
+    ((ranked, *before, others_count),) = rows_of(statement)
+    ranked, others_count = int(ranked), int(others_count)
+    return ranked + others_count, ranked, [min(int(count), within) for count in before]
 
 
 def sorted_references(parts: tuple[SortPart, ...], references: list) -> list:

@@ -22,8 +22,10 @@ MAX_CORES = 32_767  # the cores column's range (a small integer)
 MAX_PAGE = 1_000_000
 PAGE_MAX_PAGE_SIZE = 200
 # The deepest row a board's pages reach (the page and the API): a page is read with an OFFSET,
-# which reads every row before it, and a filtered board is counted up to it, not over the
-# registry. The whole board is in its downloads (CSV, JSON) and the open dataset.
+# which reads every row before it, and a whole board the tally does not count (SQLite) is
+# counted up to it, not over the registry (a filtered page only as far as its own rows and one
+# more: board/order.py filtered_counts). The whole board is in its downloads (CSV, JSON) and
+# the open dataset.
 DEEPEST_ROW = 10_000
 
 

@@ -22,6 +22,7 @@ from submissions.board.order import (
     board_counts,
     board_placement,
     entry_order,
+    filtered_counts,
     placement_parts,
     public_name,
     sorted_references,
@@ -137,7 +138,8 @@ class _Board:
     entry_count: int
     ranked_count: int
     track: tracks.Track
-    capped: bool = False  # counted up to a bound (a filtered board's page): a lower bound
+    capped: bool = False  # counted up to a bound (a filtered page, SQLite's): a lower bound
+    to_page: bool = False  # counted up to the page's rows and one more (a filtered board's page)
 
     @property
     def count(self) -> int:
@@ -233,7 +235,27 @@ def _board(
             key=key,
             with_it=[_first_rows(contest, query, parts, track, first)] if first else [],
         )
-    else:  # a filtered board, a download, SQLite: counted, once per board version
+    elif within is not None and query.filtered:
+        # Counted as far as the page reaches, and one row more: a next page follows or not.
+        bound = within + 1
+
+        def ranked_filtered() -> QuerySet[Submission]:
+            return (
+                _board_entries(contest, query)
+                .filter(ranked_q(track))
+                .order_by(*entry_order(parts, track, ranked=True))
+            )
+
+        total, ranked, before = filtered_counts(
+            ranked_filtered,
+            lambda: _board_entries(contest, query).exclude(ranked_q(track)),
+            placement,
+            references,
+            track,
+            within=within,
+            key=key,
+        )
+    else:  # a download, a whole board on SQLite: counted, once per board version
         bound = None if within is None else max(DEEPEST_ROW, within)
         total, ranked, before = _counts(contest, query, placement, references, bound, within)
     # Counts follow the order the references were sorted in; a stable sort keeps it exact
@@ -249,6 +271,7 @@ def _board(
         ranked_count=ranked,
         track=track,
         capped=bound is not None and (ranked >= bound or total - ranked >= bound),
+        to_page=query.filtered and within is not None,
     )
 
 
@@ -360,6 +383,7 @@ def _leaderboard_page(contest: Contest, query: LeaderboardQuery) -> BoardPage:
         ranked_count=board.ranked_count,
         reference_count=len(board.references),
         count_capped=board.capped,
+        counted_to_page=board.to_page,
         last_page=deepest,
     )
 

@@ -60,16 +60,33 @@ class BoardPage:
     page_size: int
     ranked_count: int
     reference_count: int
-    # More rows match than were counted (a filtered board counted up to board/query.py's
-    # DEEPEST_ROW): `count` is a lower bound.
+    # More rows match than were counted: `count` is a lower bound. A filtered board is
+    # counted up to its page's rows and one more (`counted_to_page`: past them, only that a
+    # next page follows is known), a whole board the tally does not count (SQLite) up to
+    # board/query.py's DEEPEST_ROW.
     count_capped: bool = False
+    counted_to_page: bool = False
     # The last page served (DEEPEST_ROW): deeper rows are in the downloads.
     last_page: int | None = None
 
     @property
     def num_pages(self) -> int:
+        """The pages served; of a board counted to its page, those known: up to the next."""
         pages = max(1, -(-self.count // self.page_size))
         return pages if self.last_page is None else min(pages, self.last_page)
+
+    @property
+    def pages_known(self) -> bool:
+        """Whether the board's number of pages and rows is known (else: that more follow)."""
+        return not (self.count_capped and self.counted_to_page)
+
+    @property
+    def first_row(self) -> int:
+        return (self.page - 1) * self.page_size + 1
+
+    @property
+    def last_row(self) -> int:
+        return self.first_row + len(self.rows) - 1
 
     @property
     def served_rows(self) -> int:
@@ -77,7 +94,10 @@ class BoardPage:
 
     @property
     def deeper_rows(self) -> bool:
-        """Rows past the last page served."""
+        """Rows past the last page served: a board counted to its page knows it on its
+        deepest page (the next row counted is past it)."""
+        if not self.pages_known:
+            return self.count > self.served_rows
         return self.count_capped or self.count > self.served_rows
 
     @property

@@ -1,7 +1,8 @@
-"""A board's pages reach a bounded depth and a filtered board is counted up to it (issue 44):
-a page is read with an OFFSET (every row before it read) and a filter matching most of a
-million entries must not count them all. Past the depth the page says where the rest is, and
-the API's count of a filtered board is null, as the registry list's is. The depth is made
+"""A board's pages reach a bounded depth and a filtered board is counted only as far as its
+page (issue 44): a page is read with an OFFSET (every row before it read) and a filter
+matching most of a million entries must not count them all. Past the depth the page says where
+the rest is, and the API's count of a filtered board not counted to its end is null, as the
+registry list's is. The depth is made
 small here (DEEPEST_ROW) so a few dozen entries go past it."""
 
 import re
@@ -53,16 +54,40 @@ def ranks_shown(html: str) -> list[int]:
     ]
 
 
-def test_a_filtered_board_says_more_than_it_counted_and_pages_to_the_depth(board):
+def test_a_filtered_board_says_more_follow_and_pages_to_the_depth(board):
+    """A filtered page is counted as far as it reaches and one row more: it says a next page
+    follows, not how many; the deepest page says the rest is in the downloads."""
     client = Client()
     first = client.get("/contests/deep/?engine=innodb&page_size=10").content.decode()
-    assert f"page 1 of {DEPTH // 10} · more than {DEPTH} rows" in first
-    assert f"Pages go to row {DEPTH}" in first
+    assert "page 1 · rows 1\u201310, more follow" in first and "next →" in first
+    assert "Pages go to row" not in first and " of 4 " not in first
     last = client.get("/contests/deep/?engine=innodb&page_size=10&page=4").content.decode()
     # The deepest page holds the rows at ranks 31-40, in order; a deeper page shows it too.
     assert ranks_shown(last) == list(range(31, 41))
+    assert f"Pages go to row {DEPTH}" in last and "next →" not in last
     deeper = client.get("/contests/deep/?engine=innodb&page_size=10&page=9").content.decode()
     assert ranks_shown(deeper) == list(range(31, 41)) and "next →" not in deeper
+
+
+def test_a_filtered_board_is_counted_once_its_pages_reach_the_end(board):
+    for number in range(15):
+        SubmissionFactory(
+            contest=board,
+            engine="TokuDB",
+            storage_engine="TokuDB",
+            seconds_to_target=1_000_000.0 + number,
+            log_sha256=f"{number:064x}"[::-1],
+        )
+    client = Client()
+    first = client.get("/contests/deep/?engine=tokudb&page_size=10").content.decode()
+    assert "page 1 · rows 1\u201310, more follow" in first
+    second = client.get("/contests/deep/?engine=tokudb&page_size=10&page=2").content.decode()
+    assert "page 2 of 2 · 15 rows" in second and "next →" not in second
+    assert len(ranks_shown(second)) == 5
+    api = client.get("/api/contests/deep/leaderboard/?engine=tokudb&page_size=10")
+    assert api.json()["count"] is None and api.json()["next"].endswith("page=2")
+    api = client.get("/api/contests/deep/leaderboard/?engine=tokudb&page_size=10&page=2")
+    assert api.json()["count"] == 15 and api.json()["next"] is None
 
 
 # SQLite keeps no tally (board/order.py tally_kept): its whole boards are counted as filtered ones.
