@@ -22,7 +22,10 @@ view, within 1.5x its own ratio at the smallest size); no page over 1 MB; the se
 printed, not judged: they are the registry by what they are.
 
     .venv/bin/python bench/url_walk.py [--sizes 10000,100000] [--repeat 15] [--pairs 3]
-        [--wrk-seconds 10] [--reuse]
+        [--wrk-seconds 10] [--reuse] [--only LABEL[,LABEL]]
+
+`--only` walks the named cases alone (their labels as printed, comma-separated; a label holding
+a comma is named whole), each beside its floor.
 """
 
 from __future__ import annotations
@@ -161,7 +164,26 @@ def child(urls: list[str], repeat: int, contest_id: int) -> None:
     print(json.dumps({"medians": medians}))
 
 
-def walk(contest: Contest, repeat: int, pairs: int, ratios_seen: dict) -> list[str]:
+def only_cases(names: str) -> tuple:
+    """The cases `--only` names: labels as printed, comma-separated. A label may hold a comma
+    itself ("search, a rare name"), so the longest run of pieces that is a label is taken."""
+    labels = {label for label, _, _ in CASES}
+    pieces, chosen, start = names.split(","), set(), 0
+    while start < len(pieces):
+        for end in range(len(pieces), start, -1):
+            name = ",".join(pieces[start:end]).strip()
+            if name in labels:
+                chosen.add(name)
+                start = end
+                break
+        else:
+            raise SystemExit(f"--only: no case is labelled {pieces[start].strip()!r}")
+    return tuple(case for case in CASES if case[0] in chosen)
+
+
+def walk(
+    contest: Contest, repeat: int, pairs: int, ratios_seen: dict, cases_walked: tuple = CASES
+) -> list[str]:
     """Every case beside its floor in `pairs` fresh processes; the goals missed. A page of
     fixed size (floored by the bare view: no rows to read) is judged on its growth across
     the sizes instead (`ratios_seen`: each page's median ratio, filled here)."""
@@ -170,7 +192,7 @@ def walk(contest: Contest, repeat: int, pairs: int, ratios_seen: dict) -> list[s
     client = Client()
     cases, missed = [], []
     with override_settings(ROOT_URLCONF=URLCONF, DEBUG=False):
-        for label, template, floor in CASES:
+        for label, template, floor in cases_walked:
             url = template.format(**values)
             status, queries, size = shape(client, url)
             if status != 200:
@@ -350,6 +372,9 @@ def main() -> int:
     parser.add_argument("--pairs", type=int, default=3, help="fresh processes per size")
     parser.add_argument("--wrk-seconds", type=int, default=10, help="0: no wrk")
     parser.add_argument("--reuse", action="store_true", help="keep a filled bench database")
+    parser.add_argument(
+        "--only", default="", help="walk these cases alone: labels as printed, comma-separated"
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--contest-id", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("urls", nargs="*", help=argparse.SUPPRESS)
@@ -357,13 +382,14 @@ def main() -> int:
     if args.child:
         child(args.urls, args.repeat, args.contest_id)
         return 0
+    cases_walked = only_cases(args.only) if args.only else CASES
     missed, ratios = [], {}
     for entries in (int(size) for size in args.sizes.split(",")):
         print(f"\nurl_walk: {entries:,} entries, database {BENCH_DATABASE_URL}, "
               f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
         contest = filled(entries, args.reuse)
         ratios[entries] = {}
-        found = walk(contest, args.repeat, args.pairs, ratios[entries])
+        found = walk(contest, args.repeat, args.pairs, ratios[entries], cases_walked)
         if args.wrk_seconds:
             found += wrk_pages(contest, args.wrk_seconds)
         missed += [f"{entries:,} entries, {line}" for line in found]

@@ -52,6 +52,13 @@ from submissions.board.visibility import (
     leaderboard_visible,
     require_visible_board,
 )
+from submissions.caches.compiled import (
+    compiled_instances,
+    compiled_values,
+    instances_of,
+    reading_ahead,
+    values_of,
+)
 from submissions.caches.soft_cache import cache_get, cache_set
 from submissions.contests import reference_rows, rule_versions
 from submissions.contests.ranks import contest_leader, entry_placement, ranks_known
@@ -92,9 +99,7 @@ def _posted(request: HttpRequest):
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    contests = list(Contest.objects.all())
-    # Read apart from the cached figures: a seeds' run moves no board version.
-    seeds = SeedReproduction.objects.exists()
+    contests, seeds = _home_reads()
     if not _plain_visit(request):
         context = {**home_figures(contests), "seeds_reproduced": seeds}
         return render(request, "submissions/home.html", context)
@@ -117,6 +122,18 @@ def home(request: HttpRequest) -> HttpResponse:
 HOME_CACHE_SECONDS = 600
 
 
+def _home_reads() -> tuple[list[Contest], bool]:
+    """The contests (their board versions key the page) and whether a seeds' run was
+    reproduced (read apart from the cached figures: a seeds' run moves no board version): two
+    statements compiled once per process, sent at once (one round trip on PostgreSQL)."""
+    contests = compiled_instances(("home-contests",), lambda: Contest.objects.all())
+    seeds = compiled_values(
+        ("home-seeds",), lambda: SeedReproduction.objects.order_by().values("pk")[:1]
+    )
+    with reading_ahead([contests.key, seeds.key]):
+        return instances_of(contests), bool(values_of(seeds))
+
+
 def home_figures(contests: list[Contest]) -> dict:
     """The home page's figures, built once per set of board versions (every change a board
     shows moves its contest's version) and kept until a contest next closes or publishes."""
@@ -133,14 +150,17 @@ def home_figures(contests: list[Contest]) -> dict:
 
 
 def _home_figures(contests: list[Contest], now) -> dict:
-    summaries = [summary.contest_summary(contest) for contest in contests]
     classic = [c.slug for c in contests if c.track.shows_run_figures and c.results_are_public()]
-    return {
-        "summaries": summaries,
-        "latest": summary.latest_results(),
-        "engine_chart": engine_chart(classic, now),
-        "chart_contests": [c for c in contests if c.slug in classic],
-    }
+    # What the last build of these contests' figures read (each contest's leader and best
+    # verified entry, the latest results, the chart's bests: statements compiled once per
+    # process) is sent at once, one round trip on PostgreSQL (caches/compiled.py).
+    with reading_ahead([], learn=("home", tuple((c.pk, c.workload) for c in contests))):
+        return {
+            "summaries": [summary.contest_summary(contest) for contest in contests],
+            "latest": summary.latest_results(contests),
+            "engine_chart": engine_chart(classic, now),
+            "chart_contests": [c for c in contests if c.slug in classic],
+        }
 
 
 def engine_chart(slugs: list[str], now) -> list[dict]:
