@@ -56,6 +56,7 @@ from submissions.caches.compiled import (
     compiled_instances,
     compiled_values,
     instances_of,
+    read_now,
     reading_ahead,
     values_of,
 )
@@ -68,7 +69,7 @@ from submissions.contests.rules import RuleSet
 from submissions.entries import edits, refusals, selectors, services, tokens
 from submissions.entries.kept_logs import KeptLog, kept_log_discard, kept_log_open, log_keep
 from submissions.entries.log_machine import entry_machine_facts
-from submissions.entries.settings_panel import settings_panel
+from submissions.entries.settings_panel import settings_counted, settings_panel
 from submissions.entries.trust import TRUST_LEVELS, TRUST_SENTENCES, entry_trust
 from submissions.measures import numbers
 from submissions.measures.costs import PER_ROW_COSTS, cost_tiles
@@ -705,7 +706,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         board_cache_key("entry", stamp, request),
         stamp,
         lambda contest: (
-            _entry_page(request, _visible_entry(request, pk), panels_later=True).content
+            _entry_page(request, _entry_read(request, pk, contest), panels_later=True).content
         ),
         immutable=True,
         shelf="entries",
@@ -718,6 +719,20 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return HttpResponse(
         page.replace(PANELS_MARK, panels, 1).replace(PANEL_SCRIPTS_MARK, scripts, 1)
     )
+
+
+def _entry_read(request: HttpRequest, pk: int, contest: Contest) -> Submission:
+    """The entry as `_visible_entry` reads it, for its page's build: its row, series preview,
+    rules and stream and the count of its settings sent at once, one round trip on PostgreSQL
+    (statements compiled once per process), beside the contest read already."""
+    statements = [*selectors.entry_page_statements(pk), settings_counted(pk)]
+    read_now(statements)
+    submission = selectors.entry_page_entry(statements, contest)
+    if submission is None:  # gone, or moved to another contest since its stamp was read
+        return _visible_entry(request, pk)
+    if not selectors.entry_visible(submission, request.user):
+        raise Http404("No such entry.")
+    return submission
 
 
 def _entry_stub(pk: int, stamp: EntryStamp) -> Submission:
@@ -793,7 +808,8 @@ def _entry_page(request: HttpRequest, submission: Submission, *, panels_later: b
 def _placement(submission: Submission) -> dict:
     """Where the entry stands among its engine's, and the leader to compare it with, once the
     contest's results are public."""
-    if not submission.contest.results_are_public():
+    # The page shows neither beside an entry that is not eligible: not read for one.
+    if not submission.contest.results_are_public() or not submission.eligible:
         return {"placement": None, "leader": None}
     leader = contest_leader(contest=submission.contest)
     return {
