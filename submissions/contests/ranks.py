@@ -18,7 +18,7 @@ from django.db.models import Count, F, Q, Window
 from django.db.models.functions import Rank
 
 from submissions.board.versions import forget_kept_versions
-from submissions.caches.compiled import sql_of
+from submissions.caches.compiled import compiled_instances, instances_of, sql_of
 from submissions.contests.rank_query import beats_q, key_order, ranked_q
 from submissions.models import KNOWN_RANK, Contest, Submission
 
@@ -177,6 +177,25 @@ def contest_leader(*, contest: Contest) -> Submission | None:
         .order_by(*order, "id")
         .first()
     )
+
+
+def contest_leader_kept(*, contest: Contest) -> Submission | None:
+    """`contest_leader` by a statement compiled once per process and contest (no stream read
+    with it): a page's build that read it once reads it again with its contest, in the same
+    round trip (caches/compiled.py `reading_ahead`'s `learn`)."""
+    ranking = contest.track.ranking
+    order = [*(["track_class"] if ranking.class_key else []), *map(key_order, ranking.order)]
+    compiled = compiled_instances(
+        ("leader", contest.pk, contest.workload),
+        lambda: Submission.objects.filter(ranked_q(contest.track), contest_id=contest.pk).order_by(
+            *order, "id"
+        )[:1],
+    )
+    found = instances_of(compiled)
+    if not found:
+        return None
+    found[0].contest = contest
+    return found[0]
 
 
 def contest_board_changed(*, contest_id: int) -> None:

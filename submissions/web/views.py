@@ -62,7 +62,11 @@ from submissions.caches.compiled import (
 )
 from submissions.caches.soft_cache import cache_get, cache_set
 from submissions.contests import reference_rows, rule_versions
-from submissions.contests.ranks import contest_leader, entry_placement, ranks_known
+from submissions.contests.ranks import (
+    contest_leader_kept,
+    entry_placement,
+    ranks_known,
+)
 from submissions.contests.rule_changes import rule_set_of
 from submissions.contests.rule_versions import rule_version_latest_key
 from submissions.contests.rules import RuleSet
@@ -811,7 +815,7 @@ def _placement(submission: Submission) -> dict:
     # The page shows neither beside an entry that is not eligible: not read for one.
     if not submission.contest.results_are_public() or not submission.eligible:
         return {"placement": None, "leader": None}
-    leader = contest_leader(contest=submission.contest)
+    leader = contest_leader_kept(contest=submission.contest)
     return {
         "placement": entry_placement(entry=submission),
         "leader": leader if leader and leader.pk != submission.pk else None,
