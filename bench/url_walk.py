@@ -91,6 +91,9 @@ CASES = (
     ("witness page", "/witness/", "view"),
     ("verification hosts", "/verification-hosts/", "view"),
     ("entry page", "/entries/{pk}/", "entry"),
+    # The middle entry is not eligible (its page reads no rank, leader or placement): its
+    # neighbour is, and reads them.
+    ("entry page, an eligible entry", "/entries/{pk2}/", "entry"),
     ("entry history", "/entries/{pk}/history/", "entry"),
     ("entry badge", "/entries/{pk}/badge.svg", "entry"),
     ("entry figures.json", "/entries/{pk}/figures.json", "entry"),

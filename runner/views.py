@@ -8,7 +8,7 @@ from runner import fleet, host_board, rejudge, selectors, services
 from runner.calibration import CalibrationRefused, calibration_request
 from runner.forms import RerunForm, target_choices
 from runner.heartbeats import queued_without_worker, served_queues
-from runner.models import VerificationRun
+from runner.models import RerunStatus, VerificationRun
 from submissions.board.visibility import require_visible_board
 from submissions.entries.selectors import is_organizer, seen_or_404
 from submissions.models import Contest, Submission
@@ -18,7 +18,9 @@ def rerun_panel(submission: Submission, user) -> dict:
     """What the entry page's rerun section shows this viewer."""
     organizer = is_organizer(user)
     reruns = list(selectors.runs_for_entry(submission, user))
-    served = served_queues()
+    # Which queues a worker serves matters to a queued run alone: not read for the others.
+    queued = any(run.status == RerunStatus.QUEUED for run in reruns)
+    served = served_queues() if queued else set()
     for run in reruns:
         # A queued run whose queue no live worker consumes would wait for ever without a word.
         run.no_worker = bool(queued_without_worker(run, served))

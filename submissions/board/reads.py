@@ -388,6 +388,38 @@ def _leaderboard_page(contest: Contest, query: LeaderboardQuery) -> BoardPage:
     )
 
 
+def first_ranked_row(*, contest: Contest, query: LeaderboardQuery) -> BoardRow | None:
+    """The board's first ranked entry in its order (its sort and filters), with its overall
+    rank, and no count: one row from the top of the index of that order (the home page's best
+    verified entry; a filtered board's page would count its matches, thousands of them). The
+    reference rows are not entries: they are never this row."""
+    track = contest.track
+    parts = board_sort_parts(query.sort, board_order(track))
+    compiled = compiled_values(
+        ("rows", *_board_key(contest, query), True, 0, 1),
+        lambda: _ordered(contest, query, parts, track, ranked=True)[:1],
+    )
+    with reading_ahead([]):
+        if _in_rank_order(query, parts):
+            rows = values_of(compiled)
+            ranks = ranks_in_order(contest=contest, rows=rows, first=0)
+        else:
+            # Its rank looked up in the kept ranking keys (checked against the tally) once a
+            # row is found: a caller that reads ahead (`reading_ahead`'s `learn`) reads both
+            # at once from its second build.
+            rows = values_of(compiled)
+            ranks = None
+            if rows and kept_ranks.keeps(track):
+                ranks = kept_ranks.ranks_by_keys(contest, rows, kept_ranks.ranking_check(contest))
+            if ranks is None and rows:
+                ranks = ranks_of(contest=contest, ids=[row["id"] for row in rows])
+    if not rows:
+        return None
+    row = rows[0]
+    row["rank"] = ranks.get(row["id"])
+    return entry_row(track, row)
+
+
 def leaderboard_rows(*, contest: Contest, query: LeaderboardQuery) -> Iterator[BoardRow]:
     """The whole board in order, read in chunks: for the downloads."""
     board = _board(contest, query)

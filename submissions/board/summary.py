@@ -9,12 +9,12 @@ from dataclasses import dataclass, replace
 from datetime import date
 
 from django.db.models import Max
-from django.utils import timezone
+from django.db.models.functions import Now
 
 from submissions.board.query import LeaderboardQuery
-from submissions.board.reads import leaderboard_page
+from submissions.board.reads import first_ranked_row, leaderboard_page
 from submissions.board.rows import BoardRow
-from submissions.board.visibility import LIST_DEFERRED, published_q
+from submissions.caches.compiled import compiled_values, values_of
 from submissions.models import Contest, EngineMonthBest, Submission
 
 # Enough rows to pass the reference rows a rank order places before the leader.
@@ -50,7 +50,9 @@ def contest_summary(contest: Contest) -> ContestSummary:
     return ContestSummary(
         contest,
         leader=leader,
-        best_verified=_first_ranked(contest, verified)[0],
+        # The first verified entry in rank order, not counted: the verified board's count
+        # reads every verified entry (up to board/query.py's DEEPEST_ROW), the registry.
+        best_verified=first_ranked_row(contest=contest, query=verified),
         ranked=ranked,
         public=True,
     )
@@ -76,16 +78,40 @@ def _first_ranked(contest: Contest, query: LeaderboardQuery) -> tuple[BoardRow |
     return found, board.ranked_count
 
 
-def latest_results(limit: int = LATEST_RESULTS) -> list[Submission]:
-    """The newest entries of the contests whose results are public, every contest: read from
+# What the home page shows of a latest result (its template and `track_result`): the rest of
+# the row (its log's text, its verdicts) is not read.
+LATEST_FIELDS = (
+    "id", "contest_id", "entrant_name", "publish", "demo", "storage_engine", "average_rate",
+    "rows", "seconds_to_target", "estimated", "track_metric", "submitted_at",
+)  # fmt: skip
+
+
+def latest_results(contests: list[Contest], limit: int = LATEST_RESULTS) -> list[Submission]:
+    """The newest entries of `contests` whose results are public, every contest: read from
     the top of the entries' newest-first index (`published_results`, which orders by when each
-    was published, sorts every published entry)."""
-    return list(
-        Submission.objects.filter(published_q())
-        .select_related("contest")
-        .defer(*LIST_DEFERRED)
-        .order_by("-submitted_at", "-id")[:limit]
+    was published, sorts every published entry), the columns shown alone, by a statement
+    compiled once per process and set of contests. Each entry holds its contest (from
+    `contests`); another column of it is read from the database when asked (deferred)."""
+    public = {contest.pk: contest for contest in contests if contest.results_are_public()}
+    if not public:
+        return []
+    ids = tuple(sorted(public))
+    compiled = compiled_values(
+        ("home-latest", ids, limit),
+        lambda: (
+            Submission.objects.filter(contest_id__in=ids)
+            .order_by("-submitted_at", "-id")
+            .values(*LATEST_FIELDS)[:limit]
+        ),
     )
+    # Submission.from_db takes the values in the model's field order.
+    names = [f.attname for f in Submission._meta.concrete_fields if f.attname in LATEST_FIELDS]
+    entries = []
+    for row in values_of(compiled):
+        entry = Submission.from_db(compiled.using, names, [row[name] for name in names])
+        entry.contest = public[entry.contest_id]
+        entries.append(entry)
+    return entries
 
 
 def engine_bests(slugs: list[str], today: date) -> list[EngineBest]:
@@ -93,14 +119,20 @@ def engine_bests(slugs: list[str], today: date) -> list[EngineBest]:
     running best carried to `today`: a month without a better run keeps the last best. Read
     from the bests kept per contest, engine and month (board/engine_bests.py): a few rows per
     engine and month, whatever the registry holds."""
-    monthly = (
-        EngineMonthBest.objects.filter(
-            contest__slug__in=slugs, contest__results_published_at__lte=timezone.now()
-        )
-        .values("storage_engine", "month")
-        .annotate(top=Max("best"))
-        .order_by("storage_engine", "month")
+    # Compiled once per process and set of contests: the time of publication is compared
+    # with the database's clock (Now()), so the statement is the same at every build.
+    compiled = compiled_values(
+        ("home-engine-bests", tuple(slugs)),
+        lambda: (
+            EngineMonthBest.objects.filter(
+                contest__slug__in=slugs, contest__results_published_at__lte=Now()
+            )
+            .values("storage_engine", "month")
+            .annotate(top=Max("best"))
+            .order_by("storage_engine", "month")
+        ),
     )
+    monthly = values_of(compiled)
     return running_bests(
         ((row["storage_engine"], row["month"], row["top"]) for row in monthly if row["top"]),
         today,

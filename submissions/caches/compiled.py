@@ -66,6 +66,9 @@ class CompiledValues:
     columns: int | None = None  # the row's columns to keep, when the ORDER BY added some
     model: type[Model] | None = None  # instances of a plain query of one model
     key: Hashable = None
+    # What `reading_ahead`'s `learn` keeps of a build: not a statement run for one entry
+    # (`for_id`), whose kept form holds the placeholder.
+    learned: bool = True
 
 
 _kept: OrderedDict[Hashable, CompiledValues] = OrderedDict()
@@ -135,7 +138,8 @@ def _rows(compiled: CompiledValues) -> list:
     if compiled.sql is None:
         return []
     connection = connections[compiled.using]
-    _record(compiled.key)
+    if compiled.learned:
+        _record(compiled.key)
     ahead = getattr(_ahead, "rows", None)
     read = ahead.pop(compiled.key, None) if ahead is not None else None
     if read is not None and read[0] == (compiled.sql, compiled.params):
@@ -235,6 +239,20 @@ def sql_of(key: Hashable, build: Callable[[], QuerySet]) -> tuple[str, tuple]:
     if compiled.sql is None:
         raise EmptyResultSet
     return compiled.sql, compiled.params
+
+
+# Where an entry's id goes in a statement compiled once for every entry (`for_id`): no row has it.
+PLACEHOLDER_ID = -7_346_581_229
+
+
+def for_id(compiled: CompiledValues, pk: int) -> CompiledValues:
+    """`compiled`, built with PLACEHOLDER_ID where an entry's id goes, run for entry `pk`: one
+    statement compiled per process, whatever the entry (not one kept per entry, which would
+    push the boards' statements out)."""
+    params = tuple(
+        pk if type(param) is int and param == PLACEHOLDER_ID else param for param in compiled.params
+    )
+    return dataclasses.replace(compiled, params=params, learned=False)
 
 
 def forget_compiled() -> None:

@@ -18,7 +18,7 @@ from django.db.models import Count, F, Q, Window
 from django.db.models.functions import Rank
 
 from submissions.board.versions import forget_kept_versions
-from submissions.caches.compiled import sql_of
+from submissions.caches.compiled import compiled_instances, instances_of, sql_of
 from submissions.contests.rank_query import beats_q, key_order, ranked_q
 from submissions.models import KNOWN_RANK, Contest, Submission
 
@@ -137,8 +137,9 @@ class Placement:
 
 
 def entry_placement(*, entry: Submission) -> Placement | None:
-    """How many ranked entries of the same (normalised) engine this one beats: two counts,
-    whatever the board's size. None when it is not ranked or runs alone."""
+    """How many ranked entries of the same (normalised) engine this one beats: one query of two
+    counts, which reads the engine's ranked entries in the contest (O(them), not O(1)). None
+    when it is not ranked or runs alone."""
     track = entry.contest.track
     ranking = track.ranking
     keys = ranking.order
@@ -154,23 +155,47 @@ def entry_placement(*, entry: Submission) -> Placement | None:
         rivals = rivals.filter(track_class=entry.track_class)
     values = tuple(getattr(entry, key.column) for key in keys)
     level = Q(**{key.column: value for key, value in zip(keys, values, strict=True)})
-    others = rivals.count()
+    # Both counts in one scan of the engine's ranked entries (two counts scanned them twice).
+    counted = rivals.aggregate(
+        others=Count("pk"), not_beaten=Count("pk", filter=beats_q(keys, values) | level)
+    )
+    others = counted["others"]
     if not others:
         return None
-    not_beaten = rivals.filter(beats_q(keys, values) | level).count()
-    return Placement(beaten=others - not_beaten, others=others)
+    return Placement(beaten=others - counted["not_beaten"], others=others)
 
 
 def contest_leader(*, contest: Contest) -> Submission | None:
     """An entry ranked 1 (the first class's, on a track with classes), or None."""
     ranking = contest.track.ranking
     order = [*(["track_class"] if ranking.class_key else []), *map(key_order, ranking.order)]
+    # With its stream (the live wing's reverse one-to-one), which its trust level reads (the
+    # contest's badge): one query, not two.
     return (
         Submission.objects.filter(ranked_q(contest.track), contest=contest)
-        .select_related("contest")
+        .select_related("contest", "live_run")
         .order_by(*order, "id")
         .first()
     )
+
+
+def contest_leader_kept(*, contest: Contest) -> Submission | None:
+    """`contest_leader` by a statement compiled once per process and contest (no stream read
+    with it): a page's build that read it once reads it again with its contest, in the same
+    round trip (caches/compiled.py `reading_ahead`'s `learn`)."""
+    ranking = contest.track.ranking
+    order = [*(["track_class"] if ranking.class_key else []), *map(key_order, ranking.order)]
+    compiled = compiled_instances(
+        ("leader", contest.pk, contest.workload),
+        lambda: Submission.objects.filter(ranked_q(contest.track), contest_id=contest.pk).order_by(
+            *order, "id"
+        )[:1],
+    )
+    found = instances_of(compiled)
+    if not found:
+        return None
+    found[0].contest = contest
+    return found[0]
 
 
 def contest_board_changed(*, contest_id: int) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.db import connection
-from django.db.models import DateTimeField, F, Q, QuerySet, Value
+from django.db.models import DateTimeField, F, Q, QuerySet, Subquery, Value
 from django.http import Http404
 from django.utils import timezone
 
@@ -13,7 +13,16 @@ from submissions.board.visibility import (  # answered here too, as they always 
 from submissions.board.visibility import LONG_TEXTS as LONG_TEXTS
 from submissions.board.visibility import is_organizer
 from submissions.board.visibility import published_q as published_q
-from submissions.models import Contest, Submission
+from submissions.caches.compiled import (
+    PLACEHOLDER_ID,
+    CompiledValues,
+    compiled_instances,
+    compiled_values,
+    for_id,
+    instances_of,
+    values_of,
+)
+from submissions.models import Contest, RuleVersion, Submission
 from submissions.setup.cpus import cpu_variants_q
 
 
@@ -153,3 +162,59 @@ def entries_of_system(*, user, engine: str = "", cpu_model: str = "") -> QuerySe
     if cpu_model:
         entries = entries.filter(cpu_variants_q(cpu_model))
     return entries.order_by("-submitted_at", "-pk")
+
+
+def entry_page_statements(pk: int) -> list[CompiledValues]:
+    """What an entry's page reads of it, as statements compiled once per process
+    (caches/compiled.py `for_id`) to be sent at once: its row, its series' preview (not the
+    series itself: megabytes for a long run), the rules it was judged under and its stream (the
+    live wing's reverse one-to-one, which the trust tile reads)."""
+    series = Submission._meta.get_field("series").related_model
+    stream = Submission._meta.get_field("live_run").related_model
+    shown = tuple(f.attname for f in series._meta.concrete_fields if f.name != "columns")
+    statements = [
+        compiled_instances(
+            ("entry-page", "entry"), lambda: Submission.objects.filter(pk=PLACEHOLDER_ID)
+        ),
+        compiled_values(
+            ("entry-page", "series"),
+            lambda: series.objects.filter(submission_id=PLACEHOLDER_ID).order_by().values(*shown),
+        ),
+        compiled_instances(
+            ("entry-page", "rules"),
+            lambda: RuleVersion.objects.filter(
+                pk=Subquery(
+                    Submission.objects.filter(pk=PLACEHOLDER_ID).values("rules_version")[:1]
+                )
+            ).order_by(),
+        ),
+        compiled_instances(
+            ("entry-page", "stream"),
+            lambda: stream.objects.filter(submission_id=PLACEHOLDER_ID).order_by(),
+        ),
+    ]
+    return [for_id(statement, pk) for statement in statements]
+
+
+def entry_page_entry(statements: list[CompiledValues], contest: Contest) -> Submission | None:
+    """The entry as `entry_page_statements` read it, with its contest (`contest`, read by the
+    caller), series preview, rules and stream in place as `select_related` would put them;
+    None when there is no such entry in that contest."""
+    found = instances_of(statements[0])
+    if not found or found[0].contest_id != contest.pk:
+        return None
+    entry = found[0]
+    series = Submission._meta.get_field("series").related_model
+    names = [f.attname for f in series._meta.concrete_fields if f.name != "columns"]
+    previews = [
+        series.from_db(statements[1].using, names, [row[name] for name in names])
+        for row in values_of(statements[1])
+    ]
+    rules = instances_of(statements[2]) if entry.rules_version_id else []
+    streams = instances_of(statements[3])
+    cache = entry._state.fields_cache
+    cache["contest"] = contest
+    cache["series"] = previews[0] if previews else None
+    cache["rules_version"] = rules[0] if rules else None
+    cache["live_run"] = streams[0] if streams else None
+    return entry

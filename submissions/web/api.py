@@ -339,7 +339,8 @@ class SubmissionPreview(APIView):
 
 class SubmissionDetail(APIView):
     def _get(self, request: Request, pk: int) -> Submission:
-        entries = Submission.objects.select_related("contest", "rules_version")
+        # Its stream with it (the live wing's, which its trust level reads): one query.
+        entries = Submission.objects.select_related("contest", "rules_version", "live_run")
         # 404, not 403: an entry under embargo does not exist for those who may not see it.
         return selectors.entry_seen_by(request.user, pk, entries)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import hashlib
 
 import numpy as np
-from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import quote_etag
@@ -214,11 +214,24 @@ def _plot_data(state: comparison.CompareState, items: list[dict], bands: list) -
 
 def _visible_or_404(request: HttpRequest, pk: int) -> Submission:
     """An entry a visitor may not see does not exist for them (no 403 that tells it does)."""
-    return selectors.entry_seen_by(request.user, pk)
+    entry = _entry_read(request, pk)
+    if entry is None or not selectors.entry_visible(entry, request.user):
+        raise Http404("No such entry.")
+    return entry
+
+
+def _entry_read(request: HttpRequest, pk: int) -> Submission | None:
+    """The entry with its contest and its stream (which its trust level reads), read once per
+    request: the ETag's check and the view share it."""
+    kept = getattr(request, "_entry_read", None)
+    if kept is None or kept[0] != pk:
+        entry = Submission.objects.select_related("contest", "live_run").filter(pk=pk).first()
+        kept = request._entry_read = (pk, entry)
+    return kept[1]
 
 
 def _etag(request: HttpRequest, pk: int) -> str | None:
-    entry = Submission.objects.select_related("contest").filter(pk=pk).first()
+    entry = _entry_read(request, pk)
     # No ETag for an entry this visitor may not see: its 404 must be a missing entry's, header
     # for header.
     if entry is None or not selectors.entry_visible(entry, request.user):

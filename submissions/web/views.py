@@ -52,16 +52,28 @@ from submissions.board.visibility import (
     leaderboard_visible,
     require_visible_board,
 )
+from submissions.caches.compiled import (
+    compiled_instances,
+    compiled_values,
+    instances_of,
+    read_now,
+    reading_ahead,
+    values_of,
+)
 from submissions.caches.soft_cache import cache_get, cache_set
 from submissions.contests import reference_rows, rule_versions
-from submissions.contests.ranks import contest_leader, entry_placement, ranks_known
+from submissions.contests.ranks import (
+    contest_leader_kept,
+    entry_placement,
+    ranks_known,
+)
 from submissions.contests.rule_changes import rule_set_of
 from submissions.contests.rule_versions import rule_version_latest_key
 from submissions.contests.rules import RuleSet
 from submissions.entries import edits, refusals, selectors, services, tokens
 from submissions.entries.kept_logs import KeptLog, kept_log_discard, kept_log_open, log_keep
 from submissions.entries.log_machine import entry_machine_facts
-from submissions.entries.settings_panel import settings_panel
+from submissions.entries.settings_panel import settings_counted, settings_panel
 from submissions.entries.trust import TRUST_LEVELS, TRUST_SENTENCES, entry_trust
 from submissions.measures import numbers
 from submissions.measures.costs import PER_ROW_COSTS, cost_tiles
@@ -92,9 +104,7 @@ def _posted(request: HttpRequest):
 
 
 def home(request: HttpRequest) -> HttpResponse:
-    contests = list(Contest.objects.all())
-    # Read apart from the cached figures: a seeds' run moves no board version.
-    seeds = SeedReproduction.objects.exists()
+    contests, seeds = _home_reads()
     if not _plain_visit(request):
         context = {**home_figures(contests), "seeds_reproduced": seeds}
         return render(request, "submissions/home.html", context)
@@ -117,6 +127,18 @@ def home(request: HttpRequest) -> HttpResponse:
 HOME_CACHE_SECONDS = 600
 
 
+def _home_reads() -> tuple[list[Contest], bool]:
+    """The contests (their board versions key the page) and whether a seeds' run was
+    reproduced (read apart from the cached figures: a seeds' run moves no board version): two
+    statements compiled once per process, sent at once (one round trip on PostgreSQL)."""
+    contests = compiled_instances(("home-contests",), lambda: Contest.objects.all())
+    seeds = compiled_values(
+        ("home-seeds",), lambda: SeedReproduction.objects.order_by().values("pk")[:1]
+    )
+    with reading_ahead([contests.key, seeds.key]):
+        return instances_of(contests), bool(values_of(seeds))
+
+
 def home_figures(contests: list[Contest]) -> dict:
     """The home page's figures, built once per set of board versions (every change a board
     shows moves its contest's version) and kept until a contest next closes or publishes."""
@@ -133,14 +155,17 @@ def home_figures(contests: list[Contest]) -> dict:
 
 
 def _home_figures(contests: list[Contest], now) -> dict:
-    summaries = [summary.contest_summary(contest) for contest in contests]
     classic = [c.slug for c in contests if c.track.shows_run_figures and c.results_are_public()]
-    return {
-        "summaries": summaries,
-        "latest": summary.latest_results(),
-        "engine_chart": engine_chart(classic, now),
-        "chart_contests": [c for c in contests if c.slug in classic],
-    }
+    # What the last build of these contests' figures read (each contest's leader and best
+    # verified entry, the latest results, the chart's bests: statements compiled once per
+    # process) is sent at once, one round trip on PostgreSQL (caches/compiled.py).
+    with reading_ahead([], learn=("home", tuple((c.pk, c.workload) for c in contests))):
+        return {
+            "summaries": [summary.contest_summary(contest) for contest in contests],
+            "latest": summary.latest_results(contests),
+            "engine_chart": engine_chart(classic, now),
+            "chart_contests": [c for c in contests if c.slug in classic],
+        }
 
 
 def engine_chart(slugs: list[str], now) -> list[dict]:
@@ -685,7 +710,7 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
         board_cache_key("entry", stamp, request),
         stamp,
         lambda contest: (
-            _entry_page(request, _visible_entry(request, pk), panels_later=True).content
+            _entry_page(request, _entry_read(request, pk, contest), panels_later=True).content
         ),
         immutable=True,
         shelf="entries",
@@ -698,6 +723,20 @@ def submission_detail(request: HttpRequest, pk: int) -> HttpResponse:
     return HttpResponse(
         page.replace(PANELS_MARK, panels, 1).replace(PANEL_SCRIPTS_MARK, scripts, 1)
     )
+
+
+def _entry_read(request: HttpRequest, pk: int, contest: Contest) -> Submission:
+    """The entry as `_visible_entry` reads it, for its page's build: its row, series preview,
+    rules and stream and the count of its settings sent at once, one round trip on PostgreSQL
+    (statements compiled once per process), beside the contest read already."""
+    statements = [*selectors.entry_page_statements(pk), settings_counted(pk)]
+    read_now(statements)
+    submission = selectors.entry_page_entry(statements, contest)
+    if submission is None:  # gone, or moved to another contest since its stamp was read
+        return _visible_entry(request, pk)
+    if not selectors.entry_visible(submission, request.user):
+        raise Http404("No such entry.")
+    return submission
 
 
 def _entry_stub(pk: int, stamp: EntryStamp) -> Submission:
@@ -773,9 +812,10 @@ def _entry_page(request: HttpRequest, submission: Submission, *, panels_later: b
 def _placement(submission: Submission) -> dict:
     """Where the entry stands among its engine's, and the leader to compare it with, once the
     contest's results are public."""
-    if not submission.contest.results_are_public():
+    # The page shows neither beside an entry that is not eligible: not read for one.
+    if not submission.contest.results_are_public() or not submission.eligible:
         return {"placement": None, "leader": None}
-    leader = contest_leader(contest=submission.contest)
+    leader = contest_leader_kept(contest=submission.contest)
     return {
         "placement": entry_placement(entry=submission),
         "leader": leader if leader and leader.pk != submission.pk else None,
