@@ -22,7 +22,9 @@ view, within 1.5x its own ratio at the smallest size); no page over 1 MB; the se
 printed, not judged: they are the registry by what they are.
 
     .venv/bin/python bench/url_walk.py [--sizes 10000,100000] [--repeat 15] [--pairs 3]
-        [--wrk-seconds 10] [--reuse]
+        [--wrk-seconds 10] [--reuse] [--only LABEL[,LABEL]]
+
+`--only` walks the named cases of `CASES` alone (their floors beside them), no downloads.
 """
 
 from __future__ import annotations
@@ -161,7 +163,9 @@ def child(urls: list[str], repeat: int, contest_id: int) -> None:
     print(json.dumps({"medians": medians}))
 
 
-def walk(contest: Contest, repeat: int, pairs: int, ratios_seen: dict) -> list[str]:
+def walk(
+    contest: Contest, repeat: int, pairs: int, ratios_seen: dict, only: set[str] | None = None
+) -> list[str]:
     """Every case beside its floor in `pairs` fresh processes; the goals missed. A page of
     fixed size (floored by the bare view: no rows to read) is judged on its growth across
     the sizes instead (`ratios_seen`: each page's median ratio, filled here)."""
@@ -171,13 +175,17 @@ def walk(contest: Contest, repeat: int, pairs: int, ratios_seen: dict) -> list[s
     cases, missed = [], []
     with override_settings(ROOT_URLCONF=URLCONF, DEBUG=False):
         for label, template, floor in CASES:
+            if only is not None and label not in only:
+                continue
             url = template.format(**values)
             status, queries, size = shape(client, url)
             if status != 200:
                 print(f"  {label}: {url} answered {status}; left out")
                 continue
             cases.append((label, url, floor, queries, size))
-        downloads = [(label, url.format(**values)) for label, url in DOWNLOADS]
+        downloads = [
+            (label, url.format(**values)) for label, url in DOWNLOADS if only is None
+        ]
         download_shapes = [shape(client, url) for _, url in downloads]
     connection.close()
     urls = [*floors.values(), *(url for _, url, *_ in cases)]
@@ -343,6 +351,19 @@ def _page_index_statements() -> list[tuple[str, str]]:
     return import_module(f"submissions.migrations.{node[1]}")._statements()
 
 
+def only_labels(text: str) -> tuple[set[str], str]:
+    """The labels of CASES named in `text`, comma-separated (a label holding a comma, as
+    "search, a rare name", is read whole), and what named none."""
+    labels = {label for label, _, _ in CASES}
+    found, piece = set(), None
+    for part in text.split(","):
+        piece = part if piece is None else f"{piece},{part}"
+        if piece.strip() in labels:
+            found.add(piece.strip())
+            piece = None
+    return found, (piece or "").strip()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10000,100000", help="entries, in turn")
@@ -350,6 +371,9 @@ def main() -> int:
     parser.add_argument("--pairs", type=int, default=3, help="fresh processes per size")
     parser.add_argument("--wrk-seconds", type=int, default=10, help="0: no wrk")
     parser.add_argument("--reuse", action="store_true", help="keep a filled bench database")
+    parser.add_argument(
+        "--only", default=None, help="walk these labels of CASES alone (comma-separated)"
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--contest-id", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("urls", nargs="*", help=argparse.SUPPRESS)
@@ -357,13 +381,18 @@ def main() -> int:
     if args.child:
         child(args.urls, args.repeat, args.contest_id)
         return 0
+    only = None
+    if args.only:
+        only, unknown = only_labels(args.only)
+        if unknown:
+            parser.error(f"--only: no such label: {unknown}")
     missed, ratios = [], {}
     for entries in (int(size) for size in args.sizes.split(",")):
         print(f"\nurl_walk: {entries:,} entries, database {BENCH_DATABASE_URL}, "
               f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
         contest = filled(entries, args.reuse)
         ratios[entries] = {}
-        found = walk(contest, args.repeat, args.pairs, ratios[entries])
+        found = walk(contest, args.repeat, args.pairs, ratios[entries], only)
         if args.wrk_seconds:
             found += wrk_pages(contest, args.wrk_seconds)
         missed += [f"{entries:,} entries, {line}" for line in found]
