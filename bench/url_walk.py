@@ -183,9 +183,7 @@ def walk(
                 print(f"  {label}: {url} answered {status}; left out")
                 continue
             cases.append((label, url, floor, queries, size))
-        downloads = [
-            (label, url.format(**values)) for label, url in DOWNLOADS if only is None
-        ]
+        downloads = [(label, url.format(**values)) for label, url in DOWNLOADS if only is None]
         download_shapes = [shape(client, url) for _, url in downloads]
     connection.close()
     urls = [*floors.values(), *(url for _, url, *_ in cases)]

@@ -134,10 +134,17 @@ def _compile(queryset: QuerySet) -> CompiledValues:
 def _rows(compiled: CompiledValues) -> list:
     if compiled.sql is None:
         return []
-    connection = connections[compiled.using]
     _record(compiled.key)
     ahead = getattr(_ahead, "rows", None)
-    read = ahead.pop(compiled.key, None) if ahead is not None else None
+    return _converted(compiled, ahead.pop(compiled.key, None) if ahead is not None else None)
+
+
+def _converted(compiled: CompiledValues, read) -> list:
+    """The rows of `compiled`, from `read` ((sql, params), rows) when it read the same
+    statement, else read now; converted as `values()` converts them."""
+    if compiled.sql is None:
+        return []
+    connection = connections[compiled.using]
     if read is not None and read[0] == (compiled.sql, compiled.params):
         rows = read[1]
     else:
@@ -186,6 +193,19 @@ def values_of(compiled: CompiledValues) -> list[dict]:
     """The rows of a compiled query, as `values()` gives them."""
     names = compiled.names
     return [dict(zip(names, row, strict=True)) for row in _rows(compiled)]
+
+
+def values_at_once(querysets: list[QuerySet]) -> list[list]:
+    """The rows of several `values_list()` querysets, as tuples (or lists) of their columns,
+    read in one round trip on PostgreSQL (a pipeline, as `reading_ahead` reads), one after
+    another elsewhere. Compiled at each call and never kept: for the statements of a page
+    that depend on the moment (what is published by now), which no key could keep."""
+    statements = [
+        dataclasses.replace(_compile(queryset), key=("values at once", index))
+        for index, queryset in enumerate(querysets)
+    ]
+    read = _run_at_once(statements)
+    return [_converted(statement, read.get(statement.key)) for statement in statements]
 
 
 def compiled_instances(key: Hashable, build: Callable[[], QuerySet]) -> CompiledValues:

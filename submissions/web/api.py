@@ -54,7 +54,7 @@ from submissions.web.serializers import (
     SubmissionSerializer,
     TokenListSerializer,
     TokenObtainSerializer,
-    plain_writer,
+    kept_writer,
 )
 from submissions.web.text_input import TextFormParser, TextJSONParser, TextMultiPartParser
 from submissions.web.throttle import (
@@ -256,7 +256,7 @@ class SubmissionListCreate(APIView):
         newest = entries.order_by("-submitted_at", "-pk")  # migration 0028's index
         page = paginator.paginate_queryset(newest, request, view=self)
         # The same rows as SubmissionSerializer(page, many=True).data, written plainly.
-        write = plain_writer(SubmissionSerializer(context={"request": request}))
+        write = kept_writer(SubmissionSerializer, {"request": request})
         return paginator.get_paginated_response([write(entry) for entry in page])
 
     @extend_schema(request=SubmissionCreateSerializer, responses={201: SubmissionSerializer})

@@ -1,7 +1,11 @@
+import threading
+from functools import lru_cache
 from operator import attrgetter
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models.manager import BaseManager
+from django.urls import get_script_prefix, get_urlconf, reverse
 from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.fields import SkipField
@@ -232,8 +236,20 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
     def get_url(self, submission: Submission) -> str:
         request = self.context.get("request")
-        path = submission.get_absolute_url()
+        head, tail = _entry_path_parts(get_urlconf() or settings.ROOT_URLCONF, get_script_prefix())
+        path = f"{head}{submission.pk}{tail}"  # get_absolute_url(), reversed once
         return request.build_absolute_uri(path) if request else path
+
+
+_MARK = 987_654_321
+
+
+@lru_cache(maxsize=16)
+def _entry_path_parts(urlconf, prefix: str) -> tuple[str, str]:
+    """An entry page's path around its id, reversed once per URLconf and script prefix: a
+    list of 50 entries reversed it once a row."""
+    head, tail = reverse("submission_detail", args=[_MARK], urlconf=urlconf).split(str(_MARK))
+    return head, tail
 
 
 class LeaderboardRowSerializer(serializers.Serializer):
@@ -331,6 +347,25 @@ _PLAIN = {
 }
 
 
+_writers = threading.local()
+
+
+def kept_writer(serializer_class: type[serializers.Serializer], context: dict):
+    """`plain_writer(serializer_class(context=context))`, its fields set up once per thread
+    and serializer (DRF copies every declared field for each serializer made: a page's list
+    spent a tenth of its time there); each call gives the serializer this request's context."""
+    kept = getattr(_writers, "kept", None)
+    if kept is None:
+        kept = _writers.kept = {}
+    found = kept.get(serializer_class)
+    if found is None:
+        serializer = serializer_class(context=context)
+        found = kept[serializer_class] = (serializer, plain_writer(serializer))
+    serializer, write = found
+    serializer._context = context
+    return write
+
+
 def plain_writer(serializer: serializers.Serializer):
     """A function writing what `serializer.to_representation(instance)` writes, without DRF's
     per-field machinery at each row (a readable-fields generator, `get_attribute`'s checks, a
@@ -338,7 +373,9 @@ def plain_writer(serializer: serializers.Serializer):
     (the API's list of 50 spent half its time in it). A field DRF reads otherwise than by a
     plain attribute (a related field's primary key, a callable, a dict's key) goes through
     DRF's own `get_attribute`; the output is the same (tests/web/test_api_plain_rows.py)."""
-    steps = [(field.field_name, _reader(field), _writer(field)) for field in serializer._readable_fields]
+    steps = [
+        (field.field_name, _reader(field), _writer(field)) for field in serializer._readable_fields
+    ]
 
     def write(instance) -> dict:
         out = {}
