@@ -195,16 +195,22 @@ def values_of(compiled: CompiledValues) -> list[dict]:
     return [dict(zip(names, row, strict=True)) for row in _rows(compiled)]
 
 
-def values_at_once(querysets: list[QuerySet]) -> list[list]:
+def values_at_once(querysets: list[QuerySet], ahead: list[CompiledValues] = ()) -> list[list]:
     """The rows of several `values_list()` querysets, as tuples (or lists) of their columns,
     read in one round trip on PostgreSQL (a pipeline, as `reading_ahead` reads), one after
     another elsewhere. Compiled at each call and never kept: for the statements of a page
-    that depend on the moment (what is published by now), which no key could keep."""
+    that depend on the moment (what is published by now), which no key could keep. `ahead`:
+    kept statements sent in the same round trip, each taken by its next read within the
+    enclosing `reading_ahead` block (as `read_now` sends them)."""
     statements = [
         dataclasses.replace(_compile(queryset), key=("values at once", index))
         for index, queryset in enumerate(querysets)
     ]
-    read = _run_at_once(statements)
+    rows = getattr(_ahead, "rows", None)
+    ahead = [each for each in ahead if rows is not None and not _read(rows, each)]
+    read = _run_at_once([*statements, *ahead])
+    if rows is not None:
+        rows.update({each.key: read[each.key] for each in ahead if each.key in read})
     return [_converted(statement, read.get(statement.key)) for statement in statements]
 
 

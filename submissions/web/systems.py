@@ -15,8 +15,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from submissions.board.query import deepest_page
-from submissions.caches.compiled import values_at_once
-from submissions.contests.ranks import ranks_known
+from submissions.caches.compiled import reading_ahead, values_at_once
+from submissions.contests.ranks import rank_checks, ranks_known
 from submissions.entries import selectors
 from submissions.measures.history import Result, best_over_time
 from submissions.measures.numbers import rate
@@ -78,9 +78,17 @@ FOUND_FIELDS = (
 
 
 def entries_page(entries: QuerySet[Submission], number: int) -> EntriesPage:
+    return ranked(page_rows(entries, number), number)
+
+
+def page_rows(entries: QuerySet[Submission], number: int) -> list[Submission]:
+    """The page's entries and one more (whether a page follows), ranks not read yet."""
     offset = (number - 1) * PAGE_SIZE
     shown = entries.select_related("contest").only(*FOUND_FIELDS)
-    rows = list(shown[offset : offset + PAGE_SIZE + 1])
+    return list(shown[offset : offset + PAGE_SIZE + 1])
+
+
+def ranked(rows: list[Submission], number: int) -> EntriesPage:
     return EntriesPage(ranks_known(rows[:PAGE_SIZE]), number, len(rows) > PAGE_SIZE)
 
 
@@ -164,17 +172,21 @@ def _system_page(
     *,
     spellings: bool = False,
 ):
-    page = entries_page(entries, page_number(request))
-    if not page.entries:
+    number = page_number(request)
+    rows = page_rows(entries, number)
+    if not rows:
         raise Http404(f"No entry of this {kind} on this page.")
     # What the page shows besides its entries, read in one round trip (values_at_once): the
-    # oldest entry's day, the contests holding them, the chart's latest results, and the
-    # newest entry's day (the first page's first entry is the newest: no read for it there).
+    # oldest entry's day, the contests holding them, the chart's latest results, the newest
+    # entry's day (the first page's first entry is the newest: no read for it there), and the
+    # check of the kept ranks the entries' ranks are read from (rank_checks).
     oldest = entries.order_by("submitted_at", "pk").values_list("submitted_at")[:1]
     reads = [oldest, _contests_holding(entries), _latest(entries)]
-    if page.number > 1:
+    if number > 1:
         reads.append(entries.values_list("submitted_at")[:1])
-    oldest, contests, latest, *newest = values_at_once(reads)
+    with reading_ahead([]):
+        oldest, contests, latest, *newest = values_at_once(reads, rank_checks(rows[:PAGE_SIZE]))
+        page = ranked(rows, number)
     newest = newest[0][0][0] if newest else page.entries[0].submitted_at
     oldest = oldest[0][0]
     contests = sorted(title for (title,) in contests)
