@@ -202,8 +202,21 @@ def values_at_once(querysets: list[QuerySet], ahead: list[CompiledValues] = ()) 
     that depend on the moment (what is published by now), which no key could keep. `ahead`:
     kept statements sent in the same round trip, each taken by its next read within the
     enclosing `reading_ahead` block (as `read_now` sends them)."""
+    return [rows for _, rows in _at_once(querysets, ahead, _compile)]
+
+
+def instances_at_once(querysets: list[QuerySet], ahead: list[CompiledValues] = ()) -> list[list]:
+    """`values_at_once` for plain querysets of one model's rows (as `compiled_instances`
+    compiles them): each a list of its model's instances."""
+    return [
+        _instances(statement, rows)
+        for statement, rows in _at_once(querysets, ahead, _compile_instances)
+    ]
+
+
+def _at_once(querysets, ahead, compile_one) -> list[tuple[CompiledValues, list]]:
     statements = [
-        dataclasses.replace(_compile(queryset), key=("values at once", index))
+        dataclasses.replace(compile_one(queryset), key=("at once", index))
         for index, queryset in enumerate(querysets)
     ]
     rows = getattr(_ahead, "rows", None)
@@ -211,7 +224,12 @@ def values_at_once(querysets: list[QuerySet], ahead: list[CompiledValues] = ()) 
     read = _run_at_once([*statements, *ahead])
     if rows is not None:
         rows.update({each.key: read[each.key] for each in ahead if each.key in read})
-    return [_converted(statement, read.get(statement.key)) for statement in statements]
+    return [(statement, _converted(statement, read.get(statement.key))) for statement in statements]
+
+
+def _instances(compiled: CompiledValues, rows: list) -> list:
+    model, names, using = compiled.model, compiled.names, compiled.using
+    return [model.from_db(using, names, row) for row in rows]
 
 
 def compiled_instances(key: Hashable, build: Callable[[], QuerySet]) -> CompiledValues:
@@ -250,8 +268,7 @@ def _compile_instances(queryset: QuerySet) -> CompiledValues:
 
 def instances_of(compiled: CompiledValues) -> list:
     """The model instances of a compiled plain query, as iterating its queryset makes them."""
-    model, names, using = compiled.model, compiled.names, compiled.using
-    return [model.from_db(using, names, row) for row in _rows(compiled)]
+    return _instances(compiled, _rows(compiled))
 
 
 def sql_of(key: Hashable, build: Callable[[], QuerySet]) -> tuple[str, tuple]:
