@@ -137,11 +137,18 @@ def _compile(queryset: QuerySet) -> CompiledValues:
 def _rows(compiled: CompiledValues) -> list:
     if compiled.sql is None:
         return []
-    connection = connections[compiled.using]
     if compiled.learned:
         _record(compiled.key)
     ahead = getattr(_ahead, "rows", None)
-    read = ahead.pop(compiled.key, None) if ahead is not None else None
+    return _converted(compiled, ahead.pop(compiled.key, None) if ahead is not None else None)
+
+
+def _converted(compiled: CompiledValues, read) -> list:
+    """The rows of `compiled`, from `read` ((sql, params), rows) when it read the same
+    statement, else read now; converted as `values()` converts them."""
+    if compiled.sql is None:
+        return []
+    connection = connections[compiled.using]
     if read is not None and read[0] == (compiled.sql, compiled.params):
         rows = read[1]
     else:
@@ -192,6 +199,43 @@ def values_of(compiled: CompiledValues) -> list[dict]:
     return [dict(zip(names, row, strict=True)) for row in _rows(compiled)]
 
 
+def values_at_once(querysets: list[QuerySet], ahead: list[CompiledValues] = ()) -> list[list]:
+    """The rows of several `values_list()` querysets, as tuples (or lists) of their columns,
+    read in one round trip on PostgreSQL (a pipeline, as `reading_ahead` reads), one after
+    another elsewhere. Compiled at each call and never kept: for the statements of a page
+    that depend on the moment (what is published by now), which no key could keep. `ahead`:
+    kept statements sent in the same round trip, each taken by its next read within the
+    enclosing `reading_ahead` block (as `read_now` sends them)."""
+    return [rows for _, rows in _at_once(querysets, ahead, _compile)]
+
+
+def instances_at_once(querysets: list[QuerySet], ahead: list[CompiledValues] = ()) -> list[list]:
+    """`values_at_once` for plain querysets of one model's rows (as `compiled_instances`
+    compiles them): each a list of its model's instances."""
+    return [
+        _instances(statement, rows)
+        for statement, rows in _at_once(querysets, ahead, _compile_instances)
+    ]
+
+
+def _at_once(querysets, ahead, compile_one) -> list[tuple[CompiledValues, list]]:
+    statements = [
+        dataclasses.replace(compile_one(queryset), key=("at once", index))
+        for index, queryset in enumerate(querysets)
+    ]
+    rows = getattr(_ahead, "rows", None)
+    ahead = [each for each in ahead if rows is not None and not _read(rows, each)]
+    read = _run_at_once([*statements, *ahead])
+    if rows is not None:
+        rows.update({each.key: read[each.key] for each in ahead if each.key in read})
+    return [(statement, _converted(statement, read.get(statement.key))) for statement in statements]
+
+
+def _instances(compiled: CompiledValues, rows: list) -> list:
+    model, names, using = compiled.model, compiled.names, compiled.using
+    return [model.from_db(using, names, row) for row in rows]
+
+
 def compiled_instances(key: Hashable, build: Callable[[], QuerySet]) -> CompiledValues:
     """The compiled form of `build()`, a plain query of one model's rows (no select_related,
     annotations or deferred fields), built once per `key`."""
@@ -228,8 +272,7 @@ def _compile_instances(queryset: QuerySet) -> CompiledValues:
 
 def instances_of(compiled: CompiledValues) -> list:
     """The model instances of a compiled plain query, as iterating its queryset makes them."""
-    model, names, using = compiled.model, compiled.names, compiled.using
-    return [model.from_db(using, names, row) for row in _rows(compiled)]
+    return _instances(compiled, _rows(compiled))
 
 
 def sql_of(key: Hashable, build: Callable[[], QuerySet]) -> tuple[str, tuple]:

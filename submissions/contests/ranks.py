@@ -230,6 +230,24 @@ def ranks_known(entries) -> list[Submission]:
     return entries
 
 
+def rank_checks(entries: list[Submission]) -> list:
+    """The statements `ranks_known(entries)` will read first where this process keeps their
+    contests' ranking keys (each contest's tally check, board/kept_ranks.py), for a page to
+    send with its other reads (caches/compiled.py `values_at_once`'s `ahead`) within a
+    `reading_ahead` block; none elsewhere."""
+    from submissions.board import kept_ranks  # the kept keys read this module's helpers
+
+    contests = {}
+    for entry in entries:
+        if "contest" in entry._state.fields_cache:
+            contests.setdefault(entry.contest_id, entry.contest)
+    return [
+        kept_ranks.ranking_check(contest)
+        for contest in contests.values()
+        if kept_ranks.keeps(contest.track)
+    ]
+
+
 def _kept_ranks(contest: Contest, group: list[Submission]) -> dict[int, int] | None:
     """{entry id: rank} of the ranked entries of `group` from the kept ranking keys, or None
     where they are not kept (the caller counts or reads the window)."""

@@ -78,15 +78,17 @@ def entries_to_compare(*, ids: list[int], user) -> list[Submission]:
     return [by_id[pk] for pk in ids if pk in by_id]
 
 
-def published_results(limit: int, now=None) -> list[Submission]:
+def published_results(limit: int, now=None, fields: tuple[str, ...] = ()) -> list[Submission]:
     """The `limit` entries of contests whose results are public, the most recently published
     first. An entry is published when its contest publishes, or when it arrives after that.
     Read per published contest as two index slices of at most `limit` (the entries that came
     after its publication, newest first; those it published, by number), merged by one
-    UNION ALL: O(contests x limit), never a sort of every published entry."""
+    UNION ALL: O(contests x limit), never a sort of every published entry. `fields`: the
+    entries' columns to read (with the contest whole), else all but the long ones."""
     now = now or timezone.now()
     published = Contest.objects.filter(results_published_at__lte=now)
-    entries = Submission.objects.select_related("contest").defer(*LIST_DEFERRED)
+    entries = Submission.objects.select_related("contest")
+    entries = entries.only(*fields, "contest") if fields else entries.defer(*LIST_DEFERRED)
     slices = []
     for contest_id, at in published.values_list("pk", "results_published_at"):
         mine = entries.filter(contest_id=contest_id)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from django.db import transaction
+from django.db.models import QuerySet
 
 from submissions.logparse.c_format import header_settings
 from submissions.logparse.model import ServerSettingLine
@@ -108,13 +109,19 @@ def entry_settings(entry: Submission, stored: list[ServerSetting]) -> dict[str, 
     return {**declared, **logged_settings(entry, stored)}
 
 
-def compared_settings(entries: list[Submission]) -> dict:
-    """The compare page's settings table: rows with the differences first, and the counts."""
-    stored: dict[int, list[ServerSetting]] = {entry.pk: [] for entry in entries}
-    for setting in ServerSetting.objects.filter(
+def compared_settings_read(entries: list[Submission]) -> QuerySet[ServerSetting]:
+    """What the compare page's settings table reads of `entries`."""
+    return ServerSetting.objects.filter(
         submission__in=[entry.pk for entry in entries],
         source__in=(SettingSource.DECLARED, SettingSource.BENCHMARK_HEADER),
-    ):
+    )
+
+
+def compared_settings(entries: list[Submission], read: list[ServerSetting] | None = None) -> dict:
+    """The compare page's settings table: rows with the differences first, and the counts.
+    `read`: what `compared_settings_read(entries)` found, read already (else read here)."""
+    stored: dict[int, list[ServerSetting]] = {entry.pk: [] for entry in entries}
+    for setting in compared_settings_read(entries) if read is None else read:
         stored[setting.submission_id].append(setting)
     listed = [entry_settings(entry, stored[entry.pk]) for entry in entries]
     rows = settings_side_by_side(listed)

@@ -530,18 +530,33 @@ def found_rows(entries) -> str:
         url = _system_url(name, value if page is None else page, urlconf, prefix)
         return row_html('<a href="{url}">{value}</a>', url=url, value=value)
 
+    # A page's entries share a few contests and days: each contest's link and each day's
+    # words are made once a page, not once a row.
+    contest_urls: dict[int, str] = {}
+    days: dict = {}
+
+    def day_of(moment) -> str:
+        local = template_localtime(moment)
+        day = local.date()
+        if day not in days:
+            days[day] = date_filter(local, "j M Y")
+        return days[day]
+
     rows = []
     for entry in entries:
         contest = entry.contest
         rank = entry.rank
         engine = entry.engine
+        contest_url = contest_urls.get(contest.pk)
+        if contest_url is None:
+            contest_url = contest_urls[contest.pk] = contest.get_absolute_url()
         rows.append(
             row_html(
                 FOUND_ROW,
                 url=entry_url(entry.pk),
                 id=entry.pk,
                 entrant=entry.public_name,
-                contest_url=contest.get_absolute_url(),
+                contest_url=contest_url,
                 contest=contest.title,
                 rank="—" if rank in (None, "", 0) else rank,
                 terminal=numbers.rate(entry.terminal_rate),
@@ -551,7 +566,7 @@ def found_rows(entries) -> str:
                     if entry.cpu_model
                     else ""
                 ),
-                submitted=date_filter(template_localtime(entry.submitted_at), "j M Y"),
+                submitted=day_of(entry.submitted_at),
             )
         )
     return mark_safe("".join(rows))  # noqa: S308  # nosec B308, B703  (each row escaped)

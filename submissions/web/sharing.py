@@ -13,8 +13,9 @@ from django.urls import reverse
 from django.utils.http import quote_etag
 from django.views.decorators.http import condition
 
+from submissions.caches.compiled import instances_at_once, reading_ahead
 from submissions.contests import rule_versions
-from submissions.contests.ranks import contest_leader, ranks_known
+from submissions.contests.ranks import contest_leader, rank_checks, ranks_known
 from submissions.entries import selectors
 from submissions.entries.outcome import outcome_public
 from submissions.measures import comparison
@@ -25,7 +26,7 @@ from submissions.models import (
     SampleSeries,
     Submission,
 )
-from submissions.setup.entry_settings import compared_settings
+from submissions.setup.entry_settings import compared_settings, compared_settings_read
 from submissions.web import badges
 from submissions.web.views import judged_under_version, verdict_rows
 
@@ -42,8 +43,22 @@ def compare(request: HttpRequest) -> HttpResponse:
         # The board's checkboxes send ids=3&ids=7; the address to share reads ids=3,7.
         return redirect(f"{reverse('compare')}?{canonical}" if canonical else reverse("compare"))
     wanted = state.ids[: comparison.MAX_ITEMS]
-    entries = ranks_known(selectors.entries_to_compare(ids=list(wanted), user=request.user))
-    references = _references(state.refs[: comparison.MAX_ITEMS - len(entries)])
+    entries = selectors.entries_to_compare(ids=list(wanted), user=request.user)
+    # What the page reads besides the entries, in one round trip (instances_at_once): the
+    # references asked for, those of the entries' contests to pick from, the entries' server
+    # settings, and the check of the kept ranks the entries' ranks are read from.
+    reference_ids = state.refs[: comparison.MAX_ITEMS - len(entries)]
+    with reading_ahead([]):
+        references, choices, settings = instances_at_once(
+            [
+                ReferenceResult.objects.filter(pk__in=reference_ids),
+                _reference_choices_read(entries),
+                compared_settings_read(entries),
+            ],
+            rank_checks(entries),
+        )
+        entries = ranks_known(entries)
+    references = _references(reference_ids, references)
     items = [_entry_item(entry) for entry in entries] + [_reference_item(r) for r in references]
     baseline = next((item for item in items if item["key"] == state.base), None)
     baseline_figures = baseline["figures"] if baseline else None
@@ -62,30 +77,32 @@ def compare(request: HttpRequest) -> HttpResponse:
         "beyond_limit": state.ids[comparison.MAX_ITEMS :],
         "max_entries": comparison.MAX_ITEMS,
         "plot": _plot_data(state, items, bands),
-        "reference_choices": _reference_choices(entries, references),
+        "reference_choices": _reference_choices(choices, references),
         "grouped": {pk for group in state.groups for pk in group},
         "state_without_groups": state.hidden_fields(),
-        **compared_settings(entries),
+        **compared_settings(entries, settings),
     }
     return render(request, "submissions/compare.html", context)
 
 
-def _references(ids: tuple[int, ...]) -> list[ReferenceResult]:
-    """The reference rows asked for, in order. They are public facts from the seeds, shown with
-    any contest's board, so every visitor may add them."""
-    found = {ref.pk: ref for ref in ReferenceResult.objects.filter(pk__in=ids)}
+def _references(ids: tuple[int, ...], read: list[ReferenceResult]) -> list[ReferenceResult]:
+    """The reference rows asked for (`read`: those of `ids` found), in order. They are public
+    facts from the seeds, shown with any contest's board, so every visitor may add them."""
+    found = {ref.pk: ref for ref in read}
     return [found[pk] for pk in ids if pk in found]
 
 
-def _reference_choices(entries: list[Submission], chosen: list[ReferenceResult]) -> list:
-    """Reference rows of the compared entries' contests, for the "add a reference" picker."""
+def _reference_choices_read(entries: list[Submission]):
+    """The reference rows of the compared entries' contests, by label."""
     contests = {entry.contest_id for entry in entries}
+    return ReferenceResult.objects.filter(contest__in=contests).order_by("label")
+
+
+def _reference_choices(choices: list[ReferenceResult], chosen: list[ReferenceResult]) -> list:
+    """The compared entries' contests' references (`_reference_choices_read`) not chosen yet,
+    for the "add a reference" picker."""
     taken = {ref.pk for ref in chosen}
-    return [
-        ref
-        for ref in ReferenceResult.objects.filter(contest__in=contests).order_by("label")
-        if ref.pk not in taken
-    ]
+    return [ref for ref in choices if ref.pk not in taken]
 
 
 def _entry_item(entry: Submission) -> dict:

@@ -15,7 +15,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from submissions.board.query import deepest_page
-from submissions.contests.ranks import ranks_known
+from submissions.caches.compiled import reading_ahead, values_at_once
+from submissions.contests.ranks import rank_checks, ranks_known
 from submissions.entries import selectors
 from submissions.measures.history import Result, best_over_time
 from submissions.measures.numbers import rate
@@ -77,9 +78,17 @@ FOUND_FIELDS = (
 
 
 def entries_page(entries: QuerySet[Submission], number: int) -> EntriesPage:
+    return ranked(page_rows(entries, number), number)
+
+
+def page_rows(entries: QuerySet[Submission], number: int) -> list[Submission]:
+    """The page's entries and one more (whether a page follows), ranks not read yet."""
     offset = (number - 1) * PAGE_SIZE
     shown = entries.select_related("contest").only(*FOUND_FIELDS)
-    rows = list(shown[offset : offset + PAGE_SIZE + 1])
+    return list(shown[offset : offset + PAGE_SIZE + 1])
+
+
+def ranked(rows: list[Submission], number: int) -> EntriesPage:
     return EntriesPage(ranks_known(rows[:PAGE_SIZE]), number, len(rows) > PAGE_SIZE)
 
 
@@ -110,17 +119,28 @@ def _label(entry_id: int, name: str, contest: str) -> str:
     return f"#{entry_id} {name}, {contest}"
 
 
-def _history(entries: QuerySet[Submission]) -> tuple[list[Result], list[Result]]:
-    """(the plotted results, the best over time among them): the latest HISTORY_POINTS results
-    and the best result before the oldest of them, so that the line is the best as it stood
-    over the plotted span (a result before it that was beaten before it is left out)."""
+HISTORY_FIELDS = (
+    "pk", "submitted_at", "terminal_rate", "publish", "entrant_name", "contest__title",
+)  # fmt: skip
+
+
+def _latest(entries: QuerySet[Submission]) -> QuerySet:
+    """The latest HISTORY_POINTS results the history chart plots."""
     rated = entries.filter(terminal_rate__isnull=False)
-    fields = ("pk", "submitted_at", "terminal_rate", "publish", "entrant_name", "contest__title")
-    latest = list(rated.values_list(*fields)[:HISTORY_POINTS])
+    return rated.values_list(*HISTORY_FIELDS)[:HISTORY_POINTS]
+
+
+def _history(entries: QuerySet[Submission], latest: list) -> tuple[list[Result], list[Result]]:
+    """(the plotted results, the best over time among them): the `latest` HISTORY_POINTS
+    results and the best result before the oldest of them, so that the line is the best as it
+    stood over the plotted span (a result before it that was beaten before it is left out).
+    The best before is read after them, by the oldest's time as a value (a subquery in its
+    place would leave the planner to guess how many entries are older)."""
     earlier = []
     if len(latest) == HISTORY_POINTS:
+        rated = entries.filter(terminal_rate__isnull=False)
         before = rated.filter(submitted_at__lt=latest[-1][1])
-        earlier = list(before.order_by("-terminal_rate", "pk").values_list(*fields)[:1])
+        earlier = list(before.order_by("-terminal_rate", "pk").values_list(*HISTORY_FIELDS)[:1])
     results = [
         Result(when.isoformat(), rate, _label(pk, name if publish else ANONYMOUS, title))
         for pk, when, rate, publish, name, title in reversed(earlier + latest)
@@ -128,13 +148,13 @@ def _history(entries: QuerySet[Submission]) -> tuple[list[Result], list[Result]]
     return results, best_over_time(results)
 
 
-def _contests_holding(entries: QuerySet[Submission]) -> list[str]:
+def _contests_holding(entries: QuerySet[Submission]) -> QuerySet:
     """The titles of the contests holding some of `entries`: one look-up per contest of an
     index on the system's name and the contest (migration 0028). A scalar subquery, which
     PostgreSQL runs per contest, where an EXISTS would be planned as a join over them all."""
     first = entries.filter(contest=OuterRef("pk")).order_by().values("pk")[:1]
     holding = Contest.objects.annotate(held=Subquery(first)).filter(held__isnull=False)
-    return sorted(holding.values_list("title", flat=True))
+    return holding.values_list("title")
 
 
 def _variants(entries: list[Submission], name: str) -> list[str]:
@@ -152,18 +172,25 @@ def _system_page(
     *,
     spellings: bool = False,
 ):
-    page = entries_page(entries, page_number(request))
-    if not page.entries:
+    number = page_number(request)
+    rows = page_rows(entries, number)
+    if not rows:
         raise Http404(f"No entry of this {kind} on this page.")
-    # The first page's first entry is the newest: no query for it there.
-    newest = (
-        page.entries[0].submitted_at
-        if page.number == 1
-        else entries.values_list("submitted_at", flat=True).first()
-    )
-    oldest = entries.order_by("submitted_at", "pk").values_list("submitted_at", flat=True).first()
-    contests = _contests_holding(entries)
-    results, best = _history(entries)
+    # What the page shows besides its entries, read in one round trip (values_at_once): the
+    # oldest entry's day, the contests holding them, the chart's latest results, the newest
+    # entry's day (the first page's first entry is the newest: no read for it there), and the
+    # check of the kept ranks the entries' ranks are read from (rank_checks).
+    oldest = entries.order_by("submitted_at", "pk").values_list("submitted_at")[:1]
+    reads = [oldest, _contests_holding(entries), _latest(entries)]
+    if number > 1:
+        reads.append(entries.values_list("submitted_at")[:1])
+    with reading_ahead([]):
+        oldest, contests, latest, *newest = values_at_once(reads, rank_checks(rows[:PAGE_SIZE]))
+        page = ranked(rows, number)
+    newest = newest[0][0][0] if newest else page.entries[0].submitted_at
+    oldest = oldest[0][0]
+    contests = sorted(title for (title,) in contests)
+    results, best = _history(entries, [tuple(row) for row in latest])
     context_name = name_of(page.entries[0])
     context = {
         "name": context_name,

@@ -118,3 +118,32 @@ def test_a_track_entry_is_announced_by_its_tracks_figures(client):
 
     assert entry["title"].endswith("TokuDB, rank 1, recovery time 2 s")
     assert "Recovery 2 s; Insert rate 200; Rows at crash 250,000." in entry["summary"]
+
+
+def test_an_item_reads_nothing_of_its_entry_after_the_list(client):
+    """The feed reads the columns its items show with the list (feeds.FEED_FIELDS): as many
+    queries for six entries as for two, a column left out would be read once an item."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    contest = ContestFactory(results_published_at=timezone.now() - timedelta(days=1))
+    tracked = ContestFactory(
+        workload="crash_recovery", results_published_at=timezone.now() - timedelta(days=1)
+    )
+    counts = []
+    for size in (2, 6):
+        while contest.submissions.count() < size:
+            SubmissionFactory(contest=contest, estimated=True, estimate_basis="the last 10%")
+            SubmissionFactory(
+                contest=tracked,
+                track_figures={"insert_rate": 200.0, "rows_at_crash": 250_000},
+                track_metric=2.0,
+                track_class="r000000000200",
+            )
+        contest_ranks.contest_board_changed(contest_id=contest.pk)
+        contest_ranks.contest_board_changed(contest_id=tracked.pk)
+        client.get("/feeds/results.atom")
+        with CaptureQueriesContext(connection) as queries:
+            assert client.get("/feeds/results.atom").status_code == 200
+        counts.append(len(queries.captured_queries))
+    assert counts[0] == counts[1]
