@@ -30,7 +30,7 @@ def _drop(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("submissions", "0035_million_engine_month_best"),
+        ("submissions", "0036_engine_rank_order_index"),
     ]
 
     operations = [
