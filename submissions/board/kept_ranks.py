@@ -321,6 +321,15 @@ def _tally_sql(contest: Contest) -> str:
     )
 
 
+def ranking_tally(contest: Contest) -> tuple[int, int]:
+    """(ranked entries, their ranking sum) as the tally holds them: a read of a few rows."""
+    with connection.cursor() as cursor:
+        # The tally's SQL from the model's names; the contest a parameter.
+        cursor.execute(f"SELECT {_tally_sql(contest)}", (contest.pk, contest.pk))  # noqa: S608  # nosec B608
+        entries, ranking_sum = cursor.fetchone()
+    return int(entries), int(ranking_sum)
+
+
 def _fetch(sql: str, params: tuple) -> list[tuple]:
     connection.close_if_health_check_failed()  # as Django's own cursor does
     connection.ensure_connection()

@@ -54,6 +54,21 @@ def ranks_of(*, contest: Contest, ids: list[int] | None = None) -> dict[int, int
         return dict(cursor.fetchall())
 
 
+def ranking_signature(contest: Contest) -> str | None:
+    """What the contest's ranks follow from, in a few words: its track, and its ranked entries'
+    count and sum of ranking hashes as the board tally holds them (board/kept_ranks.py: moved
+    by the database with every change of an entry). Equal signatures, and no entry changed
+    since that is ranked now: the same ranks (an entry deleted or no longer ranked moves the
+    count and sum; one added or changed is ranked now). A read of a few tally rows, whatever
+    the board's size. None where no tally covers the ranking (SQLite): compare the ranks."""
+    from submissions.board.kept_ranks import keeps, ranking_tally
+
+    if not keeps(contest.track):
+        return None
+    entries, ranking_sum = ranking_tally(contest)
+    return f"{contest.workload}:{entries}:{ranking_sum}"
+
+
 def _ranked_window(contest: Contest):
     track = contest.track
     ranking = track.ranking
