@@ -180,26 +180,28 @@ def _ranks_files(folder: Path, served: dict | None, contests, changed: set[int],
     ranked_now = reads.ranked_changes(contests, changed) if before else {}
     held, written = [], []
     for contest in contests:
-        signature = ranking_signature(contest)
+        found = ranking_signature(contest)
+        signature, seq = found if found else (None, None)
         prior = before.get(contest.pk)
+        moved = ranked_now.get(contest.pk, {}).values()
         if (
             prior is not None
             and signature is not None
             and prior["signature"] == signature
             and prior["slug"] == contest.slug
+            and all(change is not None and change <= prior["ranking_seq"] for change in moved)
             and all((source / d["name"]).is_file() for d in prior["files"])
-            and not ranked_now.get(contest.pk)
         ):
             for described in prior["files"]:
                 _link(source / described["name"], folder / described["name"])
             held.append(prior)
             continue
-        held.append(_write_ranks(folder, contest, signature, built_at))
+        held.append(_write_ranks(folder, contest, signature, seq, built_at))
         written.append(contest.slug)
     return held, written
 
 
-def _write_ranks(folder: Path, contest, signature: str | None, built_at) -> dict:
+def _write_ranks(folder: Path, contest, signature: str | None, seq: int | None, built_at) -> dict:
     """A contest's ranks file, in rank order: O(its ranked entries)."""
     ranks = reads.contest_ranks(contest)
     ordered = sorted(ranks.items(), key=lambda pair: (pair[1], pair[0]))
@@ -218,6 +220,7 @@ def _write_ranks(folder: Path, contest, signature: str | None, built_at) -> dict
         "id": contest.pk,
         "slug": contest.slug,
         "signature": signature,
+        "ranking_seq": seq,
         "entries": len(ordered),
         "built_at": built_at.isoformat(),
         "files": [

@@ -12,7 +12,9 @@ from collections.abc import Iterator
 from datetime import datetime
 
 import numpy as np
+from django.db import connection
 from django.db.models import QuerySet
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Length
 from django.urls import reverse
 
@@ -105,9 +107,10 @@ def has_changes() -> bool:
     return OpenDataChange.objects.exists()
 
 
-def ranked_changes(contests: list[Contest], entry_ids: set[int]) -> dict[int, set[int]]:
-    """{contest id: the entries among `entry_ids` ranked on its board now}, read by their ids
-    (the primary key: O(the changes)) and judged as contests.rank_query.ranked_q judges."""
+def ranked_changes(contests: list[Contest], entry_ids: set[int]) -> dict[int, dict]:
+    """{contest id: {entry id: its last ranking change number (None on SQLite)}} of the entries
+    among `entry_ids` ranked on their contest's board now, read by their ids (the primary key:
+    O(the changes)) and judged as contests.rank_query.ranked_q judges."""
     if not entry_ids:
         return {}
     required = {
@@ -115,16 +118,17 @@ def ranked_changes(contests: list[Contest], entry_ids: set[int]) -> dict[int, se
         for contest in contests
     }
     columns = sorted({column for names in required.values() for column in names})
-    rows = (
-        Submission.objects.filter(pk__in=entry_ids)
-        .order_by()
-        .values("id", "contest_id", "eligible", *columns)
-    )
-    ranked: dict[int, set[int]] = {}
-    for row in rows:
+    rows = Submission.objects.filter(pk__in=entry_ids).order_by()
+    if connection.vendor == "postgresql":  # the column migration 0026 keeps (no model field)
+        rows = rows.annotate(ranking_change=RawSQL("ranking_seq", ()))
+        fields = ("id", "contest_id", "eligible", "ranking_change", *columns)
+    else:
+        fields = ("id", "contest_id", "eligible", *columns)
+    ranked: dict[int, dict] = {}
+    for row in rows.values(*fields):
         names = required.get(row["contest_id"])
         if names is not None and row["eligible"] and all(row[n] is not None for n in names):
-            ranked.setdefault(row["contest_id"], set()).add(row["id"])
+            ranked.setdefault(row["contest_id"], {})[row["id"]] = row.get("ranking_change")
     return ranked
 
 

@@ -327,7 +327,7 @@ def one_upload_build(contest, *, size: int, ranked: bool) -> tuple[int, int, set
     """(queries, rows read, files written) of the build after one upload, `size` entries in."""
     for number in range(size - Submission.objects.count()):
         SubmissionFactory(contest=contest, seconds_to_target=2000.0 + number, eligible=False)
-    open_dataset_refresh(now=later(1))
+    assert open_dataset_refresh(now=later(size)) == "built"  # every entry but the upload's
     before = file_states(served_manifest())
     upload = SubmissionFactory(
         contest=contest, seconds_to_target=1.0 if ranked else 5e9, eligible=ranked
@@ -339,7 +339,7 @@ def one_upload_build(contest, *, size: int, ranked: bool) -> tuple[int, int, set
         cursor.execute("SET LOCAL enable_seqscan = off")
     start = rows_read()
     with CaptureQueriesContext(connection) as queries:
-        assert open_dataset_refresh(now=later(2)) == "built"
+        assert open_dataset_refresh(now=later(size + 1)) == "built"
     read = rows_read() - start
     after = file_states(served_manifest())
     return len(queries), read, {name for name in after if before.get(name) != after[name]}
@@ -363,3 +363,21 @@ def test_the_build_after_one_upload_costs_the_same_at_two_registry_sizes(setting
     assert small[0] == large[0], (small, large)  # the same queries
     assert large[1] <= small[1] + 2, (small, large)  # the same rows read, near enough
     assert len(small[2]) == len(large[2]) == (4 + 2 * ranked), (small[2], large[2])
+
+
+def test_an_edit_of_a_ranked_entry_rewrites_its_ranks_only_when_its_ranking_moved(registry):
+    contest, entries = registry
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite keeps no tally: its ranks are read again at every build")
+    open_dataset_refresh()
+    entries[0].solution_description = "Edited, same time."
+    entries[0].save()
+    assert open_dataset_refresh(now=later(1)) == "built"
+    assert served_manifest()["ranks_rewritten"] == []
+    entries[0].seconds_to_target = 1e9  # ranked first before, last now
+    entries[0].save()
+    assert open_dataset_refresh(now=later(2)) == "built"
+    manifest = served_manifest()
+    assert manifest["ranks_rewritten"] == [contest.slug]
+    published = {row["entry_id"]: row["rank"] for row in table_rows(manifest, "ranks.parquet")}
+    assert published == ranks_of(contest=contest) and published[entries[0].pk] > 1
