@@ -302,6 +302,9 @@ def test_every_write_of_an_entry_its_series_or_its_stream_is_logged(registry):
     LiveRun.objects.create(
         contest=contest, owner=UserFactory(), run_key="k", submission=entries[4], witnessed=True
     )
+    streaming = LiveRun.objects.create(contest=contest, owner=UserFactory(), run_key="open")
+    streaming.line_count = 10  # a stream not yet an entry: nothing to log, and no error
+    streaming.save()
     newcomer = SubmissionFactory(contest=contest, eligible=False)
     assert logged() == {entries[1].pk, entries[2].pk, entries[3].pk, entries[4].pk, newcomer.pk}
     gone = entries[5].pk
