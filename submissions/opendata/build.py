@@ -196,9 +196,29 @@ def _ranks_files(folder: Path, served: dict | None, contests, changed: set[int],
                 _link(source / described["name"], folder / described["name"])
             held.append(prior)
             continue
-        held.append(_write_ranks(folder, contest, signature, seq, built_at))
+        made = _write_ranks(folder, contest, signature, seq, built_at)
+        if (
+            prior is not None
+            and source is not None
+            and _same_files(prior, made)
+            and all((source / d["name"]).is_file() for d in prior["files"])
+        ):
+            # Read again (SQLite: no tally) but unchanged: the served file, linked, as it was.
+            for described in prior["files"]:
+                (folder / described["name"]).unlink()
+                _link(source / described["name"], folder / described["name"])
+            held.append({**prior, "signature": signature, "ranking_seq": seq})
+            continue
+        held.append(made)
         written.append(contest.slug)
     return held, written
+
+
+def _same_files(prior: dict, made: dict) -> bool:
+    def sums(held):
+        return [(d["name"], d["sha256"]) for d in held["files"]]
+
+    return sums(prior) == sums(made)
 
 
 def _write_ranks(folder: Path, contest, signature: str | None, seq: int | None, built_at) -> dict:
