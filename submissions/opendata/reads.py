@@ -103,10 +103,6 @@ def forget_changes(log_rows: list[int]) -> None:
         OpenDataChange.objects.filter(id__in=log_rows[start : start + 10_000]).delete()
 
 
-def has_changes() -> bool:
-    return OpenDataChange.objects.exists()
-
-
 def ranked_changes(contests: list[Contest], entry_ids: set[int]) -> dict[int, dict]:
     """{contest id: {entry id: its last ranking change number (None on SQLite)}} of the entries
     among `entry_ids` ranked on their contest's board now, read by their ids (the primary key:
