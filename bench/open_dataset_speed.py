@@ -8,19 +8,25 @@ does not grow with the registry (entries are written 1,000 at a time, series one
 time), so the peak at 100,000 entries is about the peak at 10,000. Peak = VmHWM after the
 build with the high-water mark reset (/proc/self/clear_refs) once the database is filled.
 
-Then the incremental builds (issue 44; the dataset is cut in parts of OPEN_DATA_PART_IDS ids):
-one upload that moves no rank (ineligible), timed from the build after it to its end, with the
-parts it rebuilt, reranked and kept; then one upload ranked first (every ranked entry moves
-down a place: the parts holding them are reranked, their rows not read again).
+Then the incremental builds (issue 44; the dataset is cut in parts of OPEN_DATA_PART_IDS ids,
+which parts changed read from the change log, the ranks a file per contest): one entry edited
+mid-registry, one upload that moves no rank (ineligible), one upload ranked first (every
+ranked entry moves down a place: its contest's ranks file is written again, no other part),
+each `--repeats` times in turn (edit, upload, ranked upload, edit, ...), timed from the sweep's
+start to the new build served; median and range, with the parts rebuilt and kept and the
+contests whose ranks file was written.
 
     python bench/open_dataset_speed.py [--sizes 10000,100000] [--samples 100] [--part-ids 10000]
+        [--repeats 5]
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -34,6 +40,9 @@ DATABASE_URL = os.environ.get(
 )
 
 
+UPLOADS = itertools.count()
+
+
 def vm_kib(name: str) -> int:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith(name + ":"):
@@ -41,7 +50,7 @@ def vm_kib(name: str) -> int:
     return 0
 
 
-def one_size(entries: int, samples: int, part_ids: int) -> dict:
+def one_size(entries: int, samples: int, part_ids: int, repeats: int) -> dict:
     # leaderboard_speed's generator, on this bench's own scratch database.
     os.environ["BENCH_DATABASE_URL"] = DATABASE_URL
     os.environ["MEDIA_ROOT"] = tempfile.mkdtemp(prefix="iibench-open-data-")
@@ -87,10 +96,14 @@ def one_size(entries: int, samples: int, part_ids: int) -> dict:
         "peak_mib": vm_kib("VmHWM") / 1024,
         "parts": len(manifest["parts"]),
         "files": files,
-        "edit": one_edit(contest),
-        "unranked_upload": one_upload(contest, ranked_first=False),
-        "ranked_first_upload": one_upload(contest, ranked_first=True),
     }
+    for _ in range(repeats):  # in turn, so a change of the machine's load falls on all three
+        for name, change in (
+            ("edit", lambda: one_edit(contest)),
+            ("unranked_upload", lambda: one_upload(contest, ranked_first=False)),
+            ("ranked_first_upload", lambda: one_upload(contest, ranked_first=True)),
+        ):
+            found.setdefault(name, []).append(change())
     connection.close()
     return found
 
@@ -122,7 +135,7 @@ def timed_build() -> dict:
         "outcome": outcome,
         "seconds": seconds,
         "rebuilt": len(manifest["parts_rebuilt"]),
-        "reranked": len(manifest["parts_reranked"]),
+        "ranks": len(manifest["ranks_rewritten"]),
         "kept": manifest["parts_kept"],
     }
 
@@ -137,10 +150,10 @@ def one_upload(contest, *, ranked_first: bool) -> dict:
     entry = template
     entry.pk = entry.id = None
     entry._state.adding = True
-    entry.log_sha256 = "f" * 63 + str(int(ranked_first))  # another log than the copies
+    entry.log_sha256 = f"f{next(UPLOADS):063x}"  # another log than the copies' and the last
     entry.eligible = ranked_first
-    if ranked_first:
-        entry.seconds_to_target = 1.0
+    if ranked_first:  # ahead of every entry, the earlier ranked uploads too
+        entry.seconds_to_target = 1.0 / (1 + Submission.objects.filter(contest=contest).count())
     entry.save()
     SampleSeries.objects.create(
         submission=entry, count=series.count, columns=series.columns, preview=series.preview
@@ -153,16 +166,17 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--samples", type=int, default=100, help="reports per entry's series")
     parser.add_argument("--part-ids", type=int, default=10_000, help="entry ids per part")
+    parser.add_argument("--repeats", type=int, default=5, help="each change, in turn")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(one_size(args.one, args.samples, args.part_ids)))
+        print(json.dumps(one_size(args.one, args.samples, args.part_ids, args.repeats)))
         return
     print(f"Load average (1, 5, 15 min) before: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for size in (int(text) for text in args.sizes.split(",")):
         done = subprocess.run(
             [sys.executable, __file__, "--one", str(size), "--samples", str(args.samples),
-             "--part-ids", str(args.part_ids)],
+             "--part-ids", str(args.part_ids), "--repeats", str(args.repeats)],
             capture_output=True, text=True, check=True, cwd=ROOT,
         )  # fmt: skip
         found = json.loads(done.stdout.strip().splitlines()[-1])
@@ -180,12 +194,17 @@ def main() -> None:
             ("unranked_upload", "one upload moving no rank"),
             ("ranked_first_upload", "one upload ranked first"),
         ):
-            upload = found[name]
+            runs = found[name]
+            times = sorted(run["seconds"] for run in runs)
+            median = statistics.median(times)
+            shapes = sorted({(run["rebuilt"], run["kept"], run["ranks"]) for run in runs})
             print(
-                f"{size:>7,} entries, {words}: {upload['outcome']} in {upload['seconds']:.2f} s "
-                f"({upload['seconds'] / found['seconds']:.0%} of the full build): parts rebuilt "
-                f"{upload['rebuilt']}, reranked {upload['reranked']}, kept {upload['kept']}"
+                f"{size:>7,} entries, {words} (x{len(runs)}): {runs[-1]['outcome']} in median "
+                f"{median:.3f} s (range {times[0]:.3f}-{times[-1]:.3f}; "
+                f"{median / found['seconds']:.1%} of the full build): (parts rebuilt, kept, "
+                f"contests' ranks written) {', '.join(map(str, shapes))}"
             )
+        print(f"Load average (1, 5, 15 min) now: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

@@ -854,6 +854,19 @@ class OpenDataset(models.Model):
         return f"open dataset built {self.built_at or 'never'}"
 
 
+class OpenDataChange(models.Model):
+    """An entry whose open dataset rows may have changed since a build read this log: written
+    by database triggers (migration 0038) on every insert, update and delete of an entry, its
+    series and its stream, whatever code or statement made it. A build reads the log instead
+    of every entry, rebuilds the parts holding the entries named, and deletes the rows it read
+    once its build is served (submissions/opendata/build.py)."""
+
+    entry_id = models.BigIntegerField()
+
+    def __str__(self) -> str:
+        return f"open data change of entry {self.entry_id}"
+
+
 class SeedReproduction(models.Model):
     """One engine's run of one of the seeds' comparisons (tracks/reproduced.py), made at 1/scale
     on a verification host's private server by `manage.py reproduce_seeds`: the figures its

@@ -54,6 +54,22 @@ def ranks_of(*, contest: Contest, ids: list[int] | None = None) -> dict[int, int
         return dict(cursor.fetchall())
 
 
+def ranking_signature(contest: Contest) -> tuple[str, int] | None:
+    """What the contest's ranks follow from: (its track with its ranked entries' count and sum
+    of ranking hashes as the board tally holds them, the contest's last ranking change number),
+    both moved by the database with every change of an entry (board/kept_ranks.py, migration
+    0026). The same first part, and no entry ranked now whose ranking changed after that
+    number: the same ranks (an entry deleted or no longer ranked moves the count and sum, one
+    added or re-ranked takes a new number). A read of a few tally rows and an index's end,
+    whatever the board's size. None where no tally covers the ranking (SQLite)."""
+    from submissions.board.kept_ranks import keeps, ranking_tally
+
+    if not keeps(contest.track):
+        return None
+    entries, ranking_sum, seq = ranking_tally(contest)
+    return f"{contest.workload}:{entries}:{ranking_sum}", seq
+
+
 def _ranked_window(contest: Contest):
     track = contest.track
     ranking = track.ranking

@@ -3,9 +3,15 @@ served, which is renamed to its final name only once every file is complete (a r
 atomic: nobody ever reads half a build); the state row then names it (state.py), and builds
 older than the one it replaced are removed.
 
-A build is made of parts (parts.py): only the parts whose fingerprint moved are written; the
-others are hard links to the build served's files, so a build after one upload writes one
-part's files (and reads the registry's fingerprints: one aggregate in the database).
+A build is made of parts (parts.py) and a ranks file per public contest. Which parts changed
+since the build served is read from the change log (models.OpenDataChange, written by database
+triggers): only those parts are written, the others are hard links to the build served's files;
+a contest's ranks file is written again only when its ranks may have moved
+(contests.ranks.ranking_signature, and the changed entries ranked now), else linked. So a
+build after one upload reads the log, the public contests and their tallies, and that upload's
+part: O(the change), whatever the registry's size (submissions/tests/opendata). An upload that
+moves ranks also rewrites its contest's ranks file: O(that contest's ranked entries), a few
+bytes each.
 
 Memory stays bounded whatever the registry's size: entries are read and written ENTRY_BATCH at
 a time, series one entry at a time and in slices (tables.series_batches), and the series file
@@ -18,7 +24,6 @@ import io
 import os
 import shutil
 import time
-from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 
@@ -27,9 +32,13 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 from django.conf import settings
 
+from submissions.contests.ranks import ranking_signature
 from submissions.opendata import parts, reads, tables
 
 SERIES_ROW_GROUP = 1 << 17
+# The manifest's mark of a build that read the change log (migration 0038): a build served
+# without it is not kept from (its parts' files held a rank column then).
+CHANGE_LOG = 1
 COMPRESSION = "zstd"
 # The tables of a part, in the manifest's order, with what each holds.
 FILES = parts.TABLES
@@ -39,6 +48,8 @@ SCHEMAS = {
     "verdicts.parquet": tables.VERDICT_COLUMNS,
     "series.parquet": tables.SERIES_COLUMNS,
     "entries.csv": tables.ENTRY_COLUMNS,
+    "ranks.parquet": tables.RANK_COLUMNS,
+    "ranks.csv": tables.RANK_COLUMNS,
 }
 
 
@@ -51,56 +62,94 @@ def build_folder(build: str) -> Path:
     return dataset_root() / build
 
 
-def build_dataset(*, built_at: datetime, served: dict | None = None) -> dict:
-    """Write a complete build and return its manifest; nothing is served from it until the
-    state row names it. The parts whose fingerprint equals the one in `served` (the manifest
-    of the build served) are linked from its folder, not written again (parts.py)."""
+def build_dataset(*, built_at: datetime, served: dict | None = None) -> tuple[dict, list[int]]:
+    """Write a complete build; return its manifest and the change log's rows it reflects
+    (delete them once it is served: reads.forget_changes). Nothing is served from it until the
+    state row names it. With a build served (`served`, its manifest) whose parts can be kept,
+    only the parts holding an entry the change log names (or an entry of a contest made public,
+    renamed or hidden since) are written, and only the ranks files of contests whose ranks may
+    have moved; every other file is linked from the build served."""
     started = time.monotonic()
+    log = reads.logged_changes()  # read first: a change committed later stays for the next build
     contests = reads.public_contests(built_at)
     version = reads.registry_version(contests)
     part_ids = settings.OPEN_DATA_PART_IDS
-    ranks = reads.registry_ranks(contests)
-    fingerprints = reads.part_fingerprints(contests, part_ids, ranks)
     before = _served_parts(served or {}, part_ids)
-    plan = parts.plan(
-        {part: parts.Fingerprint(**held["fingerprint"]) for part, held in before.items()},
-        fingerprints,
-    )
+    changed = {entry_id for _, entry_id in log}
+    if before:
+        touched = {parts.part_of(entry_id, part_ids) for entry_id in changed}
+        touched |= _contests_moved(served, contests, part_ids)
+        touched |= {held["part"] for held in served["parts"]} - set(before)  # a file gone
+    else:  # nothing to keep: every part holding a published entry is written
+        touched = reads.contest_parts([contest.pk for contest in contests], part_ids)
     build = f"{built_at:%Y%m%dT%H%M%S%fZ}-{version[:8]}"
     root = dataset_root()
     root.mkdir(parents=True, exist_ok=True)
     hidden = root / f".{build}.{os.getpid()}"
     hidden.mkdir()
     try:
-        made = {part: _kept_part(hidden, served["build"], before[part]) for part in plan.keep}
-        for part in plan.rerank:
-            made[part] = _reranked_part(hidden, served["build"], before[part], ranks, built_at)
-        for part in plan.rebuild:
-            made[part] = _write_part(hidden, part, part_ids, contests, ranks, built_at)
-        for part in (*plan.rerank, *plan.rebuild):
-            made[part]["fingerprint"] = asdict(fingerprints[part])
+        made = {
+            part: _kept_part(hidden, served["build"], held)
+            for part, held in before.items()
+            if part not in touched
+        }
+        rebuilt, dropped = [], []
+        for part in sorted(touched):
+            written = _write_part(hidden, part, part_ids, contests, built_at)
+            if written["entries"]:
+                made[part] = written
+                rebuilt.append(part)
+            else:  # no published entry left in its range
+                for described in written["files"]:
+                    (hidden / described["name"]).unlink()
+                if part in before:
+                    dropped.append(part)
         held = [made[part] for part in sorted(made)]
-        manifest = _manifest(build, built_at, version, contests, held, plan)
+        ranks, reranked = _ranks_files(
+            hidden, served if before else None, contests, changed, built_at
+        )
+        plan = {"rebuilt": rebuilt, "kept": len(made) - len(rebuilt), "dropped": dropped}
+        manifest = _manifest(build, built_at, version, contests, held, ranks, plan, reranked)
+        manifest["changes_read"] = len(log)
         manifest["build_seconds"] = round(time.monotonic() - started, 3)
         hidden.rename(root / build)
     except BaseException:
         shutil.rmtree(hidden, ignore_errors=True)
         raise
-    return manifest
+    return manifest, [row for row, _ in log]
+
+
+def _contest_words(contest) -> list:
+    """What of a contest every row of its entries carries: a change rebuilds its parts."""
+    return [contest.slug, contest.title, contest.workload]
+
+
+def _contests_moved(served: dict, contests, part_ids: int) -> set[int]:
+    """The parts to write again because a contest was made public, hidden again or renamed
+    since the build served (the change log names entries, not contests)."""
+    before = {held["id"]: held for held in served.get("contests", [])}
+    now = {contest.pk: contest for contest in contests}
+    moved = [
+        pk for pk, contest in now.items()
+        if pk not in before or before[pk].get("words") != _contest_words(contest)
+    ]  # fmt: skip
+    gone = {str(pk) for pk in set(before) - set(now)} | {str(pk) for pk in moved}
+    touched = {held["part"] for held in served["parts"] if gone & set(held["by_contest"])}
+    return touched | reads.contest_parts(moved, part_ids)
 
 
 def _served_parts(served: dict, part_ids: int) -> dict[int, dict]:
     """The parts of the build served that a new build may keep: none when it was cut at
-    another width, made before the dataset had parts, or its folder is gone."""
-    if served.get("part_ids") != part_ids or not served.get("parts"):
+    another width, made before the change log (issue 44), or its folder is gone."""
+    if served.get("part_ids") != part_ids or served.get("change_log") != CHANGE_LOG:
         return {}
     folder = build_folder(served["build"])
     if not folder.is_dir():
         return {}
-    # A part with a file gone (removed by hand) is rebuilt, not linked.
+    # A part with a file gone (removed by hand) is rebuilt, not linked (build_dataset).
     return {
         held["part"]: held
-        for held in served["parts"]
+        for held in served.get("parts", [])
         if all((folder / described["name"]).is_file() for described in held["files"])
     }
 
@@ -121,50 +170,87 @@ def _link(source: Path, target: Path) -> None:
         shutil.copy2(source, target)
 
 
-def _reranked_part(folder: Path, served_build: str, held: dict, ranks, built_at) -> dict:
-    """A part whose entries' rows are unchanged but some of whose ranks moved: its entries
-    Parquet read back from the build served with the rank column set anew, written again with
-    its CSV; its verdicts and series linked. No row of it is read from the registry."""
-    started = time.monotonic()
-    source = build_folder(served_build)
-    by_table = {described["table"]: described for described in held["files"]}
-    names = {table: described["name"] for table, described in by_table.items()}
-    table = pq.read_table(source / names["entries.parquet"], schema=tables.ENTRY_SCHEMA)
-    ranked = pa.array([ranks.get(entry_id) for entry_id in table["id"].to_pylist()], pa.int64())
-    table = table.set_column(
-        table.schema.get_field_index("rank"), tables.ENTRY_SCHEMA.field("rank"), ranked
+def _ranks_files(folder: Path, served: dict | None, contests, changed: set[int], built_at):
+    """Each public contest's ranks file: linked from the build served when its ranks cannot
+    have moved (the same ranking signature, contests.ranks.ranking_signature, and no entry
+    changed since that is ranked now), else read (one window over its ranked entries) and
+    written again. Returns the ranks' descriptions and the contests whose ranks were written."""
+    before = {held["id"]: held for held in (served or {}).get("ranks", [])}
+    source = build_folder(served["build"]) if served else None
+    ranked_now = reads.ranked_changes(contests, changed) if before else {}
+    held, written = [], []
+    for contest in contests:
+        found = ranking_signature(contest)
+        signature, seq = found if found else (None, None)
+        prior = before.get(contest.pk)
+        moved = ranked_now.get(contest.pk, {}).values()
+        if (
+            prior is not None
+            and signature is not None
+            and prior["signature"] == signature
+            and prior["slug"] == contest.slug
+            and all(change is not None and change <= prior["ranking_seq"] for change in moved)
+            and all((source / d["name"]).is_file() for d in prior["files"])
+        ):
+            for described in prior["files"]:
+                _link(source / described["name"], folder / described["name"])
+            held.append(prior)
+            continue
+        made = _write_ranks(folder, contest, signature, seq, built_at)
+        if (
+            prior is not None
+            and source is not None
+            and _same_files(prior, made)
+            and all((source / d["name"]).is_file() for d in prior["files"])
+        ):
+            # Read again (SQLite: no tally) but unchanged: the served file, linked, as it was.
+            for described in prior["files"]:
+                (folder / described["name"]).unlink()
+                _link(source / described["name"], folder / described["name"])
+            held.append({**prior, "signature": signature, "ranking_seq": seq})
+            continue
+        held.append(made)
+        written.append(contest.slug)
+    return held, written
+
+
+def _same_files(prior: dict, made: dict) -> bool:
+    def sums(held):
+        return [(d["name"], d["sha256"]) for d in held["files"]]
+
+    return sums(prior) == sums(made)
+
+
+def _write_ranks(folder: Path, contest, signature: str | None, seq: int | None, built_at) -> dict:
+    """A contest's ranks file, in rank order: O(its ranked entries)."""
+    ranks = reads.contest_ranks(contest)
+    ordered = sorted(ranks.items(), key=lambda pair: (pair[1], pair[0]))
+    table = pa.Table.from_arrays(
+        [
+            pa.array([entry_id for entry_id, _ in ordered], pa.int64()),
+            pa.array([contest.slug] * len(ordered), pa.string()),
+            pa.array([rank for _, rank in ordered], pa.int64()),
+        ],
+        schema=tables.RANK_SCHEMA,
     )
-    with (
-        pq.ParquetWriter(folder / names["entries.parquet"], tables.ENTRY_SCHEMA, compression=COMPRESSION) as entries,
-        pa_csv.CSVWriter(folder / names["entries.csv"], tables.ENTRY_SCHEMA) as csv,
-    ):  # fmt: skip
-        for batch in table.to_batches(max_chunksize=reads.ENTRY_BATCH):
-            entries.write_batch(batch)
-            csv.write_batch(tables.csv_safe(batch))
-    files = []
-    for table_name, described in by_table.items():
-        if table_name in ("entries.parquet", "entries.csv"):
-            files.append(
-                _described(
-                    folder / described["name"],
-                    table_name,
-                    described["rows"],
-                    held["part"],
-                    built_at,
-                )
-            )
-        else:
-            _link(source / described["name"], folder / described["name"])
-            files.append(described)
+    names = {name: parts.file_name(name, contest.pk) for name in parts.RANK_TABLES}
+    pq.write_table(table, folder / names["ranks.parquet"], compression=COMPRESSION)
+    pa_csv.write_csv(table, folder / names["ranks.csv"])
     return {
-        **held,
+        "id": contest.pk,
+        "slug": contest.slug,
+        "signature": signature,
+        "ranking_seq": seq,
+        "entries": len(ordered),
         "built_at": built_at.isoformat(),
-        "build_seconds": round(time.monotonic() - started, 3),
-        "files": files,
+        "files": [
+            _described(folder / names[name], name, len(ordered), None, built_at, contest=contest.pk)
+            for name in parts.RANK_TABLES
+        ],
     }
 
 
-def _manifest(build, built_at, version, contests, held, plan) -> dict:
+def _manifest(build, built_at, version, contests, held, ranks, plan, reranked) -> dict:
     by_contest: dict[str, int] = {}
     for part in held:
         for contest_id, count in part["by_contest"].items():
@@ -174,11 +260,12 @@ def _manifest(build, built_at, version, contests, held, plan) -> dict:
         "build": build,
         "built_at": built_at.isoformat(),
         "registry_version": version,
+        "change_log": CHANGE_LOG,
         "part_ids": settings.OPEN_DATA_PART_IDS,
-        "parts_rebuilt": list(plan.rebuild),
-        "parts_reranked": list(plan.rerank),
-        "parts_kept": len(plan.keep),
-        "parts_dropped": list(plan.drop),
+        "parts_rebuilt": plan["rebuilt"],
+        "parts_kept": plan["kept"],
+        "parts_dropped": plan["dropped"],
+        "ranks_rewritten": reranked,
         "contests": [
             {
                 "slug": contest.slug,
@@ -187,18 +274,23 @@ def _manifest(build, built_at, version, contests, held, plan) -> dict:
                 "id": contest.pk,
                 "board_version": contest.board_version,
                 "entries": by_contest.get(str(contest.pk), 0),
+                "words": _contest_words(contest),
             }
             for contest in contests
         ],
         "parts": held,
-        "files": [described for part in held for described in part["files"]],
+        "ranks": ranks,
+        "files": [
+            *(described for part in held for described in part["files"]),
+            *(described for contest in ranks for described in contest["files"]),
+        ],
         "whole": whole_files(held),
         "columns": {
             name: [
                 {"name": column, "type": str(kind), "meaning": meaning}
                 for column, kind, meaning in SCHEMAS[name]
             ]
-            for name in FILES
+            for name in SCHEMAS
         },
     }
 
@@ -229,11 +321,11 @@ def csv_header() -> bytes:
     return sink.getvalue()
 
 
-def _write_part(folder, part, part_ids, contests, ranks, built_at) -> dict:
+def _write_part(folder, part, part_ids, contests, built_at) -> dict:
     started = time.monotonic()
     ids = parts.id_range(part, part_ids)
     names = {table: parts.file_name(table, part) for table in FILES}
-    counts = _write_tables(folder, names, contests, ids, ranks)
+    counts = _write_tables(folder, names, contests, ids)
     return {
         "part": part,
         "first_id": ids[0],
@@ -249,7 +341,7 @@ def _write_part(folder, part, part_ids, contests, ranks, built_at) -> dict:
     }
 
 
-def _write_tables(folder: Path, names: dict, contests, ids, ranks) -> dict:
+def _write_tables(folder: Path, names: dict, contests, ids) -> dict:
     counts = {name: 0 for name in FILES} | {"by_contest": {}}
     entry_ids: set[int] = set()
     with (
@@ -258,7 +350,7 @@ def _write_tables(folder: Path, names: dict, contests, ids, ranks) -> dict:
         pa_csv.CSVWriter(folder / names["entries.csv"], tables.ENTRY_SCHEMA) as csv,
     ):  # fmt: skip
         rows, judged = [], []
-        for contest, entry in reads.published_entries(contests, ids, ranks):
+        for contest, entry in reads.published_entries(contests, ids):
             rows.append(reads.entry_row(contest, entry))
             judged += tables.verdict_rows(
                 entry_id=entry["id"],
@@ -273,9 +365,7 @@ def _write_tables(folder: Path, names: dict, contests, ids, ranks) -> dict:
                 _write_entries(rows, judged, entries, verdicts, csv, counts)
                 rows, judged = [], []
         _write_entries(rows, judged, entries, verdicts, csv, counts)
-    counts["series.parquet"] = _write_series(
-        folder / names["series.parquet"], contests, entry_ids, ids
-    )
+    counts["series.parquet"] = _write_series(folder / names["series.parquet"], entry_ids, ids)
     return counts
 
 
@@ -291,12 +381,12 @@ def _write_entries(rows, judged, entries, verdicts, csv, counts) -> None:
         counts["verdicts.parquet"] += len(judged)
 
 
-def _write_series(path: Path, contests, entry_ids: set[int], ids) -> int:
+def _write_series(path: Path, entry_ids: set[int], ids) -> int:
     """Every series, one entry at a time, a row group each SERIES_ROW_GROUP reports."""
     written = 0
     gathered = tables.SeriesRows(SERIES_ROW_GROUP)
     with pq.ParquetWriter(path, tables.SERIES_SCHEMA, compression=COMPRESSION) as series:
-        for entry_id, columns in reads.published_series(contests, entry_ids, ids):
+        for entry_id, columns in reads.published_series(entry_ids, ids):
             for batch in gathered.add(entry_id, columns):
                 series.write_batch(batch)
                 written += batch.num_rows
@@ -308,12 +398,19 @@ def _write_series(path: Path, contests, entry_ids: set[int], ids) -> int:
     return written
 
 
-def _described(path: Path, table: str, rows: int, part: int, built_at: datetime) -> dict:
+def _described(
+    path: Path,
+    table: str,
+    rows: int,
+    part: int | None,
+    built_at: datetime,
+    contest: int | None = None,
+) -> dict:
     digest = hashlib.sha256()
     with path.open("rb") as file:
         while block := file.read(1 << 20):
             digest.update(block)
-    return {
+    described = {
         "name": path.name,
         "table": table,
         "part": part,
@@ -322,8 +419,11 @@ def _described(path: Path, table: str, rows: int, part: int, built_at: datetime)
         "rows": rows,
         "built_at": built_at.isoformat(),
         "media_type": MEDIA_TYPES[path.suffix],
-        "holds": FILES[table],
+        "holds": FILES.get(table) or parts.RANK_TABLES[table],
     }
+    if contest is not None:
+        described["contest"] = contest
+    return described
 
 
 def remove_builds_except(keep: set[str]) -> None:

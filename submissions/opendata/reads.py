@@ -14,6 +14,7 @@ from datetime import datetime
 import numpy as np
 from django.db import connection
 from django.db.models import QuerySet
+from django.db.models.expressions import RawSQL
 from django.db.models.functions import Length
 from django.urls import reverse
 
@@ -22,7 +23,7 @@ from submissions.entries.outcome import OUTCOME_FIELDS, outcome_of, outcome_publ
 from submissions.entries.trust import TRUST_SENTENCES, trust_columns, trust_of
 from submissions.measures.costs import PER_ROW_COSTS
 from submissions.measures.series import unpack_columns
-from submissions.models import Contest, SampleSeries, Submission
+from submissions.models import Contest, OpenDataChange, SampleSeries, Submission
 from submissions.opendata import parts
 
 ENTRY_BATCH = 1_000
@@ -68,19 +69,16 @@ def _entries(contests: list[Contest]) -> QuerySet[Submission]:
     return Submission.objects.filter(contest__in=[contest.pk for contest in contests])
 
 
-def registry_ranks(contests: list[Contest]) -> dict[int, int]:
-    """{entry id: rank} of every ranked entry of `contests`: one window per contest."""
-    ranks: dict[int, int] = {}
-    for contest in contests:
-        ranks.update(ranks_of(contest=contest))
-    return ranks
+def contest_ranks(contest: Contest) -> dict[int, int]:
+    """{entry id: rank} of the contest's ranked entries: one window over them."""
+    return ranks_of(contest=contest)
 
 
 def published_entries(
-    contests: list[Contest], ids: tuple[int, int], ranks: dict[int, int]
+    contests: list[Contest], ids: tuple[int, int]
 ) -> Iterator[tuple[Contest, dict]]:
     """(contest, the entry's values) of every entry of `contests` whose id is in `ids` (first,
-    last), in id order, each with its rank from `ranks` (registry_ranks)."""
+    last), in id order (the index on the id: the part's rows alone are read)."""
     by_id = {contest.pk: contest for contest in contests}
     values = (
         _entries(contests)
@@ -89,67 +87,54 @@ def published_entries(
         .values(*ENTRY_FIELDS, *trust_columns())
     )
     for entry in values.iterator(chunk_size=ENTRY_BATCH):
-        entry["rank"] = ranks.get(entry["id"])
         yield by_id[entry["contest_id"]], entry
 
 
-def part_fingerprints(
-    contests: list[Contest], part_ids: int, ranks: dict[int, int]
-) -> dict[int, parts.Fingerprint]:
-    """{part: fingerprint} of every part holding a published entry (parts.py): its entries'
-    rows as stored, with the contest's names, the rule version, the stream's flag and the
-    series, and their ranks. On PostgreSQL a row stands for its version by its xmin and ctid
-    (the transaction that wrote it and where: any UPDATE, by whatever path, writes a new
-    version elsewhere, even two in one transaction; a dump restored or a VACUUM FULL gives rows
-    new ones, so the next build rebuilds them), and the database digests them, one aggregate
-    per part, no row's text read; elsewhere every column is read and digested here."""
-    rows = (
-        _rows_digests_postgresql(contests, part_ids)
-        if connection.vendor == "postgresql"
-        else _rows_digests_python(contests, part_ids)
-    )
-    ranked: dict[int, list[tuple[int, int]]] = {}
-    for entry_id, rank in ranks.items():
-        ranked.setdefault(parts.part_of(entry_id, part_ids), []).append((entry_id, rank))
-    return {
-        part: parts.Fingerprint(rows=digest, ranks=parts.ranks_digest(ranked.get(part, [])))
-        for part, digest in rows.items()
+def logged_changes() -> list[tuple[int, int]]:
+    """(log row, entry id) of every change logged and committed (models.OpenDataChange): the
+    entries changed since the builds served read the log, whatever the registry's size."""
+    return list(OpenDataChange.objects.order_by("id").values_list("id", "entry_id"))
+
+
+def forget_changes(log_rows: list[int]) -> None:
+    """Delete the log rows a build read, once that build is served: a change committed after
+    the build read the log stays for the next one."""
+    for start in range(0, len(log_rows), 10_000):
+        OpenDataChange.objects.filter(id__in=log_rows[start : start + 10_000]).delete()
+
+
+def ranked_changes(contests: list[Contest], entry_ids: set[int]) -> dict[int, dict]:
+    """{contest id: {entry id: its last ranking change number (None on SQLite)}} of the entries
+    among `entry_ids` ranked on their contest's board now, read by their ids (the primary key:
+    O(the changes)) and judged as contests.rank_query.ranked_q judges."""
+    if not entry_ids:
+        return {}
+    required = {
+        contest.pk: [key.column for key in contest.track.ranking.order if key.required]
+        for contest in contests
     }
+    columns = sorted({column for names in required.values() for column in names})
+    rows = Submission.objects.filter(pk__in=entry_ids).order_by()
+    if connection.vendor == "postgresql":  # the column migration 0026 keeps (no model field)
+        rows = rows.annotate(ranking_change=RawSQL("ranking_seq", ()))
+        fields = ("id", "contest_id", "eligible", "ranking_change", *columns)
+    else:
+        fields = ("id", "contest_id", "eligible", *columns)
+    ranked: dict[int, dict] = {}
+    for row in rows.values(*fields):
+        names = required.get(row["contest_id"])
+        if names is not None and row["eligible"] and all(row[n] is not None for n in names):
+            ranked.setdefault(row["contest_id"], {})[row["id"]] = row.get("ranking_change")
+    return ranked
 
 
-def _rows_digests_postgresql(contests: list[Contest], part_ids: int) -> dict[int, str]:
-    live = Submission._meta.get_field("live_run").related_model
-    rules = Submission._meta.get_field("rules_version")
-    table = Submission._meta.db_table
-    sql = (
-        # Table and column names from the models; values are parameters.
-        # A sum of the rows' 64-bit hashes with their count: no sort (an ordered aggregate
-        # spilled 100,000 rows to disk), and any row changed, added or gone changes it.
-        "SELECT entry.id / %s, count(*)::text || ':' || sum(hashtextextended(concat_ws("  # noqa: S608  # nosec B608
-        "'|', entry.id, entry.xmin, entry.ctid, contest.slug, contest.title, contest.workload, "
-        "rules.number, live.witnessed, series.xmin, series.ctid), 0)::numeric)::text "
-        f"FROM {table} AS entry JOIN {Contest._meta.db_table} AS contest "
-        "ON contest.id = entry.contest_id "
-        f"LEFT JOIN {rules.related_model._meta.db_table} AS rules "
-        f"ON rules.id = entry.{rules.column} "
-        f"LEFT JOIN {live._meta.db_table} AS live ON live.submission_id = entry.id "
-        f"LEFT JOIN {SampleSeries._meta.db_table} AS series ON series.submission_id = entry.id "
-        "WHERE entry.contest_id = ANY(%s) GROUP BY 1"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [part_ids, [contest.pk for contest in contests]])
-        return {int(part): digest for part, digest in cursor.fetchall()}
-
-
-def _rows_digests_python(contests: list[Contest], part_ids: int) -> dict[int, str]:
-    """The same, read row by row (SQLite: correct, slower)."""
-    fields = (*ENTRY_FIELDS, "updated_at", "contest__slug", "contest__title", "contest__workload")
-    digests: dict[int, hashlib._Hash] = {}
-    values = _entries(contests).order_by("id").values_list(*fields)
-    for row in values.iterator(chunk_size=ENTRY_BATCH):
-        part = parts.part_of(row[0], part_ids)
-        digests.setdefault(part, hashlib.sha256()).update(repr(row).encode())
-    return {part: digest.hexdigest()[:32] for part, digest in digests.items()}
+def contest_parts(contest_ids: list[int], part_ids: int) -> set[int]:
+    """The parts holding an entry of these contests (a contest made public or renamed: every
+    part holding one of its entries is built again), from the index on contest and id."""
+    if not contest_ids:
+        return set()
+    ids = Submission.objects.filter(contest_id__in=contest_ids).values_list("id", flat=True)
+    return {parts.part_of(entry_id, part_ids) for entry_id in ids.iterator(chunk_size=10_000)}
 
 
 def entry_row(contest: Contest, entry: dict) -> dict:
@@ -166,7 +151,6 @@ def entry_row(contest: Contest, entry: dict) -> dict:
         track_declared=json.dumps(entry["track_declared"], sort_keys=True),
         track_figures=json.dumps(entry["track_figures"], sort_keys=True),
         rules_version=entry["rules_version__number"],
-        rank=entry["rank"],
         **outcome_public(outcome),
         verdicts_failed=sum(1 for verdict in entry["verdicts"] if verdict.get("status") == "fail"),
         trust=trust,
@@ -194,18 +178,16 @@ def _link(name: str, entry_id: int) -> str:
 
 
 def published_series(
-    contests: list[Contest], entry_ids: set[int], ids: tuple[int, int]
+    entry_ids: set[int], ids: tuple[int, int]
 ) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
     """(entry id, its columns) of the entries among `entry_ids` that have a series, in id
     order, one unpacked at a time. An entry that arrived after the entries were read is not
     among the ids: the series table never holds an entry the entries table lacks. The packed
     series are fetched in groups of at most SERIES_FETCH_BYTES (sizes read first): few round
     trips for many small series, never many large ones at once."""
-    stored = SampleSeries.objects.filter(
-        submission__contest__in=[contest.pk for contest in contests],
-        submission_id__gte=ids[0],
-        submission_id__lte=ids[1],
-    )
+    # By the id range alone (the primary key): the entries' contests are already chosen in
+    # `entry_ids` (joined on the contest, the planner read every entry of it).
+    stored = SampleSeries.objects.filter(submission_id__gte=ids[0], submission_id__lte=ids[1])
     # LENGTH of a bytea (PostgreSQL) or a BLOB (SQLite) counts its bytes.
     sizes = stored.annotate(packed_bytes=Length("columns")).order_by("submission_id")
     group: list[int] = []

@@ -2,11 +2,13 @@
 
 A change of the registry moves a public contest's board version on (or makes a contest public):
 the registry's version (reads.registry_version) then differs from the one the build served
-reflects, and the dataset is stale. Nothing is written on the upload's path for it. The sweep
+reflects, and the dataset is stale. On the upload's path the database's triggers log the entry
+changed (models.OpenDataChange, one row), which tells the build which part to write. The sweep
 (`open_dataset_refresh`, a Celery task the beat sends every OPEN_DATA_SWEEP_SECONDS) builds
 when the dataset is stale, no build is running and the last one started at least
 OPEN_DATA_MIN_INTERVAL_SECONDS ago: a burst of uploads costs one build, and a build writes only
-the parts holding what changed (build.py, parts.py). Two workers never build
+the parts holding what changed (build.py, parts.py) and deletes the log rows it read once it
+is served. Two workers never build
 at once: the build is claimed with a conditional UPDATE of the one state row. The build served
 stays served until the new one is complete."""
 
@@ -82,10 +84,11 @@ def open_dataset_status(now: datetime | None = None) -> DatasetStatus:
 
 def _served_is_current(row: OpenDataset, now: datetime) -> bool:
     """The build served reflects the registry now, cut in parts of today's width (a build
-    made before the dataset had parts, or at another width, is rebuilt whole)."""
+    made before the dataset had parts or its change log, or at another width, is rebuilt whole)."""
     return (
         bool(row.manifest)
         and row.manifest.get("part_ids") == settings.OPEN_DATA_PART_IDS
+        and row.manifest.get("change_log") == build.CHANGE_LOG
         and reads.current_registry_version(now) == row.registry_version
     )
 
@@ -133,7 +136,7 @@ def open_dataset_refresh(*, now: datetime | None = None) -> str:
     if not build_claim(now):
         return "waiting"
     try:
-        manifest = build.build_dataset(built_at=now, served=row.manifest)
+        manifest, log_rows = build.build_dataset(built_at=now, served=row.manifest)
     except Exception as error:
         OpenDataset.objects.filter(pk=ROW).update(
             building_since=None, last_error=f"{type(error).__name__}: {error}"[:500]
@@ -147,16 +150,17 @@ def open_dataset_refresh(*, now: datetime | None = None) -> str:
         building_since=None,
         last_error="",
     )
+    reads.forget_changes(log_rows)  # the build served reflects them
     build.remove_builds_except({manifest["build"], previous})
     logger.info(
-        "Open dataset %s built: %s entries in %s s, parts rebuilt %s, reranked %s, %s kept, dropped %s",
+        "Open dataset %s built: %s entries in %s s, parts rebuilt %s, %s kept, dropped %s, ranks rewritten %s",
         manifest["build"],
         sum(contest["entries"] for contest in manifest["contests"]),
         manifest["build_seconds"],
         manifest["parts_rebuilt"],
-        manifest["parts_reranked"],
         manifest["parts_kept"],
         manifest["parts_dropped"],
+        manifest["ranks_rewritten"],
     )
     return "built"
 

@@ -2,7 +2,8 @@
 
 - entries: one row per published entry: its contest and track, the declaration (never the
   entrant's e-mail; the name only where the entrant published it), the figures, whether it is
-  ranked and why not, its trust level and what that level proves, the demo flag, links;
+  eligible and why not, its trust level and what that level proves, the demo flag, links;
+- ranks: one row per ranked entry of a contest, its rank on the board (a file per contest);
 - verdicts: one row per ground-rule verdict with its evidence (line, value, limit);
 - series: one row per report of an entry's log: the parser's columns (logparse.model.Series),
   null where that log does not carry one.
@@ -71,7 +72,6 @@ ENTRY_COLUMNS: tuple[tuple[str, pa.DataType, str], ...] = (
     *((cost.figure, FLOAT, cost.meaning) for cost in PER_ROW_COSTS),
     ("eligible", BOOL, "Every ground rule passed."),
     ("ineligible_reason", STRING, 'Why not eligible ("" : eligible).'),
-    ("rank", INT, "Rank on its contest's board when the build was made; null: not ranked."),
     ("rules_version", INT, "The contest's rule version the verdicts were made under."),
     ("checked_at", TIME, "When the verdicts were made."),
     ("verdicts_failed", INT, "Verdicts with status fail (the verdicts table has them all)."),
@@ -90,6 +90,18 @@ ENTRY_COLUMNS: tuple[tuple[str, pa.DataType, str], ...] = (
     ("page", STRING, "The entry's page, a path on the site."),
     ("log_url", STRING, 'The original log, a path on the site ("" : no log).'),
     ("samples_url", STRING, 'The series as JSON or CSV, a path on the site ("" : none).'),
+)
+
+# A contest's ranks, apart from its entries' rows: an upload ranked first moves the rank of
+# every entry below it, and rewrites this one small file of its contest, not every part.
+RANK_COLUMNS: tuple[tuple[str, pa.DataType, str], ...] = (
+    ("entry_id", INT, "The entry (entries.id)."),
+    ("contest", STRING, "The contest's slug."),
+    (
+        "rank",
+        INT,
+        "Rank on its contest's board when this file was made (one row per ranked entry).",
+    ),
 )
 
 VERDICT_COLUMNS: tuple[tuple[str, pa.DataType, str], ...] = (
@@ -126,6 +138,7 @@ def schema_of(columns: tuple[tuple[str, pa.DataType, str], ...]) -> pa.Schema:
 
 ENTRY_SCHEMA = schema_of(ENTRY_COLUMNS)
 VERDICT_SCHEMA = schema_of(VERDICT_COLUMNS)
+RANK_SCHEMA = schema_of(RANK_COLUMNS)
 SERIES_SCHEMA = schema_of(SERIES_COLUMNS)
 
 

@@ -73,6 +73,13 @@ def _parts(request: HttpRequest, manifest: dict) -> list[dict]:
     ]
 
 
+def _ranks(request: HttpRequest, manifest: dict) -> list[dict]:
+    """Each contest's ranks files with their download URLs (the manifest's "ranks")."""
+    return [
+        {**held, "files": _file_urls(request, held["files"])} for held in manifest.get("ranks", [])
+    ]
+
+
 def open_data_page(request: HttpRequest) -> HttpResponse:
     status = open_dataset_status()
     refused = _unservable(status)
@@ -81,6 +88,7 @@ def open_data_page(request: HttpRequest) -> HttpResponse:
         "manifest": status.manifest,
         "files": _file_urls(request, status.manifest["files"]) if status.manifest else [],
         "parts": _parts(request, status.manifest) if status.manifest else [],
+        "ranks": _ranks(request, status.manifest) if status.manifest else [],
         "whole": _file_urls(request, status.manifest["whole"]) if status.manifest else [],
         "refused": refused[1] if refused else "",
         "api_url": reverse("api_dataset"),
@@ -271,6 +279,7 @@ class DatasetManifest(APIView):
                 "building_since": status.building_since,
                 "files": _file_urls(request, manifest["files"]),
                 "parts": _parts(request, manifest),
+                "ranks": _ranks(request, manifest),
                 "whole": _file_urls(request, manifest["whole"]),
             }
         )

@@ -58,9 +58,7 @@ def surfaces(client, entry: Submission) -> dict:
     contests = opendata_reads.public_contests(timezone.now())
     dataset = [
         opendata_reads.entry_row(contest, values)
-        for contest, values in opendata_reads.published_entries(
-            contests, (0, 2**62), opendata_reads.registry_ranks(contests)
-        )
+        for contest, values in opendata_reads.published_entries(contests, (0, 2**62))
     ]
     return {
         "header": page.split('class="entry-head"')[1].split("</header>")[0],

@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 from django.utils import timezone
 
+from submissions.contests.ranks import ranks_of
 from submissions.measures.series import unpack_columns
 from submissions.models import OpenDataset
 from submissions.opendata import build
@@ -94,7 +95,7 @@ def test_a_build_holds_every_published_entry_and_nothing_under_embargo(registry)
     public = {registry[name].pk for name in ("named", "anonymous", "demo", "synthetic")}
     assert set(by_id) == public
     draft = registry["draft"]
-    for name in build.FILES:
+    for name in build.SCHEMAS:  # the parts' tables and the contests' ranks
         raw = served_bytes(name)
         assert (
             b"Drafty" not in raw and b"Embargoed CPU 9000" not in raw and b"Secret Sam" not in raw
@@ -117,7 +118,17 @@ def test_a_build_holds_every_published_entry_and_nothing_under_embargo(registry)
     assert named["trust"] == "self-reported" and named["trust_means"].startswith("Self-reported:")
     assert named["page"] == f"/entries/{named['id']}/" and named["series_reports"] == 120
     assert by_id[registry["anonymous"].pk]["entrant"] == "Anonymous entrant"
-    assert by_id[registry["anonymous"].pk]["rank"] == 1  # the only eligible entry of its board
+    ranks = pq.read_table(served("ranks.parquet")).to_pylist()
+    # The only eligible entry of its board is ranked first; the ranks of no draft are published.
+    assert {(row["entry_id"], row["contest"]) for row in ranks if row["rank"] == 1} >= {
+        (registry["anonymous"].pk, "public-open")
+    }
+    assert draft.pk not in {row["entry_id"] for row in ranks}
+    assert {row["contest"] for row in ranks} <= {"public-open", "public-fifo"}
+    for contest in {registry["anonymous"].contest, registry["demo"].contest}:
+        assert {
+            row["entry_id"]: row["rank"] for row in ranks if row["contest"] == contest.slug
+        } == ranks_of(contest=contest)  # as the board ranks them
     assert {row["demo"] for row in entries} == {"", "demo", "synthetic"}
     assert by_id[registry["synthetic"].pk]["series_reports"] == 0
     assert by_id[registry["synthetic"].pk]["samples_url"] == ""
@@ -166,18 +177,25 @@ def test_the_csv_has_the_entries_and_quotes_what_a_spreadsheet_would_run(registr
 def test_the_manifest_states_each_file_s_size_checksum_and_rows(registry):
     open_dataset_refresh()
     manifest = OpenDataset.objects.get().manifest
-    assert [item["table"] for item in manifest["files"]] == list(build.FILES)  # one part
+    # One part, then each public contest's ranks.
+    assert [item["table"] for item in manifest["files"]] == [
+        *build.FILES,
+        *["ranks.parquet", "ranks.csv"] * 2,
+    ]
     folder = build.build_folder(manifest["build"])
     for item in manifest["files"]:
         data = (folder / item["name"]).read_bytes()
         assert (item["bytes"], item["sha256"]) == (len(data), hashlib.sha256(data).hexdigest())
-    rows = {item["table"]: item["rows"] for item in manifest["files"]}
+    rows = {item["table"]: item["rows"] for item in manifest["files"] if item["part"] == 0}
     assert rows == {
         "entries.parquet": 4,
         "verdicts.parquet": 2,
         "series.parquet": 127,
         "entries.csv": 4,
     }
+    ranked = {(item.get("contest"), item["table"]): item["rows"] for item in manifest["files"]}
+    contest = registry["anonymous"].contest
+    assert ranked[(contest.pk, "ranks.parquet")] == len(ranks_of(contest=contest))
     assert {contest["slug"] for contest in manifest["contests"]} == {"public-open", "public-fifo"}
 
 

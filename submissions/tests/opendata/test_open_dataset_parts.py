@@ -1,6 +1,7 @@
 """The open dataset built in parts (issue 44): after a full build, an upload rewrites the files
 of the one part holding it and links every other part's (same inode, same mtime, same
-checksum); an upload that moves other entries' ranks rewrites only those parts' entries files;
+checksum); an upload that moves other entries' ranks rewrites its part and its contest's ranks
+file alone;
 a deletion and a move to another contest rebuild the part holding the entry, and a part left
 empty is dropped; the whole download and the parts equal a fresh full build's rows; the page
 and the API list the parts with their sizes and build times."""
@@ -15,13 +16,16 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from submissions.contests.ranks import contest_board_changed, ranks_of
-from submissions.models import OpenDataset
-from submissions.opendata import build, parts, reads
+from submissions.live.models import LiveRun
+from submissions.models import OpenDataChange, OpenDataset, Submission
+from submissions.opendata import build, parts
 from submissions.opendata.state import open_dataset_refresh
-from testing.factories import ContestFactory, SampleSeriesFactory, SubmissionFactory
+from testing.factories import ContestFactory, SampleSeriesFactory, SubmissionFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -92,7 +96,7 @@ def test_an_upload_after_a_full_build_rewrites_one_part_and_links_the_rest(regis
     assert open_dataset_refresh(now=later(1)) == "built"
     second = served_manifest()
     mine = parts.part_of(newcomer.pk, WIDTH)
-    assert (second["parts_rebuilt"], second["parts_reranked"]) == ([mine], [])
+    assert (second["parts_rebuilt"], second["ranks_rewritten"]) == ([mine], [])
     after = file_states(second)
     changed = {name for name in after if before.get(name) != after[name]}
     assert changed == part_files(mine)
@@ -105,7 +109,8 @@ def test_an_upload_after_a_full_build_rewrites_one_part_and_links_the_rest(regis
     rows = pq.read_table(folder / parts.file_name("entries.parquet", mine)).to_pylist()
     assert [row["id"] for row in rows] == in_range
     row = next(row for row in rows if row["id"] == newcomer.pk)
-    assert (row["entrant"], row["rank"], row["series_reports"]) == ("Newcomer", None, 4)
+    assert (row["entrant"], row["series_reports"]) == ("Newcomer", 4)
+    assert newcomer.pk not in {r["entry_id"] for r in table_rows(second, "ranks.parquet")}
     series = pq.read_table(folder / parts.file_name("series.parquet", mine))
     assert series.filter(pa.compute.equal(series["entry_id"], newcomer.pk)).num_rows == 4
     described = next(p for p in second["parts"] if p["part"] == mine)
@@ -114,8 +119,12 @@ def test_an_upload_after_a_full_build_rewrites_one_part_and_links_the_rest(regis
     assert untouched["built_at"] == first["built_at"]
 
 
-def test_an_upload_that_moves_ranks_rewrites_only_those_parts_entries_files(registry):
-    contest, entries = registry
+def ranks_files(contest) -> set[str]:
+    return {parts.file_name(table, contest.pk) for table in parts.RANK_TABLES}
+
+
+def test_an_upload_that_moves_ranks_rewrites_its_part_and_its_contest_s_ranks_file(registry):
+    contest, _entries = registry
     open_dataset_refresh()
     before = file_states(served_manifest())
     # Ranked first: every ranked entry moves down one place.
@@ -123,22 +132,18 @@ def test_an_upload_that_moves_ranks_rewrites_only_those_parts_entries_files(regi
     assert open_dataset_refresh(now=later(1)) == "built"
     manifest = served_manifest()
     mine = parts.part_of(leader.pk, WIDTH)
-    assert manifest["parts_rebuilt"] == [mine]
-    ranked_parts = {parts.part_of(e.pk, WIDTH) for e in entries if e.eligible} - {mine}
-    assert set(manifest["parts_reranked"]) == ranked_parts
+    assert (manifest["parts_rebuilt"], manifest["ranks_rewritten"]) == ([mine], [contest.slug])
     after = file_states(manifest)
-    for part in ranked_parts:  # verdicts and series linked, entries rewritten
-        for table in ("verdicts.parquet", "series.parquet"):
-            name = parts.file_name(table, part)
-            assert after[name] == before[name]
-        for table in ("entries.parquet", "entries.csv"):
-            name = parts.file_name(table, part)
-            assert after[name][2] != before[name][2]
+    changed = {name for name in after if before.get(name) != after[name]}
+    assert changed == part_files(mine) | ranks_files(contest)  # every other part linked
     ranks = ranks_of(contest=contest)
     assert ranks[leader.pk] == 1
-    assert {row["id"]: row["rank"] for row in table_rows(manifest, "entries.parquet")} == {
-        e.pk: ranks.get(e.pk) for e in [*entries, leader]
-    }
+    published = table_rows(manifest, "ranks.parquet")
+    assert {row["entry_id"]: row["rank"] for row in published} == ranks
+    assert [row["rank"] for row in published] == sorted(ranks.values())  # in rank order
+    folder = build.build_folder(manifest["build"])
+    csv = pa_csv.read_csv(folder / parts.file_name("ranks.csv", contest.pk)).to_pylist()
+    assert csv == published
 
 
 def test_a_deletion_rebuilds_its_part_and_an_emptied_part_is_dropped(registry):
@@ -176,7 +181,11 @@ def test_a_move_to_another_contest_rebuilds_its_part(registry):
     manifest = served_manifest()
     assert manifest["parts_rebuilt"] == [parts.part_of(moved.pk, WIDTH)]
     row = next(r for r in table_rows(manifest, "entries.parquet") if r["id"] == moved.pk)
-    assert (row["contest"], row["rank"]) == ("elsewhere", 1)
+    ranked = {
+        (r["entry_id"], r["contest"], r["rank"]) for r in table_rows(manifest, "ranks.parquet")
+    }
+    assert row["contest"] == "elsewhere" and (moved.pk, "elsewhere", 1) in ranked
+    assert moved.pk not in {r[0] for r in ranked if r[1] == "parted"}
     counts = {c["slug"]: c["entries"] for c in manifest["contests"]}
     assert counts == {"parted": 7, "elsewhere": 1}
 
@@ -185,17 +194,17 @@ def test_the_parts_and_the_whole_download_equal_a_fresh_full_build(client, regis
     contest, entries = registry
     open_dataset_refresh()
     # The new entry, the deletion and the change all fall in the last parts, wherever the ids
-    # begin: the first entry's part (6 ids or more below them) is kept or reranked, not rebuilt.
+    # begin: the first entry's part (6 ids or more below them) is kept, not rebuilt.
     SubmissionFactory(contest=contest, seconds_to_target=10.0, storage_engine="=SUM(1)")
     entries[7].delete()
     entries[6].terminal_rate = 1.0
     entries[6].save()
     open_dataset_refresh(now=later(1))
     incremental = served_manifest()
-    assert incremental["parts_kept"] + len(incremental["parts_reranked"]) > 0
-    fresh = build.build_dataset(built_at=later(2), served=None)  # every part written anew
+    assert incremental["parts_kept"] > 0
+    fresh, _ = build.build_dataset(built_at=later(2), served=None)  # every part written anew
     assert fresh["parts_rebuilt"] == [p["part"] for p in fresh["parts"]]
-    for table in ("entries.parquet", "verdicts.parquet", "series.parquet"):
+    for table in ("entries.parquet", "verdicts.parquet", "series.parquet", "ranks.parquet"):
         assert table_rows(incremental, table) == table_rows(fresh, table), table
     response = client.get("/open-data/entries.csv")
     assert response.status_code == 200 and response["ETag"]
@@ -236,6 +245,10 @@ def test_the_page_and_the_api_list_the_parts_with_sizes_and_build_times(client, 
             assert item["url"] in page and item["sha256"] in page
             assert item["bytes"] > 0 and item["built_at"] == part["built_at"]
             assert client.get(item["url"]).status_code == 200
+    (ranked,) = api["ranks"]
+    for item in ranked["files"]:
+        assert item["url"] in page and item["sha256"] in page
+        assert client.get(item["url"]).status_code == 200
     (whole,) = api["whole"]
     assert whole["url"].endswith("/open-data/entries.csv") and whole["rows"] == 8
     assert whole["url"] in page
@@ -245,7 +258,7 @@ def test_the_page_and_the_api_list_the_parts_with_sizes_and_build_times(client, 
 
 
 def test_a_change_made_by_a_bulk_update_rebuilds_its_part(registry):
-    """No save(), no signal: the row's new version is what the fingerprint sees."""
+    """No save(), no signal: the database's trigger logs the entry all the same."""
     _contest, entries = registry
     open_dataset_refresh()
     judged = entries[3]  # not ranked: the rank of no entry moves
@@ -272,19 +285,102 @@ def test_a_part_file_gone_from_the_served_build_is_rebuilt_not_linked(registry):
     assert (again["rows"], again["sha256"]) == (lost["rows"], lost["sha256"])
 
 
-def test_the_row_digests_of_sqlite_s_path_move_with_the_same_changes(registry):
-    """The digests read in Python (the SQLite default's path), run here on the same rows: an
-    edit moves its part's digest alone, a deletion too."""
-    _contest, entries = registry
-    contests = reads.public_contests(timezone.now())
-    before = reads._rows_digests_python(contests, WIDTH)
-    entries[4].solution_description = "Edited."
-    entries[4].save()
-    edited = reads._rows_digests_python(contests, WIDTH)
-    assert {p for p in before if before[p] != edited.get(p)} == {
-        parts.part_of(entries[4].pk, WIDTH)
-    }
-    gone = parts.part_of(entries[0].pk, WIDTH)
-    entries[0].delete()
-    after = reads._rows_digests_python(contests, WIDTH)
-    assert {p for p in edited if edited[p] != after.get(p)} == {gone}
+def logged() -> set[int]:
+    return set(OpenDataChange.objects.values_list("entry_id", flat=True))
+
+
+def test_every_write_of_an_entry_its_series_or_its_stream_is_logged(registry):
+    """The triggers log the entry whatever wrote it: an insert, a save, a bulk UPDATE, a
+    deletion (by cascade too), its series and its stream; a build served forgets what it read."""
+    contest, entries = registry
+    open_dataset_refresh()
+    assert logged() == set()  # the build served consumed the log
+    entries[1].solution_description = "Edited."
+    entries[1].save()
+    type(entries[2]).objects.filter(pk=entries[2].pk).update(cpu_model="Bulk")
+    entries[3].series.delete()
+    LiveRun.objects.create(
+        contest=contest, owner=UserFactory(), run_key="k", submission=entries[4], witnessed=True
+    )
+    streaming = LiveRun.objects.create(contest=contest, owner=UserFactory(), run_key="open")
+    streaming.line_count = 10  # a stream not yet an entry: nothing to log, and no error
+    streaming.save()
+    newcomer = SubmissionFactory(contest=contest, eligible=False)
+    assert logged() == {entries[1].pk, entries[2].pk, entries[3].pk, entries[4].pk, newcomer.pk}
+    gone = entries[5].pk
+    entries[5].delete()  # its series goes by cascade: logged once or twice, the same entry
+    assert gone in logged()
+    open_dataset_refresh(now=later(1))
+    assert logged() == set()
+
+
+def rows_read() -> int:
+    """Rows of the entries' and series' tables read in this transaction (PostgreSQL's counters
+    of the transaction, which a TestCase's test runs in): by scans and index fetches."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT COALESCE(SUM(COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0)), 0) "
+            "FROM pg_stat_xact_user_tables WHERE relname = ANY(%s)",
+            [["submissions_submission", "submissions_sampleseries", "submissions_opendatachange"]],
+        )
+        return int(cursor.fetchone()[0])
+
+
+def one_upload_build(contest, *, size: int, ranked: bool) -> tuple[int, int, set[str]]:
+    """(queries, rows read, files written) of the build after one upload, `size` entries in."""
+    for number in range(size - Submission.objects.count()):
+        SubmissionFactory(contest=contest, seconds_to_target=2000.0 + number, eligible=False)
+    assert open_dataset_refresh(now=later(size)) == "built"  # every entry but the upload's
+    before = file_states(served_manifest())
+    upload = SubmissionFactory(
+        contest=contest, seconds_to_target=1.0 if ranked else 5e9, eligible=ranked
+    )
+    SampleSeriesFactory(submission=upload, count=5)
+    with connection.cursor() as cursor:
+        # The plans a registry of a million entries gets (an index, not a scan of a table the
+        # size of this test's): the rows read then count what the build asked for.
+        cursor.execute("SET LOCAL enable_seqscan = off")
+    start = rows_read()
+    with CaptureQueriesContext(connection) as queries:
+        assert open_dataset_refresh(now=later(size + 1)) == "built"
+    read = rows_read() - start
+    after = file_states(served_manifest())
+    return len(queries), read, {name for name in after if before.get(name) != after[name]}
+
+
+@pytest.mark.parametrize("ranked", [False, True], ids=["moving-no-rank", "ranked-first"])
+def test_the_build_after_one_upload_costs_the_same_at_two_registry_sizes(settings, ranked):
+    """Issue 44: the build after one upload reads the log, the contests, their tallies and the
+    upload's part (and, when ranks moved, its contest's ranked entries): its queries, the rows
+    it reads and the files it writes do not grow with the registry."""
+    settings.OPEN_DATA_PART_IDS = WIDTH
+    settings.OPEN_DATA_MIN_INTERVAL_SECONDS = 0
+    if connection.vendor != "postgresql":
+        pytest.skip("the rows read are PostgreSQL's counters")
+    contest = ContestFactory(slug="growing")
+    # A few ranked entries, the same at both sizes: the ranks file is O(ranked entries).
+    for number in range(3):
+        SubmissionFactory(contest=contest, seconds_to_target=100.0 + number)
+    small = one_upload_build(contest, size=12, ranked=ranked)
+    large = one_upload_build(contest, size=60, ranked=ranked)
+    assert small[0] == large[0], (small, large)  # the same queries
+    assert large[1] <= small[1] + 2, (small, large)  # the same rows read, near enough
+    assert len(small[2]) == len(large[2]) == (4 + 2 * ranked), (small[2], large[2])
+
+
+def test_an_edit_of_a_ranked_entry_rewrites_its_ranks_only_when_its_ranking_moved(registry):
+    contest, entries = registry
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite keeps no tally: its ranks are read again at every build")
+    open_dataset_refresh()
+    entries[0].solution_description = "Edited, same time."
+    entries[0].save()
+    assert open_dataset_refresh(now=later(1)) == "built"
+    assert served_manifest()["ranks_rewritten"] == []
+    entries[0].seconds_to_target = 1e9  # ranked first before, last now
+    entries[0].save()
+    assert open_dataset_refresh(now=later(2)) == "built"
+    manifest = served_manifest()
+    assert manifest["ranks_rewritten"] == [contest.slug]
+    published = {row["entry_id"]: row["rank"] for row in table_rows(manifest, "ranks.parquet")}
+    assert published == ranks_of(contest=contest) and published[entries[0].pk] > 1
