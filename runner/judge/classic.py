@@ -65,6 +65,7 @@ from submissions.measures.terminal import seconds_at_rows, terminal_window
 
 from .host_speed import (
     CRITICAL_MARGIN,
+    SLOWED,
     HostSpeed,
     cpu_floor_rate,
     critical_path_rate,
@@ -839,13 +840,28 @@ class JudgeInput:
         return self.kind != COMPARISON_RUN
 
     @property
-    def delayed(self) -> bool:
-        """Other work delayed the benchmark: where the worker measured its server's waits for a
-        CPU, by them (WAIT_BUSY; a server in a weighted cgroup gets its cores however busy the
-        host); else by the cores other work kept busy (BUSY_CORES)."""
+    def cpu_delayed(self) -> bool:
+        """Other work took cores the benchmark wanted: where the worker measured its server's
+        waits for a CPU, by them (WAIT_BUSY; a server in a weighted cgroup gets its cores
+        however busy the host); else by the cores other work kept busy (BUSY_CORES)."""
         if self.cpu_wait is not None:
             return self.cpu_wait >= WAIT_BUSY
         return self.busy_cores is not None and self.busy_cores >= BUSY_CORES
+
+    @property
+    def slowed(self) -> float:
+        """How many times slower than quiet the references beside the repeats ran, at most
+        (1 without them or a quiet rate)."""
+        if self.host_speed is None:
+            return 1.0
+        return self.host_speed.slowest(len(self.reruns))
+
+    @property
+    def delayed(self) -> bool:
+        """Other work delayed the benchmark: it took cores the benchmark wanted
+        (`cpu_delayed`), or the references beside the repeats ran SLOWED times slower than
+        quiet (a disk writer delays the reruns with no wait for a CPU)."""
+        return self.cpu_delayed or self.slowed >= SLOWED
 
     @property
     def busy(self) -> bool:
@@ -857,9 +873,11 @@ class JudgeInput:
     def far_beyond(self) -> float:
         """How many times what the host's spread allows a rate or CPU share must be exceeded
         to refute the claim on a delayed host: FAR_BEYOND, times what the server's waits for a
-        CPU stretched the longest-waiting rerun by (their share of its run)."""
+        CPU stretched the longest-waiting rerun by (their share of its run), and times how much
+        slower than quiet the references ran where the repeats were not scaled by them."""
         wait = min(self.cpu_wait or 0.0, 0.9)
-        return FAR_BEYOND / (1 - wait)
+        slowed = 1.0 if self.speed_scaled else self.slowed
+        return FAR_BEYOND / (1 - wait) * slowed
 
 
 @dataclass
@@ -951,7 +969,7 @@ def at_quiet_speed(judged: JudgeInput) -> JudgeInput:
     over the two around a repeat, added in quadrature). A quiet host's reruns are judged as they
     ran: scaling them by references that wander would only blunt its resolution."""
     speed, count = judged.host_speed, len(judged.reruns)
-    if speed is None or not judged.verifies or not judged.delayed or not speed.usable(count):
+    if speed is None or not judged.verifies or not judged.cpu_delayed or not speed.usable(count):
         return judged
     slowdowns = speed.slowdowns(count) or []
     reruns = [
@@ -1335,14 +1353,26 @@ def _held_back(judged: JudgeInput, curves: Curves, found: Outcome) -> Outcome | 
         words = "not reproduced: " + "; ".join(failures)
         return Outcome(NOT_REPRODUCED, words, failures, doubtful, busy)
     if doubtful:
-        words = (
-            f"inconclusive: {'; '.join(doubtful)}; but work other than the benchmark and its "
-            f"server kept {judged.busy_cores:.2f} of the host's cores busy during the rerun (its "
-            "machine CPU less theirs, steal time counted as busy), which slows a rerun and bends "
-            "its curve before the cliff: rerun it on a quiet host"
-        )
+        words = f"inconclusive: {'; '.join(doubtful)}; but {_what_delayed(judged)}"
         return Outcome(INCONCLUSIVE, words, failures, doubtful, busy)
     return None
+
+
+def _what_delayed(judged: JudgeInput) -> str:
+    """What other work did to the rerun, for an inconclusive verdict."""
+    if judged.cpu_delayed and judged.busy_cores is not None:
+        return (
+            f"work other than the benchmark and its server kept {judged.busy_cores:.2f} of the "
+            "host's cores busy during the rerun (its machine CPU less theirs, steal time counted "
+            "as busy), which slows a rerun and bends its curve before the cliff: rerun it on a "
+            "quiet host"
+        )
+    return (
+        f"the reference runs beside it ran up to {judged.slowed:.2f}x slower than the host's "
+        "quiet rate while its server hardly waited for a CPU (other work on the disk, most "
+        "likely), which slows a rerun past its cliff and lowers its server's CPU share there: "
+        "rerun it on a quiet host"
+    )
 
 
 def _reproduced(judged: JudgeInput, checks: Checks) -> tuple[str, str]:

@@ -39,6 +39,12 @@ REFERENCE_SCALE = 10
 # the slower, less one) and the repeat still be scaled by their mean; more, and the load changed
 # within the repeat too fast for two references to say how much it slowed it.
 MOVED_LIMIT = 0.5
+# References this many times slower than quiet around a repeat say other work slowed the host,
+# whatever its CPU waits say: beside a disk writer (the quick confusion table, 29 Nov) they ran
+# 2.8-3.6x slower than quiet while the server's busiest thread waited 1.6-3.9% of a run for a
+# CPU, and the honest claim was refuted as on a quiet host; beside nothing they wandered to
+# 1.17x.
+SLOWED = 1.3
 # A quiet host whose references ran this much faster or slower than its calibration's (the
 # median of this job against the calibration's rate) has changed: its calibration is stale.
 DRIFT_LIMIT = 0.2
@@ -71,6 +77,10 @@ class HostSpeed:
         if self.quiet is None or self.quiet <= 0 or not self.complete(repeats):
             return None
         return [max(1.0, self.quiet / self.around(each)) for each in range(repeats)]
+
+    def slowest(self, repeats: int) -> float:
+        """The most slower than quiet the host ran around any repeat; 1 where not known."""
+        return max(self.slowdowns(repeats) or [1.0])
 
     @property
     def moved(self) -> float:
@@ -141,6 +151,13 @@ class HostSpeed:
             return said + (
                 f" Quiet, it runs {quiet}; its speed moved {self.moved_within(repeats):.0%} "
                 f"across one repeat (more than {MOVED_LIMIT:.0%}), so the repeats were not scaled."
+            )
+        if not scaled and max(slowdowns) >= SLOWED:
+            return said + (
+                f" Quiet, it runs {quiet}: the host ran up to {max(slowdowns):.2f}x slower than "
+                "quiet while its server hardly waited for a CPU (other work on the disk, most "
+                "likely), which slows a rerun past its cliff more than before it, so the "
+                "repeats were judged as they ran, what differed a doubt."
             )
         if not scaled:
             return said + (

@@ -142,15 +142,15 @@ def test_the_spread_and_movement_are_the_references_own():
 
 
 def test_a_quiet_hosts_reruns_are_judged_as_they_ran_whatever_the_references_say():
-    # References that wander (a slower pair around the first repeat) do not rescale a quiet
-    # host's reruns: the claim 1.5x too fast is refuted on the reruns as they ran.
-    speed = HostSpeed((QUIET / 1.3, QUIET / 1.3, QUIET, QUIET), QUIET, "its calibration", "")
+    # References that wander (a slower pair around the first repeat, under SLOWED) do not
+    # rescale a quiet host's reruns: the claim 1.5x too fast is refuted on the reruns as they ran.
+    speed = HostSpeed((QUIET / 1.2, QUIET / 1.2, QUIET, QUIET), QUIET, "its calibration", "")
     fast = (CLAIM[0], CLAIM[1] / 1.5)
     verdict, figures = judged(fast, busy_reruns(1.0), busy=0.1, speed=speed)
     assert verdict.verdict == NOT_REPRODUCED, verdict.message
     assert "a quiet host." in verdict.message
     assert "the host was quiet, so the repeats were judged as they ran" in verdict.message
-    assert figures["host_speed"]["slowdowns"] == [1.3, 1.14, 1.0]
+    assert figures["host_speed"]["slowdowns"] == [1.2, 1.095, 1.0]
 
 
 def judged_waiting(claim, reruns, wait):
@@ -242,3 +242,32 @@ def test_a_rate_far_past_what_other_work_could_bend_is_refuted_on_a_delayed_host
     assert waited.verdict == INCONCLUSIVE, waited.message
     honest, _ = judged_waiting(CLAIM, reruns, 0.2)
     assert honest.verdict == INCONCLUSIVE, honest.message
+
+
+def test_references_far_slower_than_quiet_make_a_host_delayed_with_no_cpu_wait():
+    # A disk writer: the references ran 3x slower than quiet, the server waited 2% of its run
+    # for a CPU. Not scaled (a disk slows a rerun past its cliff, not evenly), judged as they
+    # ran with what differs a doubt, and only what lies 2 / 0.98 x 3 = 6.1x past its band
+    # refuted.
+    reruns = busy_reruns(3.0)
+
+    def judged_slowed(claim):
+        return judge_curves(
+            claim, reruns, kind=VERIFICATION, scale=SCALE, host_comparable=True, tolerance=0.25,
+            busy_cores=0.4, cpu_wait=0.02, host_speed=speed_at(3.0),
+        )  # fmt: skip
+
+    honest, figures = judged_slowed(CLAIM)
+    assert honest.verdict == INCONCLUSIVE, honest.message
+    assert "the reference runs beside it ran up to 3.00x slower than the host's quiet rate" in (
+        honest.message
+    )
+    assert "so the repeats were judged as they ran, what differed a doubt" in honest.message
+    assert figures["host_speed"]["scaled"] is False
+    # Three times too fast against reruns three times slower: 6.77x past the band's top.
+    lie, _ = judged_slowed((CLAIM[0], CLAIM[1] / 3))
+    assert lie.verdict == NOT_REPRODUCED, lie.message
+    assert "6.77x past what the band allows, more than the 6.12x other work could" in lie.message
+    # Twice too fast: 4.5x, a doubt.
+    near, _ = judged_slowed((CLAIM[0], CLAIM[1] / 2))
+    assert near.verdict == INCONCLUSIVE, near.message
