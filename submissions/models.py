@@ -856,7 +856,7 @@ class OpenDataset(models.Model):
 
 class OpenDataChange(models.Model):
     """An entry whose open dataset rows may have changed since a build read this log: written
-    by database triggers (migration 0038) on every insert, update and delete of an entry, its
+    by database triggers (migration 0037) on every insert, update and delete of an entry, its
     series and its stream, whatever code or statement made it. A build reads the log instead
     of every entry, rebuilds the parts holding the entries named, and deletes the rows it read
     once its build is served (submissions/opendata/build.py)."""

@@ -159,12 +159,14 @@ FIXTURE_SPREADS = HostSpreads(
 WAIT_BUSY = 0.05
 # How far past what the host's spread allows a claim's rate or its server's CPU share must be
 # for a delayed host's rerun to refute it: other work bends a rerun, never by this much beyond
-# the time its server waited for a CPU (`JudgeInput.far_beyond`). The most seen on this
-# project's 2-core VM with other work beside a rerun, 29 Nov 2026: the honest demo claim's
-# rate 1.68x its rerun's (references calibrated under load said the host ran at its quiet
-# speed) and its server's CPU share 1.28x its reruns' allowed top; the copy of it three times
-# too fast 3.1-4.7x over that top (runner/tests/verdicts/test_busy_host_verification.py).
-FAR_BEYOND = 2.0
+# what its measures of the delay say (`JudgeInput.far_beyond`). The most an honest claim has
+# been seen past its band on this project's 2-core VM with other work beside a rerun, 29 Nov
+# 2026: 1.28x the CPU share's top (the demo claim's 60% against its reruns' allowed 47%) and
+# 1.26x the rate's (its rate 1.68x its rerun's, references calibrated under load saying the
+# host ran at its quiet speed). Its copy three times too fast lay 3.1-4.0x past the CPU share's
+# top beside one core of load at load average 6-7, and 2.13x on a clean clone's quieter run,
+# the references there widening the band (runner/tests/verdicts/test_busy_host_verification.py).
+FAR_BEYOND = 1.75
 # What scaling itself moves between a claim and its 1/10 reruns, on top of their spread
 # (claims made beside their own reruns): the reads per row 8% more in the claim (the free-pages
 # pair), the server's CPU share past the cliff 2-6% higher, the average rate given the claim's
@@ -872,12 +874,11 @@ class JudgeInput:
     @property
     def far_beyond(self) -> float:
         """How many times what the host's spread allows a rate or CPU share must be exceeded
-        to refute the claim on a delayed host: FAR_BEYOND, times what the server's waits for a
-        CPU stretched the longest-waiting rerun by (their share of its run), and times how much
-        slower than quiet the references ran where the repeats were not scaled by them."""
-        wait = min(self.cpu_wait or 0.0, 0.9)
-        slowed = 1.0 if self.speed_scaled else self.slowed
-        return FAR_BEYOND / (1 - wait) * slowed
+        to refute the claim on a delayed host: FAR_BEYOND, times how much other work stretched
+        the rerun by the larger of two measures (its server's waits for a CPU, as a share of
+        its run; the references' slowdown), less what the references' scaling took out."""
+        stretched = max(1 / (1 - min(self.cpu_wait or 0.0, 0.9)), self.slowed)
+        return FAR_BEYOND * stretched / (self.slowed if self.speed_scaled else 1.0)
 
 
 @dataclass

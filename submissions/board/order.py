@@ -171,6 +171,28 @@ def _bounded_counts(board_sql, board_params, parts, references, bound: int, with
     return ranked + others, ranked, before
 
 
+def _first_ranked_sql(
+    ranked_in_order: Callable[[], QuerySet[Submission]],
+    parts: tuple[SortPart, ...],
+    track: tracks.Track,
+    limit: int,
+    key: tuple,
+) -> tuple[str, tuple]:
+    """The SQL of the first `limit` ranked entries in the board's order, with the columns the
+    placement `parts` compare and whether each is ranked; compiled once per `key`."""
+    columns = {part.entry_field for part in parts}
+
+    def first() -> QuerySet:
+        keys = {name: SORT_EXPRESSIONS[name]() for name in columns if name in SORT_EXPRESSIONS}
+        return (
+            ranked_in_order()
+            .annotate(**keys, ranked=ranked_flag(track))
+            .values("ranked", *sorted(columns))[:limit]
+        )
+
+    return sql_of((*key, limit, *sorted(columns)), first)
+
+
 def filtered_counts(
     ranked_in_order: Callable[[], QuerySet[Submission]],
     others: Callable[[], QuerySet[Submission]],
@@ -193,17 +215,9 @@ def filtered_counts(
     filtered entries not ranked; `parts`: placement parts (no rank); `key`: all their SQL
     depends on (caches/compiled.py)."""
     bound = within + 1
-    columns = {part.entry_field for part in parts}
-
-    def first() -> QuerySet:
-        keys = {name: SORT_EXPRESSIONS[name]() for name in columns if name in SORT_EXPRESSIONS}
-        return (
-            ranked_in_order()
-            .annotate(**keys, ranked=ranked_flag(track))
-            .values("ranked", *sorted(columns))[:bound]
-        )
-
-    first_sql, first_params = sql_of(("filtered first", *key, bound, *sorted(columns)), first)
+    first_sql, first_params = _first_ranked_sql(
+        ranked_in_order, parts, track, bound, ("filtered first", *key)
+    )
     others_sql, others_params = sql_of(
         ("filtered others", *key, bound), lambda: others().order_by().values("id")[:bound]
     )
@@ -286,17 +300,9 @@ def board_placement(
     selected, params = _tally_sql(contest_id, track)
     board_sql, board_params = "", []
     if references and within > 0:
-        columns = {part.entry_field for part in parts}
-
-        def first() -> QuerySet:
-            keys = {name: SORT_EXPRESSIONS[name]() for name in columns if name in SORT_EXPRESSIONS}
-            return (
-                ranked_in_order()
-                .annotate(**keys, ranked=ranked_flag(track))
-                .values("ranked", *sorted(columns))[:within]
-            )
-
-        first_sql, board_params = sql_of(("placed", *key, within, *sorted(columns)), first)
+        first_sql, board_params = _first_ranked_sql(
+            ranked_in_order, parts, track, within, ("placed", *key)
+        )
         board_sql = f" FROM ({first_sql}) AS board"
         for reference in references:
             condition, condition_params = _entries_before_sql(parts, reference)

@@ -36,7 +36,7 @@ from submissions.contests.ranks import ranking_signature
 from submissions.opendata import parts, reads, tables
 
 SERIES_ROW_GROUP = 1 << 17
-# The manifest's mark of a build that read the change log (migration 0038): a build served
+# The manifest's mark of a build that read the change log (migration 0037): a build served
 # without it is not kept from (its parts' files held a rank column then).
 CHANGE_LOG = 1
 COMPRESSION = "zstd"

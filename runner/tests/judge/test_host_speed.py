@@ -232,12 +232,12 @@ def test_the_critical_path_needs_every_reruns_cpu_seconds():
 
 def test_a_rate_far_past_what_other_work_could_bend_is_refuted_on_a_delayed_host():
     # No references, no critical path: the rates alone. A server that waited 20% of its run
-    # for a CPU stretches how far past the band a rate must be: 2 / (1 - 0.2) = 2.5x.
+    # for a CPU stretches how far past the band a rate must be: 1.75 / (1 - 0.2) = 2.19x.
     reruns = busy_reruns(1.4)
     three, _ = judged_waiting((CLAIM[0], CLAIM[1] / 3), reruns, 0.2)
     assert three.verdict == NOT_REPRODUCED, three.message
-    assert "past what the band allows, more than the 2.50x other work could bend" in three.message
-    # The same claim beside a server that waited 60%: 5x would be needed, so a doubt.
+    assert "past what the band allows, more than the 2.19x other work could bend" in three.message
+    # The same claim beside a server that waited 60%: 4.4x would be needed, so a doubt.
     waited, _ = judged_waiting((CLAIM[0], CLAIM[1] / 3), reruns, 0.6)
     assert waited.verdict == INCONCLUSIVE, waited.message
     honest, _ = judged_waiting(CLAIM, reruns, 0.2)
@@ -247,8 +247,7 @@ def test_a_rate_far_past_what_other_work_could_bend_is_refuted_on_a_delayed_host
 def test_references_far_slower_than_quiet_make_a_host_delayed_with_no_cpu_wait():
     # A disk writer: the references ran 3x slower than quiet, the server waited 2% of its run
     # for a CPU. Not scaled (a disk slows a rerun past its cliff, not evenly), judged as they
-    # ran with what differs a doubt, and only what lies 2 / 0.98 x 3 = 6.1x past its band
-    # refuted.
+    # ran with what differs a doubt, and only what lies 1.75 x 3 = 5.25x past its band refuted.
     reruns = busy_reruns(3.0)
 
     def judged_slowed(claim):
@@ -267,7 +266,7 @@ def test_references_far_slower_than_quiet_make_a_host_delayed_with_no_cpu_wait()
     # Three times too fast against reruns three times slower: 6.77x past the band's top.
     lie, _ = judged_slowed((CLAIM[0], CLAIM[1] / 3))
     assert lie.verdict == NOT_REPRODUCED, lie.message
-    assert "6.77x past what the band allows, more than the 6.12x other work could" in lie.message
+    assert "6.77x past what the band allows, more than the 5.25x other work could" in lie.message
     # Twice too fast: 4.5x, a doubt.
     near, _ = judged_slowed((CLAIM[0], CLAIM[1] / 2))
     assert near.verdict == INCONCLUSIVE, near.message

@@ -133,7 +133,7 @@ def drop(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("submissions", "0037_engine_placement_index"),
+        ("submissions", "0036_engine_rank_order_index"),
         ("live", "0004_live_run_indexes_in_the_unique_ones"),
     ]
 
