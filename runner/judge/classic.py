@@ -1151,12 +1151,16 @@ def _past_the_cliffs(
 
 def _judge_shape(judged: JudgeInput, curves: Curves) -> Checks:
     """The cliff and the curve's form. A busy host (other work beside the rerun) slows the
-    reruns and bends their curve before the cliff: then only what it cannot cause refutes the
-    claim (the cliff elsewhere); the rest makes the verification inconclusive."""
-    firm = check_cliff(
+    reruns and bends their curve, before the cliff and where it falls: then neither refutes the
+    claim, and a difference makes the verification inconclusive."""
+    cliff = check_cliff(
         curves.claim, curves.shapes, curves.spreads, judged.scale, by_reads=curves.by_reads
     )
     bent = check_form(curves.claim, curves.shapes, judged.tolerance, phases=not curves.by_reads)
+    # A delayed host moves where a rerun's rate falls steepest too: a clean clone's make test saw
+    # the honest demo claim's rerun beside one core of load fall at 38% of its run against the
+    # claim's 46% (allowed 31-45%), 29 Nov 12:50. There the cliff is a doubt.
+    firm, bent = ([], cliff + bent) if judged.busy else (cliff, bent)
     compared_rates = judged.host_comparable and judged.verifies and not judged.server_differs
     return Checks(firm, bent, compared_rates)
 
