@@ -54,14 +54,19 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from runner.activity import longest_wait, thread_waits  # noqa: E402
+from runner.activity import busiest_cpu, longest_wait, thread_times  # noqa: E402
 from runner.judge.classic import (  # noqa: E402
     Shape,
     cliff_by_reads_sentence,
     judge_curves,
     shape_of,
 )
-from runner.judge.rerun import VERIFICATION, cpu_wait_line  # noqa: E402
+from runner.judge.rerun import (  # noqa: E402
+    VERIFICATION,
+    client_wait_line,
+    cpu_wait_line,
+    critical_cpu_line,
+)
 from runner.judge.scaling import MEMORY_RULES, scaled_size  # noqa: E402
 from runner.servers import PrivateServer, ServerConfig, plugins_for_engine  # noqa: E402
 from submissions.setup.server_settings import MYSQL  # noqa: E402
@@ -138,6 +143,27 @@ def benchmark_command(server: PrivateServer, rows: int, kind: str = "") -> list[
             "--report-every", str(max(1_000, rows // REPORTS)), "--seed", "1", *engine]  # fmt: skip
 
 
+def run_read_at_exit(
+    args: list[str], env: dict[str, str]
+) -> tuple[subprocess.CompletedProcess, dict[str, tuple[int, int]]]:
+    """`args` run to their end (as `subprocess.run(capture_output=True, text=True)`), and the
+    benchmark's threads' CPU and wait times read as it exits, before it is reaped (as a worker
+    reads them: runner/watch.py `exited_unreaped`)."""
+    with tempfile.TemporaryFile() as errors:
+        child = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=errors, env=env)  # nosec B603
+        out = child.stdout.read()
+        child.stdout.close()
+        os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)  # exited, not yet reaped
+        times = thread_times([child.pid])
+        child.wait()
+        errors.seek(0)
+        err = errors.read()
+    done = subprocess.CompletedProcess(
+        args, child.returncode, out.decode(errors="replace"), err.decode(errors="replace")
+    )
+    return done, times
+
+
 def run_benchmark(
     kind: str, settings: dict[str, str], rows: int, base_dir: str, keep: Path | None = None
 ) -> Curve:
@@ -147,18 +173,26 @@ def run_benchmark(
         print(f"    the curve kept in {keep}", flush=True)
         return parse_curve(keep.read_text(), float(keep.with_suffix(".wall").read_text()))
     with private_server(kind, settings, base_dir) as (server, read_back):
-        waits = thread_waits(server.all_pids())
+        before = thread_times(server.all_pids())
         started = time.perf_counter()
-        done = subprocess.run(
-            benchmark_command(server, rows, kind), capture_output=True, text=True, check=False,
-            env={**os.environ, **server.client_environment()},
-        )  # fmt: skip
+        done, client = run_read_at_exit(
+            benchmark_command(server, rows, kind), {**os.environ, **server.client_environment()}
+        )
         wall = time.perf_counter() - started
-        # How long the server's busiest thread waited for a CPU, as a worker's log says it.
-        waited = longest_wait(waits, thread_waits(server.all_pids()))
+        # How long the server's busiest thread and the benchmark waited for a CPU, as a
+        # worker's log says it.
+        after = thread_times(server.all_pids())
+        waited = longest_wait(
+            *({key: wait for key, (_, wait) in each.items()} for each in (before, after))
+        )
     if waited is not None and not done.returncode:
+        said = cpu_wait_line(waited, wall)
+        if client:
+            ran = sum(cpu for cpu, _ in client.values()) / 1e9
+            said += critical_cpu_line(ran, busiest_cpu(before, after))
+            said += client_wait_line(sum(wait for _, wait in client.values()) / 1e9, wall)
         done = subprocess.CompletedProcess(
-            done.args, done.returncode, done.stdout + cpu_wait_line(waited, wall), done.stderr
+            done.args, done.returncode, done.stdout + said, done.stderr
         )
     if done.returncode:
         raise SystemExit(f"the benchmark failed: {done.stderr.strip()[-500:]}")

@@ -88,6 +88,8 @@ from runner.judge.rerun import (  # noqa: E402
     other_work,
     server_major,
     stated_cpu_wait,
+    stated_critical_cpu,
+    stated_path_wait,
 )
 from runner.judge.scaling import extrapolated, memory_for_scale  # noqa: E402
 from submissions.logparse import parse_log  # noqa: E402
@@ -112,6 +114,8 @@ class Made:
     server: tuple[str, str] | None
     work: float | None = None  # the benchmark's and its server's CPU seconds
     cpu_wait: float | None = None  # the share of the run the server waited for a CPU
+    path_wait: float | None = None  # ... the benchmark and its server's busiest thread did
+    critical: float | None = None  # their CPU seconds (`# rerun critical cpu`)
 
 
 def divided(claim: Run, by: float) -> Run:
@@ -186,6 +190,8 @@ def read_made(path: Path, wall: float) -> Made:
         None if stated is None else server_major(str(stated.value)),
         work_cpu_seconds(column(series.client_cpu_s), column(series.server_cpu_s)),
         max(waits) if waits else None,
+        stated_path_wait(text.decode(errors="replace")),
+        stated_critical_cpu(text.decode(errors="replace")),
     )
 
 
@@ -358,6 +364,8 @@ def judged(
         rerun_cpu=[each.run[3] for each in chosen], busy_cores=busy, host_speed=speed,
         rerun_work=[each.work for each in chosen], cores=os.cpu_count() or 1,
         cpu_wait=max((each.cpu_wait for each in chosen if each.cpu_wait is not None), default=None),
+        rerun_waits=[each.path_wait for each in chosen],
+        rerun_critical_cpu=[each.critical for each in chosen],
     )  # fmt: skip
     outside = extrapolated(
         {"innodb_buffer_pool_size": f"{pool_mb}M"}, family=MYSQL, scale=scale, memory_gb=0,

@@ -22,7 +22,7 @@ from runner.activity import (
     thread_times,
 )
 from runner.host import read_cpu_times, steal_cores
-from runner.judge.rerun import cpu_wait_line, critical_cpu_line, steal_line
+from runner.judge.rerun import client_wait_line, cpu_wait_line, critical_cpu_line, steal_line
 from runner.models import RerunStatus, VerificationRun
 from runner.targets import Target
 from runner.watch import Outcome, begin_step, watch
@@ -225,7 +225,8 @@ def _server_times(
     started: float,
 ) -> str:
     """A step's `# rerun cpu wait` line (its server's longest wait for a CPU) and, where the
-    benchmark's own threads were read as it exited, its `# rerun critical cpu` line."""
+    benchmark's own threads were read as it exited, its `# rerun critical cpu` and `# rerun
+    client wait` lines."""
     after = thread_times(pids)
     waited = longest_wait(
         {key: wait for key, (_, wait) in before.items()},
@@ -233,10 +234,12 @@ def _server_times(
     )
     if waited is None:
         return ""
-    said = cpu_wait_line(waited, time.monotonic() - started)
+    wall = time.monotonic() - started
+    said = cpu_wait_line(waited, wall)
     if client:
         ran = sum(cpu for cpu, _ in client.values()) / 1e9
         said += critical_cpu_line(ran, busiest_cpu(before, after))
+        said += client_wait_line(sum(wait for _, wait in client.values()) / 1e9, wall)
     return said
 
 

@@ -80,6 +80,7 @@ from .rerun import (
     INCONCLUSIVE,
     MEMORY_UNBOUNDED,
     NOT_REPRODUCED,
+    PATH_WAIT,
     REPRODUCED,
     SHAPE_ONLY,
     STEAL_CORES,
@@ -833,6 +834,8 @@ class JudgeInput:
     rerun_work: list[float | None] | None = None
     cores: int | None = None
     speed_scaled: bool = False  # the reruns' times are the quiet host's (at_quiet_speed)
+    divided_by: tuple[float, ...] = ()  # what each repeat's time was divided by (at_quiet_speed)
+    rerun_waits: list[float | None] | None = None  # each repeat's writer's waits (PATH_WAIT)
     cpu_wait: float | None = None  # the most of a repeat its server waited for a CPU
     rerun_critical_cpu: list[float | None] | None = None
 
@@ -877,8 +880,46 @@ class JudgeInput:
         to refute the claim on a delayed host: FAR_BEYOND, times how much other work stretched
         the rerun by the larger of two measures (its server's waits for a CPU, as a share of
         its run; the references' slowdown), less what the references' scaling took out."""
-        stretched = max(1 / (1 - min(self.cpu_wait or 0.0, 0.9)), self.slowed)
-        return FAR_BEYOND * stretched / (self.slowed if self.speed_scaled else 1.0)
+        stretches = [each for each in self.wait_stretches if each is not None]
+        stretched = max([*stretches, self.slowed])
+        return FAR_BEYOND * stretched / max(self.divided_by, default=1.0)
+
+    @property
+    def wait_stretches(self) -> list[float | None]:
+        """How many times other work stretched each repeat, as its waits for a CPU measured it
+        (a run that waited a fifth of its time ran 1.25x): its writer's path's waits (its
+        benchmark's threads' and its server's busiest thread's, end to end for one writer)
+        where the worker read them, else its server's longest of any repeat; None: neither."""
+        paths = self.rerun_waits or [None] * len(self.reruns)
+        return [_stretch(self.cpu_wait) if path is None else _stretch(path) for path in paths]
+
+    def stretch_caps(self, slowdowns: list[float]) -> list[float | None]:
+        """The most other work can have stretched each repeat, whose references ran
+        `slowdowns` times slower than quiet: its own waits for a CPU (`wait_stretches`), and,
+        where its writer's CPU seconds are known (`rerun_critical_cpu`), those seconds taken
+        as slowed as the references (a core's sibling or a shared cache slows the same work
+        with no wait; the references, mostly CPU, slow at least as much as that) while the
+        rest of the run (the disk's) ran as it would have quietly. References slowed more than
+        a repeat would otherwise scale it past the quiet host's speed, and a claim too fast
+        look reproduced (the confusion table beside one core of CPU work and other sessions'
+        tests, 29 Nov: lies of 1.25x and 1.33x reproduced)."""
+        cpus = self.rerun_critical_cpu or [None] * len(self.reruns)
+        caps: list[float | None] = []
+        for (_, seconds), waits, cpu, slow in zip(
+            self.reruns, self.wait_stretches, cpus, slowdowns, strict=True
+        ):
+            wall = float(seconds[-1]) if len(seconds) else 0.0
+            if waits is None or cpu is None or wall <= 0:
+                caps.append(waits)
+                continue
+            unwaited = wall / waits  # the run less its waits for a CPU
+            computing = min(cpu, unwaited)
+            caps.append(max(waits, wall / (unwaited - computing + computing / slow)))
+        return caps
+
+
+def _stretch(wait: float | None) -> float | None:
+    return None if wait is None else 1 / (1 - min(wait, 0.9))
 
 
 @dataclass
@@ -947,6 +988,7 @@ def judge_curves(
     cores: int | None = None,
     cpu_wait: float | None = None,
     rerun_critical_cpu: list[float | None] | None = None,
+    rerun_waits: list[float | None] | None = None,
 ) -> tuple[Comparison, dict]:
     """The verdict on a scaled rerun's curves against the claim's, and the figures behind it
     (`judge_claim` over a `JudgeInput`, which says what each argument is)."""
@@ -957,7 +999,7 @@ def judge_curves(
         rerun_cpu=rerun_cpu, server_differs=server_differs, spreads=spreads,
         unbounded=unbounded, log_structured=log_structured, cliff_by_reads=cliff_by_reads,
         host_speed=host_speed, rerun_work=rerun_work, cores=cores, cpu_wait=cpu_wait,
-        rerun_critical_cpu=rerun_critical_cpu,
+        rerun_critical_cpu=rerun_critical_cpu, rerun_waits=rerun_waits,
     )  # fmt: skip
     return judge_claim(judged)
 
@@ -972,7 +1014,7 @@ def at_quiet_speed(judged: JudgeInput) -> JudgeInput:
     speed, count = judged.host_speed, len(judged.reruns)
     if speed is None or not judged.verifies or not judged.cpu_delayed or not speed.usable(count):
         return judged
-    slowdowns = speed.slowdowns(count) or []
+    slowdowns = speed.scaled(count, judged.stretch_caps(speed.slowdowns(count) or [])) or []
     reruns = [
         (rows, seconds / slow)
         for (rows, seconds), slow in zip(judged.reruns, slowdowns, strict=True)
@@ -986,7 +1028,9 @@ def at_quiet_speed(judged: JudgeInput) -> JudgeInput:
                 host = figures[name]
                 figures[name] = HostSpread(math.sqrt(host.sigma**2 + error**2), host.dof)
     spreads = replace(judged.spreads, figures=figures)
-    return replace(judged, reruns=reruns, spreads=spreads, speed_scaled=True)
+    return replace(
+        judged, reruns=reruns, spreads=spreads, speed_scaled=True, divided_by=tuple(slowdowns)
+    )
 
 
 def cpu_floor_failure(judged: JudgeInput, claim: Shape, margin: float) -> str:
@@ -1289,7 +1333,11 @@ def _disk_words(judged: JudgeInput, curves: Curves, checks: Checks, busy: bool) 
             else ""
         )
     speed = judged.host_speed
-    measured = "" if speed is None else speed.sentence(len(judged.reruns), judged.speed_scaled)
+    measured = (
+        ""
+        if speed is None
+        else speed.sentence(len(judged.reruns), judged.speed_scaled, judged.divided_by)
+    )
     load = _load_sentence(judged.busy_cores, busy, judged.cpu_wait)
     return disk + load + measured
 
@@ -1692,6 +1740,7 @@ def judge(
         cores=cores,
         cpu_wait=_most(output.result.get(CPU_WAIT) for output in reruns),
         rerun_critical_cpu=[output.result.get(CRITICAL_CPU) for output in reruns],
+        rerun_waits=[output.result.get(PATH_WAIT) for output in reruns],
     )
     return Judgement(verdict.verdict, verdict.ratio, verdict.message, figures, rows_done, rate)
 

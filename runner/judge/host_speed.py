@@ -78,6 +78,19 @@ class HostSpeed:
             return None
         return [max(1.0, self.quiet / self.around(each)) for each in range(repeats)]
 
+    def scaled(self, repeats: int, caps: list[float | None] | None) -> list[float] | None:
+        """Each repeat's slowdown as the judge divides its time by it: at most its cap (how
+        many times its own waits for a CPU stretched it; None: no cap). References slowed more
+        than a repeat would scale it past the quiet host's speed, and a claim too fast look
+        reproduced."""
+        slowdowns = self.slowdowns(repeats)
+        if slowdowns is None or caps is None:
+            return slowdowns
+        return [
+            each if cap is None else min(each, max(1.0, cap))
+            for each, cap in zip(slowdowns, caps, strict=True)
+        ]
+
     def slowest(self, repeats: int) -> float:
         """The most slower than quiet the host ran around any repeat; 1 where not known."""
         return max(self.slowdowns(repeats) or [1.0])
@@ -126,9 +139,10 @@ class HostSpeed:
             "scaled": scaled,
         }
 
-    def sentence(self, repeats: int, scaled: bool = True) -> str:
+    def sentence(self, repeats: int, scaled: bool = True, divided: tuple[float, ...] = ()) -> str:
         """What the references measured, in one sentence or two, for the verdict; `scaled`:
-        whether the judge divided the repeats' times by their slowdowns (a busy host)."""
+        whether the judge divided the repeats' times by their slowdowns (a busy host), each by
+        `divided` (at most its slowdown: `scaled`)."""
         if not self.complete(repeats):
             return (
                 f" Reference runs beside the repeats: {len(self.during)} of {repeats + 1} "
@@ -163,6 +177,15 @@ class HostSpeed:
             return said + (
                 f" Quiet, it runs {quiet}; the host was quiet, so the repeats were judged as "
                 "they ran."
+            )
+        if divided and list(divided) != slowdowns:
+            return said + (
+                f" Quiet, it runs {quiet}: the host ran {_factors(slowdowns)} slower than quiet "
+                "around the repeats, but each repeat's time was divided by no more than its "
+                "own measures allow, its waits for a CPU and its writer's CPU seconds slowed as "
+                f"the references were, the rest of it as quiet ({_factors(divided)}: "
+                "references slowed more than a repeat would make a claim too fast look "
+                "reproduced), and the references' spread widens the rate's band."
             )
         return said + (
             f" Quiet, it runs {quiet}: each repeat's time was divided by how much slower than "

@@ -263,6 +263,9 @@ def read_output(
     waits = [wait for text in step_logs.values() for wait in stated_cpu_wait(text)]
     if waits:
         found[CPU_WAIT] = max(waits)
+    paths = [path for text in step_logs.values() if (path := stated_path_wait(text)) is not None]
+    if paths:
+        found[PATH_WAIT] = max(paths)
     critical = [stated_critical_cpu(text) for text in step_logs.values()]
     if critical and all(each is not None for each in critical):
         found[CRITICAL_CPU] = sum(critical)
@@ -518,6 +521,31 @@ def cpu_wait_line(seconds: float, of: float) -> str:
         f"{CPU_WAIT_LINE}{seconds:.3f} of={of:.3f} (the server's thread that waited longest "
         "for a CPU while runnable, over the run's wall seconds)\n"
     )
+
+
+CLIENT_WAIT_LINE = "# rerun client wait seconds="
+_CLIENT_WAIT = re.compile(r"^# rerun client wait seconds=([0-9.]+) of=([0-9.]+)", re.MULTILINE)
+# The share of a repeat the benchmark's threads and its server's busiest thread waited for a
+# CPU: one writer waits for its statement, so those waits lie end to end on its critical path.
+PATH_WAIT = "path_wait"
+
+
+def client_wait_line(seconds: float, of: float) -> str:
+    return (
+        f"{CLIENT_WAIT_LINE}{seconds:.3f} of={of:.3f} (the benchmark's threads' time waiting for "
+        "a CPU while runnable, over the run's wall seconds)\n"
+    )
+
+
+def stated_path_wait(text: str) -> float | None:
+    """The share of a step its writer's path waited for a CPU: its `# rerun client wait` and
+    `# rerun cpu wait` lines added up, None without both."""
+    client, server = _CLIENT_WAIT.findall(text), _CPU_WAIT.findall(text)
+    if not client or not server:
+        return None
+    waited = sum(float(wait) for wait, _ in client) + sum(float(wait) for wait, _ in server)
+    of = sum(float(each) for _, each in server)
+    return waited / of if of > 0 else None
 
 
 CRITICAL_CPU = "critical_cpu"  # CPU seconds of the benchmark and its server's busiest thread

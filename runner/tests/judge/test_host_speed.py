@@ -270,3 +270,29 @@ def test_references_far_slower_than_quiet_make_a_host_delayed_with_no_cpu_wait()
     # Twice too fast: 4.5x, a doubt.
     near, _ = judged_slowed((CLAIM[0], CLAIM[1] / 2))
     assert near.verdict == INCONCLUSIVE, near.message
+
+
+def test_references_slowed_more_than_a_repeat_do_not_scale_a_lie_into_a_reproduction():
+    # The repeats ran 1.2x slower than quiet (their server waited 10% of each for a CPU; their
+    # writer computed a fifth of a quiet run, the rest was the disk), while the references,
+    # mostly CPU, ran 1.6x slower. Divided by 1.6 the repeats would run 1.33x faster than the
+    # quiet host could, and a claim 1.33x too fast look reproduced (the confusion table beside
+    # one core of CPU work, 29 Nov). Each repeat is divided by at most what its own measures
+    # allow: 10% waiting, a fifth of it computing 1.6x slower, the rest as quiet: 1.19x.
+    reruns = busy_reruns(1.2)
+    quiet_seconds = run_curve(CLAIM_ROWS // SCALE, seed=1)[1][-1]
+
+    def judged_capped(claim):
+        return judge_curves(
+            claim, reruns, kind=VERIFICATION, scale=SCALE, host_comparable=True, tolerance=0.25,
+            busy_cores=1.0, cpu_wait=0.1, host_speed=speed_at(1.6),
+            rerun_critical_cpu=[0.2 * quiet_seconds] * 3, rerun_waits=[0.1] * 3,
+        )  # fmt: skip
+
+    lie, _ = judged_capped((CLAIM[0], CLAIM[1] / 1.33))
+    assert lie.verdict != REPRODUCED, lie.message
+    honest, _ = judged_capped(CLAIM)
+    assert honest.verdict == REPRODUCED, honest.message
+    assert "the host ran 1.60x slower than quiet around the repeats" in honest.message
+    assert "divided by no more than its own measures allow" in honest.message
+    assert "(1.19x" in honest.message

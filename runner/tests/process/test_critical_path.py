@@ -9,7 +9,16 @@ import sys
 import time
 
 from runner import activity
-from runner.judge.rerun import CRITICAL_CPU, critical_cpu_line, read_output, stated_critical_cpu
+from runner.judge.rerun import (
+    CRITICAL_CPU,
+    PATH_WAIT,
+    client_wait_line,
+    cpu_wait_line,
+    critical_cpu_line,
+    read_output,
+    stated_critical_cpu,
+    stated_path_wait,
+)
 from runner.watch import exited_unreaped
 from testing.logs import c_log
 
@@ -44,3 +53,15 @@ def test_the_critical_cpu_lines_reach_the_result_only_when_every_step_states_one
     assert both.result[CRITICAL_CPU] == 9.5
     unstated = read_output({"insert": C_LOG, "load": C_LOG + line}, spec=None, rows_target=1)
     assert CRITICAL_CPU not in unstated.result
+
+
+def test_a_steps_writer_path_waits_are_its_benchmarks_and_its_servers_busiest_threads():
+    # The server's busiest thread waited 1 s of a 10 s step for a CPU, the benchmark 0.5 s:
+    # a one-writer run's path waited 15% of it.
+    server, client = cpu_wait_line(1.0, 10.0), client_wait_line(0.5, 10.0)
+    assert client.startswith("# rerun client wait seconds=0.500 of=10.000 ")
+    assert stated_path_wait(server + client) == 0.15
+    assert stated_path_wait(server) is None  # the benchmark's waits not read: not known
+    stated = read_output({"insert": C_LOG + server + client}, spec=None, rows_target=10_000)
+    assert stated.result[PATH_WAIT] == 0.15
+    assert PATH_WAIT not in read_output({"insert": C_LOG + server}, spec=None, rows_target=1).result

@@ -87,8 +87,10 @@ def test_a_busy_host_reproduces_the_demo_claim_and_refutes_a_copy_three_times_to
         assert len(run.host["reference"]["rates"]) == 2
         assert "reference runs" in run.message
         assert run.host.get("while_it_ran")  # what the host did, in one line
-        # The benchmark's own waits for a CPU beside its server's.
+        # What the benchmark and its server's busiest thread computed, and how long the
+        # benchmark waited for a CPU beside its server's waits.
         assert "# rerun critical cpu seconds=" in run.log
+        assert "# rerun client wait seconds=" in run.log
     # Never the wrong way. The honest claim reproduced, or inconclusive saying why: one repeat
     # beside a load may move more than its band allows (2 of 3 runs on 29 Nov reproduced it;
     # the third's reason is in its message). The copy three times too fast refuted.
