@@ -85,10 +85,11 @@ def server_io_bytes(pid: int | None, proc: Path = Path("/proc")) -> int | None:
     return total
 
 
-def other_io_line(other_bytes: int, seconds: float) -> str:
+def other_io_line(other_bytes: int, seconds: float, own_bytes: int | None = None) -> str:
+    own = "" if own_bytes is None else f" own={max(own_bytes, 0)}"
     return (
-        f"{OTHER_IO_LINE}{max(other_bytes, 0)} seconds={seconds:.3f} (disk I/O of processes "
-        "other than the private server)\n"
+        f"{OTHER_IO_LINE}{max(other_bytes, 0)} seconds={seconds:.3f}{own} (disk I/O of processes "
+        "other than the private server; own: the private server's)\n"
     )
 
 

@@ -255,8 +255,8 @@ def _io_sample(server_io: Callable[[], int | None] | None) -> tuple | None:
 def _other_io(before: tuple | None, after: tuple | None) -> str:
     if before is None or after is None or after[2] <= before[2]:
         return ""
-    other = (after[0] - before[0]) - (after[1] - before[1])
-    return other_io_line(other, after[2] - before[2])
+    own = after[1] - before[1]
+    return other_io_line((after[0] - before[0]) - own, after[2] - before[2], own)
 
 
 def _joined_log(steps: list[Step], logs: dict[str, str]) -> str:

@@ -80,6 +80,7 @@ from .rerun import (
     INCONCLUSIVE,
     MEMORY_UNBOUNDED,
     NOT_REPRODUCED,
+    OTHER_IO_SHARE,
     PATH_WAIT,
     REPRODUCED,
     SHAPE_ONLY,
@@ -168,6 +169,13 @@ WAIT_BUSY = 0.05
 # top beside one core of load at load average 6-7, and 2.13x on a clean clone's quieter run,
 # the references there widening the band (runner/tests/verdicts/test_busy_host_verification.py).
 FAR_BEYOND = 1.75
+# Other processes' disk bytes during a rerun, over its private server's own, from which the
+# rerun is delayed though no reference ran beside it: a clean clone's make test, its PostgreSQL
+# verification beside other sessions' database tests (29 Nov 14:50, load 7-10, other work 1.76
+# cores, its server waiting 2.2% of a run for a CPU), judged as on a quiet host, took 0.273 ms
+# a device read against the claim's 0.106 and refuted the honest claim on its CPU share past
+# the cliff (its reruns' 21% against the claim's 38%).
+DISK_SHARED = 1.0
 # What scaling itself moves between a claim and its 1/10 reruns, on top of their spread
 # (claims made beside their own reruns): the reads per row 8% more in the claim (the free-pages
 # pair), the server's CPU share past the cliff 2-6% higher, the average rate given the claim's
@@ -836,6 +844,7 @@ class JudgeInput:
     speed_scaled: bool = False  # the reruns' times are the quiet host's (at_quiet_speed)
     divided_by: tuple[float, ...] = ()  # what each repeat's time was divided by (at_quiet_speed)
     rerun_waits: list[float | None] | None = None  # each repeat's writer's waits (PATH_WAIT)
+    other_io_share: float | None = None  # other processes' disk bytes over its server's
     cpu_wait: float | None = None  # the most of a repeat its server waited for a CPU
     rerun_critical_cpu: list[float | None] | None = None
 
@@ -866,7 +875,13 @@ class JudgeInput:
         """Other work delayed the benchmark: it took cores the benchmark wanted
         (`cpu_delayed`), or the references beside the repeats ran SLOWED times slower than
         quiet (a disk writer delays the reruns with no wait for a CPU)."""
-        return self.cpu_delayed or self.slowed >= SLOWED
+        return self.cpu_delayed or self.slowed >= SLOWED or self.disk_shared
+
+    @property
+    def disk_shared(self) -> bool:
+        """Other processes moved at least DISK_SHARED times as many bytes on the disk as the
+        rerun's own server while it ran: the disk it measured was not its own."""
+        return self.other_io_share is not None and self.other_io_share >= DISK_SHARED
 
     @property
     def busy(self) -> bool:
@@ -989,6 +1004,7 @@ def judge_curves(
     cpu_wait: float | None = None,
     rerun_critical_cpu: list[float | None] | None = None,
     rerun_waits: list[float | None] | None = None,
+    other_io_share: float | None = None,
 ) -> tuple[Comparison, dict]:
     """The verdict on a scaled rerun's curves against the claim's, and the figures behind it
     (`judge_claim` over a `JudgeInput`, which says what each argument is)."""
@@ -1000,6 +1016,7 @@ def judge_curves(
         unbounded=unbounded, log_structured=log_structured, cliff_by_reads=cliff_by_reads,
         host_speed=host_speed, rerun_work=rerun_work, cores=cores, cpu_wait=cpu_wait,
         rerun_critical_cpu=rerun_critical_cpu, rerun_waits=rerun_waits,
+        other_io_share=other_io_share,
     )  # fmt: skip
     return judge_claim(judged)
 
@@ -1190,6 +1207,8 @@ def _past_the_cliffs(
         figures["busy_cores"] = judged.busy_cores
     if judged.cpu_wait is not None:
         figures["cpu_wait"] = round(judged.cpu_wait, 4)
+    if judged.other_io_share is not None:
+        figures["other_io_share"] = round(judged.other_io_share, 3)
     return Curves(spreads, by_reads, claim, shapes, claim_past, pasts, figures)
 
 
@@ -1413,6 +1432,13 @@ def _held_back(judged: JudgeInput, curves: Curves, found: Outcome) -> Outcome | 
 
 def _what_delayed(judged: JudgeInput) -> str:
     """What other work did to the rerun, for an inconclusive verdict."""
+    if judged.disk_shared and not judged.cpu_delayed and judged.slowed < SLOWED:
+        return (
+            f"other processes moved {judged.other_io_share:.1f}x as many bytes on the disk as "
+            "the rerun's own server while it ran (at least "
+            f"{DISK_SHARED:g}x: the disk it measured was shared), which slows a rerun past its "
+            "cliff and lowers its server's CPU share there: rerun it on a quiet host"
+        )
     if judged.cpu_delayed and judged.busy_cores is not None:
         return (
             f"work other than the benchmark and its server kept {judged.busy_cores:.2f} of the "
@@ -1741,6 +1767,7 @@ def judge(
         cpu_wait=_most(output.result.get(CPU_WAIT) for output in reruns),
         rerun_critical_cpu=[output.result.get(CRITICAL_CPU) for output in reruns],
         rerun_waits=[output.result.get(PATH_WAIT) for output in reruns],
+        other_io_share=_most(output.result.get(OTHER_IO_SHARE) for output in reruns),
     )
     return Judgement(verdict.verdict, verdict.ratio, verdict.message, figures, rows_done, rate)
 

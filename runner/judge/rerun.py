@@ -263,6 +263,9 @@ def read_output(
     waits = [wait for text in step_logs.values() for wait in stated_cpu_wait(text)]
     if waits:
         found[CPU_WAIT] = max(waits)
+    shares = [x for text in step_logs.values() if (x := stated_other_io_share(text)) is not None]
+    if shares:
+        found[OTHER_IO_SHARE] = max(shares)
     paths = [path for text in step_logs.values() if (path := stated_path_wait(text)) is not None]
     if paths:
         found[PATH_WAIT] = max(paths)
@@ -546,6 +549,19 @@ def stated_path_wait(text: str) -> float | None:
     waited = sum(float(wait) for wait, _ in client) + sum(float(wait) for wait, _ in server)
     of = sum(float(each) for _, each in server)
     return waited / of if of > 0 else None
+
+
+# Other processes' disk bytes over the private server's own, the most of any step
+# (runner/activity.py's `# rerun other io` line, where it states the server's own).
+OTHER_IO_SHARE = "other_io_share"
+_OTHER_IO_OWN = re.compile(r"^# rerun other io bytes=(\d+) seconds=[0-9.]+ own=(\d+)", re.MULTILINE)
+
+
+def stated_other_io_share(text: str) -> float | None:
+    """The most bytes other processes moved on the disk during a step, over the private
+    server's own (None: not stated, or the server moved none)."""
+    found = [int(other) / int(own) for other, own in _OTHER_IO_OWN.findall(text) if int(own)]
+    return max(found) if found else None
 
 
 CRITICAL_CPU = "critical_cpu"  # CPU seconds of the benchmark and its server's busiest thread
