@@ -169,13 +169,6 @@ WAIT_BUSY = 0.05
 # top beside one core of load at load average 6-7, and 2.13x on a clean clone's quieter run,
 # the references there widening the band (runner/tests/verdicts/test_busy_host_verification.py).
 FAR_BEYOND = 1.75
-# Other processes' disk bytes during a rerun, over its private server's own, from which the
-# rerun is delayed though no reference ran beside it: a clean clone's make test, its PostgreSQL
-# verification beside other sessions' database tests (29 Nov 14:50, load 7-10, other work 1.76
-# cores, its server waiting 2.2% of a run for a CPU), judged as on a quiet host, took 0.273 ms
-# a device read against the claim's 0.106 and refuted the honest claim on its CPU share past
-# the cliff (its reruns' 21% against the claim's 38%).
-DISK_SHARED = 1.0
 # What scaling itself moves between a claim and its 1/10 reruns, on top of their spread
 # (claims made beside their own reruns): the reads per row 8% more in the claim (the free-pages
 # pair), the server's CPU share past the cliff 2-6% higher, the average rate given the claim's
@@ -844,7 +837,9 @@ class JudgeInput:
     speed_scaled: bool = False  # the reruns' times are the quiet host's (at_quiet_speed)
     divided_by: tuple[float, ...] = ()  # what each repeat's time was divided by (at_quiet_speed)
     rerun_waits: list[float | None] | None = None  # each repeat's writer's waits (PATH_WAIT)
-    other_io_share: float | None = None  # other processes' disk bytes over its server's
+    # Other processes' disk bytes over its server's: kept with the verdict, not yet a delay
+    # (measured beside small reruns here: 48-62x their server's few MB while nothing slowed them).
+    other_io_share: float | None = None
     cpu_wait: float | None = None  # the most of a repeat its server waited for a CPU
     rerun_critical_cpu: list[float | None] | None = None
 
@@ -875,13 +870,7 @@ class JudgeInput:
         """Other work delayed the benchmark: it took cores the benchmark wanted
         (`cpu_delayed`), or the references beside the repeats ran SLOWED times slower than
         quiet (a disk writer delays the reruns with no wait for a CPU)."""
-        return self.cpu_delayed or self.slowed >= SLOWED or self.disk_shared
-
-    @property
-    def disk_shared(self) -> bool:
-        """Other processes moved at least DISK_SHARED times as many bytes on the disk as the
-        rerun's own server while it ran: the disk it measured was not its own."""
-        return self.other_io_share is not None and self.other_io_share >= DISK_SHARED
+        return self.cpu_delayed or self.slowed >= SLOWED
 
     @property
     def busy(self) -> bool:
@@ -1432,13 +1421,6 @@ def _held_back(judged: JudgeInput, curves: Curves, found: Outcome) -> Outcome | 
 
 def _what_delayed(judged: JudgeInput) -> str:
     """What other work did to the rerun, for an inconclusive verdict."""
-    if judged.disk_shared and not judged.cpu_delayed and judged.slowed < SLOWED:
-        return (
-            f"other processes moved {judged.other_io_share:.1f}x as many bytes on the disk as "
-            "the rerun's own server while it ran (at least "
-            f"{DISK_SHARED:g}x: the disk it measured was shared), which slows a rerun past its "
-            "cliff and lowers its server's CPU share there: rerun it on a quiet host"
-        )
     if judged.cpu_delayed and judged.busy_cores is not None:
         return (
             f"work other than the benchmark and its server kept {judged.busy_cores:.2f} of the "

@@ -298,27 +298,11 @@ def test_references_slowed_more_than_a_repeat_do_not_scale_a_lie_into_a_reproduc
     assert "(1.19x" in honest.message
 
 
-def test_a_disk_other_processes_shared_makes_what_differs_a_doubt():
-    # No references, a server that hardly waited for a CPU (2%): a quiet host by its CPU. But
-    # other processes moved 3x as many bytes on the disk as the rerun's server: the rerun's
-    # reads were slowed, so a claim faster than its reruns is a doubt, not a refutation.
-    lie = (CLAIM[0], CLAIM[1] / 1.5)
-
-    def judged_io(claim, share):
-        return judge_curves(
-            claim, busy_reruns(1.0), kind=VERIFICATION, scale=SCALE, host_comparable=True,
-            tolerance=0.25, busy_cores=1.0, cpu_wait=0.02, other_io_share=share,
-        )  # fmt: skip
-
-    shared, figures = judged_io(lie, 3.0)
-    assert shared.verdict == INCONCLUSIVE, shared.message
-    assert "other processes moved 3.0x as many bytes on the disk as the rerun's own server" in (
-        shared.message
-    )
+def test_other_processes_disk_bytes_are_kept_with_the_verdict():
+    # Other processes moved 3x as many bytes on the disk as the rerun's server: said in the
+    # figures (not yet a delay: small in-memory reruns see many times their own few MB).
+    _, figures = judge_curves(
+        CLAIM, busy_reruns(1.0), kind=VERIFICATION, scale=SCALE, host_comparable=True,
+        tolerance=0.25, busy_cores=1.0, cpu_wait=0.02, other_io_share=3.0,
+    )  # fmt: skip
     assert figures["other_io_share"] == 3.0
-    # The same disk barely shared (a tenth of the server's bytes): judged as on a quiet host.
-    own, _ = judged_io(lie, 0.1)
-    assert own.verdict == NOT_REPRODUCED, own.message
-    # Three times too fast lies further past the band than a shared disk bends a rerun.
-    tripled, _ = judged_io((CLAIM[0], CLAIM[1] / 3), 3.0)
-    assert tripled.verdict == NOT_REPRODUCED, tripled.message
