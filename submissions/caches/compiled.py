@@ -292,8 +292,10 @@ def for_id(compiled: CompiledValues, pk: int) -> CompiledValues:
     """`compiled`, built with PLACEHOLDER_ID where an entry's id goes, run for entry `pk`: one
     statement compiled per process, whatever the entry (not one kept per entry, which would
     push the boards' statements out)."""
+    # A bigint column's value comes wrapped (psycopg's Int8, an int): it stays so.
     params = tuple(
-        pk if type(param) is int and param == PLACEHOLDER_ID else param for param in compiled.params
+        type(param)(pk) if isinstance(param, int) and param == PLACEHOLDER_ID else param
+        for param in compiled.params
     )
     return dataclasses.replace(compiled, params=params, learned=False)
 

@@ -35,6 +35,7 @@ from submissions.board.query import (
 )
 from submissions.board.reads import leaderboard_page, references_key
 from submissions.board.visibility import embargo_notice, leaderboard_visible
+from submissions.caches.compiled import reading_ahead
 from submissions.contests.rule_versions import contest_rule_set
 from submissions.entries import edits, refusals, selectors, services, tokens
 from submissions.entries.from_log import declaration_caps
@@ -366,8 +367,12 @@ class SubmissionDetail(APIView):
 
     @extend_schema(responses=SubmissionSerializer)
     def get(self, request: Request, pk: int) -> Response:
-        submission = self._get(request, pk)
-        return Response(SubmissionSerializer(submission, context={"request": request}).data)
+        # The entry, its contest, rules and stream in one round trip of statements compiled
+        # once per process; written as SubmissionSerializer writes it, its fields set up once.
+        with reading_ahead([]):
+            submission = selectors.entry_seen_at_once(request.user, pk)
+        write = kept_writer(SubmissionSerializer, {"request": request})
+        return Response(write(submission))
 
     @extend_schema(request=DeclarationSerializer, responses=SubmissionSerializer)
     def patch(self, request: Request, pk: int) -> Response:
