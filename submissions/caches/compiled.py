@@ -28,6 +28,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 
 import psycopg
 from django.core.exceptions import EmptyResultSet
@@ -292,12 +293,25 @@ def for_id(compiled: CompiledValues, pk: int) -> CompiledValues:
     """`compiled`, built with PLACEHOLDER_ID where an entry's id goes, run for entry `pk`: one
     statement compiled per process, whatever the entry (not one kept per entry, which would
     push the boards' statements out)."""
-    # A bigint column's value comes wrapped (psycopg's Int8, an int): it stays so.
-    params = tuple(
-        type(param)(pk) if isinstance(param, int) and param == PLACEHOLDER_ID else param
-        for param in compiled.params
+    return for_values(compiled, {PLACEHOLDER_ID: pk})
+
+
+def for_values(compiled: CompiledValues, values: dict) -> CompiledValues:
+    """`compiled`, built with placeholders (values no row holds: PLACEHOLDER_ID, a moment long
+    past) where its parameters go, run with `values` ({placeholder: value}) in their places."""
+    return dataclasses.replace(
+        compiled, params=tuple(_put(param, values) for param in compiled.params), learned=False
     )
-    return dataclasses.replace(compiled, params=params, learned=False)
+
+
+def _put(param, values: dict):
+    if isinstance(param, int) and not isinstance(param, bool) and param in values:
+        # A bigint column's value comes wrapped (psycopg's Int8, an int): it stays so.
+        value = values[param]
+        return value if type(param) is int or value is None else type(param)(value)
+    if isinstance(param, datetime) and param in values:
+        return values[param]
+    return param
 
 
 def forget_compiled() -> None:
