@@ -22,7 +22,7 @@ from submissions.caches.compiled import (
     PLACEHOLDER_ID,
     compiled_values,
     for_values,
-    rows_of,
+    rows_prepared,
     values_at_once,
 )
 from submissions.models import Submission
@@ -122,7 +122,7 @@ def newest_entries(
     if after is not None:
         values.update({PLACEHOLDER_WHEN: after[0], PLACEHOLDER_AFTER_ID: after[1]})
     statement = for_values(statement, values)
-    return _instances(rows_of(statement), statement.using, entry, related)
+    return _instances(rows_prepared(statement), statement.using, entry, related)
 
 
 def _instances(
