@@ -12,20 +12,22 @@ as `select_related` makes them: the same values, through the same converters."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from django.db import connection
-from django.db.models import DEFERRED, Q, QuerySet
+from django.db.models import DEFERRED, DateTimeField, F, Q, QuerySet, Value
 
 from submissions.board.visibility import is_organizer, published_q
 from submissions.caches.compiled import (
     PLACEHOLDER_ID,
+    compiled_instances,
     compiled_values,
     for_values,
+    instances_of,
     rows_prepared,
     values_at_once,
 )
-from submissions.models import Submission
+from submissions.models import Contest, Submission
 
 # Where a moment and a cursor's position go in the kept statement: no row has them.
 PLACEHOLDER_NOW = datetime(1901, 2, 3, 4, 5, 6, 789012, tzinfo=UTC)
@@ -153,3 +155,71 @@ def _instances(
                 cache[name] = model.from_db(using, names, part)
         found.append(submission)
     return found
+
+
+def _published_statement(contests: int, fields: tuple[str, ...], limit: int):
+    """The union of `published_results`' slices for `contests` published contests, compiled
+    once per process with placeholders for each contest's id and publication (`_slot`)."""
+    entry = [
+        f.attname
+        for f in Submission._meta.concrete_fields
+        if f.attname in {*fields, "id", "contest_id"}
+    ]
+
+    def build() -> QuerySet:
+        rows = Submission.objects.all()
+        slices = []
+        for number in range(contests):
+            contest_id, at = _slot(number)
+            mine = rows.filter(contest_id=contest_id)
+            after = mine.filter(submitted_at__gt=at).annotate(published_at=F("submitted_at"))
+            with_it = mine.filter(submitted_at__lte=at).annotate(
+                published_at=Value(at, output_field=DateTimeField())
+            )
+            slices.append(
+                after.order_by("-submitted_at", "-pk").values(*entry, "published_at")[:limit]
+            )
+            slices.append(with_it.order_by("-pk").values(*entry, "published_at")[:limit])
+        return slices[0].union(*slices[1:], all=True)
+
+    return compiled_values(("published", contests, fields, limit), build), entry
+
+
+def _slot(number: int) -> tuple[int, datetime]:
+    """The placeholders of the `number`th contest's id and publication."""
+    return PLACEHOLDER_ID - 100 - number, PLACEHOLDER_NOW + timedelta(seconds=1 + number)
+
+
+def published_newest(limit: int, now: datetime, fields: tuple[str, ...]) -> list[Submission]:
+    """`selectors.published_results` on PostgreSQL: the published contests (their rows whole,
+    each entry's contest) and their slices' union, statements compiled once per process and
+    prepared, the union's rows made into instances with `published_at` as its annotation puts
+    it."""
+    contests_read = compiled_instances(
+        ("published", "contests"),
+        lambda: Contest.objects.filter(results_published_at__lte=PLACEHOLDER_NOW).order_by("pk"),
+    )
+    contests = instances_of(for_values(contests_read, {PLACEHOLDER_NOW: now}))
+    if not contests:
+        return []
+    statement, entry = _published_statement(len(contests), fields, limit)
+    values = {}
+    for number, contest in enumerate(contests):
+        contest_id, at = _slot(number)
+        values.update({contest_id: contest.pk, at: contest.results_published_at})
+    statement = for_values(statement, values)
+    by_id = {contest.pk: contest for contest in contests}
+    concrete = [f.attname for f in Submission._meta.concrete_fields]
+    at = {name: position for position, name in enumerate(entry)}
+    where = [at.get(name) for name in concrete]
+    found = []
+    for row in rows_prepared(statement):
+        submission = Submission.from_db(
+            statement.using,
+            concrete,
+            [DEFERRED if position is None else row[position] for position in where],
+        )
+        submission.published_at = row[len(entry)]
+        submission._state.fields_cache["contest"] = by_id[submission.contest_id]
+        found.append(submission)
+    return sorted(found, key=lambda one: (one.published_at, one.pk), reverse=True)[:limit]

@@ -24,6 +24,7 @@ from submissions.caches.compiled import (
     read_now,
     values_of,
 )
+from submissions.entries.newest import published_newest
 from submissions.models import Contest, RuleVersion, Submission
 from submissions.setup.cpus import cpu_variants_q
 
@@ -88,6 +89,8 @@ def published_results(limit: int, now=None, fields: tuple[str, ...] = ()) -> lis
     UNION ALL: O(contests x limit), never a sort of every published entry. `fields`: the
     entries' columns to read (with the contest whole), else all but the long ones."""
     now = now or timezone.now()
+    if fields and connection.vendor == "postgresql":
+        return published_newest(limit, now, fields)
     published = Contest.objects.filter(results_published_at__lte=now)
     entries = Submission.objects.select_related("contest")
     entries = entries.only(*fields, "contest") if fields else entries.defer(*LIST_DEFERRED)

@@ -252,9 +252,15 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
     def get_url(self, submission: Submission) -> str:
         request = self.context.get("request")
-        head, tail = _entry_path_parts(get_urlconf() or settings.ROOT_URLCONF, get_script_prefix())
-        path = f"{head}{submission.pk}{tail}"  # get_absolute_url(), reversed once
+        path = entry_path(submission.pk)
         return request.build_absolute_uri(path) if request else path
+
+
+def entry_path(pk: int) -> str:
+    """An entry's `get_absolute_url()`, its page's path reversed once per URLconf and script
+    prefix (a list of entries reversed it once a row)."""
+    head, tail = _entry_path_parts(get_urlconf() or settings.ROOT_URLCONF, get_script_prefix())
+    return f"{head}{pk}{tail}"
 
 
 _MARK = 987_654_321
