@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import DateTimeField, F, Q, QuerySet, Subquery, Value
@@ -20,8 +22,10 @@ from submissions.caches.compiled import (
     compiled_instances,
     compiled_values,
     for_id,
+    for_values,
     instances_of,
     read_now,
+    reading_ahead,
     values_of,
 )
 from submissions.entries.newest import published_newest
@@ -70,14 +74,54 @@ def entry_editable(submission: Submission, user) -> bool:
 
 def entries_to_compare(*, ids: list[int], user) -> list[Submission]:
     """The entries among `ids` the user may see, in the order asked, with their plot previews
-    (never the full series)."""
-    entries = (
-        entries_visible_to(user)
-        .filter(pk__in=ids)
-        .select_related("series")
-        .defer(*LIST_DEFERRED, "series__columns")
-    )
-    by_id = {entry.pk: entry for entry in entries}
+    (never the full series): their rows, previews and contests by three statements compiled
+    once per process for as many entries (their ids in placeholders), sent at once (one round
+    trip on PostgreSQL)."""
+    unique = list(dict.fromkeys(ids))
+    if not unique:
+        return []
+    places = [PLACEHOLDER_ID - number for number in range(len(unique))]
+    series = Submission._meta.get_field("series").related_model
+    shown = tuple(f.attname for f in series._meta.concrete_fields if f.name != "columns")
+    statements = [
+        compiled_instances(
+            ("compare", "entries", len(places)),
+            lambda: Submission.objects.filter(pk__in=places).order_by(),
+        ),
+        compiled_values(
+            ("compare", "series", len(places)),
+            lambda: series.objects.filter(submission_id__in=places).order_by().values(*shown),
+        ),
+        compiled_instances(
+            ("compare", "contests", len(places)),
+            lambda: Contest.objects.filter(
+                pk__in=Submission.objects.filter(pk__in=places).values("contest_id")
+            ).order_by(),
+        ),
+    ]
+    at = dict(zip(places, unique, strict=True))
+    entries_read, series_read, contests_read = (for_values(each, at) for each in statements)
+    with reading_ahead([]):
+        read_now([entries_read, series_read, contests_read])
+        entries = instances_of(entries_read)
+        previews = {
+            row["submission_id"]: series.from_db(
+                series_read.using, list(shown), [row[name] for name in shown]
+            )
+            for row in values_of(series_read)
+        }
+        contests = {contest.pk: contest for contest in instances_of(contests_read)}
+    by_id = {}
+    for entry in entries:
+        contest = contests.get(entry.contest_id)
+        if contest is None:
+            continue
+        cache = entry._state.fields_cache
+        # Each entry its own contest instance, as select_related gives each row its own.
+        cache["contest"] = copy.copy(contest)
+        cache["series"] = previews.get(entry.pk)
+        if entry_visible(entry, user):
+            by_id[entry.pk] = entry
     return [by_id[pk] for pk in ids if pk in by_id]
 
 
@@ -214,8 +258,8 @@ def entry_page_entry(statements: list[CompiledValues], contest: Contest) -> Subm
 def _entry_assembled(
     entry_read: CompiledValues,
     series_read: CompiledValues | None,
-    rules_read: CompiledValues,
-    stream_read: CompiledValues,
+    rules_read: CompiledValues | None,
+    stream_read: CompiledValues | None,
     contest: Contest | None,
 ) -> Submission | None:
     found = instances_of(entry_read)
@@ -231,11 +275,13 @@ def _entry_assembled(
             for row in values_of(series_read)
         ]
         cache["series"] = previews[0] if previews else None
-    rules = instances_of(rules_read) if entry.rules_version_id else []
-    streams = instances_of(stream_read)
     cache["contest"] = contest
-    cache["rules_version"] = rules[0] if rules else None
-    cache["live_run"] = streams[0] if streams else None
+    if rules_read is not None:
+        rules = instances_of(rules_read) if entry.rules_version_id else []
+        cache["rules_version"] = rules[0] if rules else None
+    if stream_read is not None:
+        streams = instances_of(stream_read)
+        cache["live_run"] = streams[0] if streams else None
     return entry
 
 
