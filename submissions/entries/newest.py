@@ -1,11 +1,11 @@
-"""The registry's entries newest first, a page at a time (the API's list), read by a statement
-compiled once per process.
+"""The registry's entries newest first, a page at a time (the API's list), and the newly
+published ones (the results feed), read by statements compiled once per process.
 
 The ORM compiled the list's query (the entry's columns the list shows, its contest's slug, its
 rules version and its stream, joined) at every request, and made model instances through its
 generic path: together three times as long as PostgreSQL took to run it. The statement depends
 only on who asks (an organizer, a signed-in entrant, anyone), on the page's place (an offset,
-or a cursor) and its size; the moment (what is published by now), the entrant and the cursor's
+or a cursor; the first KEPT_PAGES pages) and its size; the moment (what is published by now), the entrant and the cursor's
 position are its parameters, put in the kept statement's places (`caches/compiled.py`
 `for_values`). It is prepared (planned once per connection) and its rows made into instances
 as `select_related` makes them: the same values, through the same converters."""
@@ -34,6 +34,9 @@ PLACEHOLDER_NOW = datetime(1901, 2, 3, 4, 5, 6, 789012, tzinfo=UTC)
 PLACEHOLDER_WHEN = datetime(1902, 3, 4, 5, 6, 7, 890123, tzinfo=UTC)
 PLACEHOLDER_AFTER_ID = PLACEHOLDER_ID - 1
 RELATIONS = ("contest", "rules_version", "live_run")
+# The numbered pages whose statements are kept (an OFFSET is written in the statement: each
+# page its own); deeper ones are compiled at each read, a cursor's page kept whatever its depth.
+KEPT_PAGES = 10
 
 
 def _related(name: str):
@@ -111,8 +114,9 @@ def newest_entries(
     names, entry, related = _names(entry_fields)
     now = now or datetime.now(UTC)
     owner = getattr(user, "pk", None)
-    if connection.vendor != "postgresql":
-        # SQLite's moments are parameters as text: compiled at each read.
+    if connection.vendor != "postgresql" or start >= KEPT_PAGES * count:
+        # SQLite's moments are parameters as text, and a deep page's place is in its SQL (an
+        # OFFSET): compiled at each read, not kept among the boards' statements.
         (rows,) = values_at_once([_read(kind, names, start, count, now, owner, after)])
         return _instances(rows, connection.alias, entry, related)
     cursor = (PLACEHOLDER_WHEN, PLACEHOLDER_AFTER_ID) if after is not None else None
