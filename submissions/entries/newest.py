@@ -61,6 +61,27 @@ def _columns(entry_fields: tuple[str, ...]) -> tuple[list[str], dict[str, list[s
     return ordered, related
 
 
+def viewer_kind(user) -> str:
+    """What decides which entries `user` sees: "organizer" (every one), "entrant" (the
+    published ones and their own) or "anyone" (the published ones)."""
+    if is_organizer(user):
+        return "organizer"
+    if user is not None and user.is_authenticated:
+        return "entrant"
+    return "anyone"
+
+
+def visible_placed(rows: QuerySet, kind: str) -> QuerySet:
+    """`rows` filtered as `entries_visible_to` filters them for a viewer of `kind`, the moment
+    and the entrant in their placeholders (PLACEHOLDER_NOW, PLACEHOLDER_ID)."""
+    if kind == "organizer":
+        return rows
+    visible = published_q(PLACEHOLDER_NOW)
+    if kind == "entrant":
+        visible |= Q(owner_id=PLACEHOLDER_ID)
+    return rows.filter(visible)
+
+
 def _names(entry_fields: tuple[str, ...]) -> tuple[list[str], list[str], dict[str, list[str]]]:
     entry, related = _columns(entry_fields)
     names = [*entry, *(f"{name}__{column}" for name in RELATIONS for column in related[name])]
@@ -105,12 +126,7 @@ def newest_entries(
     their own), newest first, from row `start` or after the cursor `after` ((time, id) of the
     last row read): each with the columns of `entry_fields` (as `only()` names them), its
     contest's, and its rules version and stream whole, in place as `select_related` puts them."""
-    if is_organizer(user):
-        kind = "organizer"
-    elif user is not None and user.is_authenticated:
-        kind = "entrant"
-    else:
-        kind = "anyone"
+    kind = viewer_kind(user)
     names, entry, related = _names(entry_fields)
     now = now or datetime.now(UTC)
     owner = getattr(user, "pk", None)
@@ -118,7 +134,7 @@ def newest_entries(
         # SQLite's moments are parameters as text, and a deep page's place is in its SQL (an
         # OFFSET): compiled at each read, not kept among the boards' statements.
         (rows,) = values_at_once([_read(kind, names, start, count, now, owner, after)])
-        return _instances(rows, connection.alias, entry, related)
+        return instances_with(rows, connection.alias, entry, related)
     cursor = (PLACEHOLDER_WHEN, PLACEHOLDER_AFTER_ID) if after is not None else None
     statement = compiled_values(
         ("newest", kind, entry_fields, after is not None, start, count),
@@ -128,15 +144,21 @@ def newest_entries(
     if after is not None:
         values.update({PLACEHOLDER_WHEN: after[0], PLACEHOLDER_AFTER_ID: after[1]})
     statement = for_values(statement, values)
-    return _instances(rows_prepared(statement), statement.using, entry, related)
+    return instances_with(rows_prepared(statement), statement.using, entry, related)
 
 
-def _instances(
-    rows: list, using: str, entry: list[str], related: dict[str, list[str]]
+def instances_with(
+    rows: list,
+    using: str,
+    entry: list[str],
+    related: dict[str, list[str]],
+    relations: tuple[str, ...] = RELATIONS,
 ) -> list[Submission]:
+    """Entries from `rows` (their `entry` columns, then each relation's `related` columns in
+    the order of `relations`), each relation in place as `select_related` puts it."""
     width = len(entry)
     spans = []
-    for name in RELATIONS:
+    for name in relations:
         spans.append((name, _related(name), related[name], width, width + len(related[name])))
         width += len(related[name])
     # The entry's columns in the model's order, DEFERRED where not read, placed once for the
