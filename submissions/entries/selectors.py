@@ -297,17 +297,25 @@ def entry_contest_statement(pk: int) -> CompiledValues:
 
 
 def entry_seen_at_once(
-    user, pk: int, *, preview: bool = False, more: list[CompiledValues] = ()
+    user,
+    pk: int,
+    *,
+    preview: bool = False,
+    related: bool = True,
+    more: list[CompiledValues] = (),
 ) -> Submission:
     """The entry as `entry_seen_by` answers it (a 404 for a missing or a hidden one), with its
     contest, rules and stream in place (and its series' preview with `preview`) as
-    `select_related` puts them: statements compiled once per process, sent at once with
-    `more` (on PostgreSQL one round trip; the caller reads `more` within the same
-    `reading_ahead` block). A read by the ORM compiled its join of four tables at every
+    `select_related` puts them (not with `related=False`): statements compiled once per
+    process, sent at once with `more` (on PostgreSQL one round trip; the caller reads `more`
+    within the same `reading_ahead` block). A read by the ORM compiled its join of four tables at every
     request, which cost more than running it."""
     entry, series, rules, stream = entry_page_statements(pk)
+    if not related:  # a page that shows neither: they stay unread (read if asked)
+        rules = stream = None
     contest_read = entry_contest_statement(pk)
-    read_now([entry, *([series] if preview else []), rules, stream, contest_read, *more])
+    wanted = [entry, series if preview else None, rules, stream, contest_read, *more]
+    read_now([statement for statement in wanted if statement is not None])
     contests = instances_of(contest_read)
     submission = _entry_assembled(
         entry, series if preview else None, rules, stream, contests[0] if contests else None

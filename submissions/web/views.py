@@ -940,7 +940,9 @@ def entry_history(request: HttpRequest, pk: int) -> HttpResponse:
     # once per process): the page shows none of the entry's series, rules or stream.
     records_read = selectors.history_statement(pk)
     with reading_ahead([]):
-        submission = selectors.entry_seen_at_once(request.user, pk, more=[records_read])
+        submission = selectors.entry_seen_at_once(
+            request.user, pk, related=False, more=[records_read]
+        )
         records = selectors.history_records(records_read)
     full = selectors.is_organizer(request.user) or submission.owner_id == request.user.id
     history = edits.entry_history(submission=submission, full=full, records=records)
