@@ -77,7 +77,7 @@ def entries_to_compare(*, ids: list[int], user) -> list[Submission]:
     (never the full series): their rows, previews and contests by three statements compiled
     once per process for as many entries (their ids in placeholders), sent at once (one round
     trip on PostgreSQL)."""
-    unique = list(dict.fromkeys(ids))
+    unique = [pk for pk in dict.fromkeys(ids) if _an_id(pk)]
     if not unique:
         return []
     places = [PLACEHOLDER_ID - number for number in range(len(unique))]
@@ -296,6 +296,12 @@ def entry_contest_statement(pk: int) -> CompiledValues:
     return for_id(statement, pk)
 
 
+def _an_id(pk: int) -> bool:
+    """Whether `pk` fits an id column (a bigint): the ORM matched nothing for one that does
+    not, a statement sent with it as a parameter fails."""
+    return -(2**63) <= pk < 2**63
+
+
 def entry_seen_at_once(
     user,
     pk: int,
@@ -310,6 +316,8 @@ def entry_seen_at_once(
     process, sent at once with `more` (on PostgreSQL one round trip; the caller reads `more`
     within the same `reading_ahead` block). A read by the ORM compiled its join of four tables at every
     request, which cost more than running it."""
+    if not _an_id(pk):  # no row has it; as a parameter of its own it would not be sent
+        raise Http404("No such entry.")
     entry, series, rules, stream = entry_page_statements(pk)
     if not related:  # a page that shows neither: they stay unread (read if asked)
         rules = stream = None
