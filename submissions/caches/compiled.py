@@ -28,6 +28,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
+from datetime import datetime
 
 import psycopg
 from django.core.exceptions import EmptyResultSet
@@ -193,6 +194,17 @@ def rows_of(compiled: CompiledValues) -> list:
     return _rows(compiled)
 
 
+def rows_prepared(compiled: CompiledValues) -> list:
+    """`rows_of`, the statement prepared on PostgreSQL when it is not read ahead: planned once
+    per connection, then run from its plan (a join of a few tables planned longer than it
+    ran). Elsewhere read as `rows_of` reads it."""
+    ahead = getattr(_ahead, "rows", None)
+    read = ahead.pop(compiled.key, None) if ahead is not None else None
+    if read is None and compiled.sql is not None:
+        read = _run_at_once([compiled], single=True).get(compiled.key)
+    return _converted(compiled, read)
+
+
 def values_of(compiled: CompiledValues) -> list[dict]:
     """The rows of a compiled query, as `values()` gives them."""
     names = compiled.names
@@ -292,10 +304,25 @@ def for_id(compiled: CompiledValues, pk: int) -> CompiledValues:
     """`compiled`, built with PLACEHOLDER_ID where an entry's id goes, run for entry `pk`: one
     statement compiled per process, whatever the entry (not one kept per entry, which would
     push the boards' statements out)."""
-    params = tuple(
-        pk if type(param) is int and param == PLACEHOLDER_ID else param for param in compiled.params
+    return for_values(compiled, {PLACEHOLDER_ID: pk})
+
+
+def for_values(compiled: CompiledValues, values: dict) -> CompiledValues:
+    """`compiled`, built with placeholders (values no row holds: PLACEHOLDER_ID, a moment long
+    past) where its parameters go, run with `values` ({placeholder: value}) in their places."""
+    return dataclasses.replace(
+        compiled, params=tuple(_put(param, values) for param in compiled.params), learned=False
     )
-    return dataclasses.replace(compiled, params=params, learned=False)
+
+
+def _put(param, values: dict):
+    if isinstance(param, int) and not isinstance(param, bool) and param in values:
+        # A bigint column's value comes wrapped (psycopg's Int8, an int): it stays so.
+        value = values[param]
+        return value if type(param) is int or value is None else type(param)(value)
+    if isinstance(param, datetime) and param in values:
+        return values[param]
+    return param
 
 
 def forget_compiled() -> None:
@@ -374,12 +401,14 @@ def _read_at_once(keys: list[Hashable]) -> dict:
     return _run_at_once(statements)
 
 
-def _run_at_once(statements: list[CompiledValues]) -> dict:
+def _run_at_once(statements: list[CompiledValues], *, single: bool = False) -> dict:
+    """The statements' rows by key, read in one pipeline on PostgreSQL, each prepared; nothing
+    elsewhere, nor for a single statement unless `single`."""
     connection = connections[DEFAULT_DB_ALIAS]
     statements = [
         each for each in statements if each.sql is not None and each.using == DEFAULT_DB_ALIAS
     ]
-    if connection.vendor != "postgresql" or len(statements) < 2:
+    if connection.vendor != "postgresql" or len(statements) < (1 if single else 2):
         return {}
     # As Django's own cursor does: a connection the server dropped is replaced first.
     connection.close_if_health_check_failed()

@@ -159,10 +159,14 @@ class HistoryItem:
     reason: str
 
 
-def entry_history(*, submission: Submission, full: bool) -> list[HistoryItem]:
+def entry_history(
+    *, submission: Submission, full: bool, records: list | None = None
+) -> list[HistoryItem]:
     """The entry's changes, newest first: who, when, what (`full`: with the private fields,
-    for its owner and organizers)."""
-    records = list(submission.history.select_related("history_user").order_by("history_date"))
+    for its owner and organizers). `records`: its history records oldest first, each with its
+    user, when read already (selectors.history_records)."""
+    if records is None:
+        records = list(submission.history.select_related("history_user").order_by("history_date"))
     hidden = (
         set() if full else PRIVATE_FIELDS | ({"entrant_name"} if not submission.publish else set())
     )

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import DateTimeField, F, Q, QuerySet, Subquery, Value
 from django.http import Http404
@@ -19,9 +22,13 @@ from submissions.caches.compiled import (
     compiled_instances,
     compiled_values,
     for_id,
+    for_values,
     instances_of,
+    read_now,
+    reading_ahead,
     values_of,
 )
+from submissions.entries.newest import published_newest
 from submissions.models import Contest, RuleVersion, Submission
 from submissions.setup.cpus import cpu_variants_q
 
@@ -67,14 +74,54 @@ def entry_editable(submission: Submission, user) -> bool:
 
 def entries_to_compare(*, ids: list[int], user) -> list[Submission]:
     """The entries among `ids` the user may see, in the order asked, with their plot previews
-    (never the full series)."""
-    entries = (
-        entries_visible_to(user)
-        .filter(pk__in=ids)
-        .select_related("series")
-        .defer(*LIST_DEFERRED, "series__columns")
-    )
-    by_id = {entry.pk: entry for entry in entries}
+    (never the full series): their rows, previews and contests by three statements compiled
+    once per process for as many entries (their ids in placeholders), sent at once (one round
+    trip on PostgreSQL)."""
+    unique = [pk for pk in dict.fromkeys(ids) if _an_id(pk)]
+    if not unique:
+        return []
+    places = [PLACEHOLDER_ID - number for number in range(len(unique))]
+    series = Submission._meta.get_field("series").related_model
+    shown = tuple(f.attname for f in series._meta.concrete_fields if f.name != "columns")
+    statements = [
+        compiled_instances(
+            ("compare", "entries", len(places)),
+            lambda: Submission.objects.filter(pk__in=places).order_by(),
+        ),
+        compiled_values(
+            ("compare", "series", len(places)),
+            lambda: series.objects.filter(submission_id__in=places).order_by().values(*shown),
+        ),
+        compiled_instances(
+            ("compare", "contests", len(places)),
+            lambda: Contest.objects.filter(
+                pk__in=Submission.objects.filter(pk__in=places).values("contest_id")
+            ).order_by(),
+        ),
+    ]
+    at = dict(zip(places, unique, strict=True))
+    entries_read, series_read, contests_read = (for_values(each, at) for each in statements)
+    with reading_ahead([]):
+        read_now([entries_read, series_read, contests_read])
+        entries = instances_of(entries_read)
+        previews = {
+            row["submission_id"]: series.from_db(
+                series_read.using, list(shown), [row[name] for name in shown]
+            )
+            for row in values_of(series_read)
+        }
+        contests = {contest.pk: contest for contest in instances_of(contests_read)}
+    by_id = {}
+    for entry in entries:
+        contest = contests.get(entry.contest_id)
+        if contest is None:
+            continue
+        cache = entry._state.fields_cache
+        # Each entry its own contest instance, as select_related gives each row its own.
+        cache["contest"] = copy.copy(contest)
+        cache["series"] = previews.get(entry.pk)
+        if entry_visible(entry, user):
+            by_id[entry.pk] = entry
     return [by_id[pk] for pk in ids if pk in by_id]
 
 
@@ -86,6 +133,8 @@ def published_results(limit: int, now=None, fields: tuple[str, ...] = ()) -> lis
     UNION ALL: O(contests x limit), never a sort of every published entry. `fields`: the
     entries' columns to read (with the contest whole), else all but the long ones."""
     now = now or timezone.now()
+    if fields and connection.vendor == "postgresql":
+        return published_newest(limit, now, fields)
     published = Contest.objects.filter(results_published_at__lte=now)
     entries = Submission.objects.select_related("contest")
     entries = entries.only(*fields, "contest") if fields else entries.defer(*LIST_DEFERRED)
@@ -202,21 +251,106 @@ def entry_page_entry(statements: list[CompiledValues], contest: Contest) -> Subm
     """The entry as `entry_page_statements` read it, with its contest (`contest`, read by the
     caller), series preview, rules and stream in place as `select_related` would put them;
     None when there is no such entry in that contest."""
-    found = instances_of(statements[0])
-    if not found or found[0].contest_id != contest.pk:
+    entry, series, rules, stream = statements[:4]
+    return _entry_assembled(entry, series, rules, stream, contest)
+
+
+def _entry_assembled(
+    entry_read: CompiledValues,
+    series_read: CompiledValues | None,
+    rules_read: CompiledValues | None,
+    stream_read: CompiledValues | None,
+    contest: Contest | None,
+) -> Submission | None:
+    found = instances_of(entry_read)
+    if not found or contest is None or found[0].contest_id != contest.pk:
         return None
     entry = found[0]
-    series = Submission._meta.get_field("series").related_model
-    names = [f.attname for f in series._meta.concrete_fields if f.name != "columns"]
-    previews = [
-        series.from_db(statements[1].using, names, [row[name] for name in names])
-        for row in values_of(statements[1])
-    ]
-    rules = instances_of(statements[2]) if entry.rules_version_id else []
-    streams = instances_of(statements[3])
     cache = entry._state.fields_cache
+    if series_read is not None:
+        series = Submission._meta.get_field("series").related_model
+        names = [f.attname for f in series._meta.concrete_fields if f.name != "columns"]
+        previews = [
+            series.from_db(series_read.using, names, [row[name] for name in names])
+            for row in values_of(series_read)
+        ]
+        cache["series"] = previews[0] if previews else None
     cache["contest"] = contest
-    cache["series"] = previews[0] if previews else None
-    cache["rules_version"] = rules[0] if rules else None
-    cache["live_run"] = streams[0] if streams else None
+    if rules_read is not None:
+        rules = instances_of(rules_read) if entry.rules_version_id else []
+        cache["rules_version"] = rules[0] if rules else None
+    if stream_read is not None:
+        streams = instances_of(stream_read)
+        cache["live_run"] = streams[0] if streams else None
     return entry
+
+
+def entry_contest_statement(pk: int) -> CompiledValues:
+    """The contest of entry `pk`, as a statement compiled once per process (`for_id`)."""
+    statement = compiled_instances(
+        ("entry-page", "contest"),
+        lambda: Contest.objects.filter(
+            pk=Subquery(Submission.objects.filter(pk=PLACEHOLDER_ID).values("contest_id")[:1])
+        ).order_by(),
+    )
+    return for_id(statement, pk)
+
+
+def _an_id(pk: int) -> bool:
+    """Whether `pk` fits an id column (a bigint): the ORM matched nothing for one that does
+    not, a statement sent with it as a parameter fails."""
+    return -(2**63) <= pk < 2**63
+
+
+def entry_seen_at_once(
+    user,
+    pk: int,
+    *,
+    preview: bool = False,
+    related: bool = True,
+    more: list[CompiledValues] = (),
+) -> Submission:
+    """The entry as `entry_seen_by` answers it (a 404 for a missing or a hidden one), with its
+    contest, rules and stream in place (and its series' preview with `preview`) as
+    `select_related` puts them (not with `related=False`): statements compiled once per
+    process, sent at once with `more` (on PostgreSQL one round trip; the caller reads `more`
+    within the same `reading_ahead` block). A read by the ORM compiled its join of four tables at every
+    request, which cost more than running it."""
+    if not _an_id(pk):  # no row has it; as a parameter of its own it would not be sent
+        raise Http404("No such entry.")
+    entry, series, rules, stream = entry_page_statements(pk)
+    if not related:  # a page that shows neither: they stay unread (read if asked)
+        rules = stream = None
+    contest_read = entry_contest_statement(pk)
+    wanted = [entry, series if preview else None, rules, stream, contest_read, *more]
+    read_now([statement for statement in wanted if statement is not None])
+    contests = instances_of(contest_read)
+    submission = _entry_assembled(
+        entry, series if preview else None, rules, stream, contests[0] if contests else None
+    )
+    if submission is None or not entry_visible(submission, user):
+        raise Http404("No such entry.")
+    return submission
+
+
+def history_statement(pk: int) -> CompiledValues:
+    """Entry `pk`'s history records, oldest first, as a statement compiled once per process
+    (`for_id`): the records' users are read apart (`history_records`)."""
+    statement = compiled_instances(
+        ("entry-history", "records"),
+        lambda: Submission.history.model._default_manager.filter(id=PLACEHOLDER_ID).order_by(
+            "history_date"
+        ),
+    )
+    return for_id(statement, pk)
+
+
+def history_records(statement: CompiledValues) -> list:
+    """The records `history_statement` read, each with its user in place as
+    `select_related("history_user")` puts it (the users read in one query, when any)."""
+    records = instances_of(statement)
+    ids = {record.history_user_id for record in records if record.history_user_id is not None}
+    users = get_user_model()._default_manager.in_bulk(ids) if ids else {}
+    for record in records:
+        record._state.fields_cache["history_user"] = users.get(record.history_user_id)
+    return records

@@ -1,8 +1,6 @@
 from datetime import datetime
 
 from django.conf import settings
-from django.db import connection
-from django.db.models import Q
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -35,10 +33,12 @@ from submissions.board.query import (
 )
 from submissions.board.reads import leaderboard_page, references_key
 from submissions.board.visibility import embargo_notice, leaderboard_visible
+from submissions.caches.compiled import reading_ahead
 from submissions.contests.rule_versions import contest_rule_set
 from submissions.entries import edits, refusals, selectors, services, tokens
 from submissions.entries.from_log import declaration_caps
 from submissions.entries.logs import log_declaration
+from submissions.entries.newest import newest_entries, rows_after
 from submissions.entries.outcome import OUTCOME_FIELDS
 from submissions.entries.trust import TRUST_SENTENCES
 from submissions.measures.costs import PER_ROW_COSTS
@@ -139,16 +139,25 @@ class UncountedPagination(PageNumberPagination):
     whatever its depth. A page read by a cursor has no `previous` link."""
 
     def paginate_queryset(self, queryset, request, view=None):
+        return self.paginate_read(
+            lambda start, count, after: list(
+                (rows_after(queryset, *after) if after else queryset[start:])[:count]
+            ),
+            request,
+        )
+
+    def paginate_read(self, read, request):
+        """The page asked for, of the rows `read(start, count, after)` gives: `count` rows from
+        row `start`, or after the cursor's position `after` ((time, id); None: by number)."""
         self.request = request
         size = self.get_page_size(request)
         self.deepest = deepest_page(size)
         after = request.query_params.get(CURSOR)
         self.number = None if after else _positive_page(request, self.deepest)
         if after:
-            rows = list(_after(queryset, *_cursor_position(after))[: size + 1])
+            rows = read(0, size + 1, _cursor_position(after))
         else:
-            start = (self.number - 1) * size
-            rows = list(queryset[start : start + size + 1])
+            rows = read((self.number - 1) * size, size + 1, None)
             if not rows and self.number > 1:
                 raise NotFound("Invalid page.")  # as PageNumberPagination answers past the end
         self.has_next = len(rows) > size
@@ -185,18 +194,6 @@ class UncountedPagination(PageNumberPagination):
 
 
 CURSOR = "after"
-
-
-def _after(queryset, when, pk: int):
-    """The rows after (`when`, `pk`) in newest-first order. On PostgreSQL a row comparison, which
-    reads the newest-first index from that point (an OR of the two conditions was read from the
-    top of it); elsewhere the same as two conditions (SQLite compares its stored text)."""
-    if connection.vendor != "postgresql":
-        return queryset.filter(Q(submitted_at__lt=when) | Q(submitted_at=when, pk__lt=pk))
-    table = queryset.model._meta.db_table
-    return queryset.extra(  # noqa: S610 - both values are parameters  # nosec B610
-        where=[f'("{table}"."submitted_at", "{table}"."id") < (%s, %s)'], params=[when, pk]
-    )
 
 
 def _positive_page(request, deepest: int) -> int:
@@ -244,17 +241,16 @@ class SubmissionListCreate(APIView):
 
     @extend_schema(responses=SubmissionSerializer(many=True))
     def get(self, request: Request) -> Response:
-        entries = (
-            selectors.entries_visible_to(request.user)
-            # Each row states the rules it was judged under: read with it, not once a row.
-            .select_related("live_run", "rules_version")
-            # The columns SubmissionSerializer writes, not the entry's seventy: a page of 50
-            # read them all (and Django made an instance of each).
-            .only(*API_LIST_FIELDS)
-        )
+        # The columns SubmissionSerializer writes, not the entry's seventy, with each row's
+        # contest, rules and stream, newest first (migration 0028's index): a statement
+        # compiled once per process (entries/newest.py).
         paginator = UncountedPagination()
-        newest = entries.order_by("-submitted_at", "-pk")  # migration 0028's index
-        page = paginator.paginate_queryset(newest, request, view=self)
+        page = paginator.paginate_read(
+            lambda start, count, after: newest_entries(
+                request.user, API_LIST_FIELDS, start=start, count=count, after=after
+            ),
+            request,
+        )
         # The same rows as SubmissionSerializer(page, many=True).data, written plainly.
         write = kept_writer(SubmissionSerializer, {"request": request})
         return paginator.get_paginated_response([write(entry) for entry in page])
@@ -366,8 +362,12 @@ class SubmissionDetail(APIView):
 
     @extend_schema(responses=SubmissionSerializer)
     def get(self, request: Request, pk: int) -> Response:
-        submission = self._get(request, pk)
-        return Response(SubmissionSerializer(submission, context={"request": request}).data)
+        # The entry, its contest, rules and stream in one round trip of statements compiled
+        # once per process; written as SubmissionSerializer writes it, its fields set up once.
+        with reading_ahead([]):
+            submission = selectors.entry_seen_at_once(request.user, pk)
+        write = kept_writer(SubmissionSerializer, {"request": request})
+        return Response(write(submission))
 
     @extend_schema(request=DeclarationSerializer, responses=SubmissionSerializer)
     def patch(self, request: Request, pk: int) -> Response:

@@ -15,6 +15,7 @@ from submissions.entries.outcome import OUTCOME_FIELDS
 from submissions.measures import numbers
 from submissions.measures.figures import format_exact_duration
 from submissions.models import Submission
+from submissions.web.serializers import entry_path
 
 FEED_ITEMS = 50
 # What an item says of its entry (title, description, author, dates) and its rank reads: an item
@@ -91,7 +92,7 @@ class PublishedResultsFeed(Feed):
         )
 
     def item_link(self, entry: Submission) -> str:
-        return entry.get_absolute_url()
+        return entry_path(entry.pk)  # entry.get_absolute_url(), reversed once
 
     def item_author_name(self, entry: Submission) -> str:
         return entry.public_name

@@ -1,5 +1,7 @@
 """Entrant-written Markdown rendered to HTML that is safe to show to everyone."""
 
+import threading
+
 import markdown as markdown_lib
 import nh3
 
@@ -10,8 +12,22 @@ ALLOWED_TAGS = {
 ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "th": {"align"}, "td": {"align"}}
 
 
+_converters = threading.local()
+
+
+def _converter() -> markdown_lib.Markdown:
+    """This thread's converter, its extensions loaded once (markdown.markdown() made a new one
+    and loaded them at each call, most of a short text's time); reset before each text."""
+    converter = getattr(_converters, "converter", None)
+    if converter is None:
+        converter = _converters.converter = markdown_lib.Markdown(
+            extensions=["fenced_code", "tables"]
+        )
+    return converter.reset()
+
+
 def render_markdown(text: str) -> str:
-    html = markdown_lib.markdown(text or "", extensions=["fenced_code", "tables"])
+    html = _converter().convert(text or "")
     # nh3 drops scripts, event handlers and javascript: URLs; links get rel="noopener noreferrer".
     return nh3.clean(
         html,

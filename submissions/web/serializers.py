@@ -8,7 +8,7 @@ from django.db.models.manager import BaseManager
 from django.urls import get_script_prefix, get_urlconf, reverse
 from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
-from rest_framework.fields import SkipField
+from rest_framework.fields import SkipField, empty
 from rest_framework.relations import PKOnlyObject
 
 from submissions import tracks
@@ -215,30 +215,52 @@ class SubmissionSerializer(serializers.ModelSerializer):
         )  # fmt: skip
         read_only_fields = fields
 
+    # The entry whose outcome, trust and stream were read last, with them: five fields read
+    # each of them, a list's row read them once each (a row's fields are written in turn).
+    _read_of = None
+
+    def _facts(self, submission: Submission) -> tuple:
+        facts = self._read_of
+        if facts is None or facts[0] is not submission:
+            stream = entry_stream(submission)
+            facts = (
+                submission,
+                submission.verification_outcome,
+                entry_trust(submission),
+                stream.state if stream is not None else None,
+            )
+            self._read_of = facts
+        return facts
+
     def get_verified(self, submission: Submission) -> bool:
-        return submission.verification_outcome.verified
+        return self._facts(submission)[1].verified
 
     def get_verification(self, submission: Submission) -> str:
-        return submission.verification_outcome.state
+        return self._facts(submission)[1].state
 
     def get_verification_outcome(self, submission: Submission) -> str:
-        return submission.verification_outcome.words
+        return self._facts(submission)[1].words
 
     def get_trust(self, submission: Submission) -> str:
-        return entry_trust(submission)
+        return self._facts(submission)[2]
 
     def get_trust_means(self, submission: Submission) -> str:
-        return TRUST_SENTENCES[entry_trust(submission)]
+        return TRUST_SENTENCES[self._facts(submission)[2]]
 
     def get_live(self, submission: Submission) -> str | None:
-        stream = entry_stream(submission)
-        return stream.state if stream is not None else None
+        return self._facts(submission)[3]
 
     def get_url(self, submission: Submission) -> str:
         request = self.context.get("request")
-        head, tail = _entry_path_parts(get_urlconf() or settings.ROOT_URLCONF, get_script_prefix())
-        path = f"{head}{submission.pk}{tail}"  # get_absolute_url(), reversed once
+        path = entry_path(submission.pk)
         return request.build_absolute_uri(path) if request else path
+
+
+def entry_path(pk: int) -> str:
+    """An entry's `get_absolute_url()`, its page's path reversed once per URLconf and script
+    prefix (a list of entries reversed it once a row)."""
+    head, tail = _entry_path_parts(get_urlconf() or settings.ROOT_URLCONF, get_script_prefix())
+    return f"{head}{pk}{tail}"
 
 
 _MARK = 987_654_321
@@ -363,6 +385,7 @@ def kept_writer(serializer_class: type[serializers.Serializer], context: dict):
         found = kept[serializer_class] = (serializer, plain_writer(serializer))
     serializer, write = found
     serializer._context = context
+    serializer._read_of = None  # an entry of an earlier request is never taken for this one
     return write
 
 
@@ -397,15 +420,26 @@ def _reader(field: serializers.Field):
         return lambda instance: _drf_value(field, instance)
     plain = attrgetter(".".join(field.source_attrs))
     key = field.source_attrs[0] if len(field.source_attrs) == 1 else None
+    # A key a dict lacks (a verdict without a line): DRF's answer, the default first, then
+    # null where null is allowed; anything else as DRF answers it.
+    null_when_missing = field.default is empty and field.allow_null
 
     def read(instance):
-        try:
-            value = instance[key] if type(instance) is dict else plain(instance)
-        except (AttributeError, KeyError, TypeError):
-            return field.get_attribute(instance)
+        if type(instance) is dict and key is not None:
+            value = instance.get(key, _ABSENT)
+            if value is _ABSENT:
+                return None if null_when_missing else field.get_attribute(instance)
+        else:
+            try:
+                value = plain(instance)
+            except (AttributeError, KeyError, TypeError):
+                return field.get_attribute(instance)
         return field.get_attribute(instance) if callable(value) else value
 
     return read
+
+
+_ABSENT = object()
 
 
 def _drf_value(field: serializers.Field, instance):
@@ -414,6 +448,8 @@ def _drf_value(field: serializers.Field, instance):
 
 
 def _writer(field: serializers.Field):
+    if isinstance(field, serializers.ListSerializer) and _plain_fields(field.child):
+        return _dicts_writer(field.child)
     if isinstance(field, serializers.ListSerializer):
         child = plain_writer(field.child)
         return lambda values: [
@@ -421,4 +457,68 @@ def _writer(field: serializers.Field):
         ]
     if isinstance(field, serializers.Serializer):
         return plain_writer(field)
+    if type(field) is serializers.SerializerMethodField:
+        # Its method, looked up once (DRF looks it up on the serializer at each value).
+        return getattr(field.parent, field.method_name)
+    if type(field) is serializers.BooleanField:
+        return lambda value: value if type(value) is bool else field.to_representation(value)
+    if type(field) is serializers.ChoiceField:
+        # DRF's: "" as it is, else the choice's value by its text (a plain string here).
+        choices = field.choice_strings_to_values
+        return lambda value: (
+            choices.get(value, value)
+            if type(value) is str and value
+            else field.to_representation(value)
+        )
     return _PLAIN.get(type(field), field.to_representation)
+
+
+def _plain_fields(serializer) -> bool:
+    """Whether `serializer` writes each of its fields from one key of its own (a verdict's)."""
+    return isinstance(serializer, serializers.Serializer) and all(
+        field.source != "*"
+        and len(field.source_attrs) == 1
+        and not isinstance(field, serializers.RelatedField | serializers.BaseSerializer)
+        and type(field) is not serializers.SerializerMethodField
+        for field in serializer._readable_fields
+    )
+
+
+def _dicts_writer(child: serializers.Serializer):
+    """A list's writer whose items are, as a rule, dicts (an entry's verdicts, a dozen a row):
+    each key read and converted in one loop, as `plain_writer` would; an item of another kind
+    goes through `plain_writer`."""
+    steps = [
+        (
+            field.field_name,
+            field.source_attrs[0],
+            field.default is empty and field.allow_null,
+            _writer(field),
+            field,
+        )
+        for field in child._readable_fields
+    ]
+    other = plain_writer(child)
+
+    def write_item(item) -> dict:
+        if type(item) is not dict:
+            return other(item)
+        out = {}
+        for name, key, null_when_missing, convert, field in steps:
+            value = item.get(key, _ABSENT)
+            if value is _ABSENT:
+                if null_when_missing:
+                    out[name] = None
+                    continue
+                try:
+                    value = field.get_attribute(item)
+                except SkipField:
+                    continue
+            elif callable(value):
+                value = field.get_attribute(item)
+            out[name] = None if value is None else convert(value)
+        return out
+
+    return lambda values: [
+        write_item(item) for item in (values.all() if isinstance(values, BaseManager) else values)
+    ]

@@ -13,7 +13,14 @@ from django.urls import reverse
 from django.utils.http import quote_etag
 from django.views.decorators.http import condition
 
-from submissions.caches.compiled import instances_at_once, reading_ahead
+from submissions.caches.compiled import (
+    PLACEHOLDER_ID,
+    compiled_instances,
+    for_values,
+    instances_at_once,
+    instances_of,
+    reading_ahead,
+)
 from submissions.contests import rule_versions
 from submissions.contests.ranks import contest_leader, rank_checks, ranks_known
 from submissions.entries import selectors
@@ -48,15 +55,13 @@ def compare(request: HttpRequest) -> HttpResponse:
     # references asked for, those of the entries' contests to pick from, the entries' server
     # settings, and the check of the kept ranks the entries' ranks are read from.
     reference_ids = state.refs[: comparison.MAX_ITEMS - len(entries)]
+    choices_read, settings_read = _kept_reads(entries)
     with reading_ahead([]):
-        references, choices, settings = instances_at_once(
-            [
-                ReferenceResult.objects.filter(pk__in=reference_ids),
-                _reference_choices_read(entries),
-                compared_settings_read(entries),
-            ],
-            rank_checks(entries),
+        (references,) = instances_at_once(
+            [ReferenceResult.objects.filter(pk__in=reference_ids)],
+            [choices_read, settings_read, *rank_checks(entries)],
         )
+        choices, settings = instances_of(choices_read), instances_of(settings_read)
         entries = ranks_known(entries)
     references = _references(reference_ids, references)
     items = [_entry_item(entry) for entry in entries] + [_reference_item(r) for r in references]
@@ -83,6 +88,27 @@ def compare(request: HttpRequest) -> HttpResponse:
         **compared_settings(entries, settings),
     }
     return render(request, "submissions/compare.html", context)
+
+
+def _kept_reads(entries: list[Submission]) -> list:
+    """The reference rows of the entries' contests (`_reference_choices_read`) and the
+    entries' server settings (`compared_settings_read`), as statements compiled once per
+    process for as many contests and entries, their ids in placeholders (for_values)."""
+    contest_ids = sorted({entry.contest_id for entry in entries})
+    contest_places = [PLACEHOLDER_ID - number for number in range(len(contest_ids))]
+    entry_places = [PLACEHOLDER_ID - number for number in range(len(entries))]
+    choices = compiled_instances(
+        ("compare", "choices", len(contest_places)),
+        lambda: _reference_choices_read([Submission(contest_id=place) for place in contest_places]),
+    )
+    settings = compiled_instances(
+        ("compare", "settings", len(entry_places)),
+        lambda: compared_settings_read([Submission(pk=place) for place in entry_places]),
+    )
+    return [
+        for_values(choices, dict(zip(contest_places, contest_ids, strict=True))),
+        for_values(settings, dict(zip(entry_places, [entry.pk for entry in entries], strict=True))),
+    ]
 
 
 def _references(ids: tuple[int, ...], read: list[ReferenceResult]) -> list[ReferenceResult]:

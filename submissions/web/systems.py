@@ -8,20 +8,39 @@ best before them."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from datetime import timedelta
 
+from django.db import connection
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import timezone
 
 from submissions.board.query import deepest_page
-from submissions.caches.compiled import reading_ahead, values_at_once
+from submissions.caches.compiled import (
+    PLACEHOLDER_ID,
+    compiled_values,
+    for_values,
+    read_now,
+    reading_ahead,
+    rows_of,
+    rows_prepared,
+    values_at_once,
+)
 from submissions.contests.ranks import rank_checks, ranks_known
 from submissions.entries import selectors
+from submissions.entries.newest import (
+    PLACEHOLDER_NOW,
+    instances_with,
+    viewer_kind,
+    visible_placed,
+)
 from submissions.measures.history import Result, best_over_time
 from submissions.measures.numbers import rate
 from submissions.models import Contest, Submission
-from submissions.setup.cpus import cpu_model_name
+from submissions.setup.cpus import cpu_model_name, cpu_variants_q
 
 # A query longer than this is not a search a person typed.
 MAX_QUERY_CHARS = 200
@@ -104,14 +123,21 @@ def search(request: HttpRequest) -> HttpResponse:
 
 def engine_page(request: HttpRequest, engine: str) -> HttpResponse:
     entries = selectors.entries_of_system(user=request.user, engine=engine)
-    return _system_page(request, "engine", entries, lambda entry: entry.engine)
+    return _system_page(
+        request, "engine", entries, lambda entry: entry.engine, system=("engine", engine)
+    )
 
 
 def cpu_page(request: HttpRequest, cpu_model: str) -> HttpResponse:
     entries = selectors.entries_of_system(user=request.user, cpu_model=cpu_model)
     # One machine, one page: the model's name, and the spellings its entries gave.
     return _system_page(
-        request, "CPU model", entries, lambda entry: cpu_model_name(cpu_model), spellings=True
+        request,
+        "CPU model",
+        entries,
+        lambda entry: cpu_model_name(cpu_model),
+        spellings=True,
+        system=("cpu", cpu_model_name(cpu_model)),
     )
 
 
@@ -130,7 +156,7 @@ def _latest(entries: QuerySet[Submission]) -> QuerySet:
     return rated.values_list(*HISTORY_FIELDS)[:HISTORY_POINTS]
 
 
-def _history(entries: QuerySet[Submission], latest: list) -> tuple[list[Result], list[Result]]:
+def _history(earlier_than, latest: list) -> tuple[list[Result], list[Result]]:
     """(the plotted results, the best over time among them): the `latest` HISTORY_POINTS
     results and the best result before the oldest of them, so that the line is the best as it
     stood over the plotted span (a result before it that was beaten before it is left out).
@@ -138,9 +164,7 @@ def _history(entries: QuerySet[Submission], latest: list) -> tuple[list[Result],
     place would leave the planner to guess how many entries are older)."""
     earlier = []
     if len(latest) == HISTORY_POINTS:
-        rated = entries.filter(terminal_rate__isnull=False)
-        before = rated.filter(submitted_at__lt=latest[-1][1])
-        earlier = list(before.order_by("-terminal_rate", "pk").values_list(*HISTORY_FIELDS)[:1])
+        earlier = [tuple(row) for row in earlier_than(latest[-1][1])]
     results = [
         Result(when.isoformat(), rate, _label(pk, name if publish else ANONYMOUS, title))
         for pk, when, rate, publish, name, title in reversed(earlier + latest)
@@ -157,11 +181,133 @@ def _contests_holding(entries: QuerySet[Submission]) -> QuerySet:
     return holding.values_list("title")
 
 
+# The numbered pages whose statements are kept (each page's OFFSET is in its statement);
+# deeper ones are compiled at each request.
+KEPT_PAGES = 10
+# Where a system's name goes in its page's kept statements (no engine or CPU model has it) and
+# the moment the chart's best before its latest results is read before.
+NAME_PLACE = "Zq9PlaceOfASystemName"
+EARLIER_PLACE = PLACEHOLDER_NOW + timedelta(days=1)
+
+
+def _system_entries(viewer: str, system: str) -> QuerySet[Submission]:
+    """`selectors.entries_of_system` for a viewer of this kind, the name, the moment and the
+    entrant in their placeholders."""
+    entries = visible_placed(Submission.objects.select_related("contest"), viewer)
+    entries = entries.defer(*selectors.LIST_DEFERRED)
+    if system == "engine":
+        entries = entries.filter(engine__iexact=NAME_PLACE)
+    else:
+        entries = entries.filter(cpu_variants_q(NAME_PLACE))
+    return entries.order_by("-submitted_at", "-pk")
+
+
+ROW_ENTRY = ("id", "contest_id", *(name for name in FOUND_FIELDS if "__" not in name))
+ROW_CONTEST = ("id", *(name.removeprefix("contest__") for name in FOUND_FIELDS if "__" in name))
+
+
+def kept_system_reads(user, system: str, name: str, number: int):
+    """`_read_at_each_request`'s reads on PostgreSQL, by statements compiled once per process
+    (who sees what, the system's kind and the page's number in their keys; the name, the
+    moment and the entrant in their placeholders): the page's rows in one round trip, the
+    other reads with the ranks' checks in a second, the chart's best before in a third, as
+    before, each prepared. The ORM compiled these five statements at each request."""
+    viewer = viewer_kind(user)
+    offset = (number - 1) * PAGE_SIZE
+    entry_attnames = [f.attname for f in Submission._meta.concrete_fields if f.attname in ROW_ENTRY]
+    names = [*entry_attnames, *(f"contest__{column}" for column in ROW_CONTEST)]
+    rows_read = compiled_values(
+        ("system-rows", viewer, system, number),
+        lambda: _system_entries(viewer, system).values(*names)[offset : offset + PAGE_SIZE + 1],
+    )
+    others = [
+        compiled_values(
+            ("system-read", viewer, system, number, place),
+            lambda place=place: _page_reads(_system_entries(viewer, system), number)[place],
+        )
+        for place in range(4 if number > 1 else 3)
+    ]
+    earlier_read = compiled_values(
+        ("system-earlier", viewer, system),
+        lambda: _earlier(_system_entries(viewer, system), EARLIER_PLACE),
+    )
+    values = {PLACEHOLDER_NOW: timezone.now(), PLACEHOLDER_ID: getattr(user, "pk", None)}
+
+    def placed(statement, more=None):
+        return _named(for_values(statement, {**values, **(more or {})}), name)
+
+    rows = instances_with(
+        rows_prepared(placed(rows_read)),
+        rows_read.using,
+        entry_attnames,
+        {"contest": list(ROW_CONTEST)},
+        ("contest",),
+    )
+    if not rows:
+        return rows, None, None
+    others = [placed(statement) for statement in others]
+    with reading_ahead([]):
+        read_now([*others, *rank_checks(rows[:PAGE_SIZE])])
+        reads = [rows_of(statement) for statement in others]
+        page = ranked(rows, number)
+    return (
+        page,
+        reads,
+        lambda before: rows_prepared(placed(earlier_read, {EARLIER_PLACE: before})),
+    )
+
+
+def _named(statement, name: str):
+    """`statement` with the system's name in its places: as it is where compared whole, escaped
+    where a LIKE pattern starts with it (a CPU model's spellings)."""
+    like = connection.ops.prep_for_like_query(name)
+
+    def put(param):
+        if param == NAME_PLACE:
+            return name
+        if type(param) is str and param.startswith(NAME_PLACE):
+            return like + param[len(NAME_PLACE) :]
+        return param
+
+    return dataclasses.replace(statement, params=tuple(put(param) for param in statement.params))
+
+
 def _variants(entries: list[Submission], name: str) -> list[str]:
     """The spellings of a CPU model among a page's entries, when they are more than its name
     (read from the page shown, so the page costs its page)."""
     variants = sorted({entry.cpu_model for entry in entries}, key=str.lower)
     return variants if len(variants) > 1 or (variants and variants[0] != name) else []
+
+
+def _page_reads(entries: QuerySet[Submission], number: int) -> list[QuerySet]:
+    """What the page shows besides its entries: the oldest entry's day, the contests holding
+    them, the chart's latest results, and (past the first page, whose first entry is the
+    newest) the newest entry's day."""
+    oldest = entries.order_by("submitted_at", "pk").values_list("submitted_at")[:1]
+    reads = [oldest, _contests_holding(entries), _latest(entries)]
+    if number > 1:
+        reads.append(entries.values_list("submitted_at")[:1])
+    return reads
+
+
+def _earlier(entries: QuerySet[Submission], before) -> QuerySet:
+    """The best rated result before `before`, as the history chart's line starts from it."""
+    rated = entries.filter(terminal_rate__isnull=False, submitted_at__lt=before)
+    return rated.order_by("-terminal_rate", "pk").values_list(*HISTORY_FIELDS)[:1]
+
+
+def _read_at_each_request(entries: QuerySet[Submission], number: int):
+    """(the page's rows, its other reads, a reader of the chart's best before) compiled at
+    each request: SQLite's, and a page past KEPT_PAGES."""
+    rows = page_rows(entries, number)
+    if not rows:
+        return rows, None, None
+    # The reads besides the entries in one round trip (values_at_once), with the check of the
+    # kept ranks the entries' ranks are read from (rank_checks).
+    with reading_ahead([]):
+        reads = values_at_once(_page_reads(entries, number), rank_checks(rows[:PAGE_SIZE]))
+        page = ranked(rows, number)
+    return page, reads, lambda before: list(_earlier(entries, before))
 
 
 def _system_page(
@@ -171,26 +317,20 @@ def _system_page(
     name_of,
     *,
     spellings: bool = False,
+    system: tuple[str, str] = ("", ""),
 ):
     number = page_number(request)
-    rows = page_rows(entries, number)
-    if not rows:
+    if connection.vendor == "postgresql" and number <= KEPT_PAGES:
+        page, reads, earlier = kept_system_reads(request.user, *system, number)
+    else:
+        page, reads, earlier = _read_at_each_request(entries, number)
+    if not page:
         raise Http404(f"No entry of this {kind} on this page.")
-    # What the page shows besides its entries, read in one round trip (values_at_once): the
-    # oldest entry's day, the contests holding them, the chart's latest results, the newest
-    # entry's day (the first page's first entry is the newest: no read for it there), and the
-    # check of the kept ranks the entries' ranks are read from (rank_checks).
-    oldest = entries.order_by("submitted_at", "pk").values_list("submitted_at")[:1]
-    reads = [oldest, _contests_holding(entries), _latest(entries)]
-    if number > 1:
-        reads.append(entries.values_list("submitted_at")[:1])
-    with reading_ahead([]):
-        oldest, contests, latest, *newest = values_at_once(reads, rank_checks(rows[:PAGE_SIZE]))
-        page = ranked(rows, number)
+    oldest, contests, latest, *newest = reads
     newest = newest[0][0][0] if newest else page.entries[0].submitted_at
     oldest = oldest[0][0]
     contests = sorted(title for (title,) in contests)
-    results, best = _history(entries, [tuple(row) for row in latest])
+    results, best = _history(earlier, [tuple(row) for row in latest])
     context_name = name_of(page.entries[0])
     context = {
         "name": context_name,

@@ -169,6 +169,32 @@ def test_a_cpu_page_lists_the_results_on_that_cpu_model(client, entries):
     assert client.get("/engines/Embargoed/").status_code == 404
 
 
+def test_a_system_page_shows_each_viewer_the_entries_they_may_see(client, entries, organizer):
+    """The pages' statements are kept once per process for every name and viewer: each
+    request still reads its own name and its own viewer's entries."""
+
+    def shown(url: str) -> set[int]:
+        return {entry.pk for entry in client.get(url).context["entries"]}
+
+    published = {entries["innodb_later"].pk, entries["innodb"].pk}
+    assert shown("/engines/InnoDB/") == published
+    assert shown("/engines/tokudb/") == {entries["toku"].pk}
+    client.force_login(entries["embargoed"].owner)
+    assert shown("/engines/InnoDB/") == published | {entries["embargoed"].pk}
+    assert shown("/cpus/Xeon X5460/") == {
+        entries["toku"].pk, entries["innodb"].pk, entries["embargoed"].pk
+    }  # fmt: skip
+    client.force_login(organizer)
+    assert shown("/cpus/Xeon X5460/") == {
+        entries["toku"].pk, entries["innodb"].pk, entries["embargoed"].pk
+    }  # fmt: skip
+    client.logout()
+    assert shown("/cpus/Xeon X5460/") == {entries["toku"].pk, entries["innodb"].pk}
+    # A name holding a LIKE pattern's characters matches itself alone.
+    assert client.get("/cpus/Xeon_X5460/").status_code == 404
+    assert client.get("/cpus/Xeon%25/").status_code == 404
+
+
 def test_the_entry_page_links_its_engine_and_cpu(client, entries):
     page = client.get(entries["innodb_later"].get_absolute_url()).content.decode()
     assert 'href="/engines/InnoDB/"' in page

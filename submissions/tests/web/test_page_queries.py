@@ -232,3 +232,34 @@ def test_found_rows_write_what_the_template_loop_wrote(registry):
     )
     assert tag == loop.replace("\n", "")
     assert "&lt;script&gt;" in tag and "/cpus/Xeon%20E5/2%20&amp;%20%3Cx%3E/" in tag
+
+
+# The rows of _verdicts_table.html as the template's loop wrote them before `verdict_rows`.
+VERDICT_LOOP = """{% load humanize %}{% for verdict in verdicts %}
+      <tr class="{{ verdict.status }}">
+        <td>{{ verdict.sentence }}</td>
+        <td><span class="badge {{ verdict.status }}">{{ verdict.status }}</span></td>
+        <td>{{ verdict.message }}</td>
+        <td class="num">{% if verdict.line %}{{ verdict.line|intcomma }}{% endif %}</td>
+      </tr>
+    {% endfor %}"""
+
+
+def test_verdict_rows_write_what_the_template_loop_wrote():
+    """An entry's verdicts, written by one tag call, are the loop's HTML: hostile messages
+    escaped alike, log lines grouped alike, a missing line or sentence shown alike."""
+    from django.template import engines
+
+    verdicts = [
+        {"rule": "rows", "status": "pass", "message": "1B rows.", "line": 12345, "sentence": "A"},
+        {"rule": "x", "status": "warn", "message": '<script>"&</script>', "line": None},
+        {"rule": "y", "status": "fail", "message": "ok", "line": 0, "sentence": "<b>s</b>"},
+        {"rule": "z", "status": "unverified", "message": "", "sentence": "S"},
+    ]
+    django_engine = engines["django"]
+    loop = django_engine.from_string(VERDICT_LOOP).render({"verdicts": verdicts})
+    tag = django_engine.from_string("{% load registry %}{% verdict_rows verdicts %}").render(
+        {"verdicts": verdicts}
+    )
+    assert tag == loop
+    assert "12,345" in tag and "&lt;script&gt;&quot;&amp;" in tag
