@@ -113,8 +113,10 @@ class RowCounter:
 
     def add(self, text: bytes, ids, contests, names) -> None:
         data = np.frombuffer(text, np.uint8)
-        quotes = np.cumsum(data == QUOTE)
-        ends = np.flatnonzero((data == NEWLINE) & (quotes % 2 == 0)) + 1 + self.offset
+        quotes = np.flatnonzero(data == QUOTE)
+        newlines = np.flatnonzero(data == NEWLINE)
+        outside = np.searchsorted(quotes, newlines) % 2 == 0  # the quotes before it, even
+        ends = newlines[outside] + 1 + self.offset
         if len(ends) != len(ids):
             raise ValueError(f"a CSV batch of {len(ids)} rows was cut into {len(ends)} rows")
         self.parts.append(
