@@ -9,12 +9,15 @@ time), so the peak at 100,000 entries is about the peak at 10,000. Peak = VmHWM 
 build with the high-water mark reset (/proc/self/clear_refs) once the database is filled.
 
 Then the incremental builds (issue 44; the dataset is cut in parts of OPEN_DATA_PART_IDS ids,
-which parts changed read from the change log, the ranks a file per contest): one entry edited
-mid-registry, one upload that moves no rank (ineligible), one upload ranked first (every
-ranked entry moves down a place: its contest's ranks file is written again, no other part),
-each `--repeats` times in turn (edit, upload, ranked upload, edit, ...), timed from the sweep's
-start to the new build served; median and range, with the parts rebuilt and kept and the
-contests whose ranks file was written.
+which parts changed read from the change log, a part amended by deltas, the ranks a file per
+contest): one entry edited mid-registry, one anonymous entry deleted mid-registry, one named
+entry deleted mid-registry (its name withdrawn: its part is written whole again), one upload
+that moves no rank (ineligible), one upload ranked first (every ranked entry moves down a
+place: its contest's ranks file is written again, no other part), each `--repeats` times in
+turn, timed from the sweep's start to the new build served; median and range, with the load
+average at each, the parts rebuilt whole, amended and kept and the contests whose ranks file
+was written. Every other entry (even ids) is anonymous, as an entrant who does not publish
+their name is.
 
     python bench/open_dataset_speed.py [--sizes 10000,100000] [--samples 100] [--part-ids 10000]
         [--repeats 5]
@@ -69,6 +72,10 @@ def one_size(entries: int, samples: int, part_ids: int, repeats: int) -> dict:
     contest = board.fill_contest(entries)
     with connection.cursor() as cursor:
         cursor.execute(
+            "UPDATE submissions_submission SET publish = false WHERE contest_id = %s AND id %% 2 = 0",
+            [contest.pk],
+        )
+        cursor.execute(
             "INSERT INTO submissions_sampleseries (submission_id, count, columns, preview) "
             "SELECT entry.id, template.count, template.columns, '{}' "
             "FROM submissions_submission AS entry, submissions_sampleseries AS template "
@@ -97,9 +104,11 @@ def one_size(entries: int, samples: int, part_ids: int, repeats: int) -> dict:
         "parts": len(manifest["parts"]),
         "files": files,
     }
-    for _ in range(repeats):  # in turn, so a change of the machine's load falls on all three
+    for turn in range(repeats):  # in turn, so a change of the machine's load falls on all
         for name, change in (
-            ("edit", lambda: one_edit(contest)),
+            ("edit", lambda turn=turn: one_edit(contest, turn)),
+            ("anonymous_delete", lambda turn=turn: one_delete(contest, turn, named=False)),
+            ("named_delete", lambda turn=turn: one_delete(contest, turn, named=True)),
             ("unranked_upload", lambda: one_upload(contest, ranked_first=False)),
             ("ranked_first_upload", lambda: one_upload(contest, ranked_first=True)),
         ):
@@ -108,15 +117,29 @@ def one_size(entries: int, samples: int, part_ids: int, repeats: int) -> dict:
     return found
 
 
-def one_edit(contest) -> dict:
-    """An entrant edits the description of an entry in the middle of the registry: its part,
-    full, is rebuilt (a new upload lands in the newest part, which may hold only a few)."""
+def middle_entry(contest, turn: int, *, named: bool | None = None):
+    """An entry in the middle of the registry (a full part), another at each turn."""
     from submissions.models import Submission
 
-    ids = Submission.objects.filter(contest=contest).order_by("id").values_list("id", flat=True)
-    entry = Submission.objects.get(pk=ids[len(ids) // 2])
+    entries = Submission.objects.filter(contest=contest)
+    if named is not None:
+        entries = entries.filter(publish=named)
+    ids = entries.order_by("id").values_list("id", flat=True)
+    return Submission.objects.get(pk=ids[len(ids) // 2 + 7 * turn])
+
+
+def one_edit(contest, turn: int) -> dict:
+    """An entrant edits the description of an entry in the middle of the registry, in a full
+    part (a new upload lands in the newest part, which may hold only a few)."""
+    entry = middle_entry(contest, turn)
     entry.solution_description += " Edited."
     entry.save()
+    return timed_build()
+
+
+def one_delete(contest, turn: int, *, named: bool) -> dict:
+    """An entrant deletes an entry in the middle of the registry, anonymous or named."""
+    middle_entry(contest, turn, named=named).delete()
     return timed_build()
 
 
@@ -134,7 +157,9 @@ def timed_build() -> dict:
     return {
         "outcome": outcome,
         "seconds": seconds,
+        "load": os.getloadavg()[0],
         "rebuilt": len(manifest["parts_rebuilt"]),
+        "amended": len(manifest.get("parts_amended", [])),  # none before the deltas
         "ranks": len(manifest["ranks_rewritten"]),
         "kept": manifest["parts_kept"],
     }
@@ -191,18 +216,24 @@ def main() -> None:
         )
         for name, words in (
             ("edit", "one entry edited mid-registry"),
+            ("anonymous_delete", "one anonymous entry deleted mid-registry"),
+            ("named_delete", "one named entry deleted mid-registry"),
             ("unranked_upload", "one upload moving no rank"),
             ("ranked_first_upload", "one upload ranked first"),
         ):
             runs = found[name]
             times = sorted(run["seconds"] for run in runs)
             median = statistics.median(times)
-            shapes = sorted({(run["rebuilt"], run["kept"], run["ranks"]) for run in runs})
+            shapes = sorted(
+                {(run["rebuilt"], run["amended"], run["kept"], run["ranks"]) for run in runs}
+            )
+            loads = sorted(run["load"] for run in runs)
             print(
                 f"{size:>7,} entries, {words} (x{len(runs)}): {runs[-1]['outcome']} in median "
                 f"{median:.3f} s (range {times[0]:.3f}-{times[-1]:.3f}; "
-                f"{median / found['seconds']:.1%} of the full build): (parts rebuilt, kept, "
-                f"contests' ranks written) {', '.join(map(str, shapes))}"
+                f"{median / found['seconds']:.1%} of the full build; load {loads[0]:.1f}-"
+                f"{loads[-1]:.1f}): (parts rebuilt whole, amended, kept, contests' ranks "
+                f"written) {', '.join(map(str, shapes))}"
             )
         print(f"Load average (1, 5, 15 min) now: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 

@@ -5,22 +5,19 @@ older than the one it replaced are removed.
 
 A build is made of parts (parts.py) and a ranks file per public contest. Which parts changed
 since the build served is read from the change log (models.OpenDataChange, written by database
-triggers): only those parts are written, the others are hard links to the build served's files;
-a contest's ranks file is written again only when its ranks may have moved
+triggers): a part holding a changed entry gets a delta (deltas.py: the current rows of the
+entries changed, read by their ids) or, when its deltas grow past a share of it, is written
+whole again (writing.py); every other part's files are hard links to the build served's; a
+contest's ranks file is written again only when its ranks may have moved
 (contests.ranks.ranking_signature, and the changed entries ranked now), else linked. So a
-build after one upload reads the log, the public contests and their tallies, and that upload's
-part: O(the change), whatever the registry's size (submissions/tests/opendata). An upload that
-moves ranks also rewrites its contest's ranks file: O(that contest's ranked entries), a few
-bytes each.
-
-Memory stays bounded whatever the registry's size: entries are read and written ENTRY_BATCH at
-a time, series one entry at a time and in slices (tables.series_batches), and the series file
-takes a row group each SERIES_ROW_GROUP reports."""
+build after one upload, edit or deletion reads the log, the public contests and their tallies,
+and the changed entries: O(the change), whatever the registry's and the part's size
+(submissions/tests/opendata). An upload that moves ranks also rewrites its contest's ranks
+file: O(that contest's ranked entries), a few bytes each."""
 
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import shutil
 import time
@@ -33,16 +30,19 @@ import pyarrow.parquet as pq
 from django.conf import settings
 
 from submissions.contests.ranks import ranking_signature
-from submissions.opendata import parts, reads, tables
+from submissions.opendata import parts, reads, tables, writing
+from submissions.opendata.writing import (
+    COMPRESSION,
+    MEDIA_TYPES,
+    build_folder,
+    csv_header,
+    dataset_root,
+)
 
-SERIES_ROW_GROUP = 1 << 17
 # The manifest's mark of a build that read the change log (migration 0037): a build served
 # without it is not kept from (its parts' files held a rank column then).
 CHANGE_LOG = 1
-COMPRESSION = "zstd"
-# The tables of a part, in the manifest's order, with what each holds.
-FILES = parts.TABLES
-MEDIA_TYPES = {".parquet": "application/vnd.apache.parquet", ".csv": "text/csv; charset=utf-8"}
+FILES = writing.FILES  # a part's tables, in the manifest's order
 SCHEMAS = {
     "entries.parquet": tables.ENTRY_COLUMNS,
     "verdicts.parquet": tables.VERDICT_COLUMNS,
@@ -51,15 +51,6 @@ SCHEMAS = {
     "ranks.parquet": tables.RANK_COLUMNS,
     "ranks.csv": tables.RANK_COLUMNS,
 }
-
-
-def dataset_root() -> Path:
-    return Path(settings.OPEN_DATA_DIR or Path(settings.MEDIA_ROOT) / "open-data")
-
-
-def build_folder(build: str) -> Path:
-    """A build's folder; the name comes from the manifest, never from a request."""
-    return dataset_root() / build
 
 
 def build_dataset(*, built_at: datetime, served: dict | None = None) -> tuple[dict, list[int]]:
@@ -76,12 +67,15 @@ def build_dataset(*, built_at: datetime, served: dict | None = None) -> tuple[di
     part_ids = settings.OPEN_DATA_PART_IDS
     before = _served_parts(served or {}, part_ids)
     changed = {entry_id for _, entry_id in log}
+    by_part: dict[int, set[int]] = {}
+    for entry_id in changed:
+        by_part.setdefault(parts.part_of(entry_id, part_ids), set()).add(entry_id)
     if before:
-        touched = {parts.part_of(entry_id, part_ids) for entry_id in changed}
-        touched |= _contests_moved(served, contests, part_ids)
-        touched |= {held["part"] for held in served["parts"]} - set(before)  # a file gone
+        whole = _contests_moved(served, contests, part_ids)
+        whole |= {held["part"] for held in served["parts"]} - set(before)  # a file gone
     else:  # nothing to keep: every part holding a published entry is written
-        touched = reads.contest_parts([contest.pk for contest in contests], part_ids)
+        whole = reads.contest_parts([contest.pk for contest in contests], part_ids)
+    touched = set(by_part) | whole
     build = f"{built_at:%Y%m%dT%H%M%S%fZ}-{version[:8]}"
     root = dataset_root()
     root.mkdir(parents=True, exist_ok=True)
@@ -89,26 +83,38 @@ def build_dataset(*, built_at: datetime, served: dict | None = None) -> tuple[di
     hidden.mkdir()
     try:
         made = {
-            part: _kept_part(hidden, served["build"], held)
+            part: writing.kept_part(hidden, served["build"], held)
             for part, held in before.items()
             if part not in touched
         }
-        rebuilt, dropped = [], []
+        rebuilt, amended, dropped = [], [], []
         for part in sorted(touched):
-            written = _write_part(hidden, part, part_ids, contests, built_at)
+            written = None
+            if part not in whole and before.get(part, {}).get("index"):
+                source = build_folder(served["build"])
+                written = writing.amend_part(
+                    hidden, source, before[part], by_part[part], contests, built_at
+                )
+            (amended if written else rebuilt).append(part)
+            written = written or writing.write_part(hidden, part, part_ids, contests, built_at)
             if written["entries"]:
                 made[part] = written
-                rebuilt.append(part)
             else:  # no published entry left in its range
-                for described in written["files"]:
-                    (hidden / described["name"]).unlink()
+                for name in writing.part_names(written):
+                    (hidden / name).unlink()
+                (amended if part in amended else rebuilt).remove(part)
                 if part in before:
                     dropped.append(part)
         held = [made[part] for part in sorted(made)]
         ranks, reranked = _ranks_files(
             hidden, served if before else None, contests, changed, built_at
         )
-        plan = {"rebuilt": rebuilt, "kept": len(made) - len(rebuilt), "dropped": dropped}
+        plan = {
+            "rebuilt": rebuilt,
+            "amended": amended,
+            "kept": len(made) - len(rebuilt) - len(amended),
+            "dropped": dropped,
+        }
         manifest = _manifest(build, built_at, version, contests, held, ranks, plan, reranked)
         manifest["changes_read"] = len(log)
         manifest["build_seconds"] = round(time.monotonic() - started, 3)
@@ -134,7 +140,12 @@ def _contests_moved(served: dict, contests, part_ids: int) -> set[int]:
         if pk not in before or before[pk].get("words") != _contest_words(contest)
     ]  # fmt: skip
     gone = {str(pk) for pk in set(before) - set(now)} | {str(pk) for pk in moved}
-    touched = {held["part"] for held in served["parts"] if gone & set(held["by_contest"])}
+    touched = {
+        held["part"]
+        for held in served["parts"]
+        # every contest with a row in its files, a row a delta replaced too
+        if gone & {str(pk) for pk in held.get("held_contests", held["by_contest"])}
+    }
     return touched | reads.contest_parts(moved, part_ids)
 
 
@@ -150,24 +161,8 @@ def _served_parts(served: dict, part_ids: int) -> dict[int, dict]:
     return {
         held["part"]: held
         for held in served.get("parts", [])
-        if all((folder / described["name"]).is_file() for described in held["files"])
+        if all((folder / name).is_file() for name in writing.part_names(held))
     }
-
-
-def _kept_part(folder: Path, served_build: str, held: dict) -> dict:
-    """A part unchanged since the build served: its files linked (same bytes, same mtime)."""
-    for described in held["files"]:
-        source = build_folder(served_build) / described["name"]
-        _link(source, folder / described["name"])
-    return held
-
-
-def _link(source: Path, target: Path) -> None:
-    """`target` the same file as `source`: a hard link (same bytes, same mtime, no copy)."""
-    try:
-        os.link(source, target)
-    except OSError:  # another file system, or links not allowed: a copy is as good
-        shutil.copy2(source, target)
 
 
 def _ranks_files(folder: Path, served: dict | None, contests, changed: set[int], built_at):
@@ -193,7 +188,7 @@ def _ranks_files(folder: Path, served: dict | None, contests, changed: set[int],
             and all((source / d["name"]).is_file() for d in prior["files"])
         ):
             for described in prior["files"]:
-                _link(source / described["name"], folder / described["name"])
+                writing.link(source / described["name"], folder / described["name"])
             held.append(prior)
             continue
         made = _write_ranks(folder, contest, signature, seq, built_at)
@@ -206,7 +201,7 @@ def _ranks_files(folder: Path, served: dict | None, contests, changed: set[int],
             # Read again (SQLite: no tally) but unchanged: the served file, linked, as it was.
             for described in prior["files"]:
                 (folder / described["name"]).unlink()
-                _link(source / described["name"], folder / described["name"])
+                writing.link(source / described["name"], folder / described["name"])
             held.append({**prior, "signature": signature, "ranking_seq": seq})
             continue
         held.append(made)
@@ -244,7 +239,9 @@ def _write_ranks(folder: Path, contest, signature: str | None, seq: int | None, 
         "entries": len(ordered),
         "built_at": built_at.isoformat(),
         "files": [
-            _described(folder / names[name], name, len(ordered), None, built_at, contest=contest.pk)
+            writing.described(
+                folder / names[name], name, len(ordered), None, built_at, contest=contest.pk
+            )
             for name in parts.RANK_TABLES
         ],
     }
@@ -263,6 +260,7 @@ def _manifest(build, built_at, version, contests, held, ranks, plan, reranked) -
         "change_log": CHANGE_LOG,
         "part_ids": settings.OPEN_DATA_PART_IDS,
         "parts_rebuilt": plan["rebuilt"],
+        "parts_amended": plan["amended"],
         "parts_kept": plan["kept"],
         "parts_dropped": plan["dropped"],
         "ranks_rewritten": reranked,
@@ -281,7 +279,7 @@ def _manifest(build, built_at, version, contests, held, ranks, plan, reranked) -
         "parts": held,
         "ranks": ranks,
         "files": [
-            *(described for part in held for described in part["files"]),
+            *(described for part in held for described in part_files(part)),
             *(described for contest in ranks for described in contest["files"]),
         ],
         "whole": whole_files(held),
@@ -295,18 +293,24 @@ def _manifest(build, built_at, version, contests, held, ranks, plan, reranked) -
     }
 
 
+def part_files(part: dict) -> list[dict]:
+    """A part's files, then its deltas' in order."""
+    return [*part["files"], *(d for delta in part.get("deltas", []) for d in delta["files"])]
+
+
 def whole_files(held: list[dict]) -> list[dict]:
-    """The whole-registry download: the entries CSV as the parts' CSV one after another under
-    one header (web/open_data.py streams it), its rows and size known from the parts'."""
-    csvs = [d for part in held for d in part["files"] if d["table"] == "entries.csv"]
+    """The whole-registry download: the entries CSV as the parts' CSV rows (their deltas
+    applied) one after another under one header (web/open_data.py streams it), its rows and size
+    known from the parts'."""
+    csvs = [d for part in held for d in part_files(part) if d["table"] == "entries.csv"]
     header = len(csv_header())
     return [
         {
             "name": "entries.csv",
-            "rows": sum(d["rows"] for d in csvs),
-            "bytes": header + sum(d["bytes"] - header for d in csvs),
-            "parts": len(csvs),
-            # The parts' checksums, digested: equal only when every part is the same.
+            "rows": sum(part["entries"] for part in held),
+            "bytes": header + sum(_csv_bytes(part, header) for part in held),
+            "parts": len(held),
+            # The parts' and deltas' checksums, digested: equal only when every file is.
             "etag": hashlib.sha256("".join(d["sha256"] for d in csvs).encode()).hexdigest(),
             "media_type": MEDIA_TYPES[".csv"],
             "holds": "Every part's entries.csv in id order under one header.",
@@ -314,116 +318,11 @@ def whole_files(held: list[dict]) -> list[dict]:
     ]
 
 
-def csv_header() -> bytes:
-    """The entries CSV's header line, as pyarrow writes it atop every part."""
-    sink = io.BytesIO()
-    pa_csv.write_csv(tables.ENTRY_SCHEMA.empty_table(), sink)
-    return sink.getvalue()
-
-
-def _write_part(folder, part, part_ids, contests, built_at) -> dict:
-    started = time.monotonic()
-    ids = parts.id_range(part, part_ids)
-    names = {table: parts.file_name(table, part) for table in FILES}
-    counts = _write_tables(folder, names, contests, ids)
-    return {
-        "part": part,
-        "first_id": ids[0],
-        "last_id": ids[1],
-        "entries": counts["entries.parquet"],
-        "by_contest": counts["by_contest"],
-        "built_at": built_at.isoformat(),
-        "build_seconds": round(time.monotonic() - started, 3),
-        "files": [
-            _described(folder / names[table], table, counts[table], part, built_at)
-            for table in FILES
-        ],
-    }
-
-
-def _write_tables(folder: Path, names: dict, contests, ids) -> dict:
-    counts = {name: 0 for name in FILES} | {"by_contest": {}}
-    entry_ids: set[int] = set()
-    with (
-        pq.ParquetWriter(folder / names["entries.parquet"], tables.ENTRY_SCHEMA, compression=COMPRESSION) as entries,
-        pq.ParquetWriter(folder / names["verdicts.parquet"], tables.VERDICT_SCHEMA, compression=COMPRESSION) as verdicts,
-        pa_csv.CSVWriter(folder / names["entries.csv"], tables.ENTRY_SCHEMA) as csv,
-    ):  # fmt: skip
-        rows, judged = [], []
-        for contest, entry in reads.published_entries(contests, ids):
-            rows.append(reads.entry_row(contest, entry))
-            judged += tables.verdict_rows(
-                entry_id=entry["id"],
-                contest=contest.slug,
-                rules_version=entry["rules_version__number"],
-                verdicts=entry["verdicts"],
-            )
-            entry_ids.add(entry["id"])
-            by_contest = counts["by_contest"]
-            by_contest[str(contest.pk)] = by_contest.get(str(contest.pk), 0) + 1
-            if len(rows) >= reads.ENTRY_BATCH:
-                _write_entries(rows, judged, entries, verdicts, csv, counts)
-                rows, judged = [], []
-        _write_entries(rows, judged, entries, verdicts, csv, counts)
-    counts["series.parquet"] = _write_series(folder / names["series.parquet"], entry_ids, ids)
-    return counts
-
-
-def _write_entries(rows, judged, entries, verdicts, csv, counts) -> None:
-    if rows:
-        batch = tables.rows_batch(tables.ENTRY_SCHEMA, rows)
-        entries.write_batch(batch)
-        csv.write_batch(tables.csv_safe(batch))
-        counts["entries.parquet"] += len(rows)
-        counts["entries.csv"] += len(rows)
-    if judged:
-        verdicts.write_batch(tables.rows_batch(tables.VERDICT_SCHEMA, judged))
-        counts["verdicts.parquet"] += len(judged)
-
-
-def _write_series(path: Path, entry_ids: set[int], ids) -> int:
-    """Every series, one entry at a time, a row group each SERIES_ROW_GROUP reports."""
-    written = 0
-    gathered = tables.SeriesRows(SERIES_ROW_GROUP)
-    with pq.ParquetWriter(path, tables.SERIES_SCHEMA, compression=COMPRESSION) as series:
-        for entry_id, columns in reads.published_series(entry_ids, ids):
-            for batch in gathered.add(entry_id, columns):
-                series.write_batch(batch)
-                written += batch.num_rows
-            del columns
-        rest = gathered.rest()
-        if rest.num_rows:
-            series.write_batch(rest)
-            written += rest.num_rows
-    return written
-
-
-def _described(
-    path: Path,
-    table: str,
-    rows: int,
-    part: int | None,
-    built_at: datetime,
-    contest: int | None = None,
-) -> dict:
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        while block := file.read(1 << 20):
-            digest.update(block)
-    described = {
-        "name": path.name,
-        "table": table,
-        "part": part,
-        "bytes": path.stat().st_size,
-        "sha256": digest.hexdigest(),
-        "rows": rows,
-        "built_at": built_at.isoformat(),
-        "media_type": MEDIA_TYPES[path.suffix],
-        "holds": FILES.get(table) or parts.RANK_TABLES[table],
-    }
-    if contest is not None:
-        described["contest"] = contest
-    return described
+def _csv_bytes(part: dict, header: int) -> int:
+    """The bytes of a part's live CSV rows (a part made before the deltas: its file's)."""
+    if "csv_bytes" in part:
+        return part["csv_bytes"]
+    return next(d["bytes"] for d in part["files"] if d["table"] == "entries.csv") - header
 
 
 def remove_builds_except(keep: set[str]) -> None:

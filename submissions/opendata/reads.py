@@ -75,19 +75,20 @@ def contest_ranks(contest: Contest) -> dict[int, int]:
 
 
 def published_entries(
-    contests: list[Contest], ids: tuple[int, int]
+    contests: list[Contest], ids: tuple[int, int], only: frozenset[int] | None = None
 ) -> Iterator[tuple[Contest, dict]]:
     """(contest, the entry's values) of every entry of `contests` whose id is in `ids` (first,
-    last), in id order (the index on the id: the part's rows alone are read)."""
+    last), and among `only` if given (a delta's), in id order (the index on the id: the part's
+    rows alone, or those entries' alone, are read)."""
     by_id = {contest.pk: contest for contest in contests}
-    values = (
-        _entries(contests)
-        .filter(id__range=ids)
-        .order_by("id")
-        .values(*ENTRY_FIELDS, *trust_columns())
-    )
+    if only is None:
+        chosen = _entries(contests).filter(id__range=ids)
+    else:  # by the primary key alone (the contest's index would read all its entries)
+        chosen = Submission.objects.filter(id__in=sorted(i for i in only if ids[0] <= i <= ids[1]))
+    values = chosen.order_by("id").values(*ENTRY_FIELDS, *trust_columns())
     for entry in values.iterator(chunk_size=ENTRY_BATCH):
-        yield by_id[entry["contest_id"]], entry
+        if entry["contest_id"] in by_id:  # an entry of a contest not public is not published
+            yield by_id[entry["contest_id"]], entry
 
 
 def logged_changes() -> list[tuple[int, int]]:
@@ -178,7 +179,7 @@ def _link(name: str, entry_id: int) -> str:
 
 
 def published_series(
-    entry_ids: set[int], ids: tuple[int, int]
+    entry_ids: set[int], ids: tuple[int, int], only: frozenset[int] | None = None
 ) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
     """(entry id, its columns) of the entries among `entry_ids` that have a series, in id
     order, one unpacked at a time. An entry that arrived after the entries were read is not
@@ -188,6 +189,8 @@ def published_series(
     # By the id range alone (the primary key): the entries' contests are already chosen in
     # `entry_ids` (joined on the contest, the planner read every entry of it).
     stored = SampleSeries.objects.filter(submission_id__gte=ids[0], submission_id__lte=ids[1])
+    if only is not None:  # a delta's entries: their series alone, by the key
+        stored = stored.filter(submission_id__in=sorted(only))
     # LENGTH of a bytea (PostgreSQL) or a BLOB (SQLite) counts its bytes.
     sizes = stored.annotate(packed_bytes=Length("columns")).order_by("submission_id")
     group: list[int] = []

@@ -19,7 +19,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from submissions.opendata import build, parts
+from submissions.opendata import build, parts, writing
 from submissions.opendata.state import (
     BUILDING,
     DatasetStatus,
@@ -67,10 +67,18 @@ def _file_urls(request: HttpRequest, files: list[dict]) -> list[dict]:
 
 
 def _parts(request: HttpRequest, manifest: dict) -> list[dict]:
-    """The parts, each with its files' download URLs (the manifest's "parts")."""
-    return [
-        {**held, "files": _file_urls(request, held["files"])} for held in manifest.get("parts", [])
-    ]
+    """The parts, each with its files' and its deltas' files' download URLs (the manifest's
+    "parts"); `listed`: the part's files and its deltas', for the page."""
+    shown = []
+    for held in manifest.get("parts", []):
+        deltas = [
+            {**delta, "files": _file_urls(request, delta["files"])}
+            for delta in held.get("deltas", [])
+        ]
+        files = _file_urls(request, held["files"])
+        listed = files + [d for delta in deltas for d in delta["files"]]
+        shown.append({**held, "files": files, "deltas": deltas, "listed": listed})
+    return shown
 
 
 def _ranks(request: HttpRequest, manifest: dict) -> list[dict]:
@@ -149,19 +157,21 @@ def _no_such_file(name: str) -> str:
 
 
 def whole_csv_response(request: HttpRequest, folder: Path, manifest: dict) -> HttpResponse:
-    """The entries CSV of the whole registry: the parts' CSV one after another under one
-    header, streamed as it is read (no part is copied into a whole file). Sent whole; its ETag
-    digests the parts' checksums."""
+    """The entries CSV of the whole registry: the parts' CSV rows (their deltas applied, in id
+    order) one after another under one header, streamed as they are read (no part is copied
+    into a whole file). Sent whole; its ETag digests the parts' and deltas' checksums."""
     whole = manifest["whole"][0]
     etag = quote_etag(whole["etag"])
     if etag in _etags(request.headers.get("If-None-Match", "")):
         response = HttpResponse(status=304)
         response["ETag"] = etag
         return response
-    paths = [folder / d["name"] for d in manifest["files"] if d["table"] == "entries.csv"]
-    for path in paths:  # a part gone is a 503 now, not a download cut short
-        path.stat()
-    response = StreamingHttpResponse(_concatenated_csv(paths))
+    header = len(build.csv_header())
+    # Cut before the first byte is sent: a part gone is a 503 now, not a download cut short.
+    pieces = [
+        piece for part in manifest["parts"] for piece in writing.csv_pieces(folder, part, header)
+    ]
+    response = StreamingHttpResponse(_concatenated_csv(pieces))
     response["Content-Length"] = str(whole["bytes"])
     response["Content-Type"] = whole["media_type"]
     response["Content-Disposition"] = 'attachment; filename="entries.csv"'
@@ -171,15 +181,15 @@ def whole_csv_response(request: HttpRequest, folder: Path, manifest: dict) -> Ht
     return response
 
 
-def _concatenated_csv(paths: list[Path]) -> Iterator[bytes]:
+def _concatenated_csv(pieces: list[tuple[Path, int, int]]) -> Iterator[bytes]:
+    """The header, then each piece's bytes (writing.csv_pieces: the live rows of each part)."""
     header = build.csv_header()
     yield header
-    for path in paths:
+    for path, first, end in pieces:
         with path.open("rb") as file:
             if file.read(len(header)) != header:
                 raise ValueError(f"{path.name} does not start with the entries CSV's header")
-            while block := file.read(CHUNK):
-                yield block
+            yield from _read_span(path, first, end - 1, file)
 
 
 def _plain(status: int, message: str) -> HttpResponse:
@@ -239,8 +249,8 @@ def requested_range(header: str, size: int) -> tuple[int, int] | str | None:
     return "unsatisfiable" if first >= size else (first, last)
 
 
-def _read_span(path: Path, first: int, last: int) -> Iterator[bytes]:
-    with path.open("rb") as file:
+def _read_span(path: Path, first: int, last: int, opened=None) -> Iterator[bytes]:
+    with opened or path.open("rb") as file:
         file.seek(first)
         left = last - first + 1
         while left > 0:
