@@ -507,7 +507,8 @@ class Submission(models.Model):
 
     def counted_rank(self) -> int | None:
         """One entry's rank: 1 + the ranked entries of its contest (and class) that beat it.
-        One count, whatever the board's size, and nothing written."""
+        One count of those (O(its rank), not the board's size), and nothing written; pages
+        read ranks from the kept ranking keys where they are kept (contests.ranks.ranks_known)."""
         track = self.contest.track
         ranking = track.ranking
         keys = ranking.order
