@@ -90,6 +90,8 @@ class KeptRanking:
     # (class, engine as `engine__iexact` compares it: upper case, None when it has none) -> the
     # keys of its ranked entries, sorted.
     engines: Mapping[tuple[str, str | None], list[tuple]] = field(default_factory=dict)
+    # Each engine as a kept entry spells it -> its upper case as the database made it.
+    engine_names: Mapping[str, str] = field(default_factory=dict)
 
     def rank(self, track_class: str, key: tuple) -> int:
         """1 + the entries of the class strictly before `key`: RANK() over the class. A key
@@ -135,7 +137,7 @@ def kept_ranking(
     for track_class, key, engine in keyed:
         classes.setdefault(track_class, []).append(key)
         engines.setdefault((track_class, engine), []).append(key)
-    return _ranked(entries, ranking_sum, classes, engines, held or {}, seq)
+    return _ranked(entries, ranking_sum, classes, engines, held or {}, seq, {})
 
 
 def _ranked(
@@ -145,6 +147,7 @@ def _ranked(
     engines: dict[tuple[str, str | None], list[tuple]],
     held: Mapping[int, Held],
     seq: int,
+    engine_names: dict[str, str],
 ) -> KeptRanking:
     ranks: dict[str, dict[tuple, int]] = {}
     for track_class, keys in classes.items():
@@ -153,14 +156,16 @@ def _ranked(
         ranks[track_class] = dict(zip(reversed(keys), range(len(keys), 0, -1), strict=True))
     for keys in engines.values():
         keys.sort()
-    return KeptRanking(entries, ranking_sum, classes, ranks, held, seq, engines=engines)
+    return KeptRanking(
+        entries, ranking_sum, classes, ranks, held, seq, engines=engines, engine_names=engine_names
+    )
 
 
 @dataclass(frozen=True)
 class RankingChange:
     """One entry's state after its last ranking change: ranked or not (ineligible, a required
     value missing), its class, key and hash, the change's number, and its engine (upper
-    case)."""
+    case, and as the entry spells it)."""
 
     entry_id: int
     ranked: bool
@@ -169,6 +174,7 @@ class RankingChange:
     hash: int
     seq: int
     engine: str | None = None
+    spelled: str | None = None
 
 
 def caught_up(
@@ -194,8 +200,11 @@ def caught_up(
 
     held = ChainMap(changed, *_layers(kept.held))
     count, total, seq = kept.entries, kept.ranking_sum, kept.seq
+    spelled: dict[str, str | None] = {}
     for change in changes:
         seq = max(seq, change.seq)
+        if change.spelled is not None:
+            spelled[change.spelled] = change.engine
         before = held.get(change.entry_id)
         if before is not None:
             track_class, key, hashed, engine = before
@@ -213,8 +222,11 @@ def caught_up(
             count, total = count + 1, total + change.hash
     if (count, total) != (entries, ranking_sum):
         return None
+    names = kept.engine_names
+    if any(names.get(name) != engine for name, engine in spelled.items()):
+        names = {**names, **spelled}  # a new spelling (a copy: other threads read the old)
     return KeptRanking(
-        entries, ranking_sum, classes, kept.ranks, _merged(held), seq, changed_from, engines
+        entries, ranking_sum, classes, kept.ranks, _merged(held), seq, changed_from, engines, names
     )
 
 
@@ -299,10 +311,19 @@ def ranks_by_keys(
     """{entry id: rank} of ranked `rows` (as the board reads them: their ranking columns and
     class among them), from the kept keys once `check` (read with the rows) shows them current;
     None when they cannot be kept (the caller reads the window)."""
+    kept = checked_keys(contest, check)
+    return None if kept is None else ranks_in(kept, contest, rows)
+
+
+def checked_keys(contest: Contest, check: CompiledValues) -> KeptRanking | None:
+    """The contest's kept keys once `check` (read with the page) shows them current, caught up
+    or read again if need be; None when they cannot be kept."""
     ((entries, ranking_sum),) = rows_of(check)
-    kept = _current(contest, int(entries), int(ranking_sum))
-    if kept is None:
-        return None
+    return _current(contest, int(entries), int(ranking_sum))
+
+
+def ranks_in(kept: KeptRanking, contest: Contest, rows: list[dict]) -> dict[int, int]:
+    """{entry id: rank} of ranked `rows` (dicts of their ranking columns and class) in `kept`."""
     ranking = contest.track.ranking
     keys = ranking.order
     return {
@@ -314,12 +335,27 @@ def ranks_by_keys(
     }
 
 
-def placement_by_keys(contest: Contest, entry: Submission) -> tuple[int, int] | None:
+def placement_in(
+    contest: Contest, entry: Submission, checked: tuple[int, int]
+) -> tuple[int, int] | None:
     """(beaten, others) of a ranked `entry` among the other ranked entries of its engine in its
-    contest (and class), from the kept keys (`KeptRanking.placement`): one statement reads the
-    tally's count and sum and the entry's engine as the database upper-cases it (a few rows,
-    whatever the board's size). None where the keys are not kept or not current: the caller
-    counts (contests/ranks.py `entry_placement`)."""
+    contest (and class), from the keys a check found current with the tally's `checked` count
+    and sum (`checked_keys`, as the entry's rank was read): two bisections, no statement. None
+    when the keys kept now are not those (changed since), or no kept entry spells the engine as
+    the entry does (its upper case is then the database's to say: `placement_by_keys`)."""
+    with _lock:
+        kept = _kept.get((contest.pk, contest.workload))
+    if kept is None or (kept.entries, kept.ranking_sum) != checked:
+        return None
+    engine = kept.engine_names.get(entry.engine)
+    return None if engine is None else _placed(kept, entry, engine)
+
+
+def placement_by_keys(contest: Contest, entry: Submission) -> tuple[int, int] | None:
+    """`placement_in` the keys checked current by one statement, which reads the tally's count
+    and sum and the entry's engine as the database upper-cases it (a few rows, whatever the
+    board's size). None where the keys are not kept or not current: the caller counts
+    (contests/ranks.py `entry_placement`)."""
     if not keeps(contest.track):
         return None
     with connection.cursor() as cursor:
@@ -330,9 +366,11 @@ def placement_by_keys(contest: Contest, entry: Submission) -> tuple[int, int] | 
         )
         entries, ranking_sum, engine = cursor.fetchone()
     kept = _current(contest, int(entries), int(ranking_sum))
-    if kept is None:
-        return None
-    ranking = contest.track.ranking
+    return None if kept is None else _placed(kept, entry, engine)
+
+
+def _placed(kept: KeptRanking, entry: Submission, engine: str) -> tuple[int, int]:
+    ranking = entry.contest.track.ranking
     keys = ranking.order
     return kept.placement(
         entry.track_class if ranking.class_key else "",
@@ -440,10 +478,11 @@ def _ranked_where(ranking) -> str:
 
 def _entry_columns(ranking) -> str:
     """An entry as the kept keys hold it, as SQL columns: its id, its ranking hash, its class
-    (none: NO_CLASS), its engine (ENGINE_GROUP) and its key as `order_key` makes it."""
+    (none: NO_CLASS), its engine as spelled and upper-cased (ENGINE_GROUP) and its key as
+    `order_key` makes it."""
     track_class = "track_class" if ranking.class_key else NO_CLASS
     keys = ", ".join(map(_key_sql, ranking.order))
-    return f"id, {RANKING_HASH}, {track_class}, {ENGINE_GROUP.format('engine')}, {keys}"
+    return f"id, {RANKING_HASH}, {track_class}, engine, {ENGINE_GROUP.format('engine')}, {keys}"
 
 
 def _read(contest: Contest) -> KeptRanking | None:
@@ -472,14 +511,16 @@ def _read(contest: Contest) -> KeptRanking | None:
         return None
     classes: dict[str, list[tuple]] = {}
     engines: dict[tuple[str, str | None], list[tuple]] = {}
-    names: dict[str | None, str | None] = {}  # one string per engine, not one per entry
+    names: dict[str, str] = {}  # as spelled -> upper case: one string per engine, not per entry
     held = {}
     for row in found:
-        key, engine = row[7:], names.setdefault(row[6], row[6])
+        key, engine = row[8:], names.get(row[6])
+        if engine is None:
+            engine = names[row[6]] = row[7]
         classes.setdefault(row[5], []).append(key)
         engines.setdefault((row[5], engine), []).append(key)
         held[row[3]] = (row[5], key, row[4], engine)
-    return _ranked(entries, ranking_sum, classes, engines, held, seq)
+    return _ranked(entries, ranking_sum, classes, engines, held, seq, names)
 
 
 def _catch_up(contest: Contest, kept: KeptRanking) -> KeptRanking | None:
@@ -500,7 +541,7 @@ def _catch_up(contest: Contest, kept: KeptRanking) -> KeptRanking | None:
         return None
     entries, ranking_sum = int(found[0][0]), int(found[0][1])
     changes = [
-        RankingChange(row[4], bool(row[2]), row[6], row[8:], row[5], row[3], row[7])
+        RankingChange(row[4], bool(row[2]), row[6], row[9:], row[5], row[3], row[8], row[7])
         for row in found
         if row[4] is not None
     ]

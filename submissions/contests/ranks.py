@@ -23,7 +23,7 @@ from django.db.models.functions import Rank
 from submissions.board.versions import forget_kept_versions
 from submissions.caches.compiled import compiled_instances, instances_of, sql_of
 from submissions.contests.rank_query import beats_q, key_order, ranked_q
-from submissions.models import KNOWN_RANK, Contest, Submission
+from submissions.models import KNOWN_KEYS, KNOWN_RANK, Contest, Submission
 
 
 def ranks_of(*, contest: Contest, ids: list[int] | None = None) -> dict[int, int]:
@@ -159,11 +159,11 @@ class Placement:
 def entry_placement(*, entry: Submission) -> Placement | None:
     """How many ranked entries of the same (normalised) engine this one beats. Where this
     process keeps the contest's ranking keys (board/kept_ranks.py: PostgreSQL, a ranking the
-    tally's hash covers) a bisection in its engine's keys, checked against the tally by one
-    read of a few rows: O(log of them), the same answer as the count. Elsewhere, or when the
-    keys are not current, one query of two counts (`_counted_placement`), which reads the
-    engine's ranked entries in the contest (O(them)). None when it is not ranked or runs
-    alone."""
+    tally's hash covers) two bisections in its engine's keys: in those its rank was read from
+    (`ranks_known`, no statement more), else in keys checked against the tally by one read of
+    a few rows; O(log of them), the same answer as the count. Elsewhere, or when the keys are
+    not current, one query of two counts (`_counted_placement`), which reads the engine's
+    ranked entries in the contest (O(them)). None when it is not ranked or runs alone."""
     from submissions.board import kept_ranks  # the kept keys read this module's helpers
 
     keys = entry.contest.track.ranking.order
@@ -172,7 +172,10 @@ def entry_placement(*, entry: Submission) -> Placement | None:
     )
     if unranked or not entry.engine:
         return None
-    found = kept_ranks.placement_by_keys(entry.contest, entry)
+    checked = entry.__dict__.get(KNOWN_KEYS)
+    found = kept_ranks.placement_in(entry.contest, entry, checked) if checked else None
+    if found is None:
+        found = kept_ranks.placement_by_keys(entry.contest, entry)
     beaten, others = found if found is not None else _counted_placement(entry)
     if not others:
         return None
@@ -303,4 +306,9 @@ def _kept_ranks(contest: Contest, group: list[Submission]) -> dict[int, int] | N
     ]
     if not rows:
         return {}
-    return kept_ranks.ranks_by_keys(contest, rows, kept_ranks.ranking_check(contest))
+    kept = kept_ranks.checked_keys(contest, kept_ranks.ranking_check(contest))
+    if kept is None:
+        return None
+    for entry in group:  # its placement among its engine's is read from the same keys
+        entry.__dict__[KNOWN_KEYS] = (kept.entries, kept.ranking_sum)
+    return kept_ranks.ranks_in(kept, contest, rows)

@@ -9,6 +9,7 @@ import psycopg
 import pytest
 from django.db import connection
 from django.db.models import F
+from django.test.utils import CaptureQueriesContext
 
 from submissions.board import kept_ranks
 from submissions.board.query import LeaderboardQuery
@@ -395,7 +396,12 @@ def test_a_placement_by_bisection_is_the_count_among_the_engine_s_entries():
 def assert_placements_counted(contest) -> int:
     """Every ranked entry's placement among its engine's from the kept keys is the count's;
     returns how many entries were compared."""
-    from submissions.contests.ranks import Placement, _counted_placement, entry_placement
+    from submissions.contests.ranks import (
+        Placement,
+        _counted_placement,
+        entry_placement,
+        ranks_known,
+    )
 
     contest.refresh_from_db()
     keys = contest.track.ranking.order
@@ -407,8 +413,14 @@ def assert_placements_counted(contest) -> int:
         kept = kept_ranks.placement_by_keys(contest, entry)
         assert kept is not None, entry.pk  # the keys kept and current: not the count's fallback
         assert kept == _counted_placement(entry), entry.pk
-        # The page's answer: the same, None when no other entry runs that engine.
-        assert entry_placement(entry=entry) == (Placement(*kept) if kept[1] else None)
+        # The page's answer: the same, None when no other entry runs that engine; after its
+        # rank is read (as the entry page reads it), from the same keys without a statement.
+        shown = Placement(*kept) if kept[1] else None
+        assert entry_placement(entry=entry) == shown
+        ranks_known([entry])
+        with CaptureQueriesContext(connection) as queries:
+            assert entry_placement(entry=entry) == shown
+        assert len(queries) == 0
         compared += 1
     return compared
 
