@@ -69,6 +69,10 @@ def order_key(keys: tuple[RankKey, ...], values: Iterable) -> tuple:
     return tuple(flat)
 
 
+# What the keys hold of a ranked entry: its class, key, ranking hash and engine (upper case).
+Held = tuple[str, tuple, int, str | None]
+
+
 @dataclass(frozen=True)
 class KeptRanking:
     """The ranked entries' keys of one board, sorted within each class, each distinct key's
@@ -118,10 +122,6 @@ class KeptRanking:
             if own[1] <= key:  # itself, among those level with or ahead of `key`
                 not_beaten -= 1
         return others - not_beaten, others
-
-
-# What the keys hold of a ranked entry: its class, key, ranking hash and engine (upper case).
-Held = tuple[str, tuple, int, str | None]
 
 
 def kept_ranking(
