@@ -353,15 +353,20 @@ def _page_index_statements() -> list[tuple[str, str]]:
 
 def only_labels(text: str) -> tuple[set[str], str]:
     """`--only`'s labels, comma-separated as printed; a label holding a comma ("search, a rare
-    name") is its pieces joined again. (labels, what named no label)."""
+    name") is its pieces joined again, the longest label first ("entry page, an eligible entry"
+    is not "entry page" and a piece left over). (labels, what named no label)."""
     known = {label for label, _, _ in CASES}
-    labels, pending = set(), ""
-    for piece in text.split(","):
-        pending = f"{pending},{piece}" if pending else piece.strip()
-        if pending.strip() in known:
-            labels.add(pending.strip())
-            pending = ""
-    return labels, pending
+    pieces, labels, at = text.split(","), set(), 0
+    while at < len(pieces):
+        for end in range(len(pieces), at, -1):
+            label = ",".join(pieces[at:end]).strip()
+            if label in known:
+                labels.add(label)
+                at = end
+                break
+        else:
+            return labels, ",".join(pieces[at:]).strip()
+    return labels, ""
 
 
 def main() -> int:

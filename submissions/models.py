@@ -244,6 +244,10 @@ def log_upload_path(submission: Submission, filename: str) -> str:
 
 # Where a list's read of its entries' ranks is kept on each instance (Submission.rank).
 KNOWN_RANK = "_known_rank"
+# Where `ranks_known` leaves which ranking keys it read the rank from (the tally's count and sum
+# they were checked with, contests/ranks.py), for the entry's placement among its engine's to be
+# read from the same keys.
+KNOWN_KEYS = "_known_keys"
 
 
 class Submission(models.Model):
@@ -458,6 +462,7 @@ class Submission(models.Model):
 
     def save(self, *args, **kwargs):
         self.__dict__.pop(KNOWN_RANK, None)  # its values may change what its rank is
+        self.__dict__.pop(KNOWN_KEYS, None)  # and the keys no longer hold it as it is
         # A copy saved with its primary key cleared (Django's way to copy an instance) is new.
         new = self._state.adding or self.pk is None
         if not new and not args and kwargs.get("update_fields") is None:
@@ -507,7 +512,8 @@ class Submission(models.Model):
 
     def counted_rank(self) -> int | None:
         """One entry's rank: 1 + the ranked entries of its contest (and class) that beat it.
-        One count, whatever the board's size, and nothing written."""
+        One count of those (O(its rank), not the board's size), and nothing written; pages
+        read ranks from the kept ranking keys where they are kept (contests.ranks.ranks_known)."""
         track = self.contest.track
         ranking = track.ranking
         keys = ranking.order

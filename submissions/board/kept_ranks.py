@@ -19,6 +19,11 @@ the board (139 ms at 100,000 entries, docs/speed.md). A hash sum can collide:
 after a change, the odds that the count and the 32-bit sum both come out as before are about
 one in four billion.
 
+The same keys, grouped by class and engine (as `engine__iexact` compares it: `UPPER(engine)`),
+give an entry's placement among its engine's ranked entries (the entry page's "beats X of N")
+by bisection too: the hash covers the engine and an engine's change takes a change number
+(migration 0038), so an entry moved to another engine is caught up with as a change of rank is.
+
 Not kept: on SQLite (no tally), for a ranking over a column the hash does not cover, and when
 the tally disagrees with the entries it counts; there, and whenever this module answers None,
 the ranks come from the window (contests/ranks.py), as before."""
@@ -26,7 +31,7 @@ the ranks come from the window (contests/ranks.py), as before."""
 from __future__ import annotations
 
 import threading
-from bisect import bisect_left, insort
+from bisect import bisect_left, bisect_right, insort
 from collections import ChainMap, OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -40,8 +45,8 @@ from submissions.caches.compiled import CompiledValues, compiled_sql, rows_of
 from submissions.measures.ranking import RankKey
 from submissions.models import BoardTally, Contest, Submission
 
-# The columns the tally's hash covers (migration 0025's RANKING_HASH): a ranking over any other
-# column is not kept.
+# The ranking columns the tally's hash covers (migration 0025's RANKING_HASH, with the engine
+# since 0038): a ranking over any other column is not kept.
 RANKED_COLUMNS = frozenset(
     {"track_class", "estimated", "seconds_to_target", "terminal_rate", "track_metric"}
 )
@@ -64,22 +69,33 @@ def order_key(keys: tuple[RankKey, ...], values: Iterable) -> tuple:
     return tuple(flat)
 
 
+# What the keys hold of a ranked entry: its class, key, ranking hash and engine (upper case).
+Held = tuple[str, tuple, int, str | None]
+
+
 @dataclass(frozen=True)
 class KeptRanking:
     """The ranked entries' keys of one board, sorted within each class, each distinct key's
     rank as read, and the tally's count and ranking sum they were read with; with each kept
     entry's class, key and hash, and the last ranking change read (`seq`), to catch up with
     the changes after it. Once caught up, a class's ranks as read still hold below the least
-    key changed since (`changed_from`): every change moved only ranks at or after it."""
+    key changed since (`changed_from`): every change moved only ranks at or after it. The same
+    keys are kept again per class and engine (`engines`), for an entry's placement among its
+    engine's."""
 
     entries: int
     ranking_sum: int
     classes: Mapping[str, list[tuple]]
     ranks: Mapping[str, dict[tuple, int]]
-    # Entry id -> its class, key and hash; None: removed (a layer of changes, caught_up).
-    held: Mapping[int, tuple[str, tuple, int] | None] = field(default_factory=dict)
+    # Entry id -> its class, key, hash and engine; None: removed (a layer of changes, caught_up).
+    held: Mapping[int, Held | None] = field(default_factory=dict)
     seq: int = 0
     changed_from: Mapping[str, tuple] = field(default_factory=dict)
+    # (class, engine as `engine__iexact` compares it: upper case, None when it has none) -> the
+    # keys of its ranked entries, sorted.
+    engines: Mapping[tuple[str, str | None], list[tuple]] = field(default_factory=dict)
+    # Each engine as a kept entry spells it -> its upper case as the database made it.
+    engine_names: Mapping[str, str] = field(default_factory=dict)
 
     def rank(self, track_class: str, key: tuple) -> int:
         """1 + the entries of the class strictly before `key`: RANK() over the class. A key
@@ -92,39 +108,64 @@ class KeptRanking:
                 return found
         return 1 + bisect_left(self.classes.get(track_class, ()), key)
 
+    def placement(
+        self, track_class: str, engine: str, key: tuple, entry_id: int
+    ) -> tuple[int, int]:
+        """(beaten, others): the ranked entries of the class and engine but `entry_id` itself,
+        and those of them `key` beats (after it, not level with it), by bisection: what
+        contests/ranks.py `entry_placement` would count."""
+        keys = self.engines.get((track_class, engine), ())
+        others, not_beaten = len(keys), bisect_right(keys, key)
+        own = self.held.get(entry_id)
+        if own is not None and (own[0], own[3]) == (track_class, engine):
+            others -= 1
+            if own[1] <= key:  # itself, among those level with or ahead of `key`
+                not_beaten -= 1
+        return others - not_beaten, others
+
 
 def kept_ranking(
     entries: int,
     ranking_sum: int,
-    keyed: Iterable[tuple[str, tuple]],
-    held: Mapping[int, tuple[str, tuple, int]] | None = None,
+    keyed: Iterable[tuple[str, tuple, str | None]],
+    held: Mapping[int, Held] | None = None,
     seq: int = 0,
 ) -> KeptRanking:
+    """The keys of (class, key, engine) entries, `held` by id where given."""
     classes: dict[str, list[tuple]] = {}
-    for track_class, key in keyed:
+    engines: dict[tuple[str, str | None], list[tuple]] = {}
+    for track_class, key, engine in keyed:
         classes.setdefault(track_class, []).append(key)
-    return _ranked(entries, ranking_sum, classes, held or {}, seq)
+        engines.setdefault((track_class, engine), []).append(key)
+    return _ranked(entries, ranking_sum, classes, engines, held or {}, seq, {})
 
 
 def _ranked(
     entries: int,
     ranking_sum: int,
     classes: dict[str, list[tuple]],
-    held: Mapping[int, tuple[str, tuple, int]],
+    engines: dict[tuple[str, str | None], list[tuple]],
+    held: Mapping[int, Held],
     seq: int,
+    engine_names: dict[str, str],
 ) -> KeptRanking:
     ranks: dict[str, dict[tuple, int]] = {}
     for track_class, keys in classes.items():
         keys.sort()  # read in rank order already: one pass
         # Last to first, so that tied keys keep the first one's position (their rank).
         ranks[track_class] = dict(zip(reversed(keys), range(len(keys), 0, -1), strict=True))
-    return KeptRanking(entries, ranking_sum, classes, ranks, held, seq)
+    for keys in engines.values():
+        keys.sort()
+    return KeptRanking(
+        entries, ranking_sum, classes, ranks, held, seq, engines=engines, engine_names=engine_names
+    )
 
 
 @dataclass(frozen=True)
 class RankingChange:
     """One entry's state after its last ranking change: ranked or not (ineligible, a required
-    value missing), its class, key and hash, and the change's number."""
+    value missing), its class, key and hash, the change's number, and its engine (upper
+    case, and as the entry spells it)."""
 
     entry_id: int
     ranked: bool
@@ -132,6 +173,8 @@ class RankingChange:
     key: tuple
     hash: int
     seq: int
+    engine: str | None = None
+    spelled: str | None = None
 
 
 def caught_up(
@@ -142,10 +185,12 @@ def caught_up(
     contest, or committed after a later one was read), and the keys are then read again.
     `kept` is left as it was (the threads reading it share it): the classes changed are
     copied (a list copy each), and the held map gets a layer of the changes over it, the
-    layers merged into one map every HELD_LAYERS catch-ups. No Python per unchanged entry."""
-    classes = dict(kept.classes)
+    layers merged into one map every HELD_LAYERS catch-ups. No Python per unchanged entry
+    (the classes' and engines' lists changed are copied whole, a C-level copy each)."""
+    classes, engines = dict(kept.classes), dict(kept.engines)
     copied: set[str] = set()
-    changed: dict[int, tuple[str, tuple, int] | None] = {}
+    engines_copied: set[tuple[str, str | None]] = set()
+    changed: dict[int, Held | None] = {}
     changed_from = dict(kept.changed_from)
 
     def moved(track_class: str, key: tuple) -> list[tuple]:
@@ -155,25 +200,43 @@ def caught_up(
 
     held = ChainMap(changed, *_layers(kept.held))
     count, total, seq = kept.entries, kept.ranking_sum, kept.seq
+    spelled: dict[str, str | None] = {}
     for change in changes:
         seq = max(seq, change.seq)
+        if change.spelled is not None:
+            spelled[change.spelled] = change.engine
         before = held.get(change.entry_id)
         if before is not None:
-            track_class, key, hashed = before
-            keys = moved(track_class, key)
-            at = bisect_left(keys, key)
-            if at == len(keys) or keys[at] != key:
+            track_class, key, hashed, engine = before
+            if not _removed(moved(track_class, key), key) or not _removed(
+                _own(engines, engines_copied, (track_class, engine)), key
+            ):
                 return None  # not where it was kept: read them all again
-            del keys[at]
             count, total = count - 1, total - hashed
         changed[change.entry_id] = None  # a removal, unless ranked below
         if change.ranked:
             insort(moved(change.track_class, change.key), change.key)
-            changed[change.entry_id] = (change.track_class, change.key, change.hash)
+            group = (change.track_class, change.engine)
+            insort(_own(engines, engines_copied, group), change.key)
+            changed[change.entry_id] = (change.track_class, change.key, change.hash, change.engine)
             count, total = count + 1, total + change.hash
     if (count, total) != (entries, ranking_sum):
         return None
-    return KeptRanking(entries, ranking_sum, classes, kept.ranks, _merged(held), seq, changed_from)
+    names = kept.engine_names
+    if any(names.get(name) != engine for name, engine in spelled.items()):
+        names = {**names, **spelled}  # a new spelling (a copy: other threads read the old)
+    return KeptRanking(
+        entries, ranking_sum, classes, kept.ranks, _merged(held), seq, changed_from, engines, names
+    )
+
+
+def _removed(keys: list[tuple], key: tuple) -> bool:
+    """`key` taken out of the sorted `keys` once; False when it is not there."""
+    at = bisect_left(keys, key)
+    if at == len(keys) or keys[at] != key:
+        return False
+    del keys[at]
+    return True
 
 
 # Layers of changes a held map keeps over its base before they are merged into one map.
@@ -199,12 +262,13 @@ def _merged(held: ChainMap) -> Mapping:
     return merged
 
 
-def _own(classes: dict[str, list[tuple]], copied: set[str], track_class: str) -> list[tuple]:
-    """The class's keys, copied once before the first change to them."""
-    if track_class not in copied:
-        classes[track_class] = list(classes.get(track_class, ()))
-        copied.add(track_class)
-    return classes[track_class]
+def _own(groups: dict, copied: set, group) -> list[tuple]:
+    """The keys of a group (a class, or a class and engine), copied once before the first
+    change to them."""
+    if group not in copied:
+        groups[group] = list(groups.get(group, ()))
+        copied.add(group)
+    return groups[group]
 
 
 # The edge: the tally's check and the keys' read.
@@ -247,10 +311,19 @@ def ranks_by_keys(
     """{entry id: rank} of ranked `rows` (as the board reads them: their ranking columns and
     class among them), from the kept keys once `check` (read with the rows) shows them current;
     None when they cannot be kept (the caller reads the window)."""
+    kept = checked_keys(contest, check)
+    return None if kept is None else ranks_in(kept, contest, rows)
+
+
+def checked_keys(contest: Contest, check: CompiledValues) -> KeptRanking | None:
+    """The contest's kept keys once `check` (read with the page) shows them current, caught up
+    or read again if need be; None when they cannot be kept."""
     ((entries, ranking_sum),) = rows_of(check)
-    kept = _current(contest, int(entries), int(ranking_sum))
-    if kept is None:
-        return None
+    return _current(contest, int(entries), int(ranking_sum))
+
+
+def ranks_in(kept: KeptRanking, contest: Contest, rows: list[dict]) -> dict[int, int]:
+    """{entry id: rank} of ranked `rows` (dicts of their ranking columns and class) in `kept`."""
     ranking = contest.track.ranking
     keys = ranking.order
     return {
@@ -260,6 +333,51 @@ def ranks_by_keys(
         )
         for row in rows
     }
+
+
+def placement_in(
+    contest: Contest, entry: Submission, checked: tuple[int, int]
+) -> tuple[int, int] | None:
+    """(beaten, others) of a ranked `entry` among the other ranked entries of its engine in its
+    contest (and class), from the keys a check found current with the tally's `checked` count
+    and sum (`checked_keys`, as the entry's rank was read): two bisections, no statement. None
+    when the keys kept now are not those (changed since), or no kept entry spells the engine as
+    the entry does (its upper case is then the database's to say: `placement_by_keys`)."""
+    with _lock:
+        kept = _kept.get((contest.pk, contest.workload))
+    if kept is None or (kept.entries, kept.ranking_sum) != checked:
+        return None
+    engine = kept.engine_names.get(entry.engine)
+    return None if engine is None else _placed(kept, entry, engine)
+
+
+def placement_by_keys(contest: Contest, entry: Submission) -> tuple[int, int] | None:
+    """`placement_in` the keys checked current by one statement, which reads the tally's count
+    and sum and the entry's engine as the database upper-cases it (a few rows, whatever the
+    board's size). None where the keys are not kept or not current: the caller counts
+    (contests/ranks.py `entry_placement`)."""
+    if not keeps(contest.track):
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(
+            # The tally's SQL from the models; the contest and the engine parameters.
+            f"SELECT {_tally_sql(contest)}, {ENGINE_GROUP.format('%s')}",  # nosec B608
+            (contest.pk, contest.pk, entry.engine),
+        )
+        entries, ranking_sum, engine = cursor.fetchone()
+    kept = _current(contest, int(entries), int(ranking_sum))
+    return None if kept is None else _placed(kept, entry, engine)
+
+
+def _placed(kept: KeptRanking, entry: Submission, engine: str) -> tuple[int, int]:
+    ranking = entry.contest.track.ranking
+    keys = ranking.order
+    return kept.placement(
+        entry.track_class if ranking.class_key else "",
+        engine,
+        order_key(keys, (getattr(entry, key.column) for key in keys)),
+        entry.pk,
+    )
 
 
 def _current(contest: Contest, entries: int, ranking_sum: int) -> KeptRanking | None:
@@ -293,9 +411,12 @@ def _keep(board: tuple, kept: KeptRanking) -> None:
 # What a ranking compares, hashed as the tally's triggers hash it (migration 0025's
 # RANKING_HASH): the same expression, or no sum ever agrees and every change reads all again.
 RANKING_HASH = (
-    "hashtext(ROW(track_class, estimated, seconds_to_target, terminal_rate, track_metric)"
+    "hashtext(ROW(track_class, estimated, seconds_to_target, terminal_rate, track_metric, engine)"
     "::text)::bigint"
 )
+# An entry's engine as `engine__iexact` compares it on PostgreSQL (Django's `UPPER(...::text)`):
+# the database's own upper case, whatever Python's says of a name outside ASCII.
+ENGINE_GROUP = "UPPER({}::text)"
 # The class of a track that has none, as SQL (a typed literal: the rows are read in binary).
 NO_CLASS = "''::text"
 # More changes than this since the keys were read: reading them all again is as quick.
@@ -357,9 +478,11 @@ def _ranked_where(ranking) -> str:
 
 def _entry_columns(ranking) -> str:
     """An entry as the kept keys hold it, as SQL columns: its id, its ranking hash, its class
-    (none: NO_CLASS) and its key as `order_key` makes it."""
+    (none: NO_CLASS), its engine as spelled and upper-cased (ENGINE_GROUP) and its key as
+    `order_key` makes it."""
     track_class = "track_class" if ranking.class_key else NO_CLASS
-    return f"id, {RANKING_HASH}, {track_class}, {', '.join(map(_key_sql, ranking.order))}"
+    keys = ", ".join(map(_key_sql, ranking.order))
+    return f"id, {RANKING_HASH}, {track_class}, engine, {ENGINE_GROUP.format('engine')}, {keys}"
 
 
 def _read(contest: Contest) -> KeptRanking | None:
@@ -387,12 +510,17 @@ def _read(contest: Contest) -> KeptRanking | None:
     if entries != len(found):
         return None
     classes: dict[str, list[tuple]] = {}
+    engines: dict[tuple[str, str | None], list[tuple]] = {}
+    names: dict[str, str] = {}  # as spelled -> upper case: one string per engine, not per entry
     held = {}
     for row in found:
-        key = row[6:]
+        key, engine = row[8:], names.get(row[6])
+        if engine is None:
+            engine = names[row[6]] = row[7]
         classes.setdefault(row[5], []).append(key)
-        held[row[3]] = (row[5], key, row[4])
-    return _ranked(entries, ranking_sum, classes, held, seq)
+        engines.setdefault((row[5], engine), []).append(key)
+        held[row[3]] = (row[5], key, row[4], engine)
+    return _ranked(entries, ranking_sum, classes, engines, held, seq, names)
 
 
 def _catch_up(contest: Contest, kept: KeptRanking) -> KeptRanking | None:
@@ -413,7 +541,7 @@ def _catch_up(contest: Contest, kept: KeptRanking) -> KeptRanking | None:
         return None
     entries, ranking_sum = int(found[0][0]), int(found[0][1])
     changes = [
-        RankingChange(row[4], bool(row[2]), row[6], row[7:], row[5], row[3])
+        RankingChange(row[4], bool(row[2]), row[6], row[9:], row[5], row[3], row[8], row[7])
         for row in found
         if row[4] is not None
     ]

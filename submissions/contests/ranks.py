@@ -3,11 +3,14 @@ change moves on.
 
 A rank is the track's ranking (measures.ranking, `keyed_ranks`) said in SQL: a board page in rank
 order works its ranks out from its own rows and at most a count per class (`ranks_in_order`),
-any other page looks them up in ranking keys kept per process (board/kept_ranks.py) or else, like
-a download, reads them from a window over the ranked entries (`ranks_of`), one
-entry's rank is one count of the ranked entries that beat it (`entry_rank`). A new, changed or
-deleted entry therefore writes its own row and the contest's board version, never the ranks of
-everyone below it, and an upload never waits on another entry's ranking."""
+any other page (the entry page's rank among them, `ranks_known`) looks them up in ranking keys
+kept per process (board/kept_ranks.py) or else, like a download, reads them from a window over
+the ranked entries (`ranks_of`); where the keys are not kept, one entry's rank is one count of
+the ranked entries that beat it (`entry_rank`, O(its rank)). An entry's placement among its
+engine's ranked entries (`entry_placement`) is a bisection in the same keys, grouped by engine,
+or else a count of that engine's entries. A new, changed or deleted entry therefore writes its
+own row and the contest's board version, never the ranks of everyone below it, and an upload
+never waits on another entry's ranking."""
 
 from __future__ import annotations
 
@@ -20,7 +23,7 @@ from django.db.models.functions import Rank
 from submissions.board.versions import forget_kept_versions
 from submissions.caches.compiled import compiled_instances, instances_of, sql_of
 from submissions.contests.rank_query import beats_q, key_order, ranked_q
-from submissions.models import KNOWN_RANK, Contest, Submission
+from submissions.models import KNOWN_KEYS, KNOWN_RANK, Contest, Submission
 
 
 def ranks_of(*, contest: Contest, ids: list[int] | None = None) -> dict[int, int]:
@@ -135,7 +138,8 @@ def _standing(contest: Contest, row: dict, values: tuple) -> tuple[int, int]:
 
 def entry_rank(*, entry: Submission) -> int | None:
     """One entry's rank: 1 + the ranked entries of its contest (and class) that beat it.
-    One count, whatever the board's size, and nothing written (`Submission.counted_rank`)."""
+    One count of those, from the rank order's index (O(its rank)), and nothing written
+    (`Submission.counted_rank`): what `ranks_known` falls back to where the keys are not kept."""
     return entry.counted_rank()
 
 
@@ -153,17 +157,37 @@ class Placement:
 
 
 def entry_placement(*, entry: Submission) -> Placement | None:
-    """How many ranked entries of the same (normalised) engine this one beats: one query of two
-    counts, which reads the engine's ranked entries in the contest (O(them), not O(1)). None
-    when it is not ranked or runs alone."""
-    track = entry.contest.track
-    ranking = track.ranking
-    keys = ranking.order
+    """How many ranked entries of the same (normalised) engine this one beats. Where this
+    process keeps the contest's ranking keys (board/kept_ranks.py: PostgreSQL, a ranking the
+    tally's hash covers) two bisections in its engine's keys: in those its rank was read from
+    (`ranks_known`, no statement more), else in keys checked against the tally by one read of
+    a few rows; O(log of them), the same answer as the count. Elsewhere, or when the keys are
+    not current, one query of two counts (`_counted_placement`), which reads the engine's
+    ranked entries in the contest (O(them)). None when it is not ranked or runs alone."""
+    from submissions.board import kept_ranks  # the kept keys read this module's helpers
+
+    keys = entry.contest.track.ranking.order
     unranked = not entry.eligible or any(
         key.required and getattr(entry, key.column) is None for key in keys
     )
     if unranked or not entry.engine:
         return None
+    checked = entry.__dict__.get(KNOWN_KEYS)
+    found = kept_ranks.placement_in(entry.contest, entry, checked) if checked else None
+    if found is None:
+        found = kept_ranks.placement_by_keys(entry.contest, entry)
+    beaten, others = found if found is not None else _counted_placement(entry)
+    if not others:
+        return None
+    return Placement(beaten=beaten, others=others)
+
+
+def _counted_placement(entry: Submission) -> tuple[int, int]:
+    """(beaten, others) of a ranked entry among its engine's, counted: one query of two counts
+    over the engine's ranked entries in the contest (and class), from their index (0036)."""
+    track = entry.contest.track
+    ranking = track.ranking
+    keys = ranking.order
     rivals = Submission.objects.filter(
         ranked_q(track), contest_id=entry.contest_id, engine__iexact=entry.engine
     ).exclude(pk=entry.pk)
@@ -175,10 +199,7 @@ def entry_placement(*, entry: Submission) -> Placement | None:
     counted = rivals.aggregate(
         others=Count("pk"), not_beaten=Count("pk", filter=beats_q(keys, values) | level)
     )
-    others = counted["others"]
-    if not others:
-        return None
-    return Placement(beaten=others - counted["not_beaten"], others=others)
+    return counted["others"] - counted["not_beaten"], counted["others"]
 
 
 def contest_leader(*, contest: Contest) -> Submission | None:
@@ -285,4 +306,9 @@ def _kept_ranks(contest: Contest, group: list[Submission]) -> dict[int, int] | N
     ]
     if not rows:
         return {}
-    return kept_ranks.ranks_by_keys(contest, rows, kept_ranks.ranking_check(contest))
+    kept = kept_ranks.checked_keys(contest, kept_ranks.ranking_check(contest))
+    if kept is None:
+        return None
+    for entry in group:  # its placement among its engine's is read from the same keys
+        entry.__dict__[KNOWN_KEYS] = (kept.entries, kept.ranking_sum)
+    return kept_ranks.ranks_in(kept, contest, rows)

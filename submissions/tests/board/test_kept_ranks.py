@@ -9,6 +9,7 @@ import psycopg
 import pytest
 from django.db import connection
 from django.db.models import F
+from django.test.utils import CaptureQueriesContext
 
 from submissions.board import kept_ranks
 from submissions.board.query import LeaderboardQuery
@@ -47,7 +48,7 @@ def test_a_rank_by_bisection_is_the_ranking_s_rank_ties_and_missing_values_inclu
     kept = kept_ranks.kept_ranking(
         len(standings),
         0,
-        ((each.track_class, kept_ranks.order_key(keys, each.values)) for each in standings),
+        ((each.track_class, kept_ranks.order_key(keys, each.values), None) for each in standings),
     )
 
     assert {
@@ -208,7 +209,7 @@ def test_a_key_not_kept_is_placed_after_every_key_before_it():
         4,
         0,
         (
-            ("", kept_ranks.order_key(keys, values))
+            ("", kept_ranks.order_key(keys, values), None)
             for values in [(1.0, 5.0), (2.0, None), (2.0, 7.0), (2.0, 7.0)]
         ),
     )
@@ -236,13 +237,13 @@ def test_changes_caught_up_with_give_the_ranks_of_keys_read_afresh_or_nothing():
 
     def read(entries: dict) -> kept_ranks.KeptRanking:
         held = {
-            number: ("", kept_ranks.order_key(keys, each), hash(each))
+            number: ("", kept_ranks.order_key(keys, each), hash(each), None)
             for number, each in entries.items()
         }
         return kept_ranks.kept_ranking(
             len(held),
             sum(each[2] for each in held.values()),
-            (("", key) for _, key, _ in held.values()),
+            (("", key, engine) for _, key, _, engine in held.values()),
             held,
         )
 
@@ -316,3 +317,159 @@ def test_a_change_numbered_before_the_last_one_read_is_not_missed(reads):
 
     assert_window_ranks(contest)
     assert len(reads) == before + 1
+
+
+def test_a_placement_by_bisection_is_the_count_among_the_engine_s_entries():
+    """Beside its rank, the kept keys give an entry's placement among the other ranked entries
+    of its class and engine: how many it beats (not level with it) of how many, itself left
+    out wherever it is kept, as the page's count gives it; and still after changes caught up
+    with, engines among them."""
+    keys = (RankKey("seconds_to_target", required=True), RankKey("terminal_rate", descending=True))
+    generator = random.Random(44)
+
+    def entry():
+        values = (float(generator.randint(1, 5)), generator.choice([None, 1.0, 2.0]))
+        return generator.choice(["a", "b"]), values, generator.choice(["INNODB", "TOKUDB", ""])
+
+    def read(entries: dict) -> kept_ranks.KeptRanking:
+        held = {
+            number: (track_class, kept_ranks.order_key(keys, values), hash(values), engine)
+            for number, (track_class, values, engine) in entries.items()
+        }
+        return kept_ranks.kept_ranking(
+            len(held),
+            sum(each[2] for each in held.values()),
+            ((track_class, key, engine) for track_class, key, _, engine in held.values()),
+            held,
+        )
+
+    def counted(entries: dict, number: int, track_class: str, values: tuple, engine: str):
+        key = kept_ranks.order_key(keys, values)
+        others = [
+            kept_ranks.order_key(keys, their)
+            for other, (their_class, their, their_engine) in entries.items()
+            if other != number and (their_class, their_engine) == (track_class, engine)
+        ]
+        return sum(other > key for other in others), len(others)
+
+    def placements(kept, entries: dict, asked: dict) -> dict:
+        return {
+            number: (
+                kept.placement(track_class, engine, kept_ranks.order_key(keys, values), number),
+                counted(entries, number, track_class, values, engine),
+            )
+            for number, (track_class, values, engine) in asked.items()
+        }
+
+    board = {number: entry() for number in range(200)}
+    # Each entry as kept, and as a page may hold it: changed since (or never kept, 900+).
+    asked = {**board, **{number: entry() for number in [*range(0, 200, 7), *range(900, 905)]}}
+    found = placements(read(board), board, asked)
+    assert all(kept == count for kept, count in found.values())
+    assert any(count[0] and count[0] < count[1] for _, count in found.values())
+
+    after, changes = dict(board), []
+    for seq, number in enumerate(generator.sample(range(260), 90), start=1):
+        ranked, now = generator.random() < 0.8, entry()
+        if number in after and generator.random() < 0.3:  # its engine alone changed
+            now = (*after[number][:2], generator.choice(["INNODB", "TOKUDB", "MYROCKS"]))
+        if ranked:
+            after[number] = now
+        else:
+            after.pop(number, None)
+        track_class, values, engine = now
+        changes.append(
+            kept_ranks.RankingChange(
+                number, ranked, track_class, kept_ranks.order_key(keys, values), hash(values),
+                seq, engine,
+            )
+        )  # fmt: skip
+    fresh = read(after)
+
+    caught = kept_ranks.caught_up(read(board), changes, fresh.entries, fresh.ranking_sum)
+
+    assert caught is not None
+    found = placements(caught, after, {**after, **asked})
+    assert all(kept == count for kept, count in found.values())
+
+
+def assert_placements_counted(contest) -> int:
+    """Every ranked entry's placement among its engine's from the kept keys is the count's;
+    returns how many entries were compared."""
+    from submissions.contests.ranks import (
+        Placement,
+        _counted_placement,
+        entry_placement,
+        ranks_known,
+    )
+
+    contest.refresh_from_db()
+    keys = contest.track.ranking.order
+    compared = 0
+    for entry in Submission.objects.filter(contest=contest, eligible=True).order_by("pk"):
+        entry.contest = contest
+        if not entry.engine or any(k.required and getattr(entry, k.column) is None for k in keys):
+            continue
+        kept = kept_ranks.placement_by_keys(contest, entry)
+        assert kept is not None, entry.pk  # the keys kept and current: not the count's fallback
+        assert kept == _counted_placement(entry), entry.pk
+        # The page's answer: the same, None when no other entry runs that engine; after its
+        # rank is read (as the entry page reads it), from the same keys without a statement.
+        shown = Placement(*kept) if kept[1] else None
+        assert entry_placement(entry=entry) == shown
+        ranks_known([entry])
+        with CaptureQueriesContext(connection) as queries:
+            assert entry_placement(entry=entry) == shown
+        assert len(queries) == 0
+        compared += 1
+    return compared
+
+
+@pytest.mark.django_db
+@pytest.mark.postgresql  # SQLite keeps no tally: its pages count
+@pytest.mark.parametrize("make_board", [classic_board, class_board])
+def test_the_kept_placement_is_the_count_through_random_changes(make_board, reads):
+    """Random inserts, edits of ranking values, eligibility changes, deletions and engine
+    changes (a case apart, a name Python and PostgreSQL upper-case differently, a bulk UPDATE),
+    each batch followed by every ranked entry's placement from the kept keys against the
+    count: always the same, and mostly caught up with rather than read again."""
+    contest = make_board()
+    classic = not contest.track.ranking.class_key
+    generator = random.Random(4404)
+    engines = ["InnoDB", "innodb", "TokuDB", "MyRocks", "straße", "STRASSE", "ärger", "ÄRGER"]
+
+    def ranking_values() -> dict:
+        if classic:
+            return {
+                "seconds_to_target": generator.choice([DAY, 2 * DAY, 3 * DAY, None]),
+                "terminal_rate": generator.choice([None, 100.0, 500.0, 900.0]),
+                "estimated": generator.random() < 0.2,
+            }
+        return {
+            "track_metric": generator.choice([None, 1.0, 2.0, 5.0]),
+            "track_class": generator.choice(["r000000000200", "r000000002000", "r000000016000"]),
+        }
+
+    Submission.objects.filter(contest=contest).update(engine="InnoDB")
+    assert assert_placements_counted(contest) > 3
+    for _ in range(12):
+        for _ in range(4):
+            ids = list(Submission.objects.filter(contest=contest).values_list("pk", flat=True))
+            picked = generator.choice(ids)
+            change = generator.random()
+            if change < 0.25:
+                SubmissionFactory(contest=contest, engine=generator.choice(engines),
+                                  **ranking_values())  # fmt: skip
+            elif change < 0.6:
+                Submission.objects.filter(pk=picked).update(engine=generator.choice(engines))
+            elif change < 0.8:
+                Submission.objects.filter(pk=picked).update(**ranking_values())
+            elif change < 0.9:
+                Submission.objects.filter(pk=picked).update(eligible=generator.random() < 0.7)
+            elif len(ids) > 5:
+                Submission.objects.filter(pk=picked).delete()
+        assert_placements_counted(contest)
+    # A bulk change of every entry's engine (one statement, many rows).
+    Submission.objects.filter(contest=contest, pk__in=ids[::2]).update(engine="TokuDB")
+    assert assert_placements_counted(contest) > 3
+    assert len(reads) < 12  # caught up with the changes, read again only after a deletion

@@ -132,6 +132,59 @@ def test_no_page_reads_more_queries_for_a_larger_registry(registry):
     assert grew == {}
 
 
+def rows_read() -> int:
+    """The rows of the entries' table the scans of this transaction have returned so far."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT COALESCE(SUM(seq_tup_read + idx_tup_fetch), 0) FROM pg_stat_xact_user_tables"
+            " WHERE relname = %s",
+            [Submission._meta.db_table],
+        )
+        return int(cursor.fetchone()[0])
+
+
+def test_an_eligible_entry_s_page_reads_no_more_for_a_larger_registry(registry):
+    """The page of an eligible entry below the leader reads its rank, the leader and its
+    placement among its engine's entries: as many queries at both sizes and, on PostgreSQL,
+    no more rows of the entries' table (the transaction's own statistics), though more
+    entries of its engine rank ahead of it and behind it at the larger size. A count of its
+    engine's entries, or of those ranked above it, passes the first and fails the second."""
+    if connection.vendor == "postgresql":
+        # Planned as at a large registry: a table this small is otherwise read whole, or the
+        # leader found by sorting the contest's entries.
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL enable_seqscan = off")
+            cursor.execute("SET LOCAL enable_sort = off")
+    client = Client()
+    contest_id = registry["contest"].pk
+    grow(registry["template"], SMALL)
+    # The 12th entry: eligible, on MyISAM, its time shared with a 17th of the copies.
+    entry = Submission.objects.filter(contest_id=contest_id).order_by("pk")[11]
+    url = f"/entries/{entry.pk}/"
+
+    def cost() -> tuple[int, int | None, str]:
+        forget_kept_ranks()
+        client.get(url)
+        contest_board_changed(contest_id=contest_id)
+        cache.clear()
+        before = rows_read() if connection.vendor == "postgresql" else None
+        with CaptureQueriesContext(connection) as queries:
+            response = client.get(url)
+        after = rows_read() if before is not None else None
+        placement = re.search(r'<p class="placement">([^<]*)', response.content.decode())
+        return len(queries.captured_queries), after and after - before, placement[1]
+
+    small = cost()
+    grow(registry["template"], LARGE)
+    large = cost()
+
+    assert f"of the other {entry.engine} entries in this contest" in small[2]
+    assert small[2] != large[2]  # the placement counts the larger registry's entries
+    assert large[0] <= small[0]
+    if connection.vendor == "postgresql":
+        assert large[1] <= small[1], (small, large)
+
+
 def test_the_lists_are_pages_of_the_registry_not_the_whole(registry):
     """What the counts stand for: the lists show a page, and say a next one follows."""
     grow(registry["template"], TWO_PAGES)
