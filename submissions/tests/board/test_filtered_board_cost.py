@@ -22,6 +22,7 @@ from submissions.caches import compiled
 from submissions.contests.ranks import contest_board_changed
 from submissions.models import Submission
 from testing.factories import ContestFactory, SubmissionFactory
+from testing.reads import rows_read
 
 pytestmark = pytest.mark.django_db
 
@@ -67,15 +68,9 @@ def template():
     )
 
 
-def rows_read() -> int:
+def entries_read() -> int:
     """The rows of the entries' table the scans of this transaction have returned so far."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT COALESCE(SUM(seq_tup_read + idx_tup_fetch), 0) FROM pg_stat_xact_user_tables"
-            " WHERE relname = %s",
-            [Submission._meta.db_table],
-        )
-        return int(cursor.fetchone()[0])
+    return rows_read(Submission._meta.db_table)
 
 
 def cost_of(client: Client, url: str, contest_id: int) -> tuple[int, int | None]:
@@ -85,11 +80,11 @@ def cost_of(client: Client, url: str, contest_id: int) -> tuple[int, int | None]
     client.get(url)
     contest_board_changed(contest_id=contest_id)
     cache.clear()
-    before = rows_read() if connection.vendor == "postgresql" else None
+    before = entries_read() if connection.vendor == "postgresql" else None
     with CaptureQueriesContext(connection) as queries:
         response = client.get(url)
     assert response.status_code == 200, (url, response.status_code)
-    after = rows_read() if before is not None else None
+    after = entries_read() if before is not None else None
     # The statistics query itself reads none of the entries.
     return len(queries.captured_queries), None if before is None else after - before
 

@@ -27,6 +27,7 @@ from submissions.models import Contest, OpenDataChange, OpenDataset, SampleSerie
 from submissions.opendata import build, parts, tables
 from submissions.opendata.state import open_dataset_refresh
 from testing.factories import ContestFactory, SampleSeriesFactory, SubmissionFactory
+from testing.reads import rows_read
 
 pytestmark = pytest.mark.django_db
 
@@ -343,14 +344,10 @@ def test_a_build_that_fails_while_amending_leaves_everything_as_it_was(client, w
     assert_equals_the_registry(client, 3)
 
 
-def rows_read() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT COALESCE(SUM(COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0)), 0) "
-            "FROM pg_stat_xact_user_tables WHERE relname = ANY(%s)",
-            [["submissions_submission", "submissions_sampleseries", "submissions_opendatachange"]],
-        )
-        return int(cursor.fetchone()[0])
+def build_rows_read() -> int:
+    return rows_read(
+        "submissions_submission", "submissions_sampleseries", "submissions_opendatachange"
+    )
 
 
 def file_states(manifest: dict) -> dict[str, str]:
@@ -381,10 +378,10 @@ def one_change_build(contest, *, size: int, change: str, seconds: int) -> tuple:
         # and of a large one (an index, not a scan of this test's small table).
         cursor.execute("ANALYZE submissions_submission")
         cursor.execute("SET LOCAL enable_seqscan = off")
-    start = rows_read()
+    start = build_rows_read()
     with CaptureQueriesContext(connection) as queries:
         assert open_dataset_refresh(now=later(seconds + 1)) == "built"
-    read = rows_read() - start
+    read = build_rows_read() - start
     manifest = OpenDataset.objects.get().manifest
     after = file_states(manifest)
     written = {name for name in after if before.get(name) != after[name]}

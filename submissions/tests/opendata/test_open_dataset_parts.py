@@ -26,6 +26,7 @@ from submissions.models import OpenDataChange, OpenDataset, Submission
 from submissions.opendata import build, parts
 from submissions.opendata.state import open_dataset_refresh
 from testing.factories import ContestFactory, SampleSeriesFactory, SubmissionFactory, UserFactory
+from testing.reads import rows_read
 
 pytestmark = pytest.mark.django_db
 
@@ -314,16 +315,12 @@ def test_every_write_of_an_entry_its_series_or_its_stream_is_logged(registry):
     assert logged() == set()
 
 
-def rows_read() -> int:
+def build_rows_read() -> int:
     """Rows of the entries' and series' tables read in this transaction (PostgreSQL's counters
     of the transaction, which a TestCase's test runs in): by scans and index fetches."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT COALESCE(SUM(COALESCE(seq_tup_read, 0) + COALESCE(idx_tup_fetch, 0)), 0) "
-            "FROM pg_stat_xact_user_tables WHERE relname = ANY(%s)",
-            [["submissions_submission", "submissions_sampleseries", "submissions_opendatachange"]],
-        )
-        return int(cursor.fetchone()[0])
+    return rows_read(
+        "submissions_submission", "submissions_sampleseries", "submissions_opendatachange"
+    )
 
 
 def one_upload_build(contest, *, size: int, ranked: bool) -> tuple[int, int, set[str]]:
@@ -340,10 +337,10 @@ def one_upload_build(contest, *, size: int, ranked: bool) -> tuple[int, int, set
         # The plans a registry of a million entries gets (an index, not a scan of a table the
         # size of this test's): the rows read then count what the build asked for.
         cursor.execute("SET LOCAL enable_seqscan = off")
-    start = rows_read()
+    start = build_rows_read()
     with CaptureQueriesContext(connection) as queries:
         assert open_dataset_refresh(now=later(size + 1)) == "built"
-    read = rows_read() - start
+    read = build_rows_read() - start
     after = file_states(served_manifest())
     return len(queries), read, {name for name in after if before.get(name) != after[name]}
 

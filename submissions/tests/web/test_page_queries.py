@@ -23,6 +23,7 @@ from submissions.contests.ranks import contest_board_changed
 from submissions.entries import selectors
 from submissions.models import Submission, Workload
 from testing.factories import ContestFactory, SubmissionFactory
+from testing.reads import rows_read
 
 pytestmark = pytest.mark.django_db
 
@@ -132,15 +133,9 @@ def test_no_page_reads_more_queries_for_a_larger_registry(registry):
     assert grew == {}
 
 
-def rows_read() -> int:
+def entries_read() -> int:
     """The rows of the entries' table the scans of this transaction have returned so far."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT COALESCE(SUM(seq_tup_read + idx_tup_fetch), 0) FROM pg_stat_xact_user_tables"
-            " WHERE relname = %s",
-            [Submission._meta.db_table],
-        )
-        return int(cursor.fetchone()[0])
+    return rows_read(Submission._meta.db_table)
 
 
 def test_an_eligible_entry_s_page_reads_no_more_for_a_larger_registry(registry):
@@ -167,10 +162,10 @@ def test_an_eligible_entry_s_page_reads_no_more_for_a_larger_registry(registry):
         client.get(url)
         contest_board_changed(contest_id=contest_id)
         cache.clear()
-        before = rows_read() if connection.vendor == "postgresql" else None
+        before = entries_read() if connection.vendor == "postgresql" else None
         with CaptureQueriesContext(connection) as queries:
             response = client.get(url)
-        after = rows_read() if before is not None else None
+        after = entries_read() if before is not None else None
         placement = re.search(r'<p class="placement">([^<]*)', response.content.decode())
         return len(queries.captured_queries), after and after - before, placement[1]
 
